@@ -1,0 +1,517 @@
+# GENERATED FILE -- DO NOT EDIT. Change the spec or the template, then run
+# `make generate` (python -m meancli.codegen).
+# Template: templates/registry.py.j2
+# Specs: spec/onnx/Mean-1.yaml, spec/onnx/Mean-6.yaml, spec/onnx/Mean-8.yaml, spec/onnx/Mean-13.yaml, spec/onnx/ReduceMean-1.yaml, spec/onnx/ReduceMean-11.yaml, spec/onnx/ReduceMean-13.yaml, spec/onnx/ReduceMean-18.yaml, spec/openvino/ReduceMean-1.yaml
+"""Every operator version the specs define, for the CLI and the API (no YAML at run time)."""
+
+from __future__ import annotations
+
+from meancli.opversion import AttributeInfo, AxesInfo, InputInfo, OpVersion
+
+from . import validators
+
+# sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
+# module must carry the same value, or it was built from other sources.
+KERNEL_SOURCE_SHA256 = "4857a79ba9f8676a1390f1e45ea59bf4726d87a8f1233a5f17723acd165bca6f"
+
+OPS: tuple[OpVersion, ...] = (
+    OpVersion(
+        domain='onnx',
+        name='Mean',
+        since_version=1,
+        kind='elementwise_mean',
+        summary=(
+            'Element-wise mean of each of the input tensors. All inputs and the output must '
+            'have the same shape and data type.'
+        ),
+        spec_path='spec/onnx/Mean-1.yaml',
+        types=('float16', 'float32', 'float64'),
+        type_constraints=(
+            ('T', ('float16', 'float32', 'float64')),
+        ),
+        inputs=(
+            InputInfo('data_0', 'T', 1, 2147483647, True, False),
+        ),
+        outputs=(
+            ('mean', 'T'),
+        ),
+        attributes=(
+            AttributeInfo(
+                name='consumed_inputs',
+                type='ints',
+                default=None,
+                required=False,
+                legacy=True,
+                description=(
+                    'Legacy optimization attribute of opset 1; it has no effect on the result '
+                    'and meancli neither needs nor exposes it.'
+                ),
+            ),
+        ),
+        broadcasting='none',
+        axes=None,
+        keepdims_attribute=None,
+        keepdims_default=None,
+        has_noop_with_empty_axes=False,
+        shape_inference=False,
+        validator=validators.validate_onnx_Mean_1,
+        kernels={
+            'float16': "meancli_mean_float16",
+            'float32': "meancli_mean_float32",
+            'float64': "meancli_mean_float64",
+        },
+    ),
+    OpVersion(
+        domain='onnx',
+        name='Mean',
+        since_version=6,
+        kind='elementwise_mean',
+        summary=(
+            'Element-wise mean of each of the input tensors. All inputs and the output must '
+            'have the same shape and data type.'
+        ),
+        spec_path='spec/onnx/Mean-6.yaml',
+        types=('float16', 'float32', 'float64'),
+        type_constraints=(
+            ('T', ('float16', 'float32', 'float64')),
+        ),
+        inputs=(
+            InputInfo('data_0', 'T', 1, 2147483647, True, False),
+        ),
+        outputs=(
+            ('mean', 'T'),
+        ),
+        attributes=(
+        ),
+        broadcasting='none',
+        axes=None,
+        keepdims_attribute=None,
+        keepdims_default=None,
+        has_noop_with_empty_axes=False,
+        shape_inference=True,
+        validator=validators.validate_onnx_Mean_6,
+        kernels={
+            'float16': "meancli_mean_float16",
+            'float32': "meancli_mean_float32",
+            'float64': "meancli_mean_float64",
+        },
+    ),
+    OpVersion(
+        domain='onnx',
+        name='Mean',
+        since_version=8,
+        kind='elementwise_mean',
+        summary=(
+            'Element-wise mean of each of the input tensors, with multidirectional (numpy- '
+            'style) broadcasting. All inputs and the output must have the same data type.'
+        ),
+        spec_path='spec/onnx/Mean-8.yaml',
+        types=('float16', 'float32', 'float64'),
+        type_constraints=(
+            ('T', ('float16', 'float32', 'float64')),
+        ),
+        inputs=(
+            InputInfo('data_0', 'T', 1, 2147483647, True, False),
+        ),
+        outputs=(
+            ('mean', 'T'),
+        ),
+        attributes=(
+        ),
+        broadcasting='multidirectional',
+        axes=None,
+        keepdims_attribute=None,
+        keepdims_default=None,
+        has_noop_with_empty_axes=False,
+        shape_inference=True,
+        validator=validators.validate_onnx_Mean_8,
+        kernels={
+            'float16': "meancli_mean_float16",
+            'float32': "meancli_mean_float32",
+            'float64': "meancli_mean_float64",
+        },
+    ),
+    OpVersion(
+        domain='onnx',
+        name='Mean',
+        since_version=13,
+        kind='elementwise_mean',
+        summary=(
+            'Element-wise mean of each of the input tensors, with multidirectional (numpy- '
+            'style) broadcasting. All inputs and the output must have the same data type.'
+        ),
+        spec_path='spec/onnx/Mean-13.yaml',
+        types=('float16', 'float32', 'float64', 'bfloat16'),
+        type_constraints=(
+            ('T', ('float16', 'float32', 'float64', 'bfloat16')),
+        ),
+        inputs=(
+            InputInfo('data_0', 'T', 1, 2147483647, True, False),
+        ),
+        outputs=(
+            ('mean', 'T'),
+        ),
+        attributes=(
+        ),
+        broadcasting='multidirectional',
+        axes=None,
+        keepdims_attribute=None,
+        keepdims_default=None,
+        has_noop_with_empty_axes=False,
+        shape_inference=True,
+        validator=validators.validate_onnx_Mean_13,
+        kernels={
+            'float16': "meancli_mean_float16",
+            'float32': "meancli_mean_float32",
+            'float64': "meancli_mean_float64",
+            'bfloat16': "meancli_mean_bfloat16",
+        },
+    ),
+    OpVersion(
+        domain='onnx',
+        name='ReduceMean',
+        since_version=1,
+        kind='reduce',
+        summary=(
+            "Computes the mean of the input tensor's elements along the provided axes. The "
+            'resulting tensor has the same rank as the input if keepdims equals 1; if '
+            'keepdims equals 0, the reduced dimensions are pruned. Input tensors of rank zero '
+            'are valid.'
+        ),
+        spec_path='spec/onnx/ReduceMean-1.yaml',
+        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64'),
+        type_constraints=(
+            ('T', ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64')),
+        ),
+        inputs=(
+            InputInfo('data', 'T', 1, 1, False, False),
+        ),
+        outputs=(
+            ('reduced', 'T'),
+        ),
+        attributes=(
+            AttributeInfo(
+                name='axes',
+                type='ints',
+                default=None,
+                required=False,
+                legacy=False,
+                description=(
+                    'The axes to reduce over; the default is to reduce over all dimensions. '
+                    '(The text of version 1 states no range; negative axes are accepted as in '
+                    'every later version, ONNX shape inference and every runtime.)'
+                ),
+            ),
+            AttributeInfo(
+                name='keepdims',
+                type='int',
+                default=1,
+                required=False,
+                legacy=False,
+                description=(
+                    'Keep the reduced dimensions (as size 1) or not.'
+                ),
+            ),
+        ),
+        broadcasting='none',
+        axes=AxesInfo(
+            source='attribute',
+            required=False,
+            negative=True,
+            duplicates='error',
+            when_omitted='reduce_all',
+            when_empty='reduce_all',
+        ),
+        keepdims_attribute='keepdims',
+        keepdims_default=True,
+        has_noop_with_empty_axes=False,
+        shape_inference=True,
+        validator=validators.validate_onnx_ReduceMean_1,
+        kernels={
+            'uint32': "meancli_reduce_uint32",
+            'uint64': "meancli_reduce_uint64",
+            'int32': "meancli_reduce_int32",
+            'int64': "meancli_reduce_int64",
+            'float16': "meancli_reduce_float16",
+            'float32': "meancli_reduce_float32",
+            'float64': "meancli_reduce_float64",
+        },
+    ),
+    OpVersion(
+        domain='onnx',
+        name='ReduceMean',
+        since_version=11,
+        kind='reduce',
+        summary=(
+            "Computes the mean of the input tensor's elements along the provided axes. The "
+            'resulting tensor has the same rank as the input if keepdims equals 1; if '
+            'keepdims equals 0, the reduced dimensions are pruned. Input tensors of rank zero '
+            'are valid.'
+        ),
+        spec_path='spec/onnx/ReduceMean-11.yaml',
+        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64'),
+        type_constraints=(
+            ('T', ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64')),
+        ),
+        inputs=(
+            InputInfo('data', 'T', 1, 1, False, False),
+        ),
+        outputs=(
+            ('reduced', 'T'),
+        ),
+        attributes=(
+            AttributeInfo(
+                name='axes',
+                type='ints',
+                default=None,
+                required=False,
+                legacy=False,
+                description=(
+                    'The axes to reduce over; the default is to reduce over all dimensions. '
+                    'Accepted range is [-r, r-1] where r = rank(data).'
+                ),
+            ),
+            AttributeInfo(
+                name='keepdims',
+                type='int',
+                default=1,
+                required=False,
+                legacy=False,
+                description=(
+                    'Keep the reduced dimensions (as size 1) or not.'
+                ),
+            ),
+        ),
+        broadcasting='none',
+        axes=AxesInfo(
+            source='attribute',
+            required=False,
+            negative=True,
+            duplicates='error',
+            when_omitted='reduce_all',
+            when_empty='reduce_all',
+        ),
+        keepdims_attribute='keepdims',
+        keepdims_default=True,
+        has_noop_with_empty_axes=False,
+        shape_inference=True,
+        validator=validators.validate_onnx_ReduceMean_11,
+        kernels={
+            'uint32': "meancli_reduce_uint32",
+            'uint64': "meancli_reduce_uint64",
+            'int32': "meancli_reduce_int32",
+            'int64': "meancli_reduce_int64",
+            'float16': "meancli_reduce_float16",
+            'float32': "meancli_reduce_float32",
+            'float64': "meancli_reduce_float64",
+        },
+    ),
+    OpVersion(
+        domain='onnx',
+        name='ReduceMean',
+        since_version=13,
+        kind='reduce',
+        summary=(
+            "Computes the mean of the input tensor's elements along the provided axes. The "
+            'resulting tensor has the same rank as the input if keepdims equals 1; if '
+            'keepdims equals 0, the reduced dimensions are pruned. Input tensors of rank zero '
+            'are valid.'
+        ),
+        spec_path='spec/onnx/ReduceMean-13.yaml',
+        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16'),
+        type_constraints=(
+            ('T', ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16')),
+        ),
+        inputs=(
+            InputInfo('data', 'T', 1, 1, False, False),
+        ),
+        outputs=(
+            ('reduced', 'T'),
+        ),
+        attributes=(
+            AttributeInfo(
+                name='axes',
+                type='ints',
+                default=None,
+                required=False,
+                legacy=False,
+                description=(
+                    'The axes to reduce over; the default is to reduce over all dimensions. '
+                    'Accepted range is [-r, r-1] where r = rank(data).'
+                ),
+            ),
+            AttributeInfo(
+                name='keepdims',
+                type='int',
+                default=1,
+                required=False,
+                legacy=False,
+                description=(
+                    'Keep the reduced dimensions (as size 1) or not.'
+                ),
+            ),
+        ),
+        broadcasting='none',
+        axes=AxesInfo(
+            source='attribute',
+            required=False,
+            negative=True,
+            duplicates='error',
+            when_omitted='reduce_all',
+            when_empty='reduce_all',
+        ),
+        keepdims_attribute='keepdims',
+        keepdims_default=True,
+        has_noop_with_empty_axes=False,
+        shape_inference=True,
+        validator=validators.validate_onnx_ReduceMean_13,
+        kernels={
+            'uint32': "meancli_reduce_uint32",
+            'uint64': "meancli_reduce_uint64",
+            'int32': "meancli_reduce_int32",
+            'int64': "meancli_reduce_int64",
+            'float16': "meancli_reduce_float16",
+            'float32': "meancli_reduce_float32",
+            'float64': "meancli_reduce_float64",
+            'bfloat16': "meancli_reduce_bfloat16",
+        },
+    ),
+    OpVersion(
+        domain='onnx',
+        name='ReduceMean',
+        since_version=18,
+        kind='reduce',
+        summary=(
+            "Computes the mean of the input tensor's elements along the provided axes. The "
+            'resulting tensor has the same rank as the input if keepdims equals 1; if '
+            'keepdims equals 0, the reduced dimensions are pruned. Input tensors of rank zero '
+            'are valid. When axes is empty (not provided or explicitly empty) the behaviour '
+            'depends on noop_with_empty_axes: reduce over all axes (0) or return the input '
+            'unchanged (1).'
+        ),
+        spec_path='spec/onnx/ReduceMean-18.yaml',
+        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16'),
+        type_constraints=(
+            ('T', ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16')),
+        ),
+        inputs=(
+            InputInfo('data', 'T', 1, 1, False, False),
+            InputInfo('axes', 'int64', 0, 1, False, True),
+        ),
+        outputs=(
+            ('reduced', 'T'),
+        ),
+        attributes=(
+            AttributeInfo(
+                name='keepdims',
+                type='int',
+                default=1,
+                required=False,
+                legacy=False,
+                description=(
+                    'Keep the reduced dimensions (as size 1) or not.'
+                ),
+            ),
+            AttributeInfo(
+                name='noop_with_empty_axes',
+                type='int',
+                default=0,
+                required=False,
+                legacy=False,
+                description=(
+                    'When axes is empty (not provided or explicitly empty): 0 reduces over '
+                    'all axes, 1 returns the input unchanged.'
+                ),
+            ),
+        ),
+        broadcasting='none',
+        axes=AxesInfo(
+            source='input',
+            required=False,
+            negative=True,
+            duplicates='error',
+            when_omitted='noop_with_empty_axes',
+            when_empty='noop_with_empty_axes',
+        ),
+        keepdims_attribute='keepdims',
+        keepdims_default=True,
+        has_noop_with_empty_axes=True,
+        shape_inference=True,
+        validator=validators.validate_onnx_ReduceMean_18,
+        kernels={
+            'uint32': "meancli_reduce_uint32",
+            'uint64': "meancli_reduce_uint64",
+            'int32': "meancli_reduce_int32",
+            'int64': "meancli_reduce_int64",
+            'float16': "meancli_reduce_float16",
+            'float32': "meancli_reduce_float32",
+            'float64': "meancli_reduce_float64",
+            'bfloat16': "meancli_reduce_bfloat16",
+        },
+    ),
+    OpVersion(
+        domain='openvino',
+        name='ReduceMean',
+        since_version=1,
+        kind='reduce',
+        summary=(
+            'Computes the arithmetic mean of the elements of the data input along the '
+            'dimensions listed in the axes input. keep_dims decides whether the reduced '
+            'dimensions are kept with size 1 or removed. An empty axes input leaves the data '
+            'unchanged.'
+        ),
+        spec_path='spec/openvino/ReduceMean-1.yaml',
+        types=('float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'),
+        type_constraints=(
+            ('T', ('float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64')),
+            ('T_IND', ('int32', 'int64')),
+        ),
+        inputs=(
+            InputInfo('data', 'T', 1, 1, False, False),
+            InputInfo('axes', 'T_IND', 1, 1, False, False),
+        ),
+        outputs=(
+            ('output', 'T'),
+        ),
+        attributes=(
+            AttributeInfo(
+                name='keep_dims',
+                type='bool',
+                default=False,
+                required=False,
+                legacy=False,
+                description=(
+                    'Keep the reduced dimensions (as size 1) or not.'
+                ),
+            ),
+        ),
+        broadcasting='none',
+        axes=AxesInfo(
+            source='input',
+            required=True,
+            negative=True,
+            duplicates='error',
+            when_omitted='error',
+            when_empty='identity',
+        ),
+        keepdims_attribute='keep_dims',
+        keepdims_default=False,
+        has_noop_with_empty_axes=False,
+        shape_inference=True,
+        validator=validators.validate_openvino_ReduceMean_1,
+        kernels={
+            'float16': "meancli_reduce_float16",
+            'bfloat16': "meancli_reduce_bfloat16",
+            'float32': "meancli_reduce_float32",
+            'float64': "meancli_reduce_float64",
+            'int8': "meancli_reduce_int8",
+            'int16': "meancli_reduce_int16",
+            'int32': "meancli_reduce_int32",
+            'int64': "meancli_reduce_int64",
+            'uint8': "meancli_reduce_uint8",
+            'uint16': "meancli_reduce_uint16",
+            'uint32': "meancli_reduce_uint32",
+            'uint64': "meancli_reduce_uint64",
+        },
+    ),
+)

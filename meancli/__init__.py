@@ -1,0 +1,27 @@
+"""meancli: the mean operators of ONNX and OpenVINO on numpy arrays and .npy files.
+
+    >>> import numpy as np, meancli
+    >>> meancli.reduce_mean(np.arange(6, dtype=np.float32).reshape(2, 3), axes=[1])
+    array([[1.], [4.]], dtype=float32)
+
+``mean`` and ``reduce_mean`` are imported on first use, so ``meancli
+--version`` and the CLI's help do not pay for numpy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+__all__ = ["__version__", "mean", "reduce_mean"]
+
+if TYPE_CHECKING:
+    from .api import mean, reduce_mean
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("mean", "reduce_mean"):
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'meancli' has no attribute {name!r}")

@@ -1,0 +1,210 @@
+"""The Python API: ``meancli.mean`` and ``meancli.reduce_mean`` on numpy arrays.
+
+Both resolve the operator version from ``opset`` (meancli.opset), validate
+with that version's generated validator, and run the generated C kernel. The
+CLI calls the same steps (``prepare_*`` then ``execute_*``) so it can time them.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import kernels, opset as opsets
+from .errors import SpecViolation
+from .opversion import OpVersion
+from .semantics import ReduceCall
+
+
+def spec_dtype_name(dtype: np.dtype[Any]) -> str:
+    """The spec's name for a numpy dtype: float16/bfloat16/float32/float64,
+    int8..int64, uint8..uint64; other dtypes keep numpy's name (and are then
+    rejected by every spec)."""
+    if dtype.name == "bfloat16":
+        return "bfloat16"
+    if dtype.kind in "iu" and dtype.itemsize in (1, 2, 4, 8):
+        return f"{'u' if dtype.kind == 'u' else ''}int{dtype.itemsize * 8}"
+    if dtype.kind == "f" and dtype.itemsize in (2, 4, 8):
+        return f"float{dtype.itemsize * 8}"
+    return dtype.name
+
+
+def kernel_input(x: Any) -> np.ndarray:
+    """``x`` as an ndarray the kernels take: native byte order, C or Fortran
+    contiguous (copied only when it is neither or is byte-swapped)."""
+    a = np.asarray(x)
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    if not (a.flags.c_contiguous or a.flags.f_contiguous):
+        a = np.ascontiguousarray(a)
+    return a
+
+
+def _axes_list(axes: int | Iterable[int] | None) -> list[int] | None:
+    if axes is None:
+        return None
+    if isinstance(axes, bool):
+        raise SpecViolation(f"axes must be integers, got {axes!r}")
+    if isinstance(axes, (int, np.integer)):
+        return [operator.index(axes)]
+    out = []
+    for a in axes:
+        if isinstance(a, (bool, np.bool_)):
+            raise SpecViolation(f"axes must be integers, got {a!r}")
+        try:
+            out.append(operator.index(a))
+        except TypeError:
+            raise SpecViolation(f"axes must be integers, got {a!r}") from None
+    return out
+
+
+def prepare_reduce(
+    op: OpVersion,
+    data: np.ndarray,
+    axes: int | Iterable[int] | None,
+    keepdims: bool | None,
+    noop_with_empty_axes: bool,
+) -> ReduceCall:
+    """Validate a ReduceMean call against ``op``'s spec.
+
+    Raises:
+        SpecViolation: see the generated validator (dtype, axes, attributes).
+    """
+    if op.kind != "reduce":
+        raise SpecViolation(f"{op.label} is not a reduction")
+    call: ReduceCall = op.validator(
+        spec_dtype_name(data.dtype), tuple(data.shape), _axes_list(axes), keepdims, bool(noop_with_empty_axes)
+    )
+    if call.count == 0 and data.dtype.kind in "iu" and 0 not in call.out_shape:
+        raise SpecViolation(
+            f"{op.label}: the mean of an empty set is undefined for {spec_dtype_name(data.dtype)} "
+            f"(a reduced dimension has size 0; floating types give NaN)"
+        )
+    return call
+
+
+def execute_reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, threads: int | None = None) -> np.ndarray:
+    """Run ``op``'s kernel for a validated call.
+
+    Args:
+        data: a kernel_input() array of the shape the call was validated for.
+        threads: kernel threads (None: the available cores).
+
+    Returns:
+        A new C-contiguous array of dtype ``data.dtype`` and shape ``call.out_shape``.
+    """
+    out = np.empty(call.out_shape, dtype=data.dtype)
+    symbol = op.kernels[spec_dtype_name(data.dtype)]
+    kernels.run_reduce(symbol, data, call.reduce_mask, out, kernels.default_threads() if threads is None else threads)
+    return out
+
+
+def reduce_mean(
+    data: Any,
+    axes: int | Iterable[int] | None = None,
+    keepdims: bool | None = None,
+    noop_with_empty_axes: bool = False,
+    opset: str | int | None = None,
+    threads: int | None = None,
+) -> np.ndarray:
+    """ReduceMean of ``data`` as the selected operator version defines it.
+
+    Args:
+        data: array-like of shape (d0, ..., d{r-1}), r in 0..64, of a dtype the
+            version allows (onnx: float16, float32, float64, int32, int64,
+            uint32, uint64, bfloat16 from ReduceMean-13; openvino: also int8,
+            int16, uint8, uint16). Either byte order, C or Fortran order.
+        axes: None (omitted: reduce all; identity with noop_with_empty_axes on
+            ReduceMean-18), an int, or a sequence of ints in [-r, r-1]; an
+            empty sequence reduces all (onnx) or is the identity (openvino,
+            and onnx ReduceMean-18 with noop_with_empty_axes).
+        keepdims: keep reduced dims with size 1; None takes the version's
+            default (onnx: True, openvino keep_dims: False).
+        noop_with_empty_axes: ReduceMean-18's attribute; True is an error
+            for versions without it.
+        opset: None (newest onnx version), N, "onnx:N" or "openvino:N";
+            the highest version with since_version <= N is used.
+        threads: kernel threads; None uses the available cores. The result
+            is bit-identical for any value.
+
+    Returns:
+        A new array of the input's dtype (native byte order); the reduced
+        dims are removed, or kept as 1 with keepdims. Floating types
+        accumulate in double (double-double for float64) and round once;
+        integer means are the exact sum divided by the count, truncated
+        toward zero. A float mean over an empty set is NaN.
+
+    Raises:
+        OpsetError: no version of ReduceMean matches ``opset``.
+        SpecViolation: a dtype the version does not allow, an axis out of
+            range or repeated, an attribute the version lacks, axes omitted
+            for openvino, or an integer mean over an empty set.
+
+    Implements ONNX ReduceMean-1/11/13/18 and OpenVINO ReduceMean-1 (spec/).
+    """
+    op = opsets.resolve("ReduceMean", opset)
+    x = kernel_input(data)
+    call = prepare_reduce(op, x, axes, keepdims, noop_with_empty_axes)
+    return execute_reduce(op, call, x, threads)
+
+
+def prepare_mean(op: OpVersion, inputs: Sequence[np.ndarray]) -> tuple[int, ...]:
+    """Validate a Mean call against ``op``'s spec; returns the output shape.
+
+    Raises:
+        SpecViolation: mixed or disallowed dtypes, shapes that differ (Mean-1,
+            Mean-6) or do not broadcast (Mean-8, Mean-13), no inputs.
+    """
+    if op.kind != "elementwise_mean":
+        raise SpecViolation(f"{op.label} is not an element-wise mean")
+    if not inputs:
+        raise SpecViolation(f"{op.label} needs at least one input")
+    _, shape = op.validator([spec_dtype_name(x.dtype) for x in inputs], [tuple(x.shape) for x in inputs])
+    if len(shape) > kernels.max_rank():
+        raise SpecViolation(f"{op.label}: rank {len(shape)} exceeds the maximum of {kernels.max_rank()}")
+    return tuple(shape)
+
+
+def execute_mean(
+    op: OpVersion, shape: tuple[int, ...], inputs: Sequence[np.ndarray], threads: int | None = None
+) -> np.ndarray:
+    """Run ``op``'s Mean kernel on validated kernel_input() arrays; returns a new
+    C-contiguous array of the inputs' dtype and the broadcast ``shape``."""
+    out = np.empty(shape, dtype=inputs[0].dtype)
+    symbol = op.kernels[spec_dtype_name(inputs[0].dtype)]
+    kernels.run_mean(symbol, inputs, out, kernels.default_threads() if threads is None else threads)
+    return out
+
+
+def mean(*arrays: Any, opset: str | int | None = None, threads: int | None = None) -> np.ndarray:
+    """Element-wise Mean of one or more arrays, as the selected ONNX version defines it.
+
+    Args:
+        arrays: 1 or more array-likes of one dtype the version allows
+            (float16, float32, float64; bfloat16 from Mean-13). Mean-1 and
+            Mean-6 need equal shapes; Mean-8 and Mean-13 broadcast
+            multidirectionally (numpy rules), size-0 dims included.
+        opset: None (newest, Mean-13), N or "onnx:N"; the highest version with
+            since_version <= N is used. Mean is not an OpenVINO operator.
+        threads: kernel threads; None uses the available cores. The result
+            is bit-identical for any value.
+
+    Returns:
+        A new array of the broadcast shape and the inputs' dtype: each
+        element is the sum of the inputs' elements in input order, in double
+        (double-double for float64), divided by the count and rounded once.
+
+    Raises:
+        OpsetError: no version of Mean matches ``opset``.
+        SpecViolation: no inputs, mixed or disallowed dtypes, shapes that
+            differ (Mean-1/6) or do not broadcast.
+
+    Implements ONNX Mean-1/6/8/13 (spec/onnx/Mean-*.yaml).
+    """
+    op = opsets.resolve("Mean", opset)
+    xs = [kernel_input(a) for a in arrays]
+    shape = prepare_mean(op, xs)
+    return execute_mean(op, shape, xs, threads)

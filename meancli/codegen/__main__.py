@@ -1,0 +1,5 @@
+import sys
+
+from .render import main
+
+sys.exit(main())

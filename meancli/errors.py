@@ -1,0 +1,66 @@
+"""The one exception family meancli raises, and the exit status each maps to.
+
+The command line catches :class:`MeancliError` at its boundary and prints
+``error: <message>`` on one line with ``exit_code``; anything else that escapes
+is a bug and exits with :data:`EXIT_INTERNAL`.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_INPUT = 1  # the input is not acceptable: unreadable/malformed file, spec violation, I/O failure
+EXIT_USAGE = 2  # unknown option or malformed option value (what Typer/click use)
+EXIT_INTERNAL = 3  # a bug in meancli
+
+
+class MeancliError(Exception):
+    """Base class of every error meancli reports to its user.
+
+    Attributes:
+        exit_code: the process exit status the CLI uses for this error.
+        kind: a short machine-readable name (used by ``--json`` error objects).
+    """
+
+    exit_code = EXIT_INPUT
+    kind = "error"
+
+
+class InputFileError(MeancliError):
+    """A file cannot be read, is not a valid ``.npy``, or cannot be written."""
+
+    kind = "input"
+
+
+class SpecViolation(MeancliError, ValueError):
+    """The inputs or attributes break the selected operator version's spec
+    (a dtype it does not allow, an axis out of range, shapes that do not
+    broadcast, an option the version does not have, ...)."""
+
+    kind = "spec"
+
+
+class OpsetError(MeancliError, ValueError):
+    """No operator version matches the requested opset/domain."""
+
+    kind = "opset"
+
+
+class UsageError(MeancliError):
+    """A malformed command-line value (exit status 2, as Typer uses)."""
+
+    exit_code = EXIT_USAGE
+    kind = "usage"
+
+
+class KernelBuildError(MeancliError):
+    """The compiled kernel module is missing or was built from other sources."""
+
+    exit_code = EXIT_INTERNAL
+    kind = "build"
+
+
+class InternalError(MeancliError):
+    """A kernel reported a condition that validation should have excluded."""
+
+    exit_code = EXIT_INTERNAL
+    kind = "internal"

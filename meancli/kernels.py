@@ -1,0 +1,114 @@
+"""The compiled C kernels (``meancli._kernels``, built by cffi at install time).
+
+Loading checks that the module was built from the generated sources the
+registry describes; a missing or stale module is a one-line error that says
+how to build it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .errors import InternalError, KernelBuildError, SpecViolation
+
+BUILD_HINT = "build it with `pip install -e .` (or `make install`) from the meancli source tree"
+
+# C status codes (templates/kernels.c.j2, enum MEANCLI_E_*) -> message
+_C_ERRORS = {
+    1: "rank outside [0, 64]",
+    2: "a negative dimension or a size that overflows int64",
+    3: "a stride that is negative or not a multiple of the item size",
+    4: "out of memory for the kernel's scratch buffers",
+    5: "integer mean over an empty set",
+    6: "a null pointer or no inputs",
+}
+
+
+@lru_cache(maxsize=1)
+def _module() -> Any:
+    try:
+        from . import _kernels  # type: ignore[attr-defined]
+    except ImportError as exc:
+        raise KernelBuildError(f"the compiled kernel module meancli._kernels is missing ({exc}); {BUILD_HINT}") from None
+    from .generated.registry import KERNEL_SOURCE_SHA256
+
+    built = _kernels.ffi.string(_kernels.lib.meancli_source_sha256()).decode()
+    if built != KERNEL_SOURCE_SHA256:
+        raise KernelBuildError(
+            f"the compiled kernel module {_kernels.__file__} was built from other sources "
+            f"(sha256 {built[:12]}, expected {KERNEL_SOURCE_SHA256[:12]}); {BUILD_HINT}"
+        )
+    return _kernels
+
+
+def max_rank() -> int:
+    """The highest rank the kernels accept (64, numpy's maximum)."""
+    return int(_module().lib.meancli_max_rank())
+
+
+@lru_cache(maxsize=1)
+def default_threads() -> int:
+    """Threads a kernel uses when the caller names none: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _check(status: int, what: str) -> None:
+    if status == 5:
+        raise SpecViolation(f"{what}: integer mean over an empty set (a reduced dimension has size 0)")
+    if status != 0:
+        raise InternalError(f"{what}: kernel rejected its arguments: {_C_ERRORS.get(status, status)}")
+
+
+def _pointer(ffi: Any, array: np.ndarray) -> Any:
+    return ffi.cast("void *", array.ctypes.data) if array.size else ffi.NULL
+
+
+def run_reduce(symbol: str, data: np.ndarray, reduce_mask: Sequence[bool], out: np.ndarray, threads: int) -> None:
+    """Run a ReduceMean kernel: ``out`` (C-contiguous, the kept dims of ``data``
+    in order) receives the mean of ``data`` over the dims where reduce_mask is True.
+
+    ``data`` must be in native byte order with non-negative strides that are
+    multiples of its item size (C or Fortran order qualifies).
+
+    Raises:
+        SpecViolation: integer mean over an empty set.
+        InternalError: any other refusal by the kernel (a bug in validation).
+    """
+    mod = _module()
+    status = getattr(mod.lib, symbol)(
+        _pointer(mod.ffi, data),
+        _pointer(mod.ffi, out),
+        data.ndim,
+        list(data.shape),
+        list(data.strides),
+        [1 if m else 0 for m in reduce_mask],
+        threads,
+    )
+    _check(status, symbol)
+
+
+def run_mean(symbol: str, inputs: Sequence[np.ndarray], out: np.ndarray, threads: int) -> None:
+    """Run a Mean kernel: ``out`` (C-contiguous, the broadcast shape) receives
+    the element-wise mean of ``inputs`` (native byte order, any non-negative strides).
+
+    Raises:
+        InternalError: the kernel refused its arguments (a bug in validation).
+    """
+    mod = _module()
+    ffi = mod.ffi
+    rank = out.ndim
+    strides: list[int] = []
+    for x in inputs:
+        view = np.broadcast_to(x, out.shape)  # strides 0 where broadcast; no copy
+        strides.extend(view.strides)
+    pointers = ffi.new("void *[]", [_pointer(ffi, x) for x in inputs])
+    status = getattr(mod.lib, symbol)(len(inputs), pointers, strides, _pointer(ffi, out), rank, list(out.shape), threads)
+    _check(status, symbol)
