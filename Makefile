@@ -1,0 +1,57 @@
+# The verbs a person uses. Everything runs in .venv, created on first use.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check -q
+# Rebuild the install (and the compiled kernels) when any of these change.
+INSTALL_INPUTS := pyproject.toml setup.py meancli/_ffi_build.py generated/kernels.c generated/kernels_cdef.h
+STAMP := $(VENV)/.meancli-installed
+
+.PHONY: help install demo test generate check-generated build bench lint conformance sanitize fuzz clean
+
+help:
+	@echo "make demo             install and run meancli on the shipped example tensor"
+	@echo "make test             install the test dependencies and run every test"
+	@echo "make generate         regenerate generated/ from spec/ and templates/"
+	@echo "make check-generated  fail if generated/ differs from a fresh generation"
+	@echo "make lint             ruff (check, format check) and mypy over meancli/"
+	@echo "make bench            benchmarks against numpy, onnxruntime and OpenVINO"
+	@echo "make build            build a wheel into dist/"
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+
+$(STAMP): $(PY) $(INSTALL_INPUTS)
+	$(PIP) install -e '.[test,lint]'
+	@touch $@
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/meancli reduce-mean examples/grace_hopper.npy --axes 2 3 --keep-dims
+	$(VENV)/bin/meancli mean examples/grace_hopper_r.npy examples/grace_hopper_g.npy examples/grace_hopper_b.npy -o gray.npy
+	$(VENV)/bin/meancli reduce-mean gray.npy --axes 0 1 --opset openvino:1
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+generate: $(PY)
+	@$(PY) -c "import jinja2, yaml" 2>/dev/null || $(PIP) install 'jinja2>=3.1' 'pyyaml>=6'
+	$(PY) -m meancli.codegen
+
+check-generated: $(PY)
+	@$(PY) -c "import jinja2, yaml" 2>/dev/null || $(PIP) install 'jinja2>=3.1' 'pyyaml>=6'
+	$(PY) -m meancli.codegen --check
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check meancli tests
+	$(VENV)/bin/ruff format --check meancli tests
+	$(VENV)/bin/mypy
+
+build: $(PY)
+	$(PIP) install build
+	$(PY) -m build --wheel --outdir dist .
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info meancli/_kernels*.so .pytest_cache .mypy_cache .ruff_cache .hypothesis gray.npy

@@ -1,0 +1,1 @@
+"""The ``meancli`` command line: one module per command, composed in app.py."""

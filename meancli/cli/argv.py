@@ -1,0 +1,60 @@
+"""``--axes 2 3``: an option with several values, which click does not parse.
+
+Before click sees the arguments, every run of integer tokens after ``--axes``
+is rewritten to ``--axes=2 --axes=3``; ``--axes=`` (explicitly empty) and
+``--axes=2,3`` pass through. A token that is not an integer list ends the run,
+so ``--axes 2 3 x.npy`` works; use ``--`` before a file named like a number.
+"""
+
+from __future__ import annotations
+
+import re
+
+_INT_LIST = re.compile(r"^\s*[-+]?\d+(\s*,\s*[-+]?\d+)*\s*,?\s*$")
+
+
+def expand_axes(argv: list[str]) -> list[str]:
+    """Rewrite ``--axes A B ...`` into one ``--axes=V`` per value (see module doc)."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            out.extend(argv[i:])
+            break
+        if token == "--axes":
+            j = i + 1
+            while j < len(argv) and _INT_LIST.match(argv[j]):
+                out.append("--axes=" + argv[j])
+                j += 1
+            if j == i + 1:  # no integer follows: let click report or take the value
+                out.append(token)
+                j = i + 1
+            i = j
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
+def parse_axes(values: list[str] | None) -> list[int] | None:
+    """The ``--axes`` option's values as one list of ints; None when not given.
+
+    ``--axes=`` gives []. Raises ValueError with a message for anything that
+    is not a comma-separated integer list.
+    """
+    if values is None or len(values) == 0:
+        return None
+    axes: list[int] = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if not re.fullmatch(r"[-+]?\d+", part):
+                raise ValueError(f"--axes: {part!r} is not an integer")
+            number = int(part)
+            if abs(number) > 2**63 - 1:
+                raise ValueError(f"--axes: {part} is out of the int64 range")
+            axes.append(number)
+    return axes

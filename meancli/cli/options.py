@@ -1,0 +1,28 @@
+"""Options every data command shares (same names, same help)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+Opset = Annotated[
+    Optional[str],  # noqa: UP045 -- typer reads the annotation at run time
+    typer.Option(
+        "--opset",
+        metavar="SPEC",
+        help="N, onnx:N or openvino:N: use the highest version of the op with since_version <= N "
+        "(default: the newest onnx version).",
+    ),
+]
+Output = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("-o", "--output", metavar="OUT", help="Write the result as .npy to OUT ('-' for stdout)."),
+]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
+Json = Annotated[bool, typer.Option("--json", help="Print the report as one JSON object (errors too).")]
+Threads = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option("--threads", min=1, max=1024, help="Kernel threads (default: the available cores)."),
+]
+Debug = Annotated[bool, typer.Option("--debug", help="Show the traceback of an internal error.")]

@@ -1,0 +1,73 @@
+"""``meancli reduce-mean FILE``: ONNX ReduceMean-1/11/13/18, OpenVINO ReduceMean-1."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import UsageError
+from . import options
+from .argv import parse_axes
+from .report import Report
+from .run import finish, read_inputs, session
+
+
+def reduce_mean(
+    file: Annotated[str, typer.Argument(metavar="FILE", help="Input .npy ('-' reads stdin).")],
+    axes: Annotated[
+        Optional[list[str]],  # noqa: UP045 -- typer reads the annotation at run time
+        typer.Option(
+            "--axes",
+            metavar="A [A ...]",
+            help="Axes to reduce: --axes 2 3, --axes 2,3, --axes -1; --axes= is an explicitly "
+            "empty list. Omitted: reduce all (onnx); openvino requires it.",
+        ),
+    ] = None,
+    keep_dims: Annotated[
+        Optional[bool],  # noqa: UP045
+        typer.Option(
+            "--keep-dims/--no-keep-dims",
+            help="Keep reduced dims with size 1 (default: the version's: onnx keepdims=1, openvino keep_dims=false).",
+            show_default=False,
+        ),
+    ] = None,
+    noop_with_empty_axes: Annotated[
+        bool,
+        typer.Option(
+            "--noop-with-empty-axes",
+            help="ReduceMean-18: empty or omitted axes return the input unchanged.",
+        ),
+    ] = False,
+    opset: options.Opset = None,
+    output: options.Output = None,
+    threads: options.Threads = None,
+    quiet: options.Quiet = False,
+    json_mode: options.Json = False,
+    debug: options.Debug = False,
+) -> None:
+    """Mean of FILE's elements over --axes, as the selected ReduceMean version defines it."""
+    from .. import kernels
+
+    with session(json_mode=json_mode, debug=debug):
+        try:
+            axes_list = parse_axes(axes)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        from .. import api, opset as opsets
+
+        op = opsets.resolve("ReduceMean", opset)
+        n_threads = threads or kernels.default_threads()
+        report = Report("reduce-mean", n_threads, op)
+        (data,) = read_inputs([file], report, quiet=quiet or json_mode)
+        with report.stage("validate"):
+            call = api.prepare_reduce(op, data, axes_list, keep_dims, noop_with_empty_axes)
+        report.attributes = {
+            "axes": list(call.axes),
+            op.keepdims_attribute or "keepdims": int(call.keepdims),
+        }
+        if op.has_noop_with_empty_axes:
+            report.attributes["noop_with_empty_axes"] = int(noop_with_empty_axes)
+        with report.stage("kernel"):
+            result = api.execute_reduce(op, call, data, n_threads)
+        finish(report, result, output, json_mode=json_mode, quiet=quiet)

@@ -1,0 +1,135 @@
+"""What a command tells its user: a rich summary, one JSON object, or nothing.
+
+Data goes to stdout only when it is the ``.npy`` output (``-o -``); then every
+human-readable line goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import numpy as np
+
+from .. import __version__
+from ..errors import MeancliError
+from ..opversion import OpVersion
+
+RESULT_JSON_LIMIT = 10_000  # elements of a shown result put into --json output
+
+
+@dataclass
+class TensorInfo:
+    """A tensor as reported: where it came from or went, shape and dtype name."""
+
+    path: str
+    shape: tuple[int, ...]
+    dtype: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "shape": list(self.shape), "dtype": self.dtype}
+
+
+@dataclass
+class Report:
+    """Everything one run reports. ``timings_ms`` keys: read, validate, kernel, write."""
+
+    command: str
+    threads: int
+    op: OpVersion | None = None
+    inputs: list[TensorInfo] = field(default_factory=list)
+    output: TensorInfo | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    attributes: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @contextmanager
+    def stage(self, name: str) -> Any:
+        """Time the enclosed block as stage ``name`` (milliseconds, wall clock)."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings_ms[name] = self.timings_ms.get(name, 0.0) + (time.perf_counter() - start) * 1e3
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "command": self.command,
+            "op": self.op.name if self.op else None,
+            "domain": self.op.domain if self.op else None,
+            "version": self.op.since_version if self.op else None,
+            "attributes": self.attributes,
+            "inputs": [t.as_json() for t in self.inputs],
+            "output": self.output.as_json() if self.output else None,
+            "timings_ms": {k: round(v, 4) for k, v in self.timings_ms.items()},
+            "threads": self.threads,
+            "meancli_version": __version__,
+        }
+
+
+def _json_value(x: Any) -> Any:
+    if isinstance(x, list):
+        return [_json_value(v) for v in x]
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    return x
+
+
+def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: bool, stream: TextIO) -> None:
+    """Print the report (and the result when there is no output file) to ``stream``.
+
+    ``result`` is shown truncated like numpy's repr; in JSON it is a nested
+    list when it has at most RESULT_JSON_LIMIT elements (non-finite values as
+    the strings "nan", "inf", "-inf"), else omitted with ``result_omitted``.
+    """
+    if quiet:
+        return
+    if json_mode:
+        obj = report.as_json()
+        if result is not None:
+            if result.size <= RESULT_JSON_LIMIT:
+                obj["result"] = _json_value(result.astype(np.float64 if result.dtype.kind == "V" else result.dtype).tolist())
+            else:
+                obj["result_omitted"] = f"{result.size} elements; use -o FILE"
+        stream.write(json.dumps(obj) + "\n")
+        stream.flush()
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=stream, highlight=False, soft_wrap=True)
+    title = f"[bold]{report.op.label}[/bold]" if report.op else report.command
+    if report.attributes:
+        title += "  " + "  ".join(f"{k}={v}" for k, v in report.attributes.items())
+    console.print(title)
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("", "path", "shape", "dtype"):
+        table.add_column(col)
+    for t in report.inputs:
+        table.add_row("input", t.path, str(t.shape), t.dtype)
+    if report.output:
+        table.add_row("output", report.output.path, str(report.output.shape), report.output.dtype)
+    console.print(table)
+    stages = "  ".join(f"{k} {v:.3f} ms" for k, v in report.timings_ms.items())
+    console.print(f"[dim]time[/dim]  {stages}  [dim]({report.threads} thread{'s' if report.threads != 1 else ''})[/dim]")
+    for note in report.notes:
+        console.print(f"[dim]{note}[/dim]")
+    if result is not None:
+        console.print(np.array2string(result, separator=", ") if result.ndim else repr(result.item()))
+
+
+def emit_error(exc: BaseException, *, json_mode: bool, message: str | None = None) -> None:
+    """One line on stderr: ``error: ...``, or ``{"error": ..., "kind": ...}`` with --json."""
+    text = message if message is not None else str(exc)
+    text = " ".join(text.split())  # one line, whatever the message held
+    kind = exc.kind if isinstance(exc, MeancliError) else "internal"
+    if json_mode:
+        sys.stderr.write(json.dumps({"error": text, "kind": kind}) + "\n")
+    else:
+        sys.stderr.write(f"error: {text}\n")
+    sys.stderr.flush()

@@ -1,0 +1,103 @@
+"""The stages every data command runs: read, validate, kernel, write, report.
+
+``session`` is the command boundary: a MeancliError becomes one ``error:``
+line (or a JSON error object) and its exit status; anything else is a bug,
+reported as such with exit status 3 (the traceback with --debug).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+import typer
+
+from ..errors import EXIT_INTERNAL, MeancliError
+from .report import Report, TensorInfo, emit, emit_error
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
+EXIT_BROKEN_PIPE = 128 + int(getattr(signal, "SIGPIPE", 13))
+
+
+@contextmanager
+def session(*, json_mode: bool, debug: bool) -> Iterator[None]:
+    """Turn every failure inside into a one-line report and a typer.Exit."""
+    try:
+        yield
+    except MeancliError as exc:
+        emit_error(exc, json_mode=json_mode)
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        emit_error(KeyboardInterrupt(), json_mode=json_mode, message="interrupted")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except BrokenPipeError:
+        # the reader went away (`meancli ... -o - | head -c 10`): stop quietly
+        _silence_stdout()
+        raise typer.Exit(EXIT_BROKEN_PIPE) from None
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        if debug:
+            traceback.print_exc()
+        emit_error(
+            exc,
+            json_mode=json_mode,
+            message=f"internal error: {type(exc).__name__}: {exc} -- this is a bug in meancli; please report it"
+            + ("" if debug else " (run with --debug for the traceback)"),
+        )
+        raise typer.Exit(EXIT_INTERNAL) from None
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+
+
+def human_stream(output: str | None) -> TextIO:
+    """Where human-readable output goes: stderr when the data itself goes to stdout."""
+    return sys.stderr if output == "-" else sys.stdout
+
+
+def read_inputs(paths: list[str], report: Report, *, quiet: bool) -> list[Any]:
+    """Read each .npy (``-`` = stdin) under the ``read`` stage; record path, shape, dtype.
+
+    Returns kernel-ready arrays (native byte order, C or Fortran order).
+    """
+    from ..api import kernel_input, spec_dtype_name
+    from ..npyio import BFLOAT16_NOTE, is_bfloat16, read_npy
+
+    arrays = []
+    noted = False
+    with report.stage("read"):
+        for path in paths:
+            array, _header = read_npy(path)
+            report.inputs.append(TensorInfo(path, tuple(array.shape), spec_dtype_name(array.dtype)))
+            if is_bfloat16(array.dtype) and not noted:
+                noted = True
+                if not quiet:
+                    sys.stderr.write(BFLOAT16_NOTE + "\n")
+            arrays.append(kernel_input(array))
+    return arrays
+
+
+def finish(report: Report, result: Any, output: str | None, *, json_mode: bool, quiet: bool) -> None:
+    """Write the result to ``output`` (atomically; ``-`` = stdout) and print the report."""
+    from ..api import spec_dtype_name
+    from ..npyio import write_npy
+
+    if output is not None:
+        with report.stage("write"):
+            write_npy(output, result)
+        report.output = TensorInfo(output, tuple(result.shape), spec_dtype_name(result.dtype))
+        emit(report, None, json_mode=json_mode, quiet=quiet, stream=human_stream(output))
+    else:
+        report.output = TensorInfo("(shown)", tuple(result.shape), spec_dtype_name(result.dtype))
+        emit(report, result, json_mode=json_mode, quiet=quiet, stream=sys.stdout)
