@@ -16,6 +16,9 @@ help:
 	@echo "make check-generated  fail if generated/ differs from a fresh generation"
 	@echo "make lint             ruff (check, format check) and mypy over meancli/"
 	@echo "make bench            benchmarks against numpy, onnxruntime and OpenVINO"
+	@echo "make conformance      regenerate docs/conformance.md (onnxruntime, ONNX reference, OpenVINO)"
+	@echo "make sanitize         run the kernel tests under AddressSanitizer and UBSan"
+	@echo "make fuzz             the long fuzzing profile"
 	@echo "make build            build a wheel into dist/"
 
 $(PY):
@@ -48,6 +51,18 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check meancli tests
 	$(VENV)/bin/ruff format --check meancli tests
 	$(VENV)/bin/mypy
+
+bench: $(STAMP)
+	$(PY) bench/bench.py
+
+conformance: $(STAMP)
+	$(PY) tools/conformance.py
+
+sanitize: $(STAMP)
+	$(PY) tools/sanitize.py
+
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz-long $(PY) -m pytest -q tests/test_fuzz.py
 
 build: $(PY)
 	$(PIP) install build
