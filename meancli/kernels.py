@@ -46,6 +46,15 @@ def _module() -> Any:
     return _kernels
 
 
+def load() -> None:
+    """Load and check the compiled module now (the CLI does so before timing stages).
+
+    Raises:
+        KernelBuildError: the module is missing or was built from other sources.
+    """
+    _module()
+
+
 def max_rank() -> int:
     """The highest rank the kernels accept (64, numpy's maximum)."""
     return int(_module().lib.meancli_max_rank())

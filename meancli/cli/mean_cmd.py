@@ -30,6 +30,7 @@ def mean(
         if files.count("-") > 1:
             raise UsageError("stdin ('-') can be read only once")
         op = opsets.resolve("Mean", opset)
+        kernels.load()
         n_threads = threads or kernels.default_threads()
         report = Report("mean", n_threads, op)
         arrays = read_inputs(files, report, quiet=quiet or json_mode)

@@ -57,6 +57,7 @@ def reduce_mean(
         from .. import api, opset as opsets
 
         op = opsets.resolve("ReduceMean", opset)
+        kernels.load()
         n_threads = threads or kernels.default_threads()
         report = Report("reduce-mean", n_threads, op)
         (data,) = read_inputs([file], report, quiet=quiet or json_mode)
