@@ -23,5 +23,7 @@ def __getattr__(name: str) -> Any:
     if name in ("mean", "reduce_mean"):
         from . import api
 
-        return getattr(api, name)
+        value = getattr(api, name)
+        globals()[name] = value  # later lookups skip this hook
+        return value
     raise AttributeError(f"module 'meancli' has no attribute {name!r}")

@@ -9,20 +9,31 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from . import kernels, opset as opsets
+from . import kernels
+from . import opset as opsets
 from .errors import SpecViolation
 from .opversion import OpVersion
 from .semantics import ReduceCall
+
+_SPEC_NAMES: dict[np.dtype[Any], str] = {}
 
 
 def spec_dtype_name(dtype: np.dtype[Any]) -> str:
     """The spec's name for a numpy dtype: float16/bfloat16/float32/float64,
     int8..int64, uint8..uint64; other dtypes keep numpy's name (and are then
     rejected by every spec)."""
+    name = _SPEC_NAMES.get(dtype)
+    if name is None:
+        name = _SPEC_NAMES[dtype] = _spec_dtype_name(dtype)
+    return name
+
+
+def _spec_dtype_name(dtype: np.dtype[Any]) -> str:
     if dtype.name == "bfloat16":
         return "bfloat16"
     if dtype.kind in "iu" and dtype.itemsize in (1, 2, 4, 8):
@@ -75,8 +86,14 @@ def prepare_reduce(
     """
     if op.kind != "reduce":
         raise SpecViolation(f"{op.label} is not a reduction")
-    call: ReduceCall = op.validator(
-        spec_dtype_name(data.dtype), tuple(data.shape), _axes_list(axes), keepdims, bool(noop_with_empty_axes)
+    axes_list = _axes_list(axes)
+    call = _validate_reduce(
+        op,
+        spec_dtype_name(data.dtype),
+        data.shape,
+        None if axes_list is None else tuple(axes_list),
+        None if keepdims is None else bool(keepdims),
+        bool(noop_with_empty_axes),
     )
     if call.count == 0 and data.dtype.kind in "iu" and 0 not in call.out_shape:
         raise SpecViolation(
@@ -86,7 +103,23 @@ def prepare_reduce(
     return call
 
 
-def execute_reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, threads: int | None = None) -> np.ndarray:
+@lru_cache(maxsize=512)
+def _validate_reduce(
+    op: OpVersion,
+    dtype: str,
+    shape: tuple[int, ...],
+    axes: tuple[int, ...] | None,
+    keepdims: bool | None,
+    noop_with_empty_axes: bool,
+) -> ReduceCall:
+    # Validation is a pure function of these; caching it keeps small calls cheap.
+    call: ReduceCall = op.validator(dtype, shape, axes, keepdims, noop_with_empty_axes)
+    return call
+
+
+def execute_reduce(
+    op: OpVersion, call: ReduceCall, data: np.ndarray, threads: int | None = None
+) -> np.ndarray:
     """Run ``op``'s kernel for a validated call.
 
     Args:
@@ -98,7 +131,9 @@ def execute_reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, threads: i
     """
     out = np.empty(call.out_shape, dtype=data.dtype)
     symbol = op.kernels[spec_dtype_name(data.dtype)]
-    kernels.run_reduce(symbol, data, call.reduce_mask, out, kernels.default_threads() if threads is None else threads)
+    kernels.run_reduce(
+        symbol, data, call.reduce_mask, out, kernels.default_threads() if threads is None else threads
+    )
     return out
 
 

@@ -32,9 +32,13 @@ _C_ERRORS = {
 @lru_cache(maxsize=1)
 def _module() -> Any:
     try:
-        from . import _kernels  # type: ignore[attr-defined]
+        import importlib
+
+        _kernels: Any = importlib.import_module("meancli._kernels")
     except ImportError as exc:
-        raise KernelBuildError(f"the compiled kernel module meancli._kernels is missing ({exc}); {BUILD_HINT}") from None
+        raise KernelBuildError(
+            f"the compiled kernel module meancli._kernels is missing ({exc}); {BUILD_HINT}"
+        ) from None
     from .generated.registry import KERNEL_SOURCE_SHA256
 
     built = _kernels.ffi.string(_kernels.lib.meancli_source_sha256()).decode()
@@ -77,10 +81,16 @@ def _check(status: int, what: str) -> None:
 
 
 def _pointer(ffi: Any, array: np.ndarray) -> Any:
-    return ffi.cast("void *", array.ctypes.data) if array.size else ffi.NULL
+    # from_buffer is the cheapest way to a data pointer; a Fortran-order
+    # array exports its buffer through its (C-contiguous) transpose.
+    if not array.size:
+        return ffi.NULL
+    return ffi.from_buffer(array if array.flags.c_contiguous else array.T)
 
 
-def run_reduce(symbol: str, data: np.ndarray, reduce_mask: Sequence[bool], out: np.ndarray, threads: int) -> None:
+def run_reduce(
+    symbol: str, data: np.ndarray, reduce_mask: Sequence[bool], out: np.ndarray, threads: int
+) -> None:
     """Run a ReduceMean kernel: ``out`` (C-contiguous, the kept dims of ``data``
     in order) receives the mean of ``data`` over the dims where reduce_mask is True.
 
@@ -98,7 +108,7 @@ def run_reduce(symbol: str, data: np.ndarray, reduce_mask: Sequence[bool], out: 
         data.ndim,
         list(data.shape),
         list(data.strides),
-        [1 if m else 0 for m in reduce_mask],
+        reduce_mask,
         threads,
     )
     _check(status, symbol)
@@ -119,5 +129,7 @@ def run_mean(symbol: str, inputs: Sequence[np.ndarray], out: np.ndarray, threads
         view = np.broadcast_to(x, out.shape)  # strides 0 where broadcast; no copy
         strides.extend(view.strides)
     pointers = ffi.new("void *[]", [_pointer(ffi, x) for x in inputs])
-    status = getattr(mod.lib, symbol)(len(inputs), pointers, strides, _pointer(ffi, out), rank, list(out.shape), threads)
+    status = getattr(mod.lib, symbol)(
+        len(inputs), pointers, strides, _pointer(ffi, out), rank, list(out.shape), threads
+    )
     _check(status, symbol)

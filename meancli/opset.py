@@ -35,7 +35,19 @@ def parse_opset(text: str) -> tuple[str, int]:
     return domain, version
 
 
+_RESOLVED: dict[tuple[str, str | int | None], OpVersion] = {}
+
+
 def resolve(op_name: str, opset: str | int | None = None) -> OpVersion:
+    """Cached :func:`resolve_uncached` (the registry never changes at run time)."""
+    key = (op_name, opset)
+    op = _RESOLVED.get(key)
+    if op is None:
+        op = _RESOLVED[key] = resolve_uncached(op_name, opset)
+    return op
+
+
+def resolve_uncached(op_name: str, opset: str | int | None = None) -> OpVersion:
     """The operator version that ``opset`` selects for ``op_name`` (Mean or ReduceMean).
 
     Args:
@@ -66,11 +78,15 @@ def resolve(op_name: str, opset: str | int | None = None) -> OpVersion:
     chosen = [op for op in candidates if op.since_version <= version]
     if not chosen:
         listed = ", ".join(op.key for op in candidates)
-        raise OpsetError(f"{domain} opset {version} has no {op_name}: its first version is {listed.split(',')[0]} (versions: {listed})")
+        raise OpsetError(
+            f"{domain} opset {version} has no {op_name}: its first version is "
+            f"{candidates[0].key} (versions: {listed})"
+        )
     return chosen[-1]
 
 
 def _ops() -> tuple[OpVersion, ...]:
     from .generated.registry import OPS
 
-    return OPS
+    ops: tuple[OpVersion, ...] = OPS
+    return ops

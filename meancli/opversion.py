@@ -37,7 +37,7 @@ class AxesInfo:
     when_empty: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one object per version: identity is equality (and hashable)
 class OpVersion:
     """One operator version as its spec defines it, plus its validator and kernels.
 

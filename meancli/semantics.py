@@ -52,7 +52,9 @@ def normalize_axes(axes: Sequence[int], rank: int, label: str) -> tuple[int, ...
         if not -rank <= axis < rank:
             if rank == 0:
                 raise SpecViolation(f"{label}: axis {axis} given for a rank-0 input, which has no axes")
-            raise SpecViolation(f"{label}: axis {axis} is out of range for rank {rank} (allowed: {-rank}..{rank - 1})")
+            raise SpecViolation(
+                f"{label}: axis {axis} is out of range for rank {rank} (allowed: {-rank}..{rank - 1})"
+            )
         norm = axis + rank if axis < 0 else axis
         if norm in seen:
             raise SpecViolation(f"{label}: axis {axis} repeats axis {seen[norm]} (both are dimension {norm})")
@@ -146,5 +148,7 @@ def check_same_dtype(dtypes: Sequence[str], label: str) -> str:
         SpecViolation: the inputs' dtypes differ.
     """
     if any(d != dtypes[0] for d in dtypes):
-        raise SpecViolation(f"{label}: all inputs must share one dtype (no promotion); got {', '.join(dtypes)}")
+        raise SpecViolation(
+            f"{label}: all inputs must share one dtype (no promotion); got {', '.join(dtypes)}"
+        )
     return dtypes[0]

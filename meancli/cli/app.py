@@ -46,7 +46,9 @@ def _root(
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 input, 2 usage, 3 internal)."""
     from .argv import expand_axes
+    from .run import install_signal_handlers
 
+    install_signal_handlers()
     args = expand_axes(list(sys.argv[1:] if argv is None else argv))
     command = typer.main.get_command(app)
     try:

@@ -12,7 +12,9 @@ from .run import finish, read_inputs, session
 
 
 def mean(
-    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Input .npy files ('-' reads stdin once).")],
+    files: Annotated[
+        list[str], typer.Argument(metavar="FILE...", help="Input .npy files ('-' reads stdin once).")
+    ],
     opset: options.Opset = None,
     output: options.Output = None,
     threads: options.Threads = None,
@@ -24,7 +26,8 @@ def mean(
     from .. import kernels
 
     with session(json_mode=json_mode, debug=debug):
-        from .. import api, opset as opsets
+        from .. import api
+        from .. import opset as opsets
         from ..errors import UsageError
 
         if files.count("-") > 1:

@@ -28,7 +28,8 @@ def reduce_mean(
         Optional[bool],  # noqa: UP045
         typer.Option(
             "--keep-dims/--no-keep-dims",
-            help="Keep reduced dims with size 1 (default: the version's: onnx keepdims=1, openvino keep_dims=false).",
+            help="Keep reduced dims with size 1 "
+            "(default: the version's: onnx keepdims=1, openvino keep_dims=false).",
             show_default=False,
         ),
     ] = None,
@@ -54,7 +55,8 @@ def reduce_mean(
             axes_list = parse_axes(axes)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        from .. import api, opset as opsets
+        from .. import api
+        from .. import opset as opsets
 
         op = opsets.resolve("ReduceMean", opset)
         kernels.load()

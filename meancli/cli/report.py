@@ -93,7 +93,9 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         obj = report.as_json()
         if result is not None:
             if result.size <= RESULT_JSON_LIMIT:
-                obj["result"] = _json_value(result.astype(np.float64 if result.dtype.kind == "V" else result.dtype).tolist())
+                obj["result"] = _json_value(
+                    result.astype(np.float64 if result.dtype.kind == "V" else result.dtype).tolist()
+                )
             else:
                 obj["result_omitted"] = f"{result.size} elements; use -o FILE"
         stream.write(json.dumps(obj) + "\n")
@@ -116,7 +118,9 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         table.add_row("output", report.output.path, str(report.output.shape), report.output.dtype)
     console.print(table)
     stages = "  ".join(f"{k} {v:.3f} ms" for k, v in report.timings_ms.items())
-    console.print(f"[dim]time[/dim]  {stages}  [dim]({report.threads} thread{'s' if report.threads != 1 else ''})[/dim]")
+    console.print(
+        f"[dim]time[/dim]  {stages}  [dim]({report.threads} thread{'s' if report.threads != 1 else ''})[/dim]"
+    )
     for note in report.notes:
         console.print(f"[dim]{note}[/dim]")
     if result is not None:

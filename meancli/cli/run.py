@@ -22,6 +22,20 @@ from .report import Report, TensorInfo, emit, emit_error
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 EXIT_BROKEN_PIPE = 128 + int(getattr(signal, "SIGPIPE", 13))
+EXIT_TERMINATED = 128 + int(signal.SIGTERM)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so every cleanup (temporary output files) runs."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+def install_signal_handlers() -> None:
+    """Make SIGTERM unwind like SIGINT instead of killing the process mid-write."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
 
 
 @contextmanager
@@ -32,9 +46,10 @@ def session(*, json_mode: bool, debug: bool) -> Iterator[None]:
     except MeancliError as exc:
         emit_error(exc, json_mode=json_mode)
         raise typer.Exit(exc.exit_code) from None
-    except KeyboardInterrupt:
-        emit_error(KeyboardInterrupt(), json_mode=json_mode, message="interrupted")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, Terminated)
+        emit_error(exc, json_mode=json_mode, message="terminated" if terminated else "interrupted")
+        raise typer.Exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED) from None
     except BrokenPipeError:
         # the reader went away (`meancli ... -o - | head -c 10`): stop quietly
         _silence_stdout()
@@ -47,7 +62,8 @@ def session(*, json_mode: bool, debug: bool) -> Iterator[None]:
         emit_error(
             exc,
             json_mode=json_mode,
-            message=f"internal error: {type(exc).__name__}: {exc} -- this is a bug in meancli; please report it"
+            message=f"internal error: {type(exc).__name__}: {exc} -- "
+            "this is a bug in meancli; please report it"
             + ("" if debug else " (run with --debug for the traceback)"),
         )
         raise typer.Exit(EXIT_INTERNAL) from None

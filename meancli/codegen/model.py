@@ -316,7 +316,9 @@ def _check_consistency(spec: OpSpec, where: Any) -> None:
             raise where("inputs").error("a reduce takes exactly one data input")
         kd = spec.attribute(spec.keepdims.attribute)
         if kd is None or kd.type not in ("int", "bool"):
-            raise where("keepdims").error(f"keepdims.attribute '{spec.keepdims.attribute}' is not an int/bool attribute")
+            raise where("keepdims").error(
+                f"keepdims.attribute '{spec.keepdims.attribute}' is not an int/bool attribute"
+            )
         if bool(kd.default) != spec.keepdims.default:
             raise where("keepdims").error(f"keepdims.default disagrees with attribute '{kd.name}' default")
         if spec.axes.source == "attribute" and spec.attribute("axes") is None:
@@ -325,11 +327,15 @@ def _check_consistency(spec: OpSpec, where: Any) -> None:
             raise where("axes").error("axes.source is 'input' but no input 'axes' is declared")
         rules = (spec.axes.when_omitted, spec.axes.when_empty)
         if "noop_with_empty_axes" in rules and spec.attribute("noop_with_empty_axes") is None:
-            raise where("axes").error("an axes rule refers to noop_with_empty_axes, which is not an attribute")
+            raise where("axes").error(
+                "an axes rule refers to noop_with_empty_axes, which is not an attribute"
+            )
         if (spec.axes.when_omitted == "error") != spec.axes.required:
             raise where("axes").error("axes.required must be true exactly when when_omitted is 'error'")
         if spec.axes.when_empty == "error":
-            raise where("axes").error("when_empty: 'error' is not supported (an explicit empty list is valid)")
+            raise where("axes").error(
+                "when_empty: 'error' is not supported (an explicit empty list is valid)"
+            )
     else:
         if spec.axes is not None or spec.keepdims is not None:
             raise where("kind").error("an elementwise_mean spec has no 'axes' or 'keepdims' block")
