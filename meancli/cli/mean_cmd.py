@@ -13,11 +13,16 @@ from .run import finish, read_inputs, session
 
 def mean(
     files: Annotated[
-        list[str], typer.Argument(metavar="FILE...", help="Input .npy files ('-' reads stdin once).")
+        list[str],
+        typer.Argument(
+            metavar="FILE...",
+            help="Input .npy files ('-' reads stdin once; an .npz gives all its arrays, data.npz:NAME one).",
+        ),
     ],
     opset: options.Opset = None,
     output: options.Output = None,
     threads: options.Threads = None,
+    repeat: options.Repeat = 1,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
     debug: options.Debug = False,
@@ -39,6 +44,5 @@ def mean(
         arrays = read_inputs(files, report, quiet=quiet or json_mode)
         with report.stage("validate"):
             shape = api.prepare_mean(op, arrays)
-        with report.stage("kernel"):
-            result = api.execute_mean(op, shape, arrays, n_threads)
+        result = report.repeat("kernel", lambda: api.execute_mean(op, shape, arrays, n_threads), repeat)
         finish(report, result, output, json_mode=json_mode, quiet=quiet)

@@ -26,3 +26,12 @@ Threads = Annotated[
     typer.Option("--threads", min=1, max=1024, help="Kernel threads (default: the available cores)."),
 ]
 Debug = Annotated[bool, typer.Option("--debug", help="Show the traceback of an internal error.")]
+Repeat = Annotated[
+    int,
+    typer.Option(
+        "--repeat",
+        min=1,
+        max=1_000_000,
+        help="Run the kernel N times and report its min and median time (for benchmarking).",
+    ),
+]

@@ -14,7 +14,12 @@ from .run import finish, read_inputs, session
 
 
 def reduce_mean(
-    file: Annotated[str, typer.Argument(metavar="FILE", help="Input .npy ('-' reads stdin).")],
+    file: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE", help="Input .npy ('-' reads stdin; data.npz:NAME picks an archive member)."
+        ),
+    ],
     axes: Annotated[
         Optional[list[str]],  # noqa: UP045 -- typer reads the annotation at run time
         typer.Option(
@@ -43,6 +48,7 @@ def reduce_mean(
     opset: options.Opset = None,
     output: options.Output = None,
     threads: options.Threads = None,
+    repeat: options.Repeat = 1,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
     debug: options.Debug = False,
@@ -62,7 +68,7 @@ def reduce_mean(
         kernels.load()
         n_threads = threads or kernels.default_threads()
         report = Report("reduce-mean", n_threads, op)
-        (data,) = read_inputs([file], report, quiet=quiet or json_mode)
+        (data,) = read_inputs([file], report, quiet=quiet or json_mode, single=True)
         with report.stage("validate"):
             call = api.prepare_reduce(op, data, axes_list, keep_dims, noop_with_empty_axes)
         report.attributes = {
@@ -71,6 +77,5 @@ def reduce_mean(
         }
         if op.has_noop_with_empty_axes:
             report.attributes["noop_with_empty_axes"] = int(noop_with_empty_axes)
-        with report.stage("kernel"):
-            result = api.execute_reduce(op, call, data, n_threads)
+        result = report.repeat("kernel", lambda: api.execute_reduce(op, call, data, n_threads), repeat)
         finish(report, result, output, json_mode=json_mode, quiet=quiet)

@@ -31,6 +31,26 @@ class TensorInfo:
     shape: tuple[int, ...]
     dtype: str
 
+    def repeat(self, name: str, fn: Any, times: int) -> Any:
+        """Run ``fn()`` ``times`` times as stage ``name``; the stage's time is the
+        median, and ``{name}_min`` is recorded too when times > 1. Returns the last result."""
+        samples = []
+        result = None
+        for _ in range(times):
+            start = time.perf_counter()
+            result = fn()
+            samples.append((time.perf_counter() - start) * 1e3)
+        samples.sort()
+        self.timings_ms[name] = (
+            samples[len(samples) // 2]
+            if len(samples) % 2
+            else sum(samples[len(samples) // 2 - 1 : len(samples) // 2 + 1]) / 2
+        )
+        if times > 1:
+            self.timings_ms[f"{name}_min"] = samples[0]
+            self.repeats = times
+        return result
+
     def as_json(self) -> dict[str, Any]:
         return {"path": self.path, "shape": list(self.shape), "dtype": self.dtype}
 
@@ -47,6 +67,7 @@ class Report:
     timings_ms: dict[str, float] = field(default_factory=dict)
     attributes: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    repeats: int = 1
 
     @contextmanager
     def stage(self, name: str) -> Any:
@@ -56,6 +77,26 @@ class Report:
             yield
         finally:
             self.timings_ms[name] = self.timings_ms.get(name, 0.0) + (time.perf_counter() - start) * 1e3
+
+    def repeat(self, name: str, fn: Any, times: int) -> Any:
+        """Run ``fn()`` ``times`` times as stage ``name``; the stage's time is the
+        median, and ``{name}_min`` is recorded too when times > 1. Returns the last result."""
+        samples = []
+        result = None
+        for _ in range(times):
+            start = time.perf_counter()
+            result = fn()
+            samples.append((time.perf_counter() - start) * 1e3)
+        samples.sort()
+        self.timings_ms[name] = (
+            samples[len(samples) // 2]
+            if len(samples) % 2
+            else sum(samples[len(samples) // 2 - 1 : len(samples) // 2 + 1]) / 2
+        )
+        if times > 1:
+            self.timings_ms[f"{name}_min"] = samples[0]
+            self.repeats = times
+        return result
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -68,6 +109,7 @@ class Report:
             "output": self.output.as_json() if self.output else None,
             "timings_ms": {k: round(v, 4) for k, v in self.timings_ms.items()},
             "threads": self.threads,
+            "repeat": self.repeats,
             "meancli_version": __version__,
         }
 
@@ -75,9 +117,22 @@ class Report:
 def _json_value(x: Any) -> Any:
     if isinstance(x, list):
         return [_json_value(v) for v in x]
+    if isinstance(x, str):  # a narrow float in its shortest round-trip form
+        x = float(x)
     if isinstance(x, float) and not math.isfinite(x):
         return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
     return x
+
+
+def result_json(result: np.ndarray[Any, Any]) -> Any:
+    """The result as nested lists: ints as ints, floats narrower than 64 bits
+    in their shortest form (0.32346863, not 0.3234686255455017), non-finite
+    values as the strings "nan", "inf", "-inf"."""
+    if result.dtype.kind in "iu" or result.dtype.itemsize == 8:
+        return _json_value(result.tolist())
+    if result.dtype.kind == "V":  # bfloat16: numpy cannot format it; float32 holds it exactly
+        result = result.astype(np.float32)
+    return _json_value(result.astype(str).tolist())
 
 
 def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: bool, stream: TextIO) -> None:
@@ -93,9 +148,7 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         obj = report.as_json()
         if result is not None:
             if result.size <= RESULT_JSON_LIMIT:
-                obj["result"] = _json_value(
-                    result.astype(np.float64 if result.dtype.kind == "V" else result.dtype).tolist()
-                )
+                obj["result"] = result_json(result)
             else:
                 obj["result_omitted"] = f"{result.size} elements; use -o FILE"
         stream.write(json.dumps(obj) + "\n")
@@ -115,7 +168,8 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     for t in report.inputs:
         table.add_row("input", t.path, str(t.shape), t.dtype)
     if report.output:
-        table.add_row("output", report.output.path, str(report.output.shape), report.output.dtype)
+        shown = report.output.path if report.output.path is not None else "(shown)"
+        table.add_row("output", shown, str(report.output.shape), report.output.dtype)
     console.print(table)
     stages = "  ".join(f"{k} {v:.3f} ms" for k, v in report.timings_ms.items())
     console.print(

@@ -82,25 +82,41 @@ def human_stream(output: str | None) -> TextIO:
     return sys.stderr if output == "-" else sys.stdout
 
 
-def read_inputs(paths: list[str], report: Report, *, quiet: bool) -> list[Any]:
-    """Read each .npy (``-`` = stdin) under the ``read`` stage; record path, shape, dtype.
+def read_inputs(paths: list[str], report: Report, *, quiet: bool, single: bool = False) -> list[Any]:
+    """Read every FILE argument (``.npy``, ``-`` = stdin, ``.npz``, ``.npz:name``)
+    under the ``read`` stage, recording each tensor's name, shape and dtype.
 
-    Returns kernel-ready arrays (native byte order, C or Fortran order).
+    Args:
+        single: the command takes exactly one tensor (an archive must then
+            hold one array or be given as ``path.npz:name``).
+
+    Returns:
+        Kernel-ready arrays (native byte order, C or Fortran order).
+
+    Raises:
+        InputFileError: an unreadable input, or several tensors where one is wanted.
     """
     from ..api import kernel_input, spec_dtype_name
-    from ..npyio import BFLOAT16_NOTE, is_bfloat16, read_npy
+    from ..errors import InputFileError
+    from ..inputs import read_inputs as read_arg
+    from ..npyio import BFLOAT16_NOTE, is_bfloat16
 
     arrays = []
     noted = False
     with report.stage("read"):
         for path in paths:
-            array, _header = read_npy(path)
-            report.inputs.append(TensorInfo(path, tuple(array.shape), spec_dtype_name(array.dtype)))
-            if is_bfloat16(array.dtype) and not noted:
-                noted = True
-                if not quiet:
-                    sys.stderr.write(BFLOAT16_NOTE + "\n")
-            arrays.append(kernel_input(array))
+            named = read_arg(path)
+            if single and len(named) != 1:
+                listed = ", ".join(n.name for n in named)
+                raise InputFileError(f"{path}: holds {len(named)} arrays ({listed}); name one as {path}:NAME")
+            for item in named:
+                array = item.array
+                report.inputs.append(TensorInfo(item.name, tuple(array.shape), spec_dtype_name(array.dtype)))
+                if is_bfloat16(array.dtype) and not noted and item.header is not None:
+                    noted = True
+                    if not quiet:
+                        sys.stderr.write(BFLOAT16_NOTE + "\n")
+                arrays.append(kernel_input(array))
     return arrays
 
 
@@ -115,5 +131,5 @@ def finish(report: Report, result: Any, output: str | None, *, json_mode: bool, 
         report.output = TensorInfo(output, tuple(result.shape), spec_dtype_name(result.dtype))
         emit(report, None, json_mode=json_mode, quiet=quiet, stream=human_stream(output))
     else:
-        report.output = TensorInfo("(shown)", tuple(result.shape), spec_dtype_name(result.dtype))
+        report.output = TensorInfo(None, tuple(result.shape), spec_dtype_name(result.dtype))
         emit(report, result, json_mode=json_mode, quiet=quiet, stream=sys.stdout)

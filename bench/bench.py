@@ -1,0 +1,841 @@
+"""meancli benchmarks: meancli against numpy, onnxruntime and OpenVINO, and
+against the machine's 2-thread memory-read limit.
+
+    .venv/bin/python bench/bench.py            # full run (make bench); writes bench/results.{md,json}
+    .venv/bin/python bench/bench.py --quick    # smaller sizes, fewer repetitions (smoke run)
+    .venv/bin/python bench/bench.py --only W1,W4-bf16,W8,CLI
+
+Every contender runs in its own block in this one process: a warm-up, then
+--reps timed calls; the table shows the median and the minimum. A contender
+that has no kernel for a workload says n/a and why. The limit is
+bench/readprobe.c, compiled at run time into a temporary directory: a
+2-thread read of the input's bytes (for Mean: of every input, plus a 2-thread
+memset of the output). See bench/README.md for what each column means.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# numpy is slowed by these two (set on some processors for old OpenBLAS builds):
+# re-exec this process once without them, before numpy is imported.
+_OPENBLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+if any(k in os.environ for k in _OPENBLAS_VARS) and "MEANCLI_BENCH_REEXEC" not in os.environ:
+    _removed = [f"{k}={os.environ[k]}" for k in _OPENBLAS_VARS if k in os.environ]
+    _env = {k: v for k, v in os.environ.items() if k not in _OPENBLAS_VARS}
+    _env["MEANCLI_BENCH_REEXEC"] = " ".join(_removed)
+    print(f"bench: re-executing without {' '.join(_removed)} (for this process only)", file=sys.stderr, flush=True)
+    os.execve(sys.executable, [sys.executable, *sys.argv], _env)
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import resource  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import timeit  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+import meancli  # noqa: E402
+
+try:
+    import ml_dtypes  # noqa: E402
+
+    BF16: Any = ml_dtypes.bfloat16
+except ImportError:  # pragma: no cover
+    BF16 = None
+
+ENV_NOTE = (
+    f"removed {os.environ['MEANCLI_BENCH_REEXEC']} for this process (re-exec)"
+    if "MEANCLI_BENCH_REEXEC" in os.environ
+    else "OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE not set: nothing removed"
+)
+
+THREADS = 2  # meancli's threads in the scored row, and the limit probe's
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------
+# workloads
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Workload:
+    name: str
+    title: str
+    kind: str  # "reduce" or "mean"
+    dtype: str  # float32, float16, bfloat16, float64, int64
+    shapes: list[tuple[int, ...]]  # one for reduce; the inputs for mean
+    quick_shapes: list[tuple[int, ...]]
+    axes: tuple[int, ...] | None = None  # reduce: None = reduce all
+    limit_factor: float = 1.25
+
+    def np_dtype(self) -> Any:
+        return BF16 if self.dtype == "bfloat16" else np.dtype(self.dtype)
+
+
+F32, F16, F64 = "float32", "float16", "float64"
+WORKLOADS = [
+    Workload("W1", "global average pool (32,256,56,56) axes 2 3", "reduce", F32,
+             [(32, 256, 56, 56)], [(4, 256, 56, 56)], (2, 3)),
+    Workload("W1-bf16", "global average pool (32,256,56,56) axes 2 3, bfloat16", "reduce", "bfloat16",
+             [(32, 256, 56, 56)], [(4, 256, 56, 56)], (2, 3), 1.5),
+    Workload("W2", "last axis (8192,4096) axis -1", "reduce", F32,
+             [(8192, 4096)], [(1024, 4096)], (-1,)),
+    Workload("W3", "first axis (1000000,64) axis 0", "reduce", F32,
+             [(1_000_000, 64)], [(125_000, 64)], (0,)),
+    Workload("W4", "reduce all, 10^8 values", "reduce", F32,
+             [(100_000_000,)], [(10_000_000,)], None),
+    Workload("W4-bf16", "reduce all, 10^8 values, bfloat16", "reduce", "bfloat16",
+             [(100_000_000,)], [(10_000_000,)], None, 1.5),
+    Workload("W4-i64", "reduce all, 10^8 values, int64", "reduce", "int64",
+             [(100_000_000,)], [(10_000_000,)], None),
+    Workload("W5", "middle axis (64,1024,256) axis 1", "reduce", F32,
+             [(64, 1024, 256)], [(8, 1024, 256)], (1,)),
+    Workload("W6", "global average pool (32,256,56,56) axes 2 3, float16", "reduce", F16,
+             [(32, 256, 56, 56)], [(4, 256, 56, 56)], (2, 3), 1.5),
+    Workload("W6b", "reduce all, 5*10^7 values, float64", "reduce", F64,
+             [(50_000_000,)], [(5_000_000,)], None),
+    Workload("W7", "Mean of 4 x (16,3,512,512)", "mean", F32,
+             [(16, 3, 512, 512)] * 4, [(2, 3, 512, 512)] * 4),
+    Workload("W7b", "Mean of (16,3,512,512) + (3,1,1) + (512,)", "mean", F32,
+             [(16, 3, 512, 512), (3, 1, 1), (512,)], [(2, 3, 512, 512), (3, 1, 1), (512,)]),
+]  # fmt: skip
+EXTRA = ["W8", "CLI", "VERSION"]
+ALL_NAMES = [w.name for w in WORKLOADS] + EXTRA
+
+
+def make_data(w: Workload, shapes: list[tuple[int, ...]], seed: int) -> list[np.ndarray]:
+    """Inputs with values in [0.5, 1.5) (floats) or [0, 2e6) (int64): means
+    far from 0, so a relative error is meaningful."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for shape in shapes:
+        if w.dtype == "int64":
+            a = rng.integers(0, 2_000_000, size=shape, dtype=np.int64)
+        elif w.dtype == F64:
+            a = rng.random(shape, dtype=np.float64)
+            a += 0.5
+        else:
+            a = rng.random(shape, dtype=np.float32)
+            a += 0.5
+            if w.dtype != F32:
+                a = a.astype(w.np_dtype())
+        out.append(a)
+    return out
+
+
+def reference(w: Workload, xs: list[np.ndarray]) -> np.ndarray:
+    """The float64 (float64 input: long double) reference, keepdims shape."""
+    if w.kind == "mean":
+        acc = np.zeros(np.broadcast_shapes(*(x.shape for x in xs)), dtype=np.float64)
+        for x in xs:
+            acc += x.astype(np.float64)
+        acc /= len(xs)
+        return acc
+    x = xs[0]
+    if w.dtype == "int64":  # the values are small: the int64 sum is exact
+        s = x.sum(axis=w.axes, keepdims=True, dtype=np.int64)
+        return s.astype(np.float64) / (x.size // s.size)
+    if w.dtype == F64:
+        return x.astype(np.longdouble).mean(axis=w.axes, keepdims=True).astype(np.float64)
+    return x.astype(np.float64).mean(axis=w.axes, keepdims=True)
+
+
+def as_f64(y: Any, dtype: str) -> np.ndarray:
+    a = np.asarray(y)
+    if dtype == "bfloat16" and a.dtype != BF16:  # OpenVINO hands bf16 back as 16-bit words
+        a = a.view(np.uint16).view(BF16)
+    return a.astype(np.float64)
+
+
+def max_rel_err(y: Any, ref: np.ndarray, dtype: str) -> float:
+    a = as_f64(y, dtype).reshape(-1)
+    r = ref.reshape(-1)
+    if a.size != r.size:
+        return float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = np.abs(a - r) / np.abs(r)
+    return float(np.nanmax(e)) if e.size else 0.0
+
+
+# --------------------------------------------------------------------------
+# timing
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    contender: str
+    times: list[float] = field(default_factory=list)  # seconds
+    err: float | None = None
+    na: str | None = None
+    peer: bool = True  # counts for "best peer"
+    note: str = ""
+    foreign: float = 0.0  # share of the CPUs other processes took during the timed block
+    attempts: int = 1
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def min(self) -> float:
+        return min(self.times)
+
+
+def time_block(fn: Callable[[], Any], reps: int, warmup: int) -> tuple[list[float], Any]:
+    first = None
+    for i in range(warmup):
+        r = fn()
+        if i == 0:
+            first = r
+    gc.collect()
+    gc.disable()
+    try:
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+    finally:
+        gc.enable()
+    return times, first
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+_NCPU = os.cpu_count() or 1
+
+
+def cpu_snapshot() -> tuple[float, float, float]:
+    """(busy seconds of all CPUs, this process's CPU seconds, wall seconds)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    busy = sum(v[:3]) + sum(v[5:8])  # user nice system, irq softirq steal (not idle, iowait)
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return busy / _CLK_TCK, ru.ru_utime + ru.ru_stime, time.perf_counter()
+
+
+def foreign_share(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    """Share of the machine's CPU time that others (other processes, the
+    hypervisor's steal) took between two snapshots; tick resolution (10 ms)."""
+    wall = b[2] - a[2]
+    if wall <= 0:
+        return 0.0
+    return max(0.0, (b[0] - a[0]) - (b[1] - a[1])) / (wall * _NCPU)
+
+
+WRONG = 1e-2  # max rel err above which a peer's result counts as wrong
+NOISY = 0.15  # a block during which others took more than this share of the CPUs is run again
+ATTEMPTS = 3
+
+
+def quiet_block(fn: Callable[[], Any], reps: int, warmup: int) -> tuple[list[float], float, int]:
+    """time_block, run again (up to ATTEMPTS in all) while other processes
+    took more than NOISY of the machine; keeps the quietest attempt.
+    Returns (times, foreign share during them, attempts)."""
+    best: tuple[list[float], float] | None = None
+    n = 0
+    for n in range(1, ATTEMPTS + 1):
+        a = cpu_snapshot()
+        times, _ = time_block(fn, reps, warmup)
+        share = foreign_share(a, cpu_snapshot())
+        if best is None or share < best[1]:
+            best = (times, share)
+        if share <= NOISY:
+            break
+    assert best is not None
+    return best[0], best[1], n
+
+
+def run_contender(name: str, setup: Callable[[], Callable[[], Any]], reps: int, warmup: int,
+                  ref: np.ndarray | None, dtype: str, peer: bool = True, note: str = "") -> Row:  # fmt: skip
+    """setup() builds the contender (sessions, compiled models) and returns the
+    call to time, or raises; building is not timed. The first warm-up call's
+    result (copied: OpenVINO's is a view of its output buffer) gives the error."""
+    row = Row(name, peer=peer, note=note)
+    try:
+        fn = setup()
+        first = np.array(fn(), copy=True)
+        times, row.foreign, row.attempts = quiet_block(fn, reps, max(warmup - 1, 0))
+    except Exception as e:  # a contender without a kernel for this graph, or one that failed
+        row.na = f"{type(e).__name__}: {first_line(e)}"
+        log(f"    {name:14s} n/a: {row.na}")
+        return row
+    row.times = times
+    if ref is not None:
+        row.err = max_rel_err(first, ref, dtype)
+    del first
+    log(f"    {name:14s} median {row.median * 1e3:9.3f} ms  min {row.min * 1e3:9.3f} ms"
+        + (f"  err {row.err:.2e}" if row.err is not None else "") + noise_note(row))  # fmt: skip
+    return row
+
+
+def noise_note(r: Row) -> str:
+    return f"  others {r.foreign:.0%}" + (f" ({r.attempts} attempts)" if r.attempts > 1 else "")
+
+
+def first_line(e: BaseException) -> str:
+    s = str(e).strip().splitlines()
+    s = [x for x in s if x.strip()]
+    return (s[0] if s else "")[:240]
+
+
+# --------------------------------------------------------------------------
+# the read probe (bench/readprobe.c, compiled now)
+# --------------------------------------------------------------------------
+
+
+class Probe:
+    def __init__(self) -> None:
+        from cffi import FFI
+
+        self.tmp = tempfile.TemporaryDirectory(prefix="meancli-bench-")
+        so = Path(self.tmp.name) / "readprobe.so"
+        cmd = ["gcc", "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-o", str(so), str(HERE / "readprobe.c")]
+        subprocess.run(cmd, check=True)
+        self.cmd = " ".join(cmd[:6]) + " bench/readprobe.c"
+        self.ffi = FFI()
+        self.ffi.cdef(
+            """
+            uint64_t probe_read(const void *p, int64_t nbytes, int nthreads);
+            void probe_write(void *p, int64_t nbytes, int nthreads);
+            uint64_t probe_read_write(int ninputs, const void *const *inputs, const int64_t *nbytes,
+                                      void *out, int64_t outbytes, int nthreads);
+            """
+        )
+        self.lib = self.ffi.dlopen(str(so))
+
+    def ptr(self, a: np.ndarray) -> Any:
+        return self.ffi.cast("void *", a.ctypes.data)
+
+    def reduce_fn(self, x: np.ndarray) -> Callable[[], Any]:
+        p, n = self.ptr(x), x.nbytes
+        return lambda: self.lib.probe_read(p, n, THREADS)
+
+    def mean_fn(self, xs: list[np.ndarray], out: np.ndarray, fresh: bool = False) -> Callable[[], Any]:
+        ptrs = self.ffi.new("void *[]", [self.ptr(x) for x in xs])
+        sizes = self.ffi.new("int64_t[]", [x.nbytes for x in xs])
+        if not fresh:
+            op = self.ptr(out)
+            return lambda: self.lib.probe_read_write(len(xs), ptrs, sizes, op, out.nbytes, THREADS)
+
+        def f() -> Any:  # a new output each call, as meancli.mean allocates one
+            o = np.empty(out.shape, out.dtype)
+            self.lib.probe_read_write(len(xs), ptrs, sizes, self.ptr(o), o.nbytes, THREADS)
+            return o
+
+        return f
+
+
+# --------------------------------------------------------------------------
+# contenders
+# --------------------------------------------------------------------------
+
+
+def onnx_elem(dtype: str) -> int:
+    from onnx import TensorProto
+
+    return {F32: TensorProto.FLOAT, F16: TensorProto.FLOAT16, F64: TensorProto.DOUBLE,
+            "bfloat16": TensorProto.BFLOAT16, "int64": TensorProto.INT64}[dtype]  # fmt: skip
+
+
+def onnx_model(w: Workload, xs: list[np.ndarray]) -> bytes:
+    """ReduceMean-18 (axes as an input, keepdims=1) or Mean-13."""
+    from onnx import TensorProto, helper
+
+    elem = onnx_elem(w.dtype)
+    if w.kind == "reduce":
+        x = xs[0]
+        axes = list(w.axes) if w.axes is not None else list(range(x.ndim))
+        inputs = [helper.make_tensor_value_info("x", elem, list(x.shape))]
+        init = [helper.make_tensor("axes", TensorProto.INT64, [len(axes)], axes)]
+        node = helper.make_node("ReduceMean", ["x", "axes"], ["y"], keepdims=1)
+        opset = 18
+    else:
+        inputs = [helper.make_tensor_value_info(f"x{i}", elem, list(x.shape)) for i, x in enumerate(xs)]
+        init = []
+        node = helper.make_node("Mean", [f"x{i}" for i in range(len(xs))], ["y"])
+        opset = 13
+    out = helper.make_tensor_value_info("y", elem, None)
+    g = helper.make_graph([node], "bench", inputs, [out], initializer=init)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)]).SerializeToString()
+
+
+def out_shape(w: Workload, xs: list[np.ndarray]) -> tuple[int, ...]:
+    if w.kind == "mean":
+        return tuple(np.broadcast_shapes(*(x.shape for x in xs)))
+    x = xs[0]
+    axes = set(range(x.ndim)) if w.axes is None else {a % x.ndim for a in w.axes}
+    return tuple(1 if d in axes else n for d, n in enumerate(x.shape))
+
+
+def ort_setup(w: Workload, xs: list[np.ndarray], threads: int) -> Callable[[], Any]:
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    sess = ort.InferenceSession(onnx_model(w, xs), so, providers=["CPUExecutionProvider"])
+    names = [i.name for i in sess.get_inputs()]
+    # io_binding: inputs and the output bound in place (no copies in or out)
+    out = np.empty(out_shape(w, xs), dtype=xs[0].dtype)
+    binding = sess.io_binding()
+
+    def fn() -> np.ndarray:
+        for n, x in zip(names, xs):
+            binding.bind_cpu_input(n, x)
+        binding.bind_output("y", "cpu", 0, out.dtype, out.shape, out.ctypes.data)
+        sess.run_with_iobinding(binding)
+        return out
+
+    return fn
+
+
+def ov_setup(w: Workload, xs: list[np.ndarray], threads: int) -> Callable[[], Any]:
+    import openvino as ov
+
+    core = ov.Core()
+    model = core.read_model(onnx_model(w, xs))  # the ONNX frontend: Mean becomes Add + Divide
+    cfg: dict[str, Any] = {"INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY"}
+    if w.dtype in (F32, F16, F64, "bfloat16"):
+        cfg["INFERENCE_PRECISION_HINT"] = "f32"
+    compiled = core.compile_model(model, "CPU", cfg)
+    req = compiled.create_infer_request()
+
+    def tensor(x: np.ndarray) -> Any:
+        if w.dtype == "bfloat16":
+            return ov.Tensor(x.view(np.uint16), x.shape, ov.Type.bf16)
+        return ov.Tensor(x, shared_memory=True)
+
+    def fn() -> Any:
+        for i, x in enumerate(xs):
+            req.set_input_tensor(i, tensor(x))
+        req.infer()
+        return req.get_output_tensor(0).data  # a view of OpenVINO's output buffer
+
+    return fn
+
+
+def meancli_setup(w: Workload, xs: list[np.ndarray], threads: int) -> Callable[[], Any]:
+    if w.kind == "reduce":
+        x, axes = xs[0], (list(w.axes) if w.axes is not None else None)
+        return lambda: meancli.reduce_mean(x, axes=axes, keepdims=True, threads=threads)
+    return lambda: meancli.mean(*xs, threads=threads)
+
+
+def numpy_setup(w: Workload, xs: list[np.ndarray]) -> Callable[[], Any]:
+    if w.kind == "reduce":
+        x, axes = xs[0], w.axes
+        return lambda: np.mean(x, axis=axes, keepdims=True)
+    n = len(xs)
+
+    def fn() -> np.ndarray:  # numpy's best: one output, added into in place
+        out = np.add(xs[0], xs[1])
+        for x in xs[2:]:
+            np.add(out, x, out=out)
+        np.divide(out, n, out=out)
+        return out
+
+    return fn
+
+
+# --------------------------------------------------------------------------
+# one large workload
+# --------------------------------------------------------------------------
+
+
+def run_workload(w: Workload, quick: bool, reps: int, warmup: int, probe: Probe) -> dict[str, Any]:
+    shapes = w.quick_shapes if quick else w.shapes
+    log(f"\n{w.name}: {w.title} {w.dtype} {shapes}")
+    if w.dtype == "bfloat16" and BF16 is None:
+        return {"name": w.name, "title": w.title, "skipped": "ml_dtypes is not installed"}
+    xs = make_data(w, shapes, seed=sum(map(ord, w.name)))
+    in_bytes = sum(x.nbytes for x in xs)
+    oshape = out_shape(w, xs)
+    out_bytes = int(np.prod(oshape)) * xs[0].itemsize
+    moved = in_bytes + (out_bytes if w.kind == "mean" else 0)
+    ref = reference(w, xs)
+    rows: list[Row] = []
+
+    # the limit, before the contenders (and again after them: the faster one counts)
+    if w.kind == "reduce":
+        limit_fn = probe.reduce_fn(xs[0])
+        limit_out = None
+    else:
+        limit_out = np.empty(oshape, dtype=xs[0].dtype)
+        limit_out.fill(0)
+        limit_fn = probe.mean_fn(xs, limit_out)
+    limit_name = f"limit: {THREADS}t read" + (" + write" if w.kind == "mean" else "")
+    lim_a = Row(limit_name, peer=False, note="bench/readprobe.c")
+    lim_a.times, lim_a.foreign, lim_a.attempts = quiet_block(limit_fn, reps, warmup)
+    log(f"    {'limit (probe)':14s} median {lim_a.median * 1e3:9.3f} ms  min {lim_a.min * 1e3:9.3f} ms" + noise_note(lim_a))
+
+    rows.append(run_contender(f"meancli {THREADS}t", lambda: meancli_setup(w, xs, THREADS), reps, warmup, ref, w.dtype))
+    rows.append(run_contender("meancli 1t", lambda: meancli_setup(w, xs, 1), reps, warmup, ref, w.dtype,
+                              peer=False, note="info: 1 thread"))  # fmt: skip
+    rows.append(run_contender("numpy", lambda: numpy_setup(w, xs), reps, warmup, ref, w.dtype))
+    for t in (1, 2):
+        rows.append(run_contender(f"onnxruntime {t}t", lambda t=t: ort_setup(w, xs, t), reps, warmup, ref, w.dtype))
+        gc.collect()
+    for t in (1, 2):
+        rows.append(run_contender(f"openvino {t}t", lambda t=t: ov_setup(w, xs, t), reps, warmup, ref, w.dtype))
+        gc.collect()
+
+    lim_b = Row(limit_name, peer=False, note="bench/readprobe.c")
+    lim_b.times, lim_b.foreign, lim_b.attempts = quiet_block(limit_fn, reps, warmup)
+    log(f"    {'limit (probe)':14s} median {lim_b.median * 1e3:9.3f} ms  min {lim_b.min * 1e3:9.3f} ms"
+        + noise_note(lim_b) + " (after)")  # fmt: skip
+    limit_row = min((lim_a, lim_b), key=lambda r: r.median)
+    extra: list[Row] = []
+    if w.kind == "mean":  # info: the same probe writing a new output each call, as meancli.mean does
+        fresh = Row("limit, new out", peer=False, note="info: the probe writing into a new np.empty output each call")
+        fresh.times, fresh.foreign, fresh.attempts = quiet_block(probe.mean_fn(xs, limit_out, fresh=True), reps, warmup)
+        log(f"    {'limit new out':14s} median {fresh.median * 1e3:9.3f} ms" + noise_note(fresh))
+        extra.append(fresh)
+    xs.clear()  # the arrays go now (the closures that held them are gone)
+    del limit_fn, limit_out
+    gc.collect()
+
+    # a peer whose result is wrong (max rel err > WRONG) does not set the bar
+    for r in rows:
+        if r.peer and r.err is not None and not r.err <= WRONG:
+            r.peer = False
+            r.note = f"wrong result (max rel err > {WRONG:g}): not counted as a peer"
+    peers = [r for r in rows if r.peer and r.na is None and not r.contender.startswith("meancli")]
+    best = min(peers, key=lambda r: r.median) if peers else None
+    me = rows[0]
+    out_rows = []
+    for r in [limit_row, *rows, *extra]:
+        d: dict[str, Any] = {"contender": r.contender, "peer": r.peer and not r.contender.startswith("meancli"),
+                             "note": r.note}  # fmt: skip
+        if r.na is not None:
+            d["na"] = r.na
+        else:
+            d.update(median_ms=r.median * 1e3, min_ms=r.min * 1e3, times_ms=[t * 1e3 for t in r.times],
+                     gbps=moved / r.median / 1e9, vs_best_peer=(best.median / r.median) if best else None,
+                     vs_limit=r.median / limit_row.median, max_rel_err=r.err, others_cpu_share=r.foreign,
+                     attempts=r.attempts)  # fmt: skip
+        out_rows.append(d)
+    verdict: dict[str, Any] = {}
+    if me.na is None:
+        verdict["best_peer"] = best.contender if best else None
+        verdict["speedup_vs_best_peer"] = best.median / me.median if best else None
+        verdict["peer_target"] = 1.1
+        verdict["peer_ok"] = bool(best is None or best.median / me.median >= 1.1)
+        verdict["vs_limit"] = me.median / limit_row.median
+        verdict["limit_target"] = w.limit_factor
+        verdict["limit_ok"] = bool(me.median / limit_row.median <= w.limit_factor)
+    else:
+        verdict["error"] = me.na
+    return {"name": w.name, "title": w.title, "kind": w.kind, "dtype": w.dtype,
+            "shapes": [list(s) for s in shapes], "axes": list(w.axes) if w.axes is not None else None,
+            "out_shape": list(oshape), "bytes_in": in_bytes, "bytes_out": out_bytes, "bytes_moved": moved,
+            "rows": out_rows, "verdict": verdict}  # fmt: skip
+
+
+# --------------------------------------------------------------------------
+# W8, the CLI and --version
+# --------------------------------------------------------------------------
+
+
+def per_call(stmt: Callable[[], Any], number: int, repeat: int) -> list[float]:
+    for _ in range(max(number // 10, 10)):
+        stmt()
+    return [t / number for t in timeit.repeat(stmt, number=number, repeat=repeat)]
+
+
+def run_w8(quick: bool) -> dict[str, Any]:
+    log("\nW8: tiny (3,2,2), axis 1, Python API call")
+    x = (np.arange(12, dtype=np.float32).reshape(3, 2, 2) + 0.5).astype(np.float32)
+    ref = x.astype(np.float64).mean(axis=1, keepdims=True)
+    number, repeat = (2000, 5) if quick else (20000, 15)
+    rows = []
+
+    def add(name: str, stmt: Callable[[], Any], note: str = "") -> None:
+        try:
+            y = stmt()
+            t = per_call(stmt, number, repeat)
+        except Exception as e:
+            rows.append({"contender": name, "na": f"{type(e).__name__}: {first_line(e)}"})
+            return
+        err = max_rel_err(np.asarray(y).reshape(ref.shape), ref, F32)
+        rows.append({"contender": name, "median_us": statistics.median(t) * 1e6, "min_us": min(t) * 1e6,
+                     "max_rel_err": err, "note": note})  # fmt: skip
+        log(f"    {name:30s} median {statistics.median(t) * 1e6:8.2f} us  min {min(t) * 1e6:8.2f} us")
+
+    w = Workload("W8", "", "reduce", F32, [x.shape], [x.shape], (1,))
+    add("meancli reduce_mean", lambda: meancli.reduce_mean(x, axes=[1]), "default threads and keepdims")
+    add("numpy np.mean", lambda: np.mean(x, axis=1))
+    for t in (1, 2):
+        try:
+            f = ort_setup(w, [x], t)
+            add(f"onnxruntime {t}t", f)
+        except Exception as e:
+            rows.append({"contender": f"onnxruntime {t}t", "na": first_line(e)})
+    for t in (1, 2):
+        try:
+            f = ov_setup(w, [x], t)
+            add(f"openvino {t}t", f)
+        except Exception as e:
+            rows.append({"contender": f"openvino {t}t", "na": first_line(e)})
+    me = next(r for r in rows if r["contender"].startswith("meancli"))
+    npr = next(r for r in rows if r["contender"].startswith("numpy"))
+    ratio = me["median_us"] / npr["median_us"] if "median_us" in me and "median_us" in npr else None
+    for r in rows:
+        if "median_us" in r:
+            r["vs_numpy"] = r["median_us"] / npr["median_us"]
+    return {"name": "W8", "title": "tiny (3,2,2), axis 1, Python API", "rows": rows,
+            "verdict": {"meancli_over_numpy": ratio, "target": 1.5, "ok": ratio is not None and ratio <= 1.5}}  # fmt: skip
+
+
+def time_process(cmd: list[str], runs: int, env: dict[str, str]) -> list[float]:
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)  # warm-up (and a check it works)
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def venv_tool(name: str) -> Path | None:
+    p = Path(sys.executable).parent / name
+    return p if p.exists() else None
+
+
+def run_cli(quick: bool) -> dict[str, Any]:
+    log("\nCLI: whole process, reduce-mean of a float32 .npy in page cache, axes 2 3, keep dims")
+    exe = venv_tool("meancli")
+    if exe is None:
+        return {"name": "CLI", "skipped": f"no meancli next to {sys.executable}"}
+    shape = (4, 256, 56, 56) if quick else (32, 256, 56, 56)
+    runs = 3 if quick else 10
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="meancli-bench-cli-") as d:
+        p, o1, o2 = Path(d) / "x.npy", Path(d) / "out_meancli.npy", Path(d) / "out_numpy.npy"
+        np.save(p, (np.random.default_rng(8).random(shape, dtype=np.float32) + 0.5))
+        p.read_bytes()  # into the page cache
+        mcmd = [str(exe), "reduce-mean", str(p), "--axes", "2", "3", "--keep-dims", "-o", str(o1), "--quiet"]
+        script = (f"import numpy as np; x=np.load({str(p)!r}); "
+                  f"np.save({str(o2)!r}, x.mean(axis=(2,3), keepdims=True))")  # fmt: skip
+        ncmd = [sys.executable, "-c", script]
+        tm = time_process(mcmd, runs, env)
+        log(f"    meancli reduce-mean  median {statistics.median(tm) * 1e3:8.1f} ms  min {min(tm) * 1e3:8.1f} ms")
+        tn = time_process(ncmd, runs, env)
+        log(f"    python+numpy         median {statistics.median(tn) * 1e3:8.1f} ms  min {min(tn) * 1e3:8.1f} ms")
+        ref = np.load(p).astype(np.float64).mean(axis=(2, 3), keepdims=True)
+        err_m = max_rel_err(np.load(o1), ref, F32)
+        err_n = max_rel_err(np.load(o2), ref, F32)
+        size = p.stat().st_size
+    ratio = statistics.median(tm) / statistics.median(tn)
+    return {"name": "CLI", "file_bytes": size, "shape": list(shape),
+            "rows": [{"contender": "meancli reduce-mean (CLI)", "cmd": " ".join(mcmd[1:]), "median_ms": statistics.median(tm) * 1e3,
+                      "min_ms": min(tm) * 1e3, "max_rel_err": err_m},
+                     {"contender": "python -c numpy load/mean/save", "cmd": script, "median_ms": statistics.median(tn) * 1e3,
+                      "min_ms": min(tn) * 1e3, "max_rel_err": err_n}],
+            "verdict": {"meancli_over_numpy": ratio, "target": 1.0, "ok": ratio <= 1.0}}  # fmt: skip
+
+
+def run_version(quick: bool) -> dict[str, Any]:
+    log("\nVERSION: meancli --version against python -c 'import numpy'")
+    exe = venv_tool("meancli")
+    if exe is None:
+        return {"name": "VERSION", "skipped": f"no meancli next to {sys.executable}"}
+    runs = 3 if quick else 10
+    env = dict(os.environ)
+    tm = time_process([str(exe), "--version"], runs, env)
+    log(f"    meancli --version    median {statistics.median(tm) * 1e3:8.1f} ms")
+    tn = time_process([sys.executable, "-c", "import numpy"], runs, env)
+    log(f"    python -c 'import numpy' median {statistics.median(tn) * 1e3:8.1f} ms")
+    ratio = statistics.median(tm) / statistics.median(tn)
+    return {"name": "VERSION",
+            "rows": [{"contender": "meancli --version", "median_ms": statistics.median(tm) * 1e3, "min_ms": min(tm) * 1e3},
+                     {"contender": "python -c 'import numpy'", "median_ms": statistics.median(tn) * 1e3, "min_ms": min(tn) * 1e3}],
+            "verdict": {"meancli_over_import_numpy": ratio, "target": 1.3, "ok": ratio <= 1.3}}  # fmt: skip
+
+
+# --------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------
+
+
+def fmt(v: Any, spec: str, na: str = "") -> str:
+    return na if v is None else format(v, spec)
+
+
+def yes(ok: Any) -> str:
+    return "**yes**" if ok else "**NO**"
+
+
+def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+    L = ["# meancli benchmark results", ""]
+    L.append(f"Generated by `bench/bench.py{meta['args']}` on {meta['date']}. Machine: {meta['cpu']}, "
+             f"{meta['cores']} cores; Python {meta['python']}, numpy {meta['numpy']}, onnxruntime {meta['onnxruntime']}, "
+             f"OpenVINO {meta['openvino']}; meancli {meta['meancli']} at {meta['git']}. Environment: {meta['env_note']}. "
+             f"Repetitions: {meta['reps']} after {meta['warmup']} warm-up calls.")  # fmt: skip
+    L.append("")
+    L.append("Columns: median and min of the timed calls; GB/s = bytes moved / median (reductions: input bytes; "
+             "Mean: input + output bytes); *vs best peer* = best peer's median / this median (meancli's target: "
+             ">= 1.1); *vs limit* = this median / the limit's median (target <= 1.25; float16/bfloat16 <= 1.5); "
+             "max rel err against a float64 reference (long double for float64 inputs). Peers: numpy, onnxruntime "
+             "1t/2t, OpenVINO 1t/2t, each on its fastest path (onnxruntime: io_binding; OpenVINO: shared-memory "
+             "input tensors, its output buffer returned as a view); a peer whose max rel err exceeds "
+             f"{WRONG:g} is shown but not counted. `meancli 1t` and the `limit` rows are information, not peers. "
+             f"A block during which other processes took more than {NOISY:.0%} of the CPUs ran again "
+             f"(up to {ATTEMPTS} times; the quietest counts).")  # fmt: skip
+    L.append("")
+    L.append("| workload | contender | median ms | min ms | GB/s | vs best peer | vs limit | max rel err | notes |")
+    L.append("|---|---|---:|---:|---:|---:|---:|---:|---|")
+    for res in results:
+        if res["name"] in EXTRA or "rows" not in res:
+            continue
+        wl = f"**{res['name']}** {res['dtype']} {res['title']}"
+        for r in res["rows"]:
+            if "na" in r:
+                L.append(f"| {wl} | {r['contender']} | n/a | | | | | | {r['na']} |")
+            else:
+                notes = [r["note"]] if r.get("note") else []
+                if r.get("others_cpu_share", 0) >= 0.05:
+                    notes.append(f"others took {r['others_cpu_share']:.0%} of the CPUs")
+                if r.get("attempts", 1) > 1:
+                    notes.append(f"quietest of {r['attempts']} blocks")
+                name = f"**{r['contender']}**" if r["contender"] == f"meancli {THREADS}t" else r["contender"]
+                L.append(f"| {wl} | {name} | {r['median_ms']:.2f} | {r['min_ms']:.2f} | {r['gbps']:.1f} "
+                         f"| {fmt(r['vs_best_peer'], '.2f')} | {r['vs_limit']:.2f} | {fmt(r.get('max_rel_err'), '.1e')} "
+                         f"| {'; '.join(notes)} |")  # fmt: skip
+            wl = ""
+    L.append("")
+    for res in results:
+        if res["name"] == "W8":
+            L += ["## W8: tiny (3,2,2), axis 1, Python API call", "",
+                  "| contender | median us | min us | vs numpy | max rel err |", "|---|---:|---:|---:|---:|"]  # fmt: skip
+            for r in res["rows"]:
+                if "na" in r:
+                    L.append(f"| {r['contender']} | n/a | | | {r['na']} |")
+                else:
+                    L.append(f"| {r['contender']} | {r['median_us']:.2f} | {r['min_us']:.2f} | {r['vs_numpy']:.2f} "
+                             f"| {r['max_rel_err']:.1e} |")  # fmt: skip
+            L.append("")
+        elif res["name"] in ("CLI", "VERSION") and "rows" in res:
+            L += [f"## {res['name']}: whole process, median of {meta['runs']} runs" + ("" if res["name"] == "VERSION" else
+                  f" ({res['file_bytes'] / 1e6:.0f} MB float32 {tuple(res['shape'])} .npy in page cache)"), "",
+                  "| command | median ms | min ms |", "|---|---:|---:|"]  # fmt: skip
+            for r in res["rows"]:
+                L.append(f"| `{r.get('cmd', r['contender'])}` | {r['median_ms']:.1f} | {r['min_ms']:.1f} |")
+            L.append("")
+    L += ["## Targets", "", "| workload | target | measured | met |", "|---|---|---:|---|"]
+    for res in results:
+        v = res.get("verdict", {})
+        n = res["name"]
+        if n in ("W8",):
+            L.append(f"| W8 | API call <= 1.5x np.mean | {fmt(v['meancli_over_numpy'], '.2f')}x | {yes(v['ok'])} |")
+        elif n == "CLI":
+            L.append(f"| CLI | whole process <= python+numpy | {v['meancli_over_numpy']:.2f}x | {yes(v['ok'])} |")
+        elif n == "VERSION":
+            L.append(f"| --version | <= 1.3x `python -c 'import numpy'` | {v['meancli_over_import_numpy']:.2f}x "
+                     f"| {yes(v['ok'])} |")  # fmt: skip
+        elif "error" in v:
+            L.append(f"| {n} | - | meancli failed: {v['error']} | **NO** |")
+        elif v:
+            L.append(f"| {n} | >= 1.1x faster than best peer ({v['best_peer']}) "
+                     f"| {fmt(v['speedup_vs_best_peer'], '.2f')}x | {yes(v['peer_ok'])} |")  # fmt: skip
+            L.append(f"| {n} | <= {v['limit_target']}x the {THREADS}-thread limit | {v['vs_limit']:.2f}x "
+                     f"| {yes(v['limit_ok'])} |")  # fmt: skip
+    L.append("")
+    return "\n".join(L)
+
+
+def machine_meta(args: argparse.Namespace) -> dict[str, Any]:
+    import onnxruntime
+    import openvino
+
+    cpu = platform.processor() or "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        git = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True,
+                             text=True, check=True).stdout.strip()  # fmt: skip
+    except Exception:
+        git = "?"
+    argv = " ".join(sys.argv[1:])
+    return {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cpu": cpu, "cores": os.cpu_count(),
+            "python": platform.python_version(), "numpy": np.__version__, "onnxruntime": onnxruntime.__version__,
+            "openvino": openvino.__version__.split("-")[0], "meancli": meancli.__version__, "git": git,
+            "env_note": ENV_NOTE, "reps": args.reps, "warmup": args.warmup, "runs": 3 if args.quick else 10,
+            "quick": args.quick, "args": (" " + argv) if argv else ""}  # fmt: skip
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions (a smoke run)")
+    ap.add_argument("--only", default="", help=f"comma-separated workloads, of: {','.join(ALL_NAMES)}")
+    ap.add_argument("--reps", type=int, default=None, help="timed calls per contender (default 10; --quick 3)")
+    ap.add_argument("--warmup", type=int, default=2, help="untimed calls before them (default 2)")
+    ap.add_argument("--out", default=None,
+                    help="directory for results.md and results.json (default: bench/ for a full run; "
+                         "a --quick or --only run writes none unless this is given)")  # fmt: skip
+    args = ap.parse_args()
+    if args.reps is None:
+        args.reps = 3 if args.quick else 10
+    wanted = [s.strip() for s in args.only.split(",") if s.strip()] or ALL_NAMES
+    lower = {n.lower(): n for n in ALL_NAMES}
+    bad = [s for s in wanted if s.lower() not in lower]
+    if bad:
+        ap.error(f"unknown workload(s) {', '.join(bad)}; known: {', '.join(ALL_NAMES)}")
+    wanted = [lower[s.lower()] for s in wanted]
+    log(f"bench: {ENV_NOTE}")
+    meta = machine_meta(args)
+    probe = Probe()
+    log(f"bench: read probe compiled: {probe.cmd}")
+    meta["probe"] = probe.cmd
+    results: list[dict[str, Any]] = []
+    for w in WORKLOADS:
+        if w.name in wanted:
+            results.append(run_workload(w, args.quick, args.reps, args.warmup, probe))
+            gc.collect()
+    if "W8" in wanted:
+        results.append(run_w8(args.quick))
+    if "CLI" in wanted:
+        results.append(run_cli(args.quick))
+    if "VERSION" in wanted:
+        results.append(run_version(args.quick))
+    md = markdown(results, meta)
+    print(md)
+    out = args.out if args.out is not None else (None if (args.quick or args.only) else str(HERE))
+    if out:
+        d = Path(out)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "results.md").write_text(md, encoding="utf-8")
+        tmp = d / "results.json.tmp"
+        tmp.write_text(json.dumps({"meta": meta, "results": results}, indent=1), encoding="utf-8")
+        tmp.replace(d / "results.json")
+        log(f"bench: wrote {d / 'results.md'} and {d / 'results.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
