@@ -7,6 +7,7 @@ status 2.
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Annotated, Optional
 
@@ -66,6 +67,10 @@ def main(argv: list[str] | None = None) -> int:
             raise
         ctx = getattr(exc, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        sys.stderr.write(f"error: {' '.join(format_message().split())}{hint}\n")
+        message = " ".join(format_message().split()) + hint
+        if "--json" in args[: args.index("--") if "--" in args else len(args)]:
+            sys.stderr.write(json.dumps({"error": message, "kind": "usage"}) + "\n")
+        else:
+            sys.stderr.write(f"error: {message}\n")
         return int(exit_code)
     return int(result) if isinstance(result, int) else 0

@@ -185,7 +185,10 @@ def emit_error(exc: BaseException, *, json_mode: bool, message: str | None = Non
     """One line on stderr: ``error: ...``, or ``{"error": ..., "kind": ...}`` with --json."""
     text = message if message is not None else str(exc)
     text = " ".join(text.split())  # one line, whatever the message held
-    kind = exc.kind if isinstance(exc, MeancliError) else "internal"
+    if isinstance(exc, MeancliError):
+        kind = exc.kind
+    else:
+        kind = "interrupted" if isinstance(exc, KeyboardInterrupt) else "internal"
     if json_mode:
         sys.stderr.write(json.dumps({"error": text, "kind": kind}) + "\n")
     else:
