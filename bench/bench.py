@@ -230,7 +230,8 @@ def cpu_snapshot() -> tuple[float, float, float]:
         v = [int(x) for x in f.readline().split()[1:]]
     busy = sum(v[:3]) + sum(v[5:8])  # user nice system, irq softirq steal (not idle, iowait)
     ru = resource.getrusage(resource.RUSAGE_SELF)
-    return busy / _CLK_TCK, ru.ru_utime + ru.ru_stime, time.perf_counter()
+    rc = resource.getrusage(resource.RUSAGE_CHILDREN)  # the CLI timings' processes, once waited for
+    return busy / _CLK_TCK, ru.ru_utime + ru.ru_stime + rc.ru_utime + rc.ru_stime, time.perf_counter()
 
 
 def foreign_share(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
@@ -247,13 +248,34 @@ NOISY = 0.15  # a block during which others took more than this share of the CPU
 ATTEMPTS = 3
 
 
+class Quiet:
+    """Waits, before a timed block, until other processes leave the machine
+    alone (this machine is shared), within a total budget for the run."""
+
+    budget = 900.0  # seconds of waiting in the whole run (--wait-budget)
+    per_block = 30.0  # seconds at most before one block
+    waited = 0.0
+
+    @classmethod
+    def wait(cls) -> None:
+        t_end = time.perf_counter() + min(cls.per_block, max(cls.budget - cls.waited, 0.0))
+        t0 = time.perf_counter()
+        quiet_windows = 0
+        while time.perf_counter() < t_end and quiet_windows < 2:
+            a = cpu_snapshot()
+            time.sleep(0.25)
+            quiet_windows = quiet_windows + 1 if foreign_share(a, cpu_snapshot()) <= NOISY / 2 else 0
+        cls.waited += time.perf_counter() - t0
+
+
 def quiet_block(fn: Callable[[], Any], reps: int, warmup: int) -> tuple[list[float], float, int]:
-    """time_block, run again (up to ATTEMPTS in all) while other processes
-    took more than NOISY of the machine; keeps the quietest attempt.
-    Returns (times, foreign share during them, attempts)."""
+    """time_block after Quiet.wait(), run again (up to ATTEMPTS in all) while
+    other processes took more than NOISY of the machine during it; keeps the
+    quietest attempt. Returns (times, foreign share during them, attempts)."""
     best: tuple[list[float], float] | None = None
     n = 0
     for n in range(1, ATTEMPTS + 1):
+        Quiet.wait()
         a = cpu_snapshot()
         times, _ = time_block(fn, reps, warmup)
         share = foreign_share(a, cpu_snapshot())
@@ -573,14 +595,17 @@ def run_w8(quick: bool) -> dict[str, Any]:
     def add(name: str, stmt: Callable[[], Any], note: str = "") -> None:
         try:
             y = stmt()
+            Quiet.wait()
+            a = cpu_snapshot()
             t = per_call(stmt, number, repeat)
+            share = foreign_share(a, cpu_snapshot())
         except Exception as e:
             rows.append({"contender": name, "na": f"{type(e).__name__}: {first_line(e)}"})
             return
         err = max_rel_err(np.asarray(y).reshape(ref.shape), ref, F32)
         rows.append({"contender": name, "median_us": statistics.median(t) * 1e6, "min_us": min(t) * 1e6,
-                     "max_rel_err": err, "note": note})  # fmt: skip
-        log(f"    {name:30s} median {statistics.median(t) * 1e6:8.2f} us  min {min(t) * 1e6:8.2f} us")
+                     "max_rel_err": err, "note": note, "others_cpu_share": share})  # fmt: skip
+        log(f"    {name:30s} median {statistics.median(t) * 1e6:8.2f} us  min {min(t) * 1e6:8.2f} us  others {share:.0%}")
 
     w = Workload("W8", "", "reduce", F32, [x.shape], [x.shape], (1,))
     add("meancli reduce_mean", lambda: meancli.reduce_mean(x, axes=[1]), "default threads and keepdims")
@@ -607,14 +632,18 @@ def run_w8(quick: bool) -> dict[str, Any]:
             "verdict": {"meancli_over_numpy": ratio, "target": 1.5, "ok": ratio is not None and ratio <= 1.5}}  # fmt: skip
 
 
-def time_process(cmd: list[str], runs: int, env: dict[str, str]) -> list[float]:
+def time_process(cmd: list[str], runs: int, env: dict[str, str]) -> tuple[list[float], float]:
+    """Wall times of `runs` runs of cmd after one warm-up, and the share of the
+    CPUs other processes took meanwhile."""
     subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)  # warm-up (and a check it works)
+    Quiet.wait()
+    a = cpu_snapshot()
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
         times.append(time.perf_counter() - t0)
-    return times
+    return times, foreign_share(a, cpu_snapshot())
 
 
 def venv_tool(name: str) -> Path | None:
@@ -638,10 +667,12 @@ def run_cli(quick: bool) -> dict[str, Any]:
         script = (f"import numpy as np; x=np.load({str(p)!r}); "
                   f"np.save({str(o2)!r}, x.mean(axis=(2,3), keepdims=True))")  # fmt: skip
         ncmd = [sys.executable, "-c", script]
-        tm = time_process(mcmd, runs, env)
-        log(f"    meancli reduce-mean  median {statistics.median(tm) * 1e3:8.1f} ms  min {min(tm) * 1e3:8.1f} ms")
-        tn = time_process(ncmd, runs, env)
-        log(f"    python+numpy         median {statistics.median(tn) * 1e3:8.1f} ms  min {min(tn) * 1e3:8.1f} ms")
+        tm, om = time_process(mcmd, runs, env)
+        log(f"    meancli reduce-mean  median {statistics.median(tm) * 1e3:8.1f} ms  min {min(tm) * 1e3:8.1f} ms"
+            f"  others {om:.0%}")  # fmt: skip
+        tn, on = time_process(ncmd, runs, env)
+        log(f"    python+numpy         median {statistics.median(tn) * 1e3:8.1f} ms  min {min(tn) * 1e3:8.1f} ms"
+            f"  others {on:.0%}")  # fmt: skip
         ref = np.load(p).astype(np.float64).mean(axis=(2, 3), keepdims=True)
         err_m = max_rel_err(np.load(o1), ref, F32)
         err_n = max_rel_err(np.load(o2), ref, F32)
@@ -649,9 +680,9 @@ def run_cli(quick: bool) -> dict[str, Any]:
     ratio = statistics.median(tm) / statistics.median(tn)
     return {"name": "CLI", "file_bytes": size, "shape": list(shape),
             "rows": [{"contender": "meancli reduce-mean (CLI)", "cmd": " ".join(mcmd[1:]), "median_ms": statistics.median(tm) * 1e3,
-                      "min_ms": min(tm) * 1e3, "max_rel_err": err_m},
+                      "min_ms": min(tm) * 1e3, "max_rel_err": err_m, "others_cpu_share": om},
                      {"contender": "python -c numpy load/mean/save", "cmd": script, "median_ms": statistics.median(tn) * 1e3,
-                      "min_ms": min(tn) * 1e3, "max_rel_err": err_n}],
+                      "min_ms": min(tn) * 1e3, "max_rel_err": err_n, "others_cpu_share": on}],
             "verdict": {"meancli_over_numpy": ratio, "target": 1.0, "ok": ratio <= 1.0}}  # fmt: skip
 
 
@@ -662,14 +693,16 @@ def run_version(quick: bool) -> dict[str, Any]:
         return {"name": "VERSION", "skipped": f"no meancli next to {sys.executable}"}
     runs = 3 if quick else 10
     env = dict(os.environ)
-    tm = time_process([str(exe), "--version"], runs, env)
-    log(f"    meancli --version    median {statistics.median(tm) * 1e3:8.1f} ms")
-    tn = time_process([sys.executable, "-c", "import numpy"], runs, env)
-    log(f"    python -c 'import numpy' median {statistics.median(tn) * 1e3:8.1f} ms")
+    tm, om = time_process([str(exe), "--version"], runs, env)
+    log(f"    meancli --version    median {statistics.median(tm) * 1e3:8.1f} ms  others {om:.0%}")
+    tn, on = time_process([sys.executable, "-c", "import numpy"], runs, env)
+    log(f"    python -c 'import numpy' median {statistics.median(tn) * 1e3:8.1f} ms  others {on:.0%}")
     ratio = statistics.median(tm) / statistics.median(tn)
     return {"name": "VERSION",
-            "rows": [{"contender": "meancli --version", "median_ms": statistics.median(tm) * 1e3, "min_ms": min(tm) * 1e3},
-                     {"contender": "python -c 'import numpy'", "median_ms": statistics.median(tn) * 1e3, "min_ms": min(tn) * 1e3}],
+            "rows": [{"contender": "meancli --version", "median_ms": statistics.median(tm) * 1e3, "min_ms": min(tm) * 1e3,
+                      "others_cpu_share": om},
+                     {"contender": "python -c 'import numpy'", "median_ms": statistics.median(tn) * 1e3,
+                      "min_ms": min(tn) * 1e3, "others_cpu_share": on}],
             "verdict": {"meancli_over_import_numpy": ratio, "target": 1.3, "ok": ratio <= 1.3}}  # fmt: skip
 
 
@@ -691,7 +724,8 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     L.append(f"Generated by `bench/bench.py{meta['args']}` on {meta['date']}. Machine: {meta['cpu']}, "
              f"{meta['cores']} cores; Python {meta['python']}, numpy {meta['numpy']}, onnxruntime {meta['onnxruntime']}, "
              f"OpenVINO {meta['openvino']}; meancli {meta['meancli']} at {meta['git']}. Environment: {meta['env_note']}. "
-             f"Repetitions: {meta['reps']} after {meta['warmup']} warm-up calls.")  # fmt: skip
+             f"Repetitions: {meta['reps']} after {meta['warmup']} warm-up calls. The machine is shared: the run "
+             f"waited {meta.get('waited_for_quiet_s', 0)} s in all for other processes to leave the CPUs alone.")  # fmt: skip
     L.append("")
     L.append("Columns: median and min of the timed calls; GB/s = bytes moved / median (reductions: input bytes; "
              "Mean: input + output bytes); *vs best peer* = best peer's median / this median (meancli's target: "
@@ -727,20 +761,22 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     for res in results:
         if res["name"] == "W8":
             L += ["## W8: tiny (3,2,2), axis 1, Python API call", "",
-                  "| contender | median us | min us | vs numpy | max rel err |", "|---|---:|---:|---:|---:|"]  # fmt: skip
+                  "| contender | median us | min us | vs numpy | max rel err | others' CPU share |",
+                  "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
             for r in res["rows"]:
                 if "na" in r:
                     L.append(f"| {r['contender']} | n/a | | | {r['na']} |")
                 else:
                     L.append(f"| {r['contender']} | {r['median_us']:.2f} | {r['min_us']:.2f} | {r['vs_numpy']:.2f} "
-                             f"| {r['max_rel_err']:.1e} |")  # fmt: skip
+                             f"| {r['max_rel_err']:.1e} | {r['others_cpu_share']:.0%} |")  # fmt: skip
             L.append("")
         elif res["name"] in ("CLI", "VERSION") and "rows" in res:
             L += [f"## {res['name']}: whole process, median of {meta['runs']} runs" + ("" if res["name"] == "VERSION" else
                   f" ({res['file_bytes'] / 1e6:.0f} MB float32 {tuple(res['shape'])} .npy in page cache)"), "",
-                  "| command | median ms | min ms |", "|---|---:|---:|"]  # fmt: skip
+                  "| command | median ms | min ms | others' CPU share |", "|---|---:|---:|---:|"]  # fmt: skip
             for r in res["rows"]:
-                L.append(f"| `{r.get('cmd', r['contender'])}` | {r['median_ms']:.1f} | {r['min_ms']:.1f} |")
+                L.append(f"| `{r.get('cmd', r['contender'])}` | {r['median_ms']:.1f} | {r['min_ms']:.1f} "
+                         f"| {r['others_cpu_share']:.0%} |")  # fmt: skip
             L.append("")
     L += ["## Targets", "", "| workload | target | measured | met |", "|---|---|---:|---|"]
     for res in results:
@@ -795,6 +831,9 @@ def main() -> int:
     ap.add_argument("--only", default="", help=f"comma-separated workloads, of: {','.join(ALL_NAMES)}")
     ap.add_argument("--reps", type=int, default=None, help="timed calls per contender (default 10; --quick 3)")
     ap.add_argument("--warmup", type=int, default=2, help="untimed calls before them (default 2)")
+    ap.add_argument("--wait-budget", type=float, default=Quiet.budget,
+                    help="seconds the whole run may spend waiting for other processes to leave the CPUs "
+                         f"alone before a timed block (default {Quiet.budget:g}; 0: never wait)")
     ap.add_argument("--out", default=None,
                     help="directory for results.md and results.json (default: bench/ for a full run; "
                          "a --quick or --only run writes none unless this is given)")  # fmt: skip
@@ -807,6 +846,7 @@ def main() -> int:
     if bad:
         ap.error(f"unknown workload(s) {', '.join(bad)}; known: {', '.join(ALL_NAMES)}")
     wanted = [lower[s.lower()] for s in wanted]
+    Quiet.budget = args.wait_budget
     log(f"bench: {ENV_NOTE}")
     meta = machine_meta(args)
     probe = Probe()
@@ -823,6 +863,7 @@ def main() -> int:
         results.append(run_cli(args.quick))
     if "VERSION" in wanted:
         results.append(run_version(args.quick))
+    meta["waited_for_quiet_s"] = round(Quiet.waited, 1)
     md = markdown(results, meta)
     print(md)
     out = args.out if args.out is not None else (None if (args.quick or args.only) else str(HERE))

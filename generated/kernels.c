@@ -86,6 +86,13 @@ static int mul_ok(int64_t a, int64_t b, int64_t *out)
     return !__builtin_mul_overflow(a, b, out);
 }
 
+/* a * b, or INT64_MAX when that overflows: for work estimates only */
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    return mul_ok(a, b, &r) ? r : INT64_MAX;
+}
+
 /* ------------------------------------------------------------------------
  * Conversions. Hand-written so the results do not depend on the compiler's
  * _Float16 support; each rounds to nearest-even exactly once.
@@ -198,6 +205,13 @@ static inline double dd_div(dd_t a, double n)
  * Planning: drop size-1 dimensions, order the rest by input stride (memory
  * order, so Fortran-order input needs no copy), and merge neighbours that
  * are both reduced or both kept and contiguous with each other.
+ *
+ * The outermost dimension in memory order (D0) is never merged: input can
+ * arrive in slabs of D0 rows (streamed from a file larger than memory), and
+ * the summation order must not depend on how it arrives. Chunks are fixed
+ * ranges of the reduced flat index, and the lane an element goes to is its
+ * flat index modulo the lane count, so a slab boundary anywhere gives the
+ * same arithmetic as one pass over the whole array.
  * --------------------------------------------------------------------- */
 
 typedef struct {
@@ -206,13 +220,16 @@ typedef struct {
     int64_t rsize[MEANCLI_MAX_RANK], rin[MEANCLI_MAX_RANK];
     int64_t nout, nred;                 /* output elements, elements per output */
     int inner_reduced;                  /* smallest-stride dim is reduced */
+    int d0_logical;                     /* D0's index in the caller's shape; -1: no dim > 1 */
+    int d0_reduced;                     /* D0 is ksize[0] (0) or rsize[0] (1) */
+    int64_t d0_size, d0_stride;         /* rows of D0 and elements per row */
 } reduce_plan;
 
 static int plan_reduce(int rank, const int64_t *shape, const int64_t *strides_bytes,
                        const uint8_t *reduce_mask, int64_t itemsize, reduce_plan *p)
 {
     int64_t size[MEANCLI_MAX_RANK], in[MEANCLI_MAX_RANK], out[MEANCLI_MAX_RANK];
-    int red[MEANCLI_MAX_RANK];
+    int red[MEANCLI_MAX_RANK], logical[MEANCLI_MAX_RANK];
     int n = 0;
     if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
     p->nout = 1;
@@ -240,24 +257,31 @@ static int plan_reduce(int rank, const int64_t *shape, const int64_t *strides_by
         in[n] = strides_bytes[d] / itemsize;
         out[n] = kout_logical[d];
         red[n] = reduce_mask[d] != 0;
+        logical[n] = d;
         n++;
     }
     /* stable insertion sort by input stride, largest first */
     for (int i = 1; i < n; i++) {
         int64_t s = size[i], a = in[i], o = out[i];
-        int r = red[i], j = i - 1;
+        int r = red[i], l = logical[i], j = i - 1;
         while (j >= 0 && in[j] < a) {
-            size[j + 1] = size[j]; in[j + 1] = in[j]; out[j + 1] = out[j]; red[j + 1] = red[j];
+            size[j + 1] = size[j]; in[j + 1] = in[j]; out[j + 1] = out[j];
+            red[j + 1] = red[j]; logical[j + 1] = logical[j];
             j--;
         }
-        size[j + 1] = s; in[j + 1] = a; out[j + 1] = o; red[j + 1] = r;
+        size[j + 1] = s; in[j + 1] = a; out[j + 1] = o; red[j + 1] = r; logical[j + 1] = l;
     }
     p->nk = p->nr = 0;
     p->inner_reduced = n > 0 && red[n - 1];
+    p->d0_logical = n > 0 ? logical[0] : -1;
+    p->d0_reduced = n > 0 && red[0];
+    p->d0_size = n > 0 ? size[0] : 1;
+    p->d0_stride = n > 0 ? in[0] : 0;
     for (int i = 0; i < n; i++) {
+        int mergeable = i > 1 && red[i - 1] == red[i]; /* i == 1 would merge into D0 */
         if (red[i]) {
             int m = p->nr;
-            if (m > 0 && i > 0 && red[i - 1] && p->rin[m - 1] == in[i] * size[i]) {
+            if (mergeable && m > 0 && p->rin[m - 1] == in[i] * size[i]) {
                 p->rsize[m - 1] *= size[i];
                 p->rin[m - 1] = in[i];
             } else {
@@ -265,7 +289,7 @@ static int plan_reduce(int rank, const int64_t *shape, const int64_t *strides_by
             }
         } else {
             int m = p->nk;
-            if (m > 0 && i > 0 && !red[i - 1] && p->kin[m - 1] == in[i] * size[i]
+            if (mergeable && m > 0 && p->kin[m - 1] == in[i] * size[i]
                 && p->kout[m - 1] == out[i] * size[i]) {
                 p->ksize[m - 1] *= size[i];
                 p->kin[m - 1] = in[i];
@@ -276,6 +300,46 @@ static int plan_reduce(int rank, const int64_t *shape, const int64_t *strides_by
         }
     }
     return MEANCLI_OK;
+}
+
+/* A streamed ReduceMean: the plan, and (when D0 is reduced, so every output
+ * collects from every slab) each output's running total and open chunk. */
+typedef struct meancli_reduce_job {
+    reduce_plan p;
+    int64_t next_row;   /* slabs must arrive in D0 order */
+    void *totals;       /* acc per output, D0 reduced only */
+    void *open;         /* lanes per output (inner mode) or row accumulators per unit (rows mode) */
+    int64_t itemsize;
+} meancli_reduce_job;
+
+void meancli_reduce_free(meancli_reduce_job *job)
+{
+    if (!job) return;
+    free(job->totals);
+    free(job->open);
+    free(job);
+}
+
+/* What a caller streaming the input needs: info[0] = D0's logical dim (-1
+ * when the input is one element), info[1] = D0's size in rows, info[2] =
+ * bytes per row, info[3] = slabs other than the last must hold a multiple
+ * of this many rows. */
+void meancli_reduce_job_info(const meancli_reduce_job *job, int64_t *info)
+{
+    const reduce_plan *p = &job->p;
+    info[0] = p->d0_logical;
+    info[1] = p->d0_size;
+    info[2] = p->d0_stride * job->itemsize;
+    /* a lone kept dim is streamed in whole column tiles */
+    info[3] = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
+}
+
+static void *alloc_array(int64_t count, int64_t elem_bytes)
+{
+    int64_t bytes;
+    if (count < 1) count = 1;
+    if (!mul_ok(count, elem_bytes, &bytes)) return NULL;
+    return calloc(1, (size_t)bytes);
 }
 
 /* Offsets of flat index f over dims (size, stride) outer -> inner. */
@@ -365,19 +429,22 @@ static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64
     for (int64_t j = 0; j < w; j++) part[j] = r->a[j];
 }
 
-/* Sum n elements at stride s (elements) into the lanes: element i of a
- * contiguous run goes to lane i % 16, so vector code and scalar tail agree. */
-CLONES static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l)
+/* Sum n elements at stride s (elements) into the lanes, the first one into
+ * lane k0: an element's lane is its position in the reduction modulo the
+ * lane count, whatever the run it arrives in. */
+CLONES static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l, int k0)
 {
     double a[LANES_float16];
     memcpy(a, l->a, sizeof a);
     int64_t i = 0;
+    int k = k0;
     if (s == 1) {
+        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_float16) a[k] += LOAD_float16(x[i]);
         for (; i + LANES_float16 <= n; i += LANES_float16)
-            for (int k = 0; k < LANES_float16; k++) a[k] += LOAD_float16(x[i + k]);
-        for (int k = 0; i < n; i++, k++) a[k] += LOAD_float16(x[i]);
+            for (int j = 0; j < LANES_float16; j++) a[j] += LOAD_float16(x[i + j]);
+        for (k = 0; i < n; i++, k++) a[k] += LOAD_float16(x[i]);
     } else {
-        for (; i < n; i++) a[0] += LOAD_float16(x[i * s]);
+        for (; i < n; i++, k = (k + 1) % LANES_float16) a[k] += LOAD_float16(x[i * s]);
     }
     memcpy(l->a, a, sizeof a);
 }
@@ -399,11 +466,12 @@ CLONES static void add_row_float16(rowacc_float16 *r, const T_float16 *x, int64_
 #ifdef MEANCLI_X86
 /* float16 has no scalar hardware conversion before AVX-512 FP16; F16C
  * converts 8 values per instruction. Same lanes and order as run_float16. */
-__attribute__((target("avx2,f16c"))) static void run_float16_f16c(const T_float16 *x, int64_t n, lanes_float16 *l)
+__attribute__((target("avx2,f16c"))) static void run_float16_f16c(const T_float16 *x, int64_t n, lanes_float16 *l, int k0)
 {
+    int64_t i = 0;
+    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 16) l->a[k] += LOAD_float16(x[i]);
     __m256d a0 = _mm256_loadu_pd(l->a), a1 = _mm256_loadu_pd(l->a + 4);
     __m256d a2 = _mm256_loadu_pd(l->a + 8), a3 = _mm256_loadu_pd(l->a + 12);
-    int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m256 f0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i)));
         __m256 f1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i + 8)));
@@ -427,8 +495,8 @@ __attribute__((target("avx2,f16c"))) static void add_row_float16_f16c(rowacc_flo
     }
     for (; j < w; j++) r->a[j] += LOAD_float16(x[j]);
 }
-#define RUN_float16(x, s, n, l) \
-    ((s) == 1 && have_avx2_f16c() ? run_float16_f16c((x), (n), (l)) : run_float16((x), (s), (n), (l)))
+#define RUN_float16(x, s, n, l, k0) \
+    ((s) == 1 && have_avx2_f16c() ? run_float16_f16c((x), (n), (l), (k0)) : run_float16((x), (s), (n), (l), (k0)))
 #define ADD_ROW_float16(r, x, s, w) \
     ((s) == 1 && have_avx2_f16c() ? add_row_float16_f16c((r), (x), (w)) : add_row_float16((r), (x), (s), (w)))
 #else
@@ -481,19 +549,22 @@ static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int
     for (int64_t j = 0; j < w; j++) part[j] = r->a[j];
 }
 
-/* Sum n elements at stride s (elements) into the lanes: element i of a
- * contiguous run goes to lane i % 16, so vector code and scalar tail agree. */
-CLONES static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l)
+/* Sum n elements at stride s (elements) into the lanes, the first one into
+ * lane k0: an element's lane is its position in the reduction modulo the
+ * lane count, whatever the run it arrives in. */
+CLONES static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l, int k0)
 {
     double a[LANES_bfloat16];
     memcpy(a, l->a, sizeof a);
     int64_t i = 0;
+    int k = k0;
     if (s == 1) {
+        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_bfloat16) a[k] += LOAD_bfloat16(x[i]);
         for (; i + LANES_bfloat16 <= n; i += LANES_bfloat16)
-            for (int k = 0; k < LANES_bfloat16; k++) a[k] += LOAD_bfloat16(x[i + k]);
-        for (int k = 0; i < n; i++, k++) a[k] += LOAD_bfloat16(x[i]);
+            for (int j = 0; j < LANES_bfloat16; j++) a[j] += LOAD_bfloat16(x[i + j]);
+        for (k = 0; i < n; i++, k++) a[k] += LOAD_bfloat16(x[i]);
     } else {
-        for (; i < n; i++) a[0] += LOAD_bfloat16(x[i * s]);
+        for (; i < n; i++, k = (k + 1) % LANES_bfloat16) a[k] += LOAD_bfloat16(x[i * s]);
     }
     memcpy(l->a, a, sizeof a);
 }
@@ -559,19 +630,22 @@ static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64
     for (int64_t j = 0; j < w; j++) part[j] = r->a[j];
 }
 
-/* Sum n elements at stride s (elements) into the lanes: element i of a
- * contiguous run goes to lane i % 16, so vector code and scalar tail agree. */
-CLONES static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l)
+/* Sum n elements at stride s (elements) into the lanes, the first one into
+ * lane k0: an element's lane is its position in the reduction modulo the
+ * lane count, whatever the run it arrives in. */
+CLONES static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l, int k0)
 {
     double a[LANES_float32];
     memcpy(a, l->a, sizeof a);
     int64_t i = 0;
+    int k = k0;
     if (s == 1) {
+        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_float32) a[k] += LOAD_float32(x[i]);
         for (; i + LANES_float32 <= n; i += LANES_float32)
-            for (int k = 0; k < LANES_float32; k++) a[k] += LOAD_float32(x[i + k]);
-        for (int k = 0; i < n; i++, k++) a[k] += LOAD_float32(x[i]);
+            for (int j = 0; j < LANES_float32; j++) a[j] += LOAD_float32(x[i + j]);
+        for (k = 0; i < n; i++, k++) a[k] += LOAD_float32(x[i]);
     } else {
-        for (; i < n; i++) a[0] += LOAD_float32(x[i * s]);
+        for (; i < n; i++, k = (k + 1) % LANES_float32) a[k] += LOAD_float32(x[i * s]);
     }
     memcpy(l->a, a, sizeof a);
 }
@@ -649,18 +723,20 @@ static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64
         (hi) = t_; \
     } while (0)
 
-CLONES static void run_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l)
+CLONES static void run_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l, int k0)
 {
     double hi[LANES_float64], lo[LANES_float64];
     memcpy(hi, l->hi, sizeof hi);
     memcpy(lo, l->lo, sizeof lo);
     int64_t i = 0;
+    int k = k0;
     if (s == 1) {
+        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_float64) TWO_SUM_INTO(hi[k], lo[k], x[i]);
         for (; i + LANES_float64 <= n; i += LANES_float64)
-            for (int k = 0; k < LANES_float64; k++) TWO_SUM_INTO(hi[k], lo[k], x[i + k]);
-        for (int k = 0; i < n; i++, k++) TWO_SUM_INTO(hi[k], lo[k], x[i]);
+            for (int j = 0; j < LANES_float64; j++) TWO_SUM_INTO(hi[j], lo[j], x[i + j]);
+        for (k = 0; i < n; i++, k++) TWO_SUM_INTO(hi[k], lo[k], x[i]);
     } else {
-        for (; i < n; i++) TWO_SUM_INTO(hi[0], lo[0], x[i * s]);
+        for (; i < n; i++, k = (k + 1) % LANES_float64) TWO_SUM_INTO(hi[k], lo[k], x[i * s]);
     }
     memcpy(l->hi, hi, sizeof hi);
     memcpy(l->lo, lo, sizeof lo);
@@ -723,9 +799,11 @@ static inline void rowacc_take_int8(const rowacc_int8 *r, int64_t w, int64_t cou
 }
 #define ADD_BIASED_int8(lo, hi, u) do { (lo) += (u); } while (0)
 
-CLONES static void run_int8(const T_int8 *x, int64_t s, int64_t n, lanes_int8 *l)
+/* Integer sums are exact: lanes only help vectorize, k0 is irrelevant. */
+CLONES static void run_int8(const T_int8 *x, int64_t s, int64_t n, lanes_int8 *l, int k0)
 {
     uint64_t lo[LANES_int8], hi[LANES_int8];
+    (void)k0;
     memcpy(lo, l->lo, sizeof lo);
     memcpy(hi, l->hi, sizeof hi);
     int64_t i = 0;
@@ -797,9 +875,11 @@ static inline void rowacc_take_int16(const rowacc_int16 *r, int64_t w, int64_t c
 }
 #define ADD_BIASED_int16(lo, hi, u) do { (lo) += (u); } while (0)
 
-CLONES static void run_int16(const T_int16 *x, int64_t s, int64_t n, lanes_int16 *l)
+/* Integer sums are exact: lanes only help vectorize, k0 is irrelevant. */
+CLONES static void run_int16(const T_int16 *x, int64_t s, int64_t n, lanes_int16 *l, int k0)
 {
     uint64_t lo[LANES_int16], hi[LANES_int16];
+    (void)k0;
     memcpy(lo, l->lo, sizeof lo);
     memcpy(hi, l->hi, sizeof hi);
     int64_t i = 0;
@@ -871,9 +951,11 @@ static inline void rowacc_take_int32(const rowacc_int32 *r, int64_t w, int64_t c
 }
 #define ADD_BIASED_int32(lo, hi, u) do { (lo) += (u); } while (0)
 
-CLONES static void run_int32(const T_int32 *x, int64_t s, int64_t n, lanes_int32 *l)
+/* Integer sums are exact: lanes only help vectorize, k0 is irrelevant. */
+CLONES static void run_int32(const T_int32 *x, int64_t s, int64_t n, lanes_int32 *l, int k0)
 {
     uint64_t lo[LANES_int32], hi[LANES_int32];
+    (void)k0;
     memcpy(lo, l->lo, sizeof lo);
     memcpy(hi, l->hi, sizeof hi);
     int64_t i = 0;
@@ -945,9 +1027,11 @@ static inline void rowacc_take_int64(const rowacc_int64 *r, int64_t w, int64_t c
 }
 #define ADD_BIASED_int64(lo, hi, u) do { uint64_t u_ = (u); (lo) += u_ & 0xffffffffu; (hi) += u_ >> 32; } while (0)
 
-CLONES static void run_int64(const T_int64 *x, int64_t s, int64_t n, lanes_int64 *l)
+/* Integer sums are exact: lanes only help vectorize, k0 is irrelevant. */
+CLONES static void run_int64(const T_int64 *x, int64_t s, int64_t n, lanes_int64 *l, int k0)
 {
     uint64_t lo[LANES_int64], hi[LANES_int64];
+    (void)k0;
     memcpy(lo, l->lo, sizeof lo);
     memcpy(hi, l->hi, sizeof hi);
     int64_t i = 0;
@@ -1019,9 +1103,11 @@ static inline void rowacc_take_uint8(const rowacc_uint8 *r, int64_t w, int64_t c
 }
 #define ADD_BIASED_uint8(lo, hi, u) do { (lo) += (u); } while (0)
 
-CLONES static void run_uint8(const T_uint8 *x, int64_t s, int64_t n, lanes_uint8 *l)
+/* Integer sums are exact: lanes only help vectorize, k0 is irrelevant. */
+CLONES static void run_uint8(const T_uint8 *x, int64_t s, int64_t n, lanes_uint8 *l, int k0)
 {
     uint64_t lo[LANES_uint8], hi[LANES_uint8];
+    (void)k0;
     memcpy(lo, l->lo, sizeof lo);
     memcpy(hi, l->hi, sizeof hi);
     int64_t i = 0;
@@ -1093,9 +1179,11 @@ static inline void rowacc_take_uint16(const rowacc_uint16 *r, int64_t w, int64_t
 }
 #define ADD_BIASED_uint16(lo, hi, u) do { (lo) += (u); } while (0)
 
-CLONES static void run_uint16(const T_uint16 *x, int64_t s, int64_t n, lanes_uint16 *l)
+/* Integer sums are exact: lanes only help vectorize, k0 is irrelevant. */
+CLONES static void run_uint16(const T_uint16 *x, int64_t s, int64_t n, lanes_uint16 *l, int k0)
 {
     uint64_t lo[LANES_uint16], hi[LANES_uint16];
+    (void)k0;
     memcpy(lo, l->lo, sizeof lo);
     memcpy(hi, l->hi, sizeof hi);
     int64_t i = 0;
@@ -1167,9 +1255,11 @@ static inline void rowacc_take_uint32(const rowacc_uint32 *r, int64_t w, int64_t
 }
 #define ADD_BIASED_uint32(lo, hi, u) do { (lo) += (u); } while (0)
 
-CLONES static void run_uint32(const T_uint32 *x, int64_t s, int64_t n, lanes_uint32 *l)
+/* Integer sums are exact: lanes only help vectorize, k0 is irrelevant. */
+CLONES static void run_uint32(const T_uint32 *x, int64_t s, int64_t n, lanes_uint32 *l, int k0)
 {
     uint64_t lo[LANES_uint32], hi[LANES_uint32];
+    (void)k0;
     memcpy(lo, l->lo, sizeof lo);
     memcpy(hi, l->hi, sizeof hi);
     int64_t i = 0;
@@ -1241,9 +1331,11 @@ static inline void rowacc_take_uint64(const rowacc_uint64 *r, int64_t w, int64_t
 }
 #define ADD_BIASED_uint64(lo, hi, u) do { uint64_t u_ = (u); (lo) += u_ & 0xffffffffu; (hi) += u_ >> 32; } while (0)
 
-CLONES static void run_uint64(const T_uint64 *x, int64_t s, int64_t n, lanes_uint64 *l)
+/* Integer sums are exact: lanes only help vectorize, k0 is irrelevant. */
+CLONES static void run_uint64(const T_uint64 *x, int64_t s, int64_t n, lanes_uint64 *l, int k0)
 {
     uint64_t lo[LANES_uint64], hi[LANES_uint64];
+    (void)k0;
     memcpy(lo, l->lo, sizeof lo);
     memcpy(hi, l->hi, sizeof hi);
     int64_t i = 0;
@@ -1270,46 +1362,137 @@ CLONES static void add_row_uint64(rowacc_uint64 *r, const T_uint64 *x, int64_t s
 }
 #define RUN_uint64 run_uint64
 #define ADD_ROW_uint64 add_row_uint64
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_float16 inner_chunk_float16(const T_float16 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, float16 ------------------------------------------------ */
+
+static inline int64_t min64_float16(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_float16(const T_float16 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_float16 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_float16 l;
-    lanes_init_float16(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_float16(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_float16(len - i0, remaining);
+        RUN_float16(base + off, s, take, l, (int)(f % LANES_float16));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_float16 inner_chunk_float16(const T_float16 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_float16(start + CHUNK, p->nred);
+    lanes_float16 l;
+    lanes_init_float16(&l);
+    inner_piece_float16(base, p, start, end, &l);
     return lanes_sum_float16(&l, end - start);
 }
 
-static T_float16 inner_one_float16(const T_float16 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_float16(const T_float16 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_float16 *total, lanes_float16 *open)
 {
-    acc_float16 total = inner_chunk_float16(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_float16(total, inner_chunk_float16(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_float16(cstart + CHUNK, p->nred);
+        int64_t e = min64_float16(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_float16(*total, inner_chunk_float16(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_float16(open);
+            inner_piece_float16(base, p, f, e, open);
+            if (e == cend) *total = acc_add_float16(*total, lanes_sum_float16(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_float16(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_float16(const reduce_plan *p, const T_float16 *in, T_float16 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_float16(const T_float16 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_float16 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_float16(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_float16(const T_float16 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_float16 *total, rowacc_float16 *open)
+{
+    acc_float16 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_float16(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_float16(cend, f1);
+        if (f == cstart) rowacc_init_float16(open, w);
+        rows_piece_float16(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_float16(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_float16(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_float16 *rebase_float16(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_float16 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_float16));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, int64_t a, int64_t b,
+                             T_float16 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_float16 *totals = (acc_float16 *)job->totals;
+    lanes_float16 *open = (lanes_float16 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_float16 *)alloc_array(p->nout, (int64_t)sizeof(acc_float16));
+        open = (lanes_float16 *)alloc_array(p->nout, (int64_t)sizeof(lanes_float16));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float16)-0.0;
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -1317,16 +1500,28 @@ static int reduce_inner_float16(const reduce_plan *p, const T_float16 *in, T_flo
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_float16(tid * per, nunits), hi = u0 + min64_float16(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_float16(in + in_off, p, nchunks);
+                acc_float16 total = (acc_float16)-0.0;
+                lanes_float16 local;
+                lanes_float16 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_float16(&local);
+                }
+                inner_span_float16(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_float16(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -1340,158 +1535,369 @@ static int reduce_inner_float16(const reduce_plan *p, const T_float16 *in, T_flo
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_float16), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_float16 *parts = (acc_float16 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_float16 *parts = (acc_float16 *)alloc_array(nparts, (int64_t)sizeof(acc_float16));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_float16(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_float16(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_float16 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_float16(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_float16(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_float16 total = (acc_float16)-0.0;
+        lanes_float16 local;
+        lanes_float16 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_float16(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_float16(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_float16(lanes);
+            inner_piece_float16(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_float16(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_float16(const T_float16 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_float16 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int64_t a, int64_t b,
+                            T_float16 *out, int nthreads)
 {
-    rowacc_float16 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_float16(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_float16(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_float16(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_float16(const reduce_plan *p, const T_float16 *in, T_float16 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_float16 *totals = (acc_float16 *)job->totals;
+    rowacc_float16 *open = (rowacc_float16 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_float16 *)alloc_array(slots, (int64_t)sizeof(acc_float16));
+        open = (rowacc_float16 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_float16));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float16)-0.0;
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_float16 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_float16), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_float16 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_float16 *)alloc_array(slots, (int64_t)sizeof(acc_float16));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_float16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_float16(cstart + ROW_CHUNK, p->nred);
+            rowacc_float16 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_float16(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_float16(&r, w);
+            rows_piece_float16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_float16(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_float16 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_float16 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_float16(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_float16(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_float16(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_float16 local_total[TILE];
+        rowacc_float16 local_open;
+        acc_float16 *total = local_total;
+        rowacc_float16 *r = &local_open;
+        const T_float16 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_float16)-0.0;
         }
-        T_float16 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float16(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_float16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_float16 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_float16(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_float16(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_float16(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_float16 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float16(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_float16(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float16), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    job->itemsize = (int64_t)sizeof(T_float16);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_float16(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_float16 *base = rebase_float16(slab, p, a);
+    if (p->inner_reduced) return inner_step_float16(job, base, a, b, (T_float16 *)out, nthreads);
+    return rows_step_float16(job, base, a, b, (T_float16 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_float16(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_float16 *y = (T_float16 *)out;
+    if (p->nred == 0) {
+        /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float16((acc_float16)-0.0, 0);
+        return MEANCLI_OK;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_float16 *totals = (acc_float16 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_float16(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_float16(K - t * TILE, TILE);
+            const acc_float16 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_float16(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_float16(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float16), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_float16(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p.nout; i++) ((T_float16 *)out)[i] = finalize_float16((acc_float16)0.0, 0);
-        return MEANCLI_OK;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_float16(&p, (const T_float16 *)in, (T_float16 *)out, nthreads);
-    return reduce_rows_float16(&p, (const T_float16 *)in, (T_float16 *)out, nthreads);
+    rc = meancli_reduce_step_float16(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float16(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_bfloat16 inner_chunk_bfloat16(const T_bfloat16 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, bfloat16 ------------------------------------------------ */
+
+static inline int64_t min64_bfloat16(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_bfloat16(const T_bfloat16 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_bfloat16 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_bfloat16 l;
-    lanes_init_bfloat16(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_bfloat16(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_bfloat16(len - i0, remaining);
+        RUN_bfloat16(base + off, s, take, l, (int)(f % LANES_bfloat16));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_bfloat16 inner_chunk_bfloat16(const T_bfloat16 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_bfloat16(start + CHUNK, p->nred);
+    lanes_bfloat16 l;
+    lanes_init_bfloat16(&l);
+    inner_piece_bfloat16(base, p, start, end, &l);
     return lanes_sum_bfloat16(&l, end - start);
 }
 
-static T_bfloat16 inner_one_bfloat16(const T_bfloat16 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_bfloat16(const T_bfloat16 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_bfloat16 *total, lanes_bfloat16 *open)
 {
-    acc_bfloat16 total = inner_chunk_bfloat16(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_bfloat16(total, inner_chunk_bfloat16(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_bfloat16(cstart + CHUNK, p->nred);
+        int64_t e = min64_bfloat16(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_bfloat16(*total, inner_chunk_bfloat16(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_bfloat16(open);
+            inner_piece_bfloat16(base, p, f, e, open);
+            if (e == cend) *total = acc_add_bfloat16(*total, lanes_sum_bfloat16(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_bfloat16(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_bfloat16(const reduce_plan *p, const T_bfloat16 *in, T_bfloat16 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_bfloat16(const T_bfloat16 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_bfloat16 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_bfloat16(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_bfloat16(const T_bfloat16 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_bfloat16 *total, rowacc_bfloat16 *open)
+{
+    acc_bfloat16 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_bfloat16(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_bfloat16(cend, f1);
+        if (f == cstart) rowacc_init_bfloat16(open, w);
+        rows_piece_bfloat16(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_bfloat16(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_bfloat16(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_bfloat16 *rebase_bfloat16(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_bfloat16 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_bfloat16));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, int64_t a, int64_t b,
+                             T_bfloat16 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_bfloat16 *totals = (acc_bfloat16 *)job->totals;
+    lanes_bfloat16 *open = (lanes_bfloat16 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_bfloat16 *)alloc_array(p->nout, (int64_t)sizeof(acc_bfloat16));
+        open = (lanes_bfloat16 *)alloc_array(p->nout, (int64_t)sizeof(lanes_bfloat16));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_bfloat16)-0.0;
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -1499,16 +1905,28 @@ static int reduce_inner_bfloat16(const reduce_plan *p, const T_bfloat16 *in, T_b
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_bfloat16(tid * per, nunits), hi = u0 + min64_bfloat16(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_bfloat16(in + in_off, p, nchunks);
+                acc_bfloat16 total = (acc_bfloat16)-0.0;
+                lanes_bfloat16 local;
+                lanes_bfloat16 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_bfloat16(&local);
+                }
+                inner_span_bfloat16(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_bfloat16(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -1522,158 +1940,369 @@ static int reduce_inner_bfloat16(const reduce_plan *p, const T_bfloat16 *in, T_b
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_bfloat16), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_bfloat16 *parts = (acc_bfloat16 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_bfloat16 *parts = (acc_bfloat16 *)alloc_array(nparts, (int64_t)sizeof(acc_bfloat16));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_bfloat16(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_bfloat16(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_bfloat16 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_bfloat16(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_bfloat16(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_bfloat16 total = (acc_bfloat16)-0.0;
+        lanes_bfloat16 local;
+        lanes_bfloat16 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_bfloat16(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_bfloat16(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_bfloat16(lanes);
+            inner_piece_bfloat16(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_bfloat16(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_bfloat16(const T_bfloat16 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_bfloat16 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, int64_t a, int64_t b,
+                            T_bfloat16 *out, int nthreads)
 {
-    rowacc_bfloat16 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_bfloat16(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_bfloat16(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_bfloat16(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_bfloat16(const reduce_plan *p, const T_bfloat16 *in, T_bfloat16 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_bfloat16 *totals = (acc_bfloat16 *)job->totals;
+    rowacc_bfloat16 *open = (rowacc_bfloat16 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_bfloat16 *)alloc_array(slots, (int64_t)sizeof(acc_bfloat16));
+        open = (rowacc_bfloat16 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_bfloat16));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_bfloat16)-0.0;
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_bfloat16 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_bfloat16), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_bfloat16 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_bfloat16 *)alloc_array(slots, (int64_t)sizeof(acc_bfloat16));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_bfloat16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_bfloat16(cstart + ROW_CHUNK, p->nred);
+            rowacc_bfloat16 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_bfloat16(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_bfloat16(&r, w);
+            rows_piece_bfloat16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_bfloat16(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_bfloat16 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_bfloat16 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_bfloat16(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_bfloat16(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_bfloat16(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_bfloat16 local_total[TILE];
+        rowacc_bfloat16 local_open;
+        acc_bfloat16 *total = local_total;
+        rowacc_bfloat16 *r = &local_open;
+        const T_bfloat16 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_bfloat16)-0.0;
         }
-        T_bfloat16 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_bfloat16(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_bfloat16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_bfloat16 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_bfloat16(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_bfloat16(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_bfloat16(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_bfloat16 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_bfloat16(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_bfloat16(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_bfloat16), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    job->itemsize = (int64_t)sizeof(T_bfloat16);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_bfloat16(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_bfloat16 *base = rebase_bfloat16(slab, p, a);
+    if (p->inner_reduced) return inner_step_bfloat16(job, base, a, b, (T_bfloat16 *)out, nthreads);
+    return rows_step_bfloat16(job, base, a, b, (T_bfloat16 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_bfloat16(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_bfloat16 *y = (T_bfloat16 *)out;
+    if (p->nred == 0) {
+        /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_bfloat16((acc_bfloat16)-0.0, 0);
+        return MEANCLI_OK;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_bfloat16 *totals = (acc_bfloat16 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_bfloat16(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_bfloat16(K - t * TILE, TILE);
+            const acc_bfloat16 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_bfloat16(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_bfloat16(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_bfloat16), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_bfloat16(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p.nout; i++) ((T_bfloat16 *)out)[i] = finalize_bfloat16((acc_bfloat16)0.0, 0);
-        return MEANCLI_OK;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_bfloat16(&p, (const T_bfloat16 *)in, (T_bfloat16 *)out, nthreads);
-    return reduce_rows_bfloat16(&p, (const T_bfloat16 *)in, (T_bfloat16 *)out, nthreads);
+    rc = meancli_reduce_step_bfloat16(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_bfloat16(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_float32 inner_chunk_float32(const T_float32 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, float32 ------------------------------------------------ */
+
+static inline int64_t min64_float32(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_float32(const T_float32 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_float32 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_float32 l;
-    lanes_init_float32(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_float32(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_float32(len - i0, remaining);
+        RUN_float32(base + off, s, take, l, (int)(f % LANES_float32));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_float32 inner_chunk_float32(const T_float32 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_float32(start + CHUNK, p->nred);
+    lanes_float32 l;
+    lanes_init_float32(&l);
+    inner_piece_float32(base, p, start, end, &l);
     return lanes_sum_float32(&l, end - start);
 }
 
-static T_float32 inner_one_float32(const T_float32 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_float32(const T_float32 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_float32 *total, lanes_float32 *open)
 {
-    acc_float32 total = inner_chunk_float32(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_float32(total, inner_chunk_float32(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_float32(cstart + CHUNK, p->nred);
+        int64_t e = min64_float32(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_float32(*total, inner_chunk_float32(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_float32(open);
+            inner_piece_float32(base, p, f, e, open);
+            if (e == cend) *total = acc_add_float32(*total, lanes_sum_float32(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_float32(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_float32(const reduce_plan *p, const T_float32 *in, T_float32 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_float32(const T_float32 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_float32 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_float32(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_float32(const T_float32 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_float32 *total, rowacc_float32 *open)
+{
+    acc_float32 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_float32(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_float32(cend, f1);
+        if (f == cstart) rowacc_init_float32(open, w);
+        rows_piece_float32(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_float32(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_float32(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_float32 *rebase_float32(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_float32 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_float32));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, int64_t a, int64_t b,
+                             T_float32 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_float32 *totals = (acc_float32 *)job->totals;
+    lanes_float32 *open = (lanes_float32 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_float32 *)alloc_array(p->nout, (int64_t)sizeof(acc_float32));
+        open = (lanes_float32 *)alloc_array(p->nout, (int64_t)sizeof(lanes_float32));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float32)-0.0;
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -1681,16 +2310,28 @@ static int reduce_inner_float32(const reduce_plan *p, const T_float32 *in, T_flo
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_float32(tid * per, nunits), hi = u0 + min64_float32(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_float32(in + in_off, p, nchunks);
+                acc_float32 total = (acc_float32)-0.0;
+                lanes_float32 local;
+                lanes_float32 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_float32(&local);
+                }
+                inner_span_float32(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_float32(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -1704,158 +2345,369 @@ static int reduce_inner_float32(const reduce_plan *p, const T_float32 *in, T_flo
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_float32), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_float32 *parts = (acc_float32 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_float32 *parts = (acc_float32 *)alloc_array(nparts, (int64_t)sizeof(acc_float32));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_float32(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_float32(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_float32 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_float32(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_float32(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_float32 total = (acc_float32)-0.0;
+        lanes_float32 local;
+        lanes_float32 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_float32(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_float32(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_float32(lanes);
+            inner_piece_float32(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_float32(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_float32(const T_float32 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_float32 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int64_t a, int64_t b,
+                            T_float32 *out, int nthreads)
 {
-    rowacc_float32 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_float32(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_float32(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_float32(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_float32(const reduce_plan *p, const T_float32 *in, T_float32 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_float32 *totals = (acc_float32 *)job->totals;
+    rowacc_float32 *open = (rowacc_float32 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_float32 *)alloc_array(slots, (int64_t)sizeof(acc_float32));
+        open = (rowacc_float32 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_float32));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float32)-0.0;
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_float32 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_float32), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_float32 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_float32 *)alloc_array(slots, (int64_t)sizeof(acc_float32));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_float32(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_float32(cstart + ROW_CHUNK, p->nred);
+            rowacc_float32 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_float32(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_float32(&r, w);
+            rows_piece_float32(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_float32(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_float32 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_float32 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_float32(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_float32(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_float32(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_float32 local_total[TILE];
+        rowacc_float32 local_open;
+        acc_float32 *total = local_total;
+        rowacc_float32 *r = &local_open;
+        const T_float32 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_float32)-0.0;
         }
-        T_float32 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float32(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_float32(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_float32 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_float32(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_float32(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_float32(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_float32 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float32(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_float32(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float32), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    job->itemsize = (int64_t)sizeof(T_float32);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_float32(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_float32 *base = rebase_float32(slab, p, a);
+    if (p->inner_reduced) return inner_step_float32(job, base, a, b, (T_float32 *)out, nthreads);
+    return rows_step_float32(job, base, a, b, (T_float32 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_float32(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_float32 *y = (T_float32 *)out;
+    if (p->nred == 0) {
+        /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float32((acc_float32)-0.0, 0);
+        return MEANCLI_OK;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_float32 *totals = (acc_float32 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_float32(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_float32(K - t * TILE, TILE);
+            const acc_float32 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_float32(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_float32(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float32), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_float32(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p.nout; i++) ((T_float32 *)out)[i] = finalize_float32((acc_float32)0.0, 0);
-        return MEANCLI_OK;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_float32(&p, (const T_float32 *)in, (T_float32 *)out, nthreads);
-    return reduce_rows_float32(&p, (const T_float32 *)in, (T_float32 *)out, nthreads);
+    rc = meancli_reduce_step_float32(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float32(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_float64 inner_chunk_float64(const T_float64 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, float64 ------------------------------------------------ */
+
+static inline int64_t min64_float64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_float64(const T_float64 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_float64 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_float64 l;
-    lanes_init_float64(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_float64(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_float64(len - i0, remaining);
+        RUN_float64(base + off, s, take, l, (int)(f % LANES_float64));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_float64 inner_chunk_float64(const T_float64 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_float64(start + CHUNK, p->nred);
+    lanes_float64 l;
+    lanes_init_float64(&l);
+    inner_piece_float64(base, p, start, end, &l);
     return lanes_sum_float64(&l, end - start);
 }
 
-static T_float64 inner_one_float64(const T_float64 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_float64(const T_float64 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_float64 *total, lanes_float64 *open)
 {
-    acc_float64 total = inner_chunk_float64(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_float64(total, inner_chunk_float64(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_float64(cstart + CHUNK, p->nred);
+        int64_t e = min64_float64(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_float64(*total, inner_chunk_float64(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_float64(open);
+            inner_piece_float64(base, p, f, e, open);
+            if (e == cend) *total = acc_add_float64(*total, lanes_sum_float64(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_float64(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_float64(const reduce_plan *p, const T_float64 *in, T_float64 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_float64(const T_float64 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_float64 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_float64(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_float64(const T_float64 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_float64 *total, rowacc_float64 *open)
+{
+    acc_float64 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_float64(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_float64(cend, f1);
+        if (f == cstart) rowacc_init_float64(open, w);
+        rows_piece_float64(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_float64(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_float64(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_float64 *rebase_float64(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_float64 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_float64));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, int64_t a, int64_t b,
+                             T_float64 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_float64 *totals = (acc_float64 *)job->totals;
+    lanes_float64 *open = (lanes_float64 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_float64 *)alloc_array(p->nout, (int64_t)sizeof(acc_float64));
+        open = (lanes_float64 *)alloc_array(p->nout, (int64_t)sizeof(lanes_float64));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float64){-0.0, 0.0};
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -1863,16 +2715,28 @@ static int reduce_inner_float64(const reduce_plan *p, const T_float64 *in, T_flo
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_float64(tid * per, nunits), hi = u0 + min64_float64(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_float64(in + in_off, p, nchunks);
+                acc_float64 total = (acc_float64){-0.0, 0.0};
+                lanes_float64 local;
+                lanes_float64 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_float64(&local);
+                }
+                inner_span_float64(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_float64(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -1886,158 +2750,369 @@ static int reduce_inner_float64(const reduce_plan *p, const T_float64 *in, T_flo
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_float64), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_float64 *parts = (acc_float64 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_float64 *parts = (acc_float64 *)alloc_array(nparts, (int64_t)sizeof(acc_float64));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_float64(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_float64(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_float64 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_float64(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_float64(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_float64 total = (acc_float64){-0.0, 0.0};
+        lanes_float64 local;
+        lanes_float64 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_float64(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_float64(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_float64(lanes);
+            inner_piece_float64(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_float64(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_float64(const T_float64 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_float64 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int64_t a, int64_t b,
+                            T_float64 *out, int nthreads)
 {
-    rowacc_float64 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_float64(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_float64(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_float64(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_float64(const reduce_plan *p, const T_float64 *in, T_float64 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_float64 *totals = (acc_float64 *)job->totals;
+    rowacc_float64 *open = (rowacc_float64 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_float64 *)alloc_array(slots, (int64_t)sizeof(acc_float64));
+        open = (rowacc_float64 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_float64));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float64){-0.0, 0.0};
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_float64 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_float64), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_float64 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_float64 *)alloc_array(slots, (int64_t)sizeof(acc_float64));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_float64(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_float64(cstart + ROW_CHUNK, p->nred);
+            rowacc_float64 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_float64(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_float64(&r, w);
+            rows_piece_float64(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_float64(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_float64 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_float64 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_float64(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_float64(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_float64(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_float64 local_total[TILE];
+        rowacc_float64 local_open;
+        acc_float64 *total = local_total;
+        rowacc_float64 *r = &local_open;
+        const T_float64 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_float64){-0.0, 0.0};
         }
-        T_float64 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float64(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_float64(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_float64 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_float64(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_float64(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_float64(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_float64 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float64(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_float64(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float64), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    job->itemsize = (int64_t)sizeof(T_float64);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_float64(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_float64 *base = rebase_float64(slab, p, a);
+    if (p->inner_reduced) return inner_step_float64(job, base, a, b, (T_float64 *)out, nthreads);
+    return rows_step_float64(job, base, a, b, (T_float64 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_float64(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_float64 *y = (T_float64 *)out;
+    if (p->nred == 0) {
+        /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float64((acc_float64){-0.0, 0.0}, 0);
+        return MEANCLI_OK;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_float64 *totals = (acc_float64 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_float64(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_float64(K - t * TILE, TILE);
+            const acc_float64 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_float64(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_float64(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float64), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_float64(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p.nout; i++) ((T_float64 *)out)[i] = finalize_float64((acc_float64){0.0, 0.0}, 0);
-        return MEANCLI_OK;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_float64(&p, (const T_float64 *)in, (T_float64 *)out, nthreads);
-    return reduce_rows_float64(&p, (const T_float64 *)in, (T_float64 *)out, nthreads);
+    rc = meancli_reduce_step_float64(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float64(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_int8 inner_chunk_int8(const T_int8 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, int8 ------------------------------------------------ */
+
+static inline int64_t min64_int8(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_int8(const T_int8 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_int8 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_int8 l;
-    lanes_init_int8(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_int8(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_int8(len - i0, remaining);
+        RUN_int8(base + off, s, take, l, (int)(f % LANES_int8));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_int8 inner_chunk_int8(const T_int8 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_int8(start + CHUNK, p->nred);
+    lanes_int8 l;
+    lanes_init_int8(&l);
+    inner_piece_int8(base, p, start, end, &l);
     return lanes_sum_int8(&l, end - start);
 }
 
-static T_int8 inner_one_int8(const T_int8 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_int8(const T_int8 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_int8 *total, lanes_int8 *open)
 {
-    acc_int8 total = inner_chunk_int8(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_int8(total, inner_chunk_int8(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_int8(cstart + CHUNK, p->nred);
+        int64_t e = min64_int8(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_int8(*total, inner_chunk_int8(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_int8(open);
+            inner_piece_int8(base, p, f, e, open);
+            if (e == cend) *total = acc_add_int8(*total, lanes_sum_int8(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_int8(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_int8(const reduce_plan *p, const T_int8 *in, T_int8 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_int8(const T_int8 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_int8 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_int8(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_int8(const T_int8 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_int8 *total, rowacc_int8 *open)
+{
+    acc_int8 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_int8(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_int8(cend, f1);
+        if (f == cstart) rowacc_init_int8(open, w);
+        rows_piece_int8(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_int8(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_int8(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_int8 *rebase_int8(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_int8 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_int8));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a, int64_t b,
+                             T_int8 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_int8 *totals = (acc_int8 *)job->totals;
+    lanes_int8 *open = (lanes_int8 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_int8 *)alloc_array(p->nout, (int64_t)sizeof(acc_int8));
+        open = (lanes_int8 *)alloc_array(p->nout, (int64_t)sizeof(lanes_int8));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_int8)0;
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -2045,16 +3120,28 @@ static int reduce_inner_int8(const reduce_plan *p, const T_int8 *in, T_int8 *out
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_int8(tid * per, nunits), hi = u0 + min64_int8(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_int8(in + in_off, p, nchunks);
+                acc_int8 total = (acc_int8)0;
+                lanes_int8 local;
+                lanes_int8 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_int8(&local);
+                }
+                inner_span_int8(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_int8(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -2068,156 +3155,371 @@ static int reduce_inner_int8(const reduce_plan *p, const T_int8 *in, T_int8 *out
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_int8), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_int8 *parts = (acc_int8 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_int8 *parts = (acc_int8 *)alloc_array(nparts, (int64_t)sizeof(acc_int8));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_int8(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_int8(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_int8 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_int8(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_int8(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_int8 total = (acc_int8)0;
+        lanes_int8 local;
+        lanes_int8 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_int8(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_int8(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_int8(lanes);
+            inner_piece_int8(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_int8(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_int8(const T_int8 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_int8 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a, int64_t b,
+                            T_int8 *out, int nthreads)
 {
-    rowacc_int8 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_int8(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_int8(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_int8(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_int8(const reduce_plan *p, const T_int8 *in, T_int8 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_int8 *totals = (acc_int8 *)job->totals;
+    rowacc_int8 *open = (rowacc_int8 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_int8 *)alloc_array(slots, (int64_t)sizeof(acc_int8));
+        open = (rowacc_int8 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_int8));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_int8)0;
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_int8 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_int8), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_int8 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_int8 *)alloc_array(slots, (int64_t)sizeof(acc_int8));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_int8(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_int8(cstart + ROW_CHUNK, p->nred);
+            rowacc_int8 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_int8(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_int8(&r, w);
+            rows_piece_int8(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_int8(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_int8 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_int8 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_int8(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_int8(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_int8(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_int8 local_total[TILE];
+        rowacc_int8 local_open;
+        acc_int8 *total = local_total;
+        rowacc_int8 *r = &local_open;
+        const T_int8 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_int8)0;
         }
-        T_int8 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int8(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_int8(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_int8 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_int8(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_int8(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_int8(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_int8 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int8(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_int8(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int8), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    if (job->p.nred == 0 && job->p.nout > 0) {
+        free(job);
+        return MEANCLI_E_EMPTY_INT;
+    }
+    job->itemsize = (int64_t)sizeof(T_int8);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_int8(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_int8 *base = rebase_int8(slab, p, a);
+    if (p->inner_reduced) return inner_step_int8(job, base, a, b, (T_int8 *)out, nthreads);
+    return rows_step_int8(job, base, a, b, (T_int8 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_int8(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_int8 *y = (T_int8 *)out;
+    if (p->nred == 0) {
+        return MEANCLI_E_EMPTY_INT;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_int8 *totals = (acc_int8 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_int8(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_int8(K - t * TILE, TILE);
+            const acc_int8 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int8(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_int8(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int8), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int8(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        return MEANCLI_E_EMPTY_INT;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_int8(&p, (const T_int8 *)in, (T_int8 *)out, nthreads);
-    return reduce_rows_int8(&p, (const T_int8 *)in, (T_int8 *)out, nthreads);
+    rc = meancli_reduce_step_int8(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int8(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_int16 inner_chunk_int16(const T_int16 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, int16 ------------------------------------------------ */
+
+static inline int64_t min64_int16(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_int16(const T_int16 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_int16 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_int16 l;
-    lanes_init_int16(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_int16(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_int16(len - i0, remaining);
+        RUN_int16(base + off, s, take, l, (int)(f % LANES_int16));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_int16 inner_chunk_int16(const T_int16 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_int16(start + CHUNK, p->nred);
+    lanes_int16 l;
+    lanes_init_int16(&l);
+    inner_piece_int16(base, p, start, end, &l);
     return lanes_sum_int16(&l, end - start);
 }
 
-static T_int16 inner_one_int16(const T_int16 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_int16(const T_int16 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_int16 *total, lanes_int16 *open)
 {
-    acc_int16 total = inner_chunk_int16(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_int16(total, inner_chunk_int16(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_int16(cstart + CHUNK, p->nred);
+        int64_t e = min64_int16(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_int16(*total, inner_chunk_int16(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_int16(open);
+            inner_piece_int16(base, p, f, e, open);
+            if (e == cend) *total = acc_add_int16(*total, lanes_sum_int16(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_int16(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_int16(const reduce_plan *p, const T_int16 *in, T_int16 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_int16(const T_int16 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_int16 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_int16(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_int16(const T_int16 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_int16 *total, rowacc_int16 *open)
+{
+    acc_int16 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_int16(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_int16(cend, f1);
+        if (f == cstart) rowacc_init_int16(open, w);
+        rows_piece_int16(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_int16(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_int16(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_int16 *rebase_int16(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_int16 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_int16));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t a, int64_t b,
+                             T_int16 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_int16 *totals = (acc_int16 *)job->totals;
+    lanes_int16 *open = (lanes_int16 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_int16 *)alloc_array(p->nout, (int64_t)sizeof(acc_int16));
+        open = (lanes_int16 *)alloc_array(p->nout, (int64_t)sizeof(lanes_int16));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_int16)0;
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -2225,16 +3527,28 @@ static int reduce_inner_int16(const reduce_plan *p, const T_int16 *in, T_int16 *
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_int16(tid * per, nunits), hi = u0 + min64_int16(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_int16(in + in_off, p, nchunks);
+                acc_int16 total = (acc_int16)0;
+                lanes_int16 local;
+                lanes_int16 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_int16(&local);
+                }
+                inner_span_int16(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_int16(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -2248,156 +3562,371 @@ static int reduce_inner_int16(const reduce_plan *p, const T_int16 *in, T_int16 *
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_int16), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_int16 *parts = (acc_int16 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_int16 *parts = (acc_int16 *)alloc_array(nparts, (int64_t)sizeof(acc_int16));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_int16(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_int16(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_int16 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_int16(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_int16(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_int16 total = (acc_int16)0;
+        lanes_int16 local;
+        lanes_int16 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_int16(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_int16(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_int16(lanes);
+            inner_piece_int16(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_int16(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_int16(const T_int16 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_int16 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t a, int64_t b,
+                            T_int16 *out, int nthreads)
 {
-    rowacc_int16 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_int16(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_int16(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_int16(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_int16(const reduce_plan *p, const T_int16 *in, T_int16 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_int16 *totals = (acc_int16 *)job->totals;
+    rowacc_int16 *open = (rowacc_int16 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_int16 *)alloc_array(slots, (int64_t)sizeof(acc_int16));
+        open = (rowacc_int16 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_int16));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_int16)0;
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_int16 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_int16), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_int16 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_int16 *)alloc_array(slots, (int64_t)sizeof(acc_int16));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_int16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_int16(cstart + ROW_CHUNK, p->nred);
+            rowacc_int16 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_int16(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_int16(&r, w);
+            rows_piece_int16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_int16(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_int16 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_int16 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_int16(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_int16(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_int16(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_int16 local_total[TILE];
+        rowacc_int16 local_open;
+        acc_int16 *total = local_total;
+        rowacc_int16 *r = &local_open;
+        const T_int16 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_int16)0;
         }
-        T_int16 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int16(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_int16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_int16 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_int16(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_int16(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_int16(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_int16 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int16(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_int16(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int16), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    if (job->p.nred == 0 && job->p.nout > 0) {
+        free(job);
+        return MEANCLI_E_EMPTY_INT;
+    }
+    job->itemsize = (int64_t)sizeof(T_int16);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_int16(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_int16 *base = rebase_int16(slab, p, a);
+    if (p->inner_reduced) return inner_step_int16(job, base, a, b, (T_int16 *)out, nthreads);
+    return rows_step_int16(job, base, a, b, (T_int16 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_int16(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_int16 *y = (T_int16 *)out;
+    if (p->nred == 0) {
+        return MEANCLI_E_EMPTY_INT;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_int16 *totals = (acc_int16 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_int16(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_int16(K - t * TILE, TILE);
+            const acc_int16 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int16(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_int16(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int16), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int16(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        return MEANCLI_E_EMPTY_INT;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_int16(&p, (const T_int16 *)in, (T_int16 *)out, nthreads);
-    return reduce_rows_int16(&p, (const T_int16 *)in, (T_int16 *)out, nthreads);
+    rc = meancli_reduce_step_int16(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int16(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_int32 inner_chunk_int32(const T_int32 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, int32 ------------------------------------------------ */
+
+static inline int64_t min64_int32(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_int32(const T_int32 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_int32 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_int32 l;
-    lanes_init_int32(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_int32(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_int32(len - i0, remaining);
+        RUN_int32(base + off, s, take, l, (int)(f % LANES_int32));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_int32 inner_chunk_int32(const T_int32 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_int32(start + CHUNK, p->nred);
+    lanes_int32 l;
+    lanes_init_int32(&l);
+    inner_piece_int32(base, p, start, end, &l);
     return lanes_sum_int32(&l, end - start);
 }
 
-static T_int32 inner_one_int32(const T_int32 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_int32(const T_int32 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_int32 *total, lanes_int32 *open)
 {
-    acc_int32 total = inner_chunk_int32(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_int32(total, inner_chunk_int32(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_int32(cstart + CHUNK, p->nred);
+        int64_t e = min64_int32(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_int32(*total, inner_chunk_int32(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_int32(open);
+            inner_piece_int32(base, p, f, e, open);
+            if (e == cend) *total = acc_add_int32(*total, lanes_sum_int32(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_int32(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_int32(const reduce_plan *p, const T_int32 *in, T_int32 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_int32(const T_int32 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_int32 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_int32(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_int32(const T_int32 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_int32 *total, rowacc_int32 *open)
+{
+    acc_int32 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_int32(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_int32(cend, f1);
+        if (f == cstart) rowacc_init_int32(open, w);
+        rows_piece_int32(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_int32(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_int32(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_int32 *rebase_int32(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_int32 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_int32));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t a, int64_t b,
+                             T_int32 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_int32 *totals = (acc_int32 *)job->totals;
+    lanes_int32 *open = (lanes_int32 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_int32 *)alloc_array(p->nout, (int64_t)sizeof(acc_int32));
+        open = (lanes_int32 *)alloc_array(p->nout, (int64_t)sizeof(lanes_int32));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_int32)0;
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -2405,16 +3934,28 @@ static int reduce_inner_int32(const reduce_plan *p, const T_int32 *in, T_int32 *
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_int32(tid * per, nunits), hi = u0 + min64_int32(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_int32(in + in_off, p, nchunks);
+                acc_int32 total = (acc_int32)0;
+                lanes_int32 local;
+                lanes_int32 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_int32(&local);
+                }
+                inner_span_int32(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_int32(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -2428,156 +3969,371 @@ static int reduce_inner_int32(const reduce_plan *p, const T_int32 *in, T_int32 *
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_int32), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_int32 *parts = (acc_int32 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_int32 *parts = (acc_int32 *)alloc_array(nparts, (int64_t)sizeof(acc_int32));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_int32(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_int32(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_int32 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_int32(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_int32(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_int32 total = (acc_int32)0;
+        lanes_int32 local;
+        lanes_int32 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_int32(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_int32(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_int32(lanes);
+            inner_piece_int32(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_int32(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_int32(const T_int32 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_int32 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t a, int64_t b,
+                            T_int32 *out, int nthreads)
 {
-    rowacc_int32 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_int32(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_int32(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_int32(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_int32(const reduce_plan *p, const T_int32 *in, T_int32 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_int32 *totals = (acc_int32 *)job->totals;
+    rowacc_int32 *open = (rowacc_int32 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_int32 *)alloc_array(slots, (int64_t)sizeof(acc_int32));
+        open = (rowacc_int32 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_int32));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_int32)0;
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_int32 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_int32), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_int32 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_int32 *)alloc_array(slots, (int64_t)sizeof(acc_int32));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_int32(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_int32(cstart + ROW_CHUNK, p->nred);
+            rowacc_int32 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_int32(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_int32(&r, w);
+            rows_piece_int32(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_int32(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_int32 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_int32 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_int32(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_int32(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_int32(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_int32 local_total[TILE];
+        rowacc_int32 local_open;
+        acc_int32 *total = local_total;
+        rowacc_int32 *r = &local_open;
+        const T_int32 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_int32)0;
         }
-        T_int32 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int32(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_int32(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_int32 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_int32(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_int32(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_int32(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_int32 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int32(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_int32(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int32), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    if (job->p.nred == 0 && job->p.nout > 0) {
+        free(job);
+        return MEANCLI_E_EMPTY_INT;
+    }
+    job->itemsize = (int64_t)sizeof(T_int32);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_int32(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_int32 *base = rebase_int32(slab, p, a);
+    if (p->inner_reduced) return inner_step_int32(job, base, a, b, (T_int32 *)out, nthreads);
+    return rows_step_int32(job, base, a, b, (T_int32 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_int32(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_int32 *y = (T_int32 *)out;
+    if (p->nred == 0) {
+        return MEANCLI_E_EMPTY_INT;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_int32 *totals = (acc_int32 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_int32(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_int32(K - t * TILE, TILE);
+            const acc_int32 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int32(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_int32(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int32), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int32(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        return MEANCLI_E_EMPTY_INT;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_int32(&p, (const T_int32 *)in, (T_int32 *)out, nthreads);
-    return reduce_rows_int32(&p, (const T_int32 *)in, (T_int32 *)out, nthreads);
+    rc = meancli_reduce_step_int32(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int32(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_int64 inner_chunk_int64(const T_int64 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, int64 ------------------------------------------------ */
+
+static inline int64_t min64_int64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_int64(const T_int64 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_int64 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_int64 l;
-    lanes_init_int64(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_int64(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_int64(len - i0, remaining);
+        RUN_int64(base + off, s, take, l, (int)(f % LANES_int64));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_int64 inner_chunk_int64(const T_int64 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_int64(start + CHUNK, p->nred);
+    lanes_int64 l;
+    lanes_init_int64(&l);
+    inner_piece_int64(base, p, start, end, &l);
     return lanes_sum_int64(&l, end - start);
 }
 
-static T_int64 inner_one_int64(const T_int64 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_int64(const T_int64 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_int64 *total, lanes_int64 *open)
 {
-    acc_int64 total = inner_chunk_int64(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_int64(total, inner_chunk_int64(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_int64(cstart + CHUNK, p->nred);
+        int64_t e = min64_int64(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_int64(*total, inner_chunk_int64(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_int64(open);
+            inner_piece_int64(base, p, f, e, open);
+            if (e == cend) *total = acc_add_int64(*total, lanes_sum_int64(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_int64(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_int64(const reduce_plan *p, const T_int64 *in, T_int64 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_int64(const T_int64 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_int64 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_int64(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_int64(const T_int64 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_int64 *total, rowacc_int64 *open)
+{
+    acc_int64 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_int64(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_int64(cend, f1);
+        if (f == cstart) rowacc_init_int64(open, w);
+        rows_piece_int64(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_int64(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_int64(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_int64 *rebase_int64(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_int64 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_int64));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t a, int64_t b,
+                             T_int64 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_int64 *totals = (acc_int64 *)job->totals;
+    lanes_int64 *open = (lanes_int64 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_int64 *)alloc_array(p->nout, (int64_t)sizeof(acc_int64));
+        open = (lanes_int64 *)alloc_array(p->nout, (int64_t)sizeof(lanes_int64));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_int64)0;
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -2585,16 +4341,28 @@ static int reduce_inner_int64(const reduce_plan *p, const T_int64 *in, T_int64 *
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_int64(tid * per, nunits), hi = u0 + min64_int64(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_int64(in + in_off, p, nchunks);
+                acc_int64 total = (acc_int64)0;
+                lanes_int64 local;
+                lanes_int64 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_int64(&local);
+                }
+                inner_span_int64(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_int64(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -2608,156 +4376,371 @@ static int reduce_inner_int64(const reduce_plan *p, const T_int64 *in, T_int64 *
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_int64), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_int64 *parts = (acc_int64 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_int64 *parts = (acc_int64 *)alloc_array(nparts, (int64_t)sizeof(acc_int64));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_int64(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_int64(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_int64 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_int64(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_int64(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_int64 total = (acc_int64)0;
+        lanes_int64 local;
+        lanes_int64 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_int64(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_int64(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_int64(lanes);
+            inner_piece_int64(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_int64(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_int64(const T_int64 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_int64 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t a, int64_t b,
+                            T_int64 *out, int nthreads)
 {
-    rowacc_int64 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_int64(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_int64(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_int64(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_int64(const reduce_plan *p, const T_int64 *in, T_int64 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_int64 *totals = (acc_int64 *)job->totals;
+    rowacc_int64 *open = (rowacc_int64 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_int64 *)alloc_array(slots, (int64_t)sizeof(acc_int64));
+        open = (rowacc_int64 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_int64));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_int64)0;
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_int64 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_int64), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_int64 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_int64 *)alloc_array(slots, (int64_t)sizeof(acc_int64));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_int64(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_int64(cstart + ROW_CHUNK, p->nred);
+            rowacc_int64 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_int64(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_int64(&r, w);
+            rows_piece_int64(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_int64(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_int64 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_int64 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_int64(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_int64(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_int64(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_int64 local_total[TILE];
+        rowacc_int64 local_open;
+        acc_int64 *total = local_total;
+        rowacc_int64 *r = &local_open;
+        const T_int64 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_int64)0;
         }
-        T_int64 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int64(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_int64(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_int64 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_int64(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_int64(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_int64(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_int64 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int64(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_int64(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int64), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    if (job->p.nred == 0 && job->p.nout > 0) {
+        free(job);
+        return MEANCLI_E_EMPTY_INT;
+    }
+    job->itemsize = (int64_t)sizeof(T_int64);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_int64(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_int64 *base = rebase_int64(slab, p, a);
+    if (p->inner_reduced) return inner_step_int64(job, base, a, b, (T_int64 *)out, nthreads);
+    return rows_step_int64(job, base, a, b, (T_int64 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_int64(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_int64 *y = (T_int64 *)out;
+    if (p->nred == 0) {
+        return MEANCLI_E_EMPTY_INT;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_int64 *totals = (acc_int64 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_int64(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_int64(K - t * TILE, TILE);
+            const acc_int64 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int64(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_int64(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int64), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int64(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        return MEANCLI_E_EMPTY_INT;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_int64(&p, (const T_int64 *)in, (T_int64 *)out, nthreads);
-    return reduce_rows_int64(&p, (const T_int64 *)in, (T_int64 *)out, nthreads);
+    rc = meancli_reduce_step_int64(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int64(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_uint8 inner_chunk_uint8(const T_uint8 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, uint8 ------------------------------------------------ */
+
+static inline int64_t min64_uint8(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_uint8(const T_uint8 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_uint8 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_uint8 l;
-    lanes_init_uint8(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_uint8(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_uint8(len - i0, remaining);
+        RUN_uint8(base + off, s, take, l, (int)(f % LANES_uint8));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_uint8 inner_chunk_uint8(const T_uint8 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_uint8(start + CHUNK, p->nred);
+    lanes_uint8 l;
+    lanes_init_uint8(&l);
+    inner_piece_uint8(base, p, start, end, &l);
     return lanes_sum_uint8(&l, end - start);
 }
 
-static T_uint8 inner_one_uint8(const T_uint8 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_uint8(const T_uint8 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_uint8 *total, lanes_uint8 *open)
 {
-    acc_uint8 total = inner_chunk_uint8(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_uint8(total, inner_chunk_uint8(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_uint8(cstart + CHUNK, p->nred);
+        int64_t e = min64_uint8(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_uint8(*total, inner_chunk_uint8(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_uint8(open);
+            inner_piece_uint8(base, p, f, e, open);
+            if (e == cend) *total = acc_add_uint8(*total, lanes_sum_uint8(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_uint8(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_uint8(const reduce_plan *p, const T_uint8 *in, T_uint8 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_uint8(const T_uint8 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_uint8 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_uint8(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_uint8(const T_uint8 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_uint8 *total, rowacc_uint8 *open)
+{
+    acc_uint8 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_uint8(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_uint8(cend, f1);
+        if (f == cstart) rowacc_init_uint8(open, w);
+        rows_piece_uint8(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_uint8(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint8(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_uint8 *rebase_uint8(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_uint8 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_uint8));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t a, int64_t b,
+                             T_uint8 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_uint8 *totals = (acc_uint8 *)job->totals;
+    lanes_uint8 *open = (lanes_uint8 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_uint8 *)alloc_array(p->nout, (int64_t)sizeof(acc_uint8));
+        open = (lanes_uint8 *)alloc_array(p->nout, (int64_t)sizeof(lanes_uint8));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_uint8)0;
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -2765,16 +4748,28 @@ static int reduce_inner_uint8(const reduce_plan *p, const T_uint8 *in, T_uint8 *
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_uint8(tid * per, nunits), hi = u0 + min64_uint8(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_uint8(in + in_off, p, nchunks);
+                acc_uint8 total = (acc_uint8)0;
+                lanes_uint8 local;
+                lanes_uint8 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_uint8(&local);
+                }
+                inner_span_uint8(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_uint8(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -2788,156 +4783,371 @@ static int reduce_inner_uint8(const reduce_plan *p, const T_uint8 *in, T_uint8 *
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_uint8), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_uint8 *parts = (acc_uint8 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_uint8 *parts = (acc_uint8 *)alloc_array(nparts, (int64_t)sizeof(acc_uint8));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_uint8(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_uint8(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_uint8 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_uint8(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_uint8(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_uint8 total = (acc_uint8)0;
+        lanes_uint8 local;
+        lanes_uint8 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_uint8(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_uint8(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_uint8(lanes);
+            inner_piece_uint8(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_uint8(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_uint8(const T_uint8 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_uint8 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t a, int64_t b,
+                            T_uint8 *out, int nthreads)
 {
-    rowacc_uint8 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_uint8(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_uint8(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_uint8(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_uint8(const reduce_plan *p, const T_uint8 *in, T_uint8 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_uint8 *totals = (acc_uint8 *)job->totals;
+    rowacc_uint8 *open = (rowacc_uint8 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_uint8 *)alloc_array(slots, (int64_t)sizeof(acc_uint8));
+        open = (rowacc_uint8 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_uint8));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_uint8)0;
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_uint8 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_uint8), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_uint8 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_uint8 *)alloc_array(slots, (int64_t)sizeof(acc_uint8));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_uint8(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_uint8(cstart + ROW_CHUNK, p->nred);
+            rowacc_uint8 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_uint8(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_uint8(&r, w);
+            rows_piece_uint8(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_uint8(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_uint8 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_uint8 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_uint8(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_uint8(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_uint8(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_uint8 local_total[TILE];
+        rowacc_uint8 local_open;
+        acc_uint8 *total = local_total;
+        rowacc_uint8 *r = &local_open;
+        const T_uint8 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_uint8)0;
         }
-        T_uint8 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint8(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_uint8(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_uint8 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint8(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_uint8(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_uint8(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_uint8 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint8(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_uint8(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint8), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    if (job->p.nred == 0 && job->p.nout > 0) {
+        free(job);
+        return MEANCLI_E_EMPTY_INT;
+    }
+    job->itemsize = (int64_t)sizeof(T_uint8);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_uint8(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_uint8 *base = rebase_uint8(slab, p, a);
+    if (p->inner_reduced) return inner_step_uint8(job, base, a, b, (T_uint8 *)out, nthreads);
+    return rows_step_uint8(job, base, a, b, (T_uint8 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_uint8(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_uint8 *y = (T_uint8 *)out;
+    if (p->nred == 0) {
+        return MEANCLI_E_EMPTY_INT;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_uint8 *totals = (acc_uint8 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_uint8(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_uint8(K - t * TILE, TILE);
+            const acc_uint8 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint8(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_uint8(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint8), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint8(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        return MEANCLI_E_EMPTY_INT;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_uint8(&p, (const T_uint8 *)in, (T_uint8 *)out, nthreads);
-    return reduce_rows_uint8(&p, (const T_uint8 *)in, (T_uint8 *)out, nthreads);
+    rc = meancli_reduce_step_uint8(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint8(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_uint16 inner_chunk_uint16(const T_uint16 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, uint16 ------------------------------------------------ */
+
+static inline int64_t min64_uint16(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_uint16(const T_uint16 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_uint16 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_uint16 l;
-    lanes_init_uint16(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_uint16(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_uint16(len - i0, remaining);
+        RUN_uint16(base + off, s, take, l, (int)(f % LANES_uint16));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_uint16 inner_chunk_uint16(const T_uint16 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_uint16(start + CHUNK, p->nred);
+    lanes_uint16 l;
+    lanes_init_uint16(&l);
+    inner_piece_uint16(base, p, start, end, &l);
     return lanes_sum_uint16(&l, end - start);
 }
 
-static T_uint16 inner_one_uint16(const T_uint16 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_uint16(const T_uint16 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_uint16 *total, lanes_uint16 *open)
 {
-    acc_uint16 total = inner_chunk_uint16(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_uint16(total, inner_chunk_uint16(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_uint16(cstart + CHUNK, p->nred);
+        int64_t e = min64_uint16(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_uint16(*total, inner_chunk_uint16(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_uint16(open);
+            inner_piece_uint16(base, p, f, e, open);
+            if (e == cend) *total = acc_add_uint16(*total, lanes_sum_uint16(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_uint16(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_uint16(const reduce_plan *p, const T_uint16 *in, T_uint16 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_uint16(const T_uint16 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_uint16 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_uint16(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_uint16(const T_uint16 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_uint16 *total, rowacc_uint16 *open)
+{
+    acc_uint16 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_uint16(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_uint16(cend, f1);
+        if (f == cstart) rowacc_init_uint16(open, w);
+        rows_piece_uint16(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_uint16(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint16(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_uint16 *rebase_uint16(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_uint16 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_uint16));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64_t a, int64_t b,
+                             T_uint16 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_uint16 *totals = (acc_uint16 *)job->totals;
+    lanes_uint16 *open = (lanes_uint16 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_uint16 *)alloc_array(p->nout, (int64_t)sizeof(acc_uint16));
+        open = (lanes_uint16 *)alloc_array(p->nout, (int64_t)sizeof(lanes_uint16));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_uint16)0;
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -2945,16 +5155,28 @@ static int reduce_inner_uint16(const reduce_plan *p, const T_uint16 *in, T_uint1
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_uint16(tid * per, nunits), hi = u0 + min64_uint16(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_uint16(in + in_off, p, nchunks);
+                acc_uint16 total = (acc_uint16)0;
+                lanes_uint16 local;
+                lanes_uint16 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_uint16(&local);
+                }
+                inner_span_uint16(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_uint16(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -2968,156 +5190,371 @@ static int reduce_inner_uint16(const reduce_plan *p, const T_uint16 *in, T_uint1
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_uint16), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_uint16 *parts = (acc_uint16 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_uint16 *parts = (acc_uint16 *)alloc_array(nparts, (int64_t)sizeof(acc_uint16));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_uint16(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_uint16(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_uint16 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_uint16(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_uint16(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_uint16 total = (acc_uint16)0;
+        lanes_uint16 local;
+        lanes_uint16 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_uint16(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_uint16(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_uint16(lanes);
+            inner_piece_uint16(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_uint16(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_uint16(const T_uint16 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_uint16 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64_t a, int64_t b,
+                            T_uint16 *out, int nthreads)
 {
-    rowacc_uint16 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_uint16(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_uint16(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_uint16(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_uint16(const reduce_plan *p, const T_uint16 *in, T_uint16 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_uint16 *totals = (acc_uint16 *)job->totals;
+    rowacc_uint16 *open = (rowacc_uint16 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_uint16 *)alloc_array(slots, (int64_t)sizeof(acc_uint16));
+        open = (rowacc_uint16 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_uint16));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_uint16)0;
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_uint16 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_uint16), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_uint16 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_uint16 *)alloc_array(slots, (int64_t)sizeof(acc_uint16));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_uint16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_uint16(cstart + ROW_CHUNK, p->nred);
+            rowacc_uint16 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_uint16(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_uint16(&r, w);
+            rows_piece_uint16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_uint16(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_uint16 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_uint16 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_uint16(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_uint16(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_uint16(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_uint16 local_total[TILE];
+        rowacc_uint16 local_open;
+        acc_uint16 *total = local_total;
+        rowacc_uint16 *r = &local_open;
+        const T_uint16 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_uint16)0;
         }
-        T_uint16 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint16(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_uint16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_uint16 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint16(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_uint16(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_uint16(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_uint16 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint16(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_uint16(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint16), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    if (job->p.nred == 0 && job->p.nout > 0) {
+        free(job);
+        return MEANCLI_E_EMPTY_INT;
+    }
+    job->itemsize = (int64_t)sizeof(T_uint16);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_uint16(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_uint16 *base = rebase_uint16(slab, p, a);
+    if (p->inner_reduced) return inner_step_uint16(job, base, a, b, (T_uint16 *)out, nthreads);
+    return rows_step_uint16(job, base, a, b, (T_uint16 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_uint16(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_uint16 *y = (T_uint16 *)out;
+    if (p->nred == 0) {
+        return MEANCLI_E_EMPTY_INT;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_uint16 *totals = (acc_uint16 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_uint16(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_uint16(K - t * TILE, TILE);
+            const acc_uint16 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint16(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_uint16(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint16), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint16(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        return MEANCLI_E_EMPTY_INT;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_uint16(&p, (const T_uint16 *)in, (T_uint16 *)out, nthreads);
-    return reduce_rows_uint16(&p, (const T_uint16 *)in, (T_uint16 *)out, nthreads);
+    rc = meancli_reduce_step_uint16(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint16(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_uint32 inner_chunk_uint32(const T_uint32 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, uint32 ------------------------------------------------ */
+
+static inline int64_t min64_uint32(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_uint32(const T_uint32 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_uint32 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_uint32 l;
-    lanes_init_uint32(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_uint32(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_uint32(len - i0, remaining);
+        RUN_uint32(base + off, s, take, l, (int)(f % LANES_uint32));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_uint32 inner_chunk_uint32(const T_uint32 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_uint32(start + CHUNK, p->nred);
+    lanes_uint32 l;
+    lanes_init_uint32(&l);
+    inner_piece_uint32(base, p, start, end, &l);
     return lanes_sum_uint32(&l, end - start);
 }
 
-static T_uint32 inner_one_uint32(const T_uint32 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_uint32(const T_uint32 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_uint32 *total, lanes_uint32 *open)
 {
-    acc_uint32 total = inner_chunk_uint32(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_uint32(total, inner_chunk_uint32(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_uint32(cstart + CHUNK, p->nred);
+        int64_t e = min64_uint32(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_uint32(*total, inner_chunk_uint32(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_uint32(open);
+            inner_piece_uint32(base, p, f, e, open);
+            if (e == cend) *total = acc_add_uint32(*total, lanes_sum_uint32(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_uint32(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_uint32(const reduce_plan *p, const T_uint32 *in, T_uint32 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_uint32(const T_uint32 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_uint32 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_uint32(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_uint32(const T_uint32 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_uint32 *total, rowacc_uint32 *open)
+{
+    acc_uint32 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_uint32(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_uint32(cend, f1);
+        if (f == cstart) rowacc_init_uint32(open, w);
+        rows_piece_uint32(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_uint32(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint32(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_uint32 *rebase_uint32(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_uint32 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_uint32));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64_t a, int64_t b,
+                             T_uint32 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_uint32 *totals = (acc_uint32 *)job->totals;
+    lanes_uint32 *open = (lanes_uint32 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_uint32 *)alloc_array(p->nout, (int64_t)sizeof(acc_uint32));
+        open = (lanes_uint32 *)alloc_array(p->nout, (int64_t)sizeof(lanes_uint32));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_uint32)0;
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -3125,16 +5562,28 @@ static int reduce_inner_uint32(const reduce_plan *p, const T_uint32 *in, T_uint3
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_uint32(tid * per, nunits), hi = u0 + min64_uint32(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_uint32(in + in_off, p, nchunks);
+                acc_uint32 total = (acc_uint32)0;
+                lanes_uint32 local;
+                lanes_uint32 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_uint32(&local);
+                }
+                inner_span_uint32(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_uint32(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -3148,156 +5597,371 @@ static int reduce_inner_uint32(const reduce_plan *p, const T_uint32 *in, T_uint3
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_uint32), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_uint32 *parts = (acc_uint32 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_uint32 *parts = (acc_uint32 *)alloc_array(nparts, (int64_t)sizeof(acc_uint32));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_uint32(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_uint32(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_uint32 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_uint32(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_uint32(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_uint32 total = (acc_uint32)0;
+        lanes_uint32 local;
+        lanes_uint32 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_uint32(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_uint32(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_uint32(lanes);
+            inner_piece_uint32(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_uint32(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_uint32(const T_uint32 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_uint32 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64_t a, int64_t b,
+                            T_uint32 *out, int nthreads)
 {
-    rowacc_uint32 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_uint32(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_uint32(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_uint32(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_uint32(const reduce_plan *p, const T_uint32 *in, T_uint32 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_uint32 *totals = (acc_uint32 *)job->totals;
+    rowacc_uint32 *open = (rowacc_uint32 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_uint32 *)alloc_array(slots, (int64_t)sizeof(acc_uint32));
+        open = (rowacc_uint32 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_uint32));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_uint32)0;
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_uint32 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_uint32), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_uint32 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_uint32 *)alloc_array(slots, (int64_t)sizeof(acc_uint32));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_uint32(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_uint32(cstart + ROW_CHUNK, p->nred);
+            rowacc_uint32 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_uint32(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_uint32(&r, w);
+            rows_piece_uint32(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_uint32(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_uint32 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_uint32 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_uint32(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_uint32(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_uint32(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_uint32 local_total[TILE];
+        rowacc_uint32 local_open;
+        acc_uint32 *total = local_total;
+        rowacc_uint32 *r = &local_open;
+        const T_uint32 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_uint32)0;
         }
-        T_uint32 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint32(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_uint32(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_uint32 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint32(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_uint32(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_uint32(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_uint32 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint32(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_uint32(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint32), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    if (job->p.nred == 0 && job->p.nout > 0) {
+        free(job);
+        return MEANCLI_E_EMPTY_INT;
+    }
+    job->itemsize = (int64_t)sizeof(T_uint32);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_uint32(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_uint32 *base = rebase_uint32(slab, p, a);
+    if (p->inner_reduced) return inner_step_uint32(job, base, a, b, (T_uint32 *)out, nthreads);
+    return rows_step_uint32(job, base, a, b, (T_uint32 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_uint32(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_uint32 *y = (T_uint32 *)out;
+    if (p->nred == 0) {
+        return MEANCLI_E_EMPTY_INT;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_uint32 *totals = (acc_uint32 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_uint32(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_uint32(K - t * TILE, TILE);
+            const acc_uint32 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint32(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_uint32(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint32), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint32(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        return MEANCLI_E_EMPTY_INT;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_uint32(&p, (const T_uint32 *)in, (T_uint32 *)out, nthreads);
-    return reduce_rows_uint32(&p, (const T_uint32 *)in, (T_uint32 *)out, nthreads);
+    rc = meancli_reduce_step_uint32(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint32(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
-/* Sum of reduced flat indices [start, end) for one output: runs along the
- * innermost reduced dim, an odometer over the outer ones. */
-static acc_uint64 inner_chunk_uint64(const T_uint64 *base, const reduce_plan *p, int64_t start, int64_t end)
+/* ---- ReduceMean, uint64 ------------------------------------------------ */
+
+static inline int64_t min64_uint64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Add reduced flat indices [start, end) of one output into open lanes:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
+static void inner_piece_uint64(const T_uint64 *base, const reduce_plan *p, int64_t start, int64_t end,
+                               lanes_uint64 *l)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
     int nr = p->nr;
-    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start;
-    lanes_uint64 l;
-    lanes_init_uint64(&l);
+    int64_t len = p->rsize[nr - 1], s = p->rin[nr - 1], remaining = end - start, f = start;
+    if (remaining <= 0) return;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
-        int64_t i0 = idx[nr - 1], take = len - i0 < remaining ? len - i0 : remaining;
-        RUN_uint64(base + off, s, take, &l);
+        int64_t i0 = idx[nr - 1], take = min64_uint64(len - i0, remaining);
+        RUN_uint64(base + off, s, take, l, (int)(f % LANES_uint64));
         remaining -= take;
+        f += take;
         if (remaining == 0) break;
         off -= i0 * s;
         idx[nr - 1] = 0;
         odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
+}
+
+/* The partial sum of chunk c of one output. */
+static acc_uint64 inner_chunk_uint64(const T_uint64 *base, const reduce_plan *p, int64_t c)
+{
+    int64_t start = c * CHUNK, end = min64_uint64(start + CHUNK, p->nred);
+    lanes_uint64 l;
+    lanes_init_uint64(&l);
+    inner_piece_uint64(base, p, start, end, &l);
     return lanes_sum_uint64(&l, end - start);
 }
 
-static T_uint64 inner_one_uint64(const T_uint64 *base, const reduce_plan *p, int64_t nchunks)
+/* Reduced flat indices [f0, f1) of one output: continue the open chunk,
+ * fold every chunk that completes into *total, leave an incomplete one open. */
+static void inner_span_uint64(const T_uint64 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                              acc_uint64 *total, lanes_uint64 *open)
 {
-    acc_uint64 total = inner_chunk_uint64(base, p, 0, p->nred < CHUNK ? p->nred : CHUNK);
-    for (int64_t c = 1; c < nchunks; c++) {
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
-        total = acc_add_uint64(total, inner_chunk_uint64(base, p, c * CHUNK, end));
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / CHUNK, cstart = c * CHUNK, cend = min64_uint64(cstart + CHUNK, p->nred);
+        int64_t e = min64_uint64(cend, f1);
+        if (f == cstart && e == cend) {
+            *total = acc_add_uint64(*total, inner_chunk_uint64(base, p, c));
+        } else {
+            if (f == cstart) lanes_init_uint64(open);
+            inner_piece_uint64(base, p, f, e, open);
+            if (e == cend) *total = acc_add_uint64(*total, lanes_sum_uint64(open, cend - cstart));
+        }
+        f = e;
     }
-    return finalize_uint64(total, p->nred);
 }
 
-/* The innermost (smallest-stride) dimension is reduced: each output is a
- * contiguous-run reduction. Many outputs: threads split the outputs. Few
- * outputs: threads split the chunks, and partials combine in chunk order. */
-static int reduce_inner_uint64(const reduce_plan *p, const T_uint64 *in, T_uint64 *out, int nthreads)
+/* Rows [start, end) of the reduced index space added column-wise into r. */
+static void rows_piece_uint64(const T_uint64 *base, const reduce_plan *p, int64_t start, int64_t end,
+                              int64_t s, int64_t w, rowacc_uint64 *r)
 {
+    int64_t idx[MEANCLI_MAX_RANK], off;
+    if (end <= start) return;
+    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
+    for (int64_t f = start; f < end; f++) {
+        ADD_ROW_uint64(r, base + off, s, w);
+        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    }
+}
+
+/* Rows [f0, f1) of one (outer index, column tile) unit: as inner_span. */
+static void rows_span_uint64(const T_uint64 *base, const reduce_plan *p, int64_t f0, int64_t f1,
+                             int64_t s, int64_t w, acc_uint64 *total, rowacc_uint64 *open)
+{
+    acc_uint64 part[TILE];
+    int64_t f = f0;
+    while (f < f1) {
+        int64_t c = f / ROW_CHUNK, cstart = c * ROW_CHUNK, cend = min64_uint64(cstart + ROW_CHUNK, p->nred);
+        int64_t e = min64_uint64(cend, f1);
+        if (f == cstart) rowacc_init_uint64(open, w);
+        rows_piece_uint64(base, p, f, e, s, w, open);
+        if (e == cend) {
+            rowacc_take_uint64(open, w, cend - cstart, part);
+            for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint64(total[j], part[j]);
+        }
+        f = e;
+    }
+}
+
+/* Where a slab's rows sit: offsets are relative to the full array, the slab
+ * holds D0 rows [a, b), so its data starts a * d0_stride elements in. The
+ * shift is integer arithmetic: no pointer is formed outside the slab. */
+static const T_uint64 *rebase_uint64(const void *slab, const reduce_plan *p, int64_t a)
+{
+    return (const T_uint64 *)((uintptr_t)slab - (uintptr_t)(a * p->d0_stride) * sizeof(T_uint64));
+}
+
+/* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
+ * D0 reduced: every output takes reduced indices [a, b) * R', continuing
+ * its running total and open chunk from the previous slab. */
+static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64_t a, int64_t b,
+                             T_uint64 *out, int nthreads)
+{
+    const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
-    if (nchunks == 1 || p->nout >= 4 * (int64_t)nt) {
+    int64_t u0 = 0, u1 = p->nout, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else {
+        int64_t per_row = p->nout / p->d0_size;
+        u0 = a * per_row;
+        u1 = b * per_row;
+    }
+    acc_uint64 *totals = (acc_uint64 *)job->totals;
+    lanes_uint64 *open = (lanes_uint64 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        totals = (acc_uint64 *)alloc_array(p->nout, (int64_t)sizeof(acc_uint64));
+        open = (lanes_uint64 *)alloc_array(p->nout, (int64_t)sizeof(lanes_uint64));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_uint64)0;
+    }
+    int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
+    int64_t nunits = u1 - u0;
+    int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
+    if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
+        /* threads split the outputs */
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t tid = 0, nth = 1;
@@ -3305,16 +5969,28 @@ static int reduce_inner_uint64(const reduce_plan *p, const T_uint64 *in, T_uint6
             tid = omp_get_thread_num();
             nth = omp_get_num_threads();
 #endif
-            int64_t per = (p->nout + nth - 1) / nth;
-            int64_t lo = tid * per < p->nout ? tid * per : p->nout;
-            int64_t hi = lo + per < p->nout ? lo + per : p->nout;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+            int64_t per = (nunits + nth - 1) / nth;
+            int64_t lo = u0 + min64_uint64(tid * per, nunits), hi = u0 + min64_uint64(tid * per + per, nunits);
+            int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
             if (lo < hi) {
                 unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             }
             for (int64_t u = lo; u < hi; u++) {
-                out[out_off] = inner_one_uint64(in + in_off, p, nchunks);
+                acc_uint64 total = (acc_uint64)0;
+                lanes_uint64 local;
+                lanes_uint64 *lanes = &local;
+                if (p->d0_reduced && !whole) {
+                    total = totals[u];
+                    lanes = &open[u];
+                } else {
+                    lanes_init_uint64(&local);
+                }
+                inner_span_uint64(base + in_off, p, f0, f1, &total, lanes);
+                if (p->d0_reduced && !whole)
+                    totals[u] = total;
+                else
+                    out[out_off] = finalize_uint64(total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -3328,115 +6004,239 @@ static int reduce_inner_uint64(const reduce_plan *p, const T_uint64 *in, T_uint6
         }
         return MEANCLI_OK;
     }
-    int64_t nparts, bytes;
-    if (!mul_ok(p->nout, nchunks, &nparts) || !mul_ok(nparts, (int64_t)sizeof(acc_uint64), &bytes))
-        return MEANCLI_E_SHAPE;
-    acc_uint64 *parts = (acc_uint64 *)malloc((size_t)bytes);
+    /* Few outputs, many chunks: threads split the whole chunks; the pieces
+     * at the slab's edges run on this thread; all fold in chunk order. */
+    int64_t nparts;
+    if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
+    acc_uint64 *parts = (acc_uint64 *)alloc_array(nparts, (int64_t)sizeof(acc_uint64));
     if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
-        int64_t u = w / nchunks, c = w % nchunks, idx[MEANCLI_MAX_RANK], in_off;
-        int64_t end = (c + 1) * CHUNK < p->nred ? (c + 1) * CHUNK : p->nred;
+        int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
-        parts[w] = inner_chunk_uint64(in + in_off, p, c * CHUNK, end);
+        parts[w] = inner_chunk_uint64(base + in_off, p, c);
     }
-    for (int64_t u = 0; u < p->nout; u++) {
-        int64_t idx[MEANCLI_MAX_RANK], out_off;
-        acc_uint64 total = parts[u * nchunks];
-        for (int64_t c = 1; c < nchunks; c++) total = acc_add_uint64(total, parts[u * nchunks + c]);
-        unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-        out[out_off] = finalize_uint64(total, p->nred);
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
+        acc_uint64 total = (acc_uint64)0;
+        lanes_uint64 local;
+        lanes_uint64 *lanes = &local;
+        unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
+        if (p->d0_reduced && !whole) {
+            total = totals[u];
+            lanes = &open[u];
+        }
+        inner_span_uint64(base + in_off, p, f0, c_first * CHUNK, &total, lanes);
+        for (int64_t c = 0; c < nfull; c++) total = acc_add_uint64(total, parts[(u - u0) * nfull + c]);
+        if (c_end * CHUNK < f1) {
+            lanes_init_uint64(lanes);
+            inner_piece_uint64(base + in_off, p, c_end * CHUNK, f1, lanes);
+        }
+        if (p->d0_reduced && !whole) {
+            totals[u] = total;
+        } else {
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            out[out_off] = finalize_uint64(total, p->nred);
+        }
     }
     free(parts);
     return MEANCLI_OK;
 }
 
-/* Rows [start, end) of the reduced index space, added column-wise into a tile. */
-static void rows_chunk_uint64(const T_uint64 *base, const reduce_plan *p, int64_t start, int64_t end,
-                               int64_t s, int64_t w, acc_uint64 *part)
+/* Innermost dim kept: accumulate whole rows of up to TILE columns. Units are
+ * (outer output index, column tile); with few units, threads also split
+ * the rows into whole chunks, folded in order. D0 as in inner_step. */
+static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64_t a, int64_t b,
+                            T_uint64 *out, int nthreads)
 {
-    rowacc_uint64 r;
-    int64_t idx[MEANCLI_MAX_RANK], off;
-    rowacc_init_uint64(&r, w);
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_uint64(&r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
-    }
-    rowacc_take_uint64(&r, w, end - start, part);
-}
-
-/* The innermost dimension is kept: accumulate whole rows of up to TILE
- * columns. Units are (outer output index, column tile); with few units,
- * threads also split the rows into fixed chunks combined in order. */
-static int reduce_rows_uint64(const reduce_plan *p, const T_uint64 *in, T_uint64 *out, int nthreads)
-{
+    const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
     int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1;
     int64_t sin = p->nk > 0 ? p->kin[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
-    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE, nunits = nouter * ntiles;
+    int64_t nouter = p->nout / K, ntiles = (K + TILE - 1) / TILE;
+    int64_t o0 = 0, o1 = nouter, t0 = 0, t1 = ntiles, f0 = 0, f1 = p->nred;
+    int whole = a == 0 && b == p->d0_size;
+    if (p->d0_reduced) {
+        int64_t per_row = p->nred / p->d0_size;
+        f0 = a * per_row;
+        f1 = b * per_row;
+    } else if (nko > 0) {
+        int64_t per_row = nouter / p->d0_size;
+        o0 = a * per_row;
+        o1 = b * per_row;
+    } else if (p->nk > 0) {
+        /* D0 is the column dim itself (a single kept dim and no reduced one):
+         * slabs hold whole tiles (meancli_reduce_job_info) */
+        if (a % TILE != 0 || (b % TILE != 0 && b != p->d0_size)) return MEANCLI_E_ARG;
+        t0 = a / TILE;
+        t1 = (b + TILE - 1) / TILE;
+    }
+    int64_t nunits_all = nouter * ntiles;
+    acc_uint64 *totals = (acc_uint64 *)job->totals;
+    rowacc_uint64 *open = (rowacc_uint64 *)job->open;
+    if (p->d0_reduced && !whole && (!totals || !open)) {
+        int64_t slots;
+        if (!mul_ok(nunits_all, TILE, &slots)) return MEANCLI_E_SHAPE;
+        totals = (acc_uint64 *)alloc_array(slots, (int64_t)sizeof(acc_uint64));
+        open = (rowacc_uint64 *)alloc_array(nunits_all, (int64_t)sizeof(rowacc_uint64));
+        job->totals = totals;
+        job->open = open;
+        if (!totals || !open) return MEANCLI_E_NOMEM;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_uint64)0;
+    }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
-    int nt = clamp_threads(nthreads, p->nout * p->nred);
+    int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
+    int64_t nfull = c_end > c_first ? c_end - c_first : 0;
+    int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
+    int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
     acc_uint64 *parts = NULL;
-    if (!(nrc == 1 || nunits >= 4 * (int64_t)nt)) {
-        int64_t nparts, bytes;
-        if (!mul_ok(nunits, nrc, &nparts) || !mul_ok(nparts, TILE * (int64_t)sizeof(acc_uint64), &bytes))
-            return MEANCLI_E_SHAPE;
-        parts = (acc_uint64 *)malloc((size_t)bytes);
+    if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
+        int64_t nparts, slots;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
+        parts = (acc_uint64 *)alloc_array(slots, (int64_t)sizeof(acc_uint64));
         if (!parts) return MEANCLI_E_NOMEM;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nrc, c = wi % nrc, o = unit / ntiles, t = unit % ntiles;
-            int64_t idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-            int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
+            int64_t unit = wi / nfull, c = c_first + wi % nfull;
+            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+            int64_t w = min64_uint64(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+            int64_t cend = min64_uint64(cstart + ROW_CHUNK, p->nred);
+            rowacc_uint64 r;
             unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rows_chunk_uint64(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, parts + wi * TILE);
+            rowacc_init_uint64(&r, w);
+            rows_piece_uint64(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+            rowacc_take_uint64(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles, idx[MEANCLI_MAX_RANK], in_off, out_off;
-        int64_t w = K - t * TILE < TILE ? K - t * TILE : TILE;
-        acc_uint64 total[TILE], part[TILE];
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-        for (int64_t c = 0; c < nrc; c++) {
-            acc_uint64 *src = part;
-            if (parts) {
-                src = parts + (unit * nrc + c) * TILE;
-            } else {
-                int64_t end = (c + 1) * ROW_CHUNK < p->nred ? (c + 1) * ROW_CHUNK : p->nred;
-                rows_chunk_uint64(in + in_off + t * TILE * sin, p, c * ROW_CHUNK, end, sin, w, part);
-            }
-            for (int64_t j = 0; j < w; j++) total[j] = c ? acc_add_uint64(total[j], src[j]) : src[j];
+        int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
+        int64_t w = min64_uint64(K - t * TILE, TILE), slot = o * ntiles + t;
+        acc_uint64 local_total[TILE];
+        rowacc_uint64 local_open;
+        acc_uint64 *total = local_total;
+        rowacc_uint64 *r = &local_open;
+        const T_uint64 *src;
+        if (p->d0_reduced && !whole) {
+            total = totals + slot * TILE;
+            r = &open[slot];
+        } else {
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_uint64)0;
         }
-        T_uint64 *dst = out + out_off + t * TILE * sout;
-        for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint64(total[j], p->nred);
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (parts) {
+            rows_span_uint64(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
+            for (int64_t c = 0; c < nfull; c++) {
+                const acc_uint64 *part = parts + (unit * nfull + c) * TILE;
+                for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint64(total[j], part[j]);
+            }
+            if (c_end * ROW_CHUNK < f1) rows_span_uint64(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
+        } else {
+            rows_span_uint64(src, p, f0, f1, sin, w, total, r);
+        }
+        if (!(p->d0_reduced && !whole)) {
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_uint64 *dst = out + out_off + t * TILE * sout;
+            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint64(total[j], p->nred);
+        }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* Start a streamed ReduceMean of an input described by shape and byte
+ * strides (the whole input, even though it will arrive in slabs). */
+int meancli_reduce_begin_uint64(int rank, const int64_t *shape, const int64_t *strides_bytes,
+                                 const uint8_t *reduce_mask, meancli_reduce_job **job_out)
+{
+    if (!job_out) return MEANCLI_E_ARG;
+    *job_out = NULL;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    meancli_reduce_job *job = (meancli_reduce_job *)calloc(1, sizeof *job);
+    if (!job) return MEANCLI_E_NOMEM;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint64), &job->p);
+    if (rc != MEANCLI_OK) {
+        free(job);
+        return rc;
+    }
+    if (job->p.nred == 0 && job->p.nout > 0) {
+        free(job);
+        return MEANCLI_E_EMPTY_INT;
+    }
+    job->itemsize = (int64_t)sizeof(T_uint64);
+    *job_out = job;
+    return MEANCLI_OK;
+}
+
+/* Feed D0 rows [a, b) (slab points at row a's first element); slabs must
+ * arrive in order. Outputs finished by this slab are written to out (the
+ * whole C-contiguous output). */
+int meancli_reduce_step_uint64(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out,
+                                int nthreads)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (a != job->next_row || b < a || b > p->d0_size) return MEANCLI_E_ARG;
+    job->next_row = b;
+    if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
+    if (!slab || !out) return MEANCLI_E_ARG;
+    const T_uint64 *base = rebase_uint64(slab, p, a);
+    if (p->inner_reduced) return inner_step_uint64(job, base, a, b, (T_uint64 *)out, nthreads);
+    return rows_step_uint64(job, base, a, b, (T_uint64 *)out, nthreads);
+}
+
+/* After the last slab: write the outputs that collected from every slab. */
+int meancli_reduce_end_uint64(meancli_reduce_job *job, void *out)
+{
+    if (!job) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
+    if (p->nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    T_uint64 *y = (T_uint64 *)out;
+    if (p->nred == 0) {
+        return MEANCLI_E_EMPTY_INT;
+    }
+    if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
+    acc_uint64 *totals = (acc_uint64 *)job->totals;
+    if (p->inner_reduced) {
+        for (int64_t u = 0; u < p->nout; u++) {
+            int64_t idx[MEANCLI_MAX_RANK], out_off;
+            unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
+            y[out_off] = finalize_uint64(totals[u], p->nred);
+        }
+        return MEANCLI_OK;
+    }
+    int nko = p->nk > 0 ? p->nk - 1 : 0;
+    int64_t K = p->nk > 0 ? p->ksize[p->nk - 1] : 1, sout = p->nk > 0 ? p->kout[p->nk - 1] : 1;
+    int64_t ntiles = (K + TILE - 1) / TILE, nouter = p->nout / K;
+    for (int64_t o = 0; o < nouter; o++) {
+        int64_t idx[MEANCLI_MAX_RANK], out_off;
+        unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+        for (int64_t t = 0; t < ntiles; t++) {
+            int64_t w = min64_uint64(K - t * TILE, TILE);
+            const acc_uint64 *total = totals + (o * ntiles + t) * TILE;
+            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint64(total[j], p->nred);
+        }
+    }
     return MEANCLI_OK;
 }
 
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
- * in order). Returns MEANCLI_OK or an MEANCLI_E_* code; writes nothing on error. */
+ * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_uint64(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    reduce_plan p;
-    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
-    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
-    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint64), &p);
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint64(rank, shape, strides_bytes, reduce_mask, &job);
     if (rc != MEANCLI_OK) return rc;
-    if (p.nout == 0) return MEANCLI_OK;
-    if (!out) return MEANCLI_E_ARG;
-    if (p.nred == 0) {
-        return MEANCLI_E_EMPTY_INT;
-    }
-    if (!in) return MEANCLI_E_ARG;
-    if (p.inner_reduced) return reduce_inner_uint64(&p, (const T_uint64 *)in, (T_uint64 *)out, nthreads);
-    return reduce_rows_uint64(&p, (const T_uint64 *)in, (T_uint64 *)out, nthreads);
+    rc = meancli_reduce_step_uint64(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint64(job, out);
+    meancli_reduce_free(job);
+    return rc;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "4857a79ba9f8676a1390f1e45ea59bf4726d87a8f1233a5f17723acd165bca6f"
+KERNEL_SOURCE_SHA256 = "446febdbc9eb50c756ebd526525a9e335bca497e2c1be67c09d6a840d777d62b"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

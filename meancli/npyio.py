@@ -395,9 +395,11 @@ def read_npy(path: str, *, mmap: bool = True) -> tuple[npt.NDArray[Any], NpyHead
     Returns:
         ``(array, header)``.  The array has ``header.shape`` and ``header.dtype`` in the
         file's byte order (not byteswapped), in Fortran order when ``header.fortran_order``
-        (without a copy).  For a regular file with ``mmap=True`` and data it is a read-only
-        :class:`numpy.memmap`; a size-0 array is a fresh ``np.empty``; otherwise (``mmap``
-        False, stdin, pipes and other non-regular files) it is a writable in-memory array.
+        (without a copy), and always aligned for its dtype.  For a regular file with
+        ``mmap=True`` and data at an aligned offset it is a read-only :class:`numpy.memmap`;
+        a size-0 array is a fresh ``np.empty``; otherwise (``mmap`` False, a header whose
+        length leaves the data misaligned, stdin, pipes and other non-regular files) it is
+        a writable in-memory array.
         bfloat16 data (descr ``'<V2'``/``'|V2'``) has dtype ``ml_dtypes.bfloat16``; callers
         may print :data:`BFLOAT16_NOTE` when :func:`is_bfloat16` is true of it.
 
@@ -435,7 +437,10 @@ def read_npy(path: str, *, mmap: bool = True) -> tuple[npt.NDArray[Any], NpyHead
             )
         if h.nbytes == 0:
             return np.empty(h.shape, dtype=h.dtype, order=_order(h)), h
-        if mmap:
+        # A header not padded as the format requires (to 64 bytes) would map the data at
+        # an offset misaligned for its dtype, and the C kernels dereference typed
+        # pointers: read such a file into (aligned) memory instead.
+        if mmap and h.data_offset % h.dtype.alignment == 0:
             try:
                 arr = np.memmap(
                     fp,

@@ -16,8 +16,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 from hypothesis import HealthCheck, settings
-
 from meancli.generated.registry import OPS
+
 from meancli.opversion import OpVersion
 
 # --------------------------------------------------------------------------- hypothesis profiles

@@ -1,9 +1,18 @@
-"""The command line, run for real: ``python -m meancli ...`` in subprocesses.
+"""The command line, run for real, in subprocesses.
 
-Every case below is one invocation. The module-scoped ``ran`` fixture runs all
-of them once, concurrently (each in its own empty working directory), and the
-tests then look at the results: exit status, stdout, stderr and the files left
-in the working directory. Values are compared with numpy.
+Every case below is one invocation of ``meancli``. The module-scoped ``ran``
+fixture runs all of them once, each in its own empty working directory, and
+the tests then look at the results: exit status, stdout, stderr and the files
+left in the working directory. Values are compared with numpy.
+
+Cases marked ``real`` run as ``python -m meancli ...`` each (and one test runs
+the installed ``.venv/bin/meancli``). The large tables of cases (axes forms,
+opset resolution, error messages) would cost ~0.5 s of interpreter start-up
+each, so they run in one driver subprocess that calls the entry point
+``meancli.cli.app.main(argv)`` -- what ``python -m meancli`` calls -- once per
+case with file descriptors 0/1/2 redirected and the working directory set per
+case. ``test_driver_matches_real_runs`` runs a sample of cases both ways and
+requires identical results.
 
 Exit statuses (DESIGN.md): 0 ok, 1 input not acceptable, 2 usage, 3 internal.
 """
@@ -62,14 +71,18 @@ INPUTS = _inputs()
 # name -> argv after `meancli`. "{x4}" is the absolute path of input x4; "out.npy" is
 # relative to the case's own (initially empty) working directory.
 CASES: dict[str, list[str]] = {}
-STDIN: dict[str, str] = {}  # case -> input name piped to stdin
+STDIN: dict[str, str] = {}  # case -> input name piped to stdin (always a real run)
+REAL: set[str] = set()  # cases run as their own `python -m meancli` process
 
 
-def case(name: str, *argv: str, stdin: str | None = None) -> str:
+def case(name: str, *argv: str, stdin: str | None = None, real: bool = False) -> str:
     assert name not in CASES, name
     CASES[name] = list(argv)
     if stdin is not None:
         STDIN[name] = stdin
+        real = True
+    if real:
+        REAL.add(name)
     return name
 
 
@@ -128,21 +141,108 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return paths
 
 
+DRIVER = """
+import json, os, sys, traceback
+from meancli.cli.app import main
+
+cases = json.load(open(sys.argv[1]))
+for c in cases:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(0), os.dup(1), os.dup(2)]
+    fds = [
+        os.open(os.devnull, os.O_RDONLY),
+        os.open(c["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+        os.open(c["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+    ]
+    for i, fd in enumerate(fds):
+        os.dup2(fd, i)
+        os.close(fd)
+    os.chdir(c["cwd"])
+    try:
+        code = main(c["argv"])
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:
+        traceback.print_exc()
+        code = 99
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for i, fd in enumerate(saved):
+            os.dup2(fd, i)
+            os.close(fd)
+    with open(c["status"], "w") as f:
+        f.write(str(code))
+"""
+
+
+def _drive(names: list[str], argvs: dict[str, list[str]], base: Path, io_dir: Path) -> dict[str, Ran]:
+    """Run ``names`` in one driver process (see the module docstring)."""
+    jobs = []
+    for name in names:
+        jobs.append(
+            {
+                "argv": argvs[name],
+                "cwd": str(base / name),
+                "stdout": str(io_dir / f"{name}.out"),
+                "stderr": str(io_dir / f"{name}.err"),
+                "status": str(io_dir / f"{name}.status"),
+            }
+        )
+    spec = io_dir / f"jobs-{names[0]}.json"
+    spec.write_text(json.dumps(jobs))
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(spec)],
+        cwd=io_dir,
+        capture_output=True,
+        timeout=TIMEOUT * 4,
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = {}
+    for name in names:
+        status = io_dir / f"{name}.status"
+        assert status.exists(), f"the driver did not finish case {name}: {proc.stderr.decode()}"
+        out[name] = Ran(
+            argvs[name],
+            int(status.read_text()),
+            (io_dir / f"{name}.out").read_bytes(),
+            (io_dir / f"{name}.err").read_text(encoding="utf-8", errors="replace"),
+            base / name,
+        )
+    return out
+
+
+def _case_argv(name: str, data: dict[str, Path]) -> list[str]:
+    return [a.format(**{k: str(v) for k, v in data.items()}) for a in CASES[name]]
+
+
 @pytest.fixture(scope="module")
 def ran(data: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ran]:
     base = tmp_path_factory.mktemp("runs")
-    fmt = {k: str(v) for k, v in data.items()}
+    io_dir = tmp_path_factory.mktemp("io")
+    argvs = {name: _case_argv(name, data) for name in CASES}
+    for name in CASES:
+        (base / name).mkdir()
 
-    def one(name: str) -> tuple[str, Ran]:
-        cwd = base / name
-        cwd.mkdir()
-        argv = [a.format(**fmt) for a in CASES[name]]
+    def real(name: str) -> dict[str, Ran]:
         stdin = data[STDIN[name]].read_bytes() if name in STDIN else None
-        return name, _run(argv, cwd, stdin)
+        return {name: _run(argvs[name], base / name, stdin)}
 
-    workers = min(8, 2 * (os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return dict(pool.map(one, CASES))
+    driven = [n for n in CASES if n not in REAL]
+    half = len(driven) // 2
+    jobs = [
+        lambda: _drive(driven[:half], argvs, base, io_dir),
+        lambda: _drive(driven[half:], argvs, base, io_dir),
+    ]
+    jobs += [lambda n=n: real(n) for n in CASES if n in REAL]
+    results: dict[str, Ran] = {}
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1)) as pool:
+        for part in pool.map(lambda job: job(), jobs):
+            results.update(part)
+    return results
 
 
 def ok(r: Ran) -> Ran:
@@ -184,7 +284,15 @@ AXES_FORMS = {
     "axes_omitted": ([], (0, 1, 2, 3)),
 }
 for _name, (_argv, _) in AXES_FORMS.items():
-    case(_name, "reduce-mean", "{x4}", *_argv, "-o", "out.npy")
+    case(
+        _name,
+        "reduce-mean",
+        "{x4}",
+        *_argv,
+        "-o",
+        "out.npy",
+        real=_name in ("axes_space", "axes_explicitly_empty"),
+    )
 
 case("axes_before_file", "reduce-mean", "--axes", "2", "3", "{x4}", "-o", "out.npy")
 case("axes_empty_noop", "reduce-mean", "{x4}", "--axes=", "--noop-with-empty-axes", "-o", "out.npy")
@@ -380,8 +488,14 @@ ERRORS_1 = {
     "err_axis_rank0_neg": (["reduce-mean", "{scalar}", "--axes", "-1"], ["rank-0"]),
     "err_ov_no_axes": (["reduce-mean", "{x3}", "--opset", "openvino:1"], ["requires axes"]),
     "err_mean_openvino": (["mean", "{a}", "--opset", "openvino:1"], ["Mean", "openvino"]),
-    "err_noop_13": (["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "13"], ["noop_with_empty_axes"]),
-    "err_noop_1": (["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "1", "--axes", "0"], ["ReduceMean-1"]),
+    "err_noop_13": (
+        ["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "13"],
+        ["noop_with_empty_axes"],
+    ),
+    "err_noop_1": (
+        ["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "1", "--axes", "0"],
+        ["ReduceMean-1"],
+    ),
     "err_noop_ov": (
         ["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "openvino:1", "--axes="],
         ["noop_with_empty_axes", "openvino"],
@@ -392,10 +506,12 @@ ERRORS_1 = {
     "err_unwritable": (["reduce-mean", "{x3}", "-o", "no/such/dir/out.npy"], ["out.npy"]),
 }
 for _name, (_argv, _) in ERRORS_1.items():
-    if "-o" in _argv:
-        case(_name, *_argv)
-    else:
-        case(_name, *_argv, "-o", "out.npy")
+    case(
+        _name,
+        *_argv,
+        *([] if "-o" in _argv else ["-o", "out.npy"]),
+        real=_name in ("err_mean_int32", "err_bf16_rm11", "err_axis_repeat"),
+    )
 
 
 @pytest.mark.parametrize("name", list(ERRORS_1))
@@ -414,7 +530,7 @@ ERRORS_2 = {
     "use_axes_x": (["reduce-mean", "{x3}", "--axes", "x"], ["x"]),
     "use_axes_float": (["reduce-mean", "{x3}", "--axes", "1.5"], ["1.5"]),
     "use_axes_eq_x": (["reduce-mean", "{x3}", "--axes=1,x"], ["x"]),
-    "use_axes_no_value": (["reduce-mean", "{x3}", "--axes"], ["--axes"]),
+    "use_axes_no_value": (["reduce-mean", "{x3}", "-o", "out.npy", "--axes"], ["--axes"]),
     "use_axes_int64": (["reduce-mean", "{x3}", "--axes", "99999999999999999999"], ["99999999999999999999"]),
     "use_unknown_option": (["reduce-mean", "{x3}", "--bogus"], ["--bogus"]),
     "use_unknown_command": (["median", "{x3}"], ["median"]),
@@ -423,7 +539,12 @@ ERRORS_2 = {
     "use_stdin_twice": (["mean", "-", "-"], ["stdin"]),
 }
 for _name, (_argv, _) in ERRORS_2.items():
-    case(_name, *_argv, "-o", "out.npy")
+    case(
+        _name,
+        *_argv,
+        *([] if "-o" in _argv else ["-o", "out.npy"]),
+        real=_name in ("use_axes_x", "use_mean_axes"),
+    )
 
 
 @pytest.mark.parametrize("name", list(ERRORS_2))
@@ -432,7 +553,19 @@ def test_usage_errors(ran: dict[str, Ran], name: str) -> None:
 
 
 # Malformed --opset values. DESIGN.md: "2 usage (unknown option, malformed value), as Typer does".
-MALFORMED_OPSETS = ["onnx:", "foo:3", "-1", "1.5", "0", "onnx:0", "", "openvino:", "onnx:x", "onnx:1:2", "ONNX:13"]
+MALFORMED_OPSETS = [
+    "onnx:",
+    "foo:3",
+    "-1",
+    "1.5",
+    "0",
+    "onnx:0",
+    "",
+    "openvino:",
+    "onnx:x",
+    "onnx:1:2",
+    "ONNX:13",
+]
 for _i, _value in enumerate(MALFORMED_OPSETS):
     case(f"opset_bad_rm_{_i}", "reduce-mean", "{x3}", "--axes", "1", "--opset", _value, "-o", "out.npy")
     case(f"opset_bad_mean_{_i}", "mean", "{a}", "--opset", _value, "-o", "out.npy")
@@ -468,6 +601,7 @@ def test_opset_zero_message(ran: dict[str, Ran]) -> None:
 
 # --------------------------------------------------------------------------- no output left behind
 
+
 def test_failed_run_leaves_an_existing_output_untouched(data: dict[str, Path], tmp_path: Path) -> None:
     np.save(tmp_path / "existing.npy", INPUTS["a"])
     before = (tmp_path / "existing.npy").read_bytes()
@@ -479,12 +613,12 @@ def test_failed_run_leaves_an_existing_output_untouched(data: dict[str, Path], t
 
 # --------------------------------------------------------------------------- help, version, entry points
 
-case("version", "--version")
-case("help_root", "--help")
-case("help_mean", "mean", "--help")
-case("help_rm", "reduce-mean", "--help")
+case("version", "--version", real=True)
+case("help_root", "--help", real=True)
+case("help_mean", "mean", "--help", real=True)
+case("help_rm", "reduce-mean", "--help", real=True)
 case("help_rm_short", "reduce-mean", "-h")
-case("no_args_rm", "reduce-mean")
+case("no_args_rm", "reduce-mean", real=True)
 
 
 def test_version(ran: dict[str, Ran]) -> None:
@@ -514,7 +648,15 @@ def test_help_mean(ran: dict[str, Ran]) -> None:
 def test_help_reduce_mean(ran: dict[str, Ran], name: str) -> None:
     out = ok(ran[name]).out
     assert "Usage" in out
-    for option in ("--axes", "--keep-dims", "--no-keep-dims", "--noop-with-empty", "--opset", "--output", "--quiet"):
+    for option in (
+        "--axes",
+        "--keep-dims",
+        "--no-keep-dims",
+        "--noop-with-empty",
+        "--opset",
+        "--output",
+        "--quiet",
+    ):
         assert option in out
 
 
@@ -534,21 +676,27 @@ def test_no_arguments_shows_help_without_an_empty_error(ran: dict[str, Ran]) -> 
 
 def test_entry_point(data: dict[str, Path], tmp_path: Path) -> None:
     assert ENTRY_POINT.exists(), f"{ENTRY_POINT}: the console script is not installed"
-    r = ok(_run(["reduce-mean", str(data["x3"]), "--axes", "1", "-o", "out.npy", "-q"], tmp_path, exe=[str(ENTRY_POINT)]))
+    r = ok(
+        _run(
+            ["reduce-mean", str(data["x3"]), "--axes", "1", "-o", "out.npy", "-q"],
+            tmp_path,
+            exe=[str(ENTRY_POINT)],
+        )
+    )
     np.testing.assert_array_equal(r.load(), _oracle(INPUTS["x3"], (1,), True))
     assert r.out == "" and r.stderr == ""
 
 
 # --------------------------------------------------------------------------- output modes
 
-case("quiet", "reduce-mean", "{x3}", "--axes", "1", "-o", "out.npy", "--quiet")
+case("quiet", "reduce-mean", "{x3}", "--axes", "1", "-o", "out.npy", "--quiet", real=True)
 case("quiet_short", "mean", "{a}", "{a2}", "-o", "out.npy", "-q")
 case("quiet_no_o", "reduce-mean", "{x3}", "--axes", "1", "-q")
-case("shown", "reduce-mean", "{x3}", "--axes", "0", "1")
+case("shown", "reduce-mean", "{x3}", "--axes", "0", "1", real=True)
 case("shown_scalar", "reduce-mean", "{x3}", "--axes", "0", "1", "2", "--no-keep-dims")
 case("report_with_o", "reduce-mean", "{x3}", "--axes", "1", "-o", "out.npy")
-case("stdout_npy", "reduce-mean", "{x3}", "--axes", "1", "-o", "-")
-case("stdout_npy_mean", "mean", "{a}", "{b}", "-o", "-")
+case("stdout_npy", "reduce-mean", "{x3}", "--axes", "1", "-o", "-", real=True)
+case("stdout_npy_mean", "mean", "{a}", "{b}", "-o", "-", real=True)
 case("stdin_npy", "reduce-mean", "-", "--axes", "2", "-o", "out.npy", stdin="x3")
 case("stdin_to_stdout", "reduce-mean", "-", "--axes", "0", "-o", "-", "-q", stdin="x3")
 
@@ -610,10 +758,10 @@ def test_stdin(ran: dict[str, Ran]) -> None:
 
 # --------------------------------------------------------------------------- bfloat16 (<V2)
 
-case("bf16_rm", "reduce-mean", "{bf}", "--axes", "2", "-o", "out.npy")
+case("bf16_rm", "reduce-mean", "{bf}", "--axes", "2", "-o", "out.npy", real=True)
 case("bf16_rm_ov", "reduce-mean", "{bf}", "--axes", "-1", "--opset", "openvino:1", "-o", "out.npy")
-case("bf16_mean", "mean", "{bf}", "{bf2}", "-o", "out.npy")
-case("bf16_stdout", "reduce-mean", "{bf}", "--axes", "2", "-o", "-")
+case("bf16_mean", "mean", "{bf}", "{bf2}", "-o", "out.npy", real=True)
+case("bf16_stdout", "reduce-mean", "{bf}", "--axes", "2", "-o", "-", real=True)
 case("bf16_quiet", "mean", "{bf}", "{bf2}", "-o", "out.npy", "-q")
 
 
@@ -671,6 +819,42 @@ def test_bfloat16_to_stdout(ran: dict[str, Ran]) -> None:
     assert r.stderr.count(BF16_NOTE) == 1, r.stderr
 
 
+# --------------------------------------------------------------------------- the driver is faithful
+
+PARITY = [
+    "axes_repeat_option",
+    "res_rm_onnx12",
+    "kd_ov_default",
+    "err_axis_range",
+    "err_bf16_mean8",
+    "use_axes_float",
+    "opset_bad_rm_0",
+    "report_with_o",
+    "help_rm_short",
+]
+
+
+def _normalized(text: str) -> str:
+    """Without the timings, which differ from run to run."""
+    text = re.sub(r'"timings_ms": \{[^}]*\}', '"timings_ms": {}', text)
+    return re.sub(r"\d+\.\d+ ms", "T ms", text)
+
+
+@pytest.mark.parametrize("name", PARITY)
+def test_driver_matches_real_runs(
+    ran: dict[str, Ran], data: dict[str, Path], tmp_path: Path, name: str
+) -> None:
+    driven = ran[name]
+    assert name not in REAL
+    real = _run(_case_argv(name, data), tmp_path)
+    assert real.returncode == driven.returncode
+    assert _normalized(real.stderr) == _normalized(driven.stderr)
+    assert _normalized(real.out) == _normalized(driven.out)
+    assert sorted(os.listdir(tmp_path)) == driven.files()
+    for f in driven.files():
+        assert (tmp_path / f).read_bytes() == (driven.cwd / f).read_bytes()
+
+
 # --------------------------------------------------------------------------- the batch itself
 
 
@@ -678,6 +862,7 @@ def test_every_case_was_checked() -> None:
     """A case nobody looks at is a typo; keep the table honest."""
     source = Path(__file__).read_text(encoding="utf-8")
     table_driven = set(AXES_FORMS) | set(RESOLVE) | set(KEEPDIMS) | set(ERRORS_1) | set(ERRORS_2)
+    assert set(PARITY) <= set(CASES)
     for name in CASES:
         if name in table_driven or name.startswith("opset_bad_"):
             continue

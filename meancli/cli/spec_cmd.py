@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Annotated, Any, TextIO
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,8 +21,6 @@ from ..errors import OpsetError
 from . import options
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from ..opversion import AttributeInfo, AxesInfo, InputInfo, OpVersion
 
 DEFAULT_DOMAIN = "onnx"
@@ -309,8 +307,7 @@ def show_lines(op: OpVersion, ops: tuple[OpVersion, ...] | None = None) -> list[
     lines.append(("", f"  keepdims: {keepdims_words(op)}"))
     lines.append(("", f"  noop_with_empty_axes: {'yes' if op.has_noop_with_empty_axes else 'no'}"))
     lines.append(("", f"  shape inference: {'yes' if op.shape_inference else 'no'}"))
-    lines.append(("section", "Kernels"))
-    lines += [("", f"  {t}: {symbol}") for t, symbol in op.kernels.items()]
+    lines.append(("", f"kernels: {', '.join(op.kernels.values())}"))
     lines.append(("", f"spec file: {op.spec_path}"))
     return lines
 
@@ -334,16 +331,31 @@ class Difference:
     @property
     def added(self) -> list[str] | None:
         """For a type list: the types only ``b`` has (None for other fields)."""
-        if isinstance(self.a, list) and isinstance(self.b, list):
+        if self._is_type_list():
             return [t for t in self.b if t not in self.a]
         return None
 
     @property
     def removed(self) -> list[str] | None:
         """For a type list: the types only ``a`` has (None for other fields)."""
-        if isinstance(self.a, list) and isinstance(self.b, list):
+        if self._is_type_list():
             return [t for t in self.a if t not in self.b]
         return None
+
+    def _is_type_list(self) -> bool:
+        return (
+            (self.field == "types" or self.field.startswith("type_constraints."))
+            and isinstance(self.a, list)
+            and isinstance(self.b, list)
+        )
+
+    def _is_whole_item(self) -> bool:
+        """An input, output, attribute, type constraint or the axes rules as a whole."""
+        kind, _, rest = self.field.partition(".")
+        whole = self.field == "axes" or (
+            kind in ("inputs", "attributes", "outputs", "type_constraints") and rest and "." not in rest
+        )
+        return bool(whole) and (self.a is None or self.b is None)
 
     def as_json(self) -> dict[str, Any]:
         """``{"field", "a", "b"}``, plus ``added`` and ``removed`` for type lists."""
@@ -357,16 +369,14 @@ class Difference:
         """The difference in words, on one line (two more for changed prose)."""
         kind, _, rest = self.field.partition(".")
         if self.added is not None:
-            label = "types" if kind == "types" else f"type constraint {rest}"
+            what = "types" if kind == "types" else f"type constraint {rest}"
             parts = []
             if self.added:
                 parts.append(f"added {', '.join(self.added)}")
             if self.removed:
                 parts.append(f"removed {', '.join(self.removed)}")
-            return f"{label}: {'; '.join(parts)}"
-        if kind in ("inputs", "attributes", "outputs", "type_constraints", "axes") and (
-            self.a is None or self.b is None
-        ):
+            return f"{what}: {'; '.join(parts)}"
+        if self._is_whole_item():
             return self._added_or_removed(kind, rest)
         label = _FIELD_LABELS.get(self.field)
         if label is None and kind == "attributes":
@@ -390,13 +400,13 @@ class Difference:
         present = self.b if self.a is None else self.a
         verb = "added" if self.a is None else "removed"
         if kind == "inputs":
-            return f"input {verb}: {rest} ({present['type_param']}, {arity_words(_input(present))})"
+            return f"input {verb}: {rest}: {present['type_param']}, {arity_words(_input(present))}"
         if kind == "attributes":
-            return f"attribute {verb}: {rest} ({attribute_words(_attribute(present))})"
+            return f"attribute {verb}: {rest}: {attribute_words(_attribute(present))}"
         if kind == "outputs":
             return f"output {rest} {verb}: {_output_words(present)}"
         if kind == "type_constraints":
-            return f"type constraint {verb}: {rest} ({', '.join(present)})"
+            return f"type constraint {verb}: {rest}: {', '.join(present)}"
         return f"axes {verb}: " + "; ".join(axes_lines(_axes(present)))
 
 
@@ -526,14 +536,26 @@ def diff_ops(a: OpVersion, b: OpVersion) -> list[Difference]:
 # --------------------------------------------------------------------------- output
 
 
-def _console(stream: TextIO) -> Console:
-    """A rich console on ``stream``: the terminal's width, or no wrapping when piped."""
+def _print(*renderables: Any) -> None:
+    """Print rich renderables (markup strings, tables) to stdout in one write.
+
+    Rendered through a capture so that a closed pipe raises BrokenPipeError
+    here, inside the session (rich would exit with status 1 on its own). The
+    terminal's width and colours, or no wrapping and no colour when piped.
+    """
     import os
+    import sys
 
     from rich.console import Console
 
+    stream = sys.stdout
     piped = not stream.isatty() and "COLUMNS" not in os.environ
-    return Console(file=stream, highlight=False, soft_wrap=True, width=1000 if piped else None)
+    console = Console(file=stream, highlight=False, soft_wrap=True, width=1000 if piped else None)
+    with console.capture() as capture:
+        for renderable in renderables:
+            console.print(renderable)
+    stream.write(capture.get())
+    stream.flush()
 
 
 def _write_json(obj: Any) -> None:
@@ -571,6 +593,9 @@ def list_rows(ops: tuple[OpVersion, ...] | None = None) -> list[dict[str, Any]]:
     return rows
 
 
+_LIST_KEYS = {"domain": "domain", "op": "op", "version": "version"}
+
+
 @spec_app.command("list")
 def list_cmd(json_mode: options.Json = False, debug: options.Debug = False) -> None:
     """Every operator version: domain, op, version, since_version, types, broadcasting, axes source."""
@@ -581,8 +606,6 @@ def list_cmd(json_mode: options.Json = False, debug: options.Debug = False) -> N
         if json_mode:
             _write_json({"ops": rows})
             return
-        import sys
-
         from rich.table import Table
 
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
@@ -596,7 +619,9 @@ def list_cmd(json_mode: options.Json = False, debug: options.Debug = False) -> N
             "broadcasting",
             "axes source",
         ):
-            table.add_column(column, no_wrap=column != "types", overflow="fold")
+            # the names never shrink (the types wrap first, then the rest folds)
+            keep = max(len(str(row[key])) for row in rows) if (key := _LIST_KEYS.get(column)) else None
+            table.add_column(column, overflow="fold", min_width=keep, no_wrap=keep is not None)
         for row in rows:
             first, last = row["opsets"]["first"], row["opsets"]["last"]
             table.add_row(
@@ -609,9 +634,7 @@ def list_cmd(json_mode: options.Json = False, debug: options.Debug = False) -> N
                 row["broadcasting"],
                 row["axes_source"] or "-",
             )
-        console = _console(sys.stdout)
-        console.print(table)
-        console.print(f"[dim]{len(rows)} operator versions; details: meancli spec show OP[/dim]")
+        _print(table, f"[dim]{len(rows)} operator versions; details: meancli spec show OP[/dim]")
 
 
 @spec_app.command("show", no_args_is_help=True)
@@ -625,13 +648,14 @@ def show_cmd(op: OpArg, json_mode: options.Json = False, debug: options.Debug = 
         if json_mode:
             _write_json(op_as_dict(version, ops))
             return
-        import sys
-
         from rich.markup import escape
 
-        console = _console(sys.stdout)
-        for style, text in show_lines(version, ops):
-            console.print(f"[bold]{escape(text)}[/bold]" if style else escape(text))
+        _print(
+            *(
+                f"[bold]{escape(text)}[/bold]" if style else escape(text)
+                for style, text in show_lines(version, ops)
+            )
+        )
 
 
 @spec_app.command("diff", no_args_is_help=True)
@@ -658,17 +682,12 @@ def diff_cmd(
                 }
             )
             return
-        import sys
-
         from rich.markup import escape
 
-        console = _console(sys.stdout)
-        head = f"{op_a.label} -> {op_b.label}"
+        head = f"[bold]{escape(f'{op_a.label} -> {op_b.label}')}[/bold]"
         if not differences:
             same = " (the same version)" if op_a is op_b else ""
-            console.print(f"[bold]{escape(head)}[/bold]: the specs are identical{same}")
+            _print(f"{head}: the specs are identical{same}")
             return
         count = f"{len(differences)} difference{'s' if len(differences) != 1 else ''}"
-        console.print(f"[bold]{escape(head)}[/bold]: {count}")
-        for d in differences:
-            console.print(escape(f"- {d.text()}"))
+        _print(f"{head}: {count}", *(escape(f"- {d.text()}") for d in differences))

@@ -1,0 +1,1041 @@
+"""Oracles for meancli's conformance tests and ``tools/conformance.py``.
+
+Three independent implementations of the same operators, each run on a
+one-node model built here and cached per (operator version, dtype, attributes):
+
+- onnxruntime (CPU): a one-node ONNX model built with ``onnx.helper`` at the
+  operator's own opset;
+- the ONNX reference evaluator (``onnx.reference.ReferenceEvaluator``) on the
+  same model;
+- OpenVINO (CPU): a one-node model built with ``openvino.opset1``
+  (``ReduceMean-1`` with a Constant axes input), compiled with
+  ``INFERENCE_PRECISION_HINT=f32`` so the CPU plugin does not lower float32
+  to bf16 on CPUs that have it.
+
+And the truth they are all measured against: the *exact* mean, computed in
+integer arithmetic (every float is an integer multiple of 2**-1074) and
+rounded once to the output dtype, or for integer types the exact sum divided
+by the count and truncated toward zero (DESIGN.md).
+
+Where a runtime deviates from DESIGN.md's rules, the deviation is written
+down once, in ``DEVIATIONS``, with the mechanism that explains it; ``judge``
+accepts a disagreement only when a documented deviation explains it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+# --------------------------------------------------------------------------- dtypes
+
+DTYPES: dict[str, np.dtype[Any]] = {
+    "float16": np.dtype(np.float16),
+    "bfloat16": BF16,
+    "float32": np.dtype(np.float32),
+    "float64": np.dtype(np.float64),
+    "int8": np.dtype(np.int8),
+    "int16": np.dtype(np.int16),
+    "int32": np.dtype(np.int32),
+    "int64": np.dtype(np.int64),
+    "uint8": np.dtype(np.uint8),
+    "uint16": np.dtype(np.uint16),
+    "uint32": np.dtype(np.uint32),
+    "uint64": np.dtype(np.uint64),
+}
+
+# name: (precision p including the implicit bit, minimum normal exponent, maximum exponent)
+FLOAT_FORMATS: dict[str, tuple[int, int, int]] = {
+    "float16": (11, -14, 15),
+    "bfloat16": (8, -126, 127),
+    "float32": (24, -126, 127),
+    "float64": (53, -1022, 1023),
+}
+
+IMPLS = ("onnxruntime", "onnx-reference", "openvino")
+SHIFT = 1074  # every finite float64 is an integer multiple of 2**-1074
+
+
+def is_float(name: str) -> bool:
+    return name in FLOAT_FORMATS
+
+
+def c_order(x: np.ndarray) -> np.ndarray:
+    """``x`` C-contiguous in native byte order, keeping rank 0 (np.ascontiguousarray
+    would make it rank 1)."""
+    x = np.asarray(x)
+    if not x.dtype.isnative:
+        x = x.astype(x.dtype.newbyteorder("="))
+    return np.array(x, order="C", copy=not x.flags.c_contiguous)
+
+
+def spec_name(dtype: np.dtype[Any]) -> str:
+    """The spec's dtype name of a numpy dtype."""
+    for name, dt in DTYPES.items():
+        if dt == dtype:
+            return name
+    raise ValueError(f"no spec dtype for {dtype}")
+
+
+def float_max(name: str) -> float:
+    p, _, emax = FLOAT_FORMATS[name]
+    return math.ldexp(2.0 - math.ldexp(1.0, 1 - p), emax)
+
+
+def unit_roundoff(name: str) -> float:
+    return math.ldexp(1.0, -FLOAT_FORMATS[name][0])
+
+
+def ulp(name: str, value: float) -> float:
+    """The spacing of ``name``'s values at ``value`` (finite; the largest spacing beyond the max)."""
+    p, emin, emax = FLOAT_FORMATS[name]
+    a = abs(value)
+    e = emin if a == 0 or not math.isfinite(a) else max(math.frexp(a)[1] - 1, emin)
+    return math.ldexp(1.0, min(e, emax) - p + 1)
+
+
+# --------------------------------------------------------------------------- exact arithmetic
+
+
+def round_rational(num: int, den: int, name: str) -> float:
+    """num/den (den > 0) rounded to nearest, ties to even, in the float format ``name``
+    (overflow to +-inf as IEEE 754 does). Returned as a Python float (exact)."""
+    if num == 0:
+        return 0.0
+    p, emin, emax = FLOAT_FORMATS[name]
+    neg, a = num < 0, abs(num)
+    e = a.bit_length() - den.bit_length()  # 2**e <= a/den < 2**(e+2)
+    if (a << max(0, -e)) < (den << max(0, e)):
+        e -= 1
+    e = max(e, emin)
+    sh = p - 1 - e
+    n, d = (a << sh, den) if sh >= 0 else (a, den << -sh)
+    q, r = divmod(n, d)
+    if 2 * r > d or (2 * r == d and q & 1):
+        q += 1
+    if q >= (1 << p):  # rounding carried into the next binade
+        q >>= 1
+        e += 1
+    if e > emax:
+        return -math.inf if neg else math.inf
+    v = math.ldexp(q, e - p + 1)
+    return -v if neg else v
+
+
+def _exact_float_sums(x2d: np.ndarray) -> list[int]:
+    """Exact row sums of a finite float64 (rows, n) array, scaled by 2**SHIFT."""
+    rows, n = x2d.shape
+    if rows == 0:
+        return []
+    if n == 0:
+        return [0] * rows
+    m, e = np.frexp(x2d)  # x = m * 2**e, 0.5 <= |m| < 1
+    mi = np.ldexp(m, 53).astype(np.int64)  # exact: x = mi * 2**(e - 53)
+    hi = (mi >> 26).astype(np.float64)  # mi = hi * 2**26 + lo, |hi| < 2**27
+    lo = (mi & ((1 << 26) - 1)).astype(np.float64)
+    b = (e.astype(np.int64) + 1073).ravel()  # 0 .. 2097
+    nb = 2098
+    idx = (np.repeat(np.arange(rows, dtype=np.int64), n) * nb + b).astype(np.int64)
+    # per-bucket sums are exact in float64 while a bucket holds < 2**26 values
+    sh = np.bincount(idx, weights=hi.ravel(), minlength=rows * nb).reshape(rows, nb)
+    sl = np.bincount(idx, weights=lo.ravel(), minlength=rows * nb).reshape(rows, nb)
+    out = []
+    for r in range(rows):
+        total = 0
+        for j in np.flatnonzero((sh[r] != 0) | (sl[r] != 0)).tolist():
+            t = (int(sh[r, j]) << 26) + int(sl[r, j])
+            s = j - 1073 - 53 + SHIFT  # x * 2**SHIFT = mi << s
+            total += t << s if s >= 0 else t >> -s  # t is a multiple of 2**-s when s < 0
+        out.append(total)
+    return out
+
+
+def _exact_int_sums(x2d: np.ndarray) -> list[int]:
+    """Exact row sums of an integer (rows, n) array."""
+    if x2d.dtype.itemsize < 8:
+        return [int(v) for v in x2d.astype(np.int64).sum(axis=1, dtype=np.int64)] if x2d.shape[1] < (1 << 31) else []
+    hi = (x2d >> 32).astype(np.int64)  # arithmetic shift for int64, logical for uint64
+    lo = (x2d & np.array(0xFFFFFFFF, dtype=x2d.dtype)).astype(np.int64)
+    shi = hi.sum(axis=1, dtype=np.int64)
+    slo = lo.sum(axis=1, dtype=np.int64)
+    return [(int(a) << 32) + int(b) for a, b in zip(shi, slo, strict=True)]
+
+
+def trunc_div(s: int, n: int) -> int:
+    """s / n truncated toward zero (n > 0)."""
+    q = abs(s) // n
+    return -q if s < 0 else q
+
+
+@dataclass
+class Groups:
+    """The reduction groups of a call: ``x2d[i]`` are the values averaged into
+    output element ``i`` (C order of ``out_shape``)."""
+
+    x2d: np.ndarray
+    out_shape: tuple[int, ...]
+
+    @property
+    def n(self) -> int:
+        return int(self.x2d.shape[1])
+
+    @property
+    def nout(self) -> int:
+        return int(self.x2d.shape[0])
+
+
+@dataclass
+class Truth:
+    """The exact result of a call, and per-group facts the deviations test."""
+
+    value: np.ndarray | None  # None: undefined (integer mean over an empty set)
+    n: int
+    sums: list[int] | None  # exact sums (floats: scaled by 2**SHIFT), None when not all finite
+    abs_sum: np.ndarray  # float64 sum of |x| per group (an upper bound of |any partial sum|)
+    pos_sum: list[int] = field(default_factory=list)  # integers: sum of positive / negative parts
+    neg_sum: list[int] = field(default_factory=list)
+    finite: np.ndarray | None = None  # floats: the group has only finite values
+
+
+def exact_truth(dtype: str, groups: Groups) -> Truth:
+    x2d, n = groups.x2d, groups.n
+    shape = groups.out_shape
+    if not is_float(dtype):
+        xi = x2d
+        sums = _exact_int_sums(xi)
+        with np.errstate(all="ignore"):
+            abs_sum = np.abs(xi.astype(np.float64)).sum(axis=1) if xi.size else np.zeros(groups.nout)
+        pos = _exact_int_sums(np.where(xi > 0, xi, 0).astype(xi.dtype))
+        neg = _exact_int_sums(np.where(xi < 0, xi, 0).astype(xi.dtype))
+        if n == 0:
+            return Truth(None if groups.nout else np.zeros(shape, DTYPES[dtype]), 0, sums, abs_sum, pos, neg)
+        out = np.array([trunc_div(s, n) for s in sums], dtype=object)
+        value = np.array(out.tolist() if out.size else [], dtype=DTYPES[dtype]).reshape(shape)
+        return Truth(value, n, sums, abs_sum, pos, neg)
+    x = x2d.astype(np.float64)
+    finite = np.isfinite(x).all(axis=1) if n else np.ones(groups.nout, bool)
+    with np.errstate(all="ignore"):
+        abs_sum = np.abs(x).sum(axis=1) if n else np.zeros(groups.nout)
+    res = np.empty(groups.nout, dtype=np.float64)
+    safe = np.where(np.isfinite(x), x, 0.0)
+    sums = _exact_float_sums(safe)
+    for i in range(groups.nout):
+        row = x[i]
+        if n == 0 or np.isnan(row).any() or (np.isposinf(row).any() and np.isneginf(row).any()):
+            res[i] = math.nan
+        elif np.isposinf(row).any():
+            res[i] = math.inf
+        elif np.isneginf(row).any():
+            res[i] = -math.inf
+        elif sums[i] == 0:
+            res[i] = -0.0 if bool(np.all(np.signbit(row))) else 0.0
+        else:
+            res[i] = round_rational(sums[i], n << SHIFT, dtype)
+    value = res.astype(DTYPES[dtype]).reshape(shape)
+    return Truth(value, n, sums, abs_sum, finite=finite)
+
+
+# --------------------------------------------------------------------------- cases
+
+
+@dataclass
+class Case:
+    """One call of one operator version."""
+
+    domain: str  # "onnx" | "openvino"
+    op: str  # "ReduceMean" | "Mean"
+    version: int
+    dtype: str
+    inputs: tuple[np.ndarray, ...]
+    axes: tuple[int, ...] | None = None
+    keepdims: bool | None = None
+    noop: bool = False
+    note: str = ""
+
+    @property
+    def opset(self) -> str:
+        return f"{self.domain}:{self.version}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.op}-{self.version} ({self.domain})"
+
+    def describe(self, limit: int = 160) -> str:
+        parts = [f"{self.label} {self.dtype}"]
+        for x in self.inputs:
+            body = np.array2string(x.ravel()[:8], separator=",", max_line_width=10**6)
+            more = "..." if x.size > 8 else ""
+            parts.append(f"x{list(x.shape)}={body}{more}")
+        if self.op == "ReduceMean":
+            parts.append(f"axes={None if self.axes is None else list(self.axes)}")
+            parts.append(f"keepdims={self.keepdims}")
+            if self.noop:
+                parts.append("noop_with_empty_axes=1")
+        text = " ".join(parts)
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def reduced_axes(case: Case) -> tuple[int, ...]:
+    """The normalized reduced axes (() for the identity), by DESIGN.md's rules."""
+    rank = case.inputs[0].ndim
+    axes = case.axes
+    if axes is None or len(axes) == 0:
+        if case.domain == "openvino":
+            if axes is None:
+                raise ValueError("openvino ReduceMean-1 requires axes")
+            return ()
+        if case.version >= 18 and case.noop:
+            return ()
+        return tuple(range(rank))
+    return tuple(sorted(a % rank for a in axes))
+
+
+def keepdims_of(case: Case) -> bool:
+    if case.keepdims is not None:
+        return case.keepdims
+    return case.domain != "openvino"
+
+
+def groups_of(case: Case) -> Groups:
+    if case.op == "Mean":
+        arrays = np.broadcast_arrays(*case.inputs)
+        shape = arrays[0].shape if arrays else ()
+        stacked = np.stack([c_order(a) for a in arrays])
+        return Groups(stacked.reshape(len(arrays), -1).T.copy(), tuple(shape))
+    x = case.inputs[0]
+    axes = reduced_axes(case)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    moved = np.transpose(x, kept + list(axes)) if x.ndim else x
+    n = 1
+    for d in axes:
+        n *= x.shape[d]
+    nout = 1
+    for d in kept:
+        nout *= x.shape[d]
+    keep = keepdims_of(case)
+    out_shape = tuple((1 if d in axes else x.shape[d]) for d in range(x.ndim)) if keep else tuple(x.shape[d] for d in kept)
+    return Groups(c_order(moved).reshape(nout, n), out_shape)
+
+
+def run_meancli(case: Case, threads: int | None = 1) -> np.ndarray:
+    import meancli
+
+    if case.op == "Mean":
+        return meancli.mean(*case.inputs, opset=case.opset, threads=threads)
+    return meancli.reduce_mean(
+        case.inputs[0],
+        axes=None if case.axes is None else list(case.axes),
+        keepdims=case.keepdims,
+        noop_with_empty_axes=case.noop,
+        opset=case.opset,
+        threads=threads,
+    )
+
+
+# --------------------------------------------------------------------------- runtimes
+
+
+class NoKernel(Exception):
+    """The runtime has no implementation for this operator version and dtype."""
+
+
+@lru_cache(maxsize=1)
+def _onnx() -> Any:
+    import onnx
+    from onnx import TensorProto
+
+    return onnx, TensorProto
+
+
+def onnx_elem_type(dtype: str) -> int:
+    _, tp = _onnx()
+    return {
+        "float16": tp.FLOAT16,
+        "bfloat16": tp.BFLOAT16,
+        "float32": tp.FLOAT,
+        "float64": tp.DOUBLE,
+        "int8": tp.INT8,
+        "int16": tp.INT16,
+        "int32": tp.INT32,
+        "int64": tp.INT64,
+        "uint8": tp.UINT8,
+        "uint16": tp.UINT16,
+        "uint32": tp.UINT32,
+        "uint64": tp.UINT64,
+    }[dtype]
+
+
+@lru_cache(maxsize=4096)
+def onnx_model_bytes(
+    op: str,
+    version: int,
+    dtype: str,
+    axes: tuple[int, ...] | None = None,
+    keepdims: bool | None = None,
+    noop: bool = False,
+    n_inputs: int = 1,
+) -> bytes:
+    """A one-node ONNX model of ``op``-``version`` at opset ``version``.
+
+    ReduceMean before 18: axes is an attribute (``()`` an explicitly empty list).
+    ReduceMean-18: axes is the graph's second input ``axes`` (int64) when not None.
+    Mean: inputs ``x0`` .. ``x{n-1}``. The data inputs are ``x`` / ``x0``... .
+    """
+    onnx, tp = _onnx()
+    from onnx import AttributeProto, helper
+
+    elem = onnx_elem_type(dtype)
+    y = helper.make_tensor_value_info("y", elem, None)
+    if op == "Mean":
+        names = [f"x{i}" for i in range(n_inputs)]
+        graph_inputs = [helper.make_tensor_value_info(nm, elem, None) for nm in names]
+        node = helper.make_node("Mean", names, ["y"])
+    else:
+        graph_inputs = [helper.make_tensor_value_info("x", elem, None)]
+        node_inputs = ["x"]
+        if version >= 18 and axes is not None:
+            graph_inputs.append(helper.make_tensor_value_info("axes", tp.INT64, [len(axes)]))
+            node_inputs.append("axes")
+        node = helper.make_node("ReduceMean", node_inputs, ["y"])
+        if version < 18 and axes is not None:
+            node.attribute.append(helper.make_attribute("axes", list(axes), attr_type=AttributeProto.INTS))
+        if keepdims is not None:
+            node.attribute.append(helper.make_attribute("keepdims", int(keepdims)))
+        if version >= 18 and noop:
+            node.attribute.append(helper.make_attribute("noop_with_empty_axes", 1))
+    graph = helper.make_graph([node], f"{op}_{version}", graph_inputs, [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)], ir_version=8)
+    return bytes(model.SerializeToString())
+
+
+def _model_key(case: Case) -> tuple[Any, ...]:
+    if case.op == "Mean":
+        return ("Mean", case.version, case.dtype, None, None, False, len(case.inputs))
+    axes = case.axes
+    if case.version >= 18 and axes is not None:
+        # ReduceMean-18 takes axes as an input: one model per arity
+        return ("ReduceMean", case.version, case.dtype, tuple(range(len(axes))), case.keepdims, case.noop, 1)
+    return ("ReduceMean", case.version, case.dtype, axes, case.keepdims, case.noop, 1)
+
+
+def _feeds(case: Case, names: Sequence[str]) -> dict[str, np.ndarray]:
+    arrays = list(case.inputs)
+    if case.op == "ReduceMean" and case.version >= 18 and case.axes is not None:
+        arrays.append(np.array(case.axes, dtype=np.int64))
+    return {nm: c_order(a) for nm, a in zip(names, arrays, strict=True)}
+
+
+@lru_cache(maxsize=2048)
+def ort_session(key: tuple[Any, ...]) -> Any:
+    """An onnxruntime CPU session for a model key; raises NoKernel (cached) when
+    onnxruntime cannot build one (no kernel for the type or version)."""
+    import onnxruntime as ort
+
+    ort.set_default_logger_severity(3)
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    try:
+        return ort.InferenceSession(onnx_model_bytes(*key), so, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # NOT_IMPLEMENTED / INVALID_GRAPH: no kernel for this version and type
+        msg = str(exc).splitlines()[0]
+        return NoKernel(msg)
+
+
+def run_onnxruntime(case: Case) -> np.ndarray:
+    sess = ort_session(_model_key(case))
+    if isinstance(sess, NoKernel):
+        raise sess
+    names = [i.name for i in sess.get_inputs()]
+    return np.asarray(sess.run(None, _feeds(case, names))[0])
+
+
+@lru_cache(maxsize=2048)
+def reference_evaluator(key: tuple[Any, ...]) -> Any:
+    from onnx.reference import ReferenceEvaluator
+
+    onnx, _ = _onnx()
+    return ReferenceEvaluator(onnx.load_from_string(onnx_model_bytes(*key)))
+
+
+def run_reference(case: Case) -> np.ndarray:
+    ev = reference_evaluator(_model_key(case))
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        out = ev.run(None, _feeds(case, list(ev.input_names)))[0]
+    return np.asarray(out)
+
+
+@lru_cache(maxsize=1)
+def ov_core() -> Any:
+    import openvino as ov
+
+    return ov.Core()
+
+
+def _ov_type(dtype: str) -> Any:
+    import openvino as ov
+
+    return ov.Type.bf16 if dtype == "bfloat16" else ov.Type(DTYPES[dtype])
+
+
+@lru_cache(maxsize=1024)
+def ov_compiled(dtype: str, shape: tuple[int, ...], axes: tuple[int, ...], keep_dims: bool) -> Any:
+    """OpenVINO CPU: opset1 Parameter -> ReduceMean-1 with a Constant axes input ->
+    Result, compiled once per (dtype, shape, axes, keep_dims). ``shape`` entries
+    of -1 are dynamic (the CPU plugin refuses empty axes on a dynamic shape, so
+    run_openvino passes the static shape then)."""
+    import openvino as ov
+    import openvino.opset1 as ops
+
+    param = ops.parameter(ov.PartialShape(list(shape)), _ov_type(dtype), name="data")
+    axes_const = ov.op.Constant(ov.Type.i64, ov.Shape([len(axes)]), list(axes))
+    node = ops.reduce_mean(param, axes_const, keep_dims)
+    model = ov.Model([node], [param], "ReduceMean_1")
+    config = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
+    return ov_core().compile_model(model, "CPU", config)
+
+
+def run_openvino(case: Case) -> np.ndarray:
+    import openvino as ov
+
+    if case.domain != "openvino" or case.axes is None:
+        raise NoKernel("not an OpenVINO operator call")
+    x = c_order(case.inputs[0])
+    keep = keepdims_of(case)
+    shape = tuple(x.shape) if len(case.axes) == 0 else (-1,) * x.ndim
+    compiled = ov_compiled(case.dtype, shape, tuple(case.axes), keep)
+    request = compiled.create_infer_request()
+    if case.dtype == "bfloat16":
+        tensor = ov.Tensor(ov.Type.bf16, ov.Shape(list(x.shape)))
+        if x.size:
+            tensor.data.view(np.uint16)[...] = x.view(np.uint16)
+        request.infer({0: tensor})
+        out = request.get_output_tensor(0).data
+        return np.array(out).view(np.uint16).view(BF16).copy()
+    request.infer({0: x})
+    return np.array(request.get_output_tensor(0).data).copy()
+
+
+RUNNERS: dict[str, Callable[[Case], np.ndarray]] = {
+    "onnxruntime": run_onnxruntime,
+    "onnx-reference": run_reference,
+    "openvino": run_openvino,
+}
+
+
+def impls_for(case: Case) -> tuple[str, ...]:
+    return ("openvino",) if case.domain == "openvino" else ("onnxruntime", "onnx-reference")
+
+
+# --------------------------------------------------------------------------- agreement
+
+
+def tolerance(dtype: str, n: int, abs_sum: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """The agreement tolerance for float ``dtype`` (per output element):
+    one ulp of the exact result plus the error bound of recursive summation in
+    ``dtype`` itself, u * sum(|x|) with u = 2**-p (p: the dtype's precision).
+    An implementation that accumulates in ``dtype`` or anything wider and
+    divides once stays within it."""
+    u = unit_roundoff(dtype)
+    t = np.asarray(truth, dtype=np.float64).ravel()
+    ulps = np.array([ulp(dtype, v) for v in t.tolist()], dtype=np.float64)
+    with np.errstate(all="ignore"):
+        return ulps + u * np.asarray(abs_sum, dtype=np.float64).ravel() * (1.0 if n else 0.0)
+
+
+def close(a: np.ndarray, b: np.ndarray, tol: np.ndarray | None) -> np.ndarray:
+    """Elementwise agreement of two results: NaN with NaN, equal infinities,
+    integers exactly, floats within ``tol``."""
+    a = np.asarray(a).ravel()
+    b = np.asarray(b).ravel()
+    if tol is None:
+        return a == b
+    fa = a.astype(np.float64)
+    fb = b.astype(np.float64)
+    both_nan = np.isnan(fa) & np.isnan(fb)
+    with np.errstate(all="ignore"):
+        diff = np.abs(fa - fb)
+        ok = (fa == fb) | both_nan | (np.isfinite(diff) & (diff <= tol))
+    return ok
+
+
+def meancli_accurate(case: Case, truth: Truth, got: np.ndarray) -> np.ndarray:
+    """Per element: meancli's result meets DESIGN.md's accuracy rules.
+
+    Integers: exactly the truncated exact mean. float16/bfloat16/float32: the
+    exact mean correctly rounded, up to the double rounding (exact -> float64
+    -> dtype) of accumulating in double: within half an ulp of the exact mean
+    plus 2**-50 * mean(|x|). float64: within half an ulp plus 2**-100 *
+    mean(|x|) (double-double), or no further from the exact mean than
+    numpy's pairwise mean (the design's floor: that is also where an
+    intermediate sum may overflow, as numpy's does)."""
+    assert truth.value is not None
+    want = truth.value.ravel()
+    g = np.asarray(got).ravel()
+    if not is_float(case.dtype):
+        return g == want
+    gf = g.astype(np.float64)
+    wf = want.astype(np.float64)
+    ok = np.zeros(g.shape, dtype=bool)
+    n = truth.n
+    groups = groups_of(case) if case.dtype == "float64" else None
+    for i in range(g.size):
+        a, w = float(gf[i]), float(wf[i])
+        if math.isnan(w) or not (truth.finite is None or truth.finite[i]) or n == 0:
+            ok[i] = (math.isnan(a) and math.isnan(w)) or a == w
+            continue
+        if not math.isfinite(a):
+            ok[i] = False
+        else:
+            exact = Fraction(truth.sums[i] if truth.sums else 0, n << SHIFT)
+            err = abs(Fraction(a) - exact)
+            slack = Fraction(2) ** (-100 if case.dtype == "float64" else -50)
+            ok[i] = err <= Fraction(ulp(case.dtype, w)) / 2 + slack * Fraction(float(truth.abs_sum[i])) / n
+        if not ok[i] and case.dtype == "float64" and groups is not None:
+            with np.errstate(all="ignore"):
+                ref = float(np.mean(groups.x2d[i].astype(np.float64)))
+            if not math.isfinite(ref):
+                ok[i] = math.isfinite(ref) == math.isfinite(a) and (math.isnan(ref) or a == ref)
+            elif math.isfinite(a):
+                exact = Fraction(truth.sums[i] if truth.sums else 0, n << SHIFT)
+                ok[i] = abs(Fraction(a) - exact) <= abs(Fraction(ref) - exact)
+    return ok
+
+
+# --------------------------------------------------------------------------- documented deviations
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a deviation's explanation may look at."""
+
+    case: Case
+    groups: Groups
+    truth: Truth
+    got: np.ndarray  # the runtime's result (empty when it raised)
+    agree: np.ndarray  # per element: the runtime agrees with meancli (within tolerance)
+    error: str | None = None  # the runtime raised this instead of returning a result
+
+
+@dataclass(frozen=True)
+class Deviation:
+    key: str
+    impl: str
+    dtypes: tuple[str, ...]
+    ops: tuple[str, ...]
+    summary: str  # one line for the report: what differs and why
+    explains: Callable[[Context], bool]  # True: this mechanism accounts for every disagreeing element
+
+
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+
+
+def _disagreeing(ctx: Context) -> np.ndarray:
+    if ctx.error is not None:
+        return np.zeros(0, dtype=bool)  # result-based explanations do not cover an error
+    return ~ctx.agree
+
+
+def _ref_mean_broadcast_error(ctx: Context) -> bool:
+    """onnx.reference's Mean adds in place into a copy of the first input
+    (``res = args[0].copy(); res += m``): numpy refuses once a later input
+    broadcasts that copy to a bigger shape."""
+    first = tuple(ctx.case.inputs[0].shape)
+    return ctx.error is not None and "broadcast" in ctx.error and first != tuple(ctx.groups.out_shape)
+
+
+def _ov_empty_axes_refused(ctx: Context) -> bool:
+    case = ctx.case
+    return (
+        ctx.error is not None
+        and "incorrect number of input/output dimensions" in ctx.error
+        and case.axes == ()
+        and not keepdims_of(case)
+        and case.inputs[0].ndim > 0
+    )
+
+
+def _empty_groups_give(value: float) -> Callable[[Context], bool]:
+    def explains(ctx: Context) -> bool:
+        if ctx.error is not None or ctx.truth.n != 0 or ctx.groups.nout == 0:
+            return False
+        g = np.asarray(ctx.got).astype(np.float64).ravel()
+        return bool(g.size == ctx.groups.nout and np.all(g == value))
+
+    return explains
+
+
+def _empty_int_any(ctx: Context) -> bool:
+    return ctx.error is None and ctx.truth.n == 0 and ctx.groups.nout > 0
+
+
+def _sum_overflows(acc: str | None) -> Callable[[Context], bool]:
+    """The sum accumulates in ``acc`` (None: the input dtype) and overflows: every
+    disagreeing group has sum(|x|) beyond acc's max (so a partial sum may not be finite)."""
+
+    def explains(ctx: Context) -> bool:
+        limit = float_max(acc or ctx.case.dtype)
+        bad = _disagreeing(ctx)
+        return bool(bad.any() and np.all(ctx.truth.abs_sum[bad] > limit))
+
+    return explains
+
+
+def _int_final_sum_outside(ctx: Context) -> np.ndarray:
+    info = np.iinfo(DTYPES[ctx.case.dtype])
+    return np.array([not (info.min <= s <= info.max) for s in (ctx.truth.sums or [])], dtype=bool)
+
+
+def _ref_int_wraps(ctx: Context) -> bool:
+    """numpy's mean with dtype=T sums in T (modulo 2**bits), then divides in float64
+    and truncates: a group whose exact sum lies outside T's range comes out wrong."""
+    bad = _disagreeing(ctx)
+    outside = _int_final_sum_outside(ctx)
+    return bool(bad.any() and np.all(outside[bad]))
+
+
+def _ref_int_double(ctx: Context) -> bool:
+    """...and the division is numpy's true_divide in float64: inexact once |sum| > 2**53.
+    Checked exactly: got == trunc(float64(sum mod 2**bits as T) / n)."""
+    bad = _disagreeing(ctx)
+    if not bad.any() or ctx.truth.sums is None:
+        return False
+    dt = DTYPES[ctx.case.dtype]
+    bits = dt.itemsize * 8
+    got = np.asarray(ctx.got).ravel()
+    for i in np.flatnonzero(bad).tolist():
+        s = ctx.truth.sums[i] % (1 << bits)
+        if dt.kind == "i" and s >= 1 << (bits - 1):
+            s -= 1 << bits
+        want = np.array(float(s) / ctx.truth.n).astype(dt) if abs(s) > 2**53 else None
+        if want is None or int(want) != int(got[i]):
+            return False
+    return True
+
+
+def _ort_int64_double(ctx: Context) -> bool:
+    """onnxruntime's integer ReduceMean sums in double and casts back: int64 means
+    whose sum(|x|) exceeds 2**53 lose bits (and a sum beyond int64 saturates)."""
+    bad = _disagreeing(ctx)
+    return bool(bad.any() and np.all(ctx.truth.abs_sum[bad] > 2.0**53))
+
+
+def _ov_f64_as_f32(ctx: Context) -> bool:
+    """The CPU plugin runs float64 in float32: agreement at float32's tolerance, or
+    inputs outside float32's range (saturated to +-FLT_MAX, float64 subnormals flushed)."""
+    bad = _disagreeing(ctx)
+    if not bad.any():
+        return False
+    x = ctx.groups.x2d.astype(np.float64)
+    fmax, tiny = float_max("float32"), math.ldexp(1.0, -149)
+    got = np.asarray(ctx.got).astype(np.float64).ravel()
+    want = ctx.truth.value.astype(np.float64).ravel() if ctx.truth.value is not None else got
+    tol32 = tolerance("float32", ctx.truth.n, ctx.truth.abs_sum, want)
+    for i in np.flatnonzero(bad).tolist():
+        row = x[i][np.isfinite(x[i])]
+        a = np.abs(row)
+        out_of_range = bool(np.any(a > fmax) or np.any((a > 0) & (a < tiny)) or ctx.truth.abs_sum[i] > fmax)
+        if out_of_range:
+            continue
+        with np.errstate(all="ignore"):
+            d = abs(got[i] - want[i])
+        if not (d <= tol32[i] or (math.isnan(got[i]) and math.isnan(want[i]))):
+            return False
+    return True
+
+
+def _ov_small_int_saturates(ctx: Context) -> bool:
+    """int8/uint8: the CPU plugin clamps the sum to the type's range before dividing:
+    got == trunc(clamp(sum) / n) for every disagreeing group."""
+    bad = _disagreeing(ctx)
+    if not bad.any() or ctx.truth.sums is None:
+        return False
+    info = np.iinfo(DTYPES[ctx.case.dtype])
+    got = np.asarray(ctx.got).ravel()
+    for i in np.flatnonzero(bad).tolist():
+        s = min(max(ctx.truth.sums[i], int(info.min)), int(info.max))
+        if trunc_div(s, ctx.truth.n) != int(got[i]):
+            return False
+    return True
+
+
+def _ov_int32_path(ctx: Context) -> bool:
+    """int32 (and int64/uint64/uint32, which the CPU plugin runs as int32): the sum
+    wraps modulo 2**32 and the division goes through float32, exact only while
+    |sum| <= 2**24; int64/uint64 values are truncated to 32 bits and uint32
+    values >= 2**31 read as negative. Every disagreeing group must have a value
+    outside int32 (uint32: >= 2**31) or sum(|x|) > 2**24."""
+    bad = _disagreeing(ctx)
+    if not bad.any():
+        return False
+    x = ctx.groups.x2d
+    for i in np.flatnonzero(bad).tolist():
+        row = x[i]
+        if ctx.truth.abs_sum[i] > 2.0**24:
+            continue
+        if ctx.case.dtype in ("int64", "uint64", "uint32") and row.size:
+            big = (row.astype(np.float64) > 2.0**31 - 1).any() or (row.astype(np.float64) < -(2.0**31)).any()
+            if big:
+                continue
+        return False
+    return True
+
+
+DEVIATIONS: tuple[Deviation, ...] = (
+    # ---- onnxruntime
+    Deviation(
+        "ort-empty-float",
+        "onnxruntime",
+        FLOATS,
+        ("ReduceMean",),
+        "a float mean over a size-0 axis is 0 in onnxruntime; DESIGN.md, numpy and the ONNX reference give NaN",
+        _empty_groups_give(0.0),
+    ),
+    Deviation(
+        "ort-empty-int",
+        "onnxruntime",
+        INT_DTYPES,
+        ("ReduceMean",),
+        "an integer mean over a size-0 axis is 0 in onnxruntime; meancli rejects it (undefined, DESIGN.md)",
+        _empty_int_any,
+    ),
+    Deviation(
+        "ort-int64-double",
+        "onnxruntime",
+        ("int64",),
+        ("ReduceMean",),
+        "onnxruntime's integer ReduceMean sums in double: int64 means with sum(|x|) > 2**53 lose low bits "
+        "(and saturate instead of being exact)",
+        _ort_int64_double,
+    ),
+    Deviation(
+        "ort-f32-overflow",
+        "onnxruntime",
+        ("float32",),
+        ("ReduceMean", "Mean"),
+        "onnxruntime accumulates float32 in float32: a sum beyond FLT_MAX gives +-inf/NaN where the mean is finite",
+        _sum_overflows("float32"),
+    ),
+    Deviation(
+        "ort-f64-overflow",
+        "onnxruntime",
+        ("float64",),
+        ("ReduceMean",),
+        "onnxruntime accumulates float64 in float64: a sum beyond DBL_MAX gives +-inf/NaN "
+        "where meancli's double-double lanes stay finite",
+        _sum_overflows("float64"),
+    ),
+    # ---- ONNX reference
+    Deviation(
+        "ref-empty-int",
+        "onnx-reference",
+        INT_DTYPES,
+        ("ReduceMean",),
+        "an integer mean over a size-0 axis is NaN cast to the integer type (INT_MIN, 0...) in the "
+        "ONNX reference; meancli rejects it",
+        _empty_int_any,
+    ),
+    Deviation(
+        "ref-float-overflow",
+        "onnx-reference",
+        FLOATS,
+        ("ReduceMean", "Mean"),
+        "the ONNX reference sums in the input type (np.mean(dtype=T); Mean: res += x): a float16 sum "
+        "beyond 65504 (bfloat16/float32/float64: beyond its max) gives +-inf/NaN",
+        _sum_overflows(None),
+    ),
+    Deviation(
+        "ref-mean-broadcast",
+        "onnx-reference",
+        FLOATS,
+        ("Mean",),
+        "the ONNX reference's Mean adds in place into a copy of the first input: it raises "
+        "(ValueError: non-broadcastable output operand) when a later input broadcasts the first to a bigger shape",
+        _ref_mean_broadcast_error,
+    ),
+    Deviation(
+        "ref-int-wrap",
+        "onnx-reference",
+        ("int32", "int64", "uint32", "uint64"),
+        ("ReduceMean",),
+        "the ONNX reference sums integers in the input type (np.mean(dtype=T)), wrapping modulo 2**bits: "
+        "a group whose exact sum is outside T's range comes out wrong",
+        _ref_int_wraps,
+    ),
+    Deviation(
+        "ref-int64-double",
+        "onnx-reference",
+        ("int64", "uint64"),
+        ("ReduceMean",),
+        "the ONNX reference divides with numpy's true_divide in float64: int64/uint64 sums beyond 2**53 "
+        "lose low bits before the truncation",
+        _ref_int_double,
+    ),
+    # ---- OpenVINO
+    Deviation(
+        "ov-empty-float",
+        "openvino",
+        FLOATS,
+        ("ReduceMean",),
+        "a float mean over a size-0 axis is 0 in OpenVINO's CPU plugin; DESIGN.md gives NaN",
+        _empty_groups_give(0.0),
+    ),
+    Deviation(
+        "ov-empty-int",
+        "openvino",
+        INT_DTYPES,
+        ("ReduceMean",),
+        "an integer mean over a size-0 axis is 0 in OpenVINO's CPU plugin; meancli rejects it",
+        _empty_int_any,
+    ),
+    Deviation(
+        "ov-empty-axes-keep-false",
+        "openvino",
+        FLOATS + INT_DTYPES,
+        ("ReduceMean",),
+        "OpenVINO's CPU plugin refuses to compile ReduceMean-1 with empty axes and keep_dims=false "
+        "(\"incorrect number of input/output dimensions\"); the spec makes it the identity (keep_dims=true works)",
+        _ov_empty_axes_refused,
+    ),
+    Deviation(
+        "ov-f64-as-f32",
+        "openvino",
+        ("float64",),
+        ("ReduceMean",),
+        "OpenVINO's CPU plugin runs float64 in float32: results agree to float32's tolerance only; "
+        "inputs beyond FLT_MAX saturate and float64 subnormals flush to 0",
+        _ov_f64_as_f32,
+    ),
+    Deviation(
+        "ov-f32-overflow",
+        "openvino",
+        ("bfloat16", "float32"),
+        ("ReduceMean",),
+        "OpenVINO accumulates in float32: a sum beyond FLT_MAX gives +-inf/NaN (bfloat16 inputs too, "
+        "e.g. a mean of values around 3e38)",
+        _sum_overflows("float32"),
+    ),
+    Deviation(
+        "ov-int8-saturate",
+        "openvino",
+        ("int8", "uint8"),
+        ("ReduceMean",),
+        "OpenVINO's CPU plugin clamps an int8/uint8 sum to the type's range before dividing "
+        "(mean of [127, 127] is 63)",
+        _ov_small_int_saturates,
+    ),
+    Deviation(
+        "ov-int32-path",
+        "openvino",
+        ("int32", "uint32", "int64", "uint64"),
+        ("ReduceMean",),
+        "OpenVINO's CPU plugin computes int32/uint32/int64/uint64 as int32 with a float32 division: "
+        "sums wrap modulo 2**32, |sum| > 2**24 rounds, int64 values are cut to 32 bits, uint32 >= 2**31 "
+        "reads as negative",
+        _ov_int32_path,
+    ),
+)
+
+NO_KERNEL_REASONS: dict[tuple[str, str], str] = {}
+
+
+# --------------------------------------------------------------------------- judging
+
+
+@dataclass
+class Verdict:
+    impl: str
+    status: str  # "agree" | "deviation" | "no-kernel" | "mismatch"
+    key: str = ""  # the deviation's key, or the no-kernel message
+    got: np.ndarray | None = None
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    truth: Truth
+    meancli: np.ndarray | None
+    meancli_error: str | None
+    meancli_ok: bool
+    verdicts: dict[str, Verdict]
+
+    def failures(self) -> list[str]:
+        out = []
+        if not self.meancli_ok:
+            got = self.meancli if self.meancli is not None else self.meancli_error
+            out.append(f"meancli: got {got!r}, want {self.truth.value!r} for {self.case.describe()}")
+        for v in self.verdicts.values():
+            if v.status == "mismatch":
+                out.append(
+                    f"{v.impl}: undocumented disagreement: got {v.got!r} {v.key}, meancli {self.meancli!r}, "
+                    f"truth {self.truth.value!r} for {self.case.describe()}"
+                )
+        return out
+
+
+def judge(case: Case, impl: str, groups: Groups, truth: Truth, basis: np.ndarray | None) -> Verdict:
+    """Run ``impl`` on ``case`` and classify its result against ``basis``
+    (meancli's result where meancli is right, the truth where it is not)."""
+    got: np.ndarray | None = None
+    error: str | None = None
+    try:
+        got = np.asarray(RUNNERS[impl](case))
+    except NoKernel as exc:
+        return Verdict(impl, "no-kernel", str(exc))
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:400]}"
+        if truth.value is None:  # undefined (integer mean over an empty set): refusing agrees with meancli
+            return Verdict(impl, "agree", f"rejects: {error}")
+    if got is not None and truth.value is not None and basis is not None:
+        if got.shape != tuple(truth.value.shape) or got.dtype != truth.value.dtype:
+            return Verdict(impl, "mismatch", f"shape/dtype {got.shape} {got.dtype}", got)
+        tol = tolerance(case.dtype, truth.n, truth.abs_sum, truth.value) if is_float(case.dtype) else None
+        agree = close(got, basis, tol)
+        if agree.all():
+            return Verdict(impl, "agree", "", got)
+    else:
+        agree = np.zeros(groups.nout, dtype=bool)
+    ctx = Context(case, groups, truth, got if got is not None else np.zeros(0), agree, error)
+    for dev in DEVIATIONS:
+        if dev.impl == impl and case.dtype in dev.dtypes and case.op in dev.ops and dev.explains(ctx):
+            return Verdict(impl, "deviation", dev.key, got)
+    return Verdict(impl, "mismatch", error or "", got)
+
+
+def evaluate(case: Case, impls: Sequence[str] | None = None, threads: int | None = 1) -> CaseResult:
+    """meancli against the exact truth, then every runtime against meancli."""
+    from meancli.errors import SpecViolation
+
+    groups = groups_of(case)
+    truth = exact_truth(case.dtype, groups)
+    mine: np.ndarray | None = None
+    error: str | None = None
+    basis: np.ndarray | None = None
+    try:
+        mine = run_meancli(case, threads=threads)
+    except SpecViolation as exc:
+        error = str(exc)
+    if truth.value is None:
+        ok = mine is None and error is not None and "empty" in error
+    elif mine is None or mine.shape != truth.value.shape or mine.dtype != truth.value.dtype:
+        ok = False
+        basis = truth.value
+    else:
+        good = meancli_accurate(case, truth, mine)
+        ok = bool(np.all(good))
+        basis = np.where(good.reshape(mine.shape), mine, truth.value)
+    verdicts = {impl: judge(case, impl, groups, truth, basis) for impl in (impls or impls_for(case))}
+    return CaseResult(case, truth, mine, error, ok, verdicts)
