@@ -17,6 +17,7 @@ import ast
 import contextlib
 import io
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -159,6 +160,17 @@ def _filter_python2_longs(text: str) -> str:
     return str(tokenize.untokenize(tokens))
 
 
+_AST_NODE = re.compile(r"<ast\.(\w+) object at 0x[0-9a-fA-F]+>")
+
+
+def _literal_reason(exc: BaseException) -> str:
+    """Why ``ast.literal_eval`` refused: one short line, without memory addresses."""
+    text = _reason(exc)
+    if "Exceeds the limit" in text and "digits" in text:
+        return "an integer literal with too many digits"
+    return _AST_NODE.sub(lambda m: f"a {m.group(1)} expression", text)
+
+
 def _literal(text: str, version: tuple[int, int]) -> object:
     """``ast.literal_eval`` of the header text; ValueError if it is not a literal."""
     errors = (SyntaxError, ValueError, TypeError, MemoryError, RecursionError)
@@ -170,8 +182,8 @@ def _literal(text: str, version: tuple[int, int]) -> object:
         try:
             return ast.literal_eval(_filter_python2_longs(text))
         except Exception:  # any failure: the original error stands
-            raise ValueError(_reason(first)) from None
-    raise ValueError(_reason(first))
+            raise ValueError(_literal_reason(first)) from None
+    raise ValueError(_literal_reason(first))
 
 
 def _resolve_dtype(descr: object, where: str) -> np.dtype[Any]:
@@ -198,12 +210,12 @@ def _resolve_dtype(descr: object, where: str) -> np.dtype[Any]:
         raise InputFileError(
             f"{where}: structured or subarray dtypes are not supported (descr {descr!r:.200})"
         )
+    if not getattr(type(dtype), "_legacy", True):  # e.g. 'T' (StringDType): data held elsewhere
+        raise InputFileError(f"{where}: dtype {dtype} cannot be read from raw bytes")
     if dtype.hasobject:
         raise InputFileError(
             f"{where}: object arrays are not supported (they need pickle); descr {descr!r:.200}"
         )
-    if not getattr(type(dtype), "_legacy", True):
-        raise InputFileError(f"{where}: dtype {dtype} cannot be read from raw bytes")
     if dtype.itemsize == 0:
         raise InputFileError(f"{where}: zero-size dtype (descr {descr!r:.200}) is not supported")
     return dtype

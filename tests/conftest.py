@@ -103,7 +103,7 @@ def make_array(
     dtype = np_dtype(dtype_name)
     shape = tuple(int(n) for n in shape)
     size = math.prod(shape)
-    regimes = ["small", "normal", "wide"] + (["extreme"] if extremes else [])
+    regimes = ["small", "normal", "wide", "tiny"] + (["extreme"] if extremes else [])
     regime = regimes[int(rng.integers(len(regimes)))]
     if is_float(dtype_name):
         big = FLOAT64_EXTREME if dtype_name == "float64" else float(finfo(dtype).max)
@@ -112,7 +112,10 @@ def make_array(
         elif regime == "normal":
             v = rng.standard_normal(size) * 10.0 ** float(rng.integers(-3, 4))
         elif regime == "wide":  # mixed magnitudes: cancellation and absorption
-            v = rng.standard_normal(size) * 2.0 ** rng.integers(-20, 20, size)
+            e = min(20, int(finfo(dtype).maxexp) - 6)
+            v = rng.standard_normal(size) * 2.0 ** rng.integers(-e, e, size)
+        elif regime == "tiny":  # subnormal means: small multiples of the smallest subnormal
+            v = rng.integers(-40, 41, size) * float(finfo(dtype).smallest_subnormal)
         else:
             v = rng.uniform(0.5, 1.0, size) * big * rng.choice([-1.0, 1.0], size)
             if rng.integers(2):
@@ -233,10 +236,28 @@ def oracle_reduce_mean(x: np.ndarray, axes: Sequence[int] | None, keepdims: bool
     return np.array(values, dtype=dtype).reshape(out_shape)
 
 
+def broadcast_all(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """numpy broadcasting up to rank 64 (np.broadcast_arrays stops at 32)."""
+    arrays = [np.asarray(a) for a in arrays]
+    rank = max(a.ndim for a in arrays)
+    padded = [a.reshape((1,) * (rank - a.ndim) + a.shape) for a in arrays]
+    shape = []
+    for dims in zip(*(a.shape for a in padded), strict=True):
+        sizes = {n for n in dims if n != 1}
+        assert len(sizes) <= 1, f"shapes do not broadcast: {[a.shape for a in arrays]}"
+        shape.append(sizes.pop() if sizes else 1)
+    out = []
+    for a in padded:
+        strides = tuple(
+            0 if n == 1 and m != 1 else s for n, m, s in zip(a.shape, shape, a.strides, strict=True)
+        )
+        out.append(np.lib.stride_tricks.as_strided(a, tuple(shape), strides, writeable=False))
+    return out
+
+
 def oracle_mean(arrays: Sequence[np.ndarray]) -> np.ndarray:
     """The exact element-wise Mean of ``arrays`` (numpy broadcasting), rounded once."""
-    b = np.broadcast_arrays(*[np.asarray(a) for a in arrays])
-    stacked = np.stack(b, axis=-1)
+    stacked = np.stack(broadcast_all(arrays), axis=-1)
     return oracle_reduce_mean(stacked, [stacked.ndim - 1], keepdims=False)
 
 

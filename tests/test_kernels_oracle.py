@@ -25,6 +25,7 @@ from conftest import (
     FLOAT_NAMES,
     SPEC_DTYPES,
     assert_float_close,
+    broadcast_all,
     finfo,
     is_float,
     make_array,
@@ -110,16 +111,17 @@ def check_result(
         assert np.array_equal(got, want), f"{context}: got {got}, want {want}"
         return
     if got.dtype == np.float64 and numpy64 is not None:
-        fin = np.isfinite(want) & np.isfinite(got)
-        far = np.zeros(got.shape, dtype=bool)
-        far[fin] = ulp_distance(got[fin], want[fin]) > 1
-        for i in zip(*np.nonzero(far), strict=True):
-            g, w, n = Fraction(float(got[i])), Fraction(float(want[i])), float(numpy64[i])
+        g1, w1, n1 = got.reshape(-1), want.reshape(-1), np.asarray(numpy64).reshape(-1)
+        fin = np.isfinite(w1) & np.isfinite(g1)
+        far = np.zeros(g1.shape, dtype=bool)
+        far[fin] = ulp_distance(g1[fin], w1[fin]) > 1
+        for i in np.flatnonzero(far):
+            g, w, n = Fraction(float(g1[i])), Fraction(float(w1[i])), float(n1[i])
             bound = (abs(Fraction(n) - w) if math.isfinite(n) else math.inf) + Fraction(
-                float(np.spacing(abs(want[i])))
+                float(np.spacing(abs(w1[i])))
             )
-            assert abs(g - w) <= bound, f"{context}: got {got[i]!r}, want {want[i]!r}, numpy {n!r}"
-        got = np.where(far, want, got)
+            assert abs(g - w) <= bound, f"{context}: got {g1[i]!r}, want {w1[i]!r}, numpy {n!r}"
+        got = np.where(far, w1, g1).reshape(got.shape)
     assert_float_close(got, want, max_ulps=1, context=context)
 
 
@@ -267,7 +269,7 @@ def test_mean_matches_oracle(op: OpVersion, dtype_name: str, data: st.DataObject
     want = oracle_mean(xs)
     n64 = None
     if dtype_name == "float64":
-        stacked = np.stack(np.broadcast_arrays(*xs), axis=-1)
+        stacked = np.stack(broadcast_all(xs), axis=-1)
         n64 = numpy_mean64(stacked, [stacked.ndim - 1], False)
     check_result(got, want, n64, context=f"{op.label} {dtype_name} {input_shapes}")
 
@@ -488,7 +490,7 @@ CHUNKY = [
     ((3, 300_001), [1]),
     ((1025, 513), [0]),
     ((300_001, 3), [0]),
-    ((3, 300_001), [0]),
+    ((300, 1000), [0]),
     ((40, 1025, 17), [0, 2]),
     ((17, 3, 4099), [0, 2]),
     ((65537,), [0]),

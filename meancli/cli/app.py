@@ -16,6 +16,7 @@ import typer
 from .. import __version__
 from .mean_cmd import mean
 from .reduce_mean_cmd import reduce_mean
+from .spec_cmd import spec_app
 
 app = typer.Typer(
     name="meancli",
@@ -26,6 +27,7 @@ app = typer.Typer(
 )
 app.command("reduce-mean", no_args_is_help=True)(reduce_mean)
 app.command("mean", no_args_is_help=True)(mean)
+app.add_typer(spec_app, name="spec")
 
 
 def _version(value: bool) -> None:
@@ -65,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         format_message = getattr(exc, "format_message", None)
         if exit_code is None or format_message is None:
             raise
+        if not format_message().strip():  # no arguments: click printed the help
+            return int(exit_code)
         ctx = getattr(exc, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         message = " ".join(format_message().split()) + hint

@@ -27,29 +27,9 @@ RESULT_JSON_LIMIT = 10_000  # elements of a shown result put into --json output
 class TensorInfo:
     """A tensor as reported: where it came from or went, shape and dtype name."""
 
-    path: str
+    path: str | None  # None: the result was shown, not written
     shape: tuple[int, ...]
     dtype: str
-
-    def repeat(self, name: str, fn: Any, times: int) -> Any:
-        """Run ``fn()`` ``times`` times as stage ``name``; the stage's time is the
-        median, and ``{name}_min`` is recorded too when times > 1. Returns the last result."""
-        samples = []
-        result = None
-        for _ in range(times):
-            start = time.perf_counter()
-            result = fn()
-            samples.append((time.perf_counter() - start) * 1e3)
-        samples.sort()
-        self.timings_ms[name] = (
-            samples[len(samples) // 2]
-            if len(samples) % 2
-            else sum(samples[len(samples) // 2 - 1 : len(samples) // 2 + 1]) / 2
-        )
-        if times > 1:
-            self.timings_ms[f"{name}_min"] = samples[0]
-            self.repeats = times
-        return result
 
     def as_json(self) -> dict[str, Any]:
         return {"path": self.path, "shape": list(self.shape), "dtype": self.dtype}
