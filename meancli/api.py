@@ -79,25 +79,38 @@ def prepare_reduce(
     keepdims: bool | None,
     noop_with_empty_axes: bool,
 ) -> ReduceCall:
-    """Validate a ReduceMean call against ``op``'s spec.
+    """Validate a ReduceMean call on ``data`` against ``op``'s spec (see validate_reduce)."""
+    return validate_reduce(op, data.dtype, tuple(data.shape), axes, keepdims, noop_with_empty_axes)
+
+
+def validate_reduce(
+    op: OpVersion,
+    dtype: np.dtype[Any],
+    shape: tuple[int, ...],
+    axes: int | Iterable[int] | None,
+    keepdims: bool | None,
+    noop_with_empty_axes: bool,
+) -> ReduceCall:
+    """Validate a ReduceMean call on an input of ``dtype`` and ``shape`` against ``op``'s spec.
 
     Raises:
-        SpecViolation: see the generated validator (dtype, axes, attributes).
+        SpecViolation: see the generated validator (dtype, axes, attributes),
+            or an integer mean over an empty set.
     """
     if op.kind != "reduce":
         raise SpecViolation(f"{op.label} is not a reduction")
     axes_list = _axes_list(axes)
     call = _validate_reduce(
         op,
-        spec_dtype_name(data.dtype),
-        data.shape,
+        spec_dtype_name(dtype),
+        shape,
         None if axes_list is None else tuple(axes_list),
         None if keepdims is None else bool(keepdims),
         bool(noop_with_empty_axes),
     )
-    if call.count == 0 and data.dtype.kind in "iu" and 0 not in call.out_shape:
+    if call.count == 0 and dtype.kind in "iu" and 0 not in call.out_shape:
         raise SpecViolation(
-            f"{op.label}: the mean of an empty set is undefined for {spec_dtype_name(data.dtype)} "
+            f"{op.label}: the mean of an empty set is undefined for {spec_dtype_name(dtype)} "
             f"(a reduced dimension has size 0; floating types give NaN)"
         )
     return call
@@ -186,8 +199,10 @@ def reduce_mean(
     return execute_reduce(op, call, x, threads)
 
 
-def prepare_mean(op: OpVersion, inputs: Sequence[np.ndarray]) -> tuple[int, ...]:
+def prepare_mean(op: OpVersion, inputs: Sequence[Any]) -> tuple[int, ...]:
     """Validate a Mean call against ``op``'s spec; returns the output shape.
+
+    ``inputs`` need only ``dtype`` and ``shape`` (arrays or streamed sources).
 
     Raises:
         SpecViolation: mixed or disallowed dtypes, shapes that differ (Mean-1,

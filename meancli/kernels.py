@@ -85,7 +85,11 @@ def _pointer(ffi: Any, array: np.ndarray) -> Any:
     # array exports its buffer through its (C-contiguous) transpose.
     if not array.size:
         return ffi.NULL
-    return ffi.from_buffer(array if array.flags.c_contiguous else array.T)
+    if array.flags.c_contiguous:
+        return ffi.from_buffer(array)
+    if array.flags.f_contiguous:
+        return ffi.from_buffer(array.T)
+    return ffi.cast("void *", array.ctypes.data)  # a strided or broadcast view
 
 
 def run_reduce(
@@ -133,3 +137,56 @@ def run_mean(symbol: str, inputs: Sequence[np.ndarray], out: np.ndarray, threads
         len(inputs), pointers, strides, _pointer(ffi, out), rank, list(out.shape), threads
     )
     _check(status, symbol)
+
+
+class ReduceJob:
+    """A ReduceMean fed in slabs of rows of the input's outermost memory
+    dimension (templates/kernel_reduce.c.j2, meancli_reduce_begin/step/end).
+    Use as a context manager; the C state is freed on exit."""
+
+    def __init__(
+        self, symbol: str, shape: Sequence[int], strides: Sequence[int], reduce_mask: Sequence[bool]
+    ):
+        mod = _module()
+        self._ffi, self._lib = mod.ffi, mod.lib
+        self._symbol = symbol
+        handle = self._ffi.new("meancli_reduce_job **")
+        status = getattr(self._lib, symbol.replace("meancli_reduce_", "meancli_reduce_begin_"))(
+            len(shape), list(shape), list(strides), list(reduce_mask), handle
+        )
+        _check(status, symbol)
+        self._job = handle[0]
+
+    def info(self) -> tuple[int, int, int, int]:
+        """(outermost dim's logical index or -1, its rows, bytes per row, row granule of a slab)."""
+        info = self._ffi.new("int64_t[4]")
+        self._lib.meancli_reduce_job_info(self._job, info)
+        return int(info[0]), int(info[1]), int(info[2]), int(info[3])
+
+    def step(self, slab: np.ndarray, a: int, b: int, out: np.ndarray, threads: int) -> None:
+        """Feed rows [a, b) held at the start of ``slab`` (bytes in native order)."""
+        status = getattr(self._lib, self._symbol.replace("meancli_reduce_", "meancli_reduce_step_"))(
+            self._job, _pointer(self._ffi, slab), a, b, _pointer(self._ffi, out), threads
+        )
+        _check(status, self._symbol)
+
+    def end(self, out: np.ndarray) -> None:
+        """Write the outputs that collected from every slab."""
+        status = getattr(self._lib, self._symbol.replace("meancli_reduce_", "meancli_reduce_end_"))(
+            self._job, _pointer(self._ffi, out)
+        )
+        _check(status, self._symbol)
+
+    def __enter__(self) -> ReduceJob:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lib.meancli_reduce_free(self._job)
+        self._job = self._ffi.NULL
+
+
+def reduce_job(
+    symbol: str, shape: Sequence[int], strides: Sequence[int], reduce_mask: Sequence[bool]
+) -> ReduceJob:
+    """Start a slab-fed ReduceMean; see :class:`ReduceJob`."""
+    return ReduceJob(symbol, shape, strides, reduce_mask)

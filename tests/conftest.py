@@ -257,8 +257,9 @@ def broadcast_all(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 def oracle_mean(arrays: Sequence[np.ndarray]) -> np.ndarray:
     """The exact element-wise Mean of ``arrays`` (numpy broadcasting), rounded once."""
-    stacked = np.stack(broadcast_all(arrays), axis=-1)
-    return oracle_reduce_mean(stacked, [stacked.ndim - 1], keepdims=False)
+    b = broadcast_all(arrays)
+    stacked = np.stack([a.reshape(-1) for a in b], axis=-1)  # flat: rank 64 inputs stay legal
+    return oracle_reduce_mean(stacked, [1], keepdims=False).reshape(b[0].shape)
 
 
 # --------------------------------------------------------------------------- comparisons

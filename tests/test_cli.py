@@ -61,6 +61,12 @@ def _inputs() -> dict[str, np.ndarray]:
         "c": np.ones(4, dtype=np.float32),
         "bf": bf,  # bfloat16 (2, 3, 4): written by np.save as '<V2'
         "bf2": (rng.standard_normal((2, 3, 4)) * 4).astype(BF16),
+        "empty_f": np.zeros((0, 3), dtype=np.float32),
+        "empty_i": np.zeros((0, 3), dtype=np.int32),
+        "big_endian": np.arange(6, dtype=">f4").reshape(2, 3),
+        "fortran": np.asfortranarray(np.arange(6, dtype=np.float64).reshape(2, 3) ** 2),
+        "f16_big": np.full(1000, 60000, dtype=np.float16),
+        "i64_big": np.array([2**62, 2**62 + 3, 2**62 + 7], dtype=np.int64),
     }
 
 
@@ -291,7 +297,7 @@ for _name, (_argv, _) in AXES_FORMS.items():
         *_argv,
         "-o",
         "out.npy",
-        real=_name in ("axes_space", "axes_explicitly_empty"),
+        real=_name == "axes_space",
     )
 
 case("axes_before_file", "reduce-mean", "--axes", "2", "3", "{x4}", "-o", "out.npy")
@@ -431,6 +437,13 @@ case("scalar_empty", "reduce-mean", "{scalar}", "--axes=", "-o", "out.npy")
 case("mean_broadcast_8", "mean", "{a}", "{b}", "--opset", "8", "-o", "out.npy")
 case("mean_three", "mean", "{a}", "{a2}", "{b}", "-o", "out.npy")
 case("mean_same_shape_6", "mean", "{a}", "{a2}", "--opset", "onnx:6", "-o", "out.npy")
+case("mean_single", "mean", "{a}", "-o", "out.npy")
+case("empty_float_nan", "reduce-mean", "{empty_f}", "--axes", "0", "-o", "out.npy")
+case("empty_int_kept", "reduce-mean", "{empty_i}", "--axes", "1", "-o", "out.npy")
+case("big_endian", "reduce-mean", "{big_endian}", "--axes", "1", "-o", "out.npy")
+case("fortran", "reduce-mean", "{fortran}", "--axes", "0", "-o", "out.npy")
+case("f16_no_overflow", "reduce-mean", "{f16_big}", "-o", "out.npy")
+case("i64_no_overflow", "reduce-mean", "{i64_big}", "--opset", "openvino:1", "--axes", "0", "-o", "out.npy")
 
 
 def test_integer_mean_truncates_toward_zero(ran: dict[str, Ran]) -> None:
@@ -463,6 +476,31 @@ def test_mean_values(ran: dict[str, Ran]) -> None:
     assert got.shape == (2, 3) and got.dtype == np.float32
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(ok(ran["mean_same_shape_6"]).load(), (a + a2) / 2)
+    np.testing.assert_array_equal(ok(ran["mean_single"]).load(), a)
+
+
+def test_size0(ran: dict[str, Ran]) -> None:
+    got = ok(ran["empty_float_nan"]).load()
+    assert got.shape == (1, 3) and got.dtype == np.float32 and np.isnan(got).all()
+    got = ok(ran["empty_int_kept"]).load()
+    assert got.shape == (0, 1) and got.dtype == np.int32
+
+
+def test_byte_order_and_memory_order(ran: dict[str, Ran]) -> None:
+    got = ok(ran["big_endian"]).load()
+    assert got.dtype == np.float32  # same type; written in native byte order
+    np.testing.assert_array_equal(got, [[1.0], [4.0]])
+    got = ok(ran["fortran"]).load()
+    np.testing.assert_array_equal(got, INPUTS["fortran"].mean(axis=0, keepdims=True))
+
+
+def test_wide_accumulation(ran: dict[str, Ran]) -> None:
+    got = ok(ran["f16_no_overflow"]).load()
+    assert got.dtype == np.float16 and got.shape == (1,)
+    assert got[0] == 60000  # float16 accumulates wider: not inf
+    got = ok(ran["i64_no_overflow"]).load()
+    assert got.dtype == np.int64 and got.shape == ()  # openvino: keep_dims false
+    assert int(got) == (3 * 2**62 + 10) // 3  # no int64 overflow in the sum
 
 
 # --------------------------------------------------------------------------- errors (exit 1)
@@ -503,6 +541,7 @@ ERRORS_1 = {
     "err_missing_file": (["reduce-mean", "{missing}"], ["missing.npy"]),
     "err_missing_second": (["mean", "{a}", "{missing}"], ["missing.npy"]),
     "err_not_npy": (["reduce-mean", "{text}"], ["text.npy"]),
+    "err_empty_int_mean": (["reduce-mean", "{empty_i}", "--axes", "0"], ["empty", "int32"]),
     "err_unwritable": (["reduce-mean", "{x3}", "-o", "no/such/dir/out.npy"], ["out.npy"]),
 }
 for _name, (_argv, _) in ERRORS_1.items():
@@ -510,7 +549,7 @@ for _name, (_argv, _) in ERRORS_1.items():
         _name,
         *_argv,
         *([] if "-o" in _argv else ["-o", "out.npy"]),
-        real=_name in ("err_mean_int32", "err_bf16_rm11", "err_axis_repeat"),
+        real=_name == "err_mean_int32",
     )
 
 
@@ -543,7 +582,7 @@ for _name, (_argv, _) in ERRORS_2.items():
         _name,
         *_argv,
         *([] if "-o" in _argv else ["-o", "out.npy"]),
-        real=_name in ("use_axes_x", "use_mean_axes"),
+        real=_name == "use_axes_x",
     )
 
 
@@ -614,11 +653,13 @@ def test_failed_run_leaves_an_existing_output_untouched(data: dict[str, Path], t
 # --------------------------------------------------------------------------- help, version, entry points
 
 case("version", "--version", real=True)
-case("help_root", "--help", real=True)
-case("help_mean", "mean", "--help", real=True)
+case("help_root", "--help")
+case("help_mean", "mean", "--help")
 case("help_rm", "reduce-mean", "--help", real=True)
 case("help_rm_short", "reduce-mean", "-h")
-case("no_args_rm", "reduce-mean", real=True)
+case("no_args_rm", "reduce-mean")
+case("no_args_root")
+case("no_args_mean", "mean")
 
 
 def test_version(ran: dict[str, Ran]) -> None:
@@ -660,15 +701,12 @@ def test_help_reduce_mean(ran: dict[str, Ran], name: str) -> None:
         assert option in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: `meancli reduce-mean` with no arguments prints the help and then an empty "
-    "error line: \"error:  (see 'meancli reduce-mean --help')\"",
-)
-def test_no_arguments_shows_help_without_an_empty_error(ran: dict[str, Ran]) -> None:
-    r = ran["no_args_rm"]
+@pytest.mark.parametrize("name", ["no_args_rm", "no_args_root", "no_args_mean"])
+def test_no_arguments_shows_help_without_an_empty_error(ran: dict[str, Ran], name: str) -> None:
+    r = ran[name]
     assert r.returncode == 2
     assert "Usage" in r.out + r.stderr
+    assert "Traceback" not in r.stderr
     for line in r.stderr.splitlines():
         if line.startswith("error:"):
             assert not re.match(r"^error:\s*(\(see .*\))?$", line), line
@@ -689,14 +727,14 @@ def test_entry_point(data: dict[str, Path], tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- output modes
 
-case("quiet", "reduce-mean", "{x3}", "--axes", "1", "-o", "out.npy", "--quiet", real=True)
+case("quiet", "reduce-mean", "{x3}", "--axes", "1", "-o", "out.npy", "--quiet")
 case("quiet_short", "mean", "{a}", "{a2}", "-o", "out.npy", "-q")
 case("quiet_no_o", "reduce-mean", "{x3}", "--axes", "1", "-q")
 case("shown", "reduce-mean", "{x3}", "--axes", "0", "1", real=True)
 case("shown_scalar", "reduce-mean", "{x3}", "--axes", "0", "1", "2", "--no-keep-dims")
 case("report_with_o", "reduce-mean", "{x3}", "--axes", "1", "-o", "out.npy")
 case("stdout_npy", "reduce-mean", "{x3}", "--axes", "1", "-o", "-", real=True)
-case("stdout_npy_mean", "mean", "{a}", "{b}", "-o", "-", real=True)
+case("stdout_npy_mean", "mean", "{a}", "{b}", "-o", "-")
 case("stdin_npy", "reduce-mean", "-", "--axes", "2", "-o", "out.npy", stdin="x3")
 case("stdin_to_stdout", "reduce-mean", "-", "--axes", "0", "-o", "-", "-q", stdin="x3")
 
@@ -758,10 +796,10 @@ def test_stdin(ran: dict[str, Ran]) -> None:
 
 # --------------------------------------------------------------------------- bfloat16 (<V2)
 
-case("bf16_rm", "reduce-mean", "{bf}", "--axes", "2", "-o", "out.npy", real=True)
+case("bf16_rm", "reduce-mean", "{bf}", "--axes", "2", "-o", "out.npy")
 case("bf16_rm_ov", "reduce-mean", "{bf}", "--axes", "-1", "--opset", "openvino:1", "-o", "out.npy")
 case("bf16_mean", "mean", "{bf}", "{bf2}", "-o", "out.npy", real=True)
-case("bf16_stdout", "reduce-mean", "{bf}", "--axes", "2", "-o", "-", real=True)
+case("bf16_stdout", "reduce-mean", "{bf}", "--axes", "2", "-o", "-")
 case("bf16_quiet", "mean", "{bf}", "{bf2}", "-o", "out.npy", "-q")
 
 
@@ -824,10 +862,7 @@ def test_bfloat16_to_stdout(ran: dict[str, Ran]) -> None:
 PARITY = [
     "axes_repeat_option",
     "res_rm_onnx12",
-    "kd_ov_default",
-    "err_axis_range",
     "err_bf16_mean8",
-    "use_axes_float",
     "opset_bad_rm_0",
     "report_with_o",
     "help_rm_short",

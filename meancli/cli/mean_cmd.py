@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..opversion import OpVersion
+from ..streaming import Source
 from . import options
 from .report import Report
 from .run import finish, read_inputs, session
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def mean(
@@ -41,8 +46,65 @@ def mean(
         kernels.load()
         n_threads = threads or kernels.default_threads()
         report = Report("mean", n_threads, op)
-        arrays = read_inputs(files, report, quiet=quiet or json_mode)
+        items = read_inputs(files, report, quiet=quiet or json_mode, stream=repeat == 1)
         with report.stage("validate"):
-            shape = api.prepare_mean(op, arrays)
-        result = report.repeat("kernel", lambda: api.execute_mean(op, shape, arrays, n_threads), repeat)
+            shape = api.prepare_mean(op, items)
+        if any(isinstance(x, Source) for x in items):
+            result = _mean_streamed(
+                op, shape, items, files, report, n_threads, show_progress=not (quiet or json_mode)
+            )
+        else:
+            result = report.repeat("kernel", lambda: api.execute_mean(op, shape, items, n_threads), repeat)
         finish(report, result, output, json_mode=json_mode, quiet=quiet)
+
+
+def _mean_streamed(
+    op: OpVersion,
+    shape: tuple[int, ...],
+    items: list[Any],
+    files: list[str],
+    report: Report,
+    threads: int,
+    *,
+    show_progress: bool,
+) -> np.ndarray:
+    """Mean with some inputs streamed in blocks (see meancli.streaming.mean_blocks)."""
+    import numpy as np
+
+    from .. import api, kernels
+    from ..npyio import read_npy
+    from ..streaming import mean_blocks
+    from .progress import progress_bar
+
+    # Streams that cannot be read block by block in order are read whole.
+    for k, item in enumerate(items):
+        if not isinstance(item, Source):
+            continue
+        padded = (1,) * (len(shape) - len(item.shape)) + item.shape
+        if item.header.fortran_order or (not item.seekable and padded != shape):
+            with report.stage("read"):
+                data = item.read_all() if not item.seekable else read_npy(item.name)[0]
+                item.finish()
+                items[k] = api.kernel_input(data)
+    sources = [x for x in items if isinstance(x, Source)]
+    dtype = items[0].dtype
+    native = dtype if dtype.isnative else dtype.newbyteorder("=")
+    out = np.empty(shape, dtype=native)
+    symbol = op.kernels[api.spec_dtype_name(native)]
+
+    def emit(prefix: tuple[int, ...], a: int, b: int, views: list[np.ndarray]) -> None:
+        index: tuple[Any, ...] = (*prefix, slice(a, b))
+        block = out[index] if shape else out
+        kernels.run_mean(symbol, views, block, threads)
+
+    total = sum(s.nbytes for s in sources)
+    try:
+        with report.stage("kernel"), progress_bar(total, enabled=show_progress, label="mean") as advance:
+            mean_blocks(shape, items, native, emit, advance)
+        waited = sum(s.read_seconds for s in sources) * 1e3
+        report.timings_ms["read"] += waited
+        report.timings_ms["kernel"] -= waited
+    finally:
+        for s in sources:
+            s.finish()
+    return out

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from ..errors import UsageError
+from ..opversion import OpVersion
+from ..semantics import ReduceCall
+from ..streaming import Source
 from . import options
 from .argv import parse_axes
 from .report import Report
 from .run import finish, read_inputs, session
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def reduce_mean(
@@ -68,14 +74,61 @@ def reduce_mean(
         kernels.load()
         n_threads = threads or kernels.default_threads()
         report = Report("reduce-mean", n_threads, op)
-        (data,) = read_inputs([file], report, quiet=quiet or json_mode, single=True)
+        (data,) = read_inputs([file], report, quiet=quiet or json_mode, single=True, stream=repeat == 1)
         with report.stage("validate"):
-            call = api.prepare_reduce(op, data, axes_list, keep_dims, noop_with_empty_axes)
+            call = api.validate_reduce(
+                op, data.dtype, tuple(data.shape), axes_list, keep_dims, noop_with_empty_axes
+            )
         report.attributes = {
             "axes": list(call.axes),
             op.keepdims_attribute or "keepdims": int(call.keepdims),
         }
         if op.has_noop_with_empty_axes:
             report.attributes["noop_with_empty_axes"] = int(noop_with_empty_axes)
-        result = report.repeat("kernel", lambda: api.execute_reduce(op, call, data, n_threads), repeat)
+        if isinstance(data, Source):
+            result = _reduce_streamed(
+                op, call, data, file, report, n_threads, show_progress=not (quiet or json_mode)
+            )
+        else:
+            result = report.repeat("kernel", lambda: api.execute_reduce(op, call, data, n_threads), repeat)
         finish(report, result, output, json_mode=json_mode, quiet=quiet)
+
+
+def _reduce_streamed(
+    op: OpVersion,
+    call: ReduceCall,
+    source: Source,
+    file: str,
+    report: Report,
+    threads: int,
+    *,
+    show_progress: bool,
+) -> np.ndarray:
+    """ReduceMean of a streamed input; falls back to a memory map when it cannot stream."""
+    import numpy as np
+
+    from .. import api
+    from ..npyio import read_npy
+    from ..streaming import reduce_slabs
+    from .progress import progress_bar
+
+    kept = tuple(n for n, m in zip(source.shape, call.reduce_mask, strict=True) if not m)
+    native = source.dtype if source.dtype.isnative else source.dtype.newbyteorder("=")
+    out = np.empty(kept, dtype=native)
+    symbol = op.kernels[api.spec_dtype_name(source.dtype)]
+    try:
+        with (
+            report.stage("kernel"),
+            progress_bar(source.nbytes, enabled=show_progress, label=file) as advance,
+        ):
+            streamed = reduce_slabs(symbol, source, call.reduce_mask, out, threads, advance)
+        report.timings_ms["read"] += source.read_seconds * 1e3
+        report.timings_ms["kernel"] -= source.read_seconds * 1e3
+    finally:
+        source.finish()
+    if streamed:
+        return out.reshape(call.out_shape)
+    with report.stage("read"):
+        data = api.kernel_input(read_npy(file)[0])
+    with report.stage("kernel"):
+        return api.execute_reduce(op, call, data, threads)

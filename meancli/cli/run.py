@@ -82,16 +82,21 @@ def human_stream(output: str | None) -> TextIO:
     return sys.stderr if output == "-" else sys.stdout
 
 
-def read_inputs(paths: list[str], report: Report, *, quiet: bool, single: bool = False) -> list[Any]:
+def read_inputs(
+    paths: list[str], report: Report, *, quiet: bool, single: bool = False, stream: bool = False
+) -> list[Any]:
     """Read every FILE argument (``.npy``, ``-`` = stdin, ``.npz``, ``.npz:name``)
     under the ``read`` stage, recording each tensor's name, shape and dtype.
 
     Args:
         single: the command takes exactly one tensor (an archive must then
             hold one array or be given as ``path.npz:name``).
+        stream: return a streaming.Source instead of an array for stdin and
+            for .npy files of at least streaming.STREAM_MIN_BYTES (stdin
+            holding less is read whole).
 
     Returns:
-        Kernel-ready arrays (native byte order, C or Fortran order).
+        Kernel-ready arrays (native byte order, C or Fortran order) or Sources.
 
     Raises:
         InputFileError: an unreadable input, or several tensors where one is wanted.
@@ -100,24 +105,40 @@ def read_inputs(paths: list[str], report: Report, *, quiet: bool, single: bool =
     from ..errors import InputFileError
     from ..inputs import read_inputs as read_arg
     from ..npyio import BFLOAT16_NOTE, is_bfloat16
+    from ..streaming import STREAM_MIN_BYTES, open_source
 
-    arrays = []
+    items: list[Any] = []
     noted = False
     with report.stage("read"):
         for path in paths:
-            named = read_arg(path)
+            source = open_source(path) if stream or path == "-" else None
+            if source is not None and (source.nbytes < STREAM_MIN_BYTES or not stream):
+                array = source.read_all()
+                source.finish()
+                source = None
+                named = [_Named(path, array)]
+            elif source is not None:
+                named = [_Named(path, source)]
+            else:
+                named = [_Named(n.name, n.array, n.header is not None) for n in read_arg(path)]
             if single and len(named) != 1:
                 listed = ", ".join(n.name for n in named)
                 raise InputFileError(f"{path}: holds {len(named)} arrays ({listed}); name one as {path}:NAME")
             for item in named:
-                array = item.array
-                report.inputs.append(TensorInfo(item.name, tuple(array.shape), spec_dtype_name(array.dtype)))
-                if is_bfloat16(array.dtype) and not noted and item.header is not None:
+                report.inputs.append(
+                    TensorInfo(item.name, tuple(item.data.shape), spec_dtype_name(item.data.dtype))
+                )
+                if is_bfloat16(item.data.dtype) and not noted and item.from_npy:
                     noted = True
                     if not quiet:
                         sys.stderr.write(BFLOAT16_NOTE + "\n")
-                arrays.append(kernel_input(array))
-    return arrays
+                items.append(item.data if source is not None else kernel_input(item.data))
+    return items
+
+
+class _Named:
+    def __init__(self, name: str, data: Any, from_npy: bool = True) -> None:
+        self.name, self.data, self.from_npy = name, data, from_npy
 
 
 def finish(report: Report, result: Any, output: str | None, *, json_mode: bool, quiet: bool) -> None:

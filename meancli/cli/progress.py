@@ -1,0 +1,32 @@
+"""A progress bar on stderr for long streamed runs (only on a terminal)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+SHOW_FROM_BYTES = 1 << 30  # about half a second of reading here, or more
+
+
+@contextmanager
+def progress_bar(total_bytes: int, *, enabled: bool, label: str) -> Iterator[Callable[[int], None] | None]:
+    """Yield a callback taking bytes processed, or None when no bar is shown:
+    not a terminal, --quiet/--json, or less than SHOW_FROM_BYTES of input."""
+    if not enabled or total_bytes < SHOW_FROM_BYTES or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=Console(file=sys.stderr),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=total_bytes)
+        yield lambda n: bar.advance(task, n)

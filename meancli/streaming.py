@@ -1,0 +1,333 @@
+"""Inputs larger than memory: ``.npy`` data read in slabs, never all at once.
+
+A large regular file (at least ``STREAM_MIN_BYTES`` of data) or any ``-``
+(stdin) input becomes a :class:`Source`: its header is read and checked, and
+its data is read on demand into a reused buffer of about ``SLAB_BYTES``.
+
+- ReduceMean: slabs are runs of rows of the input's outermost dimension in
+  memory order; the kernel carries each output's running total and open
+  chunk from slab to slab, so the result is bit-identical to the in-memory
+  path (see templates/kernels.c.j2). Peak memory: one slab, the output, and
+  (when the outermost dimension is reduced) a running total per output.
+- Mean: the output is produced in blocks (a range along one dimension under
+  a fixed prefix); each streamed input's block is one contiguous byte range
+  of its file; small inputs stay in memory and are broadcast as views.
+
+Not streamed (read through a memory map instead, so memory grows with the
+file's size): ``.npz`` members, Fortran-order inputs of Mean, and ReduceMean
+inputs where a single row of the outermost dimension exceeds the slab size.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from math import prod
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from .errors import InputFileError
+from .npyio import STDIN_NAME, NpyHeader, read_header
+
+STREAM_MIN_BYTES = int(os.environ.get("MEANCLI_STREAM_MIN_BYTES", 256 << 20))
+SLAB_BYTES = int(os.environ.get("MEANCLI_SLAB_BYTES", 32 << 20))
+
+Progress = Callable[[int], None]  # called with bytes just read
+
+
+@dataclass
+class Source:
+    """A ``.npy`` input whose data is read on demand.
+
+    ``read_into(offset, view)`` fills ``view`` with data bytes starting at
+    ``offset`` (relative to the first data byte). A seekable file reads any
+    range; a stream (stdin, a pipe) only the next one.
+    """
+
+    name: str
+    header: NpyHeader
+    fp: BinaryIO
+    seekable: bool
+    position: int = 0  # next data byte a stream will deliver
+    read_seconds: float = field(default=0.0)  # time spent waiting for data
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.header.shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.header.dtype
+
+    @property
+    def nbytes(self) -> int:
+        return self.header.nbytes
+
+    def read_into(self, offset: int, view: memoryview) -> None:
+        """Fill ``view`` with data bytes [offset, offset + len(view)).
+
+        Raises:
+            InputFileError: the data ends early or cannot be read.
+        """
+        started = time.perf_counter()
+        want = len(view)
+        if offset + want > self.nbytes:
+            raise InputFileError(f"{self.name}: read past the end of the data")
+        got = 0
+        try:
+            if self.seekable:
+                fd = self.fp.fileno()
+                while got < want:
+                    n = os.preadv(fd, [view[got:]], self.header.data_offset + offset + got)
+                    if n == 0:
+                        break
+                    got += n
+            else:
+                if offset != self.position:
+                    raise InputFileError(f"{self.name}: a stream can only be read in order")
+                while got < want:
+                    n = self.fp.readinto(view[got:])  # type: ignore[attr-defined]
+                    if not n:
+                        break
+                    got += n
+                self.position += got
+        except OSError as exc:
+            raise InputFileError(f"{self.name}: read error: {exc.strerror or exc}") from None
+        if got < want:
+            raise InputFileError(
+                f"{self.name}: truncated data: header says {self.nbytes} bytes, "
+                f"the data ends after {offset + got}"
+            )
+        self.read_seconds += time.perf_counter() - started
+
+    def finish(self) -> None:
+        """Check a stream holds nothing after the data, then close the file.
+
+        Raises:
+            InputFileError: trailing bytes on a stream.
+        """
+        try:
+            if not self.seekable and self.position == self.nbytes and self.fp.read(1):
+                raise InputFileError(f"{self.name}: trailing bytes after the {self.nbytes} bytes of data")
+        finally:
+            if self.fp is not sys.stdin.buffer:
+                self.fp.close()
+
+    def read_all(self) -> np.ndarray[Any, Any]:
+        """The whole array in memory (for a stream too small to be worth streaming)."""
+        buf = np.empty(self.nbytes, dtype=np.uint8)
+        if self.nbytes:
+            self.read_into(0, buf.data)
+        array: np.ndarray[Any, Any] = buf.view(self.dtype)
+        return array.reshape(self.shape, order="F" if self.header.fortran_order else "C")
+
+
+def open_source(arg: str) -> Source | None:
+    """A Source for ``-`` (stdin) or a regular ``.npy`` file with at least
+    STREAM_MIN_BYTES of data; None for anything else (read it in memory).
+
+    Raises:
+        InputFileError: an unreadable file or a malformed header; for a
+            regular file also truncated data or trailing bytes.
+    """
+    if arg == "-":
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:
+            raise InputFileError(f"{STDIN_NAME}: standard input is not available")
+        if buffer.isatty():
+            raise InputFileError(
+                f"{STDIN_NAME}: refusing to read binary .npy data from a terminal; "
+                "redirect or pipe a .npy file into standard input"
+            )
+        header = read_header(buffer, STDIN_NAME)
+        return Source(STDIN_NAME, header, buffer, seekable=False)
+    try:
+        st = os.stat(arg)
+    except OSError:
+        return None  # the in-memory reader reports it
+    if not stat.S_ISREG(st.st_mode) or st.st_size < STREAM_MIN_BYTES:
+        return None
+    try:
+        fp = open(arg, "rb")  # noqa: SIM115 -- closed by Source.finish
+    except OSError:
+        return None
+    try:
+        header = read_header(fp, arg)
+        held = st.st_size - header.data_offset
+        if held != header.nbytes:
+            what = "truncated data" if held < header.nbytes else "trailing bytes"
+            raise InputFileError(
+                f"{arg}: {what}: header says shape {header.shape} {header.dtype} = "
+                f"{header.nbytes} bytes, file holds {held}"
+            )
+    except BaseException:
+        fp.close()
+        raise
+    return Source(arg, header, fp, seekable=True)
+
+
+def _c_strides(shape: tuple[int, ...], itemsize: int, fortran: bool) -> tuple[int, ...]:
+    strides = [0] * len(shape)
+    step = itemsize
+    dims = range(len(shape)) if fortran else range(len(shape) - 1, -1, -1)
+    for d in dims:
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def _native(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
+
+
+def reduce_slabs(
+    symbol: str,
+    source: Source,
+    reduce_mask: tuple[bool, ...],
+    out: np.ndarray[Any, Any],
+    threads: int,
+    progress: Progress | None = None,
+) -> bool:
+    """ReduceMean of a Source into ``out`` (C-contiguous, the kept dims), slab by slab.
+
+    Returns False, having read nothing, when the input cannot be streamed
+    within SLAB_BYTES (one outermost row is larger): the caller then reads
+    it whole.
+
+    Raises:
+        InputFileError: the data cannot be read.
+        SpecViolation / InternalError: as the in-memory kernel.
+    """
+    from . import kernels
+
+    h = source.header
+    itemsize = h.dtype.itemsize
+    strides = _c_strides(h.shape, itemsize, h.fortran_order)
+    with kernels.reduce_job(symbol, h.shape, strides, reduce_mask) as job:
+        d0, rows, row_bytes, granule = job.info()
+        if d0 < 0 or rows == 0 or row_bytes == 0:
+            rows_per_slab = max(rows, 1)
+        else:
+            rows_per_slab = max(granule, (SLAB_BYTES // row_bytes) // granule * granule)
+            if rows_per_slab * row_bytes > 2 * SLAB_BYTES and rows_per_slab < rows:
+                return False
+        if d0 < 0:
+            row_bytes = h.nbytes
+        buffer = np.empty(min(rows_per_slab, max(rows, 1)) * row_bytes, dtype=np.uint8)
+        swap = not h.dtype.isnative
+        for a in range(0, rows, rows_per_slab):
+            b = min(a + rows_per_slab, rows)
+            view = buffer.data[: (b - a) * row_bytes]
+            source.read_into(a * row_bytes, view)
+            if swap:
+                slab = buffer[: (b - a) * row_bytes].view(h.dtype)
+                slab.byteswap(inplace=True)
+            job.step(buffer, a, b, out, threads)
+            if progress is not None:
+                progress((b - a) * row_bytes)
+        if d0 < 0 and h.nbytes:  # one element, no dimension above 1
+            source.read_into(0, buffer.data[: h.nbytes])
+            if swap:
+                buffer.view(h.dtype).byteswap(inplace=True)
+            job.step(buffer, 0, 1, out, threads)
+        job.end(out)
+    return True
+
+
+@dataclass
+class _Block:
+    prefix: tuple[int, ...]  # indices of dims [0, j)
+    start: int  # range along dim j
+    stop: int
+
+
+def _blocks(shape: tuple[int, ...], j: int, step: int) -> Iterator[_Block]:
+    for prefix in np.ndindex(*shape[:j]) if j else [()]:
+        for a in range(0, shape[j], step):
+            yield _Block(tuple(prefix), a, min(a + step, shape[j]))
+
+
+def mean_blocks(
+    shape: tuple[int, ...],
+    inputs: list[Source | np.ndarray[Any, Any]],
+    dtype: np.dtype[Any],
+    emit: Callable[[tuple[int, ...], int, int, list[np.ndarray[Any, Any]]], None],
+    progress: Progress | None = None,
+) -> None:
+    """Cut the Mean output ``shape`` into blocks of about SLAB_BYTES and call
+    ``emit(prefix, start, stop, block_inputs)`` for each, in C order, with
+    every input as an array broadcastable to the block's shape
+    ``(stop - start, *shape[j + 1:])``.
+
+    Sources must be C-order; each block of one is a single contiguous read.
+
+    Raises:
+        InputFileError: a Source cannot be read.
+    """
+    rank = len(shape)
+    if rank == 0 or prod(shape) == 0:
+        emit((), 0, 1, [_whole(x) for x in inputs])
+        return
+    per_element = dtype.itemsize * (1 + sum(isinstance(x, Source) for x in inputs))
+    j = 0
+    while j < rank - 1 and prod(shape[j + 1 :]) * per_element > SLAB_BYTES:
+        j += 1
+    step = max(1, SLAB_BYTES // max(1, prod(shape[j + 1 :]) * per_element))
+    buffers: dict[int, np.ndarray[Any, Any]] = {}
+    for block in _blocks(shape, j, step):
+        views = []
+        for k, x in enumerate(inputs):
+            if isinstance(x, Source):
+                views.append(_source_block(x, shape, j, block, buffers, k, progress))
+            else:
+                full = np.broadcast_to(x, shape)
+                index: tuple[Any, ...] = (*block.prefix, slice(block.start, block.stop))
+                views.append(full[index])
+        emit(block.prefix, block.start, block.stop, views)
+
+
+def _whole(x: Source | np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    if isinstance(x, Source):
+        array = x.read_all()
+        return array.astype(_native(array.dtype)) if not array.dtype.isnative else array
+    return x
+
+
+def _source_block(
+    src: Source,
+    shape: tuple[int, ...],
+    j: int,
+    block: _Block,
+    buffers: dict[int, np.ndarray[Any, Any]],
+    key: int,
+    progress: Progress | None,
+) -> np.ndarray[Any, Any]:
+    """The part of a C-order Source under ``block``, as an array broadcastable to the block."""
+    rank = len(shape)
+    own = (1,) * (rank - len(src.shape)) + src.shape
+    index = [block.prefix[d] if own[d] > 1 else 0 for d in range(j)]
+    a, b = (block.start, block.stop) if own[j] > 1 else (0, 1)
+    inner = prod(own[j + 1 :])
+    flat_prefix = 0
+    for d in range(j):
+        flat_prefix = flat_prefix * own[d] + index[d]
+    first = (flat_prefix * own[j] + a) * inner
+    count = (b - a) * inner
+    itemsize = src.dtype.itemsize
+    nbytes = count * itemsize
+    scratch = buffers.get(key)
+    if scratch is None or scratch.size < nbytes:
+        scratch = buffers[key] = np.empty(nbytes, dtype=np.uint8)  # reused by later blocks
+    view = scratch.data[:nbytes]
+    src.read_into(first * itemsize, view)
+    if progress is not None:
+        progress(nbytes)
+    region = scratch[:nbytes].view(src.dtype).reshape((b - a, *own[j + 1 :]))
+    if not src.dtype.isnative:
+        region = region.byteswap().view(_native(src.dtype))
+    return np.broadcast_to(region, (block.stop - block.start, *shape[j + 1 :]))
