@@ -132,30 +132,42 @@ def round_rational(num: int, den: int, name: str) -> float:
     return -v if neg else v
 
 
-def _exact_float_sums(x2d: np.ndarray) -> list[int]:
-    """Exact row sums of a finite float64 (rows, n) array, scaled by 2**SHIFT."""
+def _exact_float_sums(x2d: np.ndarray, precision: int = 53) -> list[int]:
+    """Exact row sums of a finite float64 (rows, n) array, scaled by 2**SHIFT.
+
+    ``precision``: significant bits of the values (24 for float32 data, ...).
+    Each value is m * 2**e with an integer m of ``precision`` bits; the m are
+    summed per (row, e) bucket in float64, exact while a bucket holds fewer
+    than 2**(53 - 27) values (float64 data: m split in two 27-bit halves)."""
     rows, n = x2d.shape
     if rows == 0:
         return []
     if n == 0:
         return [0] * rows
     m, e = np.frexp(x2d)  # x = m * 2**e, 0.5 <= |m| < 1
-    mi = np.ldexp(m, 53).astype(np.int64)  # exact: x = mi * 2**(e - 53)
-    hi = (mi >> 26).astype(np.float64)  # mi = hi * 2**26 + lo, |hi| < 2**27
-    lo = (mi & ((1 << 26) - 1)).astype(np.float64)
-    b = (e.astype(np.int64) + 1073).ravel()  # 0 .. 2097
-    nb = 2098
-    idx = (np.repeat(np.arange(rows, dtype=np.int64), n) * nb + b).astype(np.int64)
-    # per-bucket sums are exact in float64 while a bucket holds < 2**26 values
-    sh = np.bincount(idx, weights=hi.ravel(), minlength=rows * nb).reshape(rows, nb)
-    sl = np.bincount(idx, weights=lo.ravel(), minlength=rows * nb).reshape(rows, nb)
+    nb = 2098  # e + 1073 in 0 .. 2097
+    b = e.astype(np.int64) + 1073
+    if rows > 1:
+        b += np.arange(rows, dtype=np.int64)[:, None] * nb
+    if precision <= 26:
+        parts = [(m * float(1 << precision), 0)]  # exact integers below 2**26
+    else:
+        mi = (m * float(1 << 53)).astype(np.int64)
+        parts = [((mi >> 26).astype(np.float64), 26), ((mi & ((1 << 26) - 1)).astype(np.float64), 0)]
+        precision = 53
+    sums = [
+        (np.bincount(b.ravel(), weights=w.ravel(), minlength=rows * nb).reshape(rows, nb), k) for w, k in parts
+    ]
     out = []
     for r in range(rows):
+        nz = np.zeros(nb, dtype=bool)
+        for arr, _ in sums:
+            nz |= arr[r] != 0
         total = 0
-        for j in np.flatnonzero((sh[r] != 0) | (sl[r] != 0)).tolist():
-            t = (int(sh[r, j]) << 26) + int(sl[r, j])
-            s = j - 1073 - 53 + SHIFT  # x * 2**SHIFT = mi << s
-            total += t << s if s >= 0 else t >> -s  # t is a multiple of 2**-s when s < 0
+        for j in np.flatnonzero(nz).tolist():
+            t = sum(int(arr[r, j]) << k for arr, k in sums)
+            sh = j + 1 - precision  # value * 2**SHIFT = t * 2**(e - precision + SHIFT)
+            total += t << sh if sh >= 0 else t >> -sh  # t is a multiple of 2**-sh when sh < 0
         out.append(total)
     return out
 
@@ -228,7 +240,7 @@ def exact_truth(dtype: str, groups: Groups) -> Truth:
         abs_sum = np.abs(x).sum(axis=1) if n else np.zeros(groups.nout)
     res = np.empty(groups.nout, dtype=np.float64)
     safe = np.where(np.isfinite(x), x, 0.0)
-    sums = _exact_float_sums(safe)
+    sums = _exact_float_sums(safe, FLOAT_FORMATS[dtype][0])
     for i in range(groups.nout):
         row = x[i]
         if n == 0 or np.isnan(row).any() or (np.isposinf(row).any() and np.isneginf(row).any()):
@@ -677,6 +689,16 @@ def _ov_identity_rank6(ctx: Context) -> Explanation:
     return _result(ctx) and ctx.case.axes == () and ctx.case.inputs[0].ndim >= 6
 
 
+def _ov_int_rank6_rounds(ctx: Context) -> Explanation:
+    """Integer ReduceMean on rank >= 6 inputs: some axes sets (e.g. (0, 2) of
+    shape [3,1,1,1,1,3]) round the mean to nearest instead of truncating.
+    The elements within half a unit of the exact mean."""
+    if not _result(ctx) or ctx.truth.sums is None or ctx.truth.n == 0 or ctx.case.inputs[0].ndim < 6:
+        return False
+    n = ctx.truth.n
+    return np.array([2 * abs(int(g) * n - s) <= n for g, s in zip(ctx.got.tolist(), ctx.truth.sums, strict=True)])
+
+
 def _empty_groups_give(value: float) -> Callable[[Context], Explanation]:
     def explains(ctx: Context) -> Explanation:
         if not _result(ctx) or ctx.truth.n != 0:
@@ -916,6 +938,15 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "OpenVINO's CPU plugin returns wrong values for ReduceMean-1 with empty axes (the identity) "
         "on inputs of rank >= 6 (e.g. shape [1,1,1,1,1,2] [0,1] -> [0,0])",
         _ov_identity_rank6,
+    ),
+    Deviation(
+        "ov-int-rank6-rounds",
+        "openvino",
+        INT_DTYPES,
+        ("ReduceMean",),
+        "OpenVINO's CPU plugin rounds integer means to nearest instead of truncating for some axes sets "
+        "on rank-6 inputs (shape [3,1,1,1,1,3] axes (0, 2): [0, 3] -> 2, not 1)",
+        _ov_int_rank6_rounds,
     ),
     Deviation(
         "ov-f64-as-f32",

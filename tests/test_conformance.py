@@ -23,6 +23,7 @@ fixed, seeded set of cases.
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -56,8 +57,10 @@ MEAN_PARAMS = [
 # test_float64_huge_mean below), which would hide everything else.
 FLOAT64_LIMIT = 2.0**990
 
+# CONFORMANCE_EXAMPLES=500 for a longer search; 14 per operator version and dtype keeps the
+# suite near a minute.
 PROPERTY = settings(
-    max_examples=14,
+    max_examples=int(os.environ.get("CONFORMANCE_EXAMPLES", "14")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -277,6 +280,12 @@ DEVIATION_CASES = [
      "ov-f64-as-f32"),
     (Case("openvino", "ReduceMean", 1, "float32", (np.ones((2, 3), np.float32),), axes=()), "openvino",
      "ov-empty-axes-keep-false"),
+    (Case("openvino", "ReduceMean", 1, "float32", (np.arange(2, dtype=np.float32).reshape(1, 1, 1, 1, 1, 2),),
+          axes=(), keepdims=True), "openvino", "ov-identity-rank6"),
+    (Case("openvino", "ReduceMean", 1, "int32", (np.array([0, 3], np.int32).reshape(2, 1, 1, 1, 1, 1),),
+          axes=(0, 2)), "openvino", "ov-int-rank6-rounds"),
+    (Case("onnx", "ReduceMean", 13, "uint64", (np.array([1, 2**64 - 1], np.uint64),)), "onnx-reference",
+     "ref-int-wrap"),
     (Case("openvino", "ReduceMean", 1, "bfloat16", (np.full(3, 3e38, BF16),), axes=(0,)), "openvino",
      "ov-f32-overflow"),
     (Case("openvino", "ReduceMean", 1, "int8", (np.array([127, 127], np.int8),), axes=(0,)), "openvino",

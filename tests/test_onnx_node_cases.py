@@ -129,9 +129,8 @@ def _runs() -> list[Any]:
                 continue
             if case.noop_with_empty_axes and not op.has_noop_with_empty_axes:
                 continue
-            if case.op_type == "Mean" and op.broadcasting == "none":
-                if len({x.shape for x in case.inputs}) > 1:
-                    continue
+            if op.broadcasting == "none" and len({x.shape for x in case.inputs}) > 1:
+                continue
             params.append(pytest.param(case, op.since_version, id=f"{case.name}@{op_id(op)}"))
     return params
 

@@ -1,0 +1,192 @@
+"""Inputs larger than memory and pipelines: slabs, stdin, stdout, peak memory.
+
+Streaming is forced on small files with MEANCLI_STREAM_MIN_BYTES=1 and cut
+into many slabs with a small MEANCLI_SLAB_BYTES; every streamed result must
+be bit-identical to the in-memory (memory-mapped) result.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+MEANCLI = [sys.executable, "-m", "meancli"]
+IN_MEMORY = {"MEANCLI_STREAM_MIN_BYTES": str(1 << 60)}
+
+
+def streamed(slab_bytes: int) -> dict[str, str]:
+    return {"MEANCLI_STREAM_MIN_BYTES": "1", "MEANCLI_SLAB_BYTES": str(slab_bytes)}
+
+
+def run(args: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None = None) -> bytes:
+    proc = subprocess.run(
+        [*MEANCLI, *args], cwd=cwd, env={**os.environ, **env}, input=stdin, capture_output=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    return proc.stdout
+
+
+CASES = [
+    ((300, 257), "C"),
+    ((7, 50, 33), "C"),
+    ((7, 50, 33), "F"),
+    ((4000,), "C"),
+    ((3, 1, 2000), "C"),
+]
+
+
+def _streamed_reduce(
+    path: Path, axes: tuple[int, ...], slab_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> bytes:
+    """ReduceMean of a .npy through the streaming path, in process."""
+    from meancli import api, streaming
+    from meancli.opset import resolve
+
+    monkeypatch.setattr(streaming, "SLAB_BYTES", slab_bytes)
+    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 1)
+    source = streaming.open_source(str(path))
+    assert source is not None
+    op = resolve("ReduceMean")
+    call = api.validate_reduce(op, source.dtype, source.shape, axes, None, False)
+    kept = tuple(n for n, m in zip(source.shape, call.reduce_mask, strict=True) if not m)
+    out = np.empty(kept, dtype=source.dtype.newbyteorder("="))
+    try:
+        assert streaming.reduce_slabs(
+            op.kernels[api.spec_dtype_name(source.dtype)], source, call.reduce_mask, out, 2
+        )
+    finally:
+        source.finish()
+    return out.tobytes()
+
+
+@pytest.mark.parametrize(("shape", "order"), CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", ">f4"])
+def test_reduce_streamed_is_bit_identical(
+    tmp_path: Path, shape: tuple[int, ...], order: str, dtype: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import meancli
+
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape) * 100
+    np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    x = np.asarray(x.astype(np_dtype), order=order)
+    np.save(tmp_path / "x.npy", x)
+    rank = len(shape)
+    d0 = next(d for d in (range(rank) if order == "C" else reversed(range(rank))) if shape[d] > 1)
+    row_bytes = x.nbytes // shape[d0]
+    for k in range(1, rank + 1):
+        for axes in itertools.combinations(range(rank), k):
+            want = meancli.reduce_mean(x, axes=axes, keepdims=False).tobytes()
+            for slab in (row_bytes, 3 * row_bytes + 5, 1 << 20):
+                got = _streamed_reduce(tmp_path / "x.npy", axes, slab, monkeypatch)
+                assert got == want, (axes, slab)
+
+
+def test_reduce_streamed_through_the_cli(tmp_path: Path) -> None:
+    x = np.random.default_rng(5).standard_normal((300, 257)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    for axes in (["0"], ["1"], ["0", "1"]):
+        args = ["reduce-mean", "x.npy", "--axes", *axes, "-o", "-", "-q"]
+        assert run(args, streamed(1000), tmp_path) == run(args, IN_MEMORY, tmp_path)
+
+
+def test_stdin_in_small_pieces(tmp_path: Path) -> None:
+    """A .npy arriving on stdin a few bytes at a time, through a real pipe."""
+    x = np.random.default_rng(3).standard_normal((64, 129)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    feeder = (
+        "import sys, time\n"
+        "data = open(sys.argv[1], 'rb').read()\n"
+        "for i in range(0, len(data), 997):\n"
+        "    sys.stdout.buffer.write(data[i:i + 997]); sys.stdout.buffer.flush()\n"
+    )
+    producer = subprocess.Popen(
+        [sys.executable, "-c", feeder, str(tmp_path / "x.npy")], stdout=subprocess.PIPE
+    )
+    consumer = subprocess.run(
+        [*MEANCLI, "reduce-mean", "-", "--axes", "0", "-o", "out.npy", "-q"],
+        stdin=producer.stdout,
+        cwd=tmp_path,
+        env={**os.environ, **streamed(4096)},
+        capture_output=True,
+    )
+    assert producer.stdout is not None
+    producer.stdout.close()
+    producer.wait()
+    assert consumer.returncode == 0, consumer.stderr
+    got = np.load(tmp_path / "out.npy")
+    want = x.astype(np.float64).mean(axis=0, keepdims=True).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_pipeline_of_two_commands(tmp_path: Path) -> None:
+    """meancli reduce-mean - --axes 0 -o - < x.npy | meancli mean - other.npy -o out.npy"""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((10, 6, 5)).astype(np.float32)
+    other = rng.standard_normal((6, 5)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "other.npy", other)
+    cmd = f"{sys.executable} -m meancli reduce-mean - --axes 0 -o - < x.npy | {sys.executable} -m meancli mean - other.npy -o out.npy"
+    proc = subprocess.run(cmd, shell=True, cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    reduced = x.astype(np.float64).mean(axis=0, keepdims=True).astype(np.float32)
+    want = ((reduced.astype(np.float64) + other) / 2).astype(np.float32)
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), want)
+    # the first command's report went to stderr, not into the pipe
+    assert "ReduceMean-18" in proc.stderr
+
+
+def test_no_progress_bar_in_pipes(tmp_path: Path) -> None:
+    np.save(tmp_path / "x.npy", np.ones((100, 10), np.float32))
+    proc = subprocess.run(
+        [*MEANCLI, "reduce-mean", "x.npy", "--axes", "0", "-o", "o.npy"],
+        cwd=tmp_path,
+        env={**os.environ, **streamed(400)},
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0
+    assert "━" not in proc.stderr and "%" not in proc.stderr
+
+
+def _peak_rss_mib(args: list[str], cwd: Path) -> float:
+    """Peak resident set of one child process, in MiB (ru_maxrss is in KiB on Linux)."""
+    script = (
+        "import resource, subprocess, sys\n"
+        "subprocess.run(sys.argv[1:], check=True)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *MEANCLI, *args], cwd=cwd, capture_output=True, text=True, check=True
+    )
+    return int(proc.stdout.strip().splitlines()[-1]) / 1024
+
+
+def test_peak_memory_on_a_512_mib_file(tmp_path: Path) -> None:
+    """Peak RSS stays under 256 MiB plus the output's size, whatever the input size."""
+    path = tmp_path / "big.npy"
+    shape = (128, 1024, 1024)  # 512 MiB of float32
+    header = np.lib.format.header_data_from_array_1_0(np.empty((0,), np.float32))
+    header["shape"] = shape
+    with open(path, "wb") as fp:
+        np.lib.format.write_array_header_1_0(fp, header)
+        row = np.arange(1024 * 1024, dtype=np.float32)
+        for _ in range(shape[0]):
+            fp.write(row.tobytes())
+    assert path.stat().st_size > 512 << 20
+    for axes, out_mib in ((["0"], 4), (["1", "2"], 0), (["2"], 0.5)):
+        peak = _peak_rss_mib(["reduce-mean", "big.npy", "--axes", *axes, "-o", "out.npy", "-q"], tmp_path)
+        assert peak < 256 + out_mib, (axes, peak)
+        got = np.load(tmp_path / "out.npy")
+        if axes == ["0"]:
+            np.testing.assert_array_equal(got.ravel(), row)
+    peak = _peak_rss_mib(["mean", "big.npy", "big.npy", "-o", "mean.npy", "-q"], tmp_path)
+    assert peak < 256 + 512, peak
