@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -134,7 +133,8 @@ def test_pipeline_of_two_commands(tmp_path: Path) -> None:
     other = rng.standard_normal((6, 5)).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "other.npy", other)
-    cmd = f"{sys.executable} -m meancli reduce-mean - --axes 0 -o - < x.npy | {sys.executable} -m meancli mean - other.npy -o out.npy"
+    py = sys.executable
+    cmd = f"{py} -m meancli reduce-mean - --axes 0 -o - < x.npy | {py} -m meancli mean - other.npy -o out.npy"
     proc = subprocess.run(cmd, shell=True, cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     reduced = x.astype(np.float64).mean(axis=0, keepdims=True).astype(np.float32)
