@@ -27,8 +27,10 @@ def main() -> None:
     small = rgb[: h * 4, : w * 4].reshape(h, 4, w, 4, 3).mean(axis=(1, 3))  # (150, 128, 3)
     nchw = np.ascontiguousarray(small.transpose(2, 0, 1)[None]).astype(np.float32)  # (1, 3, 150, 128)
     np.save(HERE / "grace_hopper.npy", nchw)
-    for i, channel in enumerate("rgb"):
-        np.save(HERE / f"grace_hopper_{channel}.npy", np.ascontiguousarray(nchw[0, i]))
+    planes = {channel: np.ascontiguousarray(nchw[0, i]) for i, channel in enumerate("rgb")}
+    for channel, plane in planes.items():
+        np.save(HERE / f"grace_hopper_{channel}.npy", plane)
+    np.savez(HERE / "grace_hopper_rgb.npz", **planes)
     print("wrote", nchw.shape, nchw.dtype)
 
 

@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "tests")]
+sys.path.insert(0, str(REPO / "tests"))  # tests/oracles.py
+sys.path.append(str(REPO))  # meancli itself, when it is not installed
 
 import oracles  # noqa: E402
 from oracles import BF16, DTYPES, Case  # noqa: E402
