@@ -102,8 +102,9 @@ OPS: tuple[OpVersion, ...] = (
         since_version=8,
         kind='elementwise_mean',
         summary=(
-            'Element-wise mean of each of the input tensors, with multidirectional (numpy- '
-            'style) broadcasting. All inputs and the output must have the same data type.'
+            'Element-wise mean of each of the input tensors, with multidirectional '
+            '(numpy-style) broadcasting. All inputs and the output must have the same data '
+            'type.'
         ),
         spec_path='spec/onnx/Mean-8.yaml',
         types=('float16', 'float32', 'float64'),
@@ -137,8 +138,9 @@ OPS: tuple[OpVersion, ...] = (
         since_version=13,
         kind='elementwise_mean',
         summary=(
-            'Element-wise mean of each of the input tensors, with multidirectional (numpy- '
-            'style) broadcasting. All inputs and the output must have the same data type.'
+            'Element-wise mean of each of the input tensors, with multidirectional '
+            '(numpy-style) broadcasting. All inputs and the output must have the same data '
+            'type.'
         ),
         spec_path='spec/onnx/Mean-13.yaml',
         types=('float16', 'float32', 'float64', 'bfloat16'),

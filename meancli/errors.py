@@ -45,8 +45,8 @@ class OpsetError(MeancliError, ValueError):
     kind = "opset"
 
 
-class UsageError(MeancliError):
-    """A malformed command-line value (exit status 2, as Typer uses)."""
+class UsageError(MeancliError, ValueError):
+    """A malformed option value, such as ``--opset foo:3`` (exit status 2, as Typer uses)."""
 
     exit_code = EXIT_USAGE
     kind = "usage"

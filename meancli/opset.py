@@ -9,29 +9,30 @@ from __future__ import annotations
 
 import re
 
-from .errors import OpsetError
+from .errors import OpsetError, UsageError
 from .opversion import OpVersion
 
 DEFAULT_DOMAIN = "onnx"
-_SPEC = re.compile(r"^(?:(?P<domain>[A-Za-z_][A-Za-z0-9_.]*):)?(?P<version>[0-9]{1,9})$")
+_SPEC = re.compile(r"^(?:(?P<domain>[A-Za-z_][A-Za-z0-9_.]*):)?(?P<version>[0-9]{1,18})$")
 
 
 def parse_opset(text: str) -> tuple[str, int]:
     """Parse ``N``, ``onnx:N`` or ``openvino:N`` into (domain, N).
 
     Raises:
-        OpsetError: any other form (``onnx:``, ``foo:3``, ``-1``, ``1.5``).
+        UsageError: any other form (``onnx:``, ``foo:3``, ``-1``, ``1.5``, ``0``):
+            a malformed value, exit status 2.
     """
     m = _SPEC.match(text.strip())
     if not m:
-        raise OpsetError(f"--opset {text!r}: expected N, onnx:N or openvino:N with N a positive integer")
+        raise UsageError(f"--opset {text!r}: expected N, onnx:N or openvino:N with N a positive integer")
     domain = m.group("domain") or DEFAULT_DOMAIN
     version = int(m.group("version"))
     domains = sorted({op.domain for op in _ops()})
     if domain not in domains:
-        raise OpsetError(f"--opset {text!r}: unknown domain {domain!r} (known: {', '.join(domains)})")
+        raise UsageError(f"--opset {text!r}: unknown domain {domain!r} (known: {', '.join(domains)})")
     if version < 1:
-        raise OpsetError(f"--opset {text!r}: opset versions start at 1")
+        raise UsageError(f"--opset {text!r}: opset versions start at 1")
     return domain, version
 
 
@@ -56,13 +57,14 @@ def resolve_uncached(op_name: str, opset: str | int | None = None) -> OpVersion:
             ``N`` / ``onnx:N`` / ``openvino:N``.
 
     Raises:
-        OpsetError: a malformed opset, a domain without the operator, or an
-            opset older than the operator's first version.
+        UsageError: a malformed opset (see parse_opset).
+        OpsetError: a domain without the operator, or an opset older than
+            the operator's first version.
     """
     if opset is None:
         domain, version = DEFAULT_DOMAIN, None
     elif isinstance(opset, bool) or not isinstance(opset, (int, str)):
-        raise OpsetError(f"opset must be an int or a string like 'onnx:18', got {opset!r}")
+        raise UsageError(f"opset must be an int or a string like 'onnx:18', got {opset!r}")
     elif isinstance(opset, int):
         domain, version = parse_opset(str(opset))
     else:

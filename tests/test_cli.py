@@ -646,11 +646,6 @@ def test_malformed_opset_message(ran: dict[str, Ran], command: str, index: int) 
     assert_error(r, r.returncode, "--opset", repr(MALFORMED_OPSETS[index]))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a malformed --opset value exits 1 (OpsetError is EXIT_INPUT), DESIGN.md says "
-    "malformed option values are usage errors, exit 2",
-)
 def test_malformed_opset_is_a_usage_error(ran: dict[str, Ran]) -> None:
     codes = {
         (command, value): ran[f"opset_bad_{command}_{i}"].returncode
@@ -666,11 +661,6 @@ case("axes_blank", "reduce-mean", "{x3}", "--axes", " ", "--opset", "openvino:1"
 case("axes_double_comma", "reduce-mean", "{x3}", "--axes=0,,2", "-o", "out.npy")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: '--axes ,' and '--axes \" \"' are taken as an explicitly empty list (openvino: the "
-    "identity, exit 0) and '--axes=0,,2' as [0, 2]; malformed values should be usage errors (exit 2)",
-)
 @pytest.mark.parametrize("name", ["axes_lone_comma", "axes_blank", "axes_double_comma"])
 def test_malformed_axes_lists_are_usage_errors(ran: dict[str, Ran], name: str) -> None:
     assert_error(ran[name], 2, "--axes")
@@ -817,11 +807,6 @@ def test_large_result_shown_truncated(ran: dict[str, Ran]) -> None:
     assert {0.5, 2.5, 5996.5, 5998.5} <= numbers  # the first and the last values
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the rich report truncates long paths to the terminal width ('…'); piped output "
-    "(80 columns) does not show the input's path",
-)
 def test_report_shows_long_paths_in_full(data: dict[str, Path], tmp_path: Path) -> None:
     deep = tmp_path / "a_rather_long_directory_name_for_testing" / "another_long_subdirectory_level"
     deep.mkdir(parents=True)

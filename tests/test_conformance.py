@@ -4,7 +4,8 @@ Every operator version and every dtype its spec allows gets a property test
 (hypothesis): rank 0..6, sizes including 0 and 1, every axes pattern
 (omitted, single, non-adjacent, all, negative, empty, any subset), keepdims
 both ways and by default, noop_with_empty_axes both ways on ReduceMean-18,
-1..4 broadcasting inputs for Mean. Each example is checked twice:
+1..4 broadcasting inputs for Mean, each input in C or Fortran order, byte-swapped,
+strided or with its dims permuted in memory. Each example is checked twice:
 
 1. meancli against the exact truth (tests/oracles.py: exact rational mean
    rounded once; integers truncated toward zero), always, whatever the
@@ -34,9 +35,8 @@ import oracles
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracles import BF16, DTYPES, Case
-
 from meancli.generated.registry import OPS
+from oracles import BF16, DTYPES, Case
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -155,6 +155,7 @@ def arrays(draw: Any, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
 def reduce_cases(draw: Any, domain: str, version: int, dtype: str) -> Case:
     shape = draw(shapes())
     x = draw(arrays(dtype, shape))
+    x = oracles.with_layout(x, draw(st.sampled_from(oracles.LAYOUTS)), draw(st.integers(0, 99)))
     axes = draw(axes_for(len(shape), domain))
     keepdims = draw(st.sampled_from([None, True, False]))
     noop = domain == "onnx" and version >= 18 and draw(st.booleans())
@@ -178,7 +179,10 @@ def mean_cases(draw: Any, version: int, dtype: str) -> Case:
             shapes_[draw(st.integers(0, count - 1))] = base
     else:
         shapes_ = [base] * count
-    inputs = tuple(draw(arrays(dtype, s)) for s in shapes_)
+    inputs = tuple(
+        oracles.with_layout(draw(arrays(dtype, s)), draw(st.sampled_from(oracles.LAYOUTS)), draw(st.integers(0, 99)))
+        for s in shapes_
+    )
     return Case("onnx", "Mean", version, dtype, inputs)
 
 
@@ -230,7 +234,9 @@ ORT_NO_KERNEL = [
 @pytest.mark.parametrize(("op", "version", "dtype"), ORT_NO_KERNEL)
 def test_onnxruntime_has_no_kernel(op: str, version: int, dtype: str) -> None:
     x = np.ones((2, 3), dtype=DTYPES[dtype])
-    case = Case("onnx", op, version, dtype, (x, x) if op == "Mean" else (x,), axes=(1,) if op != "Mean" else None)
+    case = Case(
+        "onnx", op, version, dtype, (x, x) if op == "Mean" else (x,), axes=(1,) if op != "Mean" else None
+    )
     with pytest.raises(oracles.NoKernel):
         oracles.run_onnxruntime(case)
     check(case)  # meancli against the truth; the reference still runs
@@ -250,58 +256,147 @@ def test_onnxruntime_float16_runs_in_float32() -> None:
 
 DEVIATION_CASES = [
     # (case, impl, deviation key): each documented deviation on one small input
-    (Case("onnx", "ReduceMean", 18, "float32", (np.zeros((2, 0), np.float32),), axes=(1,)), "onnxruntime",
-     "ort-empty-float"),
-    (Case("onnx", "ReduceMean", 13, "int32", (np.zeros((2, 0), np.int32),), axes=(1,)), "onnxruntime",
-     "ort-empty-int"),
-    (Case("onnx", "ReduceMean", 13, "int32", (np.zeros((2, 0), np.int32),), axes=(1,)), "onnx-reference",
-     "ref-empty-int"),
-    (Case("onnx", "ReduceMean", 18, "int64", (np.array([2**60 + 1] * 2, np.int64),)), "onnxruntime",
-     "ort-int64-double"),
-    (Case("onnx", "ReduceMean", 18, "int64", (np.array([2**60 + 1] * 2, np.int64),)), "onnx-reference",
-     "ref-int64-double"),
-    (Case("onnx", "ReduceMean", 18, "int32", (np.array([2**31 - 1] * 2, np.int32),)), "onnx-reference",
-     "ref-int-wrap"),
-    (Case("onnx", "ReduceMean", 13, "float32", (np.array([3e38, 3e38], np.float32),)), "onnxruntime",
-     "ort-f32-overflow"),
-    (Case("onnx", "ReduceMean", 13, "float16", (np.full(1000, 60000, np.float16),)), "onnx-reference",
-     "ref-float-overflow"),
-    (Case("onnx", "Mean", 8, "float16", (np.full(3, 6e4, np.float16), np.full(3, 6e4, np.float16))),
-     "onnx-reference", "ref-float-overflow"),
-    (Case("onnx", "Mean", 13, "bfloat16", (np.full(2, 3e38, BF16), np.full((2, 1), 3e38, BF16))),
-     "onnx-reference", "ref-mean-broadcast"),
-    (Case("onnx", "ReduceMean", 13, "bfloat16", (np.full(4, 3e38, BF16),)), "onnx-reference",
-     "ref-float-overflow"),
-    (Case("openvino", "ReduceMean", 1, "float32", (np.zeros((2, 0), np.float32),), axes=(1,)), "openvino",
-     "ov-empty-float"),
-    (Case("openvino", "ReduceMean", 1, "int16", (np.zeros((0, 3), np.int16),), axes=(0,)), "openvino",
-     "ov-empty-int"),
-    (Case("openvino", "ReduceMean", 1, "float64", (np.array([1.0, 2.0**-40, 0.0]),), axes=(0,)), "openvino",
-     "ov-f64-as-f32"),
-    (Case("openvino", "ReduceMean", 1, "float32", (np.ones((2, 3), np.float32),), axes=()), "openvino",
-     "ov-empty-axes-keep-false"),
-    (Case("openvino", "ReduceMean", 1, "float32", (np.arange(2, dtype=np.float32).reshape(1, 1, 1, 1, 1, 2),),
-          axes=(), keepdims=True), "openvino", "ov-identity-rank6"),
-    (Case("openvino", "ReduceMean", 1, "int32", (np.array([0, 3], np.int32).reshape(2, 1, 1, 1, 1, 1),),
-          axes=(0, 2)), "openvino", "ov-int-rank6-rounds"),
-    (Case("onnx", "ReduceMean", 13, "uint64", (np.array([1, 2**64 - 1], np.uint64),)), "onnx-reference",
-     "ref-int-wrap"),
-    (Case("openvino", "ReduceMean", 1, "bfloat16", (np.full(3, 3e38, BF16),), axes=(0,)), "openvino",
-     "ov-f32-overflow"),
-    (Case("openvino", "ReduceMean", 1, "int8", (np.array([127, 127], np.int8),), axes=(0,)), "openvino",
-     "ov-int8-saturate"),
-    (Case("openvino", "ReduceMean", 1, "uint8", (np.array([255, 255, 254], np.uint8),), axes=(0,)), "openvino",
-     "ov-int8-saturate"),
-    (Case("openvino", "ReduceMean", 1, "int32", (np.array([2**24 + 1] * 3, np.int32),), axes=(0,)), "openvino",
-     "ov-int32-path"),
-    (Case("openvino", "ReduceMean", 1, "int64", (np.array([2**40 + 1] * 2, np.int64),), axes=(0,)), "openvino",
-     "ov-int32-path"),
-    (Case("openvino", "ReduceMean", 1, "uint32", (np.array([2**31 + 5, 1], np.uint32),), axes=(0,)), "openvino",
-     "ov-int32-path"),
+    (
+        Case("onnx", "ReduceMean", 18, "float32", (np.zeros((2, 0), np.float32),), axes=(1,)),
+        "onnxruntime",
+        "ort-empty-float",
+    ),
+    (
+        Case("onnx", "ReduceMean", 13, "int32", (np.zeros((2, 0), np.int32),), axes=(1,)),
+        "onnxruntime",
+        "ort-empty-int",
+    ),
+    (
+        Case("onnx", "ReduceMean", 13, "int32", (np.zeros((2, 0), np.int32),), axes=(1,)),
+        "onnx-reference",
+        "ref-empty-int",
+    ),
+    (
+        Case("onnx", "ReduceMean", 18, "int64", (np.array([2**60 + 1] * 2, np.int64),)),
+        "onnxruntime",
+        "ort-int64-double",
+    ),
+    (
+        Case("onnx", "ReduceMean", 18, "int64", (np.array([2**60 + 1] * 2, np.int64),)),
+        "onnx-reference",
+        "ref-int64-double",
+    ),
+    (
+        Case("onnx", "ReduceMean", 18, "int32", (np.array([2**31 - 1] * 2, np.int32),)),
+        "onnx-reference",
+        "ref-int-wrap",
+    ),
+    (
+        Case("onnx", "ReduceMean", 13, "float32", (np.array([3e38, 3e38], np.float32),)),
+        "onnxruntime",
+        "ort-f32-overflow",
+    ),
+    (
+        Case("onnx", "ReduceMean", 13, "float16", (np.full(1000, 60000, np.float16),)),
+        "onnx-reference",
+        "ref-float-overflow",
+    ),
+    (
+        Case("onnx", "Mean", 8, "float16", (np.full(3, 6e4, np.float16), np.full(3, 6e4, np.float16))),
+        "onnx-reference",
+        "ref-float-overflow",
+    ),
+    (
+        Case("onnx", "Mean", 13, "bfloat16", (np.full(2, 3e38, BF16), np.full((2, 1), 3e38, BF16))),
+        "onnx-reference",
+        "ref-mean-broadcast",
+    ),
+    (
+        Case("onnx", "ReduceMean", 13, "bfloat16", (np.full(4, 3e38, BF16),)),
+        "onnx-reference",
+        "ref-float-overflow",
+    ),
+    (
+        Case("openvino", "ReduceMean", 1, "float32", (np.zeros((2, 0), np.float32),), axes=(1,)),
+        "openvino",
+        "ov-empty-float",
+    ),
+    (
+        Case("openvino", "ReduceMean", 1, "int16", (np.zeros((0, 3), np.int16),), axes=(0,)),
+        "openvino",
+        "ov-empty-int",
+    ),
+    (
+        Case("openvino", "ReduceMean", 1, "float64", (np.array([1.0, 2.0**-40, 0.0]),), axes=(0,)),
+        "openvino",
+        "ov-f64-as-f32",
+    ),
+    (
+        Case("openvino", "ReduceMean", 1, "float32", (np.ones((2, 3), np.float32),), axes=()),
+        "openvino",
+        "ov-empty-axes-keep-false",
+    ),
+    (
+        Case(
+            "openvino",
+            "ReduceMean",
+            1,
+            "float32",
+            (np.arange(2, dtype=np.float32).reshape(1, 1, 1, 1, 1, 2),),
+            axes=(),
+            keepdims=True,
+        ),
+        "openvino",
+        "ov-identity-rank6",
+    ),
+    (
+        Case(
+            "openvino",
+            "ReduceMean",
+            1,
+            "int32",
+            (np.array([0, 3], np.int32).reshape(2, 1, 1, 1, 1, 1),),
+            axes=(0, 2),
+        ),
+        "openvino",
+        "ov-int-rank6-rounds",
+    ),
+    (
+        Case("onnx", "ReduceMean", 13, "uint64", (np.array([1, 2**64 - 1], np.uint64),)),
+        "onnx-reference",
+        "ref-int-wrap",
+    ),
+    (
+        Case("openvino", "ReduceMean", 1, "bfloat16", (np.full(3, 3e38, BF16),), axes=(0,)),
+        "openvino",
+        "ov-f32-overflow",
+    ),
+    (
+        Case("openvino", "ReduceMean", 1, "int8", (np.array([127, 127], np.int8),), axes=(0,)),
+        "openvino",
+        "ov-int8-saturate",
+    ),
+    (
+        Case("openvino", "ReduceMean", 1, "uint8", (np.array([255, 255, 254], np.uint8),), axes=(0,)),
+        "openvino",
+        "ov-int8-saturate",
+    ),
+    (
+        Case("openvino", "ReduceMean", 1, "int32", (np.array([2**24 + 1] * 3, np.int32),), axes=(0,)),
+        "openvino",
+        "ov-int32-path",
+    ),
+    (
+        Case("openvino", "ReduceMean", 1, "int64", (np.array([2**40 + 1] * 2, np.int64),), axes=(0,)),
+        "openvino",
+        "ov-int32-path",
+    ),
+    (
+        Case("openvino", "ReduceMean", 1, "uint32", (np.array([2**31 + 5, 1], np.uint32),), axes=(0,)),
+        "openvino",
+        "ov-int32-path",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("case", "impl", "key"), DEVIATION_CASES, ids=[f"{k}-{c.dtype}" for c, _, k in DEVIATION_CASES])
+@pytest.mark.parametrize(
+    ("case", "impl", "key"), DEVIATION_CASES, ids=[f"{k}-{c.dtype}" for c, _, k in DEVIATION_CASES]
+)
 def test_documented_deviation(case: Case, impl: str, key: str) -> None:
     """The runtime deviates exactly as documented; meancli is held to the truth."""
     result = check(case)
@@ -312,9 +407,7 @@ def test_documented_deviation(case: Case, impl: str, key: str) -> None:
 def test_every_deviation_is_pinned() -> None:
     pinned = {key for _, _, key in DEVIATION_CASES}
     documented = {d.key for d in oracles.DEVIATIONS}
-    # ort-f64-overflow needs a float64 sum beyond DBL_MAX with a finite meancli result, which
-    # only the float64 bug below can produce today
-    assert documented - pinned <= {"ort-f64-overflow"}
+    assert documented == pinned
 
 
 def test_integer_mean_truncates_toward_zero_everywhere() -> None:
@@ -377,7 +470,15 @@ def test_onnx_backend_data_through_cli(case_dir: Path, tmp_path: Path) -> None:
         x = numpy_helper.to_array(onnx.TensorProto.FromString((data_set / "input_0.pb").read_bytes()))
         want = numpy_helper.to_array(onnx.TensorProto.FromString((data_set / "output_0.pb").read_bytes()))
         np.save(tmp_path / "x.npy", x)
-        argv = [sys.executable, "-m", "meancli", "reduce-mean", str(tmp_path / "x.npy"), "--opset", str(opset)]
+        argv = [
+            sys.executable,
+            "-m",
+            "meancli",
+            "reduce-mean",
+            str(tmp_path / "x.npy"),
+            "--opset",
+            str(opset),
+        ]
         if "axes" in attrs:
             argv += ["--axes", ",".join(str(a) for a in attrs["axes"])]
         argv.append("--keep-dims" if attrs.get("keepdims", 1) else "--no-keep-dims")

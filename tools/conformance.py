@@ -29,9 +29,8 @@ sys.path.insert(0, str(REPO / "tests"))  # tests/oracles.py
 sys.path.append(str(REPO))  # meancli itself, when it is not installed
 
 import oracles  # noqa: E402
-from oracles import BF16, DTYPES, Case  # noqa: E402
-
 from meancli.generated.registry import OPS  # noqa: E402
+from oracles import BF16, DTYPES, Case  # noqa: E402
 
 SEED = 20240607
 SIZES = (0, 1, 1, 2, 2, 3, 3, 4, 5, 7)
@@ -177,7 +176,9 @@ def edge_cases(domain: str, op: str, version: int, dtype: str) -> Iterator[Tagge
     if op == "Mean":
         yield tagged(Case("onnx", op, version, dtype, (arr(1.5, ()), arr(2.5, ()))), "rank:0")
         yield tagged(Case("onnx", op, version, dtype, (arr([], (2, 0)), arr([], (2, 0)))), "size-0 dim")
-        yield tagged(Case("onnx", op, version, dtype, (arr([math.nan, math.inf, math.inf]), arr([1, -math.inf, 1]))))
+        yield tagged(
+            Case("onnx", op, version, dtype, (arr([math.nan, math.inf, math.inf]), arr([1, -math.inf, 1])))
+        )
         top = FLOAT64_LIMIT if dtype == "float64" else oracles.float_max(dtype)
         yield tagged(Case("onnx", op, version, dtype, (arr([top, -top]), arr([top, -top]))), "overflow")
         if version >= 8:
@@ -186,37 +187,63 @@ def edge_cases(domain: str, op: str, version: int, dtype: str) -> Iterator[Tagge
         return
     axes_all: tuple[int, ...] | None = (0,) if domain == "openvino" else None
     yield tagged(Case(domain, op, version, dtype, (arr([], (2, 0)),), axes=(1,)), "size-0 dim", "empty group")
-    yield tagged(Case(domain, op, version, dtype, (arr(5, ()),), axes=() if domain == "openvino" else None), "rank:0")
+    yield tagged(
+        Case(domain, op, version, dtype, (arr(5, ()),), axes=() if domain == "openvino" else None), "rank:0"
+    )
     yield tagged(Case(domain, op, version, dtype, (arr(range(24), (2, 3, 4)),), axes=(0, -1), keepdims=False))
     if oracles.is_float(dtype):
-        yield tagged(Case(domain, op, version, dtype, (arr([[math.nan, 1], [math.inf, -math.inf], [math.inf, 1]]),),
-                          axes=(1,)), "specials")
+        yield tagged(
+            Case(
+                domain,
+                op,
+                version,
+                dtype,
+                (arr([[math.nan, 1], [math.inf, -math.inf], [math.inf, 1]]),),
+                axes=(1,),
+            ),
+            "specials",
+        )
         top = FLOAT64_LIMIT if dtype == "float64" else oracles.float_max(dtype)
-        yield tagged(Case(domain, op, version, dtype, (arr([top, top * 0.9, top * 0.8]),), axes=axes_all), "overflow")
+        yield tagged(
+            Case(domain, op, version, dtype, (arr([top, top * 0.9, top * 0.8]),), axes=axes_all), "overflow"
+        )
         if dtype == "float16":
-            yield tagged(Case(domain, op, version, dtype, (arr([60000.0] * 1000),), axes=axes_all), "overflow")
+            yield tagged(
+                Case(domain, op, version, dtype, (arr([60000.0] * 1000),), axes=axes_all), "overflow"
+            )
         if dtype == "float64":
             yield tagged(Case(domain, op, version, dtype, (arr([1.0, 2.0**-40, 0.0]),), axes=axes_all))
     else:
         info = np.iinfo(dt)
         lo, hi = int(info.min), int(info.max)
-        yield tagged(Case(domain, op, version, dtype, (arr([[hi, hi], [lo, lo], [lo, hi], [hi, hi - 1]]),), axes=(1,)),
-                     "limits")
+        yield tagged(
+            Case(domain, op, version, dtype, (arr([[hi, hi], [lo, lo], [lo, hi], [hi, hi - 1]]),), axes=(1,)),
+            "limits",
+        )
         if lo < 0:
-            yield tagged(Case(domain, op, version, dtype, (arr([[-7, 0, 0], [-8, 0, 0], [-1, 0, 0]]),), axes=(1,)),
-                         "truncation")
+            yield tagged(
+                Case(domain, op, version, dtype, (arr([[-7, 0, 0], [-8, 0, 0], [-1, 0, 0]]),), axes=(1,)),
+                "truncation",
+            )
         if dt.itemsize >= 4:
             yield tagged(Case(domain, op, version, dtype, (arr([2**24 + 1] * 3),), axes=axes_all), "2**24")
         if dt.itemsize == 8:
             yield tagged(Case(domain, op, version, dtype, (arr([2**60 + 1] * 2),), axes=axes_all), "2**53")
         if dt.itemsize == 1:
-            yield tagged(Case(domain, op, version, dtype, (arr([[0, 0, 0], [0, 0, 0], [28, 100, 2]]),), axes=(0, 1)))
+            yield tagged(
+                Case(domain, op, version, dtype, (arr([[0, 0, 0], [0, 0, 0], [28, 100, 2]]),), axes=(0, 1))
+            )
     if domain == "openvino":
         yield tagged(Case(domain, op, version, dtype, (arr(range(6), (2, 3)),), axes=()), "identity")
-        yield tagged(Case(domain, op, version, dtype, (arr([0, 1], (1, 1, 1, 1, 1, 2)),), axes=(), keepdims=True),
-                     "identity", "rank:6")
-        yield tagged(Case(domain, op, version, dtype, (arr([0, 3, 1, 1, 0, 2], (3, 1, 1, 1, 1, 2)),), axes=(0, 2)),
-                     "rank:6")
+        yield tagged(
+            Case(domain, op, version, dtype, (arr([0, 1], (1, 1, 1, 1, 1, 2)),), axes=(), keepdims=True),
+            "identity",
+            "rank:6",
+        )
+        yield tagged(
+            Case(domain, op, version, dtype, (arr([0, 3, 1, 1, 0, 2], (3, 1, 1, 1, 1, 2)),), axes=(0, 2)),
+            "rank:6",
+        )
     if domain == "onnx" and version >= 18:
         yield tagged(Case(domain, op, version, dtype, (arr(range(6), (2, 3)),), axes=(), noop=True), "noop")
         yield tagged(Case(domain, op, version, dtype, (arr(range(6), (2, 3)),), axes=None, noop=True), "noop")
@@ -227,9 +254,12 @@ def all_cases() -> Iterator[tuple[str, str, Tagged]]:
         label = f"{op.name}-{op.since_version} ({op.domain})"
         for dtype in op.types:
             if op.kind == "reduce":
-                yield from ((label, dtype, t) for t in edge_cases(op.domain, op.name, op.since_version, dtype))
                 yield from (
-                    (label, dtype, t) for t in random_reduce_cases(op.domain, op.since_version, dtype, REDUCE_CASES)
+                    (label, dtype, t) for t in edge_cases(op.domain, op.name, op.since_version, dtype)
+                )
+                yield from (
+                    (label, dtype, t)
+                    for t in random_reduce_cases(op.domain, op.since_version, dtype, REDUCE_CASES)
                 )
             else:
                 yield from ((label, dtype, t) for t in edge_cases("onnx", "Mean", op.since_version, dtype))
@@ -272,7 +302,9 @@ def _fmt_scalar(v: object) -> str:
     return str(v)
 
 
-def run(verbose: bool) -> tuple[dict[tuple[str, str], Row], dict[str, list[Example]], list[Example], Counter[str], int]:
+def run(
+    verbose: bool,
+) -> tuple[dict[tuple[str, str], Row], dict[str, list[Example]], list[Example], Counter[str], int]:
     rows: dict[tuple[str, str], Row] = defaultdict(Row)
     deviations: dict[str, list[Example]] = defaultdict(list)
     unexplained: list[Example] = []
@@ -297,8 +329,14 @@ def run(verbose: bool) -> tuple[dict[tuple[str, str], Row], dict[str, list[Examp
                 for key in verdict.key.split("+"):
                     deviations[key].append(Example(case, impl, verdict.got, result.truth.value))
             elif verdict.status == "mismatch":
-                unexplained.append(Example(case, impl, verdict.got if verdict.got is not None else verdict.key,
-                                           result.truth.value))
+                unexplained.append(
+                    Example(
+                        case,
+                        impl,
+                        verdict.got if verdict.got is not None else verdict.key,
+                        result.truth.value,
+                    )
+                )
         if verbose and total % 250 == 0:
             print(f"{total} cases", file=sys.stderr)
     return rows, deviations, unexplained, coverage, total
@@ -348,8 +386,14 @@ def tolerance_lines() -> list[str]:
     return lines
 
 
-def write_report(path: Path, rows: dict[tuple[str, str], Row], deviations: dict[str, list[Example]],
-                 unexplained: list[Example], coverage: Counter[str], total: int) -> None:
+def write_report(
+    path: Path,
+    rows: dict[tuple[str, str], Row],
+    deviations: dict[str, list[Example]],
+    unexplained: list[Example],
+    coverage: Counter[str],
+    total: int,
+) -> None:
     out: list[str] = []
     w = out.append
     w("# Conformance: meancli against onnxruntime, the ONNX reference and OpenVINO")
@@ -401,8 +445,10 @@ def write_report(path: Path, rows: dict[tuple[str, str], Row], deviations: dict[
             truth += f" ({row.meancli_rejects} rejected)"
         if row.meancli_ok != row.cases:
             truth = f"**{truth}**"
-        w(f"| {label} | {dtype} | {row.cases} | {truth} | {cell(row, 'onnxruntime')} | "
-          f"{cell(row, 'onnx-reference')} | {cell(row, 'openvino')} |")
+        w(
+            f"| {label} | {dtype} | {row.cases} | {truth} | {cell(row, 'onnxruntime')} | "
+            f"{cell(row, 'onnx-reference')} | {cell(row, 'openvino')} |"
+        )
     w("")
     w("`(n rejected)`: integer means over a size-0 axis, which meancli rejects as DESIGN.md requires.")
     w("")
@@ -434,8 +480,10 @@ def write_report(path: Path, rows: dict[tuple[str, str], Row], deviations: dict[
             ops = sorted({f"{e.case.op}-{e.case.version} {e.case.dtype}" for e in examples})
             shown = ", ".join(ops[:6]) + (f" and {len(ops) - 6} more" if len(ops) > 6 else "")
             ex = min(examples, key=lambda e: (sum(x.size for x in e.case.inputs), e.case.describe()))
-            w(f"  Seen in {len(examples)} case(s): {shown}. Example: `{ex.case.describe(200)}`: "
-              f"{IMPL_TITLES[dev.impl]} gives `{fmt_values(ex.got)}`, exact `{fmt_values(ex.want)}`.")
+            w(
+                f"  Seen in {len(examples)} case(s): {shown}. Example: `{ex.case.describe(200)}`: "
+                f"{IMPL_TITLES[dev.impl]} gives `{fmt_values(ex.got)}`, exact `{fmt_values(ex.want)}`."
+            )
         else:
             w("  Not triggered by this run's cases.")
     w("")
@@ -447,7 +495,8 @@ def write_report(path: Path, rows: dict[tuple[str, str], Row], deviations: dict[
         w("NaN instead of the mean; see tests/test_conformance.py::test_float64_huge_mean.)")
     else:
         for e in unexplained[:50]:
-            w(f"- {e.impl}: `{e.case.describe(200)}` gives `{fmt_values(e.got)}`, exact `{fmt_values(e.want)}`")
+            got, want = fmt_values(e.got), fmt_values(e.want)
+            w(f"- {e.impl}: `{e.case.describe(200)}` gives `{got}`, exact `{want}`")
         if len(unexplained) > 50:
             w(f"- ... and {len(unexplained) - 50} more")
     w("")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-_INT_LIST = re.compile(r"^\s*[-+]?\d+(\s*,\s*[-+]?\d+)*\s*,?\s*$")
+_INT_LIST = re.compile(r"^\s*[-+]?\d+(\s*,\s*[-+]?\d+)*\s*$")
 
 
 def expand_axes(argv: list[str]) -> list[str]:
@@ -41,16 +41,17 @@ def parse_axes(values: list[str] | None) -> list[int] | None:
     """The ``--axes`` option's values as one list of ints; None when not given.
 
     ``--axes=`` gives []. Raises ValueError with a message for anything that
-    is not a comma-separated integer list.
+    is not a comma-separated integer list (``--axes ,`` and ``--axes=0,,2``
+    included).
     """
     if values is None or len(values) == 0:
         return None
+    if values == [""]:
+        return []
     axes: list[int] = []
     for value in values:
         for part in value.split(","):
             part = part.strip()
-            if not part:
-                continue
             if not re.fullmatch(r"[-+]?\d+", part):
                 raise ValueError(f"--axes: {part!r} is not an integer")
             number = int(part)

@@ -47,6 +47,7 @@ class Report:
     timings_ms: dict[str, float] = field(default_factory=dict)
     attributes: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    stderr_notes: list[str] = field(default_factory=list)
     repeats: int = 1
 
     @contextmanager
@@ -137,14 +138,16 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=stream, highlight=False, soft_wrap=True)
+    # Not a terminal: no width to fit, so nothing (a long path) is cut or wrapped.
+    width = None if stream.isatty() else 100_000
+    console = Console(file=stream, highlight=False, soft_wrap=True, width=width)
     title = f"[bold]{report.op.label}[/bold]" if report.op else report.command
     if report.attributes:
         title += "  " + "  ".join(f"{k}={v}" for k, v in report.attributes.items())
     console.print(title)
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("", "path", "shape", "dtype"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")  # a long path wraps, never loses characters
     for t in report.inputs:
         table.add_row("input", t.path, str(t.shape), t.dtype)
     if report.output:

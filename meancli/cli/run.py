@@ -131,7 +131,7 @@ def read_inputs(
                 if is_bfloat16(item.data.dtype) and not noted and item.from_npy:
                     noted = True
                     if not quiet:
-                        sys.stderr.write(BFLOAT16_NOTE + "\n")
+                        report.stderr_notes.append(BFLOAT16_NOTE)
                 items.append(item.data if source is not None else kernel_input(item.data))
     return items
 
@@ -146,6 +146,8 @@ def finish(report: Report, result: Any, output: str | None, *, json_mode: bool, 
     from ..api import spec_dtype_name
     from ..npyio import write_npy
 
+    for note in report.stderr_notes:  # said only once the run has succeeded
+        sys.stderr.write(note + "\n")
     if output is not None:
         with report.stage("write"):
             write_npy(output, result)

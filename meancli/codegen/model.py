@@ -11,6 +11,8 @@ never in a template or the C compiler.
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,6 +120,22 @@ class OpSpec:
         return next((a for a in self.attributes if a.name == name), None)
 
 
+# Every field each kind of mapping may hold: a missing one with a close
+# unknown key beside it is reported as that misspelling.
+_FIELDS = {
+    "spec": (
+        "name", "domain", "since_version", "kind", "summary", "inputs", "outputs", "attributes",
+        "type_constraints", "broadcasting", "axes", "keepdims", "shape_inference",
+    ),
+    "input": ("name", "type_param", "min_arity", "max_arity", "variadic", "optional"),
+    "output": ("name", "type_param"),
+    "attribute": ("name", "type", "default", "required", "legacy", "description"),
+    "type constraint": ("param", "allowed"),
+    "axes": ("source", "required", "negative", "duplicates", "when_omitted", "when_empty"),
+    "keepdims": ("attribute", "default"),
+}  # fmt: skip
+
+
 class _Fields:
     """Pops typed fields from one YAML mapping and reports leftovers."""
 
@@ -132,7 +150,7 @@ class _Fields:
 
     def take(self, key: str, kind: type | tuple[type, ...], *, choices: tuple[Any, ...] = ()) -> Any:
         if key not in self.data:
-            raise self.data.where.error(f"{self.what}: missing field '{key}'")
+            self._missing(key)
         value = self.data.pop(key)
         kinds = kind if isinstance(kind, tuple) else (kind,)
         # bool is an int in Python; a YAML `true` must not pass for a number.
@@ -145,6 +163,17 @@ class _Fields:
                 f"{self.what}: field '{key}' is {value!r}; allowed: {', '.join(map(str, choices))}"
             )
         return value
+
+    def _missing(self, key: str) -> None:
+        # A misspelled field is both unknown and missing: name the misspelling, at its line.
+        expected = _FIELDS.get(self.what, ())
+        unknown = [k for k in self.data if k not in expected]
+        close = difflib.get_close_matches(key, unknown, n=1, cutoff=0.6)
+        if close:
+            raise self._where(close[0]).error(
+                f"{self.what}: unknown field '{close[0]}' (did you mean '{key}'?)"
+            )
+        raise self.data.where.error(f"{self.what}: missing field '{key}'")
 
     def take_optional(self, key: str) -> Any:
         return self.data.pop(key) if key in self.data else None
@@ -195,6 +224,7 @@ def load_spec(path: Path, root: Path) -> OpSpec:
     kind = top.take("kind", str, choices=KINDS)
     summary = " ".join(top.take("summary", str).split())
 
+    item_where: dict[str, Where] = {}  # "input NAME" / "attribute NAME" -> its line
     inputs = []
     for item, iw in _items(top.take("inputs", list), where("inputs"), "inputs"):
         f = _Fields(item, iw, "input")
@@ -209,6 +239,7 @@ def load_spec(path: Path, root: Path) -> OpSpec:
             )
         )
         f.finish()
+        item_where[f"input {inputs[-1].name}"] = iw
         if not 0 <= inputs[-1].min_arity <= inputs[-1].max_arity <= MAX_ARITY:
             raise iw.error(f"input '{inputs[-1].name}': need 0 <= min_arity <= max_arity <= {MAX_ARITY}")
 
@@ -232,6 +263,7 @@ def load_spec(path: Path, root: Path) -> OpSpec:
             )
         )
         f.finish()
+        item_where[f"attribute {attributes[-1].name}"] = aw
 
     constraints = []
     for item, cw in _items(top.take("type_constraints", list), where("type_constraints"), "type_constraints"):
@@ -284,12 +316,41 @@ def load_spec(path: Path, root: Path) -> OpSpec:
         keepdims=keepdims,
         shape_inference=shape_inference,
     )
-    _check_consistency(spec, where)
+    _check_consistency(spec, lambda key: item_where.get(key) or where(key))
     return spec
+
+
+IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_DEFAULT_TYPES: dict[str, Any] = {
+    "int": lambda v: type(v) is int,
+    "bool": lambda v: type(v) is bool,
+    "ints": lambda v: isinstance(v, list) and all(type(i) is int for i in v),
+}
 
 
 def _check_consistency(spec: OpSpec, where: Any) -> None:
     """Cross-field rules: what the templates rely on."""
+    if not IDENTIFIER.match(spec.name):
+        raise where("name").error(f"name {spec.name!r} must be an identifier (letters, digits, _)")
+    for io in (*spec.inputs, *spec.outputs, *spec.attributes):
+        if not IDENTIFIER.match(io.name):
+            raise where("inputs").error(f"{io.name!r} must be an identifier (letters, digits, _)")
+    for a in spec.attributes:
+        if a.default is not None and not _DEFAULT_TYPES[a.type](a.default):
+            raise where(f"attribute {a.name}").error(
+                f"attribute '{a.name}': default {a.default!r} is not of type {a.type}"
+            )
+        if a.required and a.default is not None:
+            raise where(f"attribute {a.name}").error(
+                f"attribute '{a.name}': a required attribute has no default"
+            )
+    for i in spec.inputs:
+        if i.optional and i.min_arity != 0:
+            raise where(f"input {i.name}").error(f"input '{i.name}': an optional input has min_arity 0")
+        if not i.optional and not i.variadic and i.min_arity != 1:
+            raise where(f"input {i.name}").error(f"input '{i.name}': a required single input has min_arity 1")
+        if not i.variadic and i.max_arity != 1:
+            raise where(f"input {i.name}").error(f"input '{i.name}': a single input has max_arity 1")
     expected = f"{spec.domain}/{spec.name}-{spec.since_version}.yaml"
     if not spec.path.endswith(expected):
         raise where("name").error(f"a spec for {spec.key} in domain {spec.domain} must be at .../{expected}")

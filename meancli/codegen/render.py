@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
+import textwrap
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,11 @@ def _pytuple(items: Iterable[Any]) -> str:
     return "(" + ", ".join(repr(i) for i in items) + ("," if len(items) == 1 else "") + ")"
 
 
+def _wrap_lines(text: str, width: int) -> list[str]:
+    # Whole words only: joined back with spaces, the lines give the text unchanged.
+    return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False) or [""]
+
+
 def make_environment(template_dir: Path) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir)),
@@ -58,7 +64,7 @@ def make_environment(template_dir: Path) -> jinja2.Environment:
     )
     env.filters["pyrepr"] = repr
     env.filters["pytuple"] = _pytuple
-    env.filters["split_lines"] = lambda s: s.split("\n")
+    env.filters["wrap_lines"] = _wrap_lines
     return env
 
 

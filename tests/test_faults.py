@@ -1,0 +1,464 @@
+"""Failures and interruptions while meancli writes its output.
+
+An output file is written to a temporary file beside the target
+(``.NAME.XXXX.tmp``) and renamed into place only when complete, so an error,
+SIGINT or SIGTERM mid-write, or a full disk leaves any existing file at the
+output path untouched and no temporary file behind. Also: ``-o`` naming the
+input itself, a reader that closes the pipe early, and the documented exit
+statuses (0, 1, 2, 3, 130, and 143 for SIGTERM).
+
+Every test runs the real command line in a subprocess. To stop a run in the
+middle of its write deterministically, a few tests start it through a wrapper
+that makes meancli.npyio pause after its first data chunk (and say so in a
+marker file); the signal then lands while the temporary file is half written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from meancli.cli.run import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_TERMINATED
+
+ENV = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"}
+MEANCLI = [sys.executable, "-m", "meancli"]
+TIMEOUT = 120
+
+# Run meancli's main() after a patch; the wrapper's argv are meancli's.
+WRAPPER = """
+import os, sys, time
+PATCH
+from meancli.cli.app import main
+sys.exit(main(sys.argv[1:]))
+"""
+# npyio writes the data in chunks: after the first one, say so and wait to be signalled.
+PAUSE_MID_WRITE = """
+from meancli import npyio
+_chunks = npyio._data_chunks
+def _paused(array, fortran):
+    for i, chunk in enumerate(_chunks(array, fortran)):
+        yield chunk
+        if i == 0:
+            open(os.environ["MARKER"], "w").close()
+            time.sleep(60)
+npyio._data_chunks = _paused
+"""
+# A bug while writing: an exception that is not an OSError after the first chunk.
+FAIL_MID_WRITE = """
+from meancli import npyio
+_chunks = npyio._data_chunks
+def _failing(array, fortran):
+    for chunk in _chunks(array, fortran):
+        yield chunk
+        raise RuntimeError("injected failure after the first chunk")
+npyio._data_chunks = _failing
+"""
+# A bug in validation.
+FAIL_VALIDATE = """
+from meancli import api
+def _broken(*args, **kwargs):
+    raise ZeroDivisionError("injected bug")
+api.validate_reduce = _broken
+api.prepare_mean = _broken
+"""
+# The compiled kernel module cannot be imported.
+NO_KERNELS = """
+sys.modules["meancli._kernels"] = None
+"""
+
+
+def wrapped(tmp_path: Path, patch: str) -> list[str]:
+    script = tmp_path / "wrapper.py"
+    script.write_text(WRAPPER.replace("PATCH", patch))
+    return [sys.executable, str(script)]
+
+
+def run(
+    argv: list[str], cwd: Path, *, exe: list[str] | None = None, **kw: Any
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [*(exe or MEANCLI), *argv], cwd=cwd, env=kw.pop("env", ENV), capture_output=True, timeout=TIMEOUT, **kw
+    )
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def leftovers(directory: Path) -> list[str]:
+    """Temporary files meancli may have left: ``.NAME.XXXX.tmp``."""
+    return sorted(n for n in os.listdir(directory) if n.startswith(".") and n.endswith(".tmp"))
+
+
+def error_line(proc: subprocess.CompletedProcess[bytes], code: int) -> str:
+    """The single ``error:`` line of a run that exited with ``code``."""
+    err = proc.stderr.decode(errors="replace")
+    assert "Traceback" not in err, err
+    assert proc.returncode == code, err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    """A directory with in.npy (4 MiB of float32) and existing.npy (an older result)."""
+    rng = np.random.default_rng(0)
+    np.save(tmp_path / "in.npy", rng.standard_normal((1024, 1024)).astype(np.float32))
+    np.save(tmp_path / "existing.npy", np.arange(5, dtype=np.int64))
+    return tmp_path
+
+
+def assert_untouched(work: Path, before: str) -> None:
+    assert digest(work / "existing.npy") == before
+    np.testing.assert_array_equal(np.load(work / "existing.npy"), np.arange(5))
+    assert leftovers(work) == []
+
+
+# --------------------------------------------------------------------------- errors while writing
+
+
+def _fsize_limit(limit: int) -> Any:
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+@pytest.mark.parametrize("command", [["mean", "in.npy", "in.npy"], ["reduce-mean", "in.npy", "--axes", "1"]])
+def test_file_size_limit_keeps_the_existing_file(work: Path, command: list[str]) -> None:
+    # RLIMIT_FSIZE makes write() fail with EFBIG past 1 MiB (Python ignores SIGXFSZ)
+    before = digest(work / "existing.npy")
+    limit = 1 << 20 if command[0] == "mean" else 1000
+    proc = run([*command, "-o", "existing.npy"], work, preexec_fn=_fsize_limit(limit))
+    line = error_line(proc, 1)
+    assert "existing.npy" in line and "File too large" in line
+    assert_untouched(work, before)
+
+
+def test_file_size_limit_creates_no_new_file(work: Path) -> None:
+    proc = run(["mean", "in.npy", "-o", "new.npy"], work, preexec_fn=_fsize_limit(1 << 20))
+    assert "new.npy" in error_line(proc, 1)
+    assert not (work / "new.npy").exists()
+    assert leftovers(work) == []
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path: Path) -> Any:
+    """A 512 KiB tmpfs (root only); skipped where mounting is not allowed."""
+    mount = tmp_path / "full"
+    mount.mkdir()
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a tmpfs needs root")
+    ok = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mount)], capture_output=True)
+    if ok.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {ok.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_full_disk_keeps_the_existing_file(work: Path, small_tmpfs: Path) -> None:
+    shutil.copy(work / "existing.npy", small_tmpfs / "existing.npy")
+    before = digest(small_tmpfs / "existing.npy")
+    proc = run(["mean", str(work / "in.npy"), "-o", "existing.npy"], small_tmpfs)
+    line = error_line(proc, 1)
+    assert "existing.npy" in line and "No space left on device" in line
+    assert digest(small_tmpfs / "existing.npy") == before
+    assert leftovers(small_tmpfs) == []
+    assert sorted(os.listdir(small_tmpfs)) == ["existing.npy"]
+
+
+def test_dev_full(work: Path) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    line = error_line(run(["mean", "in.npy", "-o", "/dev/full"], work), 1)
+    assert "/dev/full" in line and "No space left on device" in line
+
+
+@pytest.mark.parametrize(("target", "words"), [("missing/out.npy", "No such file"), ("sub", "directory")])
+def test_unwritable_targets(work: Path, target: str, words: str) -> None:
+    (work / "sub").mkdir()
+    line = error_line(run(["mean", "in.npy", "-o", target], work), 1)
+    assert target in line and words in line
+    assert leftovers(work) == [] and leftovers(work / "sub") == []
+
+
+def test_read_only_directory(work: Path) -> None:
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if not setpriv:
+            pytest.skip("root without setpriv can write anywhere")
+        prefix = [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
+    (work / "ro").mkdir()
+    shutil.copy(work / "existing.npy", work / "ro" / "existing.npy")
+    before = digest(work / "ro" / "existing.npy")
+    (work / "ro").chmod(0o555)
+    try:
+        proc = run(["mean", "in.npy", "-o", "ro/existing.npy"], work, exe=[*prefix, *MEANCLI])
+        line = error_line(proc, 1)
+        assert "ro/existing.npy" in line and "Permission denied" in line
+        assert digest(work / "ro" / "existing.npy") == before
+        assert os.listdir(work / "ro") == ["existing.npy"]
+    finally:
+        (work / "ro").chmod(0o755)
+
+
+def test_internal_error_mid_write_keeps_the_existing_file(work: Path) -> None:
+    before = digest(work / "existing.npy")
+    proc = run(["mean", "in.npy", "-o", "existing.npy"], work, exe=wrapped(work, FAIL_MID_WRITE))
+    line = error_line(proc, 3)
+    assert "internal error" in line and "RuntimeError" in line
+    assert_untouched(work, before)
+
+
+# --------------------------------------------------------------------------- signals
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[bytes], timeout: float = TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if proc.poll() is not None:
+            raise AssertionError(f"meancli ended first: {proc.returncode} {proc.stderr.read()!r}")  # type: ignore[union-attr]
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"{path.name} never appeared")
+        time.sleep(0.005)
+
+
+SIGNALS = [
+    pytest.param(signal.SIGTERM, EXIT_TERMINATED, "terminated", id="SIGTERM"),
+    pytest.param(signal.SIGINT, EXIT_INTERRUPTED, "interrupted", id="SIGINT"),
+]
+
+
+@pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+@pytest.mark.parametrize("target", ["existing.npy", "in.npy"])
+def test_signal_mid_write(work: Path, signum: int, code: int, word: str, target: str) -> None:
+    before = digest(work / target)
+    marker = work / "paused"
+    proc = subprocess.Popen(
+        [*wrapped(work, PAUSE_MID_WRITE), "mean", "in.npy", "in.npy", "-o", target],
+        cwd=work,
+        env={**ENV, "MARKER": str(marker)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    _wait_for(marker, proc)
+    partial = leftovers(work)
+    assert len(partial) == 1 and partial[0].startswith(f".{target}.")  # the half-written file
+    assert (work / partial[0]).stat().st_size > 0
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=TIMEOUT)
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    assert error_line(done, code) == f"error: {word}"
+    assert digest(work / target) == before
+    assert leftovers(work) == []
+
+
+def test_sigterm_racing_a_large_write(tmp_path: Path) -> None:
+    # No patch: SIGTERM as soon as the temporary file appears, while 100 MiB are written.
+    # Whenever it lands, the target is the old file or the complete new one, never a part.
+    x = np.lib.format.open_memmap(tmp_path / "big.npy", mode="w+", dtype=np.float32, shape=(25, 1 << 20))
+    x[:] = 1.5
+    x[-1] = 2.5
+    del x
+    np.save(tmp_path / "existing.npy", np.arange(5, dtype=np.int64))
+    before = digest(tmp_path / "existing.npy")
+    proc = subprocess.Popen(
+        [*MEANCLI, "mean", "big.npy", "big.npy", "-o", "existing.npy", "-q"],
+        cwd=tmp_path,
+        env=ENV,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + TIMEOUT
+    while not leftovers(tmp_path) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    proc.send_signal(signal.SIGTERM)
+    err = proc.communicate(timeout=TIMEOUT)[1].decode()
+    assert "Traceback" not in err
+    assert leftovers(tmp_path) == []
+    if proc.returncode == EXIT_TERMINATED:
+        assert err == "error: terminated\n"
+        assert digest(tmp_path / "existing.npy") == before
+    else:  # the write finished before the signal came
+        assert proc.returncode == 0, err
+        out = np.load(tmp_path / "existing.npy", mmap_mode="r")
+        assert out.shape == (25, 1 << 20) and out[0, 0] == 1.5 and out[-1, -1] == 2.5
+
+
+def _wait_blocked_on_fifo(proc: subprocess.Popen[bytes]) -> None:
+    """Wait until ``proc`` sleeps in open() of a FIFO without a writer (Linux's wchan)."""
+    wchan = Path(f"/proc/{proc.pid}/wchan")
+    if not wchan.exists():
+        time.sleep(3)
+        return
+    deadline = time.monotonic() + TIMEOUT
+    while wchan.read_text() != "wait_for_partner":
+        assert proc.poll() is None, proc.stderr.read()  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "meancli never opened the FIFO"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+def test_signal_while_reading(tmp_path: Path, signum: int, code: int, word: str) -> None:
+    # the input is a FIFO nobody writes to: meancli waits in open() until signalled
+    os.mkfifo(tmp_path / "pipe.npy")
+    np.save(tmp_path / "existing.npy", np.arange(5, dtype=np.int64))
+    before = digest(tmp_path / "existing.npy")
+    proc = subprocess.Popen(
+        [*MEANCLI, "reduce-mean", "pipe.npy", "-o", "existing.npy"],
+        cwd=tmp_path,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    _wait_blocked_on_fifo(proc)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=TIMEOUT)
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    assert error_line(done, code) == f"error: {word}"
+    assert digest(tmp_path / "existing.npy") == before
+    assert leftovers(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- -o naming the input
+
+
+STREAMING = {"MEANCLI_STREAM_MIN_BYTES": "1", "MEANCLI_SLAB_BYTES": "4096"}
+
+
+@pytest.mark.parametrize("env", [{}, STREAMING], ids=["in-memory", "streamed"])
+def test_output_is_the_input(work: Path, env: dict[str, str]) -> None:
+    x = np.load(work / "in.npy")
+    proc = run(["reduce-mean", "in.npy", "--axes", "0", "-o", "in.npy", "-q"], work, env={**ENV, **env})
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_allclose(np.load(work / "in.npy"), x.astype(np.float64).mean(0, keepdims=True), atol=1e-6)
+    proc = run(["mean", "in.npy", "in.npy", "in.npy", "-o", "in.npy", "-q"], work, env={**ENV, **env})
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_allclose(np.load(work / "in.npy"), x.astype(np.float64).mean(0, keepdims=True), atol=1e-6)
+    assert leftovers(work) == []
+
+
+def test_output_through_a_symlink_to_the_input(work: Path) -> None:
+    os.symlink("in.npy", work / "link.npy")
+    x = np.load(work / "in.npy")
+    proc = run(["mean", "link.npy", "in.npy", "-o", "link.npy", "-q"], work)
+    assert proc.returncode == 0, proc.stderr
+    assert (work / "link.npy").is_symlink()
+    np.testing.assert_array_equal(np.load(work / "in.npy"), x)
+    assert leftovers(work) == []
+
+
+# --------------------------------------------------------------------------- closed pipes
+
+
+def _pipeline(command: list[str], cwd: Path, reader: str = "head -c 10 >/dev/null") -> tuple[int, int, str]:
+    """Run ``meancli COMMAND | READER`` in bash; (meancli's status, the pipeline's, stderr).
+
+    ``true`` as the reader closes the pipe before meancli writes anything (meancli takes
+    far longer to start), so the first write fails whatever the output's size."""
+    quoted = " ".join(f"'{a}'" for a in [*MEANCLI, *command])
+    script = f"{quoted} 2>err.txt | {reader}; echo ${{PIPESTATUS[0]}} $?"
+    proc = subprocess.run(["bash", "-c", script], cwd=cwd, env=ENV, capture_output=True, timeout=TIMEOUT)
+    own, pipeline = proc.stdout.decode().split()
+    return int(own), int(pipeline), (cwd / "err.txt").read_text()
+
+
+@pytest.fixture
+def big(tmp_path: Path) -> Path:
+    """A directory with big.npy: 64 MiB of float32, more than any pipe buffer."""
+    np.save(tmp_path / "big.npy", np.ones((16, 1 << 20), np.float32))
+    return tmp_path
+
+
+@pytest.mark.parametrize("extra", [[], ["-q"], ["--json"]])
+def test_closed_pipe_on_npy_output(big: Path, extra: list[str]) -> None:
+    own, pipeline, err = _pipeline(["mean", "big.npy", "big.npy", "-o", "-", *extra], big)
+    assert pipeline == 0
+    assert own == EXIT_BROKEN_PIPE
+    assert err == ""
+
+
+def test_closed_pipe_on_a_json_result(tmp_path: Path) -> None:
+    np.save(tmp_path / "r.npy", np.random.default_rng(0).random((100, 100)))
+    own, pipeline, err = _pipeline(["mean", "r.npy", "--json"], tmp_path, "true")
+    assert pipeline == 0
+    assert own in (0, EXIT_BROKEN_PIPE)
+    assert err == ""
+
+
+def test_closed_pipe_on_a_shown_result_is_quiet(tmp_path: Path) -> None:
+    np.save(tmp_path / "r.npy", np.random.default_rng(0).random((4000, 30)))
+    own, pipeline, err = _pipeline(["reduce-mean", "r.npy", "--axes", "1", "--no-keep-dims"], tmp_path, "true")
+    assert pipeline == 0
+    assert "Traceback" not in err and "error" not in err
+    assert own in (1, EXIT_BROKEN_PIPE)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG (meancli/cli/report.py emit): a reader closing the pipe while rich prints the "
+    "report and result makes rich raise SystemExit(1): exit 1, which README reserves for an "
+    "unacceptable input; `-o -` exits 141 (128 + SIGPIPE) in the same situation",
+)
+def test_closed_pipe_on_a_shown_result_exits_like_sigpipe(tmp_path: Path) -> None:
+    np.save(tmp_path / "r.npy", np.random.default_rng(0).random((4000, 30)))
+    own, _, _ = _pipeline(["reduce-mean", "r.npy", "--axes", "1", "--no-keep-dims"], tmp_path, "true")
+    assert own == EXIT_BROKEN_PIPE
+
+
+# --------------------------------------------------------------------------- exit statuses
+
+
+def test_exit_0(work: Path) -> None:
+    proc = run(["reduce-mean", "in.npy", "--axes", "1", "-o", "out.npy", "-q"], work)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    assert np.load(work / "out.npy").shape == (1024, 1)
+
+
+def test_exit_1_input(work: Path) -> None:
+    assert "nothing.npy" in error_line(run(["mean", "nothing.npy", "-o", "out.npy"], work), 1)
+    assert not (work / "out.npy").exists()
+
+
+def test_exit_1_spec_violation(work: Path) -> None:
+    assert "out of range" in error_line(run(["reduce-mean", "in.npy", "--axes", "2", "-o", "out.npy"], work), 1)
+    assert not (work / "out.npy").exists()
+
+
+def test_exit_2_usage(work: Path) -> None:
+    assert "--frobnicate" in error_line(run(["mean", "in.npy", "--frobnicate", "-o", "out.npy"], work), 2)
+    assert not (work / "out.npy").exists()
+
+
+@pytest.mark.parametrize("command", [["reduce-mean", "in.npy", "--axes", "1"], ["mean", "in.npy"]])
+def test_exit_3_internal_error(work: Path, command: list[str]) -> None:
+    exe = wrapped(work, FAIL_VALIDATE)
+    line = error_line(run([*command, "-o", "out.npy"], work, exe=exe), 3)
+    assert "internal error: ZeroDivisionError: injected bug" in line and "--debug" in line
+    assert not (work / "out.npy").exists()
+    debug = run([*command, "-o", "out.npy", "--debug"], work, exe=exe)
+    assert debug.returncode == 3
+    err = debug.stderr.decode()
+    assert "Traceback" in err and err.splitlines()[-1].startswith("error: internal error")
+    assert not (work / "out.npy").exists()
+
+
+def test_exit_3_missing_kernels(work: Path) -> None:
+    line = error_line(run(["mean", "in.npy", "-o", "out.npy"], work, exe=wrapped(work, NO_KERNELS)), 3)
+    assert "meancli._kernels" in line and "make install" in line
+    assert not (work / "out.npy").exists()
