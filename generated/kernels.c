@@ -378,7 +378,7 @@ static int have_avx2_f16c(void)
     }
     return cached;
 }
-#define CLONES __attribute__((target_clones("arch=haswell", "default")))
+#define CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define CLONES
 #endif

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "446febdbc9eb50c756ebd526525a9e335bca497e2c1be67c09d6a840d777d62b"
+KERNEL_SOURCE_SHA256 = "288d23ed1edf5e52e427c586f9e4cff06924462a260458a62ded79ba31e3341e"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
