@@ -18,10 +18,12 @@ import contextlib
 import io
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal
 
@@ -560,7 +562,8 @@ def write_npy(path: str, array: np.ndarray[Any, Any]) -> int:
     array is stored in Fortran order, anything else in C order.
 
     A regular destination is written through a temporary file in the same directory
-    (flushed and fsynced) that then replaces ``path``; on any exception the temporary file
+    (flushed and fsynced) that then replaces ``path``; on any exception (SIGINT and SIGTERM
+    included, even one that arrives as the temporary file is created) the temporary file
     is removed and the destination is left untouched.  An existing destination keeps its
     permission bits, a new one gets ``0o666 & ~umask``.  If ``path`` is a symbolic link
     its target is replaced; if it is an existing non-regular file (``/dev/null``, a FIFO)
@@ -593,24 +596,57 @@ def write_npy(path: str, array: np.ndarray[Any, Any]) -> int:
                 return _write_all(fp, header, array, fortran)
         mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_current_umask()
         directory, base = os.path.split(target)
-        fd, tmp = tempfile.mkstemp(dir=directory or ".", prefix="." + base + ".", suffix=".tmp")
     except OSError as exc:
         raise InputFileError(f"cannot write {where}: {_reason(exc)}") from None
-    try:
-        with os.fdopen(fd, "wb") as fp:
-            os.fchmod(fp.fileno(), mode)
-            total = _write_all(fp, header, array, fortran)
-            fp.flush()
-            os.fsync(fp.fileno())
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
+    # A SIGINT or SIGTERM between the temporary file's creation and the try below would leave
+    # it behind: they wait until the cleanup is in place.
+    with _interrupts_deferred() as resume:
+        try:
+            fd, tmp = tempfile.mkstemp(dir=directory or ".", prefix="." + base + ".", suffix=".tmp")
+        except OSError as exc:
             raise InputFileError(f"cannot write {where}: {_reason(exc)}") from None
-        raise
+        try:
+            resume()  # a deferred interrupt is raised here, inside the cleanup's reach
+            with os.fdopen(fd, "wb") as fp:
+                os.fchmod(fp.fileno(), mode)
+                total = _write_all(fp, header, array, fortran)
+                fp.flush()
+                os.fsync(fp.fileno())
+            os.replace(tmp, target)
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            if isinstance(exc, OSError):
+                raise InputFileError(f"cannot write {where}: {_reason(exc)}") from None
+            raise
     _fsync_directory(os.path.dirname(target) or ".")
     return total
+
+
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[Callable[[], None]]:
+    """Block SIGINT and SIGTERM until the ``resume()`` it yields is called (or the block ends).
+
+    A signal that arrives meanwhile is delivered, and its Python handler raises, inside
+    ``resume()``.  Does nothing off the main thread or where ``pthread_sigmask`` is missing.
+    """
+    saved: set[int | signal.Signals] | None = None
+    if hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread():
+        saved = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+
+    def resume() -> None:
+        nonlocal saved
+        if saved is not None:
+            previous, saved = saved, None
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+    try:
+        yield resume
+    finally:
+        resume()
 
 
 def _fsync_directory(directory: str) -> None:

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..opversion import OpVersion
-from ..streaming import Source
 from . import options
 from .report import Report
 from .run import finish, read_inputs, session
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
     import numpy as np
+
+    from ..opversion import OpVersion
 
 
 def mean(
@@ -49,6 +49,8 @@ def mean(
         items = read_inputs(files, report, quiet=quiet or json_mode, stream=repeat == 1)
         with report.stage("validate"):
             shape = api.prepare_mean(op, items)
+        from ..streaming import Source
+
         if any(isinstance(x, Source) for x in items):
             result = _mean_streamed(
                 op, shape, items, files, report, n_threads, show_progress=not (quiet or json_mode)
@@ -73,7 +75,7 @@ def _mean_streamed(
 
     from .. import api, kernels
     from ..npyio import read_npy
-    from ..streaming import mean_blocks
+    from ..streaming import Source, mean_blocks
     from .progress import progress_bar
 
     # Streams that cannot be read block by block in order are read whole.

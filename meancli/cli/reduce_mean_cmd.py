@@ -7,16 +7,17 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ..errors import UsageError
-from ..opversion import OpVersion
-from ..semantics import ReduceCall
-from ..streaming import Source
 from . import options
 from .argv import parse_axes
 from .report import Report
 from .run import finish, read_inputs, session
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
     import numpy as np
+
+    from ..opversion import OpVersion
+    from ..semantics import ReduceCall
+    from ..streaming import Source
 
 
 def reduce_mean(
@@ -85,6 +86,8 @@ def reduce_mean(
         }
         if op.has_noop_with_empty_axes:
             report.attributes["noop_with_empty_axes"] = int(noop_with_empty_axes)
+        from ..streaming import Source
+
         if isinstance(data, Source):
             result = _reduce_streamed(
                 op, call, data, file, report, n_threads, show_progress=not (quiet or json_mode)

@@ -12,13 +12,14 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TextIO
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import __version__
 from ..errors import MeancliError
 from ..opversion import OpVersion
+
+if TYPE_CHECKING:  # numpy loads only when there is a result to show
+    import numpy as np
 
 RESULT_JSON_LIMIT = 10_000  # elements of a shown result put into --json output
 
@@ -112,6 +113,8 @@ def result_json(result: np.ndarray[Any, Any]) -> Any:
     if result.dtype.kind in "iu" or result.dtype.itemsize == 8:
         return _json_value(result.tolist())
     if result.dtype.kind == "V":  # bfloat16: numpy cannot format it; float32 holds it exactly
+        import numpy as np
+
         result = result.astype(np.float32)
     return _json_value(result.astype(str).tolist())
 
@@ -161,6 +164,8 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     for note in report.notes:
         console.print(f"[dim]{note}[/dim]")
     if result is not None:
+        import numpy as np
+
         console.print(np.array2string(result, separator=", ") if result.ndim else repr(result.item()))
 
 
