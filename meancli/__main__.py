@@ -2,6 +2,6 @@
 
 import sys
 
-from meancli.cli.app import main
+from meancli.cli.entry import main
 
 sys.exit(main())
