@@ -368,17 +368,22 @@ static inline void odometer_next(int nd, const int64_t *size, const int64_t *str
     }
 }
 
+/* CPU features, read once when the module loads: the hot loops have AVX2
+ * (and F16C) versions written with intrinsics, chosen at run time, so the
+ * built module runs on any x86-64. Every vector path adds the same values in
+ * the same lanes and order as its scalar twin: results do not depend on it. */
 #ifdef MEANCLI_X86
-static int have_avx2_f16c(void)
+static int cpu_avx2, cpu_avx2_f16c;
+__attribute__((constructor)) static void meancli_read_cpu_features(void)
 {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-    }
-    return cached;
+    const char *off = getenv("MEANCLI_NO_SIMD"); /* tests compare both paths */
+    __builtin_cpu_init();
+    cpu_avx2 = __builtin_cpu_supports("avx2") && !(off && *off && *off != '0');
+    cpu_avx2_f16c = cpu_avx2 && __builtin_cpu_supports("f16c");
 }
 #define CLONES __attribute__((target_clones("avx2", "default")))
+#define AVX2 __attribute__((target("avx2")))
+#define AVX2_F16C __attribute__((target("avx2,f16c")))
 #else
 #define CLONES
 #endif
@@ -463,45 +468,85 @@ CLONES static void add_row_float16(rowacc_float16 *r, const T_float16 *x, int64_
     }
 }
 
+/* dst[j] = the mean of column j (count values) for j < w. */
+static void finish_row_float16(const rowacc_float16 *r, int64_t w, int64_t count, T_float16 *dst)
+{
+    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float16(r->a[j], count);
+}
+#define FINISH_ROW_float16 finish_row_float16
+
+/* Rows [0, nrows) at row stride rs, each adding w columns at stride s. */
+static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_float16(r, x + i * rs, s, w);
+}
+
 #ifdef MEANCLI_X86
-/* float16 has no scalar hardware conversion before AVX-512 FP16; F16C
- * converts 8 values per instruction. Same lanes and order as run_float16. */
-__attribute__((target("avx2,f16c"))) static void run_float16_f16c(const T_float16 *x, int64_t n, lanes_float16 *l, int k0)
+/* 8 float16 values as 8 floats (exact), split into two halves of 4 doubles. */
+#define LOAD8F_float16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
+#define LO4_float16(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
+#define HI4_float16(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
+
+AVX2_F16C static void run_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l, int k0)
 {
     int64_t i = 0;
     for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 16) l->a[k] += LOAD_float16(x[i]);
     __m256d a0 = _mm256_loadu_pd(l->a), a1 = _mm256_loadu_pd(l->a + 4);
     __m256d a2 = _mm256_loadu_pd(l->a + 8), a3 = _mm256_loadu_pd(l->a + 12);
     for (; i + 16 <= n; i += 16) {
-        __m256 f0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i)));
-        __m256 f1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i + 8)));
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(f0)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(f0, 1)));
-        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm256_castps256_ps128(f1)));
-        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm256_extractf128_ps(f1, 1)));
+        __m256 f0 = LOAD8F_float16(x + i), f1 = LOAD8F_float16(x + i + 8);
+        a0 = _mm256_add_pd(a0, LO4_float16(f0));
+        a1 = _mm256_add_pd(a1, HI4_float16(f0));
+        a2 = _mm256_add_pd(a2, LO4_float16(f1));
+        a3 = _mm256_add_pd(a3, HI4_float16(f1));
     }
     _mm256_storeu_pd(l->a, a0); _mm256_storeu_pd(l->a + 4, a1);
     _mm256_storeu_pd(l->a + 8, a2); _mm256_storeu_pd(l->a + 12, a3);
     for (int k = 0; i < n; i++, k++) l->a[k] += LOAD_float16(x[i]);
 }
 
-__attribute__((target("avx2,f16c"))) static void add_row_float16_f16c(rowacc_float16 *r, const T_float16 *x, int64_t w)
+/* Column blocks stay in registers for all the rows: each column still
+ * takes its rows in order. */
+AVX2_F16C static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     int64_t j = 0;
-    for (; j + 8 <= w; j += 8) {
-        __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + j)));
-        _mm256_storeu_pd(r->a + j, _mm256_add_pd(_mm256_loadu_pd(r->a + j), _mm256_cvtps_pd(_mm256_castps256_ps128(f))));
-        _mm256_storeu_pd(r->a + j + 4, _mm256_add_pd(_mm256_loadu_pd(r->a + j + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1))));
+    for (; j + 32 <= w; j += 32) {
+        __m256d c[8];
+        for (int q = 0; q < 8; q++) c[q] = _mm256_loadu_pd(r->a + j + 4 * q);
+        for (int64_t i = 0; i < nrows; i++) {
+            const T_float16 *p = x + i * rs + j;
+            for (int q = 0; q < 4; q++) {
+                __m256 f = LOAD8F_float16(p + 8 * q);
+                c[2 * q] = _mm256_add_pd(c[2 * q], LO4_float16(f));
+                c[2 * q + 1] = _mm256_add_pd(c[2 * q + 1], HI4_float16(f));
+            }
+        }
+        for (int q = 0; q < 8; q++) _mm256_storeu_pd(r->a + j + 4 * q, c[q]);
     }
-    for (; j < w; j++) r->a[j] += LOAD_float16(x[j]);
+    for (; j + 8 <= w; j += 8) {
+        __m256d c0 = _mm256_loadu_pd(r->a + j), c1 = _mm256_loadu_pd(r->a + j + 4);
+        for (int64_t i = 0; i < nrows; i++) {
+            __m256 f = LOAD8F_float16(x + i * rs + j);
+            c0 = _mm256_add_pd(c0, LO4_float16(f));
+            c1 = _mm256_add_pd(c1, HI4_float16(f));
+        }
+        _mm256_storeu_pd(r->a + j, c0);
+        _mm256_storeu_pd(r->a + j + 4, c1);
+    }
+    for (; j < w; j++) {
+        double c = r->a[j];
+        for (int64_t i = 0; i < nrows; i++) c += LOAD_float16(x[i * rs + j]);
+        r->a[j] = c;
+    }
 }
 #define RUN_float16(x, s, n, l, k0) \
-    ((s) == 1 && have_avx2_f16c() ? run_float16_f16c((x), (n), (l), (k0)) : run_float16((x), (s), (n), (l), (k0)))
-#define ADD_ROW_float16(r, x, s, w) \
-    ((s) == 1 && have_avx2_f16c() ? add_row_float16_f16c((r), (x), (w)) : add_row_float16((r), (x), (s), (w)))
+    ((s) == 1 && cpu_avx2_f16c ? run_float16_avx2((x), (n), (l), (k0)) : run_float16((x), (s), (n), (l), (k0)))
+#define ADD_ROWS_float16(r, x, rs, nrows, s, w) \
+    ((s) == 1 && cpu_avx2_f16c ? add_rows_float16_avx2((r), (x), (rs), (nrows), (w)) \
+                            : add_rows_float16_generic((r), (x), (rs), (nrows), (s), (w)))
 #else
 #define RUN_float16 run_float16
-#define ADD_ROW_float16 add_row_float16
+#define ADD_ROWS_float16 add_rows_float16_generic
 #endif
 /* ======================================================================
  * bfloat16: accumulate in double, round once
@@ -582,8 +627,87 @@ CLONES static void add_row_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
         for (int64_t j = 0; j < w; j++) a[j] += LOAD_bfloat16(x[j * s]);
     }
 }
+
+/* dst[j] = the mean of column j (count values) for j < w. */
+static void finish_row_bfloat16(const rowacc_bfloat16 *r, int64_t w, int64_t count, T_bfloat16 *dst)
+{
+    for (int64_t j = 0; j < w; j++) dst[j] = finalize_bfloat16(r->a[j], count);
+}
+#define FINISH_ROW_bfloat16 finish_row_bfloat16
+
+/* Rows [0, nrows) at row stride rs, each adding w columns at stride s. */
+static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_bfloat16(r, x + i * rs, s, w);
+}
+
+#ifdef MEANCLI_X86
+/* 8 bfloat16 values as 8 floats (exact), split into two halves of 4 doubles. */
+#define LOAD8F_bfloat16(p) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))), 16))
+#define LO4_bfloat16(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
+#define HI4_bfloat16(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
+
+AVX2 static void run_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l, int k0)
+{
+    int64_t i = 0;
+    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 16) l->a[k] += LOAD_bfloat16(x[i]);
+    __m256d a0 = _mm256_loadu_pd(l->a), a1 = _mm256_loadu_pd(l->a + 4);
+    __m256d a2 = _mm256_loadu_pd(l->a + 8), a3 = _mm256_loadu_pd(l->a + 12);
+    for (; i + 16 <= n; i += 16) {
+        __m256 f0 = LOAD8F_bfloat16(x + i), f1 = LOAD8F_bfloat16(x + i + 8);
+        a0 = _mm256_add_pd(a0, LO4_bfloat16(f0));
+        a1 = _mm256_add_pd(a1, HI4_bfloat16(f0));
+        a2 = _mm256_add_pd(a2, LO4_bfloat16(f1));
+        a3 = _mm256_add_pd(a3, HI4_bfloat16(f1));
+    }
+    _mm256_storeu_pd(l->a, a0); _mm256_storeu_pd(l->a + 4, a1);
+    _mm256_storeu_pd(l->a + 8, a2); _mm256_storeu_pd(l->a + 12, a3);
+    for (int k = 0; i < n; i++, k++) l->a[k] += LOAD_bfloat16(x[i]);
+}
+
+/* Column blocks stay in registers for all the rows: each column still
+ * takes its rows in order. */
+AVX2 static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    int64_t j = 0;
+    for (; j + 32 <= w; j += 32) {
+        __m256d c[8];
+        for (int q = 0; q < 8; q++) c[q] = _mm256_loadu_pd(r->a + j + 4 * q);
+        for (int64_t i = 0; i < nrows; i++) {
+            const T_bfloat16 *p = x + i * rs + j;
+            for (int q = 0; q < 4; q++) {
+                __m256 f = LOAD8F_bfloat16(p + 8 * q);
+                c[2 * q] = _mm256_add_pd(c[2 * q], LO4_bfloat16(f));
+                c[2 * q + 1] = _mm256_add_pd(c[2 * q + 1], HI4_bfloat16(f));
+            }
+        }
+        for (int q = 0; q < 8; q++) _mm256_storeu_pd(r->a + j + 4 * q, c[q]);
+    }
+    for (; j + 8 <= w; j += 8) {
+        __m256d c0 = _mm256_loadu_pd(r->a + j), c1 = _mm256_loadu_pd(r->a + j + 4);
+        for (int64_t i = 0; i < nrows; i++) {
+            __m256 f = LOAD8F_bfloat16(x + i * rs + j);
+            c0 = _mm256_add_pd(c0, LO4_bfloat16(f));
+            c1 = _mm256_add_pd(c1, HI4_bfloat16(f));
+        }
+        _mm256_storeu_pd(r->a + j, c0);
+        _mm256_storeu_pd(r->a + j + 4, c1);
+    }
+    for (; j < w; j++) {
+        double c = r->a[j];
+        for (int64_t i = 0; i < nrows; i++) c += LOAD_bfloat16(x[i * rs + j]);
+        r->a[j] = c;
+    }
+}
+#define RUN_bfloat16(x, s, n, l, k0) \
+    ((s) == 1 && cpu_avx2 ? run_bfloat16_avx2((x), (n), (l), (k0)) : run_bfloat16((x), (s), (n), (l), (k0)))
+#define ADD_ROWS_bfloat16(r, x, rs, nrows, s, w) \
+    ((s) == 1 && cpu_avx2 ? add_rows_bfloat16_avx2((r), (x), (rs), (nrows), (w)) \
+                            : add_rows_bfloat16_generic((r), (x), (rs), (nrows), (s), (w)))
+#else
 #define RUN_bfloat16 run_bfloat16
-#define ADD_ROW_bfloat16 add_row_bfloat16
+#define ADD_ROWS_bfloat16 add_rows_bfloat16_generic
+#endif
 /* ======================================================================
  * float32: accumulate in double, round once
  * ==================================================================== */
@@ -663,8 +787,99 @@ CLONES static void add_row_float32(rowacc_float32 *r, const T_float32 *x, int64_
         for (int64_t j = 0; j < w; j++) a[j] += LOAD_float32(x[j * s]);
     }
 }
+
+/* dst[j] = the mean of column j (count values) for j < w. */
+static void finish_row_float32(const rowacc_float32 *r, int64_t w, int64_t count, T_float32 *dst)
+{
+    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float32(r->a[j], count);
+}
+#ifdef MEANCLI_X86
+AVX2 static void finish_row_float32_avx2(const rowacc_float32 *r, int64_t w, int64_t count, T_float32 *dst)
+{
+    const __m256d c = _mm256_set1_pd((double)count);
+    int64_t j = 0;
+    for (; j + 4 <= w; j += 4) _mm_storeu_ps(dst + j, _mm256_cvtpd_ps(_mm256_div_pd(_mm256_loadu_pd(r->a + j), c)));
+    for (; j < w; j++) dst[j] = finalize_float32(r->a[j], count);
+}
+#define FINISH_ROW_float32(r, w, count, dst) \
+    (cpu_avx2 && (count) > 0 ? finish_row_float32_avx2((r), (w), (count), (dst)) : finish_row_float32((r), (w), (count), (dst)))
+#else
+#define FINISH_ROW_float32 finish_row_float32
+#endif
+
+/* Rows [0, nrows) at row stride rs, each adding w columns at stride s. */
+static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_float32(r, x + i * rs, s, w);
+}
+
+#ifdef MEANCLI_X86
+/* 8 float32 values as 8 floats (exact), split into two halves of 4 doubles. */
+#define LOAD8F_float32(p) _mm256_loadu_ps(p)
+#define LO4_float32(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
+#define HI4_float32(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
+
+AVX2 static void run_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l, int k0)
+{
+    int64_t i = 0;
+    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 16) l->a[k] += LOAD_float32(x[i]);
+    __m256d a0 = _mm256_loadu_pd(l->a), a1 = _mm256_loadu_pd(l->a + 4);
+    __m256d a2 = _mm256_loadu_pd(l->a + 8), a3 = _mm256_loadu_pd(l->a + 12);
+    for (; i + 16 <= n; i += 16) {
+        __m256 f0 = LOAD8F_float32(x + i), f1 = LOAD8F_float32(x + i + 8);
+        a0 = _mm256_add_pd(a0, LO4_float32(f0));
+        a1 = _mm256_add_pd(a1, HI4_float32(f0));
+        a2 = _mm256_add_pd(a2, LO4_float32(f1));
+        a3 = _mm256_add_pd(a3, HI4_float32(f1));
+    }
+    _mm256_storeu_pd(l->a, a0); _mm256_storeu_pd(l->a + 4, a1);
+    _mm256_storeu_pd(l->a + 8, a2); _mm256_storeu_pd(l->a + 12, a3);
+    for (int k = 0; i < n; i++, k++) l->a[k] += LOAD_float32(x[i]);
+}
+
+/* Column blocks stay in registers for all the rows: each column still
+ * takes its rows in order. */
+AVX2 static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    int64_t j = 0;
+    for (; j + 32 <= w; j += 32) {
+        __m256d c[8];
+        for (int q = 0; q < 8; q++) c[q] = _mm256_loadu_pd(r->a + j + 4 * q);
+        for (int64_t i = 0; i < nrows; i++) {
+            const T_float32 *p = x + i * rs + j;
+            for (int q = 0; q < 4; q++) {
+                __m256 f = LOAD8F_float32(p + 8 * q);
+                c[2 * q] = _mm256_add_pd(c[2 * q], LO4_float32(f));
+                c[2 * q + 1] = _mm256_add_pd(c[2 * q + 1], HI4_float32(f));
+            }
+        }
+        for (int q = 0; q < 8; q++) _mm256_storeu_pd(r->a + j + 4 * q, c[q]);
+    }
+    for (; j + 8 <= w; j += 8) {
+        __m256d c0 = _mm256_loadu_pd(r->a + j), c1 = _mm256_loadu_pd(r->a + j + 4);
+        for (int64_t i = 0; i < nrows; i++) {
+            __m256 f = LOAD8F_float32(x + i * rs + j);
+            c0 = _mm256_add_pd(c0, LO4_float32(f));
+            c1 = _mm256_add_pd(c1, HI4_float32(f));
+        }
+        _mm256_storeu_pd(r->a + j, c0);
+        _mm256_storeu_pd(r->a + j + 4, c1);
+    }
+    for (; j < w; j++) {
+        double c = r->a[j];
+        for (int64_t i = 0; i < nrows; i++) c += LOAD_float32(x[i * rs + j]);
+        r->a[j] = c;
+    }
+}
+#define RUN_float32(x, s, n, l, k0) \
+    ((s) == 1 && cpu_avx2 ? run_float32_avx2((x), (n), (l), (k0)) : run_float32((x), (s), (n), (l), (k0)))
+#define ADD_ROWS_float32(r, x, rs, nrows, s, w) \
+    ((s) == 1 && cpu_avx2 ? add_rows_float32_avx2((r), (x), (rs), (nrows), (w)) \
+                            : add_rows_float32_generic((r), (x), (rs), (nrows), (s), (w)))
+#else
 #define RUN_float32 run_float32
-#define ADD_ROW_float32 add_row_float32
+#define ADD_ROWS_float32 add_rows_float32_generic
+#endif
 /* ======================================================================
  * float64: accumulate in double-double (TwoSum), round once
  * ==================================================================== */
@@ -752,8 +967,83 @@ CLONES static void add_row_float64(rowacc_float64 *r, const T_float64 *x, int64_
     }
 }
 #undef TWO_SUM_INTO
+
+static void finish_row_float64(const rowacc_float64 *r, int64_t w, int64_t count, T_float64 *dst)
+{
+    for (int64_t j = 0; j < w; j++) {
+        dd_t s = {r->hi[j], isfinite(r->hi[j]) ? r->lo[j] : 0.0};
+        dst[j] = finalize_float64(s, count);
+    }
+}
+#define FINISH_ROW_float64 finish_row_float64
+
+static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_float64(r, x + i * rs, s, w);
+}
+
+#ifdef MEANCLI_X86
+/* TwoSum on 4 lanes at once: the same operations, lane by lane. */
+#define TWO_SUM4(hi, lo, v) do { \
+        __m256d t_ = _mm256_add_pd((hi), (v)), bp_ = _mm256_sub_pd(t_, (hi)); \
+        (lo) = _mm256_add_pd((lo), _mm256_add_pd(_mm256_sub_pd((hi), _mm256_sub_pd(t_, bp_)), _mm256_sub_pd((v), bp_))); \
+        (hi) = t_; \
+    } while (0)
+
+AVX2 static void run_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l, int k0)
+{
+    int64_t i = 0;
+    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 8) {
+        double t = l->hi[k] + x[i], bp = t - l->hi[k];
+        l->lo[k] += (l->hi[k] - (t - bp)) + (x[i] - bp);
+        l->hi[k] = t;
+    }
+    __m256d h0 = _mm256_loadu_pd(l->hi), h1 = _mm256_loadu_pd(l->hi + 4);
+    __m256d e0 = _mm256_loadu_pd(l->lo), e1 = _mm256_loadu_pd(l->lo + 4);
+    for (; i + 8 <= n; i += 8) {
+        TWO_SUM4(h0, e0, _mm256_loadu_pd(x + i));
+        TWO_SUM4(h1, e1, _mm256_loadu_pd(x + i + 4));
+    }
+    _mm256_storeu_pd(l->hi, h0); _mm256_storeu_pd(l->hi + 4, h1);
+    _mm256_storeu_pd(l->lo, e0); _mm256_storeu_pd(l->lo + 4, e1);
+    for (int k = 0; i < n; i++, k++) {
+        double t = l->hi[k] + x[i], bp = t - l->hi[k];
+        l->lo[k] += (l->hi[k] - (t - bp)) + (x[i] - bp);
+        l->hi[k] = t;
+    }
+}
+
+AVX2 static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    int64_t j = 0;
+    for (; j + 16 <= w; j += 16) {
+        __m256d h[4], e[4];
+        for (int q = 0; q < 4; q++) { h[q] = _mm256_loadu_pd(r->hi + j + 4 * q); e[q] = _mm256_loadu_pd(r->lo + j + 4 * q); }
+        for (int64_t i = 0; i < nrows; i++)
+            for (int q = 0; q < 4; q++) TWO_SUM4(h[q], e[q], _mm256_loadu_pd(x + i * rs + j + 4 * q));
+        for (int q = 0; q < 4; q++) { _mm256_storeu_pd(r->hi + j + 4 * q, h[q]); _mm256_storeu_pd(r->lo + j + 4 * q, e[q]); }
+    }
+    for (; j < w; j++) {
+        double hi = r->hi[j], lo = r->lo[j];
+        for (int64_t i = 0; i < nrows; i++) {
+            double v = x[i * rs + j], t = hi + v, bp = t - hi;
+            lo += (hi - (t - bp)) + (v - bp);
+            hi = t;
+        }
+        r->hi[j] = hi;
+        r->lo[j] = lo;
+    }
+}
+#undef TWO_SUM4
+#define RUN_float64(x, s, n, l, k0) \
+    ((s) == 1 && cpu_avx2 ? run_float64_avx2((x), (n), (l), (k0)) : run_float64((x), (s), (n), (l), (k0)))
+#define ADD_ROWS_float64(r, x, rs, nrows, s, w) \
+    ((s) == 1 && cpu_avx2 ? add_rows_float64_avx2((r), (x), (rs), (nrows), (w)) \
+                          : add_rows_float64_generic((r), (x), (rs), (nrows), (s), (w)))
+#else
 #define RUN_float64 run_float64
-#define ADD_ROW_float64 add_row_float64
+#define ADD_ROWS_float64 add_rows_float64_generic
+#endif
 /* ======================================================================
  * int8: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
  * ==================================================================== */
@@ -828,8 +1118,12 @@ CLONES static void add_row_int8(rowacc_int8 *r, const T_int8 *x, int64_t s, int6
         for (int64_t j = 0; j < w; j++) ADD_BIASED_int8(lo[j], hi[j], BIASED_int8(x[j * s]));
     }
 }
+static void add_rows_int8_generic(rowacc_int8 *r, const T_int8 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_int8(r, x + i * rs, s, w);
+}
 #define RUN_int8 run_int8
-#define ADD_ROW_int8 add_row_int8
+#define ADD_ROWS_int8 add_rows_int8_generic
 /* ======================================================================
  * int16: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
  * ==================================================================== */
@@ -904,8 +1198,12 @@ CLONES static void add_row_int16(rowacc_int16 *r, const T_int16 *x, int64_t s, i
         for (int64_t j = 0; j < w; j++) ADD_BIASED_int16(lo[j], hi[j], BIASED_int16(x[j * s]));
     }
 }
+static void add_rows_int16_generic(rowacc_int16 *r, const T_int16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_int16(r, x + i * rs, s, w);
+}
 #define RUN_int16 run_int16
-#define ADD_ROW_int16 add_row_int16
+#define ADD_ROWS_int16 add_rows_int16_generic
 /* ======================================================================
  * int32: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
  * ==================================================================== */
@@ -980,8 +1278,12 @@ CLONES static void add_row_int32(rowacc_int32 *r, const T_int32 *x, int64_t s, i
         for (int64_t j = 0; j < w; j++) ADD_BIASED_int32(lo[j], hi[j], BIASED_int32(x[j * s]));
     }
 }
+static void add_rows_int32_generic(rowacc_int32 *r, const T_int32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_int32(r, x + i * rs, s, w);
+}
 #define RUN_int32 run_int32
-#define ADD_ROW_int32 add_row_int32
+#define ADD_ROWS_int32 add_rows_int32_generic
 /* ======================================================================
  * int64: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
  * ==================================================================== */
@@ -1056,8 +1358,37 @@ CLONES static void add_row_int64(rowacc_int64 *r, const T_int64 *x, int64_t s, i
         for (int64_t j = 0; j < w; j++) ADD_BIASED_int64(lo[j], hi[j], BIASED_int64(x[j * s]));
     }
 }
+static void add_rows_int64_generic(rowacc_int64 *r, const T_int64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_int64(r, x + i * rs, s, w);
+}
+
+#ifdef MEANCLI_X86
+/* 64-bit integers: bias and split into 32-bit halves 4 lanes at a time. */
+AVX2 static void run_int64_avx2(const T_int64 *x, int64_t n, lanes_int64 *l)
+{
+    const __m256i bias = _mm256_set1_epi64x((long long)((uint64_t)1 << 63)), low = _mm256_set1_epi64x(0xffffffffLL);
+    __m256i lo0 = _mm256_loadu_si256((const __m256i *)l->lo), lo1 = _mm256_loadu_si256((const __m256i *)(l->lo + 4));
+    __m256i hi0 = _mm256_loadu_si256((const __m256i *)l->hi), hi1 = _mm256_loadu_si256((const __m256i *)(l->hi + 4));
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i u0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(x + i)), bias);
+        __m256i u1 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(x + i + 4)), bias);
+        lo0 = _mm256_add_epi64(lo0, _mm256_and_si256(u0, low));
+        lo1 = _mm256_add_epi64(lo1, _mm256_and_si256(u1, low));
+        hi0 = _mm256_add_epi64(hi0, _mm256_srli_epi64(u0, 32));
+        hi1 = _mm256_add_epi64(hi1, _mm256_srli_epi64(u1, 32));
+    }
+    _mm256_storeu_si256((__m256i *)l->lo, lo0); _mm256_storeu_si256((__m256i *)(l->lo + 4), lo1);
+    _mm256_storeu_si256((__m256i *)l->hi, hi0); _mm256_storeu_si256((__m256i *)(l->hi + 4), hi1);
+    for (int k = 0; i < n; i++, k++) ADD_BIASED_int64(l->lo[k], l->hi[k], BIASED_int64(x[i]));
+}
+#define RUN_int64(x, s, n, l, k0) \
+    ((s) == 1 && cpu_avx2 ? run_int64_avx2((x), (n), (l)) : run_int64((x), (s), (n), (l), (k0)))
+#else
 #define RUN_int64 run_int64
-#define ADD_ROW_int64 add_row_int64
+#endif
+#define ADD_ROWS_int64 add_rows_int64_generic
 /* ======================================================================
  * uint8: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
  * ==================================================================== */
@@ -1132,8 +1463,12 @@ CLONES static void add_row_uint8(rowacc_uint8 *r, const T_uint8 *x, int64_t s, i
         for (int64_t j = 0; j < w; j++) ADD_BIASED_uint8(lo[j], hi[j], BIASED_uint8(x[j * s]));
     }
 }
+static void add_rows_uint8_generic(rowacc_uint8 *r, const T_uint8 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_uint8(r, x + i * rs, s, w);
+}
 #define RUN_uint8 run_uint8
-#define ADD_ROW_uint8 add_row_uint8
+#define ADD_ROWS_uint8 add_rows_uint8_generic
 /* ======================================================================
  * uint16: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
  * ==================================================================== */
@@ -1208,8 +1543,12 @@ CLONES static void add_row_uint16(rowacc_uint16 *r, const T_uint16 *x, int64_t s
         for (int64_t j = 0; j < w; j++) ADD_BIASED_uint16(lo[j], hi[j], BIASED_uint16(x[j * s]));
     }
 }
+static void add_rows_uint16_generic(rowacc_uint16 *r, const T_uint16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_uint16(r, x + i * rs, s, w);
+}
 #define RUN_uint16 run_uint16
-#define ADD_ROW_uint16 add_row_uint16
+#define ADD_ROWS_uint16 add_rows_uint16_generic
 /* ======================================================================
  * uint32: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
  * ==================================================================== */
@@ -1284,8 +1623,12 @@ CLONES static void add_row_uint32(rowacc_uint32 *r, const T_uint32 *x, int64_t s
         for (int64_t j = 0; j < w; j++) ADD_BIASED_uint32(lo[j], hi[j], BIASED_uint32(x[j * s]));
     }
 }
+static void add_rows_uint32_generic(rowacc_uint32 *r, const T_uint32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_uint32(r, x + i * rs, s, w);
+}
 #define RUN_uint32 run_uint32
-#define ADD_ROW_uint32 add_row_uint32
+#define ADD_ROWS_uint32 add_rows_uint32_generic
 /* ======================================================================
  * uint64: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
  * ==================================================================== */
@@ -1360,8 +1703,37 @@ CLONES static void add_row_uint64(rowacc_uint64 *r, const T_uint64 *x, int64_t s
         for (int64_t j = 0; j < w; j++) ADD_BIASED_uint64(lo[j], hi[j], BIASED_uint64(x[j * s]));
     }
 }
+static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    for (int64_t i = 0; i < nrows; i++) add_row_uint64(r, x + i * rs, s, w);
+}
+
+#ifdef MEANCLI_X86
+/* 64-bit integers: bias and split into 32-bit halves 4 lanes at a time. */
+AVX2 static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint64 *l)
+{
+    const __m256i bias = _mm256_set1_epi64x((long long)0), low = _mm256_set1_epi64x(0xffffffffLL);
+    __m256i lo0 = _mm256_loadu_si256((const __m256i *)l->lo), lo1 = _mm256_loadu_si256((const __m256i *)(l->lo + 4));
+    __m256i hi0 = _mm256_loadu_si256((const __m256i *)l->hi), hi1 = _mm256_loadu_si256((const __m256i *)(l->hi + 4));
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i u0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(x + i)), bias);
+        __m256i u1 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(x + i + 4)), bias);
+        lo0 = _mm256_add_epi64(lo0, _mm256_and_si256(u0, low));
+        lo1 = _mm256_add_epi64(lo1, _mm256_and_si256(u1, low));
+        hi0 = _mm256_add_epi64(hi0, _mm256_srli_epi64(u0, 32));
+        hi1 = _mm256_add_epi64(hi1, _mm256_srli_epi64(u1, 32));
+    }
+    _mm256_storeu_si256((__m256i *)l->lo, lo0); _mm256_storeu_si256((__m256i *)(l->lo + 4), lo1);
+    _mm256_storeu_si256((__m256i *)l->hi, hi0); _mm256_storeu_si256((__m256i *)(l->hi + 4), hi1);
+    for (int k = 0; i < n; i++, k++) ADD_BIASED_uint64(l->lo[k], l->hi[k], BIASED_uint64(x[i]));
+}
+#define RUN_uint64(x, s, n, l, k0) \
+    ((s) == 1 && cpu_avx2 ? run_uint64_avx2((x), (n), (l)) : run_uint64((x), (s), (n), (l), (k0)))
+#else
 #define RUN_uint64 run_uint64
-#define ADD_ROW_uint64 add_row_uint64
+#endif
+#define ADD_ROWS_uint64 add_rows_uint64_generic
 /* ---- ReduceMean, float16 ------------------------------------------------ */
 
 static inline int64_t min64_float16(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -1418,16 +1790,28 @@ static void inner_span_float16(const T_float16 *base, const reduce_plan *p, int6
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_float16(const T_float16 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_float16 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_float16(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_float16(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_float16(len - i0, end - f);
+        ADD_ROWS_float16(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -1492,21 +1876,15 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_float16(tid * per, nunits), hi = u0 + min64_float16(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_float16(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_float16 total = (acc_float16)-0.0;
                 lanes_float16 local;
@@ -1541,7 +1919,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_float16 *parts = (acc_float16 *)alloc_array(nparts, (int64_t)sizeof(acc_float16));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -1626,7 +2004,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_float16 *)alloc_array(slots, (int64_t)sizeof(acc_float16));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -1639,7 +2017,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
             rowacc_take_float16(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_float16(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -1823,16 +2201,28 @@ static void inner_span_bfloat16(const T_bfloat16 *base, const reduce_plan *p, in
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_bfloat16(const T_bfloat16 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_bfloat16 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_bfloat16(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_bfloat16(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_bfloat16(len - i0, end - f);
+        ADD_ROWS_bfloat16(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -1897,21 +2287,15 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_bfloat16(tid * per, nunits), hi = u0 + min64_bfloat16(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_bfloat16(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_bfloat16 total = (acc_bfloat16)-0.0;
                 lanes_bfloat16 local;
@@ -1946,7 +2330,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_bfloat16 *parts = (acc_bfloat16 *)alloc_array(nparts, (int64_t)sizeof(acc_bfloat16));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -2031,7 +2415,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_bfloat16 *)alloc_array(slots, (int64_t)sizeof(acc_bfloat16));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -2044,7 +2428,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
             rowacc_take_bfloat16(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_bfloat16(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -2228,16 +2612,28 @@ static void inner_span_float32(const T_float32 *base, const reduce_plan *p, int6
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_float32(const T_float32 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_float32 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_float32(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_float32(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_float32(len - i0, end - f);
+        ADD_ROWS_float32(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -2302,21 +2698,15 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_float32(tid * per, nunits), hi = u0 + min64_float32(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_float32(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_float32 total = (acc_float32)-0.0;
                 lanes_float32 local;
@@ -2351,7 +2741,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_float32 *parts = (acc_float32 *)alloc_array(nparts, (int64_t)sizeof(acc_float32));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -2436,7 +2826,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_float32 *)alloc_array(slots, (int64_t)sizeof(acc_float32));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -2449,7 +2839,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
             rowacc_take_float32(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_float32(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -2633,16 +3023,28 @@ static void inner_span_float64(const T_float64 *base, const reduce_plan *p, int6
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_float64(const T_float64 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_float64 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_float64(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_float64(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_float64(len - i0, end - f);
+        ADD_ROWS_float64(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -2707,21 +3109,15 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_float64(tid * per, nunits), hi = u0 + min64_float64(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_float64(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_float64 total = (acc_float64){-0.0, 0.0};
                 lanes_float64 local;
@@ -2756,7 +3152,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_float64 *parts = (acc_float64 *)alloc_array(nparts, (int64_t)sizeof(acc_float64));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -2841,7 +3237,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_float64 *)alloc_array(slots, (int64_t)sizeof(acc_float64));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -2854,7 +3250,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
             rowacc_take_float64(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_float64(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -3038,16 +3434,28 @@ static void inner_span_int8(const T_int8 *base, const reduce_plan *p, int64_t f0
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_int8(const T_int8 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_int8 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_int8(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_int8(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_int8(len - i0, end - f);
+        ADD_ROWS_int8(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -3112,21 +3520,15 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_int8(tid * per, nunits), hi = u0 + min64_int8(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_int8(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_int8 total = (acc_int8)0;
                 lanes_int8 local;
@@ -3161,7 +3563,7 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int8 *parts = (acc_int8 *)alloc_array(nparts, (int64_t)sizeof(acc_int8));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -3246,7 +3648,7 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_int8 *)alloc_array(slots, (int64_t)sizeof(acc_int8));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -3259,7 +3661,7 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
             rowacc_take_int8(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_int8(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -3445,16 +3847,28 @@ static void inner_span_int16(const T_int16 *base, const reduce_plan *p, int64_t 
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_int16(const T_int16 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_int16 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_int16(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_int16(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_int16(len - i0, end - f);
+        ADD_ROWS_int16(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -3519,21 +3933,15 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_int16(tid * per, nunits), hi = u0 + min64_int16(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_int16(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_int16 total = (acc_int16)0;
                 lanes_int16 local;
@@ -3568,7 +3976,7 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int16 *parts = (acc_int16 *)alloc_array(nparts, (int64_t)sizeof(acc_int16));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -3653,7 +4061,7 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_int16 *)alloc_array(slots, (int64_t)sizeof(acc_int16));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -3666,7 +4074,7 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
             rowacc_take_int16(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_int16(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -3852,16 +4260,28 @@ static void inner_span_int32(const T_int32 *base, const reduce_plan *p, int64_t 
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_int32(const T_int32 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_int32 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_int32(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_int32(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_int32(len - i0, end - f);
+        ADD_ROWS_int32(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -3926,21 +4346,15 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_int32(tid * per, nunits), hi = u0 + min64_int32(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_int32(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_int32 total = (acc_int32)0;
                 lanes_int32 local;
@@ -3975,7 +4389,7 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int32 *parts = (acc_int32 *)alloc_array(nparts, (int64_t)sizeof(acc_int32));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -4060,7 +4474,7 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_int32 *)alloc_array(slots, (int64_t)sizeof(acc_int32));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -4073,7 +4487,7 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
             rowacc_take_int32(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_int32(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -4259,16 +4673,28 @@ static void inner_span_int64(const T_int64 *base, const reduce_plan *p, int64_t 
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_int64(const T_int64 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_int64 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_int64(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_int64(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_int64(len - i0, end - f);
+        ADD_ROWS_int64(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -4333,21 +4759,15 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_int64(tid * per, nunits), hi = u0 + min64_int64(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_int64(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_int64 total = (acc_int64)0;
                 lanes_int64 local;
@@ -4382,7 +4802,7 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int64 *parts = (acc_int64 *)alloc_array(nparts, (int64_t)sizeof(acc_int64));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -4467,7 +4887,7 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_int64 *)alloc_array(slots, (int64_t)sizeof(acc_int64));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -4480,7 +4900,7 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
             rowacc_take_int64(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_int64(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -4666,16 +5086,28 @@ static void inner_span_uint8(const T_uint8 *base, const reduce_plan *p, int64_t 
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_uint8(const T_uint8 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_uint8 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_uint8(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_uint8(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_uint8(len - i0, end - f);
+        ADD_ROWS_uint8(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -4740,21 +5172,15 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_uint8(tid * per, nunits), hi = u0 + min64_uint8(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_uint8(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_uint8 total = (acc_uint8)0;
                 lanes_uint8 local;
@@ -4789,7 +5215,7 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint8 *parts = (acc_uint8 *)alloc_array(nparts, (int64_t)sizeof(acc_uint8));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -4874,7 +5300,7 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_uint8 *)alloc_array(slots, (int64_t)sizeof(acc_uint8));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -4887,7 +5313,7 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
             rowacc_take_uint8(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_uint8(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -5073,16 +5499,28 @@ static void inner_span_uint16(const T_uint16 *base, const reduce_plan *p, int64_
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_uint16(const T_uint16 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_uint16 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_uint16(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_uint16(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_uint16(len - i0, end - f);
+        ADD_ROWS_uint16(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -5147,21 +5585,15 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_uint16(tid * per, nunits), hi = u0 + min64_uint16(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_uint16(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_uint16 total = (acc_uint16)0;
                 lanes_uint16 local;
@@ -5196,7 +5628,7 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint16 *parts = (acc_uint16 *)alloc_array(nparts, (int64_t)sizeof(acc_uint16));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -5281,7 +5713,7 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_uint16 *)alloc_array(slots, (int64_t)sizeof(acc_uint16));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -5294,7 +5726,7 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
             rowacc_take_uint16(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_uint16(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -5480,16 +5912,28 @@ static void inner_span_uint32(const T_uint32 *base, const reduce_plan *p, int64_
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_uint32(const T_uint32 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_uint32 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_uint32(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_uint32(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_uint32(len - i0, end - f);
+        ADD_ROWS_uint32(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -5554,21 +5998,15 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_uint32(tid * per, nunits), hi = u0 + min64_uint32(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_uint32(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_uint32 total = (acc_uint32)0;
                 lanes_uint32 local;
@@ -5603,7 +6041,7 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint32 *parts = (acc_uint32 *)alloc_array(nparts, (int64_t)sizeof(acc_uint32));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -5688,7 +6126,7 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_uint32 *)alloc_array(slots, (int64_t)sizeof(acc_uint32));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -5701,7 +6139,7 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
             rowacc_take_uint32(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_uint32(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -5887,16 +6325,28 @@ static void inner_span_uint64(const T_uint64 *base, const reduce_plan *p, int64_
     }
 }
 
-/* Rows [start, end) of the reduced index space added column-wise into r. */
+/* Rows [start, end) of the reduced index space added column-wise into r:
+ * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void rows_piece_uint64(const T_uint64 *base, const reduce_plan *p, int64_t start, int64_t end,
                               int64_t s, int64_t w, rowacc_uint64 *r)
 {
     int64_t idx[MEANCLI_MAX_RANK], off;
+    int nr = p->nr;
     if (end <= start) return;
-    unflatten(start, p->nr, p->rsize, p->rin, idx, &off);
-    for (int64_t f = start; f < end; f++) {
-        ADD_ROW_uint64(r, base + off, s, w);
-        odometer_next(p->nr, p->rsize, p->rin, idx, &off);
+    if (nr == 0) { /* nothing reduced: the one row */
+        ADD_ROWS_uint64(r, base, 0, 1, s, w);
+        return;
+    }
+    int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
+    unflatten(start, nr, p->rsize, p->rin, idx, &off);
+    for (;;) {
+        int64_t i0 = idx[nr - 1], take = min64_uint64(len - i0, end - f);
+        ADD_ROWS_uint64(r, base + off, rs, take, s, w);
+        f += take;
+        if (f >= end) break;
+        off -= i0 * rs;
+        idx[nr - 1] = 0;
+        odometer_next(nr - 1, p->rsize, p->rin, idx, &off);
     }
 }
 
@@ -5961,21 +6411,15 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
-        /* threads split the outputs */
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            int64_t tid = 0, nth = 1;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-            nth = omp_get_num_threads();
-#endif
-            int64_t per = (nunits + nth - 1) / nth;
-            int64_t lo = u0 + min64_uint64(tid * per, nunits), hi = u0 + min64_uint64(tid * per + per, nunits);
+        /* threads take blocks of outputs as they free up (a busy core slows
+         * one block, not half the work) */
+        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+        for (int64_t bi = 0; bi < nblocks; bi++) {
+            int64_t lo = u0 + bi * block, hi = min64_uint64(lo + block, u1);
             int64_t idx[MEANCLI_MAX_RANK], in_off = 0, out_off = 0;
-            if (lo < hi) {
-                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            }
+            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 acc_uint64 total = (acc_uint64)0;
                 lanes_uint64 local;
@@ -6010,7 +6454,7 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint64 *parts = (acc_uint64 *)alloc_array(nparts, (int64_t)sizeof(acc_uint64));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -6095,7 +6539,7 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
         if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, TILE, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_uint64 *)alloc_array(slots, (int64_t)sizeof(acc_uint64));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t wi = 0; wi < nparts; wi++) {
             int64_t unit = wi / nfull, c = c_first + wi % nfull;
             int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
@@ -6108,7 +6552,7 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
             rowacc_take_uint64(&r, w, cend - cstart, parts + wi * TILE);
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_uint64(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -6293,7 +6737,7 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float16 *const *x = (const T_float16 *const *)inputs;
     T_float16 *y = (T_float16 *)out;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = unit / ntiles, t = unit % ntiles;
         int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
@@ -6308,12 +6752,9 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
             const int64_t *s = strides + (int64_t)i * nd;
             int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
             for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROW_float16(&r, x[i] + off + t * TILE * sinner, sinner, w);
+            ADD_ROWS_float16(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
         }
-        acc_float16 part[TILE];
-        rowacc_take_float16(&r, w, ninputs, part);
-        T_float16 *dst = y + o * L + t * TILE;
-        for (int64_t j = 0; j < w; j++) dst[j] = finalize_float16(part[j], ninputs);
+        FINISH_ROW_float16(&r, w, ninputs, y + o * L + t * TILE);
     }
     free(strides);
     return MEANCLI_OK;
@@ -6373,7 +6814,7 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     int nt = clamp_threads(nthreads, work);
     const T_bfloat16 *const *x = (const T_bfloat16 *const *)inputs;
     T_bfloat16 *y = (T_bfloat16 *)out;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = unit / ntiles, t = unit % ntiles;
         int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
@@ -6388,12 +6829,9 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
             const int64_t *s = strides + (int64_t)i * nd;
             int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
             for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROW_bfloat16(&r, x[i] + off + t * TILE * sinner, sinner, w);
+            ADD_ROWS_bfloat16(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
         }
-        acc_bfloat16 part[TILE];
-        rowacc_take_bfloat16(&r, w, ninputs, part);
-        T_bfloat16 *dst = y + o * L + t * TILE;
-        for (int64_t j = 0; j < w; j++) dst[j] = finalize_bfloat16(part[j], ninputs);
+        FINISH_ROW_bfloat16(&r, w, ninputs, y + o * L + t * TILE);
     }
     free(strides);
     return MEANCLI_OK;
@@ -6453,7 +6891,7 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float32 *const *x = (const T_float32 *const *)inputs;
     T_float32 *y = (T_float32 *)out;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = unit / ntiles, t = unit % ntiles;
         int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
@@ -6468,12 +6906,9 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
             const int64_t *s = strides + (int64_t)i * nd;
             int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
             for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROW_float32(&r, x[i] + off + t * TILE * sinner, sinner, w);
+            ADD_ROWS_float32(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
         }
-        acc_float32 part[TILE];
-        rowacc_take_float32(&r, w, ninputs, part);
-        T_float32 *dst = y + o * L + t * TILE;
-        for (int64_t j = 0; j < w; j++) dst[j] = finalize_float32(part[j], ninputs);
+        FINISH_ROW_float32(&r, w, ninputs, y + o * L + t * TILE);
     }
     free(strides);
     return MEANCLI_OK;
@@ -6533,7 +6968,7 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float64 *const *x = (const T_float64 *const *)inputs;
     T_float64 *y = (T_float64 *)out;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = unit / ntiles, t = unit % ntiles;
         int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
@@ -6548,12 +6983,9 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
             const int64_t *s = strides + (int64_t)i * nd;
             int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
             for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROW_float64(&r, x[i] + off + t * TILE * sinner, sinner, w);
+            ADD_ROWS_float64(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
         }
-        acc_float64 part[TILE];
-        rowacc_take_float64(&r, w, ninputs, part);
-        T_float64 *dst = y + o * L + t * TILE;
-        for (int64_t j = 0; j < w; j++) dst[j] = finalize_float64(part[j], ninputs);
+        FINISH_ROW_float64(&r, w, ninputs, y + o * L + t * TILE);
     }
     free(strides);
     return MEANCLI_OK;

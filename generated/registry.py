@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "288d23ed1edf5e52e427c586f9e4cff06924462a260458a62ded79ba31e3341e"
+KERNEL_SOURCE_SHA256 = "14a5324289c4d7db0d83a4d1d11e8496dcb40d01f434b7d60da8b7269a09c04e"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
