@@ -15,6 +15,7 @@ import hashlib, itertools
 import ml_dtypes, numpy as np, meancli
 rng = np.random.default_rng(7)
 h = hashlib.sha256()
+dtypes = [np.float32, np.float64, np.float16, ml_dtypes.bfloat16, np.int64, np.uint64, np.int32]
 for shape in [(70001,), (3, 40000), (4000, 37), (5, 7, 9, 11), (200, 600), (7, 300, 50), (1000, 64)]:
     x = rng.standard_normal(shape) * 1000
     for order in "CF":
@@ -22,7 +23,7 @@ for shape in [(70001,), (3, 40000), (4000, 37), (5, 7, 9, 11), (200, 600), (7, 3
         r = len(shape)
         for k in range(1, r + 1):
             for axes in itertools.combinations(range(r), k):
-                for dt in [np.float32, np.float64, np.float16, ml_dtypes.bfloat16, np.int64, np.uint64, np.int32]:
+                for dt in dtypes:
                     y = np.abs(xx).astype(dt) if dt == np.uint64 else xx.astype(dt)
                     h.update(meancli.reduce_mean(y, axes=list(axes)).tobytes())
 for dt in [np.float32, np.float64, np.float16, ml_dtypes.bfloat16]:
