@@ -195,10 +195,19 @@ static inline void two_prod(double a, double b, double *p, double *e)
 static inline double dd_div(dd_t a, double n)
 {
     if (!isfinite(a.hi)) return a.hi / n;
+    /* Dekker's split multiplies q by 2^27 + 1: scale huge sums down by an
+     * exact power of two first, so it cannot overflow to inf (and inf - inf
+     * to NaN), and scale the quotient back. */
+    double scale = 1.0;
+    if (fabs(a.hi) > 0x1p995) {
+        a.hi *= 0x1p-64;
+        a.lo *= 0x1p-64;
+        scale = 0x1p64;
+    }
     double q = a.hi / n, p, e;
     two_prod(q, n, &p, &e);
     double r = ((a.hi - p) - e) + a.lo;
-    return q + r / n;
+    return (q + r / n) * scale;
 }
 
 /* ------------------------------------------------------------------------
@@ -236,7 +245,9 @@ static int plan_reduce(int rank, const int64_t *shape, const int64_t *strides_by
     p->nred = 1;
     for (int d = 0; d < rank; d++) {
         if (shape[d] < 0) return MEANCLI_E_SHAPE;
-        if (strides_bytes[d] < 0 || strides_bytes[d] % itemsize != 0) return MEANCLI_E_STRIDE;
+        /* a dim of size 0 or 1 is never stepped along: its stride is irrelevant
+         * (numpy leaves any value there, negative ones included) */
+        if (shape[d] > 1 && (strides_bytes[d] < 0 || strides_bytes[d] % itemsize != 0)) return MEANCLI_E_STRIDE;
         int64_t *count = reduce_mask[d] ? &p->nred : &p->nout;
         if (!mul_ok(*count, shape[d], count)) return MEANCLI_E_SHAPE;
     }
@@ -6704,7 +6715,7 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
         if (!inputs[i]) return MEANCLI_E_ARG;
         for (int d = 0; d < rank; d++) {
             int64_t s = strides_bytes[(int64_t)i * rank + d];
-            if (s < 0 || s % (int64_t)sizeof(T_float16) != 0) return MEANCLI_E_STRIDE;
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float16) != 0)) return MEANCLI_E_STRIDE;
         }
     }
     /* Plan: drop size-1 dims; merge neighbours contiguous in every input. */
@@ -6781,7 +6792,7 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
         if (!inputs[i]) return MEANCLI_E_ARG;
         for (int d = 0; d < rank; d++) {
             int64_t s = strides_bytes[(int64_t)i * rank + d];
-            if (s < 0 || s % (int64_t)sizeof(T_bfloat16) != 0) return MEANCLI_E_STRIDE;
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_bfloat16) != 0)) return MEANCLI_E_STRIDE;
         }
     }
     /* Plan: drop size-1 dims; merge neighbours contiguous in every input. */
@@ -6858,7 +6869,7 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
         if (!inputs[i]) return MEANCLI_E_ARG;
         for (int d = 0; d < rank; d++) {
             int64_t s = strides_bytes[(int64_t)i * rank + d];
-            if (s < 0 || s % (int64_t)sizeof(T_float32) != 0) return MEANCLI_E_STRIDE;
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float32) != 0)) return MEANCLI_E_STRIDE;
         }
     }
     /* Plan: drop size-1 dims; merge neighbours contiguous in every input. */
@@ -6935,7 +6946,7 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
         if (!inputs[i]) return MEANCLI_E_ARG;
         for (int d = 0; d < rank; d++) {
             int64_t s = strides_bytes[(int64_t)i * rank + d];
-            if (s < 0 || s % (int64_t)sizeof(T_float64) != 0) return MEANCLI_E_STRIDE;
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float64) != 0)) return MEANCLI_E_STRIDE;
         }
     }
     /* Plan: drop size-1 dims; merge neighbours contiguous in every input. */

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "14a5324289c4d7db0d83a4d1d11e8496dcb40d01f434b7d60da8b7269a09c04e"
+KERNEL_SOURCE_SHA256 = "14f5abaceb42ed89aa8a8e122dc5a735c8a3a7de21d8afbe8fe518ebd1392c46"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

@@ -623,25 +623,31 @@ def write_npy(path: str, array: np.ndarray[Any, Any]) -> int:
     return total
 
 
-_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+_INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextlib.contextmanager
 def _interrupts_deferred() -> Iterator[Callable[[], None]]:
-    """Block SIGINT and SIGTERM until the ``resume()`` it yields is called (or the block ends).
+    """Hold back SIGINT and SIGTERM until the ``resume()`` it yields is called (or the block ends).
 
-    A signal that arrives meanwhile is delivered, and its Python handler raises, inside
-    ``resume()``.  Does nothing off the main thread or where ``pthread_sigmask`` is missing.
+    Their Python handlers are swapped for one that only takes note; ``resume()`` puts the
+    handlers back and raises each noted signal again, so that its handler (and exception)
+    runs there.  (Blocking the signals would not do: any other thread, an OpenMP worker for
+    one, still receives them.)  Does nothing off the main thread, where handlers cannot be
+    set, nor for a handler that was not set from Python.
     """
-    saved: set[int | signal.Signals] | None = None
-    if hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread():
-        saved = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+    noted: list[int] = []
+    saved: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in _INTERRUPTS:
+            if signal.getsignal(signum) is not None:  # (None: installed from C, not restorable)
+                saved[signum] = signal.signal(signum, lambda number, frame: noted.append(number))
 
     def resume() -> None:
-        nonlocal saved
-        if saved is not None:
-            previous, saved = saved, None
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        while saved:
+            signal.signal(*saved.popitem())
+        while noted:
+            signal.raise_signal(noted.pop(0))
 
     try:
         yield resume

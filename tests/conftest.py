@@ -16,7 +16,6 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 from hypothesis import HealthCheck, settings
-from meancli.generated.registry import OPS
 
 from meancli.opversion import OpVersion
 
@@ -50,13 +49,15 @@ FLOAT64_EXTREME = 2.0**990
 
 
 def ops() -> tuple[OpVersion, ...]:
-    """Every operator version the specs define."""
+    """Every operator version the specs define (meancli.generated.registry.OPS)."""
+    from meancli.generated.registry import OPS
+
     return OPS
 
 
 def ops_of_kind(kind: str) -> list[OpVersion]:
     """The versions of one kind: ``reduce`` or ``elementwise_mean``."""
-    return [op for op in OPS if op.kind == kind]
+    return [op for op in ops() if op.kind == kind]
 
 
 def op_id(op: OpVersion) -> str:

@@ -37,7 +37,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
@@ -61,14 +61,32 @@ BASE = settings.default.max_examples
 
 def scaled(factor: float, minimum: int = 5) -> settings:
     """The loaded profile with ``factor`` times its examples."""
-    return settings(max_examples=max(minimum, int(BASE * factor)), deadline=None, suppress_health_check=_HEALTH)
+    return settings(
+        max_examples=max(minimum, int(BASE * factor)), deadline=None, suppress_health_check=_HEALTH
+    )
 
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 # --------------------------------------------------------------------------- valid files
 
-DESCRS = ["<f2", "<f4", ">f4", "<f8", ">f8", "<i4", ">i8", "<u4", "<u8", "|i1", "<i2", "|u1", ">u2", "<V2", "|V2"]
+DESCRS = [
+    "<f2",
+    "<f4",
+    ">f4",
+    "<f8",
+    ">f8",
+    "<i4",
+    ">i8",
+    "<u4",
+    "<u8",
+    "|i1",
+    "<i2",
+    "|u1",
+    ">u2",
+    "<V2",
+    "|V2",
+]
 
 
 def _dtype(descr: str) -> np.dtype[Any]:
@@ -159,7 +177,9 @@ def mutated(draw: st.DrawFn, files: st.SearchStrategy[tuple[bytes, np.ndarray]])
     """A valid file with a few random mutations applied."""
     data, _ = draw(files)
     for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.sampled_from(["flip", "cut", "insert", "delete", "length", "version", "append", "word"]))
+        kind = draw(
+            st.sampled_from(["flip", "cut", "insert", "delete", "length", "version", "append", "word"])
+        )
         header_end = min(len(data), 11 + 100)
         if kind == "flip" and data:
             at = draw(st.integers(0, header_end)) if draw(st.booleans()) else draw(st.integers(0, 10**6))
@@ -196,7 +216,9 @@ LITERALS = st.recursive(
         st.integers(-2, 6),
         st.floats(allow_nan=True),
         st.complex_numbers(max_magnitude=10),
-        st.sampled_from(["<f4", ">f8", "<V2", "|O", "O", "<U2", "S0", "V0", "b1", "M8", "f4,i4", "(2,)f4", "T"]),
+        st.sampled_from(
+            ["<f4", ">f8", "<V2", "|O", "O", "<U2", "S0", "V0", "b1", "M8", "f4,i4", "(2,)f4", "T"]
+        ),
         st.text(max_size=6),
         st.binary(max_size=4),
     ),
@@ -212,7 +234,9 @@ LITERALS = st.recursive(
 @st.composite
 def random_headers(draw: st.DrawFn) -> bytes:
     """A file whose header is a random dict literal (often with the right keys)."""
-    keys = draw(st.lists(st.sampled_from(["descr", "fortran_order", "shape", "extra"]), unique=True, max_size=4))
+    keys = draw(
+        st.lists(st.sampled_from(["descr", "fortran_order", "shape", "extra"]), unique=True, max_size=4)
+    )
     if draw(st.booleans()):
         keys = ["descr", "fortran_order", "shape"]
     values = {}
@@ -220,7 +244,9 @@ def random_headers(draw: st.DrawFn) -> bytes:
         if key == "shape" and draw(st.booleans()):
             values[key] = tuple(draw(st.lists(st.integers(-2, 5) | st.integers(0, 2**66), max_size=5)))
         elif key == "descr" and draw(st.booleans()):
-            values[key] = draw(st.sampled_from(DESCRS + ["|O", "<U3", "f4,i4", "<c8", "|b1", "<M8[s]", "T", "V3"]))
+            values[key] = draw(
+                st.sampled_from([*DESCRS, "|O", "<U3", "f4,i4", "<c8", "|b1", "<M8[s]", "T", "V3"])
+            )
         elif key == "fortran_order" and draw(st.booleans()):
             values[key] = draw(st.booleans())
         else:
@@ -289,7 +315,13 @@ def _via_source(path: Path, data: bytes, monkeypatch: pytest.MonkeyPatch) -> Any
         fp = io.BufferedReader(io.BytesIO(data))  # type: ignore[arg-type]
         header = npyio.read_header(fp, "<stream>")
         source = streaming.Source("<stream>", header, fp, seekable=False)
-        array = source.read_all()
+        if header.nbytes <= 1 << 20:  # as the CLI reads a small stdin: whole
+            array = source.read_all()
+        else:  # as it streams a large one: slab by slab (the data here is short: it must fail)
+            slab = np.empty(1 << 16, dtype=np.uint8)
+            for start in range(0, header.nbytes, len(slab)):
+                source.read_into(start, slab.data[: min(len(slab), header.nbytes - start)])
+            raise AssertionError("a stream of at most 4 KiB held more than 1 MiB of data")
         source.finish()
         return array, header
 
@@ -318,9 +350,11 @@ def check_reader(data: bytes, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Non
             _check_array(data, got)
 
 
-@scaled(5)
+@scaled(3)
 @given(npy_files())
-def test_reader_on_valid_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, file: tuple[bytes, Any]) -> None:
+def test_reader_on_valid_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, file: tuple[bytes, Any]
+) -> None:
     data, array = file
     check_reader(data, tmp_path, monkeypatch)
     got, _ = npyio.read_npy(str(tmp_path / "f.npy"))
@@ -328,13 +362,13 @@ def test_reader_on_valid_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
     assert got.tobytes() == array.tobytes()
 
 
-@scaled(10)
+@scaled(5)
 @given(mutated(npy_files()))
 def test_reader_on_mutated_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     check_reader(data, tmp_path, monkeypatch)
 
 
-@scaled(10)
+@scaled(5)
 @given(random_headers())
 def test_reader_on_random_headers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     check_reader(data, tmp_path, monkeypatch)
@@ -354,7 +388,7 @@ _KNOWN_NPZ_BUGS: tuple[tuple[type[BaseException], str], ...] = (
 @scaled(3)
 @given(npy_files(), st.data())
 def test_npz_reader_on_mutated_archives(tmp_path: Path, file: tuple[bytes, Any], data: st.DataObject) -> None:
-    member, array = file
+    member, _ = file
     buf = io.BytesIO()
     compression = data.draw(st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED]))
     with zipfile.ZipFile(buf, "w", compression=compression) as z:
@@ -377,6 +411,7 @@ def test_npz_reader_on_mutated_archives(tmp_path: Path, file: tuple[bytes, Any],
     except Exception as exc:
         if not any(isinstance(exc, kind) and text in str(exc) for kind, text in _KNOWN_NPZ_BUGS):
             raise
+        event(f"skipped: a known bug ({type(exc).__name__})")
         return
     for item in got:
         assert isinstance(item.array, np.ndarray)
@@ -458,11 +493,13 @@ ARGV = st.lists(st.sampled_from(TOKENS), min_size=1, max_size=9)
 STDIN = st.sampled_from([b"", b"junk", b"x.npy"])  # b"x.npy": the bytes of that file
 
 
-def check_failure_output(code: int, stderr: str, argv: list[str]) -> None:
+def check_failure_output(code: int, stderr: str, stdout: str, argv: list[str]) -> None:
     where = f"{argv} -> {code}: {stderr!r}"
     assert code in (0, 1, 2), where
-    assert "Traceback" not in stderr, where
-    if code != 0:
+    assert "Traceback" not in stderr and "Traceback" not in stdout, where
+    if code == 2 and not stderr:  # a command without arguments shows its help
+        assert "Usage:" in stdout, where
+    elif code != 0:
         lines = [line for line in stderr.splitlines() if line.strip()]
         assert lines, where
         last = lines[-1]
@@ -473,9 +510,11 @@ def check_failure_output(code: int, stderr: str, argv: list[str]) -> None:
             assert last.startswith("error: ") and last[7:].strip(), where
 
 
-@scaled(0.25, minimum=6)
+@scaled(0.15, minimum=5)
 @given(argv=ARGV, stdin=STDIN)
-def test_cli_random_argv_subprocess(tmp_path_factory: pytest.TempPathFactory, argv: list[str], stdin: bytes) -> None:
+def test_cli_random_argv_subprocess(
+    tmp_path_factory: pytest.TempPathFactory, argv: list[str], stdin: bytes
+) -> None:
     work = tmp_path_factory.mktemp("argv")
     make_inputs(work)
     if stdin == b"x.npy":
@@ -488,7 +527,8 @@ def test_cli_random_argv_subprocess(tmp_path_factory: pytest.TempPathFactory, ar
         timeout=120,
         env={**os.environ, "NO_COLOR": "1", "COLUMNS": "120"},
     )
-    check_failure_output(proc.returncode, proc.stderr.decode(errors="replace"), argv)
+    out = proc.stdout.decode(errors="replace")
+    check_failure_output(proc.returncode, proc.stderr.decode(errors="replace"), out, argv)
     assert not [n for n in os.listdir(work) if n.endswith(".tmp")]
     shutil.rmtree(work)
 
@@ -500,7 +540,7 @@ def cli_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return work
 
 
-@scaled(2)
+@scaled(1)
 @given(argv=ARGV.filter(lambda a: "-" not in a))  # stdin is pytest's
 def test_cli_random_argv_in_process(
     cli_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str]
@@ -519,8 +559,8 @@ def test_cli_random_argv_in_process(
         code = main(list(argv))
     finally:
         signal.signal(signal.SIGTERM, handler)
-    err = capsys.readouterr().err
-    check_failure_output(code, err, argv)
+    captured = capsys.readouterr()
+    check_failure_output(code, captured.err, captured.out, argv)
     assert not [n for n in os.listdir(work) if n.endswith(".tmp")]
 
 
@@ -556,7 +596,7 @@ def views(draw: st.DrawFn, dtype: np.dtype[Any], max_rank: int = 5) -> np.ndarra
     rank = draw(st.integers(0, max_rank))
     shape = tuple(draw(st.lists(st.integers(0, 6), min_size=rank, max_size=rank)))
     steps = [draw(st.integers(0, 7)) for _ in shape]
-    span = 1 + sum((n - 1) * k for n, k in zip(shape, steps) if n > 0)
+    span = 1 + sum((n - 1) * k for n, k in zip(shape, steps, strict=True) if n > 0)
     base = _values(dtype, span + 3, draw(st.integers(0, 2**32)), draw(st.booleans()))
     if draw(st.booleans()) and dtype != BF16 and dtype.itemsize > 1:
         base = base.astype(dtype.newbyteorder())  # the same values, byte-swapped
@@ -601,12 +641,19 @@ def assert_mean_close(got: np.ndarray, want: np.ndarray, x_abs_max: float, conte
     same_inf = np.isinf(g) & (g == w)
     w_in_range = np.where(np.isfinite(w), w, 0.0)
     tol = 2 * _spacing(got.dtype, w_in_range) + 1e-12 * x_abs_max
-    close = np.abs(g - w) <= tol
+    with np.errstate(invalid="ignore"):
+        close = np.abs(g - w) <= tol
     # a mean beyond the dtype's range rounds to inf
     finfo = ml_dtypes.finfo(got.dtype) if got.dtype == BF16 else np.finfo(got.dtype)
     overflow = np.isinf(g) & np.isfinite(w) & (np.abs(w) >= float(finfo.max))
     ok = both_nan | same_inf | close | overflow
     assert ok.all(), f"{context}: got {g[~ok][:5]}, want {w[~ok][:5]}"
+
+
+def _hits_the_stride_bug(x: np.ndarray) -> bool:
+    """True if kernel_input lets through a stride the reduce kernels refuse (see below)."""
+    k = api.kernel_input(x)
+    return any(s < 0 or s % k.itemsize for s in k.strides)
 
 
 @scaled(2)
@@ -629,7 +676,9 @@ def test_api_reduce_mean_on_views(data: st.DataObject) -> None:
     picked = data.draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank, unique=True))
     axes = [a - rank if data.draw(st.booleans()) else a for a in picked]
     onnx_ok = name in ONNX_REDUCE or name == "bfloat16"
-    opset = data.draw(st.sampled_from(["onnx:11", "onnx:13", "onnx:18", "openvino:1"] if onnx_ok else ["openvino:1"]))
+    opset = data.draw(
+        st.sampled_from(["onnx:11", "onnx:13", "onnx:18", "openvino:1"] if onnx_ok else ["openvino:1"])
+    )
     if name == "bfloat16" and opset == "onnx:11":
         opset = "onnx:13"
     keepdims = data.draw(st.none() | st.booleans())
@@ -637,7 +686,12 @@ def test_api_reduce_mean_on_views(data: st.DataObject) -> None:
     norm = tuple(sorted(a % rank for a in axes))
     count = int(np.prod([x.shape[a] for a in norm], dtype=np.int64))
     out_size = int(np.prod([n for d, n in enumerate(x.shape) if d not in norm], dtype=np.int64))
-    context = f"{name} {x.shape} strides={x.strides} axes={axes} keepdims={keepdims} {opset} threads={threads}"
+    context = (
+        f"{name} {x.shape} strides={x.strides} axes={axes} keepdims={keepdims} {opset} threads={threads}"
+    )
+    if _hits_the_stride_bug(x):
+        event("skipped: a known bug (odd stride on a length-1 axis)")
+        return  # pinned by test_reduce_mean_of_an_odd_stride_on_a_length_1_axis
     if dtype.kind in "iu" and count == 0 and out_size > 0:
         with pytest.raises(SpecViolation):
             meancli.reduce_mean(x, axes=axes, keepdims=keepdims, opset=opset, threads=threads)
@@ -695,7 +749,7 @@ def test_regression_unpadded_header_gives_an_aligned_array(tmp_path: Path, pad: 
     data = b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + x.tobytes()
     (tmp_path / "u.npy").write_bytes(data)
     for mmap in (True, False):
-        got, h = npyio.read_npy(str(tmp_path / "u.npy"), mmap=mmap)
+        got, _ = npyio.read_npy(str(tmp_path / "u.npy"), mmap=mmap)
         assert got.flags.aligned
         np.testing.assert_array_equal(got, x)
     assert meancli.reduce_mean(npyio.read_npy(str(tmp_path / "u.npy"))[0]).item() == 3.0
@@ -711,9 +765,37 @@ def test_regression_expression_in_header_is_named_without_an_address(tmp_path: P
 
 def test_regression_stringdtype_is_not_called_an_object_array(tmp_path: Path) -> None:
     text = b"{'descr': 'T', 'fortran_order': False, 'shape': (1,)}\n"
-    (tmp_path / "t.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + b"\0" * 16)
+    (tmp_path / "t.npy").write_bytes(
+        b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + b"\0" * 16
+    )
     with pytest.raises(InputFileError, match="cannot be read from raw bytes"):
         npyio.read_npy(str(tmp_path / "t.npy"))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG (meancli/api.py kernel_input): numpy calls an array contiguous whatever the strides "
+    "of its length-1 (and length-0) axes, so kernel_input passes them on, and the reduce kernels "
+    "refuse a negative or odd stride: meancli.reduce_mean(np.arange(5.).reshape(1, 5)[::-1], axes=[-1]) "
+    "raises InternalError: 'meancli_reduce_float64: kernel rejected its arguments: a stride that is "
+    "negative or not a multiple of the item size'",
+)
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.arange(5.0).reshape(1, 5)[::-1],
+        np.arange(6.0).reshape(2, 1, 3)[:, ::-1],
+        np.lib.stride_tricks.as_strided(np.arange(10, dtype=np.float32), (1, 5), (3, 4)),
+        np.lib.stride_tricks.as_strided(np.zeros(4, np.int16), (1, 0, 3), (-2, 0, 2)),
+    ],
+    ids=["flipped-1x5", "flipped-middle", "odd-stride", "size-0"],
+)
+def test_reduce_mean_of_an_odd_stride_on_a_length_1_axis(x: np.ndarray) -> None:
+    got = meancli.reduce_mean(x, axes=[-1], opset="openvino:1", keepdims=True)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = x.astype(np.float64).mean(axis=-1, keepdims=True)
+    np.testing.assert_allclose(got.astype(np.float64), want)
 
 
 @pytest.mark.xfail(

@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import warnings
 import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -134,9 +135,12 @@ null = os.open(os.devnull, os.O_RDWR)
 os.dup2(null, 0)
 os.dup2(null, 1)
 from meancli.cli.app import main
-import meancli.api, meancli.inputs, meancli.kernels, meancli.npyio, meancli.streaming
+import meancli.api, meancli.errors, meancli.inputs, meancli.kernels, meancli.npyio, meancli.streaming
 import numpy, rich.console, rich.table, tempfile
-meancli.kernels.load()
+try:
+    meancli.kernels.load()
+except meancli.errors.MeancliError:
+    pass  # every case will say why (a stale build: exit 3 and the error line)
 # Warm every lazy import of the command path (never a kernel: OpenMP must not start before
 # a fork), so that each child does not pay for it.
 warm = tempfile.mkdtemp()
@@ -164,7 +168,8 @@ for line in requests:
         try:
             os.chdir(c["cwd"])
             write = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-            for fd, path, flags in ((0, c["stdin"], os.O_RDONLY), (1, c["stdout"], write), (2, c["stderr"], write)):
+            targets = ((0, c["stdin"], os.O_RDONLY), (1, c["stdout"], write), (2, c["stderr"], write))
+            for fd, path, flags in targets:
                 f = os.open(path, flags, 0o644)
                 os.dup2(f, fd)
                 os.close(f)
@@ -253,7 +258,9 @@ def _run_served(cases: dict[str, Case], base: Path, env: dict[str, str]) -> dict
             reply = server.stdout.readline()
             assert reply, f"the test server died at case {name}"
             code = json.loads(reply)
-            out[name] = _ran(c, workdir, before, code, files["stdout"].read_bytes(), files["stderr"].read_bytes())
+            out[name] = _ran(
+                c, workdir, before, code, files["stdout"].read_bytes(), files["stderr"].read_bytes()
+            )
     finally:
         server.stdin.close()
         server.wait(timeout=TIMEOUT)
@@ -370,7 +377,10 @@ MALFORMED: dict[str, tuple[bytes, tuple[str, ...]]] = {
     "shape_complex": (raw_npy(hdr(shape="(6j,)"), F4_6), ("non-integer",)),
     "shape_nested": (raw_npy(hdr(shape="((2, 3),)"), F4_6), ("non-integer",)),
     "shape_overflow": (raw_npy(hdr(shape="(4294967296, 4294967296)"), F4_6), ("too large",)),
-    "shape_overflow_int64": (raw_npy(hdr(descr="'|u1'", shape="(9223372036854775807,)"), F4_6), ("too large",)),
+    "shape_overflow_int64": (
+        raw_npy(hdr(descr="'|u1'", shape="(9223372036854775807,)"), F4_6),
+        ("too large",),
+    ),
     "shape_overflow_with_zero": (raw_npy(hdr(shape="(0, 2**70)")), ("malformed header",)),
     "shape_overflow_with_zero_literal": (raw_npy(hdr(shape=f"(0, {2**70})")), ("too large",)),
     "shape_rank65": (raw_npy(hdr(shape="(1,) * 65"), F4_6), ("malformed header",)),
@@ -379,34 +389,53 @@ MALFORMED: dict[str, tuple[bytes, tuple[str, ...]]] = {
     "data_missing": (raw_npy(hdr()), ("truncated data",)),
     "data_trailing": (raw_npy(hdr(), F4_6 + b"\0"), ("trailing bytes", "25")),
     "data_trailing_size0": (raw_npy(hdr(shape="(0, 3)"), b"\0" * 4), ("trailing bytes",)),
-    "data_huge_shape_small_file": (raw_npy(hdr(descr="'<f8'", shape="(1073741824, 4)"), F4_6), ("truncated data",)),
+    "data_huge_shape_small_file": (
+        raw_npy(hdr(descr="'<f8'", shape="(1073741824, 4)"), F4_6),
+        ("truncated data",),
+    ),
     "empty": (b"", ("empty file",)),
     "one_byte": (b"\x93", ("truncated",)),
-    "npz_two_arrays": (npz(a=np.ones(3, np.float32), b=np.ones(2, np.float32)), ("holds 2 arrays", "bad.npy:NAME")),
+    "npz_two_arrays": (
+        npz(a=np.ones(3, np.float32), b=np.ones(2, np.float32)),
+        ("holds 2 arrays", "bad.npy:NAME"),
+    ),
     "zip_empty_archive": (b"PK\x05\x06" + b"\0" * 18, (".npz",)),
     "gzip_npy": (gzip.compress(saved(GOOD)), ("not a .npy file",)),
-    "object_pickled": (saved(np.array([1, "a", None], dtype=object), allow_pickle=True), ("object", "pickle")),
+    "object_pickled": (
+        saved(np.array([1, "a", None], dtype=object), allow_pickle=True),
+        ("object", "pickle"),
+    ),
     "structured": (saved(np.zeros(3, dtype=[("a", "<i4"), ("b", "<f4")])), ("structured",)),
 }
 
-# These also run as plain `python -m meancli` subprocesses.
+# These also run as plain `python -m meancli` subprocesses, to compare with the server's runs.
 REAL = ("header_code", "data_truncated", "descr_object", "npz_two_arrays")
+# And these as the second input of `mean`.
+AS_SECOND = ("bad_magic", "version_4_0", "header_code", "descr_object", "shape_negative", "data_truncated")
+AS_SECOND += ("data_trailing", "empty", "structured", "shape_overflow")
 
 for _name, (_content, _) in MALFORMED.items():
     _argv = ("reduce-mean", "bad.npy", "--axes", "0", "-o", "out.npy")
-    case(f"bad_{_name}", *_argv, files={"bad.npy": _content}, real=_name in REAL)
+    case(f"bad_{_name}", *_argv, files={"bad.npy": _content})
+    if _name in REAL:
+        case(f"real_bad_{_name}", *_argv, files={"bad.npy": _content}, real=True)
     if not _name.startswith("npz"):  # a streamed .npz: see test_large_npz_is_read_too
         case(f"stream_bad_{_name}", *_argv, files={"bad.npy": _content}, env=STREAMING)
-    if not _name.startswith("npz"):  # mean takes every array of an archive
+    if _name in AS_SECOND:
         case(f"mean_bad_{_name}", "mean", "x.npy", "bad.npy", "-o", "out.npy", files={"bad.npy": _content})
 
 
-@pytest.mark.parametrize("name", list(MALFORMED))
-@pytest.mark.parametrize("how", ["bad", "stream_bad", "mean_bad"])
-def test_malformed_file(ran: dict[str, Ran], name: str, how: str) -> None:
-    if f"{how}_{name}" not in ran:
-        pytest.skip("not a malformed input for this command")
-    assert_error(ran[f"{how}_{name}"], 1, "bad.npy", *MALFORMED[name][1])
+@pytest.mark.parametrize(
+    "case_name",
+    [
+        f"{how}_{name}"
+        for how in ("bad", "stream_bad", "mean_bad")
+        for name in MALFORMED
+        if f"{how}_{name}" in CASES
+    ],
+)
+def test_malformed_file(ran: dict[str, Ran], case_name: str) -> None:
+    assert_error(ran[case_name], 1, "bad.npy", *MALFORMED[case_name.split("bad_", 1)[1]][1])
 
 
 # --------------------------------------------------------------------------- hostile .npz archives
@@ -494,7 +523,15 @@ def test_hostile_npz_members_are_input_errors(ran: dict[str, Ran], name: str) ->
     assert_error(ran[f"npz_{name}"], 1, "a.npz")
 
 
-case("stream_npz_one_array", "reduce-mean", "a.npz", "-o", "out.npy", files={"a.npz": npz(a=GOOD)}, env=STREAMING)
+case(
+    "stream_npz_one_array",
+    "reduce-mean",
+    "a.npz",
+    "-o",
+    "out.npy",
+    files={"a.npz": npz(a=GOOD)},
+    env=STREAMING,
+)
 case("npz_one_array", "reduce-mean", "a.npz", "-o", "out.npy", files={"a.npz": npz(a=GOOD)})
 
 
@@ -513,6 +550,12 @@ def test_npz_one_array(ran: dict[str, Ran]) -> None:
 def test_large_npz_is_read_too(ran: dict[str, Ran]) -> None:
     r = ran["stream_npz_one_array"]
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_the_server_runs_like_python_m_meancli(ran: dict[str, Ran], name: str) -> None:
+    served, real = ran[f"bad_{name}"], ran[f"real_bad_{name}"]
+    assert (served.returncode, served.stderr, served.stdout) == (real.returncode, real.stderr, real.stdout)
 
 
 def test_header_code_is_never_run(ran: dict[str, Ran]) -> None:
@@ -580,10 +623,14 @@ PATHS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "dev_zero": ("/dev/zero", "/dev/zero", ("not a .npy file",)),
     "empty_name": ("", "error: :", ("no such file",)),
     "newline_name": ("a\nb.npy", "a\\nb.npy", ("no such file",)),
+    "undecodable_name": ("\udcff.npy", "\\udcff.npy", ("truncated",)),  # the bytes ff 2e 6e 70 79
+    "long_name": ("n" * 300 + ".npy", "n" * 300 + ".npy", ("name too long",)),
+    "file_as_directory": ("x.npy/", "x.npy/", ("not a directory",)),
     "fifo_truncated": ("pipe.npy", "pipe.npy", ("truncated data", "the stream ends after")),
     "fifo_trailing": ("pipe.npy", "pipe.npy", ("trailing bytes",)),
 }
 _PATH_FILES: dict[str, dict[str, bytes | Callable[[Path], None]]] = {
+    "undecodable_name": {"\udcff.npy": b"\x93NUMPY"},
     "directory": {"dir.npy": _directory},
     "symlink_loop": {"loop.npy": _symlink_loop},
     "dangling_symlink": {"dangling.npy": _dangling},
@@ -633,9 +680,57 @@ def test_bad_stdin(ran: dict[str, Ran], name: str, how: str) -> None:
     assert_error(ran[how + name], 1, None, *STDIN_CASES[name][1])
 
 
+# A stream can only be checked against its header as it is read: a header claiming more than
+# memory holds must still be one input error (exit 1), not a MemoryError. (1 PiB: more than any
+# address space, so the allocation fails whatever the kernel's overcommit policy.)
+PIB = f"({2**24}, {2**23})"
+HUGE_STDIN = {
+    "mean_fortran": (["mean", "-"], raw_npy(hdr("'<f8'", "True", PIB), b"\0" * 64)),
+    "mean_c": (["mean", "-"], raw_npy(hdr("'<f8'", "False", PIB), b"\0" * 64)),
+    "reduce_output": (["reduce-mean", "-", "--axes", "0"], raw_npy(hdr("'<f8'", "False", f"(2, {2**47})"))),
+}
+for _name, (_argv, _data) in HUGE_STDIN.items():
+    case(f"huge_stdin_{_name}", *_argv, "-o", "out.npy", stdin=_data)
+case(
+    "huge_stdin_reduce",
+    "reduce-mean",
+    "-",
+    "--axes",
+    "0",
+    "-o",
+    "out.npy",
+    stdin=raw_npy(hdr("'<f8'", "False", "(100000, 100000)"), b"\0" * 64),
+)
+
+
+def test_huge_stdin_claim_reduced_slab_by_slab(ran: dict[str, Ran]) -> None:
+    assert_error(ran["huge_stdin_reduce"], 1, "<stdin>", "truncated data")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG (meancli/cli/mean_cmd.py, streaming.Source.read_all, the output's np.empty): a .npy "
+    "on stdin whose header claims more than memory holds: 'error: internal error: MemoryError: "
+    "Unable to allocate 1.00 PiB ...', exit 3; a file with the same header says 'truncated data'",
+)
+@pytest.mark.parametrize("name", list(HUGE_STDIN))
+def test_huge_stdin_claim_is_an_input_error(ran: dict[str, Ran], name: str) -> None:
+    assert_error(ran[f"huge_stdin_{name}"], 1, "<stdin>")
+
+
 WIDE = np.arange(2000, dtype=np.float32).reshape(2, 1000)  # a row is more than 2 slabs of 100 bytes
 case("stream_stdin_wide_rows", "reduce-mean", "-", "--axes", "0", "-o", "-", stdin=saved(WIDE), env=STREAMING)
-case("stream_file_wide_rows", "reduce-mean", "w.npy", "--axes", "0", "-o", "-", files={"w.npy": saved(WIDE)}, env=STREAMING)
+case(
+    "stream_file_wide_rows",
+    "reduce-mean",
+    "w.npy",
+    "--axes",
+    "0",
+    "-o",
+    "-",
+    files={"w.npy": saved(WIDE)},
+    env=STREAMING,
+)
 
 
 def test_wide_rows_from_a_file(ran: dict[str, Ran]) -> None:
@@ -675,7 +770,15 @@ UNSUPPORTED: dict[str, tuple[np.ndarray, str]] = {
 }
 for _name, (_array, _) in UNSUPPORTED.items():
     case(f"dtype_{_name}", "reduce-mean", "t.npy", "-o", "out.npy", files={"t.npy": saved(_array)})
-case("dtype_mean_int32", "mean", "t.npy", "t.npy", "-o", "out.npy", files={"t.npy": saved(np.ones(3, np.int32))})
+case(
+    "dtype_mean_int32",
+    "mean",
+    "t.npy",
+    "t.npy",
+    "-o",
+    "out.npy",
+    files={"t.npy": saved(np.ones(3, np.int32))},
+)
 _BF16 = saved(np.ones((2, 3), ml_dtypes.bfloat16))
 case("dtype_bf16_opset11", "reduce-mean", "t.npy", "--opset", "11", "-o", "out.npy", files={"t.npy": _BF16})
 case("dtype_bf16_mean8", "mean", "t.npy", "--opset", "8", "-o", "out.npy", files={"t.npy": _BF16})
@@ -769,7 +872,9 @@ def test_odd_but_valid_file(ran: dict[str, Ran], name: str, how: str) -> None:
     assert r.returncode == 0, r.stderr
     assert r.new_files == ["out.npy"]
     got = np.load(r.workdir / "out.npy")
-    x = np.load(r.workdir / "v.npy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # numpy on the Python 2 header
+        x = np.load(r.workdir / "v.npy")
     want = x.astype(np.float64).mean(axis=0, keepdims=True)
     assert got.shape == want.shape
     assert got.dtype == x.dtype.newbyteorder("=")
@@ -822,7 +927,11 @@ ARGS: dict[str, tuple[list[str], int, tuple[str, ...]]] = {
     "axes_repeated_negative": (["--axes", "1", "-2"], 1, ("repeats",)),
     "axes_repeated_options": (["--axes", "2", "--axes", "2"], 1, ("repeats",)),
     "axes_no_value": (["--axes"], 2, ("--axes",)),
-    "noop_opset13": (["--noop-with-empty-axes", "--opset", "13"], 1, ("ReduceMean-13", "noop_with_empty_axes")),
+    "noop_opset13": (
+        ["--noop-with-empty-axes", "--opset", "13"],
+        1,
+        ("ReduceMean-13", "noop_with_empty_axes"),
+    ),
     "noop_openvino": (
         ["--noop-with-empty-axes", "--opset", "openvino:1", "--axes="],
         1,
@@ -837,21 +946,21 @@ ARGS: dict[str, tuple[list[str], int, tuple[str, ...]]] = {
     "output_no_value": (["-o"], 2, ("-o",)),
     "two_files": (["x.npy"], 2, ()),
 }
-# --opset forms; malformed ones should be usage errors (2): that they exit 1 is a known bug,
-# pinned by tests/test_cli.py::test_malformed_opset_is_a_usage_error, so either is accepted here.
-OPSETS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
-    "opset_domain_only": ("onnx:", (1, 2), ("'onnx:'",)),
-    "opset_unknown_domain": ("foo:3", (1, 2), ("'foo'",)),
-    "opset_negative": ("-1", (1, 2), ("'-1'",)),
-    "opset_zero": ("0", (1, 2), ("'0'",)),
-    "opset_float": ("1.5", (1, 2), ("'1.5'",)),
-    "opset_empty": ("", (1, 2), ("--opset",)),
-    "opset_too_many_digits": ("9999999999", (1, 2), ("9999999999",)),
-    "opset_two_colons": ("onnx:1:2", (1, 2), ("onnx:1:2",)),
+# --opset values that are not N, onnx:N or openvino:N with N >= 1: usage errors
+OPSETS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "opset_domain_only": ("onnx:", ("'onnx:'",)),
+    "opset_unknown_domain": ("foo:3", ("'foo'",)),
+    "opset_uppercase_domain": ("ONNX:13", ("'ONNX'",)),
+    "opset_negative": ("-1", ("'-1'",)),
+    "opset_zero": ("0", ("'0'",)),
+    "opset_openvino_zero": ("openvino:0", ("'openvino:0'",)),
+    "opset_float": ("1.5", ("'1.5'",)),
+    "opset_empty": ("", ("--opset",)),
+    "opset_two_colons": ("onnx:1:2", ("onnx:1:2",)),
 }
 for _name, (_argv, _, _) in ARGS.items():
     case(f"arg_{_name}", "reduce-mean", "x.npy", *([] if "-o" in _argv else ["-o", "out.npy"]), *_argv)
-for _name, (_value, _, _) in OPSETS.items():
+for _name, (_value, _) in OPSETS.items():
     case(f"arg_{_name}", "reduce-mean", "x.npy", "--axes", "1", "--opset", _value, "-o", "out.npy")
     case(f"arg_mean_{_name}", "mean", "x.npy", "--opset", _value, "-o", "out.npy")
 MEAN_ARGS: dict[str, tuple[list[str], int, tuple[str, ...]]] = {
@@ -863,8 +972,18 @@ MEAN_ARGS: dict[str, tuple[list[str], int, tuple[str, ...]]] = {
 }
 for _name, (_argv, _, _) in MEAN_ARGS.items():
     case(f"arg_{_name}", "mean", "x.npy", *_argv, "-o", "out.npy")
-case("arg_rank0_axis", "reduce-mean", "s.npy", "--axes", "0", "-o", "out.npy", files={"s.npy": saved(np.float32(1))})
+case(
+    "arg_rank0_axis",
+    "reduce-mean",
+    "s.npy",
+    "--axes",
+    "0",
+    "-o",
+    "out.npy",
+    files={"s.npy": saved(np.float32(1))},
+)
 case("arg_opset_huge", "reduce-mean", "x.npy", "--axes", "1", "--opset", "99999", "--json", "-o", "out.npy")
+case("arg_opset_huger", "reduce-mean", "x.npy", "--opset", "9999999999", "--json", "-o", "out.npy")
 case("arg_mean_opset_huge", "mean", "x.npy", "--opset", "onnx:99999", "--json", "-o", "out.npy")
 
 
@@ -883,17 +1002,16 @@ def test_bad_arguments_of_mean(ran: dict[str, Ran], name: str) -> None:
 @pytest.mark.parametrize("command", ["", "mean_"])
 @pytest.mark.parametrize("name", list(OPSETS))
 def test_bad_opset(ran: dict[str, Ran], name: str, command: str) -> None:
-    r = ran[f"arg_{command}{name}"]
-    _, codes, words = OPSETS[name]
-    assert r.returncode in codes, r.stderr
-    assert_error(r, r.returncode, None, "--opset", *words)
+    assert_error(ran[f"arg_{command}{name}"], 2, None, "--opset", *OPSETS[name][1])
 
 
 def test_rank0_accepts_no_axis(ran: dict[str, Ran]) -> None:
     assert_error(ran["arg_rank0_axis"], 1, None, "axis 0", "rank-0")
 
 
-@pytest.mark.parametrize(("name", "version"), [("arg_opset_huge", 18), ("arg_mean_opset_huge", 13)])
+@pytest.mark.parametrize(
+    ("name", "version"), [("arg_opset_huge", 18), ("arg_opset_huger", 18), ("arg_mean_opset_huge", 13)]
+)
 def test_huge_opset_picks_the_newest_version(ran: dict[str, Ran], name: str, version: int) -> None:
     r = ran[name]
     assert r.returncode == 0, r.stderr

@@ -6,6 +6,7 @@ Usage (from the source tree, after ``make install``)::
     .venv/bin/python tools/sanitize.py             # build, canary, exercise, fuzz tests
     .venv/bin/python tools/sanitize.py --keep      # keep the sanitized build (path printed)
     .venv/bin/python tools/sanitize.py --so PATH   # reuse that build (skips the ~1 min compile)
+    .venv/bin/python tools/sanitize.py --skip pytest     # skip a stage (kernels, streaming, ...)
     .venv/bin/python tools/sanitize.py -- -x -k reduce   # arguments after -- go to pytest
 
 What it does:
@@ -21,16 +22,22 @@ What it does:
    ``UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1``.  The child puts the
    sanitized build in ``sys.modules['meancli._kernels']`` before meancli loads it
    and checks that meancli really uses it.
-3. The checks:
+3. The checks, each in its own child (a sanitizer stops the first report's process):
 
    - canary: a kernel is handed an output buffer that is too small; ASan must
      report it.  This proves that the build is instrumented and the runtime is
      preloaded (a clean run would otherwise prove nothing).
-   - exercise: every kernel symbol (every dtype of ReduceMean and Mean), rank 0,
+   - kernels: every kernel symbol (every dtype of ReduceMean and Mean), rank 0,
      rank 64, size-0 dims, broadcasting (size-0 broadcasts too), C and Fortran
-     order, non-contiguous and negative-stride views, misaligned data, random
-     shapes and axes, inputs large enough for the parallel paths, threads 1 and
-     2; every result is checked against numpy in float64 (exactly for integers).
+     order, non-contiguous and negative-stride views, random shapes and axes,
+     inputs large enough for the parallel paths, threads 1 and 2; every result
+     is checked against numpy in float64 (exactly for integers).
+   - streaming: the slab kernels (``meancli_reduce_begin/step/end``) and the
+     streamed Mean, through the command line in-process on files cut into many
+     slabs (byte-swapped and Fortran-order ones too): bit-identical to the
+     in-memory result.
+   - misaligned: arrays at an odd address (``np.frombuffer`` at an offset) through
+     the API; UBSan reports a misaligned load if they reach the kernels as they are.
    - pytest: ``tests/test_fuzz.py -k api`` (hypothesis: random shapes, strides,
      axes against numpy), plus any arguments given after ``--``.
 
@@ -46,6 +53,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -71,8 +79,24 @@ PLUGIN_NAME = "meancli_sanitized_plugin"
 # --------------------------------------------------------------------------- parent side
 
 
+class OutOfStep(Exception):
+    """generated/kernels.c and generated/registry.py do not describe the same sources."""
+
+
+def registry_sha256() -> str:
+    """The kernel sources' sha256 that generated/registry.py expects (read, not imported)."""
+    text = (ROOT / "generated" / "registry.py").read_text(encoding="utf-8")
+    found = re.search(r'^KERNEL_SOURCE_SHA256 = "([0-9a-f]{64})"', text, re.MULTILINE)
+    return found.group(1) if found else "(none)"
+
+
 def build(workdir: Path, *, verbose: bool) -> Path:
-    """Compile the kernels with the sanitizers into ``workdir``; return the module's path."""
+    """Compile the kernels with the sanitizers into ``workdir``; return the module's path.
+
+    Raises:
+        OutOfStep: the sources do not match the registry (before or after the build: another
+            `make generate` may be running).
+    """
     extra = os.environ.get("MEANCLI_EXTRA_CFLAGS", "")
     os.environ["MEANCLI_EXTRA_CFLAGS"] = f"{extra} {SANITIZE_CFLAGS}".strip()
     try:
@@ -82,6 +106,16 @@ def build(workdir: Path, *, verbose: bool) -> Path:
         spec.loader.exec_module(module)  # reads the cdef and MEANCLI_EXTRA_CFLAGS now
     finally:
         os.environ["MEANCLI_EXTRA_CFLAGS"] = extra
+    sources = module._sources_sha256()  # the value it defines MEANCLI_SOURCE_SHA256 as
+    if sources != registry_sha256():
+        raise OutOfStep("generated/kernels.c is not what generated/registry.py describes")
+    path = _compile(module, workdir, verbose=verbose)
+    if module._sources_sha256() != sources or registry_sha256() != sources:
+        raise OutOfStep("generated/ changed during the build")
+    return path
+
+
+def _compile(module: Any, workdir: Path, *, verbose: bool) -> Path:
     if verbose:
         return Path(module.ffibuilder.compile(tmpdir=str(workdir), verbose=True))
     # setuptools prints every command; keep it unless the build fails
@@ -148,7 +182,11 @@ def run_child(title: str, argv: list[str], env: dict[str, str], *, expect_report
     )
     assert proc.stdout is not None
     reports: list[str] = []
+    tail: list[str] = []
+    called = False
     for line in proc.stdout:
+        called = called or line.startswith("canary: calling")
+        tail = [*tail[-4:], line.rstrip()]
         if not expect_report:
             sys.stdout.write(line)
         if any(marker in line for marker in REPORT_MARKERS):
@@ -157,7 +195,12 @@ def run_child(title: str, argv: list[str], env: dict[str, str], *, expect_report
     elapsed = time.monotonic() - start
     if expect_report:
         ok = rc != 0 and any("AddressSanitizer" in r for r in reports)
-        verdict = "reported as it must be" if ok else "NOT reported: the build is not instrumented"
+        if ok:
+            verdict = "reported as it must be"
+        elif not called:
+            verdict = "did not run: " + (tail[-1] if tail else "no output")
+        else:
+            verdict = "NOT reported: the build is not instrumented"
         print(f"   canary {verdict} (exit status {rc}, {elapsed:.1f} s)", flush=True)
         return ok
     ok = rc == 0 and not reports
@@ -184,18 +227,26 @@ sanitize.install(os.environ[{ENV_SO!r}])
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--keep", action="store_true", help="keep the sanitized build directory")
     parser.add_argument("--verbose", action="store_true", help="show the compiler commands")
     parser.add_argument("--seed", type=int, default=0, help="seed of the exercise's random cases")
-    parser.add_argument("--no-pytest", action="store_true", help="skip the pytest stage")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=("kernels", "streaming", "misaligned", "pytest"),
+        help="skip a stage (repeatable)",
+    )
     parser.add_argument("--so", type=Path, help="reuse a sanitized module kept by an earlier --keep")
-    parser.add_argument("--child", choices=("canary", "exercise"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=("canary", *CHILDREN), help=argparse.SUPPRESS)
     parser.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
     args = parser.parse_args(argv)
     if args.child:
         install(os.environ[ENV_SO])
-        return canary() if args.child == "canary" else exercise(args.seed)
+        return canary() if args.child == "canary" else CHILDREN[args.child](args.seed)
 
     workdir = Path(tempfile.mkdtemp(prefix="meancli-sanitize-"))
     try:
@@ -207,6 +258,12 @@ def main(argv: list[str] | None = None) -> int:
             start = time.monotonic()
             try:
                 so_path = build(workdir / "build", verbose=args.verbose)
+            except OutOfStep as exc:
+                print(
+                    f"error: {exc}: run `make generate` (or wait for one to finish) and retry",
+                    file=sys.stderr,
+                )
+                return 2
             except Exception as exc:
                 print(f"error: the sanitized build failed: {exc}", file=sys.stderr)
                 return 2
@@ -221,10 +278,14 @@ def main(argv: list[str] | None = None) -> int:
         env = child_env(so_path, plugin_dir)
         me = [sys.executable, str(Path(__file__).resolve())]
         results = [
-            run_child("canary: a deliberate overflow", [*me, "--child", "canary"], env, expect_report=True),
-            run_child("exercise: every kernel", [*me, "--child", "exercise", "--seed", str(args.seed)], env),
+            run_child("canary: a deliberate overflow", [*me, "--child", "canary"], env, expect_report=True)
         ]
-        if not args.no_pytest:
+        for name, function in CHILDREN.items():
+            if name in args.skip:
+                continue
+            title = f"{name}: {(function.__doc__ or '').splitlines()[0]}"
+            results.append(run_child(title, [*me, "--child", name, "--seed", str(args.seed)], env))
+        if "pytest" not in args.skip:
             pytest_argv = [sys.executable, "-m", "pytest", "-q", "-p", PLUGIN_NAME, "-p", "no:cacheprovider"]
             pytest_argv += ["tests/test_fuzz.py", "-k", "api", *args.pytest_args]
             results.append(run_child("pytest " + " ".join(pytest_argv[3:]), pytest_argv, env))
@@ -254,9 +315,13 @@ def install(so_path: str) -> None:
     sys.modules["meancli._kernels"] = module
     meancli._kernels = module  # type: ignore[attr-defined]
     from meancli import kernels
+    from meancli.errors import KernelBuildError
 
     kernels._module.cache_clear()
-    loaded = kernels._module()
+    try:
+        loaded = kernels._module()
+    except KernelBuildError as exc:  # generated/ changed since the build
+        raise SystemExit(f"error: {exc}") from None
     if os.path.realpath(loaded.__file__) != os.path.realpath(so_path):
         raise SystemExit(f"error: meancli loaded {loaded.__file__}, not the sanitized {so_path}")
 
@@ -268,6 +333,7 @@ def canary() -> int:
     mod = sys.modules["meancli._kernels"]
     data = np.ones((4096, 2), dtype=np.float32)
     out = np.empty(2048, dtype=np.float32)  # needs 4096; malloc'd (> numpy's small-block cache)
+    print("canary: calling the kernel", flush=True)
     status = mod.lib.meancli_reduce_float32(
         mod.ffi.from_buffer(data), mod.ffi.from_buffer(out), 2, [4096, 2], [8, 4], [0, 1], 1
     )
@@ -296,124 +362,234 @@ def _close(got: Any, want: Any, x: Any) -> bool:
     if got.dtype.kind in "iu":
         return bool(np.array_equal(got.astype(object), want))
     g = got.astype(np.float64)
-    eps = 2.0 ** -7 if got.dtype.itemsize == 2 else float(np.finfo(got.dtype).eps)
+    eps = 2.0**-7 if got.dtype.itemsize == 2 else float(np.finfo(got.dtype).eps)
     scale = float(np.max(np.abs(x.astype(np.float64)))) if x.size else 1.0
     return bool(np.allclose(g, want, rtol=4 * eps, atol=4 * eps * max(scale, 1e-300), equal_nan=True))
 
 
-def exercise(seed: int) -> int:
-    """Every kernel on the cases that stress the C side; returns the failure count."""
-    import ml_dtypes
-    import numpy as np
+class Checker:
+    """Runs cases through the public API and records the ones that go wrong."""
 
-    import meancli
-    from meancli.errors import SpecViolation
+    def __init__(self, seed: int) -> None:
+        import ml_dtypes
+        import numpy as np
 
-    np.seterr(all="ignore")
-    warnings.simplefilter("ignore", RuntimeWarning)  # numpy's mean of an empty slice
-    rng = np.random.default_rng(seed)
-    reduce_types = ["float16", "float32", "float64", "int8", "int16", "int32", "int64"]
-    reduce_types += ["uint8", "uint16", "uint32", "uint64"]
-    dtypes = {name: np.dtype(name) for name in reduce_types}
-    dtypes["bfloat16"] = np.dtype(ml_dtypes.bfloat16)
-    failures: list[str] = []
-    cases = 0
+        np.seterr(all="ignore")
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's mean of an empty slice
+        self.np = np
+        self.rng = np.random.default_rng(seed)
+        names = ["float16", "float32", "float64", "int8", "int16", "int32", "int64"]
+        names += ["uint8", "uint16", "uint32", "uint64"]
+        self.dtypes = {name: np.dtype(name) for name in names}
+        self.dtypes["bfloat16"] = np.dtype(ml_dtypes.bfloat16)
+        self.failures: list[str] = []
+        self.cases = 0
 
-    def values(shape: tuple[int, ...], dtype: Any) -> Any:
+    def values(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        np, rng = self.np, self.rng
         if dtype.kind in "iu":
             info = np.iinfo(dtype)
             return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
         return (rng.standard_normal(shape) * 100).astype(dtype)
 
-    def check_reduce(x: Any, axes: tuple[int, ...], threads: int, what: str) -> None:
-        nonlocal cases
-        cases += 1
-        keepdims = bool(rng.integers(2))
+    def reduce(self, x: Any, axes: tuple[int, ...], threads: int, what: str) -> None:
+        import meancli
+        from meancli.errors import SpecViolation
+
+        np = self.np
+        self.cases += 1
+        keepdims = bool(self.rng.integers(2))
         try:
-            got = meancli.reduce_mean(x, axes=list(axes), keepdims=keepdims, opset="openvino:1", threads=threads)
+            got = meancli.reduce_mean(
+                x, axes=list(axes), keepdims=keepdims, opset="openvino:1", threads=threads
+            )
         except SpecViolation as exc:
             count = int(np.prod([x.shape[a] for a in axes]))
             kept = int(np.prod([n for d, n in enumerate(x.shape) if d not in axes]))
             if not (x.dtype.kind in "iu" and count == 0 and kept > 0):
-                failures.append(f"reduce {what} {x.dtype} {x.shape} axes={axes}: {exc}")
+                self.failures.append(f"reduce {what} {x.dtype} {x.shape} axes={axes}: {exc}")
             return
-        want = x if not axes else _truth(x, axes, keepdims)
-        if not axes:
+        if not axes:  # openvino: the identity
             ok = got.shape == x.shape and bool(np.array_equal(got, x, equal_nan=x.dtype.kind == "f"))
         else:
-            ok = _close(got, want, x)
+            ok = _close(got, _truth(x, axes, keepdims), x)
         if not ok:
-            failures.append(f"reduce {what} {x.dtype} {x.shape} axes={axes} threads={threads}: wrong result")
+            self.failures.append(
+                f"reduce {what} {x.dtype} {x.shape} axes={axes} threads={threads}: wrong result"
+            )
 
-    def check_mean(xs: list[Any], threads: int, what: str) -> None:
-        nonlocal cases
-        cases += 1
+    def mean(self, xs: list[Any], threads: int, what: str) -> None:
+        import meancli
+
+        np = self.np
+        self.cases += 1
         got = meancli.mean(*xs, opset=13, threads=threads)
-        stacked = np.stack(np.broadcast_arrays(*[x.astype(np.float64) for x in xs]))
-        want = stacked.mean(axis=0)
-        scale = max(float(np.max(np.abs(s))) if s.size else 0.0 for s in stacked) if stacked.size else 0.0
-        ref = np.broadcast_to(np.zeros(1), want.shape) + scale
-        if not _close(got, want, ref):
-            failures.append(f"mean {what} {xs[0].dtype} {[x.shape for x in xs]} threads={threads}: wrong")
+        # (not np.stack/np.broadcast_arrays: they stop at 64 and 32 dimensions)
+        wide = [np.broadcast_to(x.astype(np.float64), got.shape) for x in xs]
+        want = sum(wide, np.zeros(got.shape)) / len(xs)
+        scale = max((float(np.max(np.abs(w))) for w in wide if w.size), default=0.0)
+        if not _close(got, want, np.broadcast_to(np.float64(scale), want.shape)):
+            self.failures.append(
+                f"mean {what} {xs[0].dtype} {[x.shape for x in xs]} threads={threads}: wrong"
+            )
 
-    for name, dtype in dtypes.items():
+    def report(self, title: str) -> int:
+        for line in self.failures:
+            print(f"FAIL {line}")
+        print(f"{title}: {self.cases} cases, {len(self.failures)} failure(s)")
+        return 1 if self.failures else 0
+
+
+def exercise_kernels(seed: int) -> int:
+    """Every kernel symbol through the API, on the cases that stress the C side."""
+    c = Checker(seed)
+    np, rng, values = c.np, c.rng, c.values
+    for dtype in c.dtypes.values():
         for threads in (1, 2):
-            # rank 0, size-0 dims, rank 64, Fortran order, views, misaligned data
-            check_reduce(values((), dtype), (), threads, "rank0")
+            c.reduce(values((), dtype), (), threads, "rank0")
             for shape, axes in [((0,), (0,)), ((3, 0, 2), (1,)), ((3, 0, 2), (0, 2)), ((0, 4), (1,))]:
-                check_reduce(values(shape, dtype), axes, threads, "size0")
+                c.reduce(values(shape, dtype), axes, threads, "size0")
             shape64 = tuple(2 if d in (0, 7, 63) else 1 for d in range(64))
-            check_reduce(values(shape64, dtype), (0, 63), threads, "rank64")
-            check_reduce(values(shape64, dtype), tuple(range(64)), threads, "rank64-all")
+            c.reduce(values(shape64, dtype), (0, 63), threads, "rank64")
+            c.reduce(values(shape64, dtype), tuple(range(64)), threads, "rank64-all")
             x = np.asfortranarray(values((5, 7, 3), dtype))
             for axes in [(0,), (1,), (2,), (0, 2), (0, 1, 2)]:
-                check_reduce(x, axes, threads, "fortran")
-            check_reduce(values((9, 8, 7), dtype)[::-2, 1::3, ::-1], (0, 2), threads, "view")
-            raw = np.zeros(dtype.itemsize * 60 + 1, dtype=np.uint8)
-            mis = raw[1:].view(dtype).reshape(6, 10)
-            mis[...] = values((6, 10), dtype)
-            check_reduce(mis, (1,), threads, "misaligned")
+                c.reduce(x, axes, threads, "fortran")
+            c.reduce(values((9, 8, 7), dtype)[::-2, 1::3, ::-1], (0, 2), threads, "view")
             # large enough for the parallel paths (PARALLEL_MIN_ELEMENTS = 262144)
             big = values((520, 600), dtype)
             for axes in [(1,), (0,), (0, 1)]:
-                check_reduce(big, axes, threads, "parallel")
-            check_reduce(np.asfortranarray(big), (0,), threads, "parallel-fortran")
-            # random shapes and axes
+                c.reduce(big, axes, threads, "parallel")
+            c.reduce(np.asfortranarray(big), (0,), threads, "parallel-fortran")
             for _ in range(12):
                 rank = int(rng.integers(1, 6))
                 shape = tuple(int(n) for n in rng.integers(0, 6, size=rank))
                 k = int(rng.integers(0, rank + 1))
                 axes = tuple(sorted(int(a) for a in rng.choice(rank, size=k, replace=False)))
-                check_reduce(values(shape, dtype), axes, threads, "random")
-
+                c.reduce(values(shape, dtype), axes, threads, "random")
     for name in ("float16", "bfloat16", "float32", "float64"):
-        dtype = dtypes[name]
+        dtype = c.dtypes[name]
         for threads in (1, 2):
-            check_mean([values((), dtype)], threads, "rank0")
-            check_mean([values((3, 1, 4), dtype), values((1, 5, 1), dtype), values((4,), dtype)], threads, "bcast")
-            check_mean([values((2, 0, 3), dtype), values((1, 3), dtype)], threads, "size0-bcast")
-            check_mean([values((0,), dtype), values((1,), dtype)], threads, "size0")
+            c.mean([values((), dtype)], threads, "rank0")
+            c.mean(
+                [values((3, 1, 4), dtype), values((1, 5, 1), dtype), values((4,), dtype)], threads, "bcast"
+            )
+            c.mean([values((2, 0, 3), dtype), values((1, 3), dtype)], threads, "size0-bcast")
+            c.mean([values((0,), dtype), values((1,), dtype)], threads, "size0")
             shape64 = tuple(2 if d in (0, 63) else 1 for d in range(64))
-            check_mean([values(shape64, dtype), values((2,), dtype)], threads, "rank64")
-            f = np.asfortranarray(values((6, 7), dtype))
-            check_mean([f, values((6, 14), dtype)[::-1, ::2]], threads, "fortran")
-            check_mean([values((8, 14), dtype)[:, ::2], values((7,), dtype)[::-1]], threads, "views")
-            raw = np.zeros(dtype.itemsize * 12 + 1, dtype=np.uint8)
-            mis = raw[1:].view(dtype).reshape(3, 4)
-            mis[...] = values((3, 4), dtype)
-            check_mean([mis, values((3, 4), dtype)], threads, "misaligned")
-            check_mean([values((600, 500), dtype), values((500,), dtype), values((600, 1), dtype)], threads, "big")
+            c.mean([values(shape64, dtype), values((2,), dtype)], threads, "rank64")
+            c.mean(
+                [np.asfortranarray(values((6, 7), dtype)), values((6, 14), dtype)[::-1, ::2]],
+                threads,
+                "fortran",
+            )
+            c.mean([values((8, 14), dtype)[:, ::2], values((7,), dtype)[::-1]], threads, "views")
+            c.mean(
+                [values((600, 500), dtype), values((500,), dtype), values((600, 1), dtype)], threads, "big"
+            )
             for _ in range(8):
                 rank = int(rng.integers(0, 5))
                 shape = tuple(int(n) for n in rng.integers(0, 5, size=rank))
                 xs = [values(tuple(1 if rng.integers(3) == 0 else n for n in shape), dtype)]
-                xs += [values(shape[int(rng.integers(0, rank + 1)) :], dtype) for _ in range(int(rng.integers(0, 3)))]
-                check_mean(xs, threads, "random")
+                xs += [
+                    values(shape[int(rng.integers(0, rank + 1)) :], dtype)
+                    for _ in range(int(rng.integers(0, 3)))
+                ]
+                c.mean(xs, threads, "random")
+    return c.report("kernels")
 
-    for line in failures:
-        print(f"FAIL {line}")
-    print(f"exercise: {cases} cases, {len(failures)} failure(s)")
-    return 1 if failures else 0
+
+def exercise_misaligned(seed: int) -> int:
+    """Arrays at an odd address through the API (np.frombuffer at an offset does that)."""
+    c = Checker(seed)
+    for dtype in c.dtypes.values():
+        for threads in (1, 2):
+            raw = c.np.zeros(dtype.itemsize * 600 + 1, dtype=c.np.uint8)
+            x = raw[1:].view(dtype).reshape(20, 30)
+            x[...] = c.values((20, 30), dtype)
+            c.reduce(x, (1,), threads, "misaligned")
+            c.reduce(x, (0,), threads, "misaligned")
+            if dtype.kind == "f" or dtype.name == "bfloat16":
+                c.mean([x, c.values((30,), dtype)], threads, "misaligned")
+    return c.report("misaligned")
+
+
+def exercise_streaming(seed: int) -> int:
+    """The slab kernels (meancli_reduce_begin/step/end) and streamed Mean, through the command
+    line in-process, on files cut into many slabs: bit-identical to the in-memory result."""
+    import contextlib
+    import io
+
+    import meancli
+    from meancli import streaming
+    from meancli.cli.app import main
+
+    c = Checker(seed)
+    np, rng = c.np, c.rng
+    streaming.STREAM_MIN_BYTES = 1
+    work = Path(tempfile.mkdtemp(prefix="meancli-sanitize-stream-"))
+    shapes = [((300, 257), "C"), ((7, 50, 33), "C"), ((7, 50, 33), "F"), ((4000,), "C"), ((3, 1, 2000), "C")]
+    names = ["float16", "bfloat16", "float32", "float64", "int8", "uint16", "int32", "int64", "uint64"]
+
+    def run(argv: list[str]) -> int:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+            code = main(argv)
+        if code:
+            c.failures.append(f"{argv}: exit {code}: {err.getvalue().strip()}")
+        return code
+
+    try:
+        for name in names:
+            dtype = c.dtypes[name]
+            for shape, order in shapes:
+                x = np.asarray(c.values(shape, dtype), order=order)
+                if name == "float32" and order == "C":
+                    x = x.astype(">f4")  # byte-swapped slabs
+                np.save(work / "x.npy", x)
+                rank = len(shape)
+                for _ in range(2):
+                    k = int(rng.integers(1, rank + 1))
+                    axes = sorted(int(a) for a in rng.choice(rank, size=k, replace=False))
+                    threads = int(rng.integers(1, 3))
+                    streaming.SLAB_BYTES = int(rng.choice([1000, 4096 + 3, 65536]))
+                    c.cases += 1
+                    argv = [
+                        "reduce-mean",
+                        str(work / "x.npy"),
+                        "--axes",
+                        *map(str, axes),
+                        "--opset",
+                        "openvino:1",
+                    ]
+                    if run(
+                        [*argv, "--keep-dims", "--threads", str(threads), "-o", str(work / "s.npy"), "-q"]
+                    ):
+                        continue
+                    want = meancli.reduce_mean(
+                        x, axes=axes, keepdims=True, opset="openvino:1", threads=threads
+                    )
+                    got = np.load(work / "s.npy")
+                    if got.tobytes() != want.tobytes():
+                        c.failures.append(f"streamed reduce {name} {shape} {order} axes={axes}: differs")
+            if dtype.kind == "f" or name == "bfloat16":
+                a, b = c.values((40, 300), dtype), c.values((300,), dtype)
+                np.save(work / "a.npy", a)
+                np.save(work / "b.npy", b)
+                for threads in (1, 2):
+                    streaming.SLAB_BYTES = 1000
+                    c.cases += 1
+                    argv = ["mean", str(work / "a.npy"), str(work / "b.npy"), "--threads", str(threads)]
+                    if run([*argv, "-o", str(work / "m.npy"), "-q"]):
+                        continue
+                    want = meancli.mean(a, b, threads=threads)
+                    if np.load(work / "m.npy").tobytes() != want.tobytes():
+                        c.failures.append(f"streamed mean {name}: differs")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return c.report("streaming")
+
+
+CHILDREN = {"kernels": exercise_kernels, "streaming": exercise_streaming, "misaligned": exercise_misaligned}
 
 
 if __name__ == "__main__":
