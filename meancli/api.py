@@ -100,6 +100,9 @@ def validate_reduce(
     if op.kind != "reduce":
         raise SpecViolation(f"{op.label} is not a reduction")
     axes_list = _axes_list(axes)
+    for name, flag in (("keepdims", keepdims), ("noop_with_empty_axes", noop_with_empty_axes)):
+        if flag is not None and flag not in (0, 1):  # True/False or ONNX's 0/1
+            raise SpecViolation(f"{op.label}: {name} must be 0, 1, True or False, got {flag!r}")
     call = _validate_reduce(
         op,
         spec_dtype_name(dtype),
@@ -130,6 +133,14 @@ def _validate_reduce(
     return call
 
 
+def _threads(threads: int | None) -> int:
+    if threads is None:
+        return kernels.default_threads()
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
+        raise SpecViolation(f"threads must be an integer from 1 to 1024, got {threads!r}")
+    return int(threads)
+
+
 def execute_reduce(
     op: OpVersion, call: ReduceCall, data: np.ndarray, threads: int | None = None
 ) -> np.ndarray:
@@ -144,9 +155,8 @@ def execute_reduce(
     """
     out = np.empty(call.out_shape, dtype=data.dtype)
     symbol = op.kernels[spec_dtype_name(data.dtype)]
-    kernels.run_reduce(
-        symbol, data, call.reduce_mask, out, kernels.default_threads() if threads is None else threads
-    )
+    threads = _threads(threads)
+    kernels.run_reduce(symbol, data, call.reduce_mask, out, threads)
     return out
 
 
@@ -225,7 +235,8 @@ def execute_mean(
     C-contiguous array of the inputs' dtype and the broadcast ``shape``."""
     out = np.empty(shape, dtype=inputs[0].dtype)
     symbol = op.kernels[spec_dtype_name(inputs[0].dtype)]
-    kernels.run_mean(symbol, inputs, out, kernels.default_threads() if threads is None else threads)
+    threads = _threads(threads)
+    kernels.run_mean(symbol, inputs, out, threads)
     return out
 
 

@@ -25,14 +25,14 @@ def parse_opset(text: str) -> tuple[str, int]:
     """
     m = _SPEC.match(text.strip())
     if not m:
-        raise UsageError(f"--opset {text!r}: expected N, onnx:N or openvino:N with N a positive integer")
+        raise UsageError(f"opset {text!r}: expected N, onnx:N or openvino:N with N a positive integer")
     domain = m.group("domain") or DEFAULT_DOMAIN
     version = int(m.group("version"))
     domains = sorted({op.domain for op in _ops()})
     if domain not in domains:
-        raise UsageError(f"--opset {text!r}: unknown domain {domain!r} (known: {', '.join(domains)})")
+        raise UsageError(f"opset {text!r}: unknown domain {domain!r} (known: {', '.join(domains)})")
     if version < 1:
-        raise UsageError(f"--opset {text!r}: opset versions start at 1")
+        raise UsageError(f"opset {text!r}: opset versions start at 1")
     return domain, version
 
 

@@ -60,6 +60,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -246,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child:
         install(os.environ[ENV_SO])
-        return canary() if args.child == "canary" else CHILDREN[args.child](args.seed)
+        return canary() if args.child == "canary" else CHILDREN[args.child][1](args.seed)
 
     workdir = Path(tempfile.mkdtemp(prefix="meancli-sanitize-"))
     try:
@@ -277,22 +278,24 @@ def main(argv: list[str] | None = None) -> int:
         (plugin_dir / f"{PLUGIN_NAME}.py").write_text(PLUGIN_SOURCE)
         env = child_env(so_path, plugin_dir)
         me = [sys.executable, str(Path(__file__).resolve())]
-        results = [
-            run_child("canary: a deliberate overflow", [*me, "--child", "canary"], env, expect_report=True)
-        ]
-        for name, function in CHILDREN.items():
-            if name in args.skip:
-                continue
-            title = f"{name}: {(function.__doc__ or '').splitlines()[0]}"
-            results.append(run_child(title, [*me, "--child", name, "--seed", str(args.seed)], env))
+        results = {
+            "canary": run_child(
+                "canary: a deliberate overflow", [*me, "--child", "canary"], env, expect_report=True
+            )
+        }
+        for name, (title, _) in CHILDREN.items():
+            if name not in args.skip:
+                argv = [*me, "--child", name, "--seed", str(args.seed)]
+                results[name] = run_child(f"{name}: {title}", argv, env)
         if "pytest" not in args.skip:
             pytest_argv = [sys.executable, "-m", "pytest", "-q", "-p", PLUGIN_NAME, "-p", "no:cacheprovider"]
             pytest_argv += ["tests/test_fuzz.py", "-k", "api", *args.pytest_args]
-            results.append(run_child("pytest " + " ".join(pytest_argv[3:]), pytest_argv, env))
-        if all(results):
-            print("sanitize: no sanitizer reports; every check passed")
+            results["pytest"] = run_child("pytest " + " ".join(pytest_argv[3:]), pytest_argv, env)
+        failed = [name for name, ok in results.items() if not ok]
+        if not failed:
+            print(f"sanitize: no sanitizer reports; every check passed ({', '.join(results)})")
             return 0
-        print("sanitize: FAILED (see above)", file=sys.stderr)
+        print(f"sanitize: FAILED: {', '.join(failed)} (see above)", file=sys.stderr)
         return 1
     finally:
         if args.keep:
@@ -589,7 +592,12 @@ def exercise_streaming(seed: int) -> int:
     return c.report("streaming")
 
 
-CHILDREN = {"kernels": exercise_kernels, "streaming": exercise_streaming, "misaligned": exercise_misaligned}
+# stage -> (title, function): run in this order
+CHILDREN: dict[str, tuple[str, Callable[[int], int]]] = {
+    "kernels": ("every kernel symbol on the cases that stress the C side", exercise_kernels),
+    "streaming": ("the slab kernels and streamed Mean, through the CLI", exercise_streaming),
+    "misaligned": ("arrays at an odd address through the API", exercise_misaligned),
+}
 
 
 if __name__ == "__main__":

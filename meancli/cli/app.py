@@ -23,10 +23,11 @@ app = typer.Typer(
     help="The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) on .npy files.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: readable at 80 columns and in pipes
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.command("reduce-mean", no_args_is_help=True)(reduce_mean)
-app.command("mean", no_args_is_help=True)(mean)
+app.command("reduce-mean")(reduce_mean)
+app.command("mean")(mean)
 app.add_typer(spec_app, name="spec")
 
 

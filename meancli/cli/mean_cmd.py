@@ -8,7 +8,7 @@ import typer
 
 from . import options
 from .report import Report
-from .run import finish, read_inputs, session
+from .run import finish, read_inputs, resolve_op, session
 
 if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
     import numpy as np
@@ -35,14 +35,13 @@ def mean(
     """Element-wise mean of the FILEs, as the selected Mean version defines it."""
     from .. import kernels
 
-    with session(json_mode=json_mode, debug=debug):
+    with session(json_mode=json_mode, debug=debug, quiet=quiet):
         from .. import api
-        from .. import opset as opsets
         from ..errors import UsageError
 
         if files.count("-") > 1:
             raise UsageError("stdin ('-') can be read only once")
-        op = opsets.resolve("Mean", opset)
+        op = resolve_op("Mean", opset)
         kernels.load()
         n_threads = threads or kernels.default_threads()
         report = Report("mean", n_threads, op)

@@ -23,13 +23,16 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but er
 Json = Annotated[bool, typer.Option("--json", help="Print the report as one JSON object (errors too).")]
 Threads = Annotated[
     Optional[int],  # noqa: UP045
-    typer.Option("--threads", min=1, max=1024, help="Kernel threads (default: the available cores)."),
+    typer.Option(
+        "--threads", metavar="N", min=1, max=1024, help="Kernel threads (default: the available cores)."
+    ),
 ]
 Debug = Annotated[bool, typer.Option("--debug", help="Show the traceback of an internal error.")]
 Repeat = Annotated[
     int,
     typer.Option(
         "--repeat",
+        metavar="N",
         min=1,
         max=1_000_000,
         help="Run the kernel N times and report its min and median time (for benchmarking).",

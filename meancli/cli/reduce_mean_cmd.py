@@ -10,7 +10,7 @@ from ..errors import UsageError
 from . import options
 from .argv import parse_axes
 from .report import Report
-from .run import finish, read_inputs, session
+from .run import finish, read_inputs, resolve_op, session
 
 if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
     import numpy as np
@@ -63,15 +63,14 @@ def reduce_mean(
     """Mean of FILE's elements over --axes, as the selected ReduceMean version defines it."""
     from .. import kernels
 
-    with session(json_mode=json_mode, debug=debug):
+    with session(json_mode=json_mode, debug=debug, quiet=quiet):
         try:
             axes_list = parse_axes(axes)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         from .. import api
-        from .. import opset as opsets
 
-        op = opsets.resolve("ReduceMean", opset)
+        op = resolve_op("ReduceMean", opset)
         kernels.load()
         n_threads = threads or kernels.default_threads()
         report = Report("reduce-mean", n_threads, op)

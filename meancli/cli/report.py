@@ -166,7 +166,7 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     if result is not None:
         import numpy as np
 
-        console.print(np.array2string(result, separator=", ") if result.ndim else repr(result.item()))
+        console.print(np.array2string(result, separator=", "))  # numpy's digits, 0-d included
 
 
 def emit_error(exc: BaseException, *, json_mode: bool, message: str | None = None) -> None:

@@ -39,9 +39,13 @@ def install_signal_handlers() -> None:
 
 
 @contextmanager
-def session(*, json_mode: bool, debug: bool) -> Iterator[None]:
+def session(*, json_mode: bool, debug: bool, quiet: bool = False) -> Iterator[None]:
     """Turn every failure inside into a one-line report and a typer.Exit."""
     try:
+        if quiet and json_mode:
+            from ..errors import UsageError
+
+            raise UsageError("--quiet and --json cannot be combined (--json is the output)")
         yield
     except MeancliError as exc:
         emit_error(exc, json_mode=json_mode)
@@ -75,6 +79,17 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except OSError:
         pass
+
+
+def resolve_op(op_name: str, opset: str | None) -> Any:
+    """opset.resolve, with a malformed value reported as the --opset option."""
+    from .. import opset as opsets
+    from ..errors import UsageError
+
+    try:
+        return opsets.resolve(op_name, opset)
+    except UsageError as exc:
+        raise UsageError(f"--{exc}") from None
 
 
 def human_stream(output: str | None) -> TextIO:

@@ -637,7 +637,7 @@ def list_cmd(json_mode: options.Json = False, debug: options.Debug = False) -> N
         _print(table, f"[dim]{len(rows)} operator versions; details: meancli spec show OP[/dim]")
 
 
-@spec_app.command("show", no_args_is_help=True)
+@spec_app.command("show")
 def show_cmd(op: OpArg, json_mode: options.Json = False, debug: options.Debug = False) -> None:
     """Everything the spec of OP holds: inputs, outputs, attributes, types, axes rules, keepdims."""
     from .run import session
@@ -658,7 +658,7 @@ def show_cmd(op: OpArg, json_mode: options.Json = False, debug: options.Debug = 
         )
 
 
-@spec_app.command("diff", no_args_is_help=True)
+@spec_app.command("diff")
 def diff_cmd(
     a: Annotated[str, typer.Argument(metavar="A", help="The first operator version (as for show).")],
     b: Annotated[str, typer.Argument(metavar="B", help="The second operator version.")],
