@@ -44,13 +44,15 @@ def _spec_dtype_name(dtype: np.dtype[Any]) -> str:
 
 
 def kernel_input(x: Any) -> np.ndarray:
-    """``x`` as an ndarray the kernels take: native byte order, C or Fortran
-    contiguous (copied only when it is neither or is byte-swapped)."""
+    """``x`` as an ndarray the kernels take: native byte order, aligned, C or
+    Fortran contiguous (copied only when it is not already)."""
     a = np.asarray(x)
+    if a.size == 0:  # no data to read: any strides are fine, hand over plain ones
+        return np.empty(a.shape, dtype=a.dtype.newbyteorder("=") if not a.dtype.isnative else a.dtype)
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
-    if not (a.flags.c_contiguous or a.flags.f_contiguous):
-        a = np.ascontiguousarray(a)
+    if not (a.flags.c_contiguous or a.flags.f_contiguous) or not a.flags.aligned:
+        a = np.array(a, order="C", copy=True)  # a fresh buffer is aligned
     return a
 
 

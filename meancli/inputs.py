@@ -5,7 +5,6 @@ archive (every array, in stored order) or one member of it (``data.npz:name``).
 from __future__ import annotations
 
 import os
-import zipfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,7 +67,7 @@ def read_inputs(arg: str, *, mmap: bool = True) -> list[NamedArray]:
 def _read_npz(path: str, member: str | None) -> list[NamedArray]:
     try:
         archive = np.load(path, allow_pickle=False, mmap_mode=None)
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+    except Exception as exc:  # zipfile and numpy raise many kinds for a bad archive
         raise InputFileError(f"{path}: not a readable .npz archive: {' '.join(str(exc).split())}") from None
     if not isinstance(archive, np.lib.npyio.NpzFile):
         raise InputFileError(f"{path}: not an .npz archive")
@@ -84,9 +83,13 @@ def _read_npz(path: str, member: str | None) -> list[NamedArray]:
         for name in wanted:
             try:
                 array = archive[name]
-            except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
-                reason = " ".join(str(exc).split())
+            except MemoryError:
+                raise InputFileError(f"{path}:{name}: the array does not fit in memory") from None
+            except Exception as exc:  # zipfile, zlib and numpy raise many kinds for a bad member
+                reason = " ".join(str(exc).split()) or type(exc).__name__
                 raise InputFileError(f"{path}:{name}: cannot read the array: {reason}") from None
+            if not isinstance(array, np.ndarray):
+                raise InputFileError(f"{path}:{name}: the member is not a .npy array")
             out.append(NamedArray(f"{path}:{name}", _bfloat16_view(array), None))
     return out
 

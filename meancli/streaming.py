@@ -119,8 +119,15 @@ class Source:
                 self.fp.close()
 
     def read_all(self) -> np.ndarray[Any, Any]:
-        """The whole array in memory (for a stream too small to be worth streaming)."""
-        buf = np.empty(self.nbytes, dtype=np.uint8)
+        """The whole array in memory (for a stream too small to be worth streaming).
+
+        Raises:
+            InputFileError: the data cannot be read or does not fit in memory.
+        """
+        try:
+            buf = np.empty(self.nbytes, dtype=np.uint8)
+        except MemoryError:
+            raise InputFileError(f"{self.name}: {self.nbytes} bytes of data do not fit in memory") from None
         if self.nbytes:
             self.read_into(0, buf.data)
         array: np.ndarray[Any, Any] = buf.view(self.dtype)
@@ -151,6 +158,12 @@ def open_source(arg: str) -> Source | None:
     except OSError:
         return None  # the in-memory reader reports it
     if not stat.S_ISREG(st.st_mode) or st.st_size < STREAM_MIN_BYTES:
+        return None
+    try:
+        with open(arg, "rb") as probe:
+            if probe.read(4) == b"PK\x03\x04":  # an .npz archive: read as one
+                return None
+    except OSError:
         return None
     try:
         fp = open(arg, "rb")  # noqa: SIM115 -- closed by Source.finish

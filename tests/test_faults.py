@@ -447,12 +447,6 @@ def test_closed_pipe_on_a_shown_result_is_quiet(tmp_path: Path) -> None:
     assert own in (1, EXIT_BROKEN_PIPE)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (meancli/cli/report.py emit): a reader closing the pipe while rich prints the "
-    "report and result makes rich raise SystemExit(1): exit 1, which README reserves for an "
-    "unacceptable input; `-o -` exits 141 (128 + SIGPIPE) in the same situation",
-)
 def test_closed_pipe_on_a_shown_result_exits_like_sigpipe(tmp_path: Path) -> None:
     np.save(tmp_path / "r.npy", np.random.default_rng(0).random((4000, 30)))
     own, _, _ = _pipeline(["reduce-mean", "r.npy", "--axes", "1", "--no-keep-dims"], tmp_path, "true")

@@ -305,6 +305,9 @@ def _via_source(path: Path, data: bytes, monkeypatch: pytest.MonkeyPatch) -> Any
 
     def from_file() -> tuple[np.ndarray, npyio.NpyHeader]:
         source = streaming.open_source(str(path))
+        if data.startswith(b"PK\x03\x04"):  # an archive: never streamed, the .npz reader takes it
+            assert source is None
+            return npyio.read_npy(str(path))
         assert source is not None
         try:
             return source.read_all(), source.header
@@ -793,15 +796,6 @@ def test_regression_odd_stride_on_a_length_1_axis(x: np.ndarray) -> None:
     np.testing.assert_allclose(got.astype(np.float64), want)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (meancli/api.py kernel_input or the reduce kernels): a size-0 view whose longer "
-    "axes have a negative or odd stride counts as contiguous for numpy and reaches the kernels, "
-    "which refuse it: meancli.reduce_mean(np.flip(np.lib.stride_tricks.as_strided(np.zeros(8, "
-    "np.float32), (0, 2), (4, 4)), 1), axes=[0]) raises InternalError 'meancli_reduce_float32: kernel "
-    "rejected its arguments: a stride that is negative or not a multiple of the item size' "
-    "instead of [[nan, nan]]",
-)
 @pytest.mark.parametrize("axes", [[0], [1]])
 @pytest.mark.parametrize("strides", [(4, -4), (4, 3)], ids=["negative", "odd"])
 def test_size0_view_with_odd_strides(axes: list[int], strides: tuple[int, int]) -> None:
@@ -815,12 +809,6 @@ def test_size0_view_with_odd_strides(axes: list[int], strides: tuple[int, int]) 
     np.testing.assert_array_equal(got, want.astype(np.float32))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (meancli/api.py kernel_input): a misaligned array (np.frombuffer at an odd offset) "
-    "is passed to the C kernels as it is; they dereference typed pointers, which UBSan reports "
-    "('load of misaligned address ... which requires 8 byte alignment', tools/sanitize.py)",
-)
 def test_kernel_input_is_aligned() -> None:
     raw = np.zeros(8 * 6 + 1, dtype=np.uint8)
     misaligned = raw[1:].view(np.float64)

@@ -510,14 +510,6 @@ for _name, _content in NPZ_BUGS.items():
     case(f"npz_{_name}", "reduce-mean", "a.npz", "-o", "out.npy", files={"a.npz": _content})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (meancli/inputs.py _read_npz): hostile archives escape as 'internal error', exit 3: "
-    "a member that is not a .npy file (a.txt, a directory entry) comes back from numpy as bytes "
-    "(AttributeError: 'bytes' object has no attribute 'dtype'); a member header claiming 8 TiB "
-    "(MemoryError); an encrypted member (RuntimeError); compression method 99 or zip version 6.4 "
-    "(NotImplementedError); a corrupt deflate stream (zlib.error)",
-)
 @pytest.mark.parametrize("name", list(NPZ_BUGS))
 def test_hostile_npz_members_are_input_errors(ran: dict[str, Ran], name: str) -> None:
     assert_error(ran[f"npz_{name}"], 1, "a.npz")
@@ -541,12 +533,6 @@ def test_npz_one_array(ran: dict[str, Ran]) -> None:
     np.testing.assert_allclose(np.load(r.workdir / "out.npy"), GOOD.mean(keepdims=True), rtol=1e-6)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (meancli/streaming.py open_source): an .npz at least MEANCLI_STREAM_MIN_BYTES "
-    "(256 MiB by default) long is opened as a streamed .npy: 'error: a.npz: is an .npz archive "
-    "(zip), not a .npy file; extract the array first', although smaller archives are read",
-)
 def test_large_npz_is_read_too(ran: dict[str, Ran]) -> None:
     r = ran["stream_npz_one_array"]
     assert r.returncode == 0, r.stderr
@@ -707,12 +693,6 @@ def test_huge_stdin_claim_reduced_slab_by_slab(ran: dict[str, Ran]) -> None:
     assert_error(ran["huge_stdin_reduce"], 1, "<stdin>", "truncated data")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (meancli/cli/mean_cmd.py, streaming.Source.read_all, the output's np.empty): a .npy "
-    "on stdin whose header claims more than memory holds: 'error: internal error: MemoryError: "
-    "Unable to allocate 1.00 PiB ...', exit 3; a file with the same header says 'truncated data'",
-)
 @pytest.mark.parametrize("name", list(HUGE_STDIN))
 def test_huge_stdin_claim_is_an_input_error(ran: dict[str, Ran], name: str) -> None:
     assert_error(ran[f"huge_stdin_{name}"], 1, "<stdin>")
@@ -739,13 +719,6 @@ def test_wide_rows_from_a_file(ran: dict[str, Ran]) -> None:
     np.testing.assert_array_equal(np.load(io.BytesIO(r.stdout)), WIDE.mean(axis=0, keepdims=True))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (meancli/cli/reduce_mean_cmd.py _reduce_streamed): when a row of the outermost "
-    "dimension is over 2 slabs (2 x MEANCLI_SLAB_BYTES, 64 MiB by default) the fallback calls "
-    "read_npy(file) again, and for '-' the header was already consumed: "
-    "'error: <stdin>: not a .npy file (it does not start with \\x93NUMPY)' on a valid input",
-)
 def test_wide_rows_from_stdin(ran: dict[str, Ran]) -> None:
     r = ran["stream_stdin_wide_rows"]
     assert r.returncode == 0, r.stderr
@@ -816,11 +789,6 @@ def test_mixed_dtypes(ran: dict[str, Ran]) -> None:
     assert_error(ran["dtype_mixed"], 1, None, "float32", "float64")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (meancli/cli, api): a dtype error comes from the validator and never names the file; "
-    "with several inputs the user cannot tell which one is wrong",
-)
 def test_unsupported_dtype_names_the_file(ran: dict[str, Ran]) -> None:
     assert_error(ran["dtype_complex64"], 1, "t.npy")
 
@@ -1021,10 +989,5 @@ def test_huge_opset_picks_the_newest_version(ran: dict[str, Ran], name: str, ver
 case("arg_axes_int64_min", "reduce-mean", "x.npy", "--axes", "-9223372036854775808", "-o", "out.npy")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (meancli/cli/argv.py parse_axes): -9223372036854775808 (-2**63) is refused as "
-    "'out of the int64 range' with exit 2, but it is the smallest int64",
-)
 def test_axes_int64_min_is_an_out_of_range_axis(ran: dict[str, Ran]) -> None:
     assert_error(ran["arg_axes_int64_min"], 1, None, "out of range", "-9223372036854775808")

@@ -55,7 +55,7 @@ def parse_axes(values: list[str] | None) -> list[int] | None:
             if not re.fullmatch(r"[-+]?\d+", part):
                 raise ValueError(f"--axes: {part!r} is not an integer")
             number = int(part)
-            if abs(number) > 2**63 - 1:
+            if not -(2**63) <= number <= 2**63 - 1:
                 raise ValueError(f"--axes: {part} is out of the int64 range")
             axes.append(number)
     return axes

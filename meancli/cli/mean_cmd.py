@@ -8,7 +8,7 @@ import typer
 
 from . import options
 from .report import Report
-from .run import finish, read_inputs, resolve_op, session
+from .run import alloc_output, check_input_dtypes, finish, read_inputs, resolve_op, session
 
 if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
     import numpy as np
@@ -47,6 +47,7 @@ def mean(
         report = Report("mean", n_threads, op)
         items = read_inputs(files, report, quiet=quiet or json_mode, stream=repeat == 1)
         with report.stage("validate"):
+            check_input_dtypes(op, report)
             shape = api.prepare_mean(op, items)
         from ..streaming import Source
 
@@ -70,7 +71,6 @@ def _mean_streamed(
     show_progress: bool,
 ) -> np.ndarray:
     """Mean with some inputs streamed in blocks (see meancli.streaming.mean_blocks)."""
-    import numpy as np
 
     from .. import api, kernels
     from ..npyio import read_npy
@@ -90,7 +90,7 @@ def _mean_streamed(
     sources = [x for x in items if isinstance(x, Source)]
     dtype = items[0].dtype
     native = dtype if dtype.isnative else dtype.newbyteorder("=")
-    out = np.empty(shape, dtype=native)
+    out = alloc_output(shape, native, report)
     symbol = op.kernels[api.spec_dtype_name(native)]
 
     def emit(prefix: tuple[int, ...], a: int, b: int, views: list[np.ndarray]) -> None:

@@ -10,7 +10,7 @@ from ..errors import UsageError
 from . import options
 from .argv import parse_axes
 from .report import Report
-from .run import finish, read_inputs, resolve_op, session
+from .run import alloc_output, check_input_dtypes, finish, read_inputs, resolve_op, session
 
 if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
     import numpy as np
@@ -76,6 +76,7 @@ def reduce_mean(
         report = Report("reduce-mean", n_threads, op)
         (data,) = read_inputs([file], report, quiet=quiet or json_mode, single=True, stream=repeat == 1)
         with report.stage("validate"):
+            check_input_dtypes(op, report)
             call = api.validate_reduce(
                 op, data.dtype, tuple(data.shape), axes_list, keep_dims, noop_with_empty_axes
             )
@@ -106,17 +107,15 @@ def _reduce_streamed(
     *,
     show_progress: bool,
 ) -> np.ndarray:
-    """ReduceMean of a streamed input; falls back to a memory map when it cannot stream."""
-    import numpy as np
+    """ReduceMean of a streamed input; reads it whole when one outermost row exceeds a slab."""
 
     from .. import api
-    from ..npyio import read_npy
     from ..streaming import reduce_slabs
     from .progress import progress_bar
 
     kept = tuple(n for n, m in zip(source.shape, call.reduce_mask, strict=True) if not m)
     native = source.dtype if source.dtype.isnative else source.dtype.newbyteorder("=")
-    out = np.empty(kept, dtype=native)
+    out = alloc_output(kept, native, report)
     symbol = op.kernels[api.spec_dtype_name(source.dtype)]
     try:
         with (
@@ -126,11 +125,12 @@ def _reduce_streamed(
             streamed = reduce_slabs(symbol, source, call.reduce_mask, out, threads, advance)
         report.timings_ms["read"] += source.read_seconds * 1e3
         report.timings_ms["kernel"] -= source.read_seconds * 1e3
+        if not streamed:  # one outermost row is larger than a slab: read it whole
+            with report.stage("read"):
+                data = api.kernel_input(source.read_all())
     finally:
         source.finish()
     if streamed:
         return out.reshape(call.out_shape)
-    with report.stage("read"):
-        data = api.kernel_input(read_npy(file)[0])
     with report.stage("kernel"):
         return api.execute_reduce(op, call, data, threads)

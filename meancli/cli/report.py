@@ -6,8 +6,10 @@ human-readable line goes to stderr.
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import shutil
 import sys
 import time
 from contextlib import contextmanager
@@ -141,9 +143,18 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     from rich.console import Console
     from rich.table import Table
 
-    # Not a terminal: no width to fit, so nothing (a long path) is cut or wrapped.
-    width = None if stream.isatty() else 100_000
-    console = Console(file=stream, highlight=False, soft_wrap=True, width=width)
+    # Rendered into a buffer and written here, so a closed pipe raises
+    # BrokenPipeError for the command boundary (rich itself would exit 1).
+    # Not a terminal: no width to fit, so nothing (a long path) is cut.
+    tty = stream.isatty()
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        highlight=False,
+        soft_wrap=True,
+        force_terminal=tty,
+        width=shutil.get_terminal_size().columns if tty else 100_000,
+    )
     title = f"[bold]{report.op.label}[/bold]" if report.op else report.command
     if report.attributes:
         title += "  " + "  ".join(f"{k}={v}" for k, v in report.attributes.items())
@@ -167,6 +178,8 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         import numpy as np
 
         console.print(np.array2string(result, separator=", "))  # numpy's digits, 0-d included
+    stream.write(buffer.getvalue())
+    stream.flush()
 
 
 def emit_error(exc: BaseException, *, json_mode: bool, message: str | None = None) -> None:

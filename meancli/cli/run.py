@@ -13,12 +13,15 @@ import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import typer
 
 from ..errors import EXIT_INTERNAL, MeancliError
 from .report import Report, TensorInfo, emit, emit_error
+
+if TYPE_CHECKING:
+    import numpy as np
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 EXIT_BROKEN_PIPE = 128 + int(getattr(signal, "SIGPIPE", 13))
@@ -50,6 +53,12 @@ def session(*, json_mode: bool, debug: bool, quiet: bool = False) -> Iterator[No
     except MeancliError as exc:
         emit_error(exc, json_mode=json_mode)
         raise typer.Exit(exc.exit_code) from None
+    except MemoryError:
+        from ..errors import InputFileError
+
+        oom = InputFileError("the input or its result does not fit in memory")
+        emit_error(oom, json_mode=json_mode)
+        raise typer.Exit(oom.exit_code) from None
     except KeyboardInterrupt as exc:
         terminated = isinstance(exc, Terminated)
         emit_error(exc, json_mode=json_mode, message="terminated" if terminated else "interrupted")
@@ -90,6 +99,42 @@ def resolve_op(op_name: str, opset: str | None) -> Any:
         return opsets.resolve(op_name, opset)
     except UsageError as exc:
         raise UsageError(f"--{exc}") from None
+
+
+def alloc_output(shape: tuple[int, ...], dtype: Any, report: Report) -> np.ndarray:
+    """np.empty for a result, or an error naming the inputs when it does not fit in memory.
+
+    Raises:
+        InputFileError: the result's size cannot be allocated.
+    """
+    import numpy as np
+
+    from ..errors import InputFileError
+
+    try:
+        return np.empty(shape, dtype=dtype)
+    except (MemoryError, ValueError):
+        names = ", ".join(_shown(t.path) for t in report.inputs)
+        raise InputFileError(
+            f"{names}: the result, shape {shape} {np.dtype(dtype)}, does not fit in memory"
+        ) from None
+
+
+def _shown(path: str | None) -> str:
+    """How an error names an input: stdin as <stdin>."""
+    return "<stdin>" if path in ("-", None) else path
+
+
+def check_input_dtypes(op: Any, report: Report) -> None:
+    """Name the file whose dtype ``op`` does not allow (the validator names only the dtype).
+
+    Raises:
+        SpecViolation: ``FILE: <Op-version> does not accept <dtype> (it accepts: ...)``.
+    """
+    from ..semantics import check_dtype
+
+    for tensor in report.inputs:
+        check_dtype(tensor.dtype, op.types, f"{_shown(tensor.path)}: {op.label}")
 
 
 def human_stream(output: str | None) -> TextIO:
