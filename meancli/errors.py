@@ -31,6 +31,11 @@ class InputFileError(MeancliError):
     kind = "input"
 
 
+class UnsupportedDtypeFile(InputFileError):
+    """A file holds a dtype no operator takes and that cannot even be read
+    safely (object, structured, variable-size strings)."""
+
+
 class SpecViolation(MeancliError, ValueError):
     """The inputs or attributes break the selected operator version's spec
     (a dtype it does not allow, an axis out of range, shapes that do not

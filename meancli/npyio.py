@@ -30,7 +30,7 @@ from typing import Any, BinaryIO, Literal
 import numpy as np
 import numpy.typing as npt
 
-from meancli.errors import InputFileError
+from meancli.errors import InputFileError, UnsupportedDtypeFile
 
 __all__ = [
     "BFLOAT16_NOTE",
@@ -191,7 +191,9 @@ def _literal(text: str, version: tuple[int, int]) -> object:
 def _resolve_dtype(descr: object, where: str) -> np.dtype[Any]:
     """The dtype of a header's descr; InputFileError if it is not a supported plain dtype."""
     if isinstance(descr, list):
-        raise _bad(where, f"structured dtypes (a list descr) are not supported: {descr!r:.200}")
+        raise UnsupportedDtypeFile(
+            f"{where}: structured dtypes (a list descr) are not supported: {descr!r:.200}"
+        )
     if not isinstance(descr, str):
         raise InputFileError(
             f"{where}: malformed header: 'descr' must be a string, found {type(descr).__name__}"
@@ -209,17 +211,17 @@ def _resolve_dtype(descr: object, where: str) -> np.dtype[Any]:
             f"{where}: descr {descr!r:.200} is not a dtype numpy understands ({_reason(exc)})"
         ) from None
     if dtype.names is not None or dtype.subdtype is not None:
-        raise InputFileError(
+        raise UnsupportedDtypeFile(
             f"{where}: structured or subarray dtypes are not supported (descr {descr!r:.200})"
         )
     if not getattr(type(dtype), "_legacy", True):  # e.g. 'T' (StringDType): data held elsewhere
-        raise InputFileError(f"{where}: dtype {dtype} cannot be read from raw bytes")
+        raise UnsupportedDtypeFile(f"{where}: dtype {dtype} cannot be read from raw bytes")
     if dtype.hasobject:
-        raise InputFileError(
+        raise UnsupportedDtypeFile(
             f"{where}: object arrays are not supported (they need pickle); descr {descr!r:.200}"
         )
     if dtype.itemsize == 0:
-        raise InputFileError(f"{where}: zero-size dtype (descr {descr!r:.200}) is not supported")
+        raise UnsupportedDtypeFile(f"{where}: zero-size dtype (descr {descr!r:.200}) is not supported")
     return dtype
 
 

@@ -793,11 +793,6 @@ def test_unsupported_dtype_names_the_file(ran: dict[str, Ran]) -> None:
     assert_error(ran["dtype_complex64"], 1, "t.npy")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (meancli/cli): object and structured .npy files are refused by the reader, before "
-    "an operator version is consulted, so the error does not list the types the version allows",
-)
 @pytest.mark.parametrize("name", ["object_pickled", "structured"])
 def test_object_and_structured_list_the_allowed_types(ran: dict[str, Ran], name: str) -> None:
     line = assert_error(ran[f"bad_{name}"], 1, "bad.npy")

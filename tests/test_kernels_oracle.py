@@ -80,11 +80,10 @@ def with_layout(x: np.ndarray, layout: str) -> np.ndarray:
         y = np.zeros((*x.shape, 2), dtype=x.dtype)
         y[..., 1] = x
         return y[..., 1]
-    if layout == "reversed":  # negative strides on the first dim longer than 1 (a copy is needed)
-        d = next((d for d, n in enumerate(x.shape) if n > 1), None)
-        if d is None:  # see test_negative_stride_on_size1_dim
+    if layout == "reversed":  # negative strides on every dim (size-1 dims included)
+        if x.ndim == 0:
             return x
-        flip = tuple(slice(None, None, -1) if i == d else slice(None) for i in range(x.ndim))
+        flip = (slice(None, None, -1),) * x.ndim
         return np.ascontiguousarray(x[flip])[flip]
     if layout == "unaligned":
         buf = np.zeros(x.nbytes + 1, dtype=np.uint8)[1:]
@@ -653,8 +652,8 @@ def test_float64_large_but_safe_values() -> None:
 
 @pytest.mark.parametrize("values", [[1e301, 1e301], [-1.5e300, -1.5e300], [1.7e308]], ids=str)
 def test_float64_huge_values(values: list[float]) -> None:
-    """Expected: the mean of equal values v is v (no sum overflows here).
-    Got: NaN from every ReduceMean and Mean version."""
+    """The mean of equal values v is v (no sum overflows here). Regression: means
+    above ~2**996 were NaN (dd_div's Dekker split overflowed), every version."""
     bad = []
     x = np.array(values)
     for op in _ops_with("float64"):
@@ -671,7 +670,8 @@ def test_float64_huge_values(values: list[float]) -> None:
 @pytest.mark.parametrize("op", REDUCE_IDS)
 def test_negative_stride_on_size1_dim(op: OpVersion) -> None:
     """numpy's relaxed strides flag np.arange(3.)[::-1][0:1] (shape (1,), strides (-8,))
-    as C- and F-contiguous; meancli.api.kernel_input passes it on without a copy."""
+    as C- and F-contiguous. Regression: such input reached the kernel unchanged and
+    failed its stride check with InternalError."""
     x = np.arange(3.0)[::-1][0:1]
     assert x.flags.c_contiguous and x.strides[0] < 0
     assert _reduce_all(op, x) == 2.0

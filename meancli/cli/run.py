@@ -143,7 +143,12 @@ def human_stream(output: str | None) -> TextIO:
 
 
 def read_inputs(
-    paths: list[str], report: Report, *, quiet: bool, single: bool = False, stream: bool = False
+    paths: list[str],
+    report: Report,
+    *,
+    quiet: bool,
+    single: bool = False,
+    stream: bool = False,
 ) -> list[Any]:
     """Read every FILE argument (``.npy``, ``-`` = stdin, ``.npz``, ``.npz:name``)
     under the ``read`` stage, recording each tensor's name, shape and dtype.
@@ -169,7 +174,7 @@ def read_inputs(
 
     items: list[Any] = []
     noted = False
-    with report.stage("read"):
+    with report.stage("read"), _listing_accepted_types(report):
         for path in paths:
             source = open_source(path) if stream or path == "-" else None
             if source is not None and (source.nbytes < STREAM_MIN_BYTES or not stream):
@@ -194,6 +199,20 @@ def read_inputs(
                         report.stderr_notes.append(BFLOAT16_NOTE)
                 items.append(item.data if source is not None else kernel_input(item.data))
     return items
+
+
+@contextmanager
+def _listing_accepted_types(report: Report) -> Iterator[None]:
+    """A file the reader refuses for its dtype: say what the operator version takes."""
+    from ..errors import UnsupportedDtypeFile
+
+    try:
+        yield
+    except UnsupportedDtypeFile as exc:
+        if report.op is None:
+            raise
+        accepted = ", ".join(report.op.types)
+        raise UnsupportedDtypeFile(f"{exc} ({report.op.label} accepts: {accepted})") from None
 
 
 class _Named:
