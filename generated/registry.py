@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "14f5abaceb42ed89aa8a8e122dc5a735c8a3a7de21d8afbe8fe518ebd1392c46"
+KERNEL_SOURCE_SHA256 = "03ca232d4f5268e25a48fbdf85af61272e2c1762dde9d431946cea5e821728e6"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
