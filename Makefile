@@ -48,8 +48,8 @@ check-generated: $(PY)
 	$(PY) -m meancli.codegen --check
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check meancli tests
-	$(VENV)/bin/ruff format --check meancli tests
+	$(VENV)/bin/ruff check meancli tests tools bench examples
+	$(VENV)/bin/ruff format --check meancli tests tools bench examples
 	$(VENV)/bin/mypy
 
 bench: $(STAMP)
