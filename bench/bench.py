@@ -161,7 +161,7 @@ WORKLOADS = [
         [(2, 3, 512, 512), (3, 1, 1), (512,)],
     ),
 ]
-EXTRA = ["W8", "CLI", "VERSION"]
+EXTRA = ["W8", "CLI", "VERSION", "MEM"]
 ALL_NAMES = [w.name for w in WORKLOADS] + EXTRA
 
 
@@ -881,6 +881,49 @@ def run_cli(quick: bool) -> dict[str, Any]:
     }
 
 
+def run_mem(quick: bool) -> dict[str, Any]:
+    """Peak resident memory of the CLI streaming a 4 GiB .npy (256 MiB with --quick)."""
+    log("\nMEM: peak resident memory of meancli reduce-mean on a large float32 .npy (streamed)")
+    exe = venv_tool("meancli")
+    if exe is None:
+        return {"name": "MEM", "skipped": f"no meancli next to {sys.executable}"}
+    rows_n = 64 if quick else 1024
+    shape = (rows_n, 1024, 1024)
+    out_rows = []
+    with tempfile.TemporaryDirectory(prefix="meancli-bench-mem-", dir=str(HERE)) as d:
+        p = Path(d) / "big.npy"
+        header = np.lib.format.header_data_from_array_1_0(np.empty((0,), np.float32))
+        header["shape"] = shape
+        row = np.random.default_rng(9).random((1024, 1024), dtype=np.float32)
+        with open(p, "wb") as fp:
+            np.lib.format.write_array_header_1_0(fp, header)
+            for _ in range(rows_n):
+                fp.write(row.tobytes())
+        size = p.stat().st_size
+        script = (
+            "import resource, subprocess, sys, time\n"
+            "t = time.perf_counter(); subprocess.run(sys.argv[1:], check=True)\n"
+            "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        )
+        for axes in (["0"], ["1", "2"], ["2"]):
+            cmd = [str(exe), "reduce-mean", str(p), "--axes", *axes, "-o", str(Path(d) / "o.npy"), "--quiet"]
+            r = subprocess.run(
+                [sys.executable, "-c", script, *cmd], capture_output=True, text=True, check=True
+            )
+            seconds, kib = r.stdout.split()
+            out_bytes = np.load(Path(d) / "o.npy").nbytes
+            out_rows.append(
+                {
+                    "command": "meancli reduce-mean big.npy --axes " + " ".join(axes),
+                    "seconds": float(seconds),
+                    "peak_rss_mib": int(kib) / 1024,
+                    "output_mib": out_bytes / 2**20,
+                }
+            )
+            log(f"    --axes {' '.join(axes)}: {float(seconds):.2f} s, peak RSS {int(kib) / 1024:.0f} MiB")
+    return {"name": "MEM", "file_bytes": size, "shape": list(shape), "rows": out_rows}
+
+
 def run_version(quick: bool) -> dict[str, Any]:
     log("\nVERSION: meancli --version against python -c 'import numpy'")
     exe = venv_tool("meancli")
@@ -985,6 +1028,21 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
                         f"| {r['vs_numpy']:.2f} "
                         f"| {r['max_rel_err']:.1e} | {r['cpu_wait_share']:.0%} |"
                     )
+            L.append("")
+        elif res["name"] == "MEM" and "rows" in res:
+            L += [
+                f"## MEM: peak resident memory streaming a {res['file_bytes'] / 2**30:.1f} GiB float32 "
+                f"{tuple(res['shape'])} .npy (target: under 256 MiB plus the output)",
+                "",
+                "| command | seconds | peak RSS MiB | output MiB | met |",
+                "|---|---:|---:|---:|---|",
+            ]
+            for r in res["rows"]:
+                ok = r["peak_rss_mib"] < 256 + r["output_mib"]
+                L.append(
+                    f"| `{r['command']}` | {r['seconds']:.2f} | {r['peak_rss_mib']:.0f} "
+                    f"| {r['output_mib']:.1f} | {'yes' if ok else '**NO**'} |"
+                )
             L.append("")
         elif res["name"] in ("CLI", "VERSION") and "rows" in res:
             L += [
@@ -1191,6 +1249,8 @@ def main() -> int:
         results.append(run_cli(args.quick))
     if "VERSION" in wanted:
         results.append(run_version(args.quick))
+    if "MEM" in wanted:
+        results.append(run_mem(args.quick))
     meta["waited_for_quiet_s"] = round(Quiet.waited, 1)
     md = markdown(results, meta)
     print(md)
