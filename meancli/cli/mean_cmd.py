@@ -8,7 +8,7 @@ import typer
 
 from . import options
 from .report import Report
-from .run import alloc_output, check_input_dtypes, finish, read_inputs, resolve_op, session
+from .run import alloc_output, check_input_dtypes, finish, read_inputs, session, start
 
 if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
     import numpy as np
@@ -33,18 +33,15 @@ def mean(
     debug: options.Debug = False,
 ) -> None:
     """Element-wise mean of the FILEs, as the selected Mean version defines it."""
-    from .. import kernels
-
     with session(json_mode=json_mode, debug=debug, quiet=quiet):
         from .. import api
         from ..errors import UsageError
 
         if files.count("-") > 1:
             raise UsageError("stdin ('-') can be read only once")
-        op = resolve_op("Mean", opset)
-        kernels.load()
-        n_threads = threads or kernels.default_threads()
-        report = Report("mean", n_threads, op)
+        report = start("mean", "Mean", opset, threads)
+        op, n_threads = report.op, report.threads
+        assert op is not None
         items = read_inputs(files, report, quiet=quiet or json_mode, stream=repeat == 1)
         with report.stage("validate"):
             check_input_dtypes(op, report)

@@ -10,7 +10,7 @@ from ..errors import UsageError
 from . import options
 from .argv import parse_axes
 from .report import Report
-from .run import alloc_output, check_input_dtypes, finish, read_inputs, resolve_op, session
+from .run import alloc_output, check_input_dtypes, finish, read_inputs, session, start
 
 if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
     import numpy as np
@@ -61,8 +61,6 @@ def reduce_mean(
     debug: options.Debug = False,
 ) -> None:
     """Mean of FILE's elements over --axes, as the selected ReduceMean version defines it."""
-    from .. import kernels
-
     with session(json_mode=json_mode, debug=debug, quiet=quiet):
         try:
             axes_list = parse_axes(axes)
@@ -70,10 +68,9 @@ def reduce_mean(
             raise UsageError(str(exc)) from None
         from .. import api
 
-        op = resolve_op("ReduceMean", opset)
-        kernels.load()
-        n_threads = threads or kernels.default_threads()
-        report = Report("reduce-mean", n_threads, op)
+        report = start("reduce-mean", "ReduceMean", opset, threads)
+        op, n_threads = report.op, report.threads
+        assert op is not None
         (data,) = read_inputs([file], report, quiet=quiet or json_mode, single=True, stream=repeat == 1)
         with report.stage("validate"):
             check_input_dtypes(op, report)

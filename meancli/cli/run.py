@@ -90,6 +90,16 @@ def _silence_stdout() -> None:
         pass
 
 
+def start(command: str, op_name: str, opset: str | None, threads: int | None) -> Report:
+    """Resolve the operator version, load the kernels (outside the timed
+    stages) and open the run's report."""
+    from .. import kernels
+
+    op = resolve_op(op_name, opset)
+    kernels.load()
+    return Report(command, threads or kernels.default_threads(), op)
+
+
 def resolve_op(op_name: str, opset: str | None) -> Any:
     """opset.resolve, with a malformed value reported as the --opset option."""
     from .. import opset as opsets
