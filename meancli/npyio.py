@@ -23,7 +23,7 @@ import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal
 
@@ -41,6 +41,7 @@ __all__ = [
     "read_header",
     "read_npy",
     "write_npy",
+    "write_npy_blocks",
 ]
 
 BFLOAT16_NOTE = "note: 2-byte void data ('<V2' or '|V2', ml_dtypes' layout) was read as bfloat16"
@@ -540,13 +541,27 @@ def _data_chunks(array: npt.NDArray[Any], fortran: bool) -> Iterator[memoryview]
         yield raw[i : i + _CHUNK]
 
 
-def _write_all(fp: BinaryIO, header: bytes, array: npt.NDArray[Any], fortran: bool) -> int:
+def _write_all(fp: BinaryIO, header: bytes, chunks: Iterable[memoryview]) -> int:
     fp.write(header)
     total = len(header)
-    for chunk in _data_chunks(array, fortran):
+    for chunk in chunks:
         fp.write(chunk)
         total += len(chunk)
     return total
+
+
+def _block_chunks(blocks: Iterable[npt.NDArray[Any]], nbytes: int, where: str) -> Iterator[memoryview]:
+    """The bytes of C-order blocks, checking they add up to the promised size."""
+    written = 0
+    for block in blocks:
+        raw = np.ascontiguousarray(block).reshape(-1).view(np.uint8).data
+        written += len(raw)
+        if written > nbytes:
+            raise InputFileError(f"cannot write {where}: more data than the header announces")
+        for i in range(0, len(raw), _CHUNK):
+            yield raw[i : i + _CHUNK]
+    if written != nbytes:
+        raise InputFileError(f"cannot write {where}: {written} of {nbytes} data bytes were produced")
 
 
 def _current_umask() -> int:
@@ -580,9 +595,41 @@ def write_npy(path: str, array: np.ndarray[Any, Any]) -> int:
         BrokenPipeError: when writing to stdout and the reader has gone away.
     """
     if path == "-":
-        return _write_stdout(array)
+        header, fortran = _header_bytes(array, STDOUT_NAME)
+        return _write_stdout(header, _data_chunks(array, fortran))
     where = _display(path)
     header, fortran = _header_bytes(array, where)
+    return _write_file(path, where, header, _data_chunks(array, fortran))
+
+
+def write_npy_blocks(
+    path: str, shape: tuple[int, ...], dtype: np.dtype[Any], blocks: Iterable[npt.NDArray[Any]]
+) -> int:
+    """Write a C-order ``.npy`` of ``shape`` and ``dtype`` whose data arrives as
+    ``blocks`` (arrays whose bytes, in C order, follow each other): an output
+    larger than memory is written as it is produced, by the same atomic rule
+    as :func:`write_npy` (``"-"``: stdout).
+
+    Returns:
+        The number of bytes written.
+
+    Raises:
+        InputFileError: as write_npy, and when the blocks do not add up to the
+            shape's size.
+        BrokenPipeError: as write_npy.
+    """
+    template = np.lib.stride_tricks.as_strided(np.empty(1, dtype), shape=shape, strides=(0,) * len(shape))
+    where = STDOUT_NAME if path == "-" else _display(path)
+    header, _ = _header_bytes(template, where)
+    nbytes = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+    chunks = _block_chunks(blocks, nbytes, where)
+    if path == "-":
+        return _write_stdout(header, chunks)
+    return _write_file(path, where, header, chunks)
+
+
+def _write_file(path: str, where: str, header: bytes, chunks: Iterable[memoryview]) -> int:
+    """Header and data to ``path`` through a temporary file renamed into place."""
     target = path
     try:
         if os.path.islink(path):
@@ -595,7 +642,7 @@ def write_npy(path: str, array: np.ndarray[Any, Any]) -> int:
             raise InputFileError(f"cannot write {where}: is a directory")
         if st is not None and not stat.S_ISREG(st.st_mode):
             with open(target, "wb") as fp:
-                return _write_all(fp, header, array, fortran)
+                return _write_all(fp, header, chunks)
         mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_current_umask()
         directory, base = os.path.split(target)
     except OSError as exc:
@@ -611,7 +658,7 @@ def write_npy(path: str, array: np.ndarray[Any, Any]) -> int:
             resume()  # a deferred interrupt is raised here, inside the cleanup's reach
             with os.fdopen(fd, "wb") as fp:
                 os.fchmod(fp.fileno(), mode)
-                total = _write_all(fp, header, array, fortran)
+                total = _write_all(fp, header, chunks)
                 fp.flush()
                 os.fsync(fp.fileno())
             os.replace(tmp, target)
@@ -670,7 +717,7 @@ def _fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
-def _write_stdout(array: npt.NDArray[Any]) -> int:
+def _write_stdout(header: bytes, chunks: Iterable[memoryview]) -> int:
     stdout = sys.stdout
     buffer = getattr(stdout, "buffer", None) if stdout is not None else None
     if buffer is None:
@@ -683,9 +730,8 @@ def _write_stdout(array: npt.NDArray[Any]) -> int:
         raise InputFileError(
             "refusing to write binary .npy data to a terminal; redirect stdout or use -o FILE"
         )
-    header, fortran = _header_bytes(array, STDOUT_NAME)
     try:
-        total = _write_all(buffer, header, array, fortran)
+        total = _write_all(buffer, header, chunks)
         buffer.flush()
     except BrokenPipeError:
         raise

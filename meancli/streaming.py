@@ -269,13 +269,13 @@ def mean_blocks(
     shape: tuple[int, ...],
     inputs: list[Source | np.ndarray[Any, Any]],
     dtype: np.dtype[Any],
-    emit: Callable[[tuple[int, ...], int, int, list[np.ndarray[Any, Any]]], None],
     progress: Progress | None = None,
-) -> None:
-    """Cut the Mean output ``shape`` into blocks of about SLAB_BYTES and call
-    ``emit(prefix, start, stop, block_inputs)`` for each, in C order, with
-    every input as an array broadcastable to the block's shape
-    ``(stop - start, *shape[j + 1:])``.
+) -> Iterator[tuple[tuple[int, ...], int, int, list[np.ndarray[Any, Any]]]]:
+    """Cut the Mean output ``shape`` into blocks of about SLAB_BYTES and yield
+    ``(prefix, start, stop, block_inputs)`` for each, in C order: the block is
+    ``out[prefix + (slice(start, stop),)]`` and every input comes as an array
+    broadcastable to its shape ``(stop - start, *shape[j + 1:])``. Blocks
+    follow each other in C order, so their results can be written as they come.
 
     Sources must be C-order; each block of one is a single contiguous read.
 
@@ -284,7 +284,7 @@ def mean_blocks(
     """
     rank = len(shape)
     if rank == 0 or prod(shape) == 0:
-        emit((), 0, 1, [_whole(x) for x in inputs])
+        yield (), 0, 1, [np.broadcast_to(_whole(x), shape) for x in inputs]
         return
     per_element = dtype.itemsize * (1 + sum(isinstance(x, Source) for x in inputs))
     j = 0
@@ -301,7 +301,7 @@ def mean_blocks(
                 full = np.broadcast_to(x, shape)
                 index: tuple[Any, ...] = (*block.prefix, slice(block.start, block.stop))
                 views.append(full[index])
-        emit(block.prefix, block.start, block.stop, views)
+        yield block.prefix, block.start, block.stop, views
 
 
 def _whole(x: Source | np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

@@ -758,8 +758,8 @@ def test_interrupt_during_write_cleans_up(tmp_path: Path, monkeypatch: pytest.Mo
     path.write_bytes(b"precious")
     real = npyio._write_all
 
-    def interrupted(fp: Any, header: bytes, array: np.ndarray, fortran: bool) -> int:
-        real(fp, header, array[:1], fortran)
+    def interrupted(fp: Any, header: bytes, chunks: Any) -> int:
+        real(fp, header, [next(iter(chunks))[:8]])  # the header and some data, then Ctrl-C
         raise KeyboardInterrupt
 
     monkeypatch.setattr(npyio, "_write_all", interrupted)

@@ -8,7 +8,7 @@ import typer
 
 from . import options
 from .report import Report
-from .run import alloc_output, check_input_dtypes, finish, read_inputs, session, start
+from .run import alloc_output, check_input_dtypes, finish, finish_written, read_inputs, session, start
 
 if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
     import numpy as np
@@ -50,11 +50,14 @@ def mean(
 
         if any(isinstance(x, Source) for x in items):
             result = _mean_streamed(
-                op, shape, items, files, report, n_threads, show_progress=not (quiet or json_mode)
+                op, shape, items, files, report, n_threads, output, show_progress=not (quiet or json_mode)
             )
         else:
             result = report.repeat("kernel", lambda: api.execute_mean(op, shape, items, n_threads), repeat)
-        finish(report, result, output, json_mode=json_mode, quiet=quiet)
+        if result is None:  # already written, block by block
+            finish_written(report, output, shape, items[0].dtype, json_mode=json_mode, quiet=quiet)
+        else:
+            finish(report, result, output, json_mode=json_mode, quiet=quiet)
 
 
 def _mean_streamed(
@@ -64,13 +67,15 @@ def _mean_streamed(
     files: list[str],
     report: Report,
     threads: int,
+    output: str | None,
     *,
     show_progress: bool,
-) -> np.ndarray:
-    """Mean with some inputs streamed in blocks (see meancli.streaming.mean_blocks)."""
+) -> np.ndarray | None:
+    """Mean with some inputs streamed in blocks (see meancli.streaming.mean_blocks);
+    with ``output``, the result is written block by block and None returned."""
 
     from .. import api, kernels
-    from ..npyio import read_npy
+    from ..npyio import read_npy, write_npy_blocks
     from ..streaming import Source, mean_blocks
     from .progress import progress_bar
 
@@ -87,22 +92,41 @@ def _mean_streamed(
     sources = [x for x in items if isinstance(x, Source)]
     dtype = items[0].dtype
     native = dtype if dtype.isnative else dtype.newbyteorder("=")
-    out = alloc_output(shape, native, report)
     symbol = op.kernels[api.spec_dtype_name(native)]
-
-    def emit(prefix: tuple[int, ...], a: int, b: int, views: list[np.ndarray]) -> None:
-        index: tuple[Any, ...] = (*prefix, slice(a, b))
-        block = out[index] if shape else out
-        kernels.run_mean(symbol, views, block, threads)
-
     total = sum(s.nbytes for s in sources)
     try:
         with report.stage("kernel"), progress_bar(total, enabled=show_progress, label="mean") as advance:
-            mean_blocks(shape, items, native, emit, advance)
+            blocks = mean_blocks(shape, items, native, advance)
+            if output is None:  # shown: the whole result in memory
+                out = alloc_output(shape, native, report)
+                for prefix, a, b, views in blocks:
+                    index: tuple[Any, ...] = (*prefix, slice(a, b))
+                    kernels.run_mean(symbol, views, out[index] if shape else out, threads)
+                result: np.ndarray | None = out
+            else:  # written block by block as it is produced (atomically, as any output)
+                write_npy_blocks(output, shape, native, _computed(blocks, shape, native, symbol, threads))
+                result = None
         waited = sum(s.read_seconds for s in sources) * 1e3
         report.timings_ms["read"] += waited
         report.timings_ms["kernel"] -= waited
     finally:
         for s in sources:
             s.finish()
-    return out
+    return result
+
+
+def _computed(blocks: Any, shape: tuple[int, ...], dtype: Any, symbol: str, threads: int) -> Any:
+    """Each block's Mean, in order, in one reused buffer (consumed before the next)."""
+    import numpy as np
+
+    from .. import kernels
+
+    scratch: np.ndarray | None = None
+    for *_where, views in blocks:
+        block_shape = views[0].shape  # every view has the block's shape
+        size = int(np.prod(block_shape, dtype=np.int64))
+        if scratch is None or scratch.size < size:
+            scratch = np.empty(size, dtype=dtype)
+        out = scratch[:size].reshape(block_shape)
+        kernels.run_mean(symbol, views, out, threads)
+        yield out

@@ -230,6 +230,18 @@ class _Named:
         self.name, self.data, self.from_npy = name, data, from_npy
 
 
+def finish_written(
+    report: Report, output: str | None, shape: tuple[int, ...], dtype: Any, *, json_mode: bool, quiet: bool
+) -> None:
+    """Print the report of a result already written to ``output`` as it was produced."""
+    from ..api import spec_dtype_name
+
+    for note in report.stderr_notes:
+        sys.stderr.write(note + "\n")
+    report.output = TensorInfo(output, tuple(shape), spec_dtype_name(dtype))
+    emit(report, None, json_mode=json_mode, quiet=quiet, stream=human_stream(output))
+
+
 def finish(report: Report, result: Any, output: str | None, *, json_mode: bool, quiet: bool) -> None:
     """Write the result to ``output`` (atomically; ``-`` = stdout) and print the report."""
     from ..api import spec_dtype_name
