@@ -183,10 +183,3 @@ class ReduceJob:
     def __exit__(self, *exc: object) -> None:
         self._lib.meancli_reduce_free(self._job)
         self._job = self._ffi.NULL
-
-
-def reduce_job(
-    symbol: str, shape: Sequence[int], strides: Sequence[int], reduce_mask: Sequence[bool]
-) -> ReduceJob:
-    """Start a slab-fed ReduceMean; see :class:`ReduceJob`."""
-    return ReduceJob(symbol, shape, strides, reduce_mask)

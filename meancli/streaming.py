@@ -221,7 +221,7 @@ def reduce_slabs(
     h = source.header
     itemsize = h.dtype.itemsize
     strides = _c_strides(h.shape, itemsize, h.fortran_order)
-    with kernels.reduce_job(symbol, h.shape, strides, reduce_mask) as job:
+    with kernels.ReduceJob(symbol, h.shape, strides, reduce_mask) as job:
         d0, rows, row_bytes, granule = job.info()
         if d0 < 0 or rows == 0 or row_bytes == 0:
             rows_per_slab = max(rows, 1)

@@ -1115,3 +1115,14 @@ def evaluate(case: Case, impls: Sequence[str] | None = None, threads: int | None
     chosen = impls_for(case) if impls is None else impls
     verdicts = {impl: judge(case, impl, groups, truth, basis) for impl in chosen}
     return CaseResult(case, truth, mine, error, ok, verdicts)
+
+
+def axes_patterns(rank: int, domain: str) -> list[str]:
+    """The axes patterns the conformance issue names that are valid for ``rank``
+    (openvino has no omitted axes: its axes input is required)."""
+    patterns = ["empty"] + (["omitted"] if domain == "onnx" else [])
+    if rank >= 1:
+        patterns += ["single", "all", "negative", "subset"]
+    if rank >= 3:
+        patterns.append("non-adjacent")
+    return patterns

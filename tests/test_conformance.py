@@ -83,14 +83,7 @@ def shapes(draw: Any, min_rank: int = 0, max_rank: int = 6) -> tuple[int, ...]:
 @st.composite
 def axes_for(draw: Any, rank: int, domain: str) -> tuple[int, ...] | None:
     """One of the axes patterns the issue names, valid for ``rank``."""
-    patterns = ["empty"]
-    if domain == "onnx":
-        patterns.append("omitted")
-    if rank >= 1:
-        patterns += ["single", "all", "negative", "subset"]
-    if rank >= 3:
-        patterns.append("non-adjacent")
-    pattern = draw(st.sampled_from(patterns))
+    pattern = draw(st.sampled_from(oracles.axes_patterns(rank, domain)))
     if pattern == "omitted":
         return None
     if pattern == "empty":

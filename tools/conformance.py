@@ -58,12 +58,7 @@ def random_shape(rng: np.random.Generator, max_rank: int = 6) -> tuple[int, ...]
 
 
 def random_axes(rng: np.random.Generator, rank: int, domain: str) -> tuple[str, tuple[int, ...] | None]:
-    patterns = ["empty"] + (["omitted"] if domain == "onnx" else [])
-    if rank >= 1:
-        patterns += ["single", "all", "negative", "subset"]
-    if rank >= 3:
-        patterns.append("non-adjacent")
-    pattern = str(rng.choice(patterns))
+    pattern = str(rng.choice(oracles.axes_patterns(rank, domain)))
     if pattern == "omitted":
         return pattern, None
     if pattern == "empty":

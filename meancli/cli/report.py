@@ -49,7 +49,6 @@ class Report:
     output: TensorInfo | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     attributes: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
     stderr_notes: list[str] = field(default_factory=list)
     repeats: int = 1
 
@@ -172,8 +171,6 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     console.print(
         f"[dim]time[/dim]  {stages}  [dim]({report.threads} thread{'s' if report.threads != 1 else ''})[/dim]"
     )
-    for note in report.notes:
-        console.print(f"[dim]{note}[/dim]")
     if result is not None:
         import numpy as np
 
