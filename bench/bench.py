@@ -550,21 +550,24 @@ def ov_setup(w: Workload, xs: list[np.ndarray], threads: int) -> Callable[[], An
     return fn
 
 
-def meancli_setup(w: Workload, xs: list[np.ndarray], threads: int) -> Callable[[], Any]:
+def meancli_setup(w: Workload, xs: list[np.ndarray], threads: int, new_out: bool = False) -> Callable[[], Any]:
+    # out=: one output array reused by every call, as the peers' bound outputs
+    out = None if new_out else np.zeros(out_shape(w, xs), dtype=xs[0].dtype)
     if w.kind == "reduce":
         x, axes = xs[0], (list(w.axes) if w.axes is not None else None)
-        return lambda: meancli.reduce_mean(x, axes=axes, keepdims=True, threads=threads)
-    return lambda: meancli.mean(*xs, threads=threads)
+        return lambda: meancli.reduce_mean(x, axes=axes, keepdims=True, threads=threads, out=out)
+    return lambda: meancli.mean(*xs, threads=threads, out=out)
 
 
 def numpy_setup(w: Workload, xs: list[np.ndarray]) -> Callable[[], Any]:
-    if w.kind == "reduce":
+    if w.kind == "reduce":  # (a small output: a new one costs nothing that matters)
         x, axes = xs[0], w.axes
         return lambda: np.mean(x, axis=axes, keepdims=True)
     n = len(xs)
+    out = np.zeros(out_shape(w, xs), dtype=xs[0].dtype)  # reused, as the others' outputs
 
     def fn() -> np.ndarray:  # numpy's best: one output, added into in place
-        out = np.add(xs[0], xs[1])
+        np.add(xs[0], xs[1], out=out)
         for x in xs[2:]:
             np.add(out, x, out=out)
         np.divide(out, n, out=out)
@@ -624,6 +627,19 @@ def run_workload(w: Workload, quick: bool, reps: int, warmup: int, probe: Probe)
             note="info: 1 thread",
         )
     )
+    if w.kind == "mean":  # info: a new output array on each call (its pages fault in)
+        rows.append(
+            run_contender(
+                f"meancli {THREADS}t, new out",
+                lambda: meancli_setup(w, xs, THREADS, new_out=True),
+                reps,
+                warmup,
+                ref,
+                w.dtype,
+                peer=False,
+                note="info: a new output array each call (meancli.mean without out=)",
+            )
+        )
     rows.append(run_contender("numpy", lambda: numpy_setup(w, xs), reps, warmup, ref, w.dtype))
     for t in (1, 2):
         rows.append(
@@ -645,9 +661,9 @@ def run_workload(w: Workload, quick: bool, reps: int, warmup: int, probe: Probe)
     )
     limit_row = min((lim_a, lim_b), key=lambda r: r.median)
     extra: list[Row] = []
-    if w.kind == "mean":  # info: the same probe writing a new output each call, as meancli.mean does
+    if w.kind == "mean":  # info: the same probe writing a new output each call, as meancli.mean without out= does
         fresh = Row(
-            "limit, new out", peer=False, note="info: the probe writing into a new np.empty output each call"
+            "limit, new out", peer=False, note="info: the probe writing into a new np.empty output each call (as meancli 2t, new out)"
         )
         fresh.times, fresh.foreign, fresh.attempts = quiet_block(
             probe.mean_fn(xs, limit_out, fresh=True), reps, warmup
@@ -977,9 +993,11 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "Mean: input + output bytes); *vs best peer* = best peer's median / this median (meancli's target: "
         ">= 1.1); *vs limit* = this median / the limit's median (target <= 1.25; float16/bfloat16 <= 1.5); "
         "max rel err against a float64 reference (long double for float64 inputs). Peers: numpy, onnxruntime "
-        "1t/2t, OpenVINO 1t/2t, each on its fastest path (onnxruntime: io_binding; OpenVINO: shared-memory "
-        "input tensors, its output buffer returned as a view); a peer whose max rel err exceeds "
-        f"{WRONG:g} is shown but not counted. `meancli 1t` and the `limit` rows are information, not peers. "
+        "1t/2t, OpenVINO 1t/2t, each on its fastest path (onnxruntime: io_binding with a bound output; "
+        "OpenVINO: shared-memory input tensors, its own output buffer returned as a view; numpy's Mean: "
+        "`out=`); meancli writes into one output array reused by every call (`out=`), as they do, and "
+        "Mean workloads also show it allocating a new output each call (info). A peer whose max rel err "
+        f"exceeds {WRONG:g} is shown but not counted. `meancli 1t` and the `limit` rows are information, not peers. "
         f"A block whose threads waited for a CPU (taken by other processes) more than {NOISY:.0%} of "
         f"their runnable time ran again (up to {ATTEMPTS} times; the quietest counts); notes show waits "
         "of 3% or more. CLI rows show the share of the CPUs other processes took meanwhile."

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "03ca232d4f5268e25a48fbdf85af61272e2c1762dde9d431946cea5e821728e6"
+KERNEL_SOURCE_SHA256 = "07074992274ee0f383c74d495d77ca1f901058893395408f87682baac000d98d"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import kernels
 from . import opset as opsets
-from .errors import SpecViolation
+from .errors import SpecViolation, UsageError
 from .opversion import OpVersion
 from .semantics import ReduceCall
 
@@ -143,19 +143,60 @@ def _threads(threads: int | None) -> int:
     return int(threads)
 
 
+def output_array(
+    out: Any, shape: tuple[int, ...], dtype: np.dtype[Any], inputs: Sequence[np.ndarray], elementwise: bool
+) -> np.ndarray:
+    """``out`` checked as the destination of a result of ``shape`` and ``dtype``,
+    or a new C-contiguous array when ``out`` is None.
+
+    ``out`` must be a writeable, aligned, C-contiguous ndarray of exactly that
+    shape and dtype (native byte order) that shares no memory with the
+    inputs; an element-wise Mean may also write into one of its own inputs
+    when that input has the output's shape and layout (each output element
+    reads its inputs before it is written).
+
+    Raises:
+        UsageError: ``out`` is not such an array.
+    """
+    if out is None:
+        return np.empty(shape, dtype=dtype)
+    if not isinstance(out, np.ndarray):
+        raise UsageError(f"out must be a numpy array, got {type(out).__name__}")
+    if not out.dtype.isnative:
+        raise UsageError("out must be in native byte order")
+    if out.shape != shape or out.dtype != dtype:
+        raise UsageError(
+            f"out must have shape {shape} and dtype {spec_dtype_name(dtype)}, "
+            f"got shape {out.shape} and dtype {spec_dtype_name(out.dtype)}"
+        )
+    if not (out.flags.c_contiguous and out.flags.writeable and out.flags.aligned):
+        raise UsageError("out must be a writeable, aligned, C-contiguous array")
+    for x in inputs:
+        if x.size == 0 or out.size == 0 or not np.may_share_memory(x, out):
+            continue
+        same = x.shape == out.shape and x.strides == out.strides and x.ctypes.data == out.ctypes.data
+        if not (elementwise and same):
+            raise UsageError("out overlaps an input (only Mean may write into an input of its own shape and layout)")
+    return out
+
+
 def execute_reduce(
-    op: OpVersion, call: ReduceCall, data: np.ndarray, threads: int | None = None
+    op: OpVersion, call: ReduceCall, data: np.ndarray, threads: int | None = None, out: np.ndarray | None = None
 ) -> np.ndarray:
     """Run ``op``'s kernel for a validated call.
 
     Args:
         data: a kernel_input() array of the shape the call was validated for.
         threads: kernel threads (None: the available cores).
+        out: where to write the result (see output_array); None: a new array.
 
     Returns:
-        A new C-contiguous array of dtype ``data.dtype`` and shape ``call.out_shape``.
+        ``out``, or a new C-contiguous array of dtype ``data.dtype`` and shape ``call.out_shape``.
+
+    Raises:
+        UsageError: ``out`` is not a valid destination (output_array).
     """
-    out = np.empty(call.out_shape, dtype=data.dtype)
+    out = output_array(out, call.out_shape, data.dtype, [data], elementwise=False)
     symbol = op.kernels[spec_dtype_name(data.dtype)]
     threads = _threads(threads)
     kernels.run_reduce(symbol, data, call.reduce_mask, out, threads)
@@ -169,6 +210,7 @@ def reduce_mean(
     noop_with_empty_axes: bool = False,
     opset: str | int | None = None,
     threads: int | None = None,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """ReduceMean of ``data`` as the selected operator version defines it.
 
@@ -189,9 +231,12 @@ def reduce_mean(
             the highest version with since_version <= N is used.
         threads: kernel threads; None uses the available cores. The result
             is bit-identical for any value.
+        out: an array to write the result into instead of a new one (as
+            numpy's ``out=``): exactly the result's shape and dtype, C-contiguous,
+            writeable, aligned, native byte order, sharing no memory with ``data``.
 
     Returns:
-        A new array of the input's dtype (native byte order); the reduced
+        ``out``, or a new array of the input's dtype (native byte order); the reduced
         dims are removed, or kept as 1 with keepdims. Floating types
         accumulate in double (double-double for float64) and round once;
         integer means are the exact sum divided by the count, truncated
@@ -202,13 +247,14 @@ def reduce_mean(
         SpecViolation: a dtype the version does not allow, an axis out of
             range or repeated, an attribute the version lacks, axes omitted
             for openvino, or an integer mean over an empty set.
+        UsageError: ``out`` is not a valid destination.
 
     Implements ONNX ReduceMean-1/11/13/18 and OpenVINO ReduceMean-1 (spec/).
     """
     op = opsets.resolve("ReduceMean", opset)
     x = kernel_input(data)
     call = prepare_reduce(op, x, axes, keepdims, noop_with_empty_axes)
-    return execute_reduce(op, call, x, threads)
+    return execute_reduce(op, call, x, threads, out)
 
 
 def prepare_mean(op: OpVersion, inputs: Sequence[Any]) -> tuple[int, ...]:
@@ -231,18 +277,29 @@ def prepare_mean(op: OpVersion, inputs: Sequence[Any]) -> tuple[int, ...]:
 
 
 def execute_mean(
-    op: OpVersion, shape: tuple[int, ...], inputs: Sequence[np.ndarray], threads: int | None = None
+    op: OpVersion,
+    shape: tuple[int, ...],
+    inputs: Sequence[np.ndarray],
+    threads: int | None = None,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Run ``op``'s Mean kernel on validated kernel_input() arrays; returns a new
-    C-contiguous array of the inputs' dtype and the broadcast ``shape``."""
-    out = np.empty(shape, dtype=inputs[0].dtype)
+    """Run ``op``'s Mean kernel on validated kernel_input() arrays; returns
+    ``out`` (see output_array) or a new C-contiguous array of the inputs'
+    dtype and the broadcast ``shape``.
+
+    Raises:
+        UsageError: ``out`` is not a valid destination (output_array).
+    """
+    out = output_array(out, shape, inputs[0].dtype, inputs, elementwise=True)
     symbol = op.kernels[spec_dtype_name(inputs[0].dtype)]
     threads = _threads(threads)
     kernels.run_mean(symbol, inputs, out, threads)
     return out
 
 
-def mean(*arrays: Any, opset: str | int | None = None, threads: int | None = None) -> np.ndarray:
+def mean(
+    *arrays: Any, opset: str | int | None = None, threads: int | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
     """Element-wise Mean of one or more arrays, as the selected ONNX version defines it.
 
     Args:
@@ -254,9 +311,14 @@ def mean(*arrays: Any, opset: str | int | None = None, threads: int | None = Non
             since_version <= N is used. Mean is not an OpenVINO operator.
         threads: kernel threads; None uses the available cores. The result
             is bit-identical for any value.
+        out: an array to write the result into instead of a new one (as
+            numpy's ``out=``): exactly the broadcast shape and the dtype,
+            C-contiguous, writeable, aligned, native byte order; it may be
+            one of the inputs when that input has the output's shape and
+            layout, and must not otherwise share memory with them.
 
     Returns:
-        A new array of the broadcast shape and the inputs' dtype: each
+        ``out``, or a new array of the broadcast shape and the inputs' dtype: each
         element is the sum of the inputs' elements in input order, in double
         (double-double for float64), divided by the count and rounded once.
 
@@ -264,10 +326,11 @@ def mean(*arrays: Any, opset: str | int | None = None, threads: int | None = Non
         OpsetError: no version of Mean matches ``opset``.
         SpecViolation: no inputs, mixed or disallowed dtypes, shapes that
             differ (Mean-1/6) or do not broadcast.
+        UsageError: ``out`` is not a valid destination.
 
     Implements ONNX Mean-1/6/8/13 (spec/onnx/Mean-*.yaml).
     """
     op = opsets.resolve("Mean", opset)
     xs = [kernel_input(a) for a in arrays]
     shape = prepare_mean(op, xs)
-    return execute_mean(op, shape, xs, threads)
+    return execute_mean(op, shape, xs, threads, out)
