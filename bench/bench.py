@@ -550,7 +550,9 @@ def ov_setup(w: Workload, xs: list[np.ndarray], threads: int) -> Callable[[], An
     return fn
 
 
-def meancli_setup(w: Workload, xs: list[np.ndarray], threads: int, new_out: bool = False) -> Callable[[], Any]:
+def meancli_setup(
+    w: Workload, xs: list[np.ndarray], threads: int, new_out: bool = False
+) -> Callable[[], Any]:
     # out=: one output array reused by every call, as the peers' bound outputs
     out = None if new_out else np.zeros(out_shape(w, xs), dtype=xs[0].dtype)
     if w.kind == "reduce":
@@ -661,9 +663,13 @@ def run_workload(w: Workload, quick: bool, reps: int, warmup: int, probe: Probe)
     )
     limit_row = min((lim_a, lim_b), key=lambda r: r.median)
     extra: list[Row] = []
-    if w.kind == "mean":  # info: the same probe writing a new output each call, as meancli.mean without out= does
+    if (
+        w.kind == "mean"
+    ):  # info: the same probe writing a new output each call, as meancli.mean without out= does
         fresh = Row(
-            "limit, new out", peer=False, note="info: the probe writing into a new np.empty output each call (as meancli 2t, new out)"
+            "limit, new out",
+            peer=False,
+            note="info: the probe writing into a new np.empty output each call (as meancli 2t, new out)",
         )
         fresh.times, fresh.foreign, fresh.attempts = quiet_block(
             probe.mean_fn(xs, limit_out, fresh=True), reps, warmup
@@ -997,7 +1003,8 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "OpenVINO: shared-memory input tensors, its own output buffer returned as a view; numpy's Mean: "
         "`out=`); meancli writes into one output array reused by every call (`out=`), as they do, and "
         "Mean workloads also show it allocating a new output each call (info). A peer whose max rel err "
-        f"exceeds {WRONG:g} is shown but not counted. `meancli 1t` and the `limit` rows are information, not peers. "
+        f"exceeds {WRONG:g} is shown but not counted. `meancli 1t` and the `limit` rows are information, "
+        "not peers. "
         f"A block whose threads waited for a CPU (taken by other processes) more than {NOISY:.0%} of "
         f"their runnable time ran again (up to {ATTEMPTS} times; the quietest counts); notes show waits "
         "of 3% or more. CLI rows show the share of the CPUs other processes took meanwhile."

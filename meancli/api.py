@@ -176,12 +176,18 @@ def output_array(
             continue
         same = x.shape == out.shape and x.strides == out.strides and x.ctypes.data == out.ctypes.data
         if not (elementwise and same):
-            raise UsageError("out overlaps an input (only Mean may write into an input of its own shape and layout)")
+            raise UsageError(
+                "out overlaps an input (only Mean may write into an input of its own shape and layout)"
+            )
     return out
 
 
 def execute_reduce(
-    op: OpVersion, call: ReduceCall, data: np.ndarray, threads: int | None = None, out: np.ndarray | None = None
+    op: OpVersion,
+    call: ReduceCall,
+    data: np.ndarray,
+    threads: int | None = None,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Run ``op``'s kernel for a validated call.
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import oracles
 import pytest
 
 import meancli
-import oracles
 from meancli.errors import SpecViolation, UsageError
 
 RNG = np.random.default_rng(11)
