@@ -5,8 +5,7 @@ archive (every array, in stored order) or one member of it (``data.npz:name``).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -16,8 +15,7 @@ from .npyio import NpyHeader, read_npy
 ZIP_MAGIC = b"PK\x03\x04"
 
 
-@dataclass(frozen=True)
-class NamedArray:
+class NamedArray(NamedTuple):  # not a dataclass: no methods compiled at import time
     """One input tensor and the name the report shows for it (``path`` or ``path:member``)."""
 
     name: str

@@ -21,16 +21,16 @@ import re
 import signal
 import stat
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, BinaryIO, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 
 from meancli.errors import InputFileError, UnsupportedDtypeFile
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = [
     "BFLOAT16_NOTE",
@@ -63,8 +63,7 @@ _VERSIONS = {(1, 0): (2, "latin1"), (2, 0): (4, "latin1"), (3, 0): (4, "utf8")}
 _CHUNK = 1 << 24  # bytes per read/write call
 
 
-@dataclass(frozen=True)
-class NpyHeader:
+class NpyHeader(NamedTuple):  # not a dataclass: no methods compiled at import time
     """The parsed header of a ``.npy`` file.
 
     Attributes:
@@ -647,6 +646,8 @@ def _write_file(path: str, where: str, header: bytes, chunks: Iterable[memoryvie
         directory, base = os.path.split(target)
     except OSError as exc:
         raise InputFileError(f"cannot write {where}: {_reason(exc)}") from None
+    import tempfile  # only when a file is written
+
     # A SIGINT or SIGTERM between the temporary file's creation and the try below would leave
     # it behind: they wait until the cleanup is in place.
     with _interrupts_deferred() as resume:

@@ -3,32 +3,55 @@
 ``main`` rewrites ``--axes 2 3`` (see argv.py), runs click without its own
 exit handling, and turns usage errors into one ``error:`` line with exit
 status 2.
+
+The application is built for each run with only what the run needs: when the
+first argument names a command, only that command's module is imported and
+only it is registered (a command's parsing, help and errors do not depend on
+its siblings); anything else (no arguments, ``--help``, an unknown or
+misspelled command, shell completion) gets every command.
+
+No ``from __future__ import annotations`` in the modules that define
+commands: typer reads their annotations at run time, and would evaluate
+string annotations anew each time.
 """
 
-from __future__ import annotations
-
-import json
+import os
 import sys
-from typing import Annotated, Optional
+from collections.abc import Callable
+from typing import Annotated, Any, Optional
 
 import typer
 
 from .. import __version__
-from .mean_cmd import mean
-from .reduce_mean_cmd import reduce_mean
-from .spec_cmd import spec_app
 
-app = typer.Typer(
-    name="meancli",
-    help="The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) on .npy files.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: readable at 80 columns and in pipes
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-app.command("reduce-mean")(reduce_mean)
-app.command("mean")(mean)
-app.add_typer(spec_app, name="spec")
+HELP = "The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) on .npy files."
+
+
+def _add_reduce_mean(app: typer.Typer) -> None:
+    from .reduce_mean_cmd import reduce_mean
+
+    app.command("reduce-mean")(reduce_mean)
+
+
+def _add_mean(app: typer.Typer) -> None:
+    from .mean_cmd import mean
+
+    app.command("mean")(mean)
+
+
+def _add_spec(app: typer.Typer) -> None:
+    from .spec_cmd import spec_app
+
+    app.add_typer(spec_app, name="spec")
+
+
+# Each command's name -> what imports and registers it, in the order --help lists them.
+COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
+    "reduce-mean": _add_reduce_mean,
+    "mean": _add_mean,
+    "spec": _add_spec,
+}
+COMPLETE_VAR = "_MEANCLI_COMPLETE"  # set by the shell when it asks click for completions
 
 
 def _version(value: bool) -> None:
@@ -37,7 +60,6 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _root(
     version: Annotated[
         Optional[bool],  # noqa: UP045 -- typer reads the annotation at run time
@@ -47,6 +69,35 @@ def _root(
     """The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) on .npy files."""
 
 
+def build_app(commands: list[str] | None = None) -> typer.Typer:
+    """The application with ``commands`` (default: every command) registered."""
+    app = typer.Typer(
+        name="meancli",
+        help=HELP,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,  # plain help: readable at 80 columns and in pipes
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    for name in COMMANDS if commands is None else commands:
+        COMMANDS[name](app)
+    app.callback()(_root)
+    return app
+
+
+def commands_needed(args: list[str]) -> list[str] | None:
+    """The commands a run of ``args`` needs: the one its first argument names, or None (all)."""
+    if args and args[0] in COMMANDS and COMPLETE_VAR not in os.environ:
+        return [args[0]]
+    return None
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the whole application, for whoever wants it as an object
+        return build_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 input, 2 usage, 3 internal)."""
     from .argv import expand_axes
@@ -54,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
 
     install_signal_handlers()
     args = expand_axes(list(sys.argv[1:] if argv is None else argv))
-    command = typer.main.get_command(app)
+    command = typer.main.get_command(build_app(commands_needed(args)))
     try:
         result = command.main(args=args, prog_name="meancli", standalone_mode=False)
     except typer.Exit as exc:  # pragma: no cover - click turns these into return values
@@ -74,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         message = " ".join(format_message().split()) + hint
         if "--json" in args[: args.index("--") if "--" in args else len(args)]:
+            import json
+
             sys.stderr.write(json.dumps({"error": message, "kind": "usage"}) + "\n")
         else:
             sys.stderr.write(f"error: {message}\n")

@@ -1,6 +1,7 @@
-"""``meancli mean FILE...``: ONNX Mean-1/6/8/13 (element-wise, with broadcasting from 8)."""
+"""``meancli mean FILE...``: ONNX Mean-1/6/8/13 (element-wise, with broadcasting from 8).
 
-from __future__ import annotations
+No ``from __future__ import annotations`` (see app.py).
+"""
 
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -61,7 +62,7 @@ def mean(
 
 
 def _mean_streamed(
-    op: OpVersion,
+    op: "OpVersion",
     shape: tuple[int, ...],
     items: list[Any],
     files: list[str],
@@ -70,7 +71,7 @@ def _mean_streamed(
     output: str | None,
     *,
     show_progress: bool,
-) -> np.ndarray | None:
+) -> "np.ndarray | None":
     """Mean with some inputs streamed in blocks (see meancli.streaming.mean_blocks);
     with ``output``, the result is written block by block and None returned."""
 

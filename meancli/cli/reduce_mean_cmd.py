@@ -1,6 +1,7 @@
-"""``meancli reduce-mean FILE``: ONNX ReduceMean-1/11/13/18, OpenVINO ReduceMean-1."""
+"""``meancli reduce-mean FILE``: ONNX ReduceMean-1/11/13/18, OpenVINO ReduceMean-1.
 
-from __future__ import annotations
+No ``from __future__ import annotations`` (see app.py).
+"""
 
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -95,15 +96,15 @@ def reduce_mean(
 
 
 def _reduce_streamed(
-    op: OpVersion,
-    call: ReduceCall,
-    source: Source,
+    op: "OpVersion",
+    call: "ReduceCall",
+    source: "Source",
     file: str,
     report: Report,
     threads: int,
     *,
     show_progress: bool,
-) -> np.ndarray:
+) -> "np.ndarray":
     """ReduceMean of a streamed input; reads it whole when one outermost row exceeds a slab."""
 
     from .. import api

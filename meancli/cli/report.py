@@ -7,27 +7,29 @@ human-readable line goes to stderr.
 from __future__ import annotations
 
 import io
-import json
 import math
 import shutil
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from .. import __version__
 from ..errors import MeancliError
-from ..opversion import OpVersion
 
 if TYPE_CHECKING:  # numpy loads only when there is a result to show
     import numpy as np
 
+    from ..opversion import OpVersion
+
 RESULT_JSON_LIMIT = 10_000  # elements of a shown result put into --json output
 
 
-@dataclass
-class TensorInfo:
+# A named tuple and a plain class, not dataclasses: a dataclass generates and
+# compiles its methods when its module is imported, on every run.
+
+
+class TensorInfo(NamedTuple):
     """A tensor as reported: where it came from or went, shape and dtype name."""
 
     path: str | None  # None: the result was shown, not written
@@ -38,19 +40,19 @@ class TensorInfo:
         return {"path": self.path, "shape": list(self.shape), "dtype": self.dtype}
 
 
-@dataclass
 class Report:
     """Everything one run reports. ``timings_ms`` keys: read, validate, kernel, write."""
 
-    command: str
-    threads: int
-    op: OpVersion | None = None
-    inputs: list[TensorInfo] = field(default_factory=list)
-    output: TensorInfo | None = None
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    attributes: dict[str, Any] = field(default_factory=dict)
-    stderr_notes: list[str] = field(default_factory=list)
-    repeats: int = 1
+    def __init__(self, command: str, threads: int, op: OpVersion | None = None) -> None:
+        self.command = command
+        self.threads = threads
+        self.op = op
+        self.inputs: list[TensorInfo] = []
+        self.output: TensorInfo | None = None
+        self.timings_ms: dict[str, float] = {}
+        self.attributes: dict[str, Any] = {}
+        self.stderr_notes: list[str] = []
+        self.repeats = 1
 
     @contextmanager
     def stage(self, name: str) -> Any:
@@ -130,6 +132,8 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     if quiet:
         return
     if json_mode:
+        import json
+
         obj = report.as_json()
         if result is not None:
             if result.size <= RESULT_JSON_LIMIT:
@@ -188,6 +192,8 @@ def emit_error(exc: BaseException, *, json_mode: bool, message: str | None = Non
     else:
         kind = "interrupted" if isinstance(exc, KeyboardInterrupt) else "internal"
     if json_mode:
+        import json
+
         sys.stderr.write(json.dumps({"error": text, "kind": kind}) + "\n")
     else:
         sys.stderr.write(f"error: {text}\n")

@@ -1,0 +1,115 @@
+"""What a run of the command line imports: only what the command it runs needs.
+
+Each case runs the entry point in a fresh interpreter and lists the modules
+loaded once the command has finished. A data command does not load the other
+commands, and with ``--quiet`` (nothing printed) it does not load rich.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+# Runs meancli as the console script does, then prints its exit status and the
+# names of the modules it loaded.
+PROBE = """
+import sys
+from meancli.cli.entry import main
+
+status = main(sys.argv[1:])
+loaded = sorted(sys.modules)
+print(status)
+print(" ".join(loaded))
+"""
+COMMAND_MODULES = {
+    "reduce-mean": "meancli.cli.reduce_mean_cmd",
+    "mean": "meancli.cli.mean_cmd",
+    "spec": "meancli.cli.spec_cmd",
+}
+
+
+def loaded_by(argv: list[str], cwd: Path) -> tuple[int, set[str], str]:
+    """Exit status, loaded modules and stderr of one run of ``meancli argv``."""
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    status, modules = proc.stdout.splitlines()[-2:]
+    return int(status), set(modules.split()), proc.stderr
+
+
+@pytest.fixture
+def x(tmp_path: Path) -> Path:
+    path = tmp_path / "x.npy"
+    np.save(path, np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5))
+    return path
+
+
+def test_quiet_reduce_mean_loads_neither_rich_nor_other_commands(x: Path) -> None:
+    argv = ["reduce-mean", str(x), "--axes", "2", "3", "--keep-dims", "-o", "out.npy", "--quiet"]
+    status, modules, stderr = loaded_by(argv, x.parent)
+    assert (status, stderr) == (0, "")
+    assert np.load(x.parent / "out.npy").shape == (2, 3, 1, 1)
+    assert "meancli.cli.reduce_mean_cmd" in modules
+    assert "meancli.cli.mean_cmd" not in modules
+    assert "meancli.cli.spec_cmd" not in modules
+    assert not {m for m in modules if m == "rich" or m.startswith("rich.")}
+
+
+def test_quiet_mean_loads_neither_rich_nor_other_commands(x: Path) -> None:
+    status, modules, stderr = loaded_by(["mean", str(x), str(x), "-o", "out.npy", "--quiet"], x.parent)
+    assert (status, stderr) == (0, "")
+    assert "meancli.cli.mean_cmd" in modules
+    assert "meancli.cli.reduce_mean_cmd" not in modules
+    assert "meancli.cli.spec_cmd" not in modules
+    assert "rich" not in modules
+
+
+def test_shown_report_loads_rich(x: Path) -> None:
+    status, modules, _ = loaded_by(["reduce-mean", str(x), "--axes", "0"], x.parent)
+    assert status == 0
+    assert "rich" in modules
+
+
+def test_spec_loads_no_data_command(tmp_path: Path) -> None:
+    status, modules, _ = loaded_by(["spec", "list"], tmp_path)
+    assert status == 0
+    assert "meancli.cli.spec_cmd" in modules
+    assert "meancli.cli.reduce_mean_cmd" not in modules
+    assert "meancli.cli.mean_cmd" not in modules
+    assert "numpy" not in modules
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["reduce-men", "x.npy"],  # a misspelled command: the suggestion needs every name
+    ],
+)
+def test_without_a_command_name_every_command_is_registered(argv: list[str], tmp_path: Path) -> None:
+    status, modules, _ = loaded_by(argv, tmp_path)
+    assert status in (0, 2)
+    assert set(COMMAND_MODULES.values()) <= modules
+
+
+def test_a_command_alone_parses_as_in_the_whole_application() -> None:
+    """The help and the usage errors of a command do not depend on its siblings."""
+    from typer.testing import CliRunner
+
+    from meancli.cli.app import build_app
+
+    for name in COMMAND_MODULES:
+        for args in (["--help"], ["--no-such-option"]):
+            alone = CliRunner().invoke(build_app([name]), [name, *args])
+            whole = CliRunner().invoke(build_app(), [name, *args])
+            assert alone.exit_code == whole.exit_code == (0 if args == ["--help"] else 2)
+            assert alone.output == whole.output
