@@ -208,6 +208,7 @@ static inline dd_t dd_add(dd_t a, dd_t b)
     e += a.lo + b.lo;
     dd_t r;
     two_sum(s, e, &r.hi, &r.lo);
+    if (r.hi == 0.0 && r.lo == 0.0) r.hi = a.hi + b.hi; /* a zero sum takes IEEE's sign: -0 + -0 is -0 */
     return r;
 }
 
@@ -225,7 +226,7 @@ static inline void two_prod(double a, double b, double *p, double *e)
 /* (a.hi + a.lo) / n, rounded once (up to the tiny error of the correction). */
 static inline double dd_div(dd_t a, double n)
 {
-    if (!isfinite(a.hi)) return a.hi / n;
+    if (!isfinite(a.hi) || (a.hi == 0.0 && a.lo == 0.0)) return a.hi / n; /* keeps -0's sign */
     /* Dekker's split multiplies q by 2^27 + 1: scale huge sums down by an
      * exact power of two first, so it cannot overflow to inf (and inf - inf
      * to NaN), and scale the quotient back. */

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "07074992274ee0f383c74d495d77ca1f901058893395408f87682baac000d98d"
+KERNEL_SOURCE_SHA256 = "986dace39042187077a83e4287699a6d44ef7e1d623761ee84c684266f8788eb"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

@@ -8,6 +8,7 @@ CLI calls the same steps (``prepare_*`` then ``execute_*``) so it can time them.
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -45,7 +46,14 @@ def _spec_dtype_name(dtype: np.dtype[Any]) -> str:
 
 def kernel_input(x: Any) -> np.ndarray:
     """``x`` as an ndarray the kernels take: native byte order, aligned, C or
-    Fortran contiguous (copied only when it is not already)."""
+    Fortran contiguous (copied only when it is not already).
+
+    Raises:
+        UsageError: ``x`` is a masked array (its mask would be ignored).
+    """
+    ma = sys.modules.get("numpy.ma")  # loaded only if the caller uses masked arrays
+    if ma is not None and isinstance(x, ma.MaskedArray):
+        raise UsageError("masked arrays are not supported: pass .filled(value) or .compressed() instead")
     a = np.asarray(x)
     if a.size == 0:  # no data to read: any strides are fine, hand over plain ones
         return np.empty(a.shape, dtype=a.dtype.newbyteorder("=") if not a.dtype.isnative else a.dtype)
@@ -174,7 +182,7 @@ def output_array(
     for x in inputs:
         if x.size == 0 or out.size == 0 or not np.may_share_memory(x, out):
             continue
-        same = x.shape == out.shape and x.strides == out.strides and x.ctypes.data == out.ctypes.data
+        same = x.shape == out.shape and x.flags.c_contiguous and x.ctypes.data == out.ctypes.data
         if not (elementwise and same):
             raise UsageError(
                 "out overlaps an input (only Mean may write into an input of its own shape and layout)"

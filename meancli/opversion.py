@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
+
+# Plain named tuples and a slotted class, not dataclasses: every CLI run
+# imports these, and generating dataclass methods costs milliseconds.
 
 
-@dataclass(frozen=True)
-class AttributeInfo:
+class AttributeInfo(NamedTuple):
     name: str
     type: str  # int | ints | bool
     default: Any
@@ -17,8 +18,7 @@ class AttributeInfo:
     description: str
 
 
-@dataclass(frozen=True)
-class InputInfo:
+class InputInfo(NamedTuple):
     name: str
     type_param: str
     min_arity: int
@@ -27,8 +27,7 @@ class InputInfo:
     optional: bool
 
 
-@dataclass(frozen=True)
-class AxesInfo:
+class AxesInfo(NamedTuple):
     source: str  # attribute | input
     required: bool
     negative: bool
@@ -37,14 +36,35 @@ class AxesInfo:
     when_empty: str
 
 
-@dataclass(frozen=True, eq=False)  # one object per version: identity is equality (and hashable)
 class OpVersion:
     """One operator version as its spec defines it, plus its validator and kernels.
 
     ``types`` are spec type names (float16, bfloat16, float32, ..., uint64);
-    ``kernels`` maps each to the C symbol that implements it.
+    ``kernels`` maps each to the C symbol that implements it. One object per
+    version (the generated registry's): identity is equality, and it is hashable.
     """
 
+    __slots__ = (  # noqa: RUF023 (the spec's order, as the annotations below)
+        "domain",
+        "name",
+        "since_version",
+        "kind",
+        "summary",
+        "spec_path",
+        "types",
+        "type_constraints",
+        "inputs",
+        "outputs",
+        "attributes",
+        "broadcasting",
+        "axes",
+        "keepdims_attribute",
+        "keepdims_default",
+        "has_noop_with_empty_axes",
+        "shape_inference",
+        "validator",
+        "kernels",
+    )
     domain: str
     name: str
     since_version: int
@@ -64,6 +84,22 @@ class OpVersion:
     shape_inference: bool
     validator: Callable[..., Any]
     kernels: dict[str, str]
+
+    def __init__(self, **fields: Any) -> None:
+        if set(fields) != set(self.__slots__):
+            raise TypeError(f"OpVersion fields: {sorted(set(fields) ^ set(self.__slots__))}")
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("OpVersion is read-only")
+
+    def replace(self, **changes: Any) -> OpVersion:
+        """A copy with some fields changed (as dataclasses.replace)."""
+        return OpVersion(**{**{name: getattr(self, name) for name in self.__slots__}, **changes})
+
+    def __repr__(self) -> str:
+        return f"OpVersion({self.label})"
 
     @property
     def key(self) -> str:

@@ -9,14 +9,12 @@ names the operator version and what it allows.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from .errors import SpecViolation
 
 
-@dataclass(frozen=True, slots=True)
 class ReduceCall:
-    """A validated ReduceMean call.
+    """A validated ReduceMean call (read-only; a plain slotted class, cheap to import).
 
     Attributes:
         reduce_mask: one flag per input dim, True where the dim is reduced
@@ -27,11 +25,47 @@ class ReduceCall:
         count: elements averaged into each output element (1 for the identity).
     """
 
+    __slots__ = ("axes", "count", "keepdims", "out_shape", "reduce_mask")
     reduce_mask: tuple[bool, ...]
     out_shape: tuple[int, ...]
     axes: tuple[int, ...]
     keepdims: bool
     count: int
+
+    def __init__(
+        self,
+        reduce_mask: tuple[bool, ...],
+        out_shape: tuple[int, ...],
+        axes: tuple[int, ...],
+        keepdims: bool,
+        count: int,
+    ) -> None:
+        for name, value in (
+            ("reduce_mask", reduce_mask),
+            ("out_shape", out_shape),
+            ("axes", axes),
+            ("keepdims", keepdims),
+            ("count", count),
+        ):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("ReduceCall is read-only")
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.reduce_mask, self.out_shape, self.axes, self.keepdims, self.count)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ReduceCall) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"ReduceCall(reduce_mask={self.reduce_mask}, out_shape={self.out_shape}, axes={self.axes}, "
+            f"keepdims={self.keepdims}, count={self.count})"
+        )
 
 
 def check_dtype(dtype: str, allowed: tuple[str, ...], label: str) -> None:

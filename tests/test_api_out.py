@@ -119,3 +119,18 @@ def test_out_is_left_alone_when_validation_fails() -> None:
     with pytest.raises(SpecViolation):
         meancli.reduce_mean(np.ones((4, 5), np.float32), axes=[7], keepdims=True, out=out)
     np.testing.assert_array_equal(out, 3.0)
+
+
+def test_mean_into_its_own_input_ignores_strides_of_size_one_dims() -> None:
+    big = np.arange(20, dtype=np.float32).reshape(5, 4)
+    got = meancli.mean(big[2][None], np.ones((1, 4), np.float32), out=big[2:3])  # strides (0, 4) vs (16, 4)
+    np.testing.assert_array_equal(got, [[4.5, 5.0, 5.5, 6.0]])
+    np.testing.assert_array_equal(big[3], [12, 13, 14, 15])
+
+
+def test_masked_arrays_are_refused() -> None:
+    x = np.ma.masked_array([1.0, 2.0, 1000.0], mask=[0, 0, 1])
+    with pytest.raises(UsageError, match="masked arrays are not supported"):
+        meancli.reduce_mean(x)
+    with pytest.raises(UsageError, match="masked arrays are not supported"):
+        meancli.mean(x, x)

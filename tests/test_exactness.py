@@ -387,6 +387,38 @@ def test_nan_and_infinities_mean(dtype: str, values: list[float], want: float) -
     assert np.all(np.isnan(b)) if math.isnan(w0) else np.all(b == w0)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "bfloat16"])
+def test_signed_zero(dtype: str) -> None:
+    """A mean of zeros that are all -0.0 is -0.0 (IEEE: -0 + -0 = -0), in every
+    float type and path: small, several chunks, row reduction, Mean; any +0.0
+    or a cancellation gives +0.0."""
+    t = DTYPES[dtype]
+    for n in (1, 2, 7, 100_003):
+        z = np.full(n, -0.0, t)
+        assert np.signbit(rmean(z).astype(np.float64)).all(), (dtype, n)
+        assert np.signbit(rmean(np.stack([z, z], axis=1), 0).astype(np.float64)).all(), (dtype, n)
+    assert np.signbit(meancli.mean(np.array([-0.0], t)).astype(np.float64)).all()
+    assert np.signbit(np.float64(meancli.mean(np.array(-0.0, t), np.array(-0.0, t)))).all()
+    for values in ([-0.0, 0.0], [1.0, -1.0], [0.0]):
+        assert not np.signbit(rmean(np.array(values, t)).astype(np.float64)).any(), (dtype, values)
+        assert not np.signbit(meancli.mean(*[np.array(v, t) for v in values]).astype(np.float64)), (
+            dtype,
+            values,
+        )
+
+
+def test_float64_near_tie_is_within_one_ulp() -> None:
+    """The documented limit (README, Semantics): an addend below the
+    double-double's precision is lost at an exact tie; the result stays within 1 ulp."""
+    from fractions import Fraction
+
+    v = [2.0**53 + 2, 1.0, -(2.0**-60), 0.0]
+    exact = float(sum(map(Fraction, v)) / 4)
+    got = float(rmean(np.array(v)).item())
+    assert got == 2.0**51 + 1 and exact == 2.0**51 + 0.5
+    assert abs(got - exact) <= math.ulp(exact)
+
+
 # --------------------------------------------------------------------------- determinism
 
 

@@ -12,7 +12,7 @@ Wired into the application by ``app.add_typer(spec_app, name="spec")``.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -200,11 +200,11 @@ def op_as_dict(op: OpVersion, ops: tuple[OpVersion, ...] | None = None) -> dict[
         "spec_path": op.spec_path,
         "types": list(op.types),
         "type_constraints": [{"param": p, "allowed": list(allowed)} for p, allowed in op.type_constraints],
-        "inputs": [asdict(i) for i in op.inputs],
+        "inputs": [i._asdict() for i in op.inputs],
         "outputs": [{"name": n, "type_param": t} for n, t in op.outputs],
-        "attributes": [asdict(a) for a in op.attributes],
+        "attributes": [a._asdict() for a in op.attributes],
         "broadcasting": op.broadcasting,
-        "axes": asdict(op.axes) if op.axes is not None else None,
+        "axes": op.axes._asdict() if op.axes is not None else None,
         "keepdims_attribute": op.keepdims_attribute,
         "keepdims_default": op.keepdims_default,
         "has_noop_with_empty_axes": op.has_noop_with_empty_axes,
@@ -495,7 +495,7 @@ def diff_ops(a: OpVersion, b: OpVersion) -> list[Difference]:
     out += [Difference(f"type_constraints.{p}", None, list(tb[p])) for p in tb if p not in ta]
 
     out += _compare_named(
-        "inputs", {i.name: asdict(i) for i in a.inputs}, {i.name: asdict(i) for i in b.inputs}
+        "inputs", {i.name: i._asdict() for i in a.inputs}, {i.name: i._asdict() for i in b.inputs}
     )
     for index in range(max(len(a.outputs), len(b.outputs))):
         oa = a.outputs[index] if index < len(a.outputs) else None
@@ -509,7 +509,7 @@ def diff_ops(a: OpVersion, b: OpVersion) -> list[Difference]:
                 )
             )
     out += _compare_named(
-        "attributes", {x.name: asdict(x) for x in a.attributes}, {x.name: asdict(x) for x in b.attributes}
+        "attributes", {x.name: x._asdict() for x in a.attributes}, {x.name: x._asdict() for x in b.attributes}
     )
 
     if a.broadcasting != b.broadcasting:
@@ -519,12 +519,12 @@ def diff_ops(a: OpVersion, b: OpVersion) -> list[Difference]:
             out.append(
                 Difference(
                     "axes",
-                    None if a.axes is None else asdict(a.axes),
-                    None if b.axes is None else asdict(b.axes),
+                    None if a.axes is None else a.axes._asdict(),
+                    None if b.axes is None else b.axes._asdict(),
                 )
             )
     else:
-        xa, xb = asdict(a.axes), asdict(b.axes)
+        xa, xb = a.axes._asdict(), b.axes._asdict()
         out += [Difference(f"axes.{k}", xa[k], xb[k]) for k in xa if xa[k] != xb[k]]
     for name in ("keepdims_attribute", "keepdims_default", "shape_inference"):
         va, vb = getattr(a, name), getattr(b, name)
