@@ -6847,6 +6847,9 @@ AVX2_F16C static void mean_fused_float16(int ninputs, const T_float16 *const *sr
                                      int64_t count, T_float16 *dst)
 {
     const __m256d neg0 = _mm256_set1_pd(-0.0), cnt = _mm256_set1_pd((double)count);
+    /* x * 2^-k is x / 2^k exactly (both round the same exact value once), and cheaper */
+    const int pow2 = (count & (count - 1)) == 0;
+    const __m256d inv = _mm256_set1_pd(1.0 / (double)count);
     int64_t j = 0;
     for (; j + 16 <= w; j += 16) {
         __m256d a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
@@ -6866,10 +6869,17 @@ AVX2_F16C static void mean_fused_float16(int ninputs, const T_float16 *const *sr
                 a3 = _mm256_add_pd(a3, b);
             }
         }
-        a0 = _mm256_div_pd(a0, cnt);
-        a1 = _mm256_div_pd(a1, cnt);
-        a2 = _mm256_div_pd(a2, cnt);
-        a3 = _mm256_div_pd(a3, cnt);
+        if (pow2) {
+            a0 = _mm256_mul_pd(a0, inv);
+            a1 = _mm256_mul_pd(a1, inv);
+            a2 = _mm256_mul_pd(a2, inv);
+            a3 = _mm256_mul_pd(a3, inv);
+        } else {
+            a0 = _mm256_div_pd(a0, cnt);
+            a1 = _mm256_div_pd(a1, cnt);
+            a2 = _mm256_div_pd(a2, cnt);
+            a3 = _mm256_div_pd(a3, cnt);
+        }
         double q[16];
         _mm256_storeu_pd(q, a0);
         _mm256_storeu_pd(q + 4, a1);
@@ -6997,6 +7007,9 @@ AVX2 static void mean_fused_bfloat16(int ninputs, const T_bfloat16 *const *src, 
                                      int64_t count, T_bfloat16 *dst)
 {
     const __m256d neg0 = _mm256_set1_pd(-0.0), cnt = _mm256_set1_pd((double)count);
+    /* x * 2^-k is x / 2^k exactly (both round the same exact value once), and cheaper */
+    const int pow2 = (count & (count - 1)) == 0;
+    const __m256d inv = _mm256_set1_pd(1.0 / (double)count);
     int64_t j = 0;
     for (; j + 16 <= w; j += 16) {
         __m256d a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
@@ -7016,10 +7029,17 @@ AVX2 static void mean_fused_bfloat16(int ninputs, const T_bfloat16 *const *src, 
                 a3 = _mm256_add_pd(a3, b);
             }
         }
-        a0 = _mm256_div_pd(a0, cnt);
-        a1 = _mm256_div_pd(a1, cnt);
-        a2 = _mm256_div_pd(a2, cnt);
-        a3 = _mm256_div_pd(a3, cnt);
+        if (pow2) {
+            a0 = _mm256_mul_pd(a0, inv);
+            a1 = _mm256_mul_pd(a1, inv);
+            a2 = _mm256_mul_pd(a2, inv);
+            a3 = _mm256_mul_pd(a3, inv);
+        } else {
+            a0 = _mm256_div_pd(a0, cnt);
+            a1 = _mm256_div_pd(a1, cnt);
+            a2 = _mm256_div_pd(a2, cnt);
+            a3 = _mm256_div_pd(a3, cnt);
+        }
         double q[16];
         _mm256_storeu_pd(q, a0);
         _mm256_storeu_pd(q + 4, a1);
@@ -7147,6 +7167,9 @@ AVX2 static void mean_fused_float32(int ninputs, const T_float32 *const *src, co
                                      int64_t count, T_float32 *dst)
 {
     const __m256d neg0 = _mm256_set1_pd(-0.0), cnt = _mm256_set1_pd((double)count);
+    /* x * 2^-k is x / 2^k exactly (both round the same exact value once), and cheaper */
+    const int pow2 = (count & (count - 1)) == 0;
+    const __m256d inv = _mm256_set1_pd(1.0 / (double)count);
     int64_t j = 0;
     for (; j + 16 <= w; j += 16) {
         __m256d a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
@@ -7166,10 +7189,17 @@ AVX2 static void mean_fused_float32(int ninputs, const T_float32 *const *src, co
                 a3 = _mm256_add_pd(a3, b);
             }
         }
-        a0 = _mm256_div_pd(a0, cnt);
-        a1 = _mm256_div_pd(a1, cnt);
-        a2 = _mm256_div_pd(a2, cnt);
-        a3 = _mm256_div_pd(a3, cnt);
+        if (pow2) {
+            a0 = _mm256_mul_pd(a0, inv);
+            a1 = _mm256_mul_pd(a1, inv);
+            a2 = _mm256_mul_pd(a2, inv);
+            a3 = _mm256_mul_pd(a3, inv);
+        } else {
+            a0 = _mm256_div_pd(a0, cnt);
+            a1 = _mm256_div_pd(a1, cnt);
+            a2 = _mm256_div_pd(a2, cnt);
+            a3 = _mm256_div_pd(a3, cnt);
+        }
         __m256 y0 = _mm256_set_m128(_mm256_cvtpd_ps(a1), _mm256_cvtpd_ps(a0));
         __m256 y1 = _mm256_set_m128(_mm256_cvtpd_ps(a3), _mm256_cvtpd_ps(a2));
         _mm256_storeu_ps(dst + j, y0);

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "986dace39042187077a83e4287699a6d44ef7e1d623761ee84c684266f8788eb"
+KERNEL_SOURCE_SHA256 = "0ab8eb1dcb6865ce8fc31f248902ee360412a3cb1b6d23fdcd4a71f0e71399dd"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
