@@ -147,7 +147,7 @@ def _threads(threads: int | None) -> int:
     if threads is None:
         return kernels.default_threads()
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
-        raise SpecViolation(f"threads must be an integer from 1 to 1024, got {threads!r}")
+        raise UsageError(f"threads must be an integer from 1 to 1024, got {threads!r}")
     return int(threads)
 
 
@@ -261,7 +261,7 @@ def reduce_mean(
         SpecViolation: a dtype the version does not allow, an axis out of
             range or repeated, an attribute the version lacks, axes omitted
             for openvino, or an integer mean over an empty set.
-        UsageError: ``out`` is not a valid destination.
+        UsageError: ``threads`` out of range, or ``out`` not a valid destination.
 
     Implements ONNX ReduceMean-1/11/13/18 and OpenVINO ReduceMean-1 (spec/).
     """
@@ -340,7 +340,7 @@ def mean(
         OpsetError: no version of Mean matches ``opset``.
         SpecViolation: no inputs, mixed or disallowed dtypes, shapes that
             differ (Mean-1/6) or do not broadcast.
-        UsageError: ``out`` is not a valid destination.
+        UsageError: ``threads`` out of range, or ``out`` not a valid destination.
 
     Implements ONNX Mean-1/6/8/13 (spec/onnx/Mean-*.yaml).
     """

@@ -140,7 +140,7 @@ def _read_upto(fp: BinaryIO, n: int) -> bytes:
     parts: list[bytes] = []
     got = 0
     while got < n:
-        chunk = fp.read(n - got)
+        chunk = read_bytes(fp, n - got)
         if not chunk:
             break
         parts.append(chunk)
@@ -370,9 +370,9 @@ def _read_data(fp: BinaryIO, h: NpyHeader, where: str, *, stream: bool) -> npt.N
     while got < h.nbytes:
         want = min(_CHUNK, h.nbytes - got)
         if readinto is not None:
-            n = readinto(view[got : got + want])
+            n = read_into(fp, view[got : got + want])
         else:
-            chunk = fp.read(want)
+            chunk = read_bytes(fp, want)
             n = len(chunk)
             view[got : got + n] = chunk
         if not n:
@@ -381,7 +381,7 @@ def _read_data(fp: BinaryIO, h: NpyHeader, where: str, *, stream: bool) -> npt.N
     if got < h.nbytes:
         what = "the stream ends after" if stream else "file holds"
         raise InputFileError(f"{where}: truncated data: {_size_text(h)}, {what} {got}")
-    if fp.read(1):
+    if read_bytes(fp, 1):
         raise _bad(where, f"trailing bytes: {_size_text(h)}, but more data follows the array")
     return _array_from_buffer(buf, h)
 
@@ -538,6 +538,56 @@ def _data_chunks(array: npt.NDArray[Any], fortran: bool) -> Iterator[memoryview]
     raw = data.reshape(-1).view(np.uint8).data
     for i in range(0, len(raw), _CHUNK):
         yield raw[i : i + _CHUNK]
+
+
+def _fileno(fp: Any) -> int | None:
+    """``fp``'s descriptor, or None for a stream without one (a test's capture)."""
+    try:
+        return int(fp.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _wait_ready(fd: int, *, write: bool) -> None:
+    """Block until ``fd`` can be written (or read): a non-blocking pipe says
+    EAGAIN, or returns no data, until the other end catches up."""
+    import select
+
+    select.select([] if write else [fd], [fd] if write else [], [])
+
+
+def read_bytes(fp: Any, n: int) -> bytes:
+    """``fp.read(n)``, waiting while a non-blocking stream has no data yet
+    (it returns None then, not end of stream); b"" only at the end."""
+    while (data := fp.read(n)) is None:
+        fd = _fileno(fp)
+        if fd is None:
+            return b""
+        _wait_ready(fd, write=False)
+    return bytes(data)
+
+
+def read_into(fp: Any, view: memoryview) -> int:
+    """``fp.readinto(view)``, waiting as read_bytes does; 0 only at the end."""
+    while (n := fp.readinto(view)) is None:
+        fd = _fileno(fp)
+        if fd is None:
+            return 0
+        _wait_ready(fd, write=False)
+    return int(n)
+
+
+def _write_fd_all(fd: int, data: bytes | memoryview) -> None:
+    """os.write until every byte is out: a pipe may take part of a write, and a
+    non-blocking one refuses (EAGAIN) until the reader catches up."""
+    view = memoryview(data).cast("B")
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BlockingIOError:
+            _wait_ready(fd, write=True)
+            continue
+        view = view[n:]
 
 
 def _write_all(fp: BinaryIO, header: bytes, chunks: Iterable[memoryview]) -> int:
@@ -732,8 +782,17 @@ def _write_stdout(header: bytes, chunks: Iterable[memoryview]) -> int:
             "refusing to write binary .npy data to a terminal; redirect stdout or use -o FILE"
         )
     try:
-        total = _write_all(buffer, header, chunks)
-        buffer.flush()
+        fd = _fileno(buffer)
+        if fd is None:
+            total = _write_all(buffer, header, chunks)
+            buffer.flush()
+        else:  # every byte written and checked, whatever kind of pipe stdout is
+            buffer.flush()
+            _write_fd_all(fd, header)
+            total = len(header)
+            for chunk in chunks:
+                _write_fd_all(fd, chunk)
+                total += len(chunk)
     except BrokenPipeError:
         raise
     except OSError as exc:

@@ -119,7 +119,9 @@ def resolve_axes(
         if rule == "noop_with_empty_axes":
             rule = "identity" if noop_with_empty_axes else "reduce_all"
         if rule == "error":
-            raise SpecViolation(f"{label} requires axes (pass --axes A [A ...], or --axes= for none)")
+            raise SpecViolation(
+                f"{label} requires axes (--axes A [A ...] or axes=[...]; an empty list for none)"
+            )
         return () if rule == "identity" else tuple(range(rank))
     return normalize_axes(axes, rank, label)
 

@@ -32,7 +32,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from .errors import InputFileError
-from .npyio import STDIN_NAME, NpyHeader, read_header
+from .npyio import STDIN_NAME, NpyHeader, read_bytes, read_header, read_into
 
 STREAM_MIN_BYTES = int(os.environ.get("MEANCLI_STREAM_MIN_BYTES", 256 << 20))
 SLAB_BYTES = int(os.environ.get("MEANCLI_SLAB_BYTES", 32 << 20))
@@ -91,7 +91,7 @@ class Source:
                 if offset != self.position:
                     raise InputFileError(f"{self.name}: a stream can only be read in order")
                 while got < want:
-                    n = self.fp.readinto(view[got:])  # type: ignore[attr-defined]
+                    n = read_into(self.fp, view[got:])
                     if not n:
                         break
                     got += n
@@ -112,7 +112,7 @@ class Source:
             InputFileError: trailing bytes on a stream.
         """
         try:
-            if not self.seekable and self.position == self.nbytes and self.fp.read(1):
+            if not self.seekable and self.position == self.nbytes and read_bytes(self.fp, 1):
                 raise InputFileError(f"{self.name}: trailing bytes after the {self.nbytes} bytes of data")
         finally:
             if self.fp is not sys.stdin.buffer:

@@ -793,7 +793,8 @@ def _ort_int64_double(ctx: Context) -> Explanation:
     whose sum(|x|) exceeds 2**53 lose bits (and a sum beyond int64 saturates)."""
     if not _result(ctx):
         return False
-    return ctx.truth.abs_sum > 2.0**53
+    # >=: abs_sum is itself a double, so any |x| just above 2**53 arrives as 2**53
+    return ctx.truth.abs_sum >= 2.0**53
 
 
 def _ov_f64_as_f32(ctx: Context) -> Explanation:

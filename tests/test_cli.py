@@ -734,11 +734,18 @@ def test_help_reduce_mean(ran: dict[str, Ran], name: str) -> None:
         assert option in out
 
 
-def test_no_arguments_at_all_shows_help(ran: dict[str, Ran]) -> None:
+def test_no_arguments_at_all_shows_help(ran: dict[str, Ran], tmp_path: Path) -> None:
+    """A bare group prints its help as help (lines, on stderr), exit 2, as click does."""
     r = ran["no_args_root"]
     assert r.returncode == 2
-    assert "Usage" in r.out + r.stderr
-    assert "Traceback" not in r.stderr
+    assert "Traceback" not in r.stderr and r.out == ""
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith("Usage: meancli") and not r.stderr.startswith("error:")
+    for command in ("reduce-mean", "mean", "spec"):
+        assert any(line.split()[:1] == [command] for line in lines), r.stderr
+    spec = _run(["spec"], tmp_path)
+    assert spec.returncode == 2 and spec.stderr.startswith("Usage: meancli spec")
+    assert any(line.split()[:1] == ["diff"] for line in spec.stderr.splitlines()), spec.stderr
 
 
 @pytest.mark.parametrize("name", ["no_args_rm", "no_args_mean"])
@@ -996,3 +1003,19 @@ def test_every_case_was_checked() -> None:
         if name in table_driven or name.startswith("opset_bad_"):
             continue
         assert source.count(f'"{name}"') >= 2, f"case {name} is run but never checked"
+
+
+def test_report_shows_text_that_looks_like_markup(tmp_path: Path) -> None:
+    """The rich report prints paths and results as they are: a result that
+    starts with nan or inf, or a path in brackets, is not read as a style tag."""
+    np.save(tmp_path / "a.npy", np.array([np.nan, np.inf, 1], np.float32))
+    np.save(tmp_path / "b.npy", np.array([np.nan, -np.inf, 1], np.float32))
+    ran = _run(["mean", "a.npy", "b.npy"], tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.decode().splitlines()[-1] == "[nan, nan,  1.]"
+    np.save(tmp_path / "[bold]x.npy", np.ones((2, 3), np.float32))
+    ran = _run(["reduce-mean", "[bold]x.npy", "--axes", "1", "-o", "[out].npy"], tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    text = ran.stdout.decode()
+    assert "[bold]x.npy" in text and "[out].npy" in text
+    np.testing.assert_array_equal(np.load(tmp_path / "[out].npy"), [[1.0], [1.0]])

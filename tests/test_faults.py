@@ -496,3 +496,53 @@ def test_exit_3_missing_kernels(work: Path) -> None:
     line = error_line(run(["mean", "in.npy", "-o", "out.npy"], work, exe=wrapped(work, NO_KERNELS)), 3)
     assert "meancli._kernels" in line and "make install" in line
     assert not (work / "out.npy").exists()
+
+
+def _slow_reader(fd: int) -> bytes:
+    """Everything from ``fd``, read in small pieces with pauses (a reader slower than the writer)."""
+    chunks = []
+    time.sleep(0.3)
+    while chunk := os.read(fd, 4096):
+        chunks.append(chunk)
+        time.sleep(0.0002)
+    os.close(fd)
+    return b"".join(chunks)
+
+
+def test_non_blocking_stdout_pipe_gets_every_byte(work: Path) -> None:
+    """A pipe opened non-blocking refuses writes (EAGAIN) and takes partial
+    ones while its reader lags: every byte must still arrive, or the run fail."""
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    proc = subprocess.Popen([*MEANCLI, "mean", "in.npy", "-o", "-", "--quiet"], cwd=work, stdout=w, env=ENV)
+    os.close(w)
+    got = _slow_reader(r)
+    assert proc.wait(timeout=TIMEOUT) == 0
+    assert got == (work / "in.npy").read_bytes()  # Mean of one input: the same file
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["reduce-mean", "-", "--axes", "0"], ["mean", "-", "in.npy"]],
+    ids=["reduce-mean (streamed)", "mean (read whole)"],
+)
+def test_non_blocking_stdin_pipe_waits_for_data(work: Path, argv: list[str]) -> None:
+    """A non-blocking stdin with no data yet is not the end of the data."""
+    data = (work / "in.npy").read_bytes()
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+    proc = subprocess.Popen(
+        [*MEANCLI, *argv, "-o", "out.npy", "--quiet"], cwd=work, stdin=r, stderr=subprocess.PIPE, env=ENV
+    )
+    os.close(r)
+    for i in range(0, len(data), 65536):
+        os.write(w, data[i : i + 65536])
+        time.sleep(0.002)
+    os.close(w)
+    _, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 0, err.decode()
+    x = np.load(work / "in.npy")
+    want = (
+        x.astype(np.float64).mean(axis=0, keepdims=True).astype(np.float32) if argv[0] == "reduce-mean" else x
+    )
+    np.testing.assert_array_equal(np.load(work / "out.npy"), want)

@@ -144,6 +144,7 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         stream.flush()
         return
     from rich.console import Console
+    from rich.markup import escape  # paths and values are shown as they are, never read as markup
     from rich.table import Table
 
     # Rendered into a buffer and written here, so a closed pipe raises
@@ -160,16 +161,16 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     )
     title = f"[bold]{report.op.label}[/bold]" if report.op else report.command
     if report.attributes:
-        title += "  " + "  ".join(f"{k}={v}" for k, v in report.attributes.items())
+        title += "  " + "  ".join(escape(f"{k}={v}") for k, v in report.attributes.items())
     console.print(title)
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("", "path", "shape", "dtype"):
         table.add_column(col, overflow="fold")  # a long path wraps, never loses characters
     for t in report.inputs:
-        table.add_row("input", t.path, str(t.shape), t.dtype)
+        table.add_row("input", None if t.path is None else escape(t.path), str(t.shape), escape(t.dtype))
     if report.output:
         shown = report.output.path if report.output.path is not None else "(shown)"
-        table.add_row("output", shown, str(report.output.shape), report.output.dtype)
+        table.add_row("output", escape(shown), str(report.output.shape), escape(report.output.dtype))
     console.print(table)
     stages = "  ".join(f"{k} {v:.3f} ms" for k, v in report.timings_ms.items())
     console.print(
@@ -178,7 +179,7 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     if result is not None:
         import numpy as np
 
-        console.print(np.array2string(result, separator=", "))  # numpy's digits, 0-d included
+        console.print(np.array2string(result, separator=", "), markup=False)  # numpy's digits, 0-d included
     stream.write(buffer.getvalue())
     stream.flush()
 
