@@ -121,8 +121,8 @@ def main(argv: list[str] | None = None) -> int:
             raise
         if not format_message().strip():  # no arguments: click printed the help
             return int(exit_code)
-        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help, as written, on stderr
-            sys.stderr.write(format_message().rstrip("\n") + "\n")
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help, as --help prints it
+            sys.stdout.write(format_message().rstrip("\n") + "\n")
             return int(exit_code)
         ctx = getattr(exc, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
