@@ -40,26 +40,16 @@ class ReduceCall:
         keepdims: bool,
         count: int,
     ) -> None:
-        for name, value in (
-            ("reduce_mask", reduce_mask),
-            ("out_shape", out_shape),
-            ("axes", axes),
-            ("keepdims", keepdims),
-            ("count", count),
-        ):
-            object.__setattr__(self, name, value)
+        # read-only: validations are cached and the same object is handed out again
+        set_ = object.__setattr__
+        set_(self, "reduce_mask", reduce_mask)
+        set_(self, "out_shape", out_shape)
+        set_(self, "axes", axes)
+        set_(self, "keepdims", keepdims)
+        set_(self, "count", count)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("ReduceCall is read-only")
-
-    def _fields(self) -> tuple[object, ...]:
-        return (self.reduce_mask, self.out_shape, self.axes, self.keepdims, self.count)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ReduceCall) and self._fields() == other._fields()
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
 
     def __repr__(self) -> str:
         return (
