@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from meancli.opversion import AttributeInfo, AxesInfo, InputInfo, OpVersion
+from meancli.opversion import Attribute, AxesRule, Input, KeepdimsRule, OpVersion, Output, TypeConstraint
 
 from . import validators
 
@@ -16,45 +16,57 @@ KERNEL_SOURCE_SHA256 = "0ab8eb1dcb6865ce8fc31f248902ee360412a3cb1b6d23fdcd4a71f0
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
-        domain='onnx',
         name='Mean',
+        domain='onnx',
         since_version=1,
         kind='elementwise_mean',
         summary=(
             'Element-wise mean of each of the input tensors. All inputs and the output must '
             'have the same shape and data type.'
         ),
-        spec_path='spec/onnx/Mean-1.yaml',
-        types=('float16', 'float32', 'float64'),
-        type_constraints=(
-            ('T', ('float16', 'float32', 'float64')),
-        ),
         inputs=(
-            InputInfo('data_0', 'T', 1, 2147483647, True, False),
+            Input(
+                name='data_0',
+                type_param='T',
+                min_arity=1,
+                max_arity=2147483647,
+                variadic=True,
+                optional=False,
+            ),
         ),
         outputs=(
-            ('mean', 'T'),
+            Output(
+                name='mean',
+                type_param='T',
+            ),
         ),
         attributes=(
-            AttributeInfo(
+            Attribute(
                 name='consumed_inputs',
                 type='ints',
                 default=None,
                 required=False,
                 legacy=True,
                 description=(
-                    'Legacy optimization attribute of opset 1; it has no effect on the result '
-                    'and meancli neither needs nor exposes it.'
+                    'Legacy optimization attribute of opset 1; it has no effect on the result and '
+                    'meancli neither needs nor exposes it.'
                 ),
+                values=None,
+            ),
+        ),
+        type_constraints=(
+            TypeConstraint(
+                param='T',
+                allowed=('float16', 'float32', 'float64'),
             ),
         ),
         broadcasting='none',
         axes=None,
-        keepdims_attribute=None,
-        keepdims_default=None,
-        has_noop_with_empty_axes=False,
+        keepdims=None,
         shape_inference=False,
-        validator=validators.validate_onnx_Mean_1,
+        spec_path='spec/onnx/Mean-1.yaml',
+        types=('float16', 'float32', 'float64'),
+        validator=validators.validate_mean_1,
         kernels={
             'float16': "meancli_mean_float16",
             'float32': "meancli_mean_float32",
@@ -62,34 +74,44 @@ OPS: tuple[OpVersion, ...] = (
         },
     ),
     OpVersion(
-        domain='onnx',
         name='Mean',
+        domain='onnx',
         since_version=6,
         kind='elementwise_mean',
         summary=(
             'Element-wise mean of each of the input tensors. All inputs and the output must '
             'have the same shape and data type.'
         ),
-        spec_path='spec/onnx/Mean-6.yaml',
-        types=('float16', 'float32', 'float64'),
-        type_constraints=(
-            ('T', ('float16', 'float32', 'float64')),
-        ),
         inputs=(
-            InputInfo('data_0', 'T', 1, 2147483647, True, False),
+            Input(
+                name='data_0',
+                type_param='T',
+                min_arity=1,
+                max_arity=2147483647,
+                variadic=True,
+                optional=False,
+            ),
         ),
         outputs=(
-            ('mean', 'T'),
+            Output(
+                name='mean',
+                type_param='T',
+            ),
         ),
-        attributes=(
+        attributes=(),
+        type_constraints=(
+            TypeConstraint(
+                param='T',
+                allowed=('float16', 'float32', 'float64'),
+            ),
         ),
         broadcasting='none',
         axes=None,
-        keepdims_attribute=None,
-        keepdims_default=None,
-        has_noop_with_empty_axes=False,
+        keepdims=None,
         shape_inference=True,
-        validator=validators.validate_onnx_Mean_6,
+        spec_path='spec/onnx/Mean-6.yaml',
+        types=('float16', 'float32', 'float64'),
+        validator=validators.validate_mean_1,
         kernels={
             'float16': "meancli_mean_float16",
             'float32': "meancli_mean_float32",
@@ -97,8 +119,8 @@ OPS: tuple[OpVersion, ...] = (
         },
     ),
     OpVersion(
-        domain='onnx',
         name='Mean',
+        domain='onnx',
         since_version=8,
         kind='elementwise_mean',
         summary=(
@@ -106,26 +128,36 @@ OPS: tuple[OpVersion, ...] = (
             '(numpy-style) broadcasting. All inputs and the output must have the same data '
             'type.'
         ),
-        spec_path='spec/onnx/Mean-8.yaml',
-        types=('float16', 'float32', 'float64'),
-        type_constraints=(
-            ('T', ('float16', 'float32', 'float64')),
-        ),
         inputs=(
-            InputInfo('data_0', 'T', 1, 2147483647, True, False),
+            Input(
+                name='data_0',
+                type_param='T',
+                min_arity=1,
+                max_arity=2147483647,
+                variadic=True,
+                optional=False,
+            ),
         ),
         outputs=(
-            ('mean', 'T'),
+            Output(
+                name='mean',
+                type_param='T',
+            ),
         ),
-        attributes=(
+        attributes=(),
+        type_constraints=(
+            TypeConstraint(
+                param='T',
+                allowed=('float16', 'float32', 'float64'),
+            ),
         ),
         broadcasting='multidirectional',
         axes=None,
-        keepdims_attribute=None,
-        keepdims_default=None,
-        has_noop_with_empty_axes=False,
+        keepdims=None,
         shape_inference=True,
-        validator=validators.validate_onnx_Mean_8,
+        spec_path='spec/onnx/Mean-8.yaml',
+        types=('float16', 'float32', 'float64'),
+        validator=validators.validate_mean_2,
         kernels={
             'float16': "meancli_mean_float16",
             'float32': "meancli_mean_float32",
@@ -133,8 +165,8 @@ OPS: tuple[OpVersion, ...] = (
         },
     ),
     OpVersion(
-        domain='onnx',
         name='Mean',
+        domain='onnx',
         since_version=13,
         kind='elementwise_mean',
         summary=(
@@ -142,26 +174,36 @@ OPS: tuple[OpVersion, ...] = (
             '(numpy-style) broadcasting. All inputs and the output must have the same data '
             'type.'
         ),
-        spec_path='spec/onnx/Mean-13.yaml',
-        types=('float16', 'float32', 'float64', 'bfloat16'),
-        type_constraints=(
-            ('T', ('float16', 'float32', 'float64', 'bfloat16')),
-        ),
         inputs=(
-            InputInfo('data_0', 'T', 1, 2147483647, True, False),
+            Input(
+                name='data_0',
+                type_param='T',
+                min_arity=1,
+                max_arity=2147483647,
+                variadic=True,
+                optional=False,
+            ),
         ),
         outputs=(
-            ('mean', 'T'),
+            Output(
+                name='mean',
+                type_param='T',
+            ),
         ),
-        attributes=(
+        attributes=(),
+        type_constraints=(
+            TypeConstraint(
+                param='T',
+                allowed=('float16', 'float32', 'float64', 'bfloat16'),
+            ),
         ),
         broadcasting='multidirectional',
         axes=None,
-        keepdims_attribute=None,
-        keepdims_default=None,
-        has_noop_with_empty_axes=False,
+        keepdims=None,
         shape_inference=True,
-        validator=validators.validate_onnx_Mean_13,
+        spec_path='spec/onnx/Mean-13.yaml',
+        types=('float16', 'float32', 'float64', 'bfloat16'),
+        validator=validators.validate_mean_2,
         kernels={
             'float16': "meancli_mean_float16",
             'float32': "meancli_mean_float32",
@@ -170,8 +212,8 @@ OPS: tuple[OpVersion, ...] = (
         },
     ),
     OpVersion(
-        domain='onnx',
         name='ReduceMean',
+        domain='onnx',
         since_version=1,
         kind='reduce',
         summary=(
@@ -180,55 +222,68 @@ OPS: tuple[OpVersion, ...] = (
             'keepdims equals 0, the reduced dimensions are pruned. Input tensors of rank zero '
             'are valid.'
         ),
-        spec_path='spec/onnx/ReduceMean-1.yaml',
-        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64'),
-        type_constraints=(
-            ('T', ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64')),
-        ),
         inputs=(
-            InputInfo('data', 'T', 1, 1, False, False),
+            Input(
+                name='data',
+                type_param='T',
+                min_arity=1,
+                max_arity=1,
+                variadic=False,
+                optional=False,
+            ),
         ),
         outputs=(
-            ('reduced', 'T'),
+            Output(
+                name='reduced',
+                type_param='T',
+            ),
         ),
         attributes=(
-            AttributeInfo(
+            Attribute(
                 name='axes',
                 type='ints',
                 default=None,
                 required=False,
                 legacy=False,
                 description=(
-                    'The axes to reduce over; the default is to reduce over all dimensions. '
-                    '(The text of version 1 states no range; negative axes are accepted as in '
-                    'every later version, ONNX shape inference and every runtime.)'
+                    'The axes to reduce over; the default is to reduce over all dimensions. (The text '
+                    'of version 1 states no range; negative axes are accepted as in every later '
+                    'version, ONNX shape inference and every runtime.)'
                 ),
+                values=None,
             ),
-            AttributeInfo(
+            Attribute(
                 name='keepdims',
                 type='int',
                 default=1,
                 required=False,
                 legacy=False,
-                description=(
-                    'Keep the reduced dimensions (as size 1) or not.'
-                ),
+                description='Keep the reduced dimensions (as size 1) or not.',
+                values=(0, 1),
+            ),
+        ),
+        type_constraints=(
+            TypeConstraint(
+                param='T',
+                allowed=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64'),
             ),
         ),
         broadcasting='none',
-        axes=AxesInfo(
+        axes=AxesRule(
             source='attribute',
-            required=False,
             negative=True,
             duplicates='error',
             when_omitted='reduce_all',
             when_empty='reduce_all',
         ),
-        keepdims_attribute='keepdims',
-        keepdims_default=True,
-        has_noop_with_empty_axes=False,
+        keepdims=KeepdimsRule(
+            attribute='keepdims',
+            default=True,
+        ),
         shape_inference=True,
-        validator=validators.validate_onnx_ReduceMean_1,
+        spec_path='spec/onnx/ReduceMean-1.yaml',
+        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64'),
+        validator=validators.validate_reduce_1,
         kernels={
             'uint32': "meancli_reduce_uint32",
             'uint64': "meancli_reduce_uint64",
@@ -240,8 +295,8 @@ OPS: tuple[OpVersion, ...] = (
         },
     ),
     OpVersion(
-        domain='onnx',
         name='ReduceMean',
+        domain='onnx',
         since_version=11,
         kind='reduce',
         summary=(
@@ -250,54 +305,67 @@ OPS: tuple[OpVersion, ...] = (
             'keepdims equals 0, the reduced dimensions are pruned. Input tensors of rank zero '
             'are valid.'
         ),
-        spec_path='spec/onnx/ReduceMean-11.yaml',
-        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64'),
-        type_constraints=(
-            ('T', ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64')),
-        ),
         inputs=(
-            InputInfo('data', 'T', 1, 1, False, False),
+            Input(
+                name='data',
+                type_param='T',
+                min_arity=1,
+                max_arity=1,
+                variadic=False,
+                optional=False,
+            ),
         ),
         outputs=(
-            ('reduced', 'T'),
+            Output(
+                name='reduced',
+                type_param='T',
+            ),
         ),
         attributes=(
-            AttributeInfo(
+            Attribute(
                 name='axes',
                 type='ints',
                 default=None,
                 required=False,
                 legacy=False,
                 description=(
-                    'The axes to reduce over; the default is to reduce over all dimensions. '
-                    'Accepted range is [-r, r-1] where r = rank(data).'
+                    'The axes to reduce over; the default is to reduce over all dimensions. Accepted '
+                    'range is [-r, r-1] where r = rank(data).'
                 ),
+                values=None,
             ),
-            AttributeInfo(
+            Attribute(
                 name='keepdims',
                 type='int',
                 default=1,
                 required=False,
                 legacy=False,
-                description=(
-                    'Keep the reduced dimensions (as size 1) or not.'
-                ),
+                description='Keep the reduced dimensions (as size 1) or not.',
+                values=(0, 1),
+            ),
+        ),
+        type_constraints=(
+            TypeConstraint(
+                param='T',
+                allowed=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64'),
             ),
         ),
         broadcasting='none',
-        axes=AxesInfo(
+        axes=AxesRule(
             source='attribute',
-            required=False,
             negative=True,
             duplicates='error',
             when_omitted='reduce_all',
             when_empty='reduce_all',
         ),
-        keepdims_attribute='keepdims',
-        keepdims_default=True,
-        has_noop_with_empty_axes=False,
+        keepdims=KeepdimsRule(
+            attribute='keepdims',
+            default=True,
+        ),
         shape_inference=True,
-        validator=validators.validate_onnx_ReduceMean_11,
+        spec_path='spec/onnx/ReduceMean-11.yaml',
+        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64'),
+        validator=validators.validate_reduce_1,
         kernels={
             'uint32': "meancli_reduce_uint32",
             'uint64': "meancli_reduce_uint64",
@@ -309,8 +377,8 @@ OPS: tuple[OpVersion, ...] = (
         },
     ),
     OpVersion(
-        domain='onnx',
         name='ReduceMean',
+        domain='onnx',
         since_version=13,
         kind='reduce',
         summary=(
@@ -319,54 +387,67 @@ OPS: tuple[OpVersion, ...] = (
             'keepdims equals 0, the reduced dimensions are pruned. Input tensors of rank zero '
             'are valid.'
         ),
-        spec_path='spec/onnx/ReduceMean-13.yaml',
-        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16'),
-        type_constraints=(
-            ('T', ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16')),
-        ),
         inputs=(
-            InputInfo('data', 'T', 1, 1, False, False),
+            Input(
+                name='data',
+                type_param='T',
+                min_arity=1,
+                max_arity=1,
+                variadic=False,
+                optional=False,
+            ),
         ),
         outputs=(
-            ('reduced', 'T'),
+            Output(
+                name='reduced',
+                type_param='T',
+            ),
         ),
         attributes=(
-            AttributeInfo(
+            Attribute(
                 name='axes',
                 type='ints',
                 default=None,
                 required=False,
                 legacy=False,
                 description=(
-                    'The axes to reduce over; the default is to reduce over all dimensions. '
-                    'Accepted range is [-r, r-1] where r = rank(data).'
+                    'The axes to reduce over; the default is to reduce over all dimensions. Accepted '
+                    'range is [-r, r-1] where r = rank(data).'
                 ),
+                values=None,
             ),
-            AttributeInfo(
+            Attribute(
                 name='keepdims',
                 type='int',
                 default=1,
                 required=False,
                 legacy=False,
-                description=(
-                    'Keep the reduced dimensions (as size 1) or not.'
-                ),
+                description='Keep the reduced dimensions (as size 1) or not.',
+                values=(0, 1),
+            ),
+        ),
+        type_constraints=(
+            TypeConstraint(
+                param='T',
+                allowed=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16'),
             ),
         ),
         broadcasting='none',
-        axes=AxesInfo(
+        axes=AxesRule(
             source='attribute',
-            required=False,
             negative=True,
             duplicates='error',
             when_omitted='reduce_all',
             when_empty='reduce_all',
         ),
-        keepdims_attribute='keepdims',
-        keepdims_default=True,
-        has_noop_with_empty_axes=False,
+        keepdims=KeepdimsRule(
+            attribute='keepdims',
+            default=True,
+        ),
         shape_inference=True,
-        validator=validators.validate_onnx_ReduceMean_13,
+        spec_path='spec/onnx/ReduceMean-13.yaml',
+        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16'),
+        validator=validators.validate_reduce_1,
         kernels={
             'uint32': "meancli_reduce_uint32",
             'uint64': "meancli_reduce_uint64",
@@ -379,8 +460,8 @@ OPS: tuple[OpVersion, ...] = (
         },
     ),
     OpVersion(
-        domain='onnx',
         name='ReduceMean',
+        domain='onnx',
         since_version=18,
         kind='reduce',
         summary=(
@@ -391,55 +472,75 @@ OPS: tuple[OpVersion, ...] = (
             'depends on noop_with_empty_axes: reduce over all axes (0) or return the input '
             'unchanged (1).'
         ),
-        spec_path='spec/onnx/ReduceMean-18.yaml',
-        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16'),
-        type_constraints=(
-            ('T', ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16')),
-        ),
         inputs=(
-            InputInfo('data', 'T', 1, 1, False, False),
-            InputInfo('axes', 'int64', 0, 1, False, True),
+            Input(
+                name='data',
+                type_param='T',
+                min_arity=1,
+                max_arity=1,
+                variadic=False,
+                optional=False,
+            ),
+            Input(
+                name='axes',
+                type_param='int64',
+                min_arity=0,
+                max_arity=1,
+                variadic=False,
+                optional=True,
+            ),
         ),
         outputs=(
-            ('reduced', 'T'),
+            Output(
+                name='reduced',
+                type_param='T',
+            ),
         ),
         attributes=(
-            AttributeInfo(
+            Attribute(
                 name='keepdims',
                 type='int',
                 default=1,
                 required=False,
                 legacy=False,
-                description=(
-                    'Keep the reduced dimensions (as size 1) or not.'
-                ),
+                description='Keep the reduced dimensions (as size 1) or not.',
+                values=(0, 1),
             ),
-            AttributeInfo(
+            Attribute(
                 name='noop_with_empty_axes',
                 type='int',
                 default=0,
                 required=False,
                 legacy=False,
                 description=(
-                    'When axes is empty (not provided or explicitly empty): 0 reduces over '
-                    'all axes, 1 returns the input unchanged.'
+                    'When axes is empty (not provided or explicitly empty): 0 reduces over all axes, '
+                    '1 returns the input unchanged.'
                 ),
+                values=(0, 1),
+            ),
+        ),
+        type_constraints=(
+            TypeConstraint(
+                param='T',
+                allowed=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16'),
             ),
         ),
         broadcasting='none',
-        axes=AxesInfo(
+        axes=AxesRule(
             source='input',
-            required=False,
             negative=True,
             duplicates='error',
             when_omitted='noop_with_empty_axes',
             when_empty='noop_with_empty_axes',
         ),
-        keepdims_attribute='keepdims',
-        keepdims_default=True,
-        has_noop_with_empty_axes=True,
+        keepdims=KeepdimsRule(
+            attribute='keepdims',
+            default=True,
+        ),
         shape_inference=True,
-        validator=validators.validate_onnx_ReduceMean_18,
+        spec_path='spec/onnx/ReduceMean-18.yaml',
+        types=('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16'),
+        validator=validators.validate_reduce_2,
         kernels={
             'uint32': "meancli_reduce_uint32",
             'uint64': "meancli_reduce_uint64",
@@ -452,8 +553,8 @@ OPS: tuple[OpVersion, ...] = (
         },
     ),
     OpVersion(
-        domain='openvino',
         name='ReduceMean',
+        domain='openvino',
         since_version=1,
         kind='reduce',
         summary=(
@@ -462,45 +563,67 @@ OPS: tuple[OpVersion, ...] = (
             'dimensions are kept with size 1 or removed. An empty axes input leaves the data '
             'unchanged.'
         ),
-        spec_path='spec/openvino/ReduceMean-1.yaml',
-        types=('float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'),
-        type_constraints=(
-            ('T', ('float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64')),
-            ('T_IND', ('int32', 'int64')),
-        ),
         inputs=(
-            InputInfo('data', 'T', 1, 1, False, False),
-            InputInfo('axes', 'T_IND', 1, 1, False, False),
+            Input(
+                name='data',
+                type_param='T',
+                min_arity=1,
+                max_arity=1,
+                variadic=False,
+                optional=False,
+            ),
+            Input(
+                name='axes',
+                type_param='T_IND',
+                min_arity=1,
+                max_arity=1,
+                variadic=False,
+                optional=False,
+            ),
         ),
         outputs=(
-            ('output', 'T'),
+            Output(
+                name='output',
+                type_param='T',
+            ),
         ),
         attributes=(
-            AttributeInfo(
+            Attribute(
                 name='keep_dims',
                 type='bool',
                 default=False,
                 required=False,
                 legacy=False,
-                description=(
-                    'Keep the reduced dimensions (as size 1) or not.'
-                ),
+                description='Keep the reduced dimensions (as size 1) or not.',
+                values=None,
+            ),
+        ),
+        type_constraints=(
+            TypeConstraint(
+                param='T',
+                allowed=('float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'),
+            ),
+            TypeConstraint(
+                param='T_IND',
+                allowed=('int32', 'int64'),
             ),
         ),
         broadcasting='none',
-        axes=AxesInfo(
+        axes=AxesRule(
             source='input',
-            required=True,
             negative=True,
             duplicates='error',
             when_omitted='error',
             when_empty='identity',
         ),
-        keepdims_attribute='keep_dims',
-        keepdims_default=False,
-        has_noop_with_empty_axes=False,
+        keepdims=KeepdimsRule(
+            attribute='keep_dims',
+            default=False,
+        ),
         shape_inference=True,
-        validator=validators.validate_openvino_ReduceMean_1,
+        spec_path='spec/openvino/ReduceMean-1.yaml',
+        types=('float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'),
+        validator=validators.validate_reduce_3,
         kernels={
             'float16': "meancli_reduce_float16",
             'bfloat16': "meancli_reduce_bfloat16",

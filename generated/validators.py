@@ -2,236 +2,204 @@
 # `make generate` (python -m meancli.codegen).
 # Template: templates/validators.py.j2
 # Specs: spec/onnx/Mean-1.yaml, spec/onnx/Mean-6.yaml, spec/onnx/Mean-8.yaml, spec/onnx/Mean-13.yaml, spec/onnx/ReduceMean-1.yaml, spec/onnx/ReduceMean-11.yaml, spec/onnx/ReduceMean-13.yaml, spec/onnx/ReduceMean-18.yaml, spec/openvino/ReduceMean-1.yaml
-"""One validator per operator version: the spec's rules, checked before any kernel runs.
+"""The spec rules of every operator version, checked before any kernel runs.
 
-Each raises meancli.errors.SpecViolation with a one-line message naming the
-version and what it allows.
+Versions whose rules are the same share one function (the registry names it
+as each version's ``validator``); each reads the rest of its spec (label,
+types, attributes) from the OpVersion it is given. Every check raises
+meancli.errors.SpecViolation with a one-line message naming the version.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from meancli.errors import SpecViolation
 from meancli.semantics import (
     ReduceCall,
+    attribute_values,
+    axes_required,
     broadcast_shapes,
+    check_arity,
     check_dtype,
     check_same_dtype,
+    empty_integer_mean,
     equal_shapes,
+    normalize_axes,
     reduce_call,
-    resolve_axes,
 )
 
+if TYPE_CHECKING:
+    from meancli.opversion import OpVersion
 
-def validate_onnx_Mean_1(dtypes: Sequence[str], shapes: Sequence[tuple[int, ...]]) -> tuple[str, tuple[int, ...]]:
-    """Mean-1 (onnx), from spec/onnx/Mean-1.yaml: returns (dtype, output shape).
+# The integer types: a mean over an empty set of them is undefined.
+INTEGER_TYPES = frozenset(('int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'))
+
+
+def validate_mean_1(
+    op: OpVersion,
+    dtypes: Sequence[str],
+    shapes: Sequence[tuple[int, ...]],
+    attributes: Mapping[str, Any],
+) -> tuple[str, tuple[int, ...]]:
+    """Element-wise Mean with the rules of spec/onnx/Mean-1.yaml, spec/onnx/Mean-6.yaml:
+    1 to 2147483647 inputs of one dtype, broadcasting: none.
 
     Args:
+        op: the version (its label, types and attributes).
         dtypes: each input's spec type name.
         shapes: each input's shape.
+        attributes: values by attribute name; a missing or None value takes the spec default.
+
+    Returns:
+        (the inputs' dtype, the output shape).
     """
-    label = "Mean-1 (onnx)"
-    if not 1 <= len(shapes) <= 2147483647:
-        raise SpecViolation(f"{label} takes 1 to 2147483647 inputs, got {len(shapes)}")
+    label = op.label
+    check_arity(len(shapes), 1, 2147483647, label)
     dtype = check_same_dtype(dtypes, label)
-    check_dtype(dtype, ('float16', 'float32', 'float64'), label)
+    check_dtype(dtype, op.types, label)
+    attribute_values(attributes, op.settable_attributes, label)
     return dtype, equal_shapes(shapes, label)
 
 
-def validate_onnx_Mean_6(dtypes: Sequence[str], shapes: Sequence[tuple[int, ...]]) -> tuple[str, tuple[int, ...]]:
-    """Mean-6 (onnx), from spec/onnx/Mean-6.yaml: returns (dtype, output shape).
+def validate_mean_2(
+    op: OpVersion,
+    dtypes: Sequence[str],
+    shapes: Sequence[tuple[int, ...]],
+    attributes: Mapping[str, Any],
+) -> tuple[str, tuple[int, ...]]:
+    """Element-wise Mean with the rules of spec/onnx/Mean-8.yaml, spec/onnx/Mean-13.yaml:
+    1 to 2147483647 inputs of one dtype, broadcasting: multidirectional.
 
     Args:
+        op: the version (its label, types and attributes).
         dtypes: each input's spec type name.
         shapes: each input's shape.
+        attributes: values by attribute name; a missing or None value takes the spec default.
+
+    Returns:
+        (the inputs' dtype, the output shape).
     """
-    label = "Mean-6 (onnx)"
-    if not 1 <= len(shapes) <= 2147483647:
-        raise SpecViolation(f"{label} takes 1 to 2147483647 inputs, got {len(shapes)}")
+    label = op.label
+    check_arity(len(shapes), 1, 2147483647, label)
     dtype = check_same_dtype(dtypes, label)
-    check_dtype(dtype, ('float16', 'float32', 'float64'), label)
-    return dtype, equal_shapes(shapes, label)
-
-
-def validate_onnx_Mean_8(dtypes: Sequence[str], shapes: Sequence[tuple[int, ...]]) -> tuple[str, tuple[int, ...]]:
-    """Mean-8 (onnx), from spec/onnx/Mean-8.yaml: returns (dtype, output shape).
-
-    Args:
-        dtypes: each input's spec type name.
-        shapes: each input's shape.
-    """
-    label = "Mean-8 (onnx)"
-    if not 1 <= len(shapes) <= 2147483647:
-        raise SpecViolation(f"{label} takes 1 to 2147483647 inputs, got {len(shapes)}")
-    dtype = check_same_dtype(dtypes, label)
-    check_dtype(dtype, ('float16', 'float32', 'float64'), label)
+    check_dtype(dtype, op.types, label)
+    attribute_values(attributes, op.settable_attributes, label)
     return dtype, broadcast_shapes(shapes, label)
 
 
-def validate_onnx_Mean_13(dtypes: Sequence[str], shapes: Sequence[tuple[int, ...]]) -> tuple[str, tuple[int, ...]]:
-    """Mean-13 (onnx), from spec/onnx/Mean-13.yaml: returns (dtype, output shape).
-
-    Args:
-        dtypes: each input's spec type name.
-        shapes: each input's shape.
-    """
-    label = "Mean-13 (onnx)"
-    if not 1 <= len(shapes) <= 2147483647:
-        raise SpecViolation(f"{label} takes 1 to 2147483647 inputs, got {len(shapes)}")
-    dtype = check_same_dtype(dtypes, label)
-    check_dtype(dtype, ('float16', 'float32', 'float64', 'bfloat16'), label)
-    return dtype, broadcast_shapes(shapes, label)
-
-
-def validate_onnx_ReduceMean_1(
+def validate_reduce_1(
+    op: OpVersion,
     dtype: str,
     shape: tuple[int, ...],
     axes: Sequence[int] | None,
-    keepdims: bool | None,
-    noop_with_empty_axes: bool,
+    attributes: Mapping[str, Any],
 ) -> ReduceCall:
-    """ReduceMean-1 (onnx), from spec/onnx/ReduceMean-1.yaml.
+    """ReduceMean with the axes rules of spec/onnx/ReduceMean-1.yaml, spec/onnx/ReduceMean-11.yaml, spec/onnx/ReduceMean-13.yaml.
+
+    negative axes: accepted; repeated axes: error;
+    omitted axes: reduce_all; empty axes: reduce_all.
 
     Args:
+        op: the version (its label, types and attributes).
         dtype: the data input's spec type name.
         shape: the data input's shape.
         axes: None when omitted, else the listed axes (may be empty).
-        keepdims: None for the spec default (True).
-        noop_with_empty_axes: the attribute's value (this version lacks it: True is an error).
+        attributes: values by attribute name (keepdims under the spec's
+            name); a missing or None value takes the spec default.
     """
-    label = "ReduceMean-1 (onnx)"
-    check_dtype(dtype, ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64'), label)
-    if noop_with_empty_axes:
-        raise SpecViolation(f"{label} has no attribute noop_with_empty_axes (ReduceMean-18 of onnx has it)")
-    reduced = resolve_axes(
-        axes,
-        len(shape),
-        when_omitted="reduce_all",
-        when_empty="reduce_all",
-        noop_with_empty_axes=noop_with_empty_axes,
-        label=label,
-    )
-    return reduce_call(shape, reduced, True if keepdims is None else bool(keepdims))
+    label = op.label
+    check_dtype(dtype, op.types, label)
+    values = attribute_values(attributes, op.settable_attributes, label)
+    rank = len(shape)
+    reduced: tuple[int, ...]
+    if axes is None:
+        reduced = tuple(range(rank))
+    elif not axes:
+        reduced = tuple(range(rank))
+    else:
+        reduced = normalize_axes(
+            axes, rank, negative=True, duplicates='error', label=label
+        )
+    call = reduce_call(shape, reduced, bool(values[op.keepdims.attribute]), values)  # type: ignore[union-attr]
+    if call.count == 0 and dtype in INTEGER_TYPES and 0 not in call.out_shape:
+        raise empty_integer_mean(label, dtype)
+    return call
 
 
-def validate_onnx_ReduceMean_11(
+def validate_reduce_2(
+    op: OpVersion,
     dtype: str,
     shape: tuple[int, ...],
     axes: Sequence[int] | None,
-    keepdims: bool | None,
-    noop_with_empty_axes: bool,
+    attributes: Mapping[str, Any],
 ) -> ReduceCall:
-    """ReduceMean-11 (onnx), from spec/onnx/ReduceMean-11.yaml.
+    """ReduceMean with the axes rules of spec/onnx/ReduceMean-18.yaml.
+
+    negative axes: accepted; repeated axes: error;
+    omitted axes: noop_with_empty_axes decides; empty axes: noop_with_empty_axes decides.
 
     Args:
+        op: the version (its label, types and attributes).
         dtype: the data input's spec type name.
         shape: the data input's shape.
         axes: None when omitted, else the listed axes (may be empty).
-        keepdims: None for the spec default (True).
-        noop_with_empty_axes: the attribute's value (this version lacks it: True is an error).
+        attributes: values by attribute name (keepdims under the spec's
+            name); a missing or None value takes the spec default.
     """
-    label = "ReduceMean-11 (onnx)"
-    check_dtype(dtype, ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64'), label)
-    if noop_with_empty_axes:
-        raise SpecViolation(f"{label} has no attribute noop_with_empty_axes (ReduceMean-18 of onnx has it)")
-    reduced = resolve_axes(
-        axes,
-        len(shape),
-        when_omitted="reduce_all",
-        when_empty="reduce_all",
-        noop_with_empty_axes=noop_with_empty_axes,
-        label=label,
-    )
-    return reduce_call(shape, reduced, True if keepdims is None else bool(keepdims))
+    label = op.label
+    check_dtype(dtype, op.types, label)
+    values = attribute_values(attributes, op.settable_attributes, label)
+    rank = len(shape)
+    reduced: tuple[int, ...]
+    if axes is None:
+        reduced = () if values['noop_with_empty_axes'] else tuple(range(rank))
+    elif not axes:
+        reduced = () if values['noop_with_empty_axes'] else tuple(range(rank))
+    else:
+        reduced = normalize_axes(
+            axes, rank, negative=True, duplicates='error', label=label
+        )
+    call = reduce_call(shape, reduced, bool(values[op.keepdims.attribute]), values)  # type: ignore[union-attr]
+    if call.count == 0 and dtype in INTEGER_TYPES and 0 not in call.out_shape:
+        raise empty_integer_mean(label, dtype)
+    return call
 
 
-def validate_onnx_ReduceMean_13(
+def validate_reduce_3(
+    op: OpVersion,
     dtype: str,
     shape: tuple[int, ...],
     axes: Sequence[int] | None,
-    keepdims: bool | None,
-    noop_with_empty_axes: bool,
+    attributes: Mapping[str, Any],
 ) -> ReduceCall:
-    """ReduceMean-13 (onnx), from spec/onnx/ReduceMean-13.yaml.
+    """ReduceMean with the axes rules of spec/openvino/ReduceMean-1.yaml.
+
+    negative axes: accepted; repeated axes: error;
+    omitted axes: error; empty axes: identity.
 
     Args:
+        op: the version (its label, types and attributes).
         dtype: the data input's spec type name.
         shape: the data input's shape.
         axes: None when omitted, else the listed axes (may be empty).
-        keepdims: None for the spec default (True).
-        noop_with_empty_axes: the attribute's value (this version lacks it: True is an error).
+        attributes: values by attribute name (keepdims under the spec's
+            name); a missing or None value takes the spec default.
     """
-    label = "ReduceMean-13 (onnx)"
-    check_dtype(dtype, ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16'), label)
-    if noop_with_empty_axes:
-        raise SpecViolation(f"{label} has no attribute noop_with_empty_axes (ReduceMean-18 of onnx has it)")
-    reduced = resolve_axes(
-        axes,
-        len(shape),
-        when_omitted="reduce_all",
-        when_empty="reduce_all",
-        noop_with_empty_axes=noop_with_empty_axes,
-        label=label,
-    )
-    return reduce_call(shape, reduced, True if keepdims is None else bool(keepdims))
-
-
-def validate_onnx_ReduceMean_18(
-    dtype: str,
-    shape: tuple[int, ...],
-    axes: Sequence[int] | None,
-    keepdims: bool | None,
-    noop_with_empty_axes: bool,
-) -> ReduceCall:
-    """ReduceMean-18 (onnx), from spec/onnx/ReduceMean-18.yaml.
-
-    Args:
-        dtype: the data input's spec type name.
-        shape: the data input's shape.
-        axes: None when omitted, else the listed axes (may be empty).
-        keepdims: None for the spec default (True).
-        noop_with_empty_axes: the attribute's value.
-    """
-    label = "ReduceMean-18 (onnx)"
-    check_dtype(dtype, ('uint32', 'uint64', 'int32', 'int64', 'float16', 'float32', 'float64', 'bfloat16'), label)
-    reduced = resolve_axes(
-        axes,
-        len(shape),
-        when_omitted="noop_with_empty_axes",
-        when_empty="noop_with_empty_axes",
-        noop_with_empty_axes=noop_with_empty_axes,
-        label=label,
-    )
-    return reduce_call(shape, reduced, True if keepdims is None else bool(keepdims))
-
-
-def validate_openvino_ReduceMean_1(
-    dtype: str,
-    shape: tuple[int, ...],
-    axes: Sequence[int] | None,
-    keepdims: bool | None,
-    noop_with_empty_axes: bool,
-) -> ReduceCall:
-    """ReduceMean-1 (openvino), from spec/openvino/ReduceMean-1.yaml.
-
-    Args:
-        dtype: the data input's spec type name.
-        shape: the data input's shape.
-        axes: None when omitted, else the listed axes (may be empty).
-        keepdims: None for the spec default (False).
-        noop_with_empty_axes: the attribute's value (this version lacks it: True is an error).
-    """
-    label = "ReduceMean-1 (openvino)"
-    check_dtype(dtype, ('float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'), label)
-    if noop_with_empty_axes:
-        raise SpecViolation(f"{label} has no attribute noop_with_empty_axes (ReduceMean-18 of onnx has it)")
-    reduced = resolve_axes(
-        axes,
-        len(shape),
-        when_omitted="error",
-        when_empty="identity",
-        noop_with_empty_axes=noop_with_empty_axes,
-        label=label,
-    )
-    return reduce_call(shape, reduced, False if keepdims is None else bool(keepdims))
+    label = op.label
+    check_dtype(dtype, op.types, label)
+    values = attribute_values(attributes, op.settable_attributes, label)
+    rank = len(shape)
+    reduced: tuple[int, ...]
+    if axes is None:
+        raise axes_required(label)
+    elif not axes:
+        reduced = ()
+    else:
+        reduced = normalize_axes(
+            axes, rank, negative=True, duplicates='error', label=label
+        )
+    call = reduce_call(shape, reduced, bool(values[op.keepdims.attribute]), values)  # type: ignore[union-attr]
+    if call.count == 0 and dtype in INTEGER_TYPES and 0 not in call.out_shape:
+        raise empty_integer_mean(label, dtype)
+    return call

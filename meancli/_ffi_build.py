@@ -7,24 +7,33 @@ The module records the sha256 of the sources it was built from, which
 
 from __future__ import annotations
 
-import hashlib
+import importlib.util
 import os
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from cffi import FFI
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
-KERNEL_SOURCES = ("kernels.c", "kernels_cdef.h")  # same order as meancli/codegen/render.py
+
+
+def _kernel_sources() -> ModuleType:
+    # By path: this script runs in the build before meancli is importable.
+    path = ROOT / "meancli" / "codegen" / "kernel_sources.py"
+    spec = importlib.util.spec_from_file_location("_meancli_kernel_sources", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _sources_sha256() -> str:
-    h = hashlib.sha256()
-    for name in KERNEL_SOURCES:
-        h.update((GENERATED / name).read_text(encoding="utf-8").encode("utf-8"))
-        h.update(b"\0")
-    return h.hexdigest()
+    sources = _kernel_sources()
+    texts = ((GENERATED / name).read_text(encoding="utf-8") for name in sources.KERNEL_SOURCES)
+    digest: str = sources.kernel_sources_sha256(texts)
+    return digest
 
 
 def _compile_args() -> tuple[list[str], list[str]]:

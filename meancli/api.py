@@ -87,59 +87,86 @@ def prepare_reduce(
     data: np.ndarray,
     axes: int | Iterable[int] | None,
     keepdims: bool | None,
-    noop_with_empty_axes: bool,
+    **attributes: Any,
 ) -> ReduceCall:
     """Validate a ReduceMean call on ``data`` against ``op``'s spec (see validate_reduce)."""
-    return validate_reduce(op, data.dtype, tuple(data.shape), axes, keepdims, noop_with_empty_axes)
+    return validate_reduce(op, data.dtype, tuple(data.shape), axes, keepdims, **attributes)
 
 
 def validate_reduce(
     op: OpVersion,
     dtype: np.dtype[Any],
     shape: tuple[int, ...],
-    axes: int | Iterable[int] | None,
-    keepdims: bool | None,
-    noop_with_empty_axes: bool,
+    axes: int | Iterable[int] | None = None,
+    keepdims: bool | None = None,
+    **attributes: Any,
 ) -> ReduceCall:
     """Validate a ReduceMean call on an input of ``dtype`` and ``shape`` against ``op``'s spec.
 
+    Args:
+        axes: None (omitted), an int, or a sequence of ints (may be empty).
+        keepdims: the version's keepdims attribute (onnx keepdims, openvino
+            keep_dims); None for its default.
+        attributes: any other attribute of the version, by its spec name
+            (noop_with_empty_axes on ReduceMean-18); None means not given.
+
     Raises:
-        SpecViolation: see the generated validator (dtype, axes, attributes),
-            or an integer mean over an empty set.
+        SpecViolation: what the version's generated validator rejects (dtype,
+            axes, attributes it lacks or values it does not take, an integer
+            mean over an empty set).
     """
-    if op.kind != "reduce":
+    if op.kind != "reduce" or op.keepdims is None:
         raise SpecViolation(f"{op.label} is not a reduction")
     axes_list = _axes_list(axes)
-    for name, flag in (("keepdims", keepdims), ("noop_with_empty_axes", noop_with_empty_axes)):
-        if flag is not None and flag not in (0, 1):  # True/False or ONNX's 0/1
-            raise SpecViolation(f"{op.label}: {name} must be 0, 1, True or False, got {flag!r}")
-    call = _validate_reduce(
+    if keepdims is not None:
+        if attributes.get(op.keepdims.attribute) is not None:
+            raise SpecViolation(f"{op.label}: keepdims and {op.keepdims.attribute} both given")
+        attributes[op.keepdims.attribute] = keepdims
+    return _validate_reduce(
         op,
         spec_dtype_name(dtype),
         shape,
         None if axes_list is None else tuple(axes_list),
-        None if keepdims is None else bool(keepdims),
-        bool(noop_with_empty_axes),
+        _frozen(attributes),
     )
-    if call.count == 0 and dtype.kind in "iu" and 0 not in call.out_shape:
-        raise SpecViolation(
-            f"{op.label}: the mean of an empty set is undefined for {spec_dtype_name(dtype)} "
-            f"(a reduced dimension has size 0; floating types give NaN)"
-        )
-    return call
 
 
-@lru_cache(maxsize=512)
+def _frozen(attributes: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The given attributes as a hashable key (lists become tuples; None is not given)."""
+    items = []
+    for name, value in sorted(attributes.items()):
+        if value is None:
+            continue
+        if isinstance(value, (list, np.ndarray)):
+            value = tuple(value.tolist() if isinstance(value, np.ndarray) else value)
+        items.append((name, value))
+    return tuple(items)
+
+
 def _validate_reduce(
     op: OpVersion,
     dtype: str,
     shape: tuple[int, ...],
     axes: tuple[int, ...] | None,
-    keepdims: bool | None,
-    noop_with_empty_axes: bool,
+    attributes: tuple[tuple[str, Any], ...],
+) -> ReduceCall:
+    try:
+        return _validate_reduce_cached(op, dtype, shape, axes, attributes)
+    except TypeError:  # an unhashable attribute value: the validator reports it
+        call: ReduceCall = op.validator(op, dtype, shape, axes, dict(attributes))
+        return call
+
+
+@lru_cache(maxsize=512)
+def _validate_reduce_cached(
+    op: OpVersion,
+    dtype: str,
+    shape: tuple[int, ...],
+    axes: tuple[int, ...] | None,
+    attributes: tuple[tuple[str, Any], ...],
 ) -> ReduceCall:
     # Validation is a pure function of these; caching it keeps small calls cheap.
-    call: ReduceCall = op.validator(dtype, shape, axes, keepdims, noop_with_empty_axes)
+    call: ReduceCall = op.validator(op, dtype, shape, axes, dict(attributes))
     return call
 
 
@@ -221,10 +248,10 @@ def reduce_mean(
     data: Any,
     axes: int | Iterable[int] | None = None,
     keepdims: bool | None = None,
-    noop_with_empty_axes: bool = False,
     opset: str | int | None = None,
     threads: int | None = None,
     out: np.ndarray | None = None,
+    **attributes: Any,
 ) -> np.ndarray:
     """ReduceMean of ``data`` as the selected operator version defines it.
 
@@ -239,8 +266,6 @@ def reduce_mean(
             and onnx ReduceMean-18 with noop_with_empty_axes).
         keepdims: keep reduced dims with size 1; None takes the version's
             default (onnx: True, openvino keep_dims: False).
-        noop_with_empty_axes: ReduceMean-18's attribute; True is an error
-            for versions without it.
         opset: None (newest onnx version), N, "onnx:N" or "openvino:N";
             the highest version with since_version <= N is used.
         threads: kernel threads; None uses the available cores. The result
@@ -248,6 +273,10 @@ def reduce_mean(
         out: an array to write the result into instead of a new one (as
             numpy's ``out=``): exactly the result's shape and dtype, C-contiguous,
             writeable, aligned, native byte order, sharing no memory with ``data``.
+        attributes: any other attribute of the selected version, by its spec
+            name (``meancli spec show ReduceMean-18``), e.g.
+            ``noop_with_empty_axes=True`` on ReduceMean-18; naming an attribute
+            the version lacks is an error.
 
     Returns:
         ``out``, or a new array of the input's dtype (native byte order); the reduced
@@ -260,21 +289,23 @@ def reduce_mean(
         OpsetError: no version of ReduceMean matches ``opset``.
         SpecViolation: a dtype the version does not allow, an axis out of
             range or repeated, an attribute the version lacks, axes omitted
-            for openvino, or an integer mean over an empty set.
+            for openvino, an integer mean over an empty set, or an
+            attribute the version lacks or a value it does not take.
         UsageError: ``threads`` out of range, or ``out`` not a valid destination.
 
     Implements ONNX ReduceMean-1/11/13/18 and OpenVINO ReduceMean-1 (spec/).
     """
     op = opsets.resolve("ReduceMean", opset)
     x = kernel_input(data)
-    call = prepare_reduce(op, x, axes, keepdims, noop_with_empty_axes)
+    call = prepare_reduce(op, x, axes, keepdims, **attributes)
     return execute_reduce(op, call, x, threads, out)
 
 
-def prepare_mean(op: OpVersion, inputs: Sequence[Any]) -> tuple[int, ...]:
+def prepare_mean(op: OpVersion, inputs: Sequence[Any], **attributes: Any) -> tuple[int, ...]:
     """Validate a Mean call against ``op``'s spec; returns the output shape.
 
-    ``inputs`` need only ``dtype`` and ``shape`` (arrays or streamed sources).
+    ``inputs`` need only ``dtype`` and ``shape`` (arrays or streamed sources);
+    ``attributes`` are the version's attributes by spec name (None: not given).
 
     Raises:
         SpecViolation: mixed or disallowed dtypes, shapes that differ (Mean-1,
@@ -284,7 +315,9 @@ def prepare_mean(op: OpVersion, inputs: Sequence[Any]) -> tuple[int, ...]:
         raise SpecViolation(f"{op.label} is not an element-wise mean")
     if not inputs:
         raise SpecViolation(f"{op.label} needs at least one input")
-    _, shape = op.validator([spec_dtype_name(x.dtype) for x in inputs], [tuple(x.shape) for x in inputs])
+    _, shape = op.validator(
+        op, [spec_dtype_name(x.dtype) for x in inputs], [tuple(x.shape) for x in inputs], attributes
+    )
     if len(shape) > kernels.max_rank():
         raise SpecViolation(f"{op.label}: rank {len(shape)} exceeds the maximum of {kernels.max_rank()}")
     return tuple(shape)
@@ -312,7 +345,11 @@ def execute_mean(
 
 
 def mean(
-    *arrays: Any, opset: str | int | None = None, threads: int | None = None, out: np.ndarray | None = None
+    *arrays: Any,
+    opset: str | int | None = None,
+    threads: int | None = None,
+    out: np.ndarray | None = None,
+    **attributes: Any,
 ) -> np.ndarray:
     """Element-wise Mean of one or more arrays, as the selected ONNX version defines it.
 
@@ -330,6 +367,8 @@ def mean(
             C-contiguous, writeable, aligned, native byte order; it may be
             one of the inputs when that input has the output's shape and
             layout, and must not otherwise share memory with them.
+        attributes: an attribute of the selected version by its spec name
+            (none of Mean-1..13 has one a caller sets).
 
     Returns:
         ``out``, or a new array of the broadcast shape and the inputs' dtype: each
@@ -346,5 +385,5 @@ def mean(
     """
     op = opsets.resolve("Mean", opset)
     xs = [kernel_input(a) for a in arrays]
-    shape = prepare_mean(op, xs)
+    shape = prepare_mean(op, xs, **attributes)
     return execute_mean(op, shape, xs, threads, out)

@@ -28,7 +28,7 @@ def parse_opset(text: str) -> tuple[str, int]:
         raise UsageError(f"opset {text!r}: expected N, onnx:N or openvino:N with N a positive integer")
     domain = m.group("domain") or DEFAULT_DOMAIN
     version = int(m.group("version"))
-    domains = sorted({op.domain for op in _ops()})
+    domains = sorted({op.domain for op in registry()})
     if domain not in domains:
         raise UsageError(f"opset {text!r}: unknown domain {domain!r} (known: {', '.join(domains)})")
     if version < 1:
@@ -70,10 +70,10 @@ def resolve_uncached(op_name: str, opset: str | int | None = None) -> OpVersion:
     else:
         domain, version = parse_opset(opset)
     candidates = sorted(
-        (op for op in _ops() if op.name == op_name and op.domain == domain), key=lambda op: op.since_version
+        (op for op in registry() if op.name == op_name and op.domain == domain), key=lambda op: op.since_version
     )
     if not candidates:
-        have = sorted({op.domain for op in _ops() if op.name == op_name})
+        have = sorted({op.domain for op in registry() if op.name == op_name})
         raise OpsetError(f"{op_name} is not an operator of the {domain} domain (it is in: {', '.join(have)})")
     if version is None:
         return candidates[-1]
@@ -87,7 +87,8 @@ def resolve_uncached(op_name: str, opset: str | int | None = None) -> OpVersion:
     return chosen[-1]
 
 
-def _ops() -> tuple[OpVersion, ...]:
+def registry() -> tuple[OpVersion, ...]:
+    """Every operator version of the generated registry, in its order."""
     from .generated.registry import OPS
 
     ops: tuple[OpVersion, ...] = OPS

@@ -1,16 +1,23 @@
-"""The rules every operator version shares, parameterised by its spec.
+"""Generic checks the generated validators compose, each parameterised by spec fields.
 
-The generated validators (``meancli.generated.validators``, one function per
-operator version) call these with the constants of their spec. Each check
-raises :class:`~meancli.errors.SpecViolation` with a one-line message that
-names the operator version and what it allows.
+The rules themselves (which axes a version accepts, what omitted or empty axes
+mean, broadcasting or equal shapes, which attributes exist) are decided in
+``generated/validators.py``, rendered from each spec by
+``templates/validators.py.j2``. Each check raises
+:class:`~meancli.errors.SpecViolation` with a one-line message that names the
+operator version (``label``) and what it allows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .errors import SpecViolation
+
+if TYPE_CHECKING:
+    from .opversion import Attribute
 
 
 class ReduceCall:
@@ -23,14 +30,17 @@ class ReduceCall:
         axes: the normalized reduced axes, ascending (empty for the identity).
         keepdims: the keepdims value in force.
         count: elements averaged into each output element (1 for the identity).
+        attributes: (name, value) of every attribute the version lets a caller
+            set (the axes attribute aside), as given or by default, in spec order.
     """
 
-    __slots__ = ("axes", "count", "keepdims", "out_shape", "reduce_mask")
+    __slots__ = ("attributes", "axes", "count", "keepdims", "out_shape", "reduce_mask")
     reduce_mask: tuple[bool, ...]
     out_shape: tuple[int, ...]
     axes: tuple[int, ...]
     keepdims: bool
     count: int
+    attributes: tuple[tuple[str, Any], ...]
 
     def __init__(
         self,
@@ -39,6 +49,7 @@ class ReduceCall:
         axes: tuple[int, ...],
         keepdims: bool,
         count: int,
+        attributes: tuple[tuple[str, Any], ...] = (),
     ) -> None:
         # read-only: validations are cached and the same object is handed out again
         set_ = object.__setattr__
@@ -47,6 +58,7 @@ class ReduceCall:
         set_(self, "axes", axes)
         set_(self, "keepdims", keepdims)
         set_(self, "count", count)
+        set_(self, "attributes", attributes)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("ReduceCall is read-only")
@@ -54,7 +66,7 @@ class ReduceCall:
     def __repr__(self) -> str:
         return (
             f"ReduceCall(reduce_mask={self.reduce_mask}, out_shape={self.out_shape}, axes={self.axes}, "
-            f"keepdims={self.keepdims}, count={self.count})"
+            f"keepdims={self.keepdims}, count={self.count}, attributes={self.attributes})"
         )
 
 
@@ -64,59 +76,119 @@ def check_dtype(dtype: str, allowed: tuple[str, ...], label: str) -> None:
         raise SpecViolation(f"{label} does not accept {dtype} (it accepts: {', '.join(allowed)})")
 
 
-def normalize_axes(axes: Sequence[int], rank: int, label: str) -> tuple[int, ...]:
-    """Map axes in [-rank, rank-1] to [0, rank-1], ascending.
+def normalize_axes(
+    axes: Sequence[int], rank: int, *, negative: bool, duplicates: str, label: str
+) -> tuple[int, ...]:
+    """Map the listed axes to dimensions in [0, rank-1], ascending.
+
+    Args:
+        negative: the spec's ``axes.negative``: True accepts [-rank, rank-1]
+            (-1 is the last dimension), False only [0, rank-1].
+        duplicates: the spec's ``axes.duplicates``: ``error`` rejects a
+            dimension named twice (also ``1`` with ``-2`` on rank 3); ``merge``
+            reduces it once.
 
     Raises:
-        SpecViolation: an axis out of range (a rank-0 input accepts none), or
-            an axis named twice (also ``1`` with ``-2`` on rank 3).
+        SpecViolation: an axis out of range (a rank-0 input accepts none), or a repeat.
     """
+    low = -rank if negative else 0
     seen: dict[int, int] = {}
     for axis in axes:
-        if not -rank <= axis < rank:
+        if not low <= axis < rank:
             if rank == 0:
                 raise SpecViolation(f"{label}: axis {axis} given for a rank-0 input, which has no axes")
+            if -rank <= axis < 0:
+                raise SpecViolation(
+                    f"{label} does not accept negative axes: axis {axis} (allowed: 0..{rank - 1})"
+                )
             raise SpecViolation(
-                f"{label}: axis {axis} is out of range for rank {rank} (allowed: {-rank}..{rank - 1})"
+                f"{label}: axis {axis} is out of range for rank {rank} (allowed: {low}..{rank - 1})"
             )
         norm = axis + rank if axis < 0 else axis
-        if norm in seen:
+        if norm in seen and duplicates == "error":
             raise SpecViolation(f"{label}: axis {axis} repeats axis {seen[norm]} (both are dimension {norm})")
-        seen[norm] = axis
+        seen.setdefault(norm, axis)
     return tuple(sorted(seen))
 
 
-def resolve_axes(
-    axes: Sequence[int] | None,
-    rank: int,
-    *,
-    when_omitted: str,
-    when_empty: str,
-    noop_with_empty_axes: bool,
-    label: str,
-) -> tuple[int, ...]:
-    """The axes to reduce, after the spec's rules for omitted and empty axes.
+def axes_required(label: str) -> SpecViolation:
+    """The error of a version whose spec makes omitted axes an error."""
+    return SpecViolation(f"{label} requires axes (--axes A [A ...] or axes=[...]; an empty list for none)")
 
-    ``when_omitted``/``when_empty`` are the spec's axes rules: ``reduce_all``,
-    ``identity``, ``error`` or ``noop_with_empty_axes`` (identity when that
-    attribute is set, reduce_all otherwise). The identity is returned as ().
+
+def attribute_values(given: Mapping[str, Any], attributes: Sequence[Attribute], label: str) -> dict[str, Any]:
+    """The value in force of each of ``attributes`` (those a caller may set), in spec order.
+
+    ``given`` maps attribute names to values; None means not given (the spec
+    default). A flag (type bool, or int with values [0, 1]) takes True, False,
+    0 or 1 and keeps its spec type (an int flag gives 0 or 1); an int takes an
+    integer (one of ``values`` when the spec lists them); ints take a
+    sequence of integers (returned as a tuple).
 
     Raises:
-        SpecViolation: axes required but omitted, or see :func:`normalize_axes`.
+        SpecViolation: a name the version has no attribute for, a value of
+            the wrong type, or a required attribute not given.
     """
-    if axes is None or len(axes) == 0:
-        rule = when_omitted if axes is None else when_empty
-        if rule == "noop_with_empty_axes":
-            rule = "identity" if noop_with_empty_axes else "reduce_all"
-        if rule == "error":
-            raise SpecViolation(
-                f"{label} requires axes (--axes A [A ...] or axes=[...]; an empty list for none)"
-            )
-        return () if rule == "identity" else tuple(range(rank))
-    return normalize_axes(axes, rank, label)
+    by_name = {a.name: a for a in attributes}
+    for name, value in given.items():
+        if value is not None and name not in by_name:
+            has = ", ".join(by_name) or "none"
+            raise SpecViolation(f"{label} has no attribute {name} (its attributes: {has})")
+    values: dict[str, Any] = {}
+    for a in attributes:
+        value = given.get(a.name)
+        if value is None:
+            if a.required:
+                raise SpecViolation(f"{label} requires the attribute {a.name}")
+            values[a.name] = tuple(a.default) if isinstance(a.default, list) else a.default
+        else:
+            values[a.name] = _attribute_value(a, value, label)
+    return values
 
 
-def reduce_call(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> ReduceCall:
+def _attribute_value(a: Attribute, value: Any, label: str) -> Any:
+    if a.is_flag:
+        if isinstance(value, bool) or type(value).__name__ == "bool_" or (_is_int(value) and value in (0, 1)):
+            return bool(value) if a.type == "bool" else int(value)
+        raise SpecViolation(f"{label}: {a.name} must be 0, 1, True or False, got {value!r}")
+    if a.type == "int":
+        if not _is_int(value) or (a.values is not None and value not in a.values):
+            allowed = ", ".join(map(str, a.values)) if a.values is not None else "an integer"
+            raise SpecViolation(f"{label}: {a.name} must be {allowed}, got {value!r}")
+        return operator.index(value)
+    items = [value] if _is_int(value) else value
+    if isinstance(items, (str, bytes)) or not all(_is_int(v) for v in items):
+        raise SpecViolation(f"{label}: {a.name} must be a list of integers, got {value!r}")
+    return tuple(operator.index(v) for v in items)
+
+
+def _is_int(value: Any) -> bool:
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
+def check_arity(count: int, low: int, high: int, label: str) -> None:
+    """Raise SpecViolation unless ``low <= count <= high`` (the spec's input arity)."""
+    if not low <= count <= high:
+        raise SpecViolation(f"{label} takes {low} to {high} inputs, got {count}")
+
+
+def empty_integer_mean(label: str, dtype: str) -> SpecViolation:
+    """The error of an integer mean over an empty set (undefined; floats give NaN)."""
+    return SpecViolation(
+        f"{label}: the mean of an empty set is undefined for {dtype} "
+        f"(a reduced dimension has size 0; floating types give NaN)"
+    )
+
+
+def reduce_call(
+    shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool, attributes: Mapping[str, Any]
+) -> ReduceCall:
     """Build the ReduceCall for normalized ``axes`` over ``shape``."""
     reduced = set(axes)
     mask = tuple(d in reduced for d in range(len(shape)))
@@ -128,7 +200,7 @@ def reduce_call(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -
     for n, m in zip(shape, mask, strict=True):
         if m:
             count *= n
-    return ReduceCall(mask, out_shape, axes, keepdims, count)
+    return ReduceCall(mask, out_shape, axes, keepdims, count, tuple(attributes.items()))
 
 
 def broadcast_shapes(shapes: Sequence[tuple[int, ...]], label: str) -> tuple[int, ...]:
@@ -162,7 +234,7 @@ def equal_shapes(shapes: Sequence[tuple[int, ...]], label: str) -> tuple[int, ..
         if tuple(shape) != first:
             listed = " ".join(str(tuple(s)) for s in shapes)
             raise SpecViolation(
-                f"{label} needs inputs of one shape (no broadcasting before Mean-8); got {listed}"
+                f"{label} needs inputs of one shape (it does not broadcast); got {listed}"
             )
     return first
 

@@ -28,15 +28,17 @@ HELP = "The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) 
 
 
 def _add_reduce_mean(app: typer.Typer) -> None:
+    from .options import with_attribute_options
     from .reduce_mean_cmd import reduce_mean
 
-    app.command("reduce-mean")(reduce_mean)
+    app.command("reduce-mean")(with_attribute_options(reduce_mean, "ReduceMean"))
 
 
 def _add_mean(app: typer.Typer) -> None:
     from .mean_cmd import mean
+    from .options import with_attribute_options
 
-    app.command("mean")(mean)
+    app.command("mean")(with_attribute_options(mean, "Mean"))
 
 
 def _add_spec(app: typer.Typer) -> None:
@@ -90,12 +92,6 @@ def commands_needed(args: list[str]) -> list[str] | None:
     if args and args[0] in COMMANDS and COMPLETE_VAR not in os.environ:
         return [args[0]]
     return None
-
-
-def __getattr__(name: str) -> Any:
-    if name == "app":  # the whole application, for whoever wants it as an object
-        return build_app()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,8 +32,10 @@ def mean(
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
     debug: options.Debug = False,
+    **attributes: Any,
 ) -> None:
     """Element-wise mean of the FILEs, as the selected Mean version defines it."""
+    # attributes: the options the specs' attributes give (options.with_attribute_options)
     with session(json_mode=json_mode, debug=debug, quiet=quiet):
         from .. import api
         from ..errors import UsageError
@@ -46,7 +48,7 @@ def mean(
         items = read_inputs(files, report, quiet=quiet or json_mode, stream=repeat == 1)
         with report.stage("validate"):
             check_input_dtypes(op, report)
-            shape = api.prepare_mean(op, items)
+            shape = api.prepare_mean(op, items, **attributes)
         from ..streaming import Source
 
         if any(isinstance(x, Source) for x in items):

@@ -1,10 +1,17 @@
-"""Options every data command shares (same names, same help)."""
+"""Options every data command shares (same names, same help), and the options
+the specs' attributes give a command (built from the generated registry)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import functools
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from ..opversion import Attribute
 
 Opset = Annotated[
     Optional[str],  # noqa: UP045 -- typer reads the annotation at run time
@@ -38,3 +45,54 @@ Repeat = Annotated[
         help="Run the kernel N times and report its min and median time (for benchmarking).",
     ),
 ]
+
+
+def attribute_parameters(op_name: str) -> list[inspect.Parameter]:
+    """One typer option per attribute a caller sets on some version of ``op_name``
+    (OpVersion.extra_attributes), in registry order: ``--noop-with-empty-axes``.
+
+    A flag (bool, or int with values [0, 1]) is ``--name/--no-name``; an int
+    takes ``N``; ints repeat (``--name 1 --name 2``). Not given, the value is
+    None and the version's default applies; the help names the versions that
+    have the attribute.
+    """
+    from ..opset import registry
+
+    found: dict[str, tuple[Attribute, list[str]]] = {}
+    for op in registry():
+        if op.name == op_name:
+            for a in op.extra_attributes:
+                found.setdefault(a.name, (a, []))[1].append(op.label)
+    return [_attribute_parameter(a, labels) for a, labels in found.values()]
+
+
+def _attribute_parameter(a: Attribute, labels: list[str]) -> inspect.Parameter:
+    flag = "--" + a.name.replace("_", "-")
+    help_text = f"{a.description} (attribute {a.name} of {', '.join(labels)})"
+    annotation: Any
+    if a.is_flag:
+        option = typer.Option(f"{flag}/--no-{flag[2:]}", help=help_text, show_default=False)
+        annotation = Annotated[Optional[bool], option]  # noqa: UP045
+    elif a.type == "int":
+        annotation = Annotated[Optional[int], typer.Option(flag, metavar="N", help=help_text)]  # noqa: UP045
+    else:
+        option = typer.Option(flag, metavar="N", help=help_text + "; repeat for several")
+        annotation = Annotated[Optional[list[int]], option]  # noqa: UP045
+    return inspect.Parameter(a.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation)
+
+
+def with_attribute_options(command: Callable[..., None], op_name: str) -> Callable[..., None]:
+    """``command`` (which takes ``**attributes``) with an option per attribute of
+    ``op_name``'s versions, placed before --opset: typer reads the signature."""
+    base = inspect.signature(command)
+    fixed = [p for p in base.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    at = next(i for i, p in enumerate(fixed) if p.name == "opset")
+    fixed = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if i >= at else p for i, p in enumerate(fixed)]
+    parameters = fixed[:at] + attribute_parameters(op_name) + fixed[at:]
+
+    @functools.wraps(command)
+    def run(**kwargs: Any) -> None:
+        command(**kwargs)
+
+    run.__signature__ = base.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return run

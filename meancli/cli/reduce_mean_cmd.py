@@ -3,7 +3,7 @@
 No ``from __future__ import annotations`` (see app.py).
 """
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -46,13 +46,6 @@ def reduce_mean(
             show_default=False,
         ),
     ] = None,
-    noop_with_empty_axes: Annotated[
-        bool,
-        typer.Option(
-            "--noop-with-empty-axes",
-            help="ReduceMean-18: empty or omitted axes return the input unchanged.",
-        ),
-    ] = False,
     opset: options.Opset = None,
     output: options.Output = None,
     threads: options.Threads = None,
@@ -60,8 +53,10 @@ def reduce_mean(
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
     debug: options.Debug = False,
+    **attributes: Any,
 ) -> None:
     """Mean of FILE's elements over --axes, as the selected ReduceMean version defines it."""
+    # attributes: the options the specs' attributes give (options.with_attribute_options)
     with session(json_mode=json_mode, debug=debug, quiet=quiet):
         try:
             axes_list = parse_axes(axes)
@@ -75,15 +70,10 @@ def reduce_mean(
         (data,) = read_inputs([file], report, quiet=quiet or json_mode, single=True, stream=repeat == 1)
         with report.stage("validate"):
             check_input_dtypes(op, report)
-            call = api.validate_reduce(
-                op, data.dtype, tuple(data.shape), axes_list, keep_dims, noop_with_empty_axes
-            )
-        report.attributes = {
-            "axes": list(call.axes),
-            op.keepdims_attribute or "keepdims": int(call.keepdims),
-        }
-        if op.has_noop_with_empty_axes:
-            report.attributes["noop_with_empty_axes"] = int(noop_with_empty_axes)
+            call = api.validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
+        report.attributes = {"axes": list(call.axes)}
+        for name, value in call.attributes:  # as ONNX writes them: flags as 0/1, lists as lists
+            report.attributes[name] = int(value) if isinstance(value, bool) else value
         from ..streaming import Source
 
         if isinstance(data, Source):

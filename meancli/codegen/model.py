@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..opversion import SPEC_FIELDS, Attribute, AxesRule, Input, KeepdimsRule, Output, TypeConstraint
 from .dtypes import DTYPES, DType
 from .yamlsource import LocatedDict, LocatedList, SpecError, Where, load_yaml
 
@@ -26,61 +27,17 @@ BROADCASTING = ("none", "multidirectional")
 ATTRIBUTE_TYPES = ("int", "ints", "bool")
 AXES_SOURCES = ("attribute", "input")
 # What an omitted or explicitly empty axes list means.
-AXES_RULES = ("reduce_all", "identity", "error", "noop_with_empty_axes")
+# What an omitted or explicitly empty axes list means; or the name of a flag attribute
+# that picks identity (set) or reduce_all (unset), as ONNX's noop_with_empty_axes.
+AXES_RULES = ("reduce_all", "identity", "error")
+DUPLICATE_AXES = ("error", "merge")
 MAX_ARITY = 2147483647
 
 
 @dataclass(frozen=True)
-class Input:
-    name: str
-    type_param: str  # a type constraint's param, or a dtype name for a fixed type
-    min_arity: int
-    max_arity: int
-    variadic: bool
-    optional: bool
-
-
-@dataclass(frozen=True)
-class Output:
-    name: str
-    type_param: str
-
-
-@dataclass(frozen=True)
-class Attribute:
-    name: str
-    type: str  # int | ints | bool
-    default: Any
-    required: bool
-    legacy: bool  # kept for fidelity; has no effect on results, not exposed
-    description: str
-
-
-@dataclass(frozen=True)
-class TypeConstraint:
-    param: str
-    allowed: tuple[str, ...]  # dtype names, in spec order
-
-
-@dataclass(frozen=True)
-class AxesRule:
-    source: str  # attribute | input
-    required: bool
-    negative: bool
-    duplicates: str  # error
-    when_omitted: str  # one of AXES_RULES
-    when_empty: str
-
-
-@dataclass(frozen=True)
-class KeepdimsRule:
-    attribute: str
-    default: bool
-
-
-@dataclass(frozen=True)
 class OpSpec:
-    """One operator version, exactly as its YAML file states it."""
+    """One operator version, exactly as its YAML file states it (the fields of
+    meancli.opversion.SPEC_FIELDS, plus the file it came from)."""
 
     path: str  # relative display path, e.g. spec/onnx/ReduceMean-18.yaml
     name: str
@@ -96,6 +53,11 @@ class OpSpec:
     axes: AxesRule | None
     keepdims: KeepdimsRule | None
     shape_inference: bool
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The spec names of :attr:`data_types`."""
+        return tuple(dt.name for dt in self.data_types)
 
     @property
     def key(self) -> str:
@@ -122,18 +84,15 @@ class OpSpec:
 
 # Every field each kind of mapping may hold: a missing one with a close
 # unknown key beside it is reported as that misspelling.
-_FIELDS = {
-    "spec": (
-        "name", "domain", "since_version", "kind", "summary", "inputs", "outputs", "attributes",
-        "type_constraints", "broadcasting", "axes", "keepdims", "shape_inference",
-    ),
-    "input": ("name", "type_param", "min_arity", "max_arity", "variadic", "optional"),
-    "output": ("name", "type_param"),
-    "attribute": ("name", "type", "default", "required", "legacy", "description"),
-    "type constraint": ("param", "allowed"),
-    "axes": ("source", "required", "negative", "duplicates", "when_omitted", "when_empty"),
-    "keepdims": ("attribute", "default"),
-}  # fmt: skip
+_FIELDS: dict[str, tuple[str, ...]] = {
+    "spec": SPEC_FIELDS,
+    "input": Input._fields,
+    "output": Output._fields,
+    "attribute": Attribute._fields,
+    "type constraint": TypeConstraint._fields,
+    "axes": AxesRule._fields,
+    "keepdims": KeepdimsRule._fields,
+}
 
 
 class _Fields:
@@ -200,6 +159,15 @@ def _dtype_list(value: Any, where: Where, what: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _int_values(value: Any, where: Where) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    items = [item for item, _ in _items(value, where, "values")]
+    if not items or any(type(v) is not int for v in items) or len(set(items)) != len(items):
+        raise where.error(f"attribute values must be a list of distinct ints, got {value!r}")
+    return tuple(items)
+
+
 def load_spec(path: Path, root: Path) -> OpSpec:
     """Read and check one spec file.
 
@@ -260,6 +228,7 @@ def load_spec(path: Path, root: Path) -> OpSpec:
                 required=f.take("required", bool),
                 legacy=f.take("legacy", bool),
                 description=" ".join(f.take("description", str).split()),
+                values=_int_values(f.take_optional("values"), f._where("values")),
             )
         )
         f.finish()
@@ -282,11 +251,10 @@ def load_spec(path: Path, root: Path) -> OpSpec:
         f = _Fields(raw_axes, where("axes"), "axes")
         axes = AxesRule(
             source=f.take("source", str, choices=AXES_SOURCES),
-            required=f.take("required", bool),
             negative=f.take("negative", bool),
-            duplicates=f.take("duplicates", str, choices=("error",)),
-            when_omitted=f.take("when_omitted", str, choices=AXES_RULES),
-            when_empty=f.take("when_empty", str, choices=AXES_RULES),
+            duplicates=f.take("duplicates", str, choices=DUPLICATE_AXES),
+            when_omitted=f.take("when_omitted", str),
+            when_empty=f.take("when_empty", str),
         )
         f.finish()
 
@@ -336,6 +304,10 @@ def _check_consistency(spec: OpSpec, where: Any) -> None:
         if not IDENTIFIER.match(io.name):
             raise where("inputs").error(f"{io.name!r} must be an identifier (letters, digits, _)")
     for a in spec.attributes:
+        if a.values is not None and (a.type != "int" or (a.default is not None and a.default not in a.values)):
+            raise where(f"attribute {a.name}").error(
+                f"attribute '{a.name}': values apply to an int attribute and include its default"
+            )
         if a.default is not None and not _DEFAULT_TYPES[a.type](a.default):
             raise where(f"attribute {a.name}").error(
                 f"attribute '{a.name}': default {a.default!r} is not of type {a.type}"
@@ -386,13 +358,15 @@ def _check_consistency(spec: OpSpec, where: Any) -> None:
             raise where("axes").error("axes.source is 'attribute' but no attribute 'axes' is declared")
         if spec.axes.source == "input" and all(i.name != "axes" for i in spec.inputs):
             raise where("axes").error("axes.source is 'input' but no input 'axes' is declared")
-        rules = (spec.axes.when_omitted, spec.axes.when_empty)
-        if "noop_with_empty_axes" in rules and spec.attribute("noop_with_empty_axes") is None:
-            raise where("axes").error(
-                "an axes rule refers to noop_with_empty_axes, which is not an attribute"
-            )
-        if (spec.axes.when_omitted == "error") != spec.axes.required:
-            raise where("axes").error("axes.required must be true exactly when when_omitted is 'error'")
+        for rule in (spec.axes.when_omitted, spec.axes.when_empty):
+            if rule in AXES_RULES:
+                continue
+            flag = spec.attribute(rule)
+            if flag is None or flag.legacy or not flag.is_flag:
+                raise where("axes").error(
+                    f"axes rule {rule!r} is none of {', '.join(AXES_RULES)} and not a flag attribute "
+                    "(type bool, or int with values [0, 1]) of this version"
+                )
         if spec.axes.when_empty == "error":
             raise where("axes").error(
                 "when_empty: 'error' is not supported (an explicit empty list is valid)"

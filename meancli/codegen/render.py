@@ -8,16 +8,18 @@ fails, as CI's drift check.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 import textwrap
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from ..opversion import SPEC_FIELDS
 from .dtypes import DTYPES, DType
+from .kernel_sources import KERNEL_SOURCES, kernel_sources_sha256
 from .model import OpSpec, load_specs
 from .yamlsource import SpecError
 
@@ -31,21 +33,62 @@ OUTPUTS = (
     ("registry.py", "registry.py.j2"),
     ("__init__.py", "init.py.j2"),
 )
-KERNEL_SOURCES = ("kernels.c", "kernels_cdef.h")
-
-
-def kernel_sources_sha256(texts: Iterable[str]) -> str:
-    """sha256 over the kernel source texts, in KERNEL_SOURCES order (also used by the build)."""
-    h = hashlib.sha256()
-    for text in texts:
-        h.update(text.encode("utf-8"))
-        h.update(b"\0")
-    return h.hexdigest()
-
-
 def _pytuple(items: Iterable[Any]) -> str:
     items = list(items)
     return "(" + ", ".join(repr(i) for i in items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _pyvalue(value: Any, indent: int = 0) -> str:
+    """``value`` as Python source: spec records field by field, long strings wrapped
+    (whole words) into implicitly concatenated lines, containers one item a line."""
+    pad, inner = " " * indent, " " * (indent + 4)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a spec record (NamedTuple)
+        fields = [f"{inner}{name}={_pyvalue(getattr(value, name), indent + 4)}," for name in value._fields]
+        return f"{type(value).__name__}(\n" + "\n".join(fields) + f"\n{pad})"
+    if isinstance(value, tuple) and value and any(isinstance(v, tuple) for v in value):
+        items = [f"{inner}{_pyvalue(v, indent + 4)}," for v in value]
+        return "(\n" + "\n".join(items) + f"\n{pad})"
+    if isinstance(value, tuple):
+        return _pytuple(value)
+    if isinstance(value, str) and len(value) > 60:
+        lines = _wrap_lines(value, 80)
+        parts = [f"{inner}{(line + ('' if last else ' '))!r}" for line, last in _with_last(lines)]
+        return "(\n" + "\n".join(parts) + f"\n{pad})"
+    return repr(value)
+
+
+def _with_last(items: list[str]) -> Iterable[tuple[str, bool]]:
+    return ((item, i == len(items) - 1) for i, item in enumerate(items))
+
+
+@dataclass(frozen=True)
+class ValidatorGroup:
+    """Versions whose validation rules are the same: one generated function serves them."""
+
+    name: str
+    specs: tuple[OpSpec, ...]
+
+
+def _rules_key(spec: OpSpec) -> tuple[Any, ...]:
+    # What templates/validators.py.j2 writes into a function; the rest (label,
+    # types, attributes) the function reads from the OpVersion at run time.
+    data = spec.inputs[0]
+    return (spec.kind, data.min_arity, data.max_arity, spec.broadcasting, spec.axes)
+
+
+def validator_groups(specs: list[OpSpec]) -> list[ValidatorGroup]:
+    """The specs grouped by validation rules, in order of first appearance;
+    named ``validate_reduce_1``, ``validate_mean_1``, ... per kind."""
+    grouped: dict[tuple[Any, ...], list[OpSpec]] = {}
+    for spec in specs:
+        grouped.setdefault(_rules_key(spec), []).append(spec)
+    counts: dict[str, int] = {}
+    groups = []
+    for members in grouped.values():
+        kind = "reduce" if members[0].kind == "reduce" else "mean"
+        counts[kind] = counts.get(kind, 0) + 1
+        groups.append(ValidatorGroup(f"validate_{kind}_{counts[kind]}", tuple(members)))
+    return groups
 
 
 def _wrap_lines(text: str, width: int) -> list[str]:
@@ -65,6 +108,7 @@ def make_environment(template_dir: Path) -> jinja2.Environment:
     env.filters["pyrepr"] = repr
     env.filters["pytuple"] = _pytuple
     env.filters["wrap_lines"] = _wrap_lines
+    env.filters["pyvalue"] = _pyvalue
     return env
 
 
@@ -78,8 +122,13 @@ def render_all(specs: list[OpSpec], template_dir: Path) -> dict[str, str]:
     env = make_environment(template_dir)
     reduce_dtypes = _dtypes_of(specs, "reduce")
     mean_dtypes = _dtypes_of(specs, "elementwise_mean")
+    groups = validator_groups(specs)
     context: dict[str, Any] = {
         "specs": specs,
+        "spec_fields": SPEC_FIELDS,
+        "validator_groups": groups,
+        "validator_of": {s.ident: g.name for g in groups for s in g.specs},
+        "integer_types": [dt.name for dt in DTYPES.values() if not dt.is_float],
         "spec_paths": [s.path for s in specs],
         "reduce_dtypes": reduce_dtypes,
         "mean_dtypes": mean_dtypes,
