@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 import re
@@ -10,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +21,7 @@ pytest.importorskip("yaml")
 
 from meancli.codegen.model import load_specs
 from meancli.codegen.render import OUTPUTS, render_all
+from meancli.opversion import SPEC_FIELDS
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ROOT / "templates"
@@ -146,32 +150,32 @@ def test_new_version_appears_in_registry_and_validators(with_v99: tuple[Path, di
     _, files = with_v99
     registry, validators = files["registry.py"], files["validators.py"]
     assert "since_version=99" in registry
-    assert "validators.validate_onnx_ReduceMean_99" in registry
     assert "spec/onnx/ReduceMean-99.yaml" in registry
-    assert "def validate_onnx_ReduceMean_99(" in validators
-    assert 'label = "ReduceMean-99 (onnx)"' in validators
+    # the same rules as ReduceMean-18: the same function serves both
+    block_18 = registry.split("since_version=18,", 1)[1].split("OpVersion(", 1)[0]
+    block_99 = registry.split("since_version=99,", 1)[1].split("OpVersion(", 1)[0]
+    (validator,) = re.findall(r"validator=validators\.(\w+)", block_99)
+    assert re.findall(r"validator=validators\.(\w+)", block_18) == [validator]
+    assert f"def {validator}(" in validators
+    assert "spec/onnx/ReduceMean-18.yaml, spec/onnx/ReduceMean-99.yaml" in validators
     for name in ("registry.py", "validators.py", "__init__.py"):
         compile(files[name], name, "exec")
-    # the old versions are all still there
-    for version in (1, 11, 13, 18):
-        assert f"def validate_onnx_ReduceMean_{version}(" in validators
 
 
 def test_new_version_validator_runs(with_v99: tuple[Path, dict[str, str]]) -> None:
-    _, files = with_v99
-    namespace: dict[str, object] = {"__name__": "v99_validators"}
-    exec(compile(files["validators.py"], "validators.py", "exec"), namespace)
-    validate = namespace["validate_onnx_ReduceMean_99"]
-    call = validate("float32", (2, 3, 4), [1, -1], None, False)  # type: ignore[operator]
+    tmp, _ = with_v99
+    registry = _import_generated(tmp / "fakegen", "v99")
+    (op,) = [o for o in registry.OPS if o.since_version == 99]
+    call = op.validator(op, "float32", (2, 3, 4), [1, -1], {})
     assert call.out_shape == (2, 1, 1)
     assert call.axes == (1, 2)
     assert call.count == 12
-    identity = validate("float32", (2, 3), [], None, True)  # type: ignore[operator]
+    identity = op.validator(op, "float32", (2, 3), [], {"noop_with_empty_axes": True})
     assert identity.out_shape == (2, 3) and identity.axes == ()
     from meancli.errors import SpecViolation
 
     with pytest.raises(SpecViolation, match="ReduceMean-99"):
-        validate("int8", (2,), None, None, False)  # type: ignore[operator]
+        op.validator(op, "int8", (2,), None, {})
 
 
 def test_new_version_kernels_are_the_existing_ones(with_v99: tuple[Path, dict[str, str]]) -> None:
@@ -204,7 +208,7 @@ def test_new_version_is_resolved_by_the_cli_machinery(with_v99: tuple[Path, dict
         from meancli import opset
         pick = {s: opset.resolve("ReduceMean", s) for s in (None, "99", "onnx:50", "18", "openvino:1")}
         op = pick[None]
-        call = op.validator("float64", (2, 3), [0], False, False)
+        call = op.validator(op, "float64", (2, 3), [0], {"keepdims": False})
         result = meancli.reduce_mean(np.arange(6.0).reshape(2, 3), axes=[1], opset=99)
         print(json.dumps({
             "result": result.tolist(),
@@ -236,6 +240,18 @@ def test_new_version_is_resolved_by_the_cli_machinery(with_v99: tuple[Path, dict
     assert got["out_shape"] == [3]
     assert got["n_ops"] == 10
     assert got["result"] == [[1.0], [4.0]]
+
+
+def _import_generated(package_dir: Path, name: str) -> Any:
+    """Import a rendered generated/ (registry and validators) as package ``name``."""
+    spec = importlib.util.spec_from_file_location(
+        name, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)]
+    )
+    assert spec is not None and spec.loader is not None
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    return importlib.import_module(f"{name}.registry")
 
 
 def _env() -> dict[str, str]:
@@ -474,8 +490,8 @@ def test_registry_matches_the_specs() -> None:
         assert op.broadcasting == s.broadcasting  # type: ignore[attr-defined]
         assert [a.name for a in op.attributes] == [a.name for a in s.attributes]  # type: ignore[attr-defined]
         assert [a.default for a in op.attributes] == [a.default for a in s.attributes]  # type: ignore[attr-defined]
-        if s.keepdims is not None:
-            assert op.keepdims_default == s.keepdims.default  # type: ignore[attr-defined]
+        for field in SPEC_FIELDS:  # the run-time form holds every spec field, unchanged
+            assert getattr(op, field) == getattr(s, field), (s.key, field)
 
 
 @pytest.mark.parametrize("key", ["Mean-8", "Mean-13"])
@@ -501,7 +517,9 @@ def test_registry_keeps_long_words_whole(tmp_path: Path) -> None:
     url = "https://github.com/onnx/onnx/blob/main/docs/Changelog.md#ReduceMean-18-of-the-default-onnx-operator-set"
     _edit(spec_dir, R18, "summary: >-\n", f"summary: >-\n  See {url} .\n")
     files = render_all(load_specs(spec_dir, tmp_path), TEMPLATES)
-    namespace: dict[str, object] = {}
+    from meancli import opversion
+
+    namespace: dict[str, object] = vars(opversion).copy()
     block = files["registry.py"].split("since_version=18,", 1)[1].split("spec_path=", 1)[0]
     exec("x = dict(" + block.strip().rstrip(",") + ")", namespace)  # summary=(...)
     summary = namespace["x"]["summary"]  # type: ignore[index]

@@ -191,7 +191,7 @@ def reference_reduce(
     red = expected_reduced_axes(op, axes, noop)
     if red == "error":
         return SpecViolation, {}
-    kd = op.keepdims_default if keepdims is None else keepdims
+    kd = op.keepdims.default if keepdims is None else keepdims
     try:
         want = oracle_reduce_mean(x, red, kd)
     except ZeroDivisionError:
@@ -252,7 +252,7 @@ def test_reduce_mean_matches_oracle(op: OpVersion, dtype_name: str, data: st.Dat
     shape = data.draw(shapes(), label="shape")
     axes = data.draw(axes_for(len(shape)), label="axes")
     keepdims = data.draw(st.sampled_from([None, True, False]), label="keepdims")
-    noop = data.draw(st.booleans(), label="noop") if op.has_noop_with_empty_axes else False
+    noop = data.draw(st.booleans(), label="noop") if op.attribute("noop_with_empty_axes") else False
     layout = data.draw(st.sampled_from(LAYOUTS), label="layout")
     specials = is_float(dtype_name) and data.draw(
         st.sampled_from([False, False, False, True]), label="specials"
@@ -344,12 +344,12 @@ def test_registry_axes_rules_match_the_design() -> None:
     for op in REDUCE_OPS:
         assert op.axes is not None
         if op.domain == "onnx":
-            assert op.keepdims_default is True
+            assert op.keepdims.default is True
             rule = "noop_with_empty_axes" if op.since_version >= 18 else "reduce_all"
             assert (op.axes.when_omitted, op.axes.when_empty) == (rule, rule), op.label
-            assert op.has_noop_with_empty_axes == (op.since_version >= 18)
+            assert (op.attribute("noop_with_empty_axes") is not None) == (op.since_version >= 18)
         elif op.domain == "openvino":
-            assert op.keepdims_default is False
+            assert op.keepdims.default is False
             assert (op.axes.when_omitted, op.axes.when_empty) == ("error", "identity")
     for op in MEAN_OPS:
         assert op.broadcasting == ("multidirectional" if op.since_version >= 8 else "none"), op.label
@@ -377,7 +377,7 @@ def test_axes_errors(op: OpVersion) -> None:
             call_reduce(op, x, axes=axes)
     with pytest.raises(SpecViolation):
         call_reduce(op, np.float32(1.0), axes=[0])
-    if not op.has_noop_with_empty_axes:
+    if op.attribute("noop_with_empty_axes") is None:
         with pytest.raises(SpecViolation):
             call_reduce(op, x, axes=[0], noop_with_empty_axes=True)
 
@@ -391,7 +391,7 @@ def test_rank0_and_keepdims_default(op: OpVersion) -> None:
     assert got.shape == () and got.dtype == np.dtype(t) and got == np.float32(2.5)
     y = np.arange(6, dtype=np.float32).reshape(2, 3)
     got = call_reduce(op, y, axes=[1])
-    assert got.shape == ((2, 1) if op.keepdims_default else (2,))
+    assert got.shape == ((2, 1) if op.keepdims.default else (2,))
     np.testing.assert_array_equal(got.ravel(), [1.0, 4.0])
 
 

@@ -54,7 +54,7 @@ def _streamed_reduce(
     source = streaming.open_source(str(path))
     assert source is not None
     op = resolve("ReduceMean")
-    call = api.validate_reduce(op, source.dtype, source.shape, axes, None, False)
+    call = api.validate_reduce(op, source.dtype, source.shape, axes)
     kept = tuple(n for n, m in zip(source.shape, call.reduce_mask, strict=True) if not m)
     out = np.empty(kept, dtype=source.dtype.newbyteorder("="))
     try:
