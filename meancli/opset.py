@@ -34,11 +34,10 @@ def split_name(text: str, *, op: bool) -> tuple[str | None, str | None, int | No
             return None
         return (parts[0] if len(parts) == 2 else None), None, int(parts[-1])
     if len(parts) == 3:
-        domain, name, version = parts
-        if _NAME.match(domain) and _NAME.match(name) and _NUMBER.match(version):
-            return domain, name, int(version)
+        if _NAME.match(parts[0]) and _NAME.match(parts[1]) and _NUMBER.match(parts[2]):
+            return parts[0], parts[1], int(parts[2])
         return None
-    domain = None
+    domain: str | None = None
     if len(parts) == 2:
         if _NUMBER.match(parts[1]):  # ReduceMean:18
             return (None, parts[0], int(parts[1])) if _NAME.match(parts[0]) else None
@@ -109,7 +108,8 @@ def resolve_uncached(op_name: str, opset: str | int | None = None) -> OpVersion:
     else:
         domain, version = parse_opset(opset)
     candidates = sorted(
-        (op for op in registry() if op.name == op_name and op.domain == domain), key=lambda op: op.since_version
+        (op for op in registry() if op.name == op_name and op.domain == domain),
+        key=lambda op: op.since_version,
     )
     if not candidates:
         have = sorted({op.domain for op in registry() if op.name == op_name})

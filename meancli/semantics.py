@@ -233,9 +233,7 @@ def equal_shapes(shapes: Sequence[tuple[int, ...]], label: str) -> tuple[int, ..
     for shape in shapes[1:]:
         if tuple(shape) != first:
             listed = " ".join(str(tuple(s)) for s in shapes)
-            raise SpecViolation(
-                f"{label} needs inputs of one shape (it does not broadcast); got {listed}"
-            )
+            raise SpecViolation(f"{label} needs inputs of one shape (it does not broadcast); got {listed}")
     return first
 
 

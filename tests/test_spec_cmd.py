@@ -291,7 +291,9 @@ def test_show_json_is_the_whole_spec(o: OpVersion) -> None:
     assert obj["spec_path"] == o.spec_path
     assert [a["name"] for a in obj["attributes"]] == [a.name for a in o.attributes]
     assert [i["name"] for i in obj["inputs"]] == [i.name for i in o.inputs]
-    assert obj["type_constraints"] == [{"param": tc.param, "allowed": list(tc.allowed)} for tc in o.type_constraints]
+    assert obj["type_constraints"] == [
+        {"param": tc.param, "allowed": list(tc.allowed)} for tc in o.type_constraints
+    ]
     assert (obj["axes"] is None) == (o.axes is None)
 
 

@@ -18,7 +18,7 @@ string annotations anew each time.
 import os
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -62,13 +62,23 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def help_when_bare(ctx: typer.Context) -> None:
+    """A group run without a command prints its help, as --help does, on stdout and
+    exits with status 2 (a usage error)."""
+    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
+        sys.stdout.write(ctx.get_help().rstrip("\n") + "\n")
+        raise typer.Exit(2)
+
+
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         Optional[bool],  # noqa: UP045 -- typer reads the annotation at run time
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
     ] = None,
 ) -> None:
     """The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) on .npy files."""
+    help_when_bare(ctx)
 
 
 def build_app(commands: list[str] | None = None) -> typer.Typer:
@@ -76,14 +86,13 @@ def build_app(commands: list[str] | None = None) -> typer.Typer:
     app = typer.Typer(
         name="meancli",
         help=HELP,
-        no_args_is_help=True,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,  # plain help: readable at 80 columns and in pipes
         context_settings={"help_option_names": ["-h", "--help"]},
     )
     for name in COMMANDS if commands is None else commands:
         COMMANDS[name](app)
-    app.callback()(_root)
+    app.callback(invoke_without_command=True)(_root)
     return app
 
 
@@ -115,11 +124,6 @@ def main(argv: list[str] | None = None) -> int:
         format_message = getattr(exc, "format_message", None)
         if exit_code is None or format_message is None:
             raise
-        if not format_message().strip():  # no arguments: click printed the help
-            return int(exit_code)
-        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help, as --help prints it
-            sys.stdout.write(format_message().rstrip("\n") + "\n")
-            return int(exit_code)
         ctx = getattr(exc, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         message = " ".join(format_message().split()) + hint

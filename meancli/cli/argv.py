@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import re
 
-_INT_LIST = re.compile(r"^\s*[-+]?\d+(\s*,\s*[-+]?\d+)*\s*$")
+_INTEGER = re.compile(r"[-+]?\d+")  # one axis, as --axes writes it
+
+
+def _is_int_list(token: str) -> bool:
+    """``2``, ``-1``, ``2,3``, `` 2 , 3 ``: comma-separated integers."""
+    return all(_INTEGER.fullmatch(part.strip()) for part in token.split(","))
 
 
 def expand_axes(argv: list[str]) -> list[str]:
@@ -24,7 +29,7 @@ def expand_axes(argv: list[str]) -> list[str]:
             break
         if token == "--axes":
             j = i + 1
-            while j < len(argv) and _INT_LIST.match(argv[j]):
+            while j < len(argv) and _is_int_list(argv[j]):
                 out.append("--axes=" + argv[j])
                 j += 1
             if j == i + 1:  # no integer follows: let click report or take the value
@@ -52,7 +57,7 @@ def parse_axes(values: list[str] | None) -> list[int] | None:
     for value in values:
         for part in value.split(","):
             part = part.strip()
-            if not re.fullmatch(r"[-+]?\d+", part):
+            if not _INTEGER.fullmatch(part):
                 raise ValueError(f"--axes: {part!r} is not an integer")
             number = int(part)
             if not -(2**63) <= number <= 2**63 - 1:

@@ -22,10 +22,18 @@ if TYPE_CHECKING:
 spec_app = typer.Typer(
     name="spec",
     help="Browse the operator specs every version of Mean and ReduceMean comes from.",
-    no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+@spec_app.callback(invoke_without_command=True)
+def _group(ctx: typer.Context) -> None:
+    # `meancli spec` alone: its help (see app.help_when_bare)
+    from .app import help_when_bare
+
+    help_when_bare(ctx)
+
 
 OpArg = Annotated[
     str,

@@ -7,7 +7,7 @@ compared, and printed, without a change here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from .spec_prose import arity_words, attribute_words, axes_lines, axes_rule_words, field_label, value_words
@@ -32,7 +32,7 @@ def to_json(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Difference:
     """One field in which two versions differ; ``a`` or ``b`` is None when the item is absent there.
 
@@ -45,7 +45,7 @@ class Difference:
     field: str
     a: Any
     b: Any
-    item: Any = field(default=None, compare=False, repr=False)
+    item: Any = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def added(self) -> list[str] | None:
@@ -145,13 +145,17 @@ def _compare_type_constraints(a: OpVersion, b: OpVersion) -> list[Difference]:
     # a parameter whose allowed types are just the op's types on both sides is left to ``types``
     ta = {tc.param: tc for tc in a.type_constraints}
     tb = {tc.param: tc for tc in b.type_constraints}
-    out = [Difference(f"type_constraints.{p}", list(tc.allowed), None, tc) for p, tc in ta.items() if p not in tb]
+    out = [
+        Difference(f"type_constraints.{p}", list(tc.allowed), None, tc) for p, tc in ta.items() if p not in tb
+    ]
     for p, tc in ta.items():
         if p in tb and set(tc.allowed) != set(tb[p].allowed):
             mirrors_types = set(tc.allowed) == set(a.types) and set(tb[p].allowed) == set(b.types)
             if not mirrors_types:
                 out.append(Difference(f"type_constraints.{p}", list(tc.allowed), list(tb[p].allowed)))
-    out += [Difference(f"type_constraints.{p}", None, list(tc.allowed), tc) for p, tc in tb.items() if p not in ta]
+    out += [
+        Difference(f"type_constraints.{p}", None, list(tc.allowed), tc) for p, tc in tb.items() if p not in ta
+    ]
     return out
 
 

@@ -300,11 +300,14 @@ def _check_consistency(spec: OpSpec, where: Any) -> None:
     """Cross-field rules: what the templates rely on."""
     if not IDENTIFIER.match(spec.name):
         raise where("name").error(f"name {spec.name!r} must be an identifier (letters, digits, _)")
-    for io in (*spec.inputs, *spec.outputs, *spec.attributes):
-        if not IDENTIFIER.match(io.name):
-            raise where("inputs").error(f"{io.name!r} must be an identifier (letters, digits, _)")
+    names = [i.name for i in spec.inputs] + [o.name for o in spec.outputs] + [a.name for a in spec.attributes]
+    for item_name in names:
+        if not IDENTIFIER.match(item_name):
+            raise where("inputs").error(f"{item_name!r} must be an identifier (letters, digits, _)")
     for a in spec.attributes:
-        if a.values is not None and (a.type != "int" or (a.default is not None and a.default not in a.values)):
+        if a.values is not None and (
+            a.type != "int" or (a.default is not None and a.default not in a.values)
+        ):
             raise where(f"attribute {a.name}").error(
                 f"attribute '{a.name}': values apply to an int attribute and include its default"
             )
@@ -331,7 +334,8 @@ def _check_consistency(spec: OpSpec, where: Any) -> None:
     if not spec.inputs or not spec.outputs:
         raise where("inputs").error("an operator needs at least one input and one output")
     params = {tc.param for tc in spec.type_constraints}
-    for io in (*spec.inputs, *spec.outputs):
+    typed: list[Input | Output] = [*spec.inputs, *spec.outputs]
+    for io in typed:
         if io.type_param not in params and io.type_param not in DTYPES:
             raise where("inputs").error(
                 f"'{io.name}' names type parameter '{io.type_param}', which no type constraint declares"

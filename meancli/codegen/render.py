@@ -33,6 +33,8 @@ OUTPUTS = (
     ("registry.py", "registry.py.j2"),
     ("__init__.py", "init.py.j2"),
 )
+
+
 def _pytuple(items: Iterable[Any]) -> str:
     items = list(items)
     return "(" + ", ".join(repr(i) for i in items) + ("," if len(items) == 1 else "") + ")"
@@ -155,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="write nothing; fail if --out differs")
     args = parser.parse_args(argv)
     try:
-        specs = load_specs(args.spec_dir, ROOT)
+        # paths as spec/<domain>/<file>, wherever the directory is: the output is the same
+        specs = load_specs(args.spec_dir, args.spec_dir.resolve().parent)
         files = render_all(specs, args.template_dir)
     except SpecError as exc:
         print(f"error: {exc}", file=sys.stderr)
