@@ -15,9 +15,9 @@ one-node model built here and cached per (operator version, dtype, attributes):
 And the truth they are all measured against: the *exact* mean, computed in
 integer arithmetic (every float is an integer multiple of 2**-1074) and
 rounded once to the output dtype, or for integer types the exact sum divided
-by the count and truncated toward zero (DESIGN.md).
+by the count and truncated toward zero (README, "Semantics").
 
-Where a runtime deviates from DESIGN.md's rules, the deviation is written
+Where a runtime deviates from the README's rules, the deviation is written
 down once, in ``DEVIATIONS``, with the mechanism that explains it; ``judge``
 accepts a disagreement only when a documented deviation explains it.
 """
@@ -323,7 +323,7 @@ class Case:
 
 
 def reduced_axes(case: Case) -> tuple[int, ...]:
-    """The normalized reduced axes (() for the identity), by DESIGN.md's rules."""
+    """The normalized reduced axes (() for the identity), by the README's rules ("Semantics")."""
     rank = case.inputs[0].ndim
     axes = case.axes
     if axes is None or len(axes) == 0:
@@ -614,7 +614,7 @@ def close(a: np.ndarray, b: np.ndarray, tol: np.ndarray | None) -> np.ndarray:
 
 
 def meancli_accurate(case: Case, truth: Truth, got: np.ndarray) -> np.ndarray:
-    """Per element: meancli's result meets DESIGN.md's accuracy rules.
+    """Per element: meancli's result meets the README's accuracy rules ("Semantics").
 
     Integers: exactly the truncated exact mean. float16/bfloat16/float32: the
     exact mean correctly rounded, up to the double rounding (exact -> float64
@@ -853,7 +853,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "onnxruntime",
         FLOATS,
         ("ReduceMean",),
-        "a float mean over a size-0 axis is 0 in onnxruntime; DESIGN.md, numpy and the ONNX reference "
+        "a float mean over a size-0 axis is 0 in onnxruntime; the README, numpy and the ONNX reference "
         "give NaN",
         _empty_groups_give(0.0),
     ),
@@ -862,7 +862,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "onnxruntime",
         INT_DTYPES,
         ("ReduceMean",),
-        "an integer mean over a size-0 axis is 0 in onnxruntime; meancli rejects it (undefined, DESIGN.md)",
+        "an integer mean over a size-0 axis is 0 in onnxruntime; meancli rejects it (undefined, README "Semantics")",
         _empty_int_any,
     ),
     Deviation(
@@ -936,7 +936,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "openvino",
         FLOATS,
         ("ReduceMean",),
-        "a float mean over a size-0 axis is 0 in OpenVINO's CPU plugin; DESIGN.md gives NaN",
+        "a float mean over a size-0 axis is 0 in OpenVINO's CPU plugin; meancli gives NaN (README "Semantics")",
         _empty_groups_give(0.0),
     ),
     Deviation(

@@ -14,7 +14,7 @@ case with file descriptors 0/1/2 redirected and the working directory set per
 case. ``test_driver_matches_real_runs`` runs a sample of cases both ways and
 requires identical results.
 
-Exit statuses (DESIGN.md): 0 ok, 1 input not acceptable, 2 usage, 3 internal.
+Exit statuses (README, "Exit status"): 0 ok, 1 input not acceptable, 2 usage, 3 internal.
 """
 
 from __future__ import annotations
@@ -619,7 +619,7 @@ def test_usage_errors(ran: dict[str, Ran], name: str) -> None:
     assert_error(ran[name], 2, *ERRORS_2[name][1])
 
 
-# Malformed --opset values. DESIGN.md: "2 usage (unknown option, malformed value), as Typer does".
+# Malformed --opset values: exit status 2, a usage error (README, "Exit status").
 MALFORMED_OPSETS = [
     "onnx:",
     "foo:3",

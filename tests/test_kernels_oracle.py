@@ -127,7 +127,7 @@ def check_result(
 
     float64 may instead be no further from the truth than numpy's own float64
     mean plus 1 ulp (``numpy64``). The narrower floats accumulate in float64
-    (DESIGN.md), whose error bound under cancellation is 2**-52 * sum|x| per
+    (README, "Semantics"), whose error bound under cancellation is 2**-52 * sum|x| per
     mean; with ``sum_abs_x`` a result within 1 ulp plus that bound passes
     (without cancellation the bound is far below 1 ulp of the dtype).
     """

@@ -87,8 +87,12 @@ def with_attribute_options(command: Callable[..., None], op_name: str) -> Callab
     base = inspect.signature(command)
     fixed = [p for p in base.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
     at = next(i for i, p in enumerate(fixed) if p.name == "opset")
+    attributes = attribute_parameters(op_name)
+    clash = {p.name for p in attributes} & {p.name for p in fixed}
+    if clash:
+        raise TypeError(f"attributes of {op_name} named as options of its command: {sorted(clash)}")
     fixed = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if i >= at else p for i, p in enumerate(fixed)]
-    parameters = fixed[:at] + attribute_parameters(op_name) + fixed[at:]
+    parameters = fixed[:at] + attributes + fixed[at:]
 
     @functools.wraps(command)
     def run(**kwargs: Any) -> None:

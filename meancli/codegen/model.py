@@ -3,8 +3,8 @@
 Each field is popped from the YAML mapping with its expected type; anything
 left over is an unknown (usually misspelled) field. Every error names the
 spec file and line. After the fields, cross-field rules are checked (the
-type parameters an input names exist, an axes rule that refers to
-``noop_with_empty_axes`` has that attribute, the file is named
+type parameters an input names exist, an axes rule that names an attribute
+names a flag attribute of the version, the file is named
 ``<domain>/<name>-<since_version>.yaml``, ...), so a bad spec fails here and
 never in a template or the C compiler.
 """
@@ -352,9 +352,10 @@ def _check_consistency(spec: OpSpec, where: Any) -> None:
         if data_in.variadic or data_in.max_arity != 1:
             raise where("inputs").error("a reduce takes exactly one data input")
         kd = spec.attribute(spec.keepdims.attribute)
-        if kd is None or kd.type not in ("int", "bool"):
+        if kd is None or not kd.is_flag:
             raise where("keepdims").error(
-                f"keepdims.attribute '{spec.keepdims.attribute}' is not an int/bool attribute"
+                f"keepdims.attribute '{spec.keepdims.attribute}' is not a flag attribute "
+                "(type bool, or int with values [0, 1])"
             )
         if bool(kd.default) != spec.keepdims.default:
             raise where("keepdims").error(f"keepdims.default disagrees with attribute '{kd.name}' default")
