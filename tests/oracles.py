@@ -862,7 +862,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "onnxruntime",
         INT_DTYPES,
         ("ReduceMean",),
-        "an integer mean over a size-0 axis is 0 in onnxruntime; meancli rejects it (undefined, README "Semantics")",
+        "an integer mean over a size-0 axis is 0 in onnxruntime; meancli rejects it (undefined)",
         _empty_int_any,
     ),
     Deviation(
@@ -936,7 +936,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "openvino",
         FLOATS,
         ("ReduceMean",),
-        "a float mean over a size-0 axis is 0 in OpenVINO's CPU plugin; meancli gives NaN (README "Semantics")",
+        "a float mean over a size-0 axis is 0 in OpenVINO's CPU plugin; meancli gives NaN",
         _empty_groups_give(0.0),
     ),
     Deviation(

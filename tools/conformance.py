@@ -388,8 +388,8 @@ KNOWN_NOTES = {
         "is NaN (numpy gives 2^1000). Mean-13 float64 too. The random cases stay below 2^990."
     ),
     "float32 is not always correctly rounded": (
-        "Within the README's Semantics (float32 accumulates in double): the exact mean is 1 + 2^-24 + 2^-62, just "
-        "above a float32 midpoint; the double sum drops the 2^-60, and the tie then rounds to even. "
+        "Within the README's rules (float32 accumulates in double): the exact mean is 1 + 2^-24 + 2^-62, "
+        "just above a float32 midpoint; the double sum drops the 2^-60, and the tie then rounds to even. "
         "numpy's float32 mean gives the same; tests/test_exactness.py requires >= 99.9% correctly rounded."
     ),
 }
@@ -462,7 +462,7 @@ def write_report(
     w("1. **meancli against the exact truth.** The truth is the exact mean: sums in integer arithmetic")
     w("   (every float is an integer multiple of 2^-1074), divided by the count and rounded once to the")
     w("   output dtype; integers truncated toward zero; NaN for a float mean over an empty set; an")
-    w("   integer mean over an empty set is undefined and meancli must reject it (README, Semantics). meancli")
+    w("   integer mean over an empty set is undefined and meancli must reject it (README). meancli")
     w("   must be within half an ulp of it (plus the double-rounding slack of accumulating in double);")
     w("   float64 within half an ulp or no worse than numpy's pairwise mean.")
     w("2. **Each runtime against meancli.** Each runtime runs a one-node model of the same operator")
@@ -502,7 +502,7 @@ def write_report(
             f"{cell(row, 'onnx-reference')} | {cell(row, 'openvino')} |"
         )
     w("")
-    w("`(n rejected)`: integer means over a size-0 axis, which meancli rejects as the README's Semantics require.")
+    w("`(n rejected)`: integer means over a size-0 axis, which meancli rejects as the README requires.")
     w("")
     w("### Coverage")
     w("")
