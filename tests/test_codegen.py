@@ -478,6 +478,19 @@ def _registry_ops() -> dict[tuple[str, str, int], object]:
     return {(op.domain, op.name, op.since_version): op for op in OPS}
 
 
+def test_the_generator_and_the_run_time_share_one_schema() -> None:
+    """OpSpec (generation) and OpVersion (run time) hold the same spec fields, in one order,
+    and the loader reads exactly those (what it accepts is what OpVersion holds)."""
+    import dataclasses
+
+    from meancli.codegen.model import _FIELDS, OpSpec
+    from meancli.opversion import OpVersion
+
+    assert [f.name for f in dataclasses.fields(OpSpec)] == ["path", *SPEC_FIELDS]
+    assert OpVersion.__slots__[: len(SPEC_FIELDS)] == SPEC_FIELDS
+    assert _FIELDS["spec"] == SPEC_FIELDS
+
+
 def test_registry_matches_the_specs() -> None:
     ops = _registry_ops()
     specs = load_specs(ROOT / "spec", ROOT)

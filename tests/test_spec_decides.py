@@ -19,7 +19,12 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+
+from meancli.errors import SpecViolation
+from meancli.opversion import Attribute
+from meancli.semantics import attribute_values
 
 pytest.importorskip("jinja2")
 pytest.importorskip("yaml")
@@ -137,7 +142,7 @@ def test_negative_false_rejects_negative_axes(tmp_path: Path) -> None:
         ]))
         """,
     )
-    x = __import__("numpy").arange(24, dtype="float64").reshape(2, 3, 4)
+    x = np.arange(24, dtype="float64").reshape(2, 3, 4)
     assert "does not accept negative axes: axis -1 (allowed: 0..2)" in got[0]["error"]
     assert "ReduceMean-18 (onnx)" in got[0]["error"]
     assert got[1]["ok"] == x.mean(axis=2, keepdims=True).tolist()
@@ -160,11 +165,16 @@ def test_duplicates_merge_reduces_a_repeated_axis_once(tmp_path: Path) -> None:
         ]))
         """,
     )
-    x = __import__("numpy").arange(24, dtype="float64").reshape(2, 3, 4)
+    x = np.arange(24, dtype="float64").reshape(2, 3, 4)
     assert got[0]["ok"] == x.mean(axis=1, keepdims=True).tolist()
     assert "axis 1 repeats axis 1" in got[1]["error"]  # ReduceMean-13 keeps its rule
-    result = cli(gen, "reduce-mean", "-", "--axes", "1", "1", "--json")  # stdin is empty: fails reading
-    assert result["status"] == 1
+    data = tmp_path / "x.npy"
+    np.save(data, x)
+    result = cli(gen, "reduce-mean", str(data), "--axes", "1", "-2", "--json")
+    assert result["status"] == 0, result["stderr"]
+    report = json.loads(result["stdout"])
+    assert report["attributes"]["axes"] == [1]
+    assert report["result"] == x.mean(axis=1, keepdims=True).tolist()
 
 
 def test_when_empty_identity(tmp_path: Path) -> None:
@@ -180,16 +190,16 @@ def test_when_empty_identity(tmp_path: Path) -> None:
         ]))
         """,
     )
-    x = __import__("numpy").arange(24, dtype="float64").reshape(2, 3, 4)
+    x = np.arange(24, dtype="float64").reshape(2, 3, 4)
     assert got[0]["ok"] == x.tolist()  # identity
     assert got[1]["ok"] == x.mean(keepdims=True).tolist()  # when_omitted still reduce_all
     assert got[2]["ok"] == x.mean(keepdims=True).tolist()  # ReduceMean-11 unchanged
 
 
-def test_when_omitted_error_then_cli_requires_axes(tmp_path: Path, tmp_path_factory: Any) -> None:
+def test_when_omitted_error_then_cli_requires_axes(tmp_path: Path) -> None:
     gen = generate(tmp_path, {R18: [("  when_omitted: noop_with_empty_axes\n", "  when_omitted: error\n")]})
     data = tmp_path / "x.npy"
-    __import__("numpy").save(data, __import__("numpy").ones((2, 3), "float32"))
+    np.save(data, np.ones((2, 3), "float32"))
     result = cli(gen, "reduce-mean", str(data), "-q", "-o", str(tmp_path / "out.npy"))
     assert result["status"] == 1
     assert "error: ReduceMean-18 (onnx) requires axes" in result["stderr"]
@@ -249,7 +259,7 @@ def with_attribute(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
     text = text.replace("  when_empty: noop_with_empty_axes\n", "  when_empty: empty_is_identity\n")
     gen = generate(tmp, {}, {R99: text})
     data = tmp / "x.npy"
-    __import__("numpy").save(data, __import__("numpy").arange(6, dtype="float32").reshape(2, 3))
+    np.save(data, np.arange(6, dtype="float32").reshape(2, 3))
     return gen, data
 
 
@@ -267,7 +277,7 @@ def test_new_attribute_is_an_api_keyword_with_its_validation(with_attribute: tup
         ]))
         """,
     )
-    x = __import__("numpy").arange(24, dtype="float64").reshape(2, 3, 4)
+    x = np.arange(24, dtype="float64").reshape(2, 3, 4)
     assert got[0]["ok"] == x.tolist()
     assert got[1]["ok"] == x.mean(keepdims=True).tolist()
     assert "ReduceMean-99 (onnx): empty_is_identity must be 0, 1, True or False, got 2" in got[2]["error"]
@@ -350,3 +360,43 @@ def test_axes_rule_naming_no_flag_attribute_fails(tmp_path: Path) -> None:
 def test_unknown_duplicates_rule_fails(tmp_path: Path) -> None:
     line = _generation_error(tmp_path, R18, "  duplicates: error\n", "  duplicates: ignore\n")
     assert "duplicates" in line and "ignore" in line
+
+
+# ---------------------------------------------------------------------------- attribute values by spec type
+
+FLAG = Attribute("flag", "int", 0, False, False, "", (0, 1))
+SWITCH = Attribute("switch", "bool", False, False, False, "")
+MODE = Attribute("mode", "int", 2, False, False, "", (1, 2, 3))
+COUNT = Attribute("count", "int", None, True, False, "")
+SIZES = Attribute("sizes", "ints", [1, 2], False, False, "")
+ALL = (FLAG, SWITCH, MODE, COUNT, SIZES)
+
+
+def test_attribute_values_take_the_spec_types_and_defaults() -> None:
+    got = attribute_values({"count": 7}, ALL, "Op-1")
+    assert got == {"flag": 0, "switch": False, "mode": 2, "count": 7, "sizes": (1, 2)}
+    given = {"flag": True, "switch": 1, "mode": np.int64(3), "count": 0, "sizes": [4, -1]}
+    got = attribute_values(given, ALL, "Op-1")
+    assert got == {"flag": 1, "switch": True, "mode": 3, "count": 0, "sizes": (4, -1)}
+    assert type(got["flag"]) is int and type(got["switch"]) is bool
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"count": 1, "flag": 2}, "Op-1: flag must be 0, 1, True or False, got 2"),
+        ({"count": 1, "mode": 4}, "Op-1: mode must be 1, 2, 3, got 4"),
+        ({"count": True}, "Op-1: count must be an integer, got True"),
+        ({"count": 1, "sizes": [1, "2"]}, "Op-1: sizes must be a list of integers"),
+        ({"count": 1, "sizes": "12"}, "Op-1: sizes must be a list of integers"),
+        ({}, "Op-1 requires the attribute count"),
+        (
+            {"count": 1, "other": 0},
+            "Op-1 has no attribute other (its attributes: flag, switch, mode, count, sizes)",
+        ),
+    ],
+)
+def test_attribute_values_refuse_what_the_spec_does_not_allow(given: dict[str, Any], message: str) -> None:
+    with pytest.raises(SpecViolation) as info:
+        attribute_values(given, ALL, "Op-1")
+    assert str(info.value).startswith(message)
