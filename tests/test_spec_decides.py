@@ -246,6 +246,18 @@ ADDED = """  - name: empty_is_identity
     legacy: false
     description: >-
       When set, an explicitly empty axes list returns the input unchanged.
+  - name: window
+    type: int
+    default: 3
+    required: false
+    legacy: false
+    description: A window size.
+  - name: tags
+    type: ints
+    default: null
+    required: false
+    legacy: false
+    description: Some tags.
 """
 
 
@@ -299,11 +311,22 @@ def test_new_attribute_is_a_cli_option(with_attribute: tuple[Path, Path]) -> Non
         "keepdims": 1,
         "noop_with_empty_axes": 0,
         "empty_is_identity": 1,
+        "window": 3,
+        "tags": None,
     }
     assert report["result"] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
     refused = cli(gen, "reduce-mean", str(data), "--axes=", "--empty-is-identity", "--opset", "18", "-q")
     assert refused["status"] == 1
     assert "ReduceMean-18 (onnx) has no attribute empty_is_identity" in refused["stderr"]
+    assert "--window N" in help_text and "--tags N" in help_text
+    given = cli(
+        gen, "reduce-mean", str(data), "--axes", "0", "--window", "5", "--tags", "1", "--tags", "-2", "--json"
+    )
+    assert given["status"] == 0, given["stderr"]
+    assert json.loads(given["stdout"])["attributes"]["window"] == 5
+    assert json.loads(given["stdout"])["attributes"]["tags"] == [1, -2]
+    bad = cli(gen, "reduce-mean", str(data), "--axes", "0", "--window", "x")
+    assert bad["status"] == 2 and "--window" in bad["stderr"]
     mean_help = cli(gen, "mean", "--help")["stdout"]
     assert "--empty-is-identity" not in mean_help  # an attribute of ReduceMean only
 

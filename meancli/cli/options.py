@@ -56,6 +56,11 @@ def attribute_parameters(op_name: str) -> list[inspect.Parameter]:
     None and the version's default applies; the help names the versions that
     have the attribute.
     """
+    return [_attribute_parameter(a, labels) for a, labels in _attributes_of(op_name)]
+
+
+def _attributes_of(op_name: str) -> list[tuple[Attribute, list[str]]]:
+    """Each extra attribute of ``op_name``'s versions (the first spec's record) and their labels."""
     from ..opset import registry
 
     found: dict[str, tuple[Attribute, list[str]]] = {}
@@ -63,7 +68,7 @@ def attribute_parameters(op_name: str) -> list[inspect.Parameter]:
         if op.name == op_name:
             for a in op.extra_attributes:
                 found.setdefault(a.name, (a, []))[1].append(op.label)
-    return [_attribute_parameter(a, labels) for a, labels in found.values()]
+    return list(found.values())
 
 
 def _attribute_parameter(a: Attribute, labels: list[str]) -> inspect.Parameter:
@@ -94,8 +99,13 @@ def with_attribute_options(command: Callable[..., None], op_name: str) -> Callab
     fixed = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if i >= at else p for i, p in enumerate(fixed)]
     parameters = fixed[:at] + attributes + fixed[at:]
 
+    repeated = {a.name for a, _ in _attributes_of(op_name) if a.type == "ints"}
+
     @functools.wraps(command)
     def run(**kwargs: Any) -> None:
+        for name in repeated:  # a repeated option not given: not given, as any other
+            if not kwargs[name]:
+                kwargs[name] = None
         command(**kwargs)
 
     run.__signature__ = base.replace(parameters=parameters)  # type: ignore[attr-defined]
