@@ -846,6 +846,18 @@ def _ov_int32_path(ctx: Context) -> Explanation:
     return (ctx.truth.abs_sum > 2.0**24) | big
 
 
+def _ov_bf16_subnormals_flushed(ctx: Context) -> Explanation:
+    """bfloat16 subnormals (nonzero, below 2**-126) read or come out as 0: the
+    groups holding such an input, or whose exact mean is one."""
+    if not _result(ctx) or ctx.truth.value is None:
+        return False
+    tiny = math.ldexp(1.0, -126)
+    x = np.abs(ctx.groups.x2d.astype(np.float64))
+    sub_in = ((x > 0) & (x < tiny)).any(axis=1) if x.size else np.zeros(ctx.groups.nout, dtype=bool)
+    want = np.abs(ctx.truth.value.astype(np.float64)).ravel()
+    return sub_in | ((want > 0) & (want < tiny))
+
+
 DEVIATIONS: tuple[Deviation, ...] = (
     # ---- onnxruntime
     Deviation(
@@ -992,6 +1004,15 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "OpenVINO accumulates in float32: a sum beyond FLT_MAX gives +-inf/NaN (bfloat16 inputs too, "
         "e.g. a mean of values around 3e38)",
         _sum_overflows("float32"),
+    ),
+    Deviation(
+        "ov-bf16-subnormal-flush",
+        "openvino",
+        ("bfloat16",),
+        ("ReduceMean",),
+        "OpenVINO's CPU plugin flushes bfloat16 subnormals to 0, on input and output, also for the "
+        "identity (empty axes): [1.47e-39] gives 0 (float32 subnormals are kept)",
+        _ov_bf16_subnormals_flushed,
     ),
     Deviation(
         "ov-int8-saturate",
