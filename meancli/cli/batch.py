@@ -132,12 +132,12 @@ def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
         return [output]
     _check_template(output)
     try:
-        paths = [output.format(**fields_of(f, i)) for i, f in enumerate(files)]
+        named = [output.format(**fields_of(f, i)) for i, f in enumerate(files)]
     except (ValueError, TypeError) as exc:  # a format spec that does not fit, e.g. {stem:03d}
         raise UsageError(f"-o {output!r}: {exc}") from None
     seen: dict[str, int] = {}
     inputs = {os.path.realpath(_split_member(f)[0]): i for i, f in enumerate(files) if f != "-"}
-    for i, path in enumerate(paths):
+    for i, path in enumerate(named):
         if path in ("", "-"):
             raise UsageError(f"-o {output!r} gives {path!r} for {files[i]}; a template names files")
         key = os.path.realpath(path)
@@ -153,6 +153,7 @@ def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
             raise UsageError(
                 f"-o {output!r}: the output of {files[i]} would replace the input {files[source]}"
             )
+    paths: list[str | None] = list(named)
     return paths
 
 
