@@ -25,8 +25,8 @@ command's module: ``run_many`` only calls ``run_one(file, output)`` per file.
 
 from __future__ import annotations
 
+import gc
 import os
-import string
 import sys
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
@@ -90,6 +90,8 @@ def fields_of(file: str, index: int) -> dict[str, Any]:
 
 def _check_template(template: str) -> None:
     """A usage error for malformed braces or a placeholder that is not in OUTPUT_FIELDS."""
+    import string  # only when there is a template
+
     known = ", ".join("{" + k + "}" for k in OUTPUT_FIELDS)
     try:
         parsed = list(string.Formatter().parse(template))
@@ -220,6 +222,9 @@ def run_many(
     if files.count("-") > 1:
         raise UsageError("stdin ('-') can be read only once")
     outputs = output_paths(files, output)
+    if not gc.isenabled():  # off for start-up (see entry.py): a long run collects its cycles
+        gc.freeze()  # what start-up made stays; collections skip it
+        gc.enable()
     failed: list[str] = []
     status = 0
     done = 0
