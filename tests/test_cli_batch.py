@@ -214,3 +214,14 @@ def test_an_unwritable_output_is_that_files_failure(tree: Path) -> None:
     err = ran.stderr.splitlines()
     assert err[0].startswith("error: in/a.npy: cannot write out/a/x.npy: "), err
     assert err[-1] == "error: 2 of 2 files failed (in/a.npy, in/c.npy); 0 done"
+
+
+def test_the_bfloat16_note_is_said_once_per_run(tree: Path) -> None:
+    import ml_dtypes
+
+    for name in ("p", "q"):
+        np.save(tree / "in" / f"{name}.npy", np.arange(6, dtype=np.float32).astype(ml_dtypes.bfloat16))
+    ran = run(["reduce-mean", "in/p.npy", "in/q.npy", "-o", "out/{stem}.npy"], tree)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stderr.count("read as bfloat16") == 1, ran.stderr
+    assert np.load(tree / "out" / "q.npy").view(ml_dtypes.bfloat16).astype(np.float32).tolist() == [2.5]

@@ -80,20 +80,14 @@ def reduce_mean(
         op, n_threads = report.op, report.threads
         assert op is not None
 
+        notes: list[str] = []  # said once per run, not once per file
+
         def run_one(file: str, out: Optional[str]) -> None:  # noqa: UP045
             one = Report("reduce-mean", n_threads, op)
-            _reduce_file(
-                op,
-                file,
-                out,
-                one,
-                axes_list,
-                keep_dims,
-                noop_with_empty_axes,
-                repeat,
-                quiet=quiet,
-                json_mode=json_mode,
-            )
+            quiet_notes = quiet or json_mode or bool(notes)
+            args = (axes_list, keep_dims, noop_with_empty_axes, repeat)
+            _reduce_file(op, file, out, one, *args, quiet=quiet, json_mode=json_mode, quiet_notes=quiet_notes)
+            notes.extend(one.stderr_notes)
 
         if not batch.wants_many(files, output):
             run_one(files[0], output)
@@ -117,12 +111,13 @@ def _reduce_file(
     *,
     quiet: bool,
     json_mode: bool,
+    quiet_notes: bool,
 ) -> None:
     """One FILE's whole run: read, validate, kernel, write ``output`` (None: show), report."""
     from .. import api
 
     n_threads = report.threads
-    (data,) = read_inputs([file], report, quiet=quiet or json_mode, single=True, stream=repeat == 1)
+    (data,) = read_inputs([file], report, quiet=quiet_notes, single=True, stream=repeat == 1)
     with report.stage("validate"):
         check_input_dtypes(op, report)
         call = api.validate_reduce(
