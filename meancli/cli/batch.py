@@ -33,7 +33,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import EXIT_INPUT, EXIT_INTERNAL, MeancliError, UsageError
+from ..errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, MeancliError, UsageError
 
 KeepGoing = Annotated[
     bool,
@@ -53,7 +53,11 @@ OUTPUT_FIELDS = {
     "member": "the member of an archive input data.npz:NAME (NAME; empty otherwise)",
     "index": "the input's position among the FILEs, from 0 (a format spec works: {index:03d})",
 }
-STDIN_STEM = "stdin"  # what the placeholders of '-' (stdin) hold for the file name
+STDIN_STEM = "stdin"
+KIND_OF_STATUS = {
+    EXIT_INPUT: "input",
+    EXIT_USAGE: "usage",
+}  # the closing JSON error's kind  # what the placeholders of '-' (stdin) hold for the file name
 
 
 def is_template(output: str | None) -> bool:
@@ -180,7 +184,8 @@ def _message_of(exc: BaseException, file: str, debug: bool) -> str:
             + ("" if debug else " (run with --debug for the traceback)")
         )
     text = " ".join(text.split())
-    return text if text.startswith(shown) or text.startswith(_split_member(file)[0]) else f"{shown}: {text}"
+    named = text.startswith((f"{shown}:", f"{_split_member(file)[0]}:"))
+    return text if named else f"{shown}: {text}"
 
 
 def _emit_file_error(exc: BaseException, file: str, message: str, *, json_mode: bool) -> None:
@@ -273,9 +278,7 @@ def _summary(
         import json
 
         sys.stderr.write(
-            json.dumps(
-                {"error": text, "kind": "input" if status == EXIT_INPUT else "internal", "failed": failed}
-            )
+            json.dumps({"error": text, "kind": KIND_OF_STATUS.get(status, "internal"), "failed": failed})
             + "\n"
         )
     else:
