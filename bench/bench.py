@@ -2,11 +2,16 @@
 against the machine's 2-thread memory-read limit.
 
     .venv/bin/python bench/bench.py            # full run (make bench); writes bench/results.{md,json}
-    .venv/bin/python bench/bench.py --quick    # smaller sizes, fewer repetitions (smoke run)
-    .venv/bin/python bench/bench.py --only W1,W4-bf16,W8,CLI
+    .venv/bin/python bench/bench.py --quick    # small sizes, 1 round: every path in seconds
+    MEANCLI_BENCH_QUICK=1 .venv/bin/python bench/bench.py   # the same
+    .venv/bin/python bench/bench.py --only W1,W4-bf16,W8,CLI,ONEFILE,MANY
 
 Every contender runs in its own block in this one process: a warm-up, then
---reps timed calls; the table shows the median and the minimum. A contender
+--reps timed calls; the table shows the median and the minimum. Each peer
+runs on its fastest documented path, and is also built anew and called as
+its documentation shows in a plain loop (the "standalone" column), so a
+reader sees the harness does not slow it. The run names the machine: CPU
+model, the flags that matter, the kernels' instruction-set path. A contender
 that has no kernel for a workload says n/a and why. The limit is
 bench/readprobe.c, compiled at run time into a temporary directory: a
 2-thread read of the input's bytes (for Mean: of every input, plus a 2-thread

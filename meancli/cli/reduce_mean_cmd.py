@@ -1,4 +1,4 @@
-"""``meancli reduce-mean FILE``: ONNX ReduceMean-1/11/13/18, OpenVINO ReduceMean-1.
+"""``meancli reduce-mean FILE...``: ONNX ReduceMean-1/11/13/18, OpenVINO ReduceMean-1, on each FILE.
 
 No ``from __future__ import annotations`` (see app.py).
 """
