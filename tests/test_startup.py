@@ -1,4 +1,4 @@
-"""What a run of the command line imports: only what the command it runs needs.
+"""What a run of the command line loads and sets: only what the command it runs needs.
 
 Each case runs the entry point in a fresh interpreter and lists the modules
 loaded once the command has finished. A data command does not load the other
@@ -113,3 +113,58 @@ def test_a_command_alone_parses_as_in_the_whole_application() -> None:
             whole = CliRunner().invoke(build_app(), [name, *args])
             assert alone.exit_code == whole.exit_code == (0 if args == ["--help"] else 2)
             assert alone.output == whole.output
+
+
+# Runs the entry point as the console script does (argv from the command line)
+# and reports what it leaves behind for the process: the collector's state and
+# the OpenBLAS thread setting numpy was imported with.
+STATE_PROBE = """
+import gc, os, sys
+from meancli.cli.entry import main
+
+status = main()
+print(status, gc.isenabled(), os.environ.get("OPENBLAS_NUM_THREADS"))
+"""
+
+
+def run_state_probe(argv: list[str], cwd: Path, env: dict[str, str]) -> list[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", STATE_PROBE, *argv],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert proc.stderr == "", proc.stderr
+    return proc.stdout.split()
+
+
+def test_a_run_starts_numpy_without_blas_threads_unless_told(x: Path) -> None:
+    """meancli never calls BLAS: numpy's OpenBLAS is told to start no threads,
+    unless the user set OPENBLAS_NUM_THREADS."""
+    import os
+
+    argv = ["reduce-mean", str(x), "--axes", "0", "-o", "out.npy", "--quiet"]
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    assert run_state_probe(argv, x.parent, env) == ["0", "False", "1"]  # collector off to the end
+    assert run_state_probe(argv, x.parent, {**env, "OPENBLAS_NUM_THREADS": "3"}) == ["0", "False", "3"]
+
+
+def test_a_run_over_several_files_collects_garbage(x: Path) -> None:
+    """Start-up runs without the cyclic collector; a run over several files turns it on."""
+    import os
+
+    argv = ["reduce-mean", str(x), str(x), "--axes", "0", "-o", "{index}.npy", "--quiet"]
+    assert run_state_probe(argv, x.parent, dict(os.environ)) == ["0", "True", "1"]
+
+
+def test_an_in_process_caller_gets_the_collector_back(x: Path) -> None:
+    import gc
+
+    from meancli.cli.entry import main
+
+    assert gc.isenabled()
+    assert main(["reduce-mean", str(x), "--axes", "0", "-o", str(x.parent / "o.npy"), "--quiet"]) == 0
+    assert gc.isenabled()

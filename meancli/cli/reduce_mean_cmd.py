@@ -1,4 +1,4 @@
-"""``meancli reduce-mean FILE``: ONNX ReduceMean-1/11/13/18, OpenVINO ReduceMean-1.
+"""``meancli reduce-mean FILE...``: ONNX ReduceMean-1/11/13/18, OpenVINO ReduceMean-1, on each FILE.
 
 No ``from __future__ import annotations`` (see app.py).
 """
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from ..errors import UsageError
-from . import options
+from . import batch, options
 from .argv import parse_axes
 from .report import Report
 from .run import alloc_output, check_input_dtypes, finish, read_inputs, session, start
@@ -22,10 +22,12 @@ if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
 
 
 def reduce_mean(
-    file: Annotated[
-        str,
+    files: Annotated[
+        list[str],
         typer.Argument(
-            metavar="FILE", help="Input .npy ('-' reads stdin; data.npz:NAME picks an archive member)."
+            metavar="FILE...",
+            help="Input .npy files, each reduced on its own ('-' reads stdin; data.npz:NAME picks an "
+            "archive member). With several, -o is a template: -o 'out/{stem}.npy'.",
         ),
     ],
     axes: Annotated[
@@ -50,39 +52,82 @@ def reduce_mean(
     output: options.Output = None,
     threads: options.Threads = None,
     repeat: options.Repeat = 1,
+    keep_going: batch.KeepGoing = False,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
     debug: options.Debug = False,
     **attributes: Any,
 ) -> None:
-    """Mean of FILE's elements over --axes, as the selected ReduceMean version defines it."""
+    """Mean of each FILE's elements over --axes, as the selected ReduceMean version defines it.
+
+    Several FILEs run in one process, each on its own, in order; -o is then a
+    template with placeholders {stem}, {name}, {parent}, {member}, {index}
+    (for dir/a.npy: a, a.npy, dir; the member of data.npz:NAME; the position
+    from 0). --json prints one object per file, one per line.
+    """
     # attributes: the options the specs' attributes give (options.with_attribute_options)
     with session(json_mode=json_mode, debug=debug, quiet=quiet):
         try:
             axes_list = parse_axes(axes)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        from .. import api
-
         report = start("reduce-mean", "ReduceMean", opset, threads)
         op, n_threads = report.op, report.threads
         assert op is not None
-        (data,) = read_inputs([file], report, quiet=quiet or json_mode, single=True, stream=repeat == 1)
-        with report.stage("validate"):
-            check_input_dtypes(op, report)
-            call = api.validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
-        report.attributes = {"axes": list(call.axes)}
-        for name, value in call.attributes:  # as ONNX writes them: flags as 0/1, lists as lists
-            report.attributes[name] = int(value) if isinstance(value, bool) else value
-        from ..streaming import Source
 
-        if isinstance(data, Source):
-            result = _reduce_streamed(
-                op, call, data, file, report, n_threads, show_progress=not (quiet or json_mode)
-            )
-        else:
-            result = report.repeat("kernel", lambda: api.execute_reduce(op, call, data, n_threads), repeat)
-        finish(report, result, output, json_mode=json_mode, quiet=quiet)
+        notes: list[str] = []  # said once per run, not once per file
+
+        def run_one(file: str, out: Optional[str]) -> None:  # noqa: UP045
+            one = Report("reduce-mean", n_threads, op)
+            quiet_notes = quiet or json_mode or bool(notes)
+            args = (axes_list, keep_dims, attributes, repeat)
+            _reduce_file(op, file, out, one, *args, quiet=quiet, json_mode=json_mode, quiet_notes=quiet_notes)
+            notes.extend(one.stderr_notes)
+
+        if not batch.wants_many(files, output):
+            run_one(files[0], output)
+            return
+        status = batch.run_many(
+            files, output, run_one, keep_going=keep_going, json_mode=json_mode, quiet=quiet, debug=debug
+        )
+        if status:
+            raise typer.Exit(status)
+
+
+def _reduce_file(
+    op: "OpVersion",
+    file: str,
+    output: Optional[str],  # noqa: UP045
+    report: Report,
+    axes_list: Optional[list[int]],  # noqa: UP045
+    keep_dims: Optional[bool],  # noqa: UP045
+    attributes: dict[str, Any],
+    repeat: int,
+    *,
+    quiet: bool,
+    json_mode: bool,
+    quiet_notes: bool,
+) -> None:
+    """One FILE's whole run: read, validate, kernel, write ``output`` (None: show), report."""
+    from .. import api
+
+    n_threads = report.threads
+    (data,) = read_inputs([file], report, quiet=quiet_notes, single=True, stream=repeat == 1)
+    with report.stage("validate"):
+        check_input_dtypes(op, report)
+        call = api.validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
+    report.attributes = {"axes": list(call.axes)}
+    for name, value in call.attributes:  # as ONNX writes them: flags as 0/1, lists as lists
+        report.attributes[name] = int(value) if isinstance(value, bool) else value
+    from ..streaming import Source
+
+    if isinstance(data, Source):
+        result = _reduce_streamed(
+            op, call, data, file, report, n_threads, show_progress=not (quiet or json_mode)
+        )
+    else:
+        result = report.repeat("kernel", lambda: api.execute_reduce(op, call, data, n_threads), repeat)
+    finish(report, result, output, json_mode=json_mode, quiet=quiet)
 
 
 def _reduce_streamed(

@@ -1,0 +1,286 @@
+"""Many files in one process: ``meancli reduce-mean a.npy b.npy ... -o 'out/{stem}.npy'``.
+
+A pipeline over a thousand small tensors pays Python's start-up (the
+interpreter, numpy, the command-line framework, the kernels) once instead of
+a thousand times. This module holds what is particular to several files:
+
+- the output names: ``-o`` is a template whose placeholders (OUTPUT_FIELDS)
+  are filled from each input's path; every name is decided, and checked for
+  two inputs meeting in one output, before the first file is read;
+- the loop: each file runs as a run of its own (its own report, its own
+  atomic output), its failure is reported naming the file, and the run stops
+  at the first failure unless ``--keep-going`` is given;
+- the summary: a closing line on stderr when a file failed (or, without
+  --quiet/--json, on the human stream when every file succeeded), and the
+  exit status: 0 when every file succeeded, else the highest status of a
+  failed file (1 for an input the operator refuses, 3 for an internal error).
+
+With ``--json`` each file's report is one JSON object on its own line of
+stdout, in the order of the inputs (JSON lines: a consumer reads them as they
+come); a file's error is a JSON object on stderr with the file's ``path``.
+
+The command itself (reading, validating, the kernel, writing) stays in the
+command's module: ``run_many`` only calls ``run_one(file, output)`` per file.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, MeancliError, UsageError
+
+KeepGoing = Annotated[
+    bool,
+    typer.Option(
+        "--keep-going",
+        "-k",
+        help="With several FILEs: after a file fails, go on with the others "
+        "(default: stop at the first failure). The exit status is 1 if any failed.",
+    ),
+]
+
+#: The placeholders an ``-o`` template may use, and what each holds for ``dir/a.npy``.
+OUTPUT_FIELDS = {
+    "stem": "the input's file name without its suffix (a)",
+    "name": "the input's file name (a.npy)",
+    "parent": "the input's directory as given (dir; '.' when none)",
+    "member": "the member of an archive input data.npz:NAME (NAME; empty otherwise)",
+    "index": "the input's position among the FILEs, from 0 (a format spec works: {index:03d})",
+}
+STDIN_STEM = "stdin"
+KIND_OF_STATUS = {
+    EXIT_INPUT: "input",
+    EXIT_USAGE: "usage",
+}  # the closing JSON error's kind  # what the placeholders of '-' (stdin) hold for the file name
+
+
+def is_template(output: str | None) -> bool:
+    """Whether ``output`` is an ``-o`` template: it holds a ``{`` or ``}``.
+
+    A literal brace in an output name is written doubled (``{{``, ``}}``),
+    as in Python's str.format.
+    """
+    return output is not None and ("{" in output or "}" in output)
+
+
+def wants_many(files: Sequence[str], output: str | None) -> bool:
+    """Whether a run takes the many-files path: several FILEs, or a templated ``-o``."""
+    return len(files) != 1 or is_template(output)
+
+
+def _split_member(arg: str) -> tuple[str, str]:
+    """``data.npz:NAME`` -> (``data.npz``, ``NAME``) when data.npz is a file; else (arg, "")."""
+    head, sep, member = arg.rpartition(":")
+    if sep and head.lower().endswith(".npz") and os.path.isfile(head):
+        return head, member
+    return arg, ""
+
+
+def fields_of(file: str, index: int) -> dict[str, Any]:
+    """The placeholder values for input ``file`` at position ``index`` (OUTPUT_FIELDS)."""
+    if file == "-":
+        return {"stem": STDIN_STEM, "name": STDIN_STEM, "parent": ".", "member": "", "index": index}
+    path, member = _split_member(file)
+    parent, name = os.path.split(path)
+    stem, _suffix = os.path.splitext(name)
+    return {"stem": stem or name, "name": name, "parent": parent or ".", "member": member, "index": index}
+
+
+def _check_template(template: str) -> None:
+    """A usage error for malformed braces or a placeholder that is not in OUTPUT_FIELDS."""
+    import string  # only when there is a template
+
+    known = ", ".join("{" + k + "}" for k in OUTPUT_FIELDS)
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise UsageError(
+            f"-o {template!r}: {exc} (placeholders: {known}; write {{{{ and }}}} for a literal brace)"
+        ) from None
+    for _literal, field, _spec, conversion in parsed:
+        if field is None:
+            continue
+        if field not in OUTPUT_FIELDS or conversion is not None:
+            raise UsageError(
+                f"-o {template!r}: unknown placeholder {{{field}}} (placeholders: {known}; "
+                "write {{ and }} for a literal brace)"
+            )
+
+
+def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
+    """Each input's output path: None (the result is shown) when ``output`` is None.
+
+    Raises:
+        UsageError: ``-o -`` or an ``-o`` without a placeholder with several
+            FILEs; a malformed template; two inputs whose outputs are one file;
+            an output that is another input (it would be replaced before it
+            is read). An output may be its own input, as with one FILE.
+    """
+    if output is None:
+        return [None] * len(files)
+    if output == "-" and len(files) > 1:
+        raise UsageError(
+            f"-o - (stdout) holds one result, and {len(files)} FILEs were given; "
+            "use a template such as -o 'out/{stem}.npy'"
+        )
+    if not is_template(output):
+        if len(files) > 1:
+            raise UsageError(
+                f"-o {output!r} names one file for {len(files)} FILEs; "
+                "use a placeholder such as -o 'out/{stem}.npy' (see --help)"
+            )
+        return [output]
+    _check_template(output)
+    try:
+        named = [output.format(**fields_of(f, i)) for i, f in enumerate(files)]
+    except (ValueError, TypeError) as exc:  # a format spec that does not fit, e.g. {stem:03d}
+        raise UsageError(f"-o {output!r}: {exc}") from None
+    seen: dict[str, int] = {}
+    inputs = {os.path.realpath(_split_member(f)[0]): i for i, f in enumerate(files) if f != "-"}
+    for i, path in enumerate(named):
+        if path in ("", "-"):
+            raise UsageError(f"-o {output!r} gives {path!r} for {files[i]}; a template names files")
+        key = os.path.realpath(path)
+        if key in seen:
+            j = seen[key]
+            raise UsageError(
+                f"-o {output!r}: {files[j]} and {files[i]} would both be written to {path}; "
+                "add a placeholder that tells them apart, such as {index} or {parent}"
+            )
+        seen[key] = i
+        source = inputs.get(key)
+        if source is not None and source != i:
+            raise UsageError(
+                f"-o {output!r}: the output of {files[i]} would replace the input {files[source]}"
+            )
+    paths: list[str | None] = list(named)
+    return paths
+
+
+def _status_of(exc: BaseException) -> int:
+    if isinstance(exc, MeancliError):
+        return int(exc.exit_code)
+    if isinstance(exc, MemoryError):
+        return EXIT_INPUT
+    return EXIT_INTERNAL
+
+
+def _message_of(exc: BaseException, file: str, debug: bool) -> str:
+    """One line naming ``file`` (unless the message already begins with it)."""
+    shown = "<stdin>" if file == "-" else file
+    if isinstance(exc, MeancliError):
+        text = str(exc)
+    elif isinstance(exc, MemoryError):
+        text = "the input or its result does not fit in memory"
+    else:
+        text = (
+            f"internal error: {type(exc).__name__}: {exc} -- this is a bug in meancli; please report it"
+            + ("" if debug else " (run with --debug for the traceback)")
+        )
+    text = " ".join(text.split())
+    named = text.startswith((f"{shown}:", f"{_split_member(file)[0]}:"))
+    return text if named else f"{shown}: {text}"
+
+
+def _emit_file_error(exc: BaseException, file: str, message: str, *, json_mode: bool) -> None:
+    if json_mode:
+        import json
+
+        kind = (
+            exc.kind
+            if isinstance(exc, MeancliError)
+            else ("input" if isinstance(exc, MemoryError) else "internal")
+        )
+        sys.stderr.write(json.dumps({"error": message, "kind": kind, "path": file}) + "\n")
+    else:
+        sys.stderr.write(f"error: {message}\n")
+    sys.stderr.flush()
+
+
+def run_many(
+    files: Sequence[str],
+    output: str | None,
+    run_one: Callable[[str, str | None], None],
+    *,
+    keep_going: bool,
+    json_mode: bool,
+    quiet: bool,
+    debug: bool,
+) -> int:
+    """Run ``run_one(file, output_path)`` for every FILE in order; returns the exit status.
+
+    ``run_one`` does one file's whole run (read, validate, kernel, write,
+    report) and raises what a one-file run raises; the error is reported
+    here, naming the file. KeyboardInterrupt and BrokenPipeError end the
+    whole run (the command's session reports them); outputs already written
+    stay, each complete (they are written atomically).
+
+    Raises:
+        UsageError: see output_paths (before any file is read).
+    """
+    if files.count("-") > 1:
+        raise UsageError("stdin ('-') can be read only once")
+    outputs = output_paths(files, output)
+    if not gc.isenabled():  # off for start-up (see entry.py): a long run collects its cycles
+        gc.freeze()  # what start-up made stays; collections skip it
+        gc.enable()
+    failed: list[str] = []
+    status = 0
+    done = 0
+    for i, (file, out) in enumerate(zip(files, outputs, strict=True)):
+        try:
+            run_one(file, out)
+        except (KeyboardInterrupt, BrokenPipeError, typer.Exit):
+            raise
+        except Exception as exc:  # MeancliError, MemoryError, or a bug: this file failed
+            if debug and not isinstance(exc, MeancliError):
+                import traceback
+
+                traceback.print_exc()
+            _emit_file_error(exc, file, _message_of(exc, file, debug), json_mode=json_mode)
+            failed.append(file)
+            status = max(status, _status_of(exc))
+            if not keep_going:
+                not_run = len(files) - i - 1
+                _summary(len(files), done, failed, not_run, status, json_mode=json_mode, quiet=quiet)
+                return status
+            continue
+        done += 1
+    _summary(len(files), done, failed, 0, status, json_mode=json_mode, quiet=quiet)
+    return status
+
+
+def _summary(
+    total: int, done: int, failed: list[str], not_run: int, status: int, *, json_mode: bool, quiet: bool
+) -> None:
+    """The closing line of several FILEs: an error line when a file failed,
+    else (not quiet, not --json) the count done."""
+    if total == 1:  # the file's own error line says it all
+        return
+    if not failed:
+        if not (quiet or json_mode) and total > 1:
+            sys.stdout.write(f"{done} of {total} files done\n")
+            sys.stdout.flush()
+        return
+    listed = ", ".join("<stdin>" if f == "-" else f for f in failed[:10])
+    if len(failed) > 10:
+        listed += f", and {len(failed) - 10} more"
+    text = f"{len(failed)} of {total} files failed ({listed}); {done} done"
+    if not_run:
+        text += f", {not_run} not run (stopped at the first failure; --keep-going runs the others)"
+    if json_mode:
+        import json
+
+        sys.stderr.write(
+            json.dumps({"error": text, "kind": KIND_OF_STATUS.get(status, "internal"), "failed": failed})
+            + "\n"
+        )
+    else:
+        sys.stderr.write(f"error: {text}\n")
+    sys.stderr.flush()
