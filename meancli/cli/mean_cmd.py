@@ -50,8 +50,11 @@ def mean(
         from ..streaming import Source
 
         if any(isinstance(x, Source) for x in items):
-            result = _mean_streamed(
-                op, shape, items, files, report, n_threads, output, show_progress=not (quiet or json_mode)
+            from ..formats.detect import output_format
+
+            blockwise = output if output is not None and output_format(output) == "npy" else None
+            result = _mean_streamed(  # a .pb output is written whole, once computed
+                op, shape, items, files, report, n_threads, blockwise, show_progress=not (quiet or json_mode)
             )
         else:
             result = report.repeat("kernel", lambda: api.execute_mean(op, shape, items, n_threads), repeat)
