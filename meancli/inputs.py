@@ -135,3 +135,39 @@ def _large(nbytes: int) -> bool:
     from .streaming import STREAM_MIN_BYTES
 
     return nbytes >= STREAM_MIN_BYTES
+
+
+def read_axes(arg: str, allowed: tuple[str, ...], label: str) -> list[int]:
+    """The axes held by the tensor file ``arg`` (any input format): a 1-D integer tensor,
+    as ReduceMean-18's ``axes`` input is.
+
+    Args:
+        arg: a FILE argument naming one tensor (not ``-``: stdin holds the data).
+        allowed: the spec's dtype names the operator version takes for axes (int64 for ONNX).
+        label: the operator version as messages name it.
+
+    Returns:
+        The axes, in the file's order (an empty list for an empty tensor: explicitly empty).
+
+    Raises:
+        InputFileError: the file is unreadable, holds several tensors, is not 1-D, or its
+            dtype is not one of ``allowed``.
+    """
+    import numpy as np
+
+    from .api import spec_dtype_name
+
+    if arg == "-":
+        raise InputFileError("--axes-from: '-' cannot be used (stdin is for data); give a file")
+    named = read_inputs(arg)
+    if len(named) != 1:
+        listed = ", ".join(n.name for n in named)
+        raise InputFileError(f"{arg}: holds {len(named)} arrays ({listed}); name one as {arg}:NAME")
+    (item,) = named
+    array = np.asarray(item.data)
+    dtype = spec_dtype_name(array.dtype)
+    if dtype not in allowed:
+        raise InputFileError(f"{item.name}: axes must be {' or '.join(allowed)} for {label}, found {dtype}")
+    if array.ndim != 1:
+        raise InputFileError(f"{item.name}: axes must be a 1-D tensor, found shape {array.shape}")
+    return [int(a) for a in array.tolist()]

@@ -25,7 +25,7 @@ def reduce_mean(
     file: Annotated[
         str,
         typer.Argument(
-            metavar="FILE", help="Input .npy ('-' reads stdin; data.npz:NAME picks an archive member)."
+            metavar="FILE", help="Input .npy, .npz:NAME or ONNX tensor .pb ('-' reads stdin)."
         ),
     ],
     axes: Annotated[
@@ -35,6 +35,15 @@ def reduce_mean(
             metavar="A [A ...]",
             help="Axes to reduce: --axes 2 3, --axes 2,3, --axes -1; --axes= is an explicitly "
             "empty list. Omitted: reduce all (onnx); openvino requires it.",
+        ),
+    ] = None,
+    axes_from: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--axes-from",
+            metavar="FILE",
+            help="Read the axes input from a 1-D tensor file (.npy, .pb, data.npz:NAME), as "
+            "ReduceMean-18 takes it (int64). Not with --axes.",
         ),
     ] = None,
     keep_dims: Annotated[
@@ -72,6 +81,8 @@ def reduce_mean(
         report = start("reduce-mean", "ReduceMean", opset, threads)
         op, n_threads = report.op, report.threads
         assert op is not None
+        if axes_from is not None:
+            axes_list = _axes_from(op, axes_from, given=axes is not None, report=report)
         (data,) = read_inputs([file], report, quiet=quiet or json_mode, single=True, stream=repeat == 1)
         with report.stage("validate"):
             check_input_dtypes(op, report)
@@ -93,6 +104,25 @@ def reduce_mean(
         else:
             result = report.repeat("kernel", lambda: api.execute_reduce(op, call, data, n_threads), repeat)
         finish(report, result, output, json_mode=json_mode, quiet=quiet)
+
+
+def _axes_from(op: "OpVersion", path: str, *, given: bool, report: Report) -> list[int]:
+    """The axes read from ``path`` for a version whose axes are an input tensor.
+
+    Raises:
+        UsageError: with --axes, or for a version whose axes are an attribute.
+        InputFileError: as inputs.read_axes.
+    """
+    if given:
+        raise UsageError("--axes and --axes-from cannot be combined")
+    if op.axes is None or op.axes.source != "input":
+        raise UsageError(f"--axes-from: {op.label} takes axes as an attribute, not a tensor; use --axes")
+    from ..inputs import read_axes
+
+    param = next(i.type_param for i in op.inputs if i.name == "axes")
+    allowed = dict(op.type_constraints).get(param, (param,))
+    with report.stage("read"):
+        return read_axes(path, tuple(allowed), op.label)
 
 
 def _reduce_streamed(
