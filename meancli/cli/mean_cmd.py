@@ -22,7 +22,8 @@ def mean(
         list[str],
         typer.Argument(
             metavar="FILE...",
-            help="Input .npy files ('-' reads stdin once; an .npz gives all its arrays, data.npz:NAME one).",
+            help="Input .npy or ONNX tensor .pb files ('-' reads stdin once; an .npz gives all its arrays, "
+            "data.npz:NAME one).",
         ),
     ],
     opset: options.Opset = None,

@@ -24,9 +24,7 @@ if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
 def reduce_mean(
     file: Annotated[
         str,
-        typer.Argument(
-            metavar="FILE", help="Input .npy, .npz:NAME or ONNX tensor .pb ('-' reads stdin)."
-        ),
+        typer.Argument(metavar="FILE", help="Input .npy, .npz:NAME or ONNX tensor .pb ('-' reads stdin)."),
     ],
     axes: Annotated[
         Optional[list[str]],  # noqa: UP045 -- typer reads the annotation at run time
