@@ -90,18 +90,20 @@ def read_inputs(arg: str, *, mmap: bool = True, stream: bool = False) -> list[Na
 
 
 def _stdin(stream: bool) -> NamedArray:
-    """stdin, streamed when asked and large; read whole otherwise."""
+    """stdin, streamed when asked and large; read whole (by the one reader) otherwise."""
+    from .formats.messages import STDIN_NAME
+    from .formats.npy_read import read_data
     from .streaming import STREAM_MIN_BYTES, stdin_source
 
     source = stdin_source()
     if stream and source.nbytes >= STREAM_MIN_BYTES:
         return NamedArray("-", source, source.header)
     try:
-        array = source.read_all()
-    except BaseException:
-        source.finish()
-        raise
-    source.finish()
+        array = read_data(source.fp, source.header, STDIN_NAME, known_size=False)
+    except OSError as exc:
+        from .formats.messages import reason
+
+        raise InputFileError(f"{STDIN_NAME}: read error: {reason(exc)}") from None
     return NamedArray("-", array, source.header)
 
 

@@ -116,8 +116,7 @@ class Source:
             raise InputFileError(f"{self.name}: read error: {reason(exc)}") from None
         if got < want:
             raise InputFileError(
-                f"{self.name}: truncated data: header says {self.nbytes} bytes, "
-                f"the data ends after {offset + got}"
+                f"{self.name}: truncated data: {self.header.size_text()}, the data ends after {offset + got}"
             )
         self.read_seconds += time.perf_counter() - started
 
@@ -129,7 +128,8 @@ class Source:
         """
         try:
             if not self.seekable and self.position == self.nbytes and read_bytes(self.fp, 1):
-                raise InputFileError(f"{self.name}: trailing bytes after the {self.nbytes} bytes of data")
+                msg = f"trailing bytes: {self.header.size_text()}, but more data follows the array"
+                raise InputFileError(f"{self.name}: {msg}")
         except self.errors as exc:
             raise InputFileError(f"{self.name}: read error: {reason(exc)}") from None
         finally:

@@ -136,6 +136,7 @@ os.dup2(null, 0)
 os.dup2(null, 1)
 from meancli.cli.app import main
 import meancli.api, meancli.errors, meancli.inputs, meancli.kernels, meancli.npyio, meancli.streaming
+import meancli.formats.detect, meancli.formats.npz
 import numpy, rich.console, rich.table, tempfile
 try:
     meancli.kernels.load()

@@ -44,9 +44,15 @@ def check_size(h: NpyHeader, held: int, where: str) -> None:
         )
 
 
-def _read_data(fp: BinaryIO, h: NpyHeader, where: str, *, known_size: bool) -> npt.NDArray[Any]:
-    """Read exactly ``h.nbytes`` data bytes (short reads tolerated) into a new array,
-    then check that nothing follows."""
+def read_data(fp: BinaryIO, h: NpyHeader, where: str, *, known_size: bool) -> npt.NDArray[Any]:
+    """Read exactly ``h.nbytes`` data bytes from ``fp`` (just past the header; short reads
+    tolerated) into a new array, then check that nothing follows.
+
+    Raises:
+        InputFileError: ``truncated data`` (``file holds N`` when ``known_size``, else ``the
+            stream ends after N``), ``trailing bytes``, or a size that cannot be allocated.
+        OSError: a read error (the caller names the file).
+    """
     try:
         buf = np.empty(h.nbytes, dtype=np.uint8)
     except MemoryError:
@@ -90,7 +96,7 @@ def read_npy_stream(
     if size is not None:
         check_size(h, size - h.data_offset, where)
     try:
-        return _read_data(fp, h, where, known_size=size is not None), h
+        return read_data(fp, h, where, known_size=size is not None), h
     except OSError as exc:
         raise InputFileError(f"{where}: read error: {reason(exc)}") from None
 
@@ -167,6 +173,6 @@ def read_npy(path: str, *, mmap: bool = True) -> tuple[npt.NDArray[Any], NpyHead
                 pass  # cannot be mapped (e.g. the file system): read it instead
         try:
             fp.seek(h.data_offset)
-            return _read_data(fp, h, where, known_size=True), h
+            return read_data(fp, h, where, known_size=True), h
         except OSError as exc:
             raise InputFileError(f"{where}: read error: {reason(exc)}") from None
