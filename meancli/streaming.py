@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import numpy as np
 
 from .errors import InputFileError
+from .formats.dtypes import native_dtype
 from .formats.messages import STDIN_NAME, reason
 from .formats.npy_format import NpyHeader, read_header
 from .formats.npy_read import check_size
@@ -254,10 +255,6 @@ def _c_strides(shape: tuple[int, ...], itemsize: int, fortran: bool) -> tuple[in
     return tuple(strides)
 
 
-def _native(dtype: np.dtype[Any]) -> np.dtype[Any]:
-    return dtype if dtype.isnative else dtype.newbyteorder("=")
-
-
 def reduce_slabs(
     symbol: str,
     source: Source,
@@ -367,7 +364,7 @@ def mean_blocks(
 def _whole(x: Source | np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     if isinstance(x, Source):
         array = x.read_all()
-        return array.astype(_native(array.dtype)) if not array.dtype.isnative else array
+        return array.astype(native_dtype(array.dtype)) if not array.dtype.isnative else array
     return x
 
 
@@ -402,5 +399,5 @@ def _source_block(
         progress(nbytes)
     region = scratch[:nbytes].view(src.dtype).reshape((b - a, *own[j + 1 :]))
     if not src.dtype.isnative:
-        region = region.byteswap().view(_native(src.dtype))
+        region = region.byteswap().view(native_dtype(src.dtype))
     return np.broadcast_to(region, (block.stop - block.start, *shape[j + 1 :]))

@@ -80,6 +80,7 @@ def _mean_streamed(
     with ``output``, the result is written block by block and None returned."""
 
     from .. import api, kernels
+    from ..formats.dtypes import native_dtype
     from ..npyio import read_npy, write_npy_blocks
     from ..streaming import Source, mean_blocks
     from .progress import progress_bar
@@ -96,7 +97,7 @@ def _mean_streamed(
                 items[k] = api.kernel_input(data)
     sources = [x for x in items if isinstance(x, Source)]
     dtype = items[0].dtype
-    native = dtype if dtype.isnative else dtype.newbyteorder("=")
+    native = native_dtype(dtype)
     symbol = op.kernels[api.spec_dtype_name(native)]
     total = sum(s.nbytes for s in sources)
     try:

@@ -136,11 +136,12 @@ def _reduce_streamed(
     """ReduceMean of a streamed input; reads it whole when one outermost row exceeds a slab."""
 
     from .. import api
+    from ..formats.dtypes import native_dtype
     from ..streaming import reduce_slabs
     from .progress import progress_bar
 
     kept = tuple(n for n, m in zip(source.shape, call.reduce_mask, strict=True) if not m)
-    native = source.dtype if source.dtype.isnative else source.dtype.newbyteorder("=")
+    native = native_dtype(source.dtype)
     out = alloc_output(kept, native, report)
     symbol = op.kernels[api.spec_dtype_name(source.dtype)]
     try:
