@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 STREAM_MIN_BYTES = int(os.environ.get("MEANCLI_STREAM_MIN_BYTES", 256 << 20))
 SLAB_BYTES = int(os.environ.get("MEANCLI_SLAB_BYTES", 32 << 20))
 
+STREAM_READ_BYTES = 1 << 20  # bytes asked of a stream per read
 Progress = Callable[[int], None]  # called with bytes just read
 
 
@@ -108,7 +109,9 @@ class Source:
                 if offset != self.position:
                     raise InputFileError(f"{self.name}: a stream can only be read in order")
                 while got < want:
-                    n = read_into(self.fp, view[got:])
+                    # in pieces: a zip member's readinto reads (and a deflated one
+                    # decompresses) a whole request into a temporary bytes object
+                    n = read_into(self.fp, view[got : got + STREAM_READ_BYTES])
                     if not n:
                         break
                     got += n
