@@ -367,6 +367,18 @@ def test_pb_round_trip_raw_data(tmp_path: Path, name: str) -> None:
     np.testing.assert_array_equal(got.view(np.uint8), a.view(np.uint8))  # bit for bit
 
 
+@pytest.mark.parametrize("shape", [(), (0,), (0, 3), (1,), (2, 1, 3)])
+def test_pb_shapes_round_trip(tmp_path: Path, shape: tuple[int, ...]) -> None:
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    write_tensor_file(str(tmp_path / "t.pb"), a)
+    got = read_tensor_file(str(tmp_path / "t.pb"))
+    assert got.shape == shape
+    np.testing.assert_array_equal(got, a)
+    r = cli("reduce-mean", "t.pb", "--axes=", "--noop-with-empty-axes", "-o", "same.pb", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert read_tensor_file(str(tmp_path / "same.pb")).shape == shape
+
+
 @pytest.mark.parametrize("name", list(DTYPES))
 def test_pb_typed_fields(tmp_path: Path, name: str) -> None:
     a = sample(DTYPES[name])

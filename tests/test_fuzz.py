@@ -516,6 +516,31 @@ def test_pb_reader(tmp_path: Path, data: bytes) -> None:
     assert array.tobytes() == np.ascontiguousarray(want).tobytes()
 
 
+PB_DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"]
+
+
+@scaled(2)
+@given(
+    st.sampled_from([*PB_DTYPES, "uint64", "bfloat16"]), st.lists(st.integers(0, 3), max_size=4), st.data()
+)
+def test_pb_writer_round_trips(
+    tmp_path: Path, dtype_name: str, shape: list[int], draw: st.DataObject
+) -> None:
+    """Any array meancli computes, written as .pb, reads back bit for bit (rank 0 and size 0 too)."""
+    from meancli.formats.onnx_tensor import read_tensor_file, write_tensor_file
+
+    dtype = BF16 if dtype_name == "bfloat16" else np.dtype(dtype_name)
+    n = int(np.prod(shape, dtype=np.int64))
+    raw = draw.draw(st.binary(min_size=n * dtype.itemsize, max_size=n * dtype.itemsize))
+    array = np.frombuffer(raw, dtype=dtype).reshape(shape)
+    if draw.draw(st.booleans()) and dtype.itemsize > 1:
+        array = array.astype(dtype.newbyteorder()) if dtype != BF16 else array  # written little-endian
+    write_tensor_file(str(tmp_path / "t.pb"), array)
+    got = read_tensor_file(str(tmp_path / "t.pb"))
+    assert got.shape == array.shape and got.dtype == array.dtype.newbyteorder("=")
+    assert got.tobytes() == array.astype(array.dtype.newbyteorder("=")).tobytes()
+
+
 # --------------------------------------------------------------------------- the command line
 
 TOKENS = [

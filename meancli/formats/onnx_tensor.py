@@ -190,7 +190,8 @@ def write_tensor_file(path: str, array: npt.NDArray[Any], name: str = "") -> int
     _onnx(f"cannot write {where}", "writing")
     from onnx import numpy_helper
 
-    data = np.ascontiguousarray(array, dtype=native_dtype(array.dtype))
+    # (np.ascontiguousarray would make a rank-0 result rank 1)
+    data = np.asarray(array, dtype=native_dtype(array.dtype), order="C")
     if data.nbytes > PROTOBUF_LIMIT - (1 << 16):
         msg = f"{data.nbytes} bytes is more than a TensorProto holds (2 GiB)"
         raise InputFileError(f"cannot write {where}: {msg}")
