@@ -128,9 +128,14 @@ class Archive:
             raise InputFileError(f"{self.where}: the .npz archive holds no arrays")
         return list(self.members)
 
+    def _refuse_encrypted(self, info: zipfile.ZipInfo, where: str) -> None:
+        if info.flag_bits & 0x1:  # zipfile would ask for a password
+            raise InputFileError(f"{where}: the member is encrypted (password-protected); not supported")
+
     def read(self, info: zipfile.ZipInfo) -> tuple[npt.NDArray[Any], NpyHeader]:
         """The member's array, in memory (as :func:`read_npy_stream` returns it)."""
         where = self.member_where(info)
+        self._refuse_encrypted(info, where)
         try:
             with self.zip.open(info) as fp:
                 return read_npy_stream(fp, where, size=info.file_size)  # type: ignore[arg-type]
@@ -146,6 +151,7 @@ class Archive:
         are among :data:`ZIP_ERRORS`.  The caller closes it (before the archive).
         """
         where = self.member_where(info)
+        self._refuse_encrypted(info, where)
         try:
             fp: BinaryIO = self.zip.open(info)  # type: ignore[assignment]
         except ZIP_ERRORS as exc:
