@@ -556,3 +556,13 @@ def test_streams_are_read_in_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     np.testing.assert_array_equal(source.read_all(), a)
     source.finish()
     assert max(asked) <= 4096 and sum(asked) >= a.nbytes
+
+
+def test_npz_output_is_refused(tmp_path: Path) -> None:
+    np.save(tmp_path / "a.npy", np.ones(3, np.float32))
+    r = cli("reduce-mean", "a.npy", "-o", "out.npz", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (
+        2,
+        "error: -o out.npz: .npz outputs are not supported; write .npy or .pb\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.npy"]

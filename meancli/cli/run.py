@@ -234,10 +234,16 @@ def write_output(output: str, result: Any) -> None:
 
     Raises:
         InputFileError: the file cannot be written (or the onnx package is missing for ``.pb``).
+        UsageError: OUT names an ``.npz`` archive, which meancli does not write.
     """
     from ..formats.detect import output_format
 
-    if output_format(output) == "pb":
+    kind = output_format(output)
+    if kind == "npz":
+        from ..errors import UsageError
+
+        raise UsageError(f"-o {output}: .npz outputs are not supported; write .npy or .pb")
+    if kind == "pb":
         from ..formats.onnx_tensor import write_tensor_file
 
         write_tensor_file(output, result)

@@ -40,5 +40,10 @@ def input_format(path: str) -> Format:
 
 
 def output_format(path: str) -> Format:
-    """``pb`` for a ``.pb`` name, else ``npy`` (``-``, stdout, is ``npy``)."""
-    return "pb" if path != "-" and _has_pb_suffix(path) else "npy"
+    """``pb`` for a ``.pb`` name, ``npz`` for an ``.npz`` name (which no writer takes),
+    else ``npy`` (``-``, stdout, is ``npy``)."""
+    if path == "-":
+        return "npy"
+    if _has_pb_suffix(path):
+        return "pb"
+    return "npz" if path.lower().endswith(".npz") else "npy"
