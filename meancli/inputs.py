@@ -91,30 +91,32 @@ def read_inputs(arg: str, *, mmap: bool = True, stream: bool = False) -> list[Na
 
 def _stdin(stream: bool) -> NamedArray:
     """stdin, streamed when asked and large; read whole (by the one reader) otherwise."""
-    from .formats.messages import STDIN_NAME
+    from .formats.messages import STDIN_NAME, reason
+    from .formats.npy_format import read_header
     from .formats.npy_read import read_data
-    from .streaming import STREAM_MIN_BYTES, stdin_source
+    from .formats.pipes import stdin_buffer
+    from .streaming import STREAM_MIN_BYTES, Source
 
-    source = stdin_source()
-    if stream and source.nbytes >= STREAM_MIN_BYTES:
-        return NamedArray("-", source, source.header)
+    buffer = stdin_buffer()
+    header = read_header(buffer, STDIN_NAME)
+    if stream and header.nbytes >= STREAM_MIN_BYTES:
+        return NamedArray("-", Source(STDIN_NAME, header, buffer, seekable=False), header)
     try:
-        array = read_data(source.fp, source.header, STDIN_NAME, known_size=False)
+        array = read_data(buffer, header, STDIN_NAME, known_size=False)
     except OSError as exc:
-        from .formats.messages import reason
-
         raise InputFileError(f"{STDIN_NAME}: read error: {reason(exc)}") from None
-    return NamedArray("-", array, source.header)
+    return NamedArray("-", array, header)
 
 
 def _read_npz(path: str, member: str | None, *, stream: bool) -> list[NamedArray]:
     from .formats.npz import Archive
+    from .streaming import STREAM_MIN_BYTES
 
     out: list[NamedArray] = []
     try:
         with Archive(path) as archive:
             for info in archive.wanted(member):
-                if stream and _large(info.file_size):
+                if stream and info.file_size >= STREAM_MIN_BYTES:
                     from .streaming import member_source
 
                     # a Source owns an archive of its own, open until Source.finish
@@ -131,12 +133,6 @@ def _read_npz(path: str, member: str | None, *, stream: bool) -> list[NamedArray
                 item.data.close()
         raise
     return out
-
-
-def _large(nbytes: int) -> bool:
-    from .streaming import STREAM_MIN_BYTES
-
-    return nbytes >= STREAM_MIN_BYTES
 
 
 def read_axes(arg: str, allowed: tuple[str, ...], label: str) -> list[int]:
