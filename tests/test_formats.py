@@ -566,3 +566,12 @@ def test_npz_output_is_refused(tmp_path: Path) -> None:
         "error: -o out.npz: .npz outputs are not supported; write .npy or .pb\n",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.npy"]
+
+
+def test_member_with_an_empty_name(tmp_path: Path) -> None:
+    """zipfile's ZipInfo.is_dir() raises IndexError on an empty name (found by fuzzing)."""
+    with zipfile.ZipFile(tmp_path / "e.npz", "w") as z:
+        z.writestr(zipfile.ZipInfo(""), saved(np.arange(2.0)))
+    (item,) = read_inputs(str(tmp_path / "e.npz"))
+    assert item.name == f"{tmp_path / 'e.npz'}:"
+    np.testing.assert_array_equal(item.data, np.arange(2.0))

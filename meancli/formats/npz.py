@@ -84,7 +84,7 @@ class Archive:
             raise InputFileError(f"{self.where}: not a readable .npz archive: {reason(exc)}") from None
         self._fp = fp
         #: the members that can hold arrays (directory entries left out), in stored order
-        self.members = [info for info in self.zip.infolist() if not info.is_dir()]
+        self.members = [info for info in self.zip.infolist() if not info.filename.endswith("/")]
 
     def __enter__(self) -> Archive:
         return self
