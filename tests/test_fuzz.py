@@ -597,8 +597,14 @@ TOKENS = [
     "z.npz",
     "z.npz:a",
     "z.npz:zz",
+    "z.npz:a.npy",
+    "ax.npy",
+    "t.pb",
+    "--axes-from",
     "out.npy",
     "out.npy",
+    "out.pb",
+    "out.npz",
     "x.npy",
 ]
 
@@ -611,6 +617,12 @@ def make_inputs(directory: Path) -> None:
     (directory / "bad.npy").write_bytes(b"\x93NUMPY\x01\x00\x04\x00{}\n\n")
     (directory / "dir").mkdir()
     np.savez(directory / "z.npz", a=np.ones((3, 4), np.float32), c=np.zeros(4, np.float32))
+    np.save(directory / "ax.npy", np.array([0, -1], np.int64))
+    from onnx import numpy_helper
+
+    (directory / "t.pb").write_bytes(
+        numpy_helper.from_array(np.arange(6.0).reshape(2, 3)).SerializeToString()
+    )
 
 
 ARGV = st.lists(st.sampled_from(TOKENS), min_size=1, max_size=9)
