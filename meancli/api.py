@@ -18,6 +18,7 @@ import numpy as np
 from . import kernels
 from . import opset as opsets
 from .errors import SpecViolation, UsageError
+from .formats.dtypes import native_dtype
 from .opversion import OpVersion
 from .semantics import ReduceCall
 
@@ -56,9 +57,9 @@ def kernel_input(x: Any) -> np.ndarray:
         raise UsageError("masked arrays are not supported: pass .filled(value) or .compressed() instead")
     a = np.asarray(x)
     if a.size == 0:  # no data to read: any strides are fine, hand over plain ones
-        return np.empty(a.shape, dtype=a.dtype.newbyteorder("=") if not a.dtype.isnative else a.dtype)
+        return np.empty(a.shape, dtype=native_dtype(a.dtype))
     if not a.dtype.isnative:
-        a = a.astype(a.dtype.newbyteorder("="))
+        a = a.astype(native_dtype(a.dtype))
     if not (a.flags.c_contiguous or a.flags.f_contiguous) or not a.flags.aligned:
         a = np.array(a, order="C", copy=True)  # a fresh buffer is aligned
     return a

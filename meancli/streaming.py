@@ -13,9 +13,14 @@ its data is read on demand into a reused buffer of about ``SLAB_BYTES``.
   a fixed prefix); each streamed input's block is one contiguous byte range
   of its file; small inputs stay in memory and are broadcast as views.
 
+An ``.npz`` member of at least ``STREAM_MIN_BYTES`` (uncompressed) streams the
+same way, read in order through ``zipfile`` (stored or deflated; its CRC is
+checked as its last byte is read).
+
 Not streamed (read through a memory map instead, so memory grows with the
-file's size): ``.npz`` members, Fortran-order inputs of Mean, and ReduceMean
-inputs where a single row of the outermost dimension exceeds the slab size.
+file's size): Fortran-order inputs of Mean, and ReduceMean inputs where a
+single row of the outermost dimension exceeds the slab size; archive members
+and stdin in those cases are read whole.
 """
 
 from __future__ import annotations
@@ -27,16 +32,24 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from math import prod
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
 from .errors import InputFileError
-from .npyio import STDIN_NAME, NpyHeader, read_bytes, read_header, read_into
+from .formats.dtypes import native_dtype
+from .formats.messages import STDIN_NAME, reason
+from .formats.npy_format import NpyHeader, read_header
+from .formats.npy_read import check_size
+from .formats.pipes import read_bytes, read_into, stdin_buffer
+
+if TYPE_CHECKING:
+    from .formats.npz import Archive
 
 STREAM_MIN_BYTES = int(os.environ.get("MEANCLI_STREAM_MIN_BYTES", 256 << 20))
 SLAB_BYTES = int(os.environ.get("MEANCLI_SLAB_BYTES", 32 << 20))
 
+STREAM_READ_BYTES = 1 << 20  # bytes asked of a stream per read
 Progress = Callable[[int], None]  # called with bytes just read
 
 
@@ -46,7 +59,7 @@ class Source:
 
     ``read_into(offset, view)`` fills ``view`` with data bytes starting at
     ``offset`` (relative to the first data byte). A seekable file reads any
-    range; a stream (stdin, a pipe) only the next one.
+    range; a stream (stdin, a pipe, an archive member) only the next one.
     """
 
     name: str
@@ -55,6 +68,11 @@ class Source:
     seekable: bool
     position: int = 0  # next data byte a stream will deliver
     read_seconds: float = field(default=0.0)  # time spent waiting for data
+    #: what a read of ``fp`` raises for bad data or a failing device (an archive
+    #: member adds zipfile's and zlib's errors)
+    errors: tuple[type[BaseException], ...] = (OSError,)
+    #: closed by finish() after ``fp`` (the archive a member stream comes from)
+    archive: Archive | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -91,17 +109,18 @@ class Source:
                 if offset != self.position:
                     raise InputFileError(f"{self.name}: a stream can only be read in order")
                 while got < want:
-                    n = read_into(self.fp, view[got:])
+                    # in pieces: a zip member's readinto reads (and a deflated one
+                    # decompresses) a whole request into a temporary bytes object
+                    n = read_into(self.fp, view[got : got + STREAM_READ_BYTES])
                     if not n:
                         break
                     got += n
                 self.position += got
-        except OSError as exc:
-            raise InputFileError(f"{self.name}: read error: {exc.strerror or exc}") from None
+        except self.errors as exc:
+            raise InputFileError(f"{self.name}: read error: {reason(exc)}") from None
         if got < want:
             raise InputFileError(
-                f"{self.name}: truncated data: header says {self.nbytes} bytes, "
-                f"the data ends after {offset + got}"
+                f"{self.name}: truncated data: {self.header.size_text()}, the data ends after {offset + got}"
             )
         self.read_seconds += time.perf_counter() - started
 
@@ -113,10 +132,19 @@ class Source:
         """
         try:
             if not self.seekable and self.position == self.nbytes and read_bytes(self.fp, 1):
-                raise InputFileError(f"{self.name}: trailing bytes after the {self.nbytes} bytes of data")
+                msg = f"trailing bytes: {self.header.size_text()}, but more data follows the array"
+                raise InputFileError(f"{self.name}: {msg}")
+        except self.errors as exc:
+            raise InputFileError(f"{self.name}: read error: {reason(exc)}") from None
         finally:
-            if self.fp is not sys.stdin.buffer:
-                self.fp.close()
+            self.close()
+
+    def close(self) -> None:
+        """Close the file (not stdin) and the archive it comes from, checking nothing."""
+        if self.fp is not getattr(sys.stdin, "buffer", None):
+            self.fp.close()
+        if self.archive is not None:
+            self.archive.close()
 
     def read_all(self) -> np.ndarray[Any, Any]:
         """The whole array in memory (for a stream too small to be worth streaming).
@@ -135,53 +163,89 @@ class Source:
 
 
 def open_source(arg: str) -> Source | None:
-    """A Source for ``-`` (stdin) or a regular ``.npy`` file with at least
-    STREAM_MIN_BYTES of data; None for anything else (read it in memory).
+    """A Source for ``-`` (stdin), a regular ``.npy`` file with at least
+    STREAM_MIN_BYTES of data, or an ``archive.npz:NAME`` member holding that
+    much; None for anything else (read it in memory).
 
     Raises:
         InputFileError: an unreadable file or a malformed header; for a
-            regular file also truncated data or trailing bytes.
+            regular file or a member also truncated data or trailing bytes.
     """
     if arg == "-":
-        buffer = getattr(sys.stdin, "buffer", None)
-        if buffer is None:
-            raise InputFileError(f"{STDIN_NAME}: standard input is not available")
-        if buffer.isatty():
-            raise InputFileError(
-                f"{STDIN_NAME}: refusing to read binary .npy data from a terminal; "
-                "redirect or pipe a .npy file into standard input"
-            )
-        header = read_header(buffer, STDIN_NAME)
-        return Source(STDIN_NAME, header, buffer, seekable=False)
+        return stdin_source()
+    from .formats.detect import input_format
+    from .formats.npz import split_member
+
+    path, member = split_member(arg)
+    kind = input_format(path)
+    if kind == "npz" and member is not None:
+        from .formats.npz import Archive
+
+        archive = Archive(path)
+        try:
+            (info,) = archive.wanted(member)
+        except BaseException:
+            archive.close()
+            raise
+        if info.file_size < STREAM_MIN_BYTES:
+            archive.close()
+            return None
+        return member_source(archive, info)
+    if kind != "npy" or member is not None:
+        return None
+    return file_source(path)
+
+
+def stdin_source() -> Source:
+    """Standard input as a Source (its header read and checked).
+
+    Raises:
+        InputFileError: stdin is missing or a terminal, or its header is refused.
+    """
+    buffer = stdin_buffer()
+    return Source(STDIN_NAME, read_header(buffer, STDIN_NAME), buffer, seekable=False)
+
+
+def file_source(path: str) -> Source | None:
+    """A Source for a regular ``.npy`` file with at least STREAM_MIN_BYTES of data; None otherwise.
+
+    Raises:
+        InputFileError: a malformed header, truncated data or trailing bytes.
+    """
     try:
-        st = os.stat(arg)
-    except OSError:
+        st = os.stat(path)
+    except (OSError, ValueError):
         return None  # the in-memory reader reports it
     if not stat.S_ISREG(st.st_mode) or st.st_size < STREAM_MIN_BYTES:
         return None
     try:
-        with open(arg, "rb") as probe:
-            if probe.read(4) == b"PK\x03\x04":  # an .npz archive: read as one
-                return None
+        fp = open(path, "rb")  # noqa: SIM115 -- closed by Source.finish
     except OSError:
         return None
     try:
-        fp = open(arg, "rb")  # noqa: SIM115 -- closed by Source.finish
-    except OSError:
-        return None
-    try:
-        header = read_header(fp, arg)
-        held = st.st_size - header.data_offset
-        if held != header.nbytes:
-            what = "truncated data" if held < header.nbytes else "trailing bytes"
-            raise InputFileError(
-                f"{arg}: {what}: header says shape {header.shape} {header.dtype} = "
-                f"{header.nbytes} bytes, file holds {held}"
-            )
+        header = read_header(fp, path)
+        check_size(header, st.st_size - header.data_offset, path)
     except BaseException:
         fp.close()
         raise
-    return Source(arg, header, fp, seekable=True)
+    return Source(path, header, fp, seekable=True)
+
+
+def member_source(archive: Archive, info: Any) -> Source:
+    """An archive member (a ``zipfile.ZipInfo`` of ``archive``) as a Source read in
+    order; Source.finish closes the member and the archive.
+
+    Raises:
+        InputFileError: the member's header is refused or its size does not match it.
+    """
+    from .formats.npz import ZIP_ERRORS
+
+    try:
+        fp, header = archive.open_stream(info)
+    except BaseException:
+        archive.close()
+        raise
+    return Source(archive.member_where(info), header, fp, seekable=False, errors=ZIP_ERRORS, archive=archive)
 
 
 def _c_strides(shape: tuple[int, ...], itemsize: int, fortran: bool) -> tuple[int, ...]:
@@ -192,10 +256,6 @@ def _c_strides(shape: tuple[int, ...], itemsize: int, fortran: bool) -> tuple[in
         strides[d] = step
         step *= max(shape[d], 1)
     return tuple(strides)
-
-
-def _native(dtype: np.dtype[Any]) -> np.dtype[Any]:
-    return dtype if dtype.isnative else dtype.newbyteorder("=")
 
 
 def reduce_slabs(
@@ -307,7 +367,7 @@ def mean_blocks(
 def _whole(x: Source | np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     if isinstance(x, Source):
         array = x.read_all()
-        return array.astype(_native(array.dtype)) if not array.dtype.isnative else array
+        return array.astype(native_dtype(array.dtype)) if not array.dtype.isnative else array
     return x
 
 
@@ -342,5 +402,5 @@ def _source_block(
         progress(nbytes)
     region = scratch[:nbytes].view(src.dtype).reshape((b - a, *own[j + 1 :]))
     if not src.dtype.isnative:
-        region = region.byteswap().view(_native(src.dtype))
+        region = region.byteswap().view(native_dtype(src.dtype))
     return np.broadcast_to(region, (block.stop - block.start, *shape[j + 1 :]))

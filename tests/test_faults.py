@@ -42,17 +42,17 @@ PATCH
 from meancli.cli.app import main
 sys.exit(main(sys.argv[1:]))
 """
-# npyio writes the data in chunks: after the first one, say so and wait to be signalled.
+# .npy outputs are written in chunks: after the first one, say so and wait to be signalled.
 PAUSE_MID_WRITE = """
-from meancli import npyio
-_chunks = npyio._data_chunks
+from meancli.formats import npy_write
+_chunks = npy_write._data_chunks
 def _paused(array, fortran):
     for i, chunk in enumerate(_chunks(array, fortran)):
         yield chunk
         if i == 0:
             open(os.environ["MARKER"], "w").close()
             time.sleep(60)
-npyio._data_chunks = _paused
+npy_write._data_chunks = _paused
 """
 # A signal that arrives just as the temporary file is created (before mkstemp returns).
 SIGNAL_AT_MKSTEMP = """
@@ -66,13 +66,13 @@ tempfile.mkstemp = _signalled
 """
 # A bug while writing: an exception that is not an OSError after the first chunk.
 FAIL_MID_WRITE = """
-from meancli import npyio
-_chunks = npyio._data_chunks
+from meancli.formats import npy_write
+_chunks = npy_write._data_chunks
 def _failing(array, fortran):
     for chunk in _chunks(array, fortran):
         yield chunk
         raise RuntimeError("injected failure after the first chunk")
-npyio._data_chunks = _failing
+npy_write._data_chunks = _failing
 """
 # A bug in validation.
 FAIL_VALIDATE = """

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from meancli import npyio
 from meancli.errors import InputFileError
+from meancli.formats import atomic_write, npy_read
 from meancli.npyio import (
     BFLOAT16_NOTE,
     NpyHeader,
@@ -537,7 +537,7 @@ def test_permission_denied_simulated(tmp_path: Path, monkeypatch: pytest.MonkeyP
     def denied(*args: Any, **kwargs: Any) -> Any:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(npyio, "open", denied, raising=False)
+    monkeypatch.setattr(npy_read, "open", denied, raising=False)
     assert error_of(path) == f"{path}: permission denied"
 
 
@@ -756,13 +756,14 @@ def test_failed_write_keeps_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_interrupt_during_write_cleans_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "out.npy"
     path.write_bytes(b"precious")
-    real = npyio._write_all
+    real = atomic_write.write_all
 
-    def interrupted(fp: Any, header: bytes, chunks: Any) -> int:
-        real(fp, header, [next(iter(chunks))[:8]])  # the header and some data, then Ctrl-C
+    def interrupted(fp: Any, parts: Any) -> int:
+        parts = iter(parts)
+        real(fp, [next(parts), next(parts)[:8]])  # the header and some data, then Ctrl-C
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(npyio, "_write_all", interrupted)
+    monkeypatch.setattr(atomic_write, "write_all", interrupted)
     with pytest.raises(KeyboardInterrupt):
         write_npy(str(path), np.ones(1000))
     assert path.read_bytes() == b"precious"

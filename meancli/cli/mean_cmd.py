@@ -22,7 +22,8 @@ def mean(
         list[str],
         typer.Argument(
             metavar="FILE...",
-            help="Input .npy files ('-' reads stdin once; an .npz gives all its arrays, data.npz:NAME one).",
+            help="Input .npy or ONNX tensor .pb files ('-' reads stdin once; an .npz gives all its arrays, "
+            "data.npz:NAME one).",
         ),
     ],
     opset: options.Opset = None,
@@ -52,8 +53,11 @@ def mean(
         from ..streaming import Source
 
         if any(isinstance(x, Source) for x in items):
-            result = _mean_streamed(
-                op, shape, items, files, report, n_threads, output, show_progress=not (quiet or json_mode)
+            from ..formats.detect import output_format
+
+            blockwise = output if output is not None and output_format(output) == "npy" else None
+            result = _mean_streamed(  # a .pb output is written whole, once computed
+                op, shape, items, files, report, n_threads, blockwise, show_progress=not (quiet or json_mode)
             )
         else:
             result = report.repeat("kernel", lambda: api.execute_mean(op, shape, items, n_threads), repeat)
@@ -78,6 +82,7 @@ def _mean_streamed(
     with ``output``, the result is written block by block and None returned."""
 
     from .. import api, kernels
+    from ..formats.dtypes import native_dtype
     from ..npyio import read_npy, write_npy_blocks
     from ..streaming import Source, mean_blocks
     from .progress import progress_bar
@@ -94,7 +99,7 @@ def _mean_streamed(
                 items[k] = api.kernel_input(data)
     sources = [x for x in items if isinstance(x, Source)]
     dtype = items[0].dtype
-    native = dtype if dtype.isnative else dtype.newbyteorder("=")
+    native = native_dtype(dtype)
     symbol = op.kernels[api.spec_dtype_name(native)]
     total = sum(s.nbytes for s in sources)
     try:

@@ -24,7 +24,12 @@ Opset = Annotated[
 ]
 Output = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("-o", "--output", metavar="OUT", help="Write the result as .npy to OUT ('-' for stdout)."),
+    typer.Option(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="Write the result to OUT: .npy, or an ONNX tensor if OUT ends in .pb ('-': .npy to stdout).",
+    ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
 Json = Annotated[bool, typer.Option("--json", help="Print the report as one JSON object (errors too).")]

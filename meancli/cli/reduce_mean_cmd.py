@@ -26,8 +26,8 @@ def reduce_mean(
         list[str],
         typer.Argument(
             metavar="FILE...",
-            help="Input .npy files, each reduced on its own ('-' reads stdin; data.npz:NAME picks an "
-            "archive member). With several, -o is a template: -o 'out/{stem}.npy'.",
+            help="Input .npy, .npz:NAME or ONNX tensor .pb files, each reduced on its own ('-' reads "
+            "stdin). With several, -o is a template: -o 'out/{stem}.npy'.",
         ),
     ],
     axes: Annotated[
@@ -37,6 +37,15 @@ def reduce_mean(
             metavar="A [A ...]",
             help="Axes to reduce: --axes 2 3, --axes 2,3, --axes -1; --axes= is an explicitly "
             "empty list. Omitted: reduce all (onnx); openvino requires it.",
+        ),
+    ] = None,
+    axes_from: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--axes-from",
+            metavar="FILE",
+            help="Read the axes input from a 1-D tensor file (.npy, .pb, data.npz:NAME), as "
+            "ReduceMean-18 takes it (int64). Not with --axes.",
         ),
     ] = None,
     keep_dims: Annotated[
@@ -74,6 +83,8 @@ def reduce_mean(
         report = start("reduce-mean", "ReduceMean", opset, threads)
         op, n_threads = report.op, report.threads
         assert op is not None
+        if axes_from is not None:  # read once, for every FILE
+            axes_list = _axes_from(op, axes_from, given=axes is not None, report=report)
 
         notes: list[str] = []  # said once per run, not once per file
 
@@ -130,6 +141,25 @@ def _reduce_file(
     finish(report, result, output, json_mode=json_mode, quiet=quiet)
 
 
+def _axes_from(op: "OpVersion", path: str, *, given: bool, report: Report) -> list[int]:
+    """The axes read from ``path`` for a version whose axes are an input tensor.
+
+    Raises:
+        UsageError: with --axes, or for a version whose axes are an attribute.
+        InputFileError: as inputs.read_axes.
+    """
+    if given:
+        raise UsageError("--axes and --axes-from cannot be combined")
+    if op.axes is None or op.axes.source != "input":
+        raise UsageError(f"--axes-from: {op.label} takes axes as an attribute, not a tensor; use --axes")
+    from ..inputs import read_axes
+
+    param = next(i.type_param for i in op.inputs if i.name == "axes")
+    allowed = {c.param: c.allowed for c in op.type_constraints}.get(param, (param,))
+    with report.stage("read"):
+        return read_axes(path, tuple(allowed), op.label)
+
+
 def _reduce_streamed(
     op: "OpVersion",
     call: "ReduceCall",
@@ -143,11 +173,12 @@ def _reduce_streamed(
     """ReduceMean of a streamed input; reads it whole when one outermost row exceeds a slab."""
 
     from .. import api
+    from ..formats.dtypes import native_dtype
     from ..streaming import reduce_slabs
     from .progress import progress_bar
 
     kept = tuple(n for n, m in zip(source.shape, call.reduce_mask, strict=True) if not m)
-    native = source.dtype if source.dtype.isnative else source.dtype.newbyteorder("=")
+    native = native_dtype(source.dtype)
     out = alloc_output(kept, native, report)
     symbol = op.kernels[api.spec_dtype_name(source.dtype)]
     try:

@@ -109,17 +109,26 @@ def _json_value(x: Any) -> Any:
     return x
 
 
+def shown_values(result: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``result`` in a dtype numpy formats as a float: bfloat16 (which numpy prints
+    as it would an integer, ``[0, 0]``) as float32, which holds it exactly; every
+    other dtype as it is."""
+    from ..formats.dtypes import is_bfloat16
+
+    if is_bfloat16(result.dtype):
+        import numpy as np
+
+        return result.astype(np.float32)
+    return result
+
+
 def result_json(result: np.ndarray[Any, Any]) -> Any:
     """The result as nested lists: ints as ints, floats narrower than 64 bits
     in their shortest form (0.32346863, not 0.3234686255455017), non-finite
     values as the strings "nan", "inf", "-inf"."""
     if result.dtype.kind in "iu" or result.dtype.itemsize == 8:
         return _json_value(result.tolist())
-    if result.dtype.kind == "V":  # bfloat16: numpy cannot format it; float32 holds it exactly
-        import numpy as np
-
-        result = result.astype(np.float32)
-    return _json_value(result.astype(str).tolist())
+    return _json_value(shown_values(result).astype(str).tolist())
 
 
 def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: bool, stream: TextIO) -> None:
@@ -179,7 +188,8 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     if result is not None:
         import numpy as np
 
-        console.print(np.array2string(result, separator=", "), markup=False)  # numpy's digits, 0-d included
+        # numpy's digits, 0-d included; every float type alike
+        console.print(np.array2string(shown_values(result), separator=", "), markup=False)
     stream.write(buffer.getvalue())
     stream.flush()
 

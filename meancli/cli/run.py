@@ -160,15 +160,15 @@ def read_inputs(
     single: bool = False,
     stream: bool = False,
 ) -> list[Any]:
-    """Read every FILE argument (``.npy``, ``-`` = stdin, ``.npz``, ``.npz:name``)
+    """Read every FILE argument (``.npy``, ``-`` = stdin, ``.npz``, ``.npz:name``, ``.pb``)
     under the ``read`` stage, recording each tensor's name, shape and dtype.
 
     Args:
         single: the command takes exactly one tensor (an archive must then
             hold one array or be given as ``path.npz:name``).
-        stream: return a streaming.Source instead of an array for stdin and
-            for .npy files of at least streaming.STREAM_MIN_BYTES (stdin
-            holding less is read whole).
+        stream: return a streaming.Source instead of an array for stdin,
+            .npy files and .npz members of at least streaming.STREAM_MIN_BYTES
+            (stdin holding less is read whole).
 
     Returns:
         Kernel-ready arrays (native byte order, C or Fortran order) or Sources.
@@ -178,24 +178,15 @@ def read_inputs(
     """
     from ..api import kernel_input, spec_dtype_name
     from ..errors import InputFileError
+    from ..formats.dtypes import BFLOAT16_NOTE, is_bfloat16
     from ..inputs import read_inputs as read_arg
-    from ..npyio import BFLOAT16_NOTE, is_bfloat16
-    from ..streaming import STREAM_MIN_BYTES, open_source
+    from ..streaming import Source
 
     items: list[Any] = []
     noted = False
     with report.stage("read"), _listing_accepted_types(report):
         for path in paths:
-            source = open_source(path) if stream or path == "-" else None
-            if source is not None and (source.nbytes < STREAM_MIN_BYTES or not stream):
-                array = source.read_all()
-                source.finish()
-                source = None
-                named = [_Named(path, array)]
-            elif source is not None:
-                named = [_Named(path, source)]
-            else:
-                named = [_Named(n.name, n.array, n.header is not None) for n in read_arg(path)]
+            named = read_arg(path, stream=stream)
             if single and len(named) != 1:
                 listed = ", ".join(n.name for n in named)
                 raise InputFileError(f"{path}: holds {len(named)} arrays ({listed}); name one as {path}:NAME")
@@ -203,11 +194,11 @@ def read_inputs(
                 report.inputs.append(
                     TensorInfo(item.name, tuple(item.data.shape), spec_dtype_name(item.data.dtype))
                 )
-                if is_bfloat16(item.data.dtype) and not noted and item.from_npy:
+                if is_bfloat16(item.data.dtype) and item.from_void_descr and not noted:
                     noted = True
                     if not quiet:
                         report.stderr_notes.append(BFLOAT16_NOTE)
-                items.append(item.data if source is not None else kernel_input(item.data))
+                items.append(item.data if isinstance(item.data, Source) else kernel_input(item.data))
     return items
 
 
@@ -225,11 +216,6 @@ def _listing_accepted_types(report: Report) -> Iterator[None]:
         raise UnsupportedDtypeFile(f"{exc} ({report.op.label} accepts: {accepted})") from None
 
 
-class _Named:
-    def __init__(self, name: str, data: Any, from_npy: bool = True) -> None:
-        self.name, self.data, self.from_npy = name, data, from_npy
-
-
 def finish_written(
     report: Report, output: str | None, shape: tuple[int, ...], dtype: Any, *, json_mode: bool, quiet: bool
 ) -> None:
@@ -242,16 +228,40 @@ def finish_written(
     emit(report, None, json_mode=json_mode, quiet=quiet, stream=human_stream(output))
 
 
+def write_output(output: str, result: Any) -> None:
+    """Write ``result`` to ``output`` in the format its name asks for: ``.pb`` an ONNX
+    TensorProto, anything else (``-`` = stdout included) ``.npy``; atomically either way.
+
+    Raises:
+        InputFileError: the file cannot be written (or the onnx package is missing for ``.pb``).
+        UsageError: OUT names an ``.npz`` archive, which meancli does not write.
+    """
+    from ..formats.detect import output_format
+
+    kind = output_format(output)
+    if kind == "npz":
+        from ..errors import UsageError
+
+        raise UsageError(f"-o {output}: .npz outputs are not supported; write .npy or .pb")
+    if kind == "pb":
+        from ..formats.onnx_tensor import write_tensor_file
+
+        write_tensor_file(output, result)
+    else:
+        from ..formats.npy_write import write_npy
+
+        write_npy(output, result)
+
+
 def finish(report: Report, result: Any, output: str | None, *, json_mode: bool, quiet: bool) -> None:
     """Write the result to ``output`` (atomically; ``-`` = stdout) and print the report."""
     from ..api import spec_dtype_name
-    from ..npyio import write_npy
 
     for note in report.stderr_notes:  # said only once the run has succeeded
         sys.stderr.write(note + "\n")
     if output is not None:
         with report.stage("write"):
-            write_npy(output, result)
+            write_output(output, result)
         report.output = TensorInfo(output, tuple(result.shape), spec_dtype_name(result.dtype))
         emit(report, None, json_mode=json_mode, quiet=quiet, stream=human_stream(output))
     else:

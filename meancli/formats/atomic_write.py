@@ -1,0 +1,130 @@
+"""A file written whole or not at all: through a temporary file renamed into place."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import stat
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from ..errors import InputFileError
+from .messages import reason
+from .pipes import write_all
+
+
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview]) -> int:
+    """Write the concatenated ``parts`` to ``path``, replacing it only once all are written.
+
+    A regular destination is written through a temporary file in the same directory
+    (flushed and fsynced) that then replaces ``path``; on any exception (SIGINT and SIGTERM
+    included, even one that arrives as the temporary file is created) the temporary file
+    is removed and the destination is left untouched.  An existing destination keeps its
+    permission bits, a new one gets ``0o666 & ~umask``.  If ``path`` is a symbolic link
+    its target is replaced; if it is an existing non-regular file (``/dev/null``, a FIFO)
+    it is written directly.  Writing onto a memory-mapped input file is safe.
+
+    ``parts`` is consumed lazily, so an output larger than memory can be produced as
+    it is written; an exception it raises aborts the write as any other.
+
+    Returns:
+        The number of bytes written.
+
+    Raises:
+        InputFileError: ``cannot write WHERE: REASON`` for any OS error.
+    """
+    target = path
+    try:
+        if os.path.islink(path):
+            target = os.path.realpath(path)
+        try:
+            st: os.stat_result | None = os.stat(target)
+        except FileNotFoundError:
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise InputFileError(f"cannot write {where}: is a directory")
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            with open(target, "wb") as fp:
+                return write_all(fp, parts)
+        mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_current_umask()
+        directory, base = os.path.split(target)
+    except OSError as exc:
+        raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
+    import tempfile  # only when a file is written
+
+    # A SIGINT or SIGTERM between the temporary file's creation and the try below would leave
+    # it behind: they wait until the cleanup is in place.
+    with _interrupts_deferred() as resume:
+        try:
+            fd, tmp = tempfile.mkstemp(dir=directory or ".", prefix="." + base + ".", suffix=".tmp")
+        except OSError as exc:
+            raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
+        try:
+            resume()  # a deferred interrupt is raised here, inside the cleanup's reach
+            with os.fdopen(fd, "wb") as fp:
+                os.fchmod(fp.fileno(), mode)
+                total = write_all(fp, parts)
+                fp.flush()
+                os.fsync(fp.fileno())
+            os.replace(tmp, target)
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            if isinstance(exc, OSError):
+                raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
+            raise
+    _fsync_directory(os.path.dirname(target) or ".")
+    return total
+
+
+_INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[Callable[[], None]]:
+    """Hold back SIGINT and SIGTERM until the ``resume()`` it yields is called (or the block ends).
+
+    Their Python handlers are swapped for one that only takes note; ``resume()`` puts the
+    handlers back and raises each noted signal again, so that its handler (and exception)
+    runs there.  (Blocking the signals would not do: any other thread, an OpenMP worker for
+    one, still receives them.)  Does nothing off the main thread, where handlers cannot be
+    set, nor for a handler that was not set from Python.
+    """
+    noted: list[int] = []
+    saved: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in _INTERRUPTS:
+            if signal.getsignal(signum) is not None:  # (None: installed from C, not restorable)
+                saved[signum] = signal.signal(signum, lambda number, frame: noted.append(number))
+
+    def resume() -> None:
+        while saved:
+            signal.signal(*saved.popitem())
+        while noted:
+            signal.raise_signal(noted.pop(0))
+
+    try:
+        yield resume
+    finally:
+        resume()
+
+
+def _fsync_directory(directory: str) -> None:
+    """Best effort: make the rename durable."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,28 @@
+"""How file errors name their file and say why: one line each."""
+
+from __future__ import annotations
+
+from ..errors import InputFileError
+
+STDIN_NAME = "<stdin>"
+STDOUT_NAME = "<stdout>"
+
+
+def display(name: str) -> str:
+    """``name`` made safe to print on one line (control characters escaped)."""
+    if name.isprintable():
+        return name
+    return name.encode("unicode_escape", "backslashreplace").decode("ascii")
+
+
+def reason(exc: BaseException) -> str:
+    """A one-line reason from an exception (``strerror`` for an OSError)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def bad(where: str, what: str) -> InputFileError:
+    """The one-line error ``WHERE: WHAT``."""
+    return InputFileError(f"{where}: {what}")

@@ -1,0 +1,168 @@
+"""``.npz`` archives: numpy's member lookup, members read by the one ``.npy`` reader.
+
+An argument ``archive.npz:NAME`` picks one member; the path ends at the first
+``:`` where what comes before is an existing file (so member names may hold ``:``
+and ``/``, as TensorFlow's ``dense/kernel:0`` does).  A member is looked up as
+numpy's ``NpzFile`` does: ``NAME`` as stored, then ``NAME.npy``.  Members are
+named in messages as numpy lists them (``archive.npz:a`` for ``a.npy``).
+
+Each member is read by :func:`~meancli.formats.npy_read.read_npy_stream` from the
+file object ``zipfile`` gives (stored or deflated alike, its CRC checked), with the
+member's uncompressed size checked against its header before anything is read.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zipfile
+import zlib
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from ..errors import InputFileError
+from .messages import display, reason
+from .npy_format import NpyHeader, read_header
+from .npy_read import check_size, open_for_reading, read_npy_stream
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+#: What ``zipfile`` and ``zlib`` raise for a damaged, encrypted or unsupported archive.
+ZIP_ERRORS: tuple[type[BaseException], ...] = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    RuntimeError,  # an encrypted member
+    NotImplementedError,  # a compression method zipfile lacks
+    zlib.error,
+    EOFError,
+    OSError,
+    ValueError,
+    OverflowError,
+    struct.error,
+)
+
+
+def split_member(arg: str) -> tuple[str, str | None]:
+    """``data.npz:dense/kernel:0`` -> (``data.npz``, ``dense/kernel:0``).
+
+    An argument that names an existing file is a path; otherwise the path ends at the
+    first ``:`` where what comes before it is an existing file.  No such point: the
+    argument is a path (that the reader will report missing).
+    """
+    if arg == "-" or ":" not in arg or os.path.exists(arg):
+        return arg, None
+    at = arg.find(":")
+    while at >= 0:
+        head = arg[:at]
+        if head and os.path.isfile(head):
+            return head, arg[at + 1 :]
+        at = arg.find(":", at + 1)
+    return arg, None
+
+
+def shown_name(stored: str) -> str:
+    """The name numpy lists a member by: the stored name without ``.npy``."""
+    return stored[: -len(".npy")] if stored.endswith(".npy") else stored
+
+
+class Archive:
+    """An open ``.npz`` archive (a context manager closing it).
+
+    Raises (each method):
+        InputFileError: one line naming ``path`` or ``path:member``.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.where = display(path)
+        fp = open_for_reading(path, self.where)
+        try:
+            self.zip = zipfile.ZipFile(fp)
+        except ZIP_ERRORS as exc:
+            fp.close()
+            raise InputFileError(f"{self.where}: not a readable .npz archive: {reason(exc)}") from None
+        self._fp = fp
+        #: the members that can hold arrays (directory entries left out), in stored order
+        self.members = [info for info in self.zip.infolist() if not info.filename.endswith("/")]
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.zip.close()
+        self._fp.close()
+
+    def member_where(self, info: zipfile.ZipInfo) -> str:
+        """``archive.npz:name`` as messages and reports show it."""
+        return f"{self.where}:{display(shown_name(info.filename))}"
+
+    def lookup(self, name: str) -> zipfile.ZipInfo:
+        """The member ``name`` or ``name.npy`` (numpy's rule).
+
+        Raises:
+            InputFileError: no such member; the message lists the names there are.
+        """
+        by_name = {info.filename: info for info in self.members}
+        found = by_name.get(name) or by_name.get(name + ".npy")
+        if found is None:
+            listed = ", ".join(display(shown_name(i.filename)) for i in self.members) or "no arrays"
+            msg = f"no array named {display(name)!r} (the archive holds: {listed})"
+            raise InputFileError(f"{self.where}: {msg}")
+        return found
+
+    def wanted(self, name: str | None) -> list[zipfile.ZipInfo]:
+        """The member ``name`` (see :meth:`lookup`), or every member when None.
+
+        Raises:
+            InputFileError: a missing member, or an archive with no arrays.
+        """
+        if name is not None:
+            return [self.lookup(name)]
+        if not self.members:
+            raise InputFileError(f"{self.where}: the .npz archive holds no arrays")
+        return list(self.members)
+
+    def _refuse_encrypted(self, info: zipfile.ZipInfo, where: str) -> None:
+        if info.flag_bits & 0x1:  # zipfile would ask for a password
+            raise InputFileError(f"{where}: the member is encrypted (password-protected); not supported")
+
+    def read(self, info: zipfile.ZipInfo) -> tuple[npt.NDArray[Any], NpyHeader]:
+        """The member's array, in memory (as :func:`read_npy_stream` returns it)."""
+        where = self.member_where(info)
+        self._refuse_encrypted(info, where)
+        try:
+            with self.zip.open(info) as fp:
+                return read_npy_stream(fp, where, size=info.file_size)  # type: ignore[arg-type]
+        except MemoryError:
+            raise InputFileError(f"{where}: the array does not fit in memory") from None
+        except ZIP_ERRORS as exc:
+            raise InputFileError(f"{where}: cannot read the member: {reason(exc)}") from None
+
+    def open_stream(self, info: zipfile.ZipInfo) -> tuple[BinaryIO, NpyHeader]:
+        """The member as a stream positioned at its first data byte, and its checked header.
+
+        The stream checks the member's CRC when its last byte is read; its read errors
+        are among :data:`ZIP_ERRORS`.  The caller closes it (before the archive).
+        """
+        where = self.member_where(info)
+        self._refuse_encrypted(info, where)
+        try:
+            fp: BinaryIO = self.zip.open(info)  # type: ignore[assignment]
+        except ZIP_ERRORS as exc:
+            raise InputFileError(f"{where}: cannot read the member: {reason(exc)}") from None
+        try:
+            header = read_header(fp, where)
+            check_size(header, info.file_size - header.data_offset, where)
+        except ZIP_ERRORS as exc:
+            fp.close()
+            raise InputFileError(f"{where}: cannot read the member: {reason(exc)}") from None
+        except BaseException:
+            fp.close()
+            raise
+        return fp, header

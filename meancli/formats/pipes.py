@@ -1,0 +1,153 @@
+"""Standard input and output for binary data, also when they are non-blocking pipes.
+
+A non-blocking stream answers a read with None (no data yet) and a write with
+EAGAIN or a partial write until the other end catches up: these helpers wait
+and go on, so every byte is read and written.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any, BinaryIO
+
+from ..errors import InputFileError
+from .messages import STDIN_NAME, STDOUT_NAME, reason
+
+
+def _fileno(fp: Any) -> int | None:
+    """``fp``'s descriptor, or None for a stream without one (a test's capture)."""
+    try:
+        return int(fp.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _wait_ready(fd: int, *, write: bool) -> None:
+    """Block until ``fd`` can be written (or read)."""
+    import select
+
+    select.select([] if write else [fd], [fd] if write else [], [])
+
+
+def read_bytes(fp: Any, n: int) -> bytes:
+    """``fp.read(n)``, waiting while a non-blocking stream has no data yet
+    (it returns None then, not end of stream); b"" only at the end."""
+    while (data := fp.read(n)) is None:
+        fd = _fileno(fp)
+        if fd is None:
+            return b""
+        _wait_ready(fd, write=False)
+    return bytes(data)
+
+
+def read_into(fp: Any, view: memoryview) -> int:
+    """``fp.readinto(view)``, waiting as read_bytes does; 0 only at the end.
+    A stream without ``readinto`` is read with ``read``."""
+    readinto = getattr(fp, "readinto", None)
+    if readinto is None:
+        chunk = read_bytes(fp, len(view))
+        view[: len(chunk)] = chunk
+        return len(chunk)
+    while (n := readinto(view)) is None:
+        fd = _fileno(fp)
+        if fd is None:
+            return 0
+        _wait_ready(fd, write=False)
+    return int(n)
+
+
+def read_upto(fp: Any, n: int) -> bytes:
+    """Read up to ``n`` bytes, tolerating short reads; fewer only at end of stream."""
+    parts: list[bytes] = []
+    got = 0
+    while got < n:
+        chunk = read_bytes(fp, n - got)
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def stdin_buffer() -> BinaryIO:
+    """``sys.stdin.buffer``, checked: there is one and it is not a terminal.
+
+    Raises:
+        InputFileError: standard input is missing or is a terminal.
+    """
+    stdin = sys.stdin
+    buffer = getattr(stdin, "buffer", None) if stdin is not None else None
+    if buffer is None:
+        raise InputFileError(f"{STDIN_NAME}: standard input is not available")
+    try:
+        tty = buffer.isatty()
+    except (OSError, ValueError):
+        tty = False
+    if tty:
+        raise InputFileError(
+            f"{STDIN_NAME}: refusing to read binary .npy data from a terminal; "
+            "redirect or pipe a .npy file into standard input"
+        )
+    result: BinaryIO = buffer
+    return result
+
+
+def _write_fd_all(fd: int, data: bytes | memoryview) -> None:
+    """os.write until every byte is out: a pipe may take part of a write, and a
+    non-blocking one refuses (EAGAIN) until the reader catches up."""
+    view = memoryview(data).cast("B")
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BlockingIOError:
+            _wait_ready(fd, write=True)
+            continue
+        view = view[n:]
+
+
+def write_all(fp: BinaryIO, parts: Iterable[bytes | memoryview]) -> int:
+    """Write every part to ``fp``; the number of bytes written."""
+    total = 0
+    for part in parts:
+        fp.write(part)
+        total += len(part)
+    return total
+
+
+def write_stdout(parts: Iterable[bytes | memoryview]) -> int:
+    """Write ``parts`` to standard output, every byte; the number of bytes written.
+
+    Raises:
+        InputFileError: stdout is missing, a terminal, or fails (``cannot write <stdout>``).
+        BrokenPipeError: the reader has gone away.
+    """
+    stdout = sys.stdout
+    buffer = getattr(stdout, "buffer", None) if stdout is not None else None
+    if buffer is None:
+        raise InputFileError(f"cannot write {STDOUT_NAME}: standard output is not available")
+    try:
+        tty = buffer.isatty()
+    except (OSError, ValueError):
+        tty = False
+    if tty:
+        raise InputFileError(
+            "refusing to write binary .npy data to a terminal; redirect stdout or use -o FILE"
+        )
+    try:
+        fd = _fileno(buffer)
+        if fd is None:
+            total = write_all(buffer, parts)
+            buffer.flush()
+        else:  # every byte written and checked, whatever kind of pipe stdout is
+            buffer.flush()
+            total = 0
+            for part in parts:
+                _write_fd_all(fd, part)
+                total += len(part)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise InputFileError(f"cannot write {STDOUT_NAME}: {reason(exc)}") from None
+    return total
