@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 SHOW_FROM_BYTES = 1 << 30  # about half a second of reading here, or more
 
@@ -30,3 +30,10 @@ def progress_bar(total_bytes: int, *, enabled: bool, label: str) -> Iterator[Cal
     ) as bar:
         task = bar.add_task(label, total=total_bytes)
         yield lambda n: bar.advance(task, n)
+
+
+def progress_factory(
+    *, enabled: bool
+) -> Callable[[int, str], AbstractContextManager[Callable[[int], None] | None]]:
+    """An engine ProgressFactory: a bar for ``(total_bytes, label)`` when ``enabled`` (see progress_bar)."""
+    return lambda total, label: progress_bar(total, enabled=enabled, label=label)

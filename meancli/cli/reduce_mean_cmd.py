@@ -3,22 +3,15 @@
 No ``from __future__ import annotations`` (see app.py).
 """
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from ..errors import UsageError
 from . import options
 from .argv import parse_axes
-from .report import Report
-from .run import alloc_output, check_input_dtypes, finish, read_inputs, session, start
-
-if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
-    import numpy as np
-
-    from ..opversion import OpVersion
-    from ..semantics import ReduceCall
-    from ..streaming import Source
+from .progress import progress_factory
+from .run import check_input_dtypes, finish, read_inputs, session, start
 
 
 def reduce_mean(
@@ -87,48 +80,10 @@ def reduce_mean(
         from ..streaming import Source
 
         if isinstance(data, Source):
-            result = _reduce_streamed(
-                op, call, data, file, report, n_threads, show_progress=not (quiet or json_mode)
-            )
+            from ..engine.streamed import reduce_streamed
+
+            progress = progress_factory(enabled=not (quiet or json_mode))
+            result = reduce_streamed(op, call, data, n_threads, report, progress)
         else:
             result = report.repeat("kernel", lambda: api.execute_reduce(op, call, data, n_threads), repeat)
         finish(report, result, output, json_mode=json_mode, quiet=quiet)
-
-
-def _reduce_streamed(
-    op: "OpVersion",
-    call: "ReduceCall",
-    source: "Source",
-    file: str,
-    report: Report,
-    threads: int,
-    *,
-    show_progress: bool,
-) -> "np.ndarray":
-    """ReduceMean of a streamed input; reads it whole when one outermost row exceeds a slab."""
-
-    from .. import api
-    from ..streaming import reduce_slabs
-    from .progress import progress_bar
-
-    kept = tuple(n for n, m in zip(source.shape, call.reduce_mask, strict=True) if not m)
-    native = source.dtype if source.dtype.isnative else source.dtype.newbyteorder("=")
-    out = alloc_output(kept, native, report)
-    symbol = op.kernels[api.spec_dtype_name(source.dtype)]
-    try:
-        with (
-            report.stage("kernel"),
-            progress_bar(source.nbytes, enabled=show_progress, label=file) as advance,
-        ):
-            streamed = reduce_slabs(symbol, source, call.reduce_mask, out, threads, advance)
-        report.timings_ms["read"] += source.read_seconds * 1e3
-        report.timings_ms["kernel"] -= source.read_seconds * 1e3
-        if not streamed:  # one outermost row is larger than a slab: read it whole
-            with report.stage("read"):
-                data = api.kernel_input(source.read_all())
-    finally:
-        source.finish()
-    if streamed:
-        return out.reshape(call.out_shape)
-    with report.stage("kernel"):
-        return api.execute_reduce(op, call, data, threads)

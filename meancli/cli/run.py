@@ -21,7 +21,7 @@ from ..errors import EXIT_INTERNAL, MeancliError
 from .report import Report, TensorInfo, emit, emit_error
 
 if TYPE_CHECKING:
-    import numpy as np
+    pass
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 EXIT_BROKEN_PIPE = 128 + int(getattr(signal, "SIGPIPE", 13))
@@ -109,25 +109,6 @@ def resolve_op(op_name: str, opset: str | None) -> Any:
         return opsets.resolve(op_name, opset)
     except UsageError as exc:
         raise UsageError(f"--{exc}") from None
-
-
-def alloc_output(shape: tuple[int, ...], dtype: Any, report: Report) -> np.ndarray:
-    """np.empty for a result, or an error naming the inputs when it does not fit in memory.
-
-    Raises:
-        InputFileError: the result's size cannot be allocated.
-    """
-    import numpy as np
-
-    from ..errors import InputFileError
-
-    try:
-        return np.empty(shape, dtype=dtype)
-    except (MemoryError, ValueError):
-        names = ", ".join(_shown(t.path) for t in report.inputs)
-        raise InputFileError(
-            f"{names}: the result, shape {shape} {np.dtype(dtype)}, does not fit in memory"
-        ) from None
 
 
 def _shown(path: str | None) -> str:

@@ -1,0 +1,280 @@
+"""The dask engine: chunked inputs as dask graphs of meancli's kernels.
+
+- ReduceMean: ``dask.array.reduction`` with the exact partial states as
+  chunk / combine / aggregate (meancli.engine.tasks): the same bits for any
+  chunk grid, ``split_every``, worker count or scheduler.
+- Mean: ``dask.array.blockwise`` over the inputs aligned on their trailing
+  dims (multidirectional broadcasting: a size-1 dim stretches).
+
+Where it runs (:class:`Where`): this process with dask's synchronous
+scheduler (chunk by chunk, bounded memory), a ``LocalCluster`` of
+``workers`` processes on 127.0.0.1, or the cluster at ``scheduler``. Only
+public dask and distributed API is used.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from ..chunked import ChunkedArray, require
+from ..errors import ClusterError, InputFileError
+from . import ProgressFactory
+
+if TYPE_CHECKING:
+    from ..semantics import ReduceCall
+
+DEFAULT_TIMEOUT = 30.0  # seconds to reach a scheduler and see a worker
+NUMPY_CHUNK_BYTES = 64 << 20  # chunks of an in-memory input shipped to a cluster
+
+
+class Where(NamedTuple):
+    """Where a dask graph runs: ``workers`` (a LocalCluster), ``scheduler`` (an
+    address), or neither (this process, synchronously)."""
+
+    workers: int | None = None
+    scheduler: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+
+    @property
+    def cluster(self) -> bool:
+        return self.workers is not None or self.scheduler is not None
+
+    @property
+    def engine(self) -> str:
+        if self.scheduler is not None:
+            return "dask.distributed"
+        return "dask.distributed (LocalCluster)" if self.workers is not None else "dask (this process)"
+
+
+def as_dask(item: Any, *, cluster: bool) -> Any:
+    """A dask array of ``item``: a ChunkedArray on its own chunk grid, a dask
+    array as it is, a numpy array in chunks of about NUMPY_CHUNK_BYTES along
+    axis 0 (one chunk in this process)."""
+    da = require("dask.array")
+    if isinstance(item, da.Array):
+        return item
+    if isinstance(item, ChunkedArray):
+        meta = np.empty((0,) * item.ndim, dtype=item.dtype)
+        return da.from_array(item, chunks=item.chunks, asarray=False, fancy=False, meta=meta, name=False)
+    array = np.asarray(item)
+    if not cluster or array.ndim == 0:
+        return da.from_array(
+            array, chunks=array.shape or (), meta=np.empty((0,) * array.ndim, array.dtype), name=False
+        )
+    row = max(1, int(np.prod(array.shape[1:], dtype=np.int64)) * array.dtype.itemsize)
+    rows = max(1, NUMPY_CHUNK_BYTES // row)
+    return da.from_array(
+        array, chunks=(rows, *array.shape[1:]), meta=np.empty((0,) * array.ndim, array.dtype), name=False
+    )
+
+
+def reduce_graph(
+    x: Any, call: ReduceCall, dtype_name: str, *, threads: int = 1, split_every: int | None = None
+) -> Any:
+    """The lazy ReduceMean of dask array ``x`` for a validated ``call``: shape
+    ``call.out_shape``, ``x``'s dtype, bit-identical to meancli.api.reduce_mean.
+
+    ``threads``: kernel threads per chunk task (1 on a cluster: dask runs a
+    task per worker thread)."""
+    da = require("dask.array")
+    axes = tuple(d for d, m in enumerate(call.reduce_mask) if m)
+    if not axes:  # the identity (empty axes as openvino and noop_with_empty_axes define it)
+        return x.reshape(call.out_shape) if x.shape != call.out_shape else x
+    out = da.reduction(
+        x,
+        chunk=partial(_chunk, threads=threads),
+        combine=partial(_combine, dtype_name=dtype_name),
+        aggregate=partial(_aggregate, dtype_name=dtype_name),
+        axis=axes,
+        keepdims=True,
+        dtype=x.dtype,
+        split_every=split_every,
+        concatenate=True,
+        meta=np.empty((0,) * x.ndim, dtype=x.dtype),
+        name="meancli-reduce-mean",
+    )
+    return out.reshape(call.out_shape) if out.shape != call.out_shape else out
+
+
+def mean_graph(xs: list[Any], shape: tuple[int, ...], symbol: str, *, threads: int = 1) -> Any:
+    """The lazy element-wise Mean of dask arrays ``xs`` (validated to broadcast
+    to ``shape``), as blockwise tasks of the Mean kernel ``symbol``."""
+    da = require("dask.array")
+    rank = len(shape)
+    index = tuple(range(rank))
+    pairs: list[Any] = []
+    for x in xs:
+        pairs += [x, index[rank - x.ndim :]]
+    return da.blockwise(
+        partial(_mean_block, symbol=symbol, threads=threads),
+        index,
+        *pairs,
+        dtype=xs[0].dtype,
+        meta=np.empty((0,) * rank, dtype=xs[0].dtype),
+        name=None,
+        token="meancli-mean",
+    )
+
+
+# The task functions, imported from tasks.py by name so they pickle by reference.
+from .tasks import mean_block as _mean_block  # noqa: E402
+from .tasks import partial_aggregate as _aggregate  # noqa: E402
+from .tasks import partial_chunk as _chunk  # noqa: E402
+from .tasks import partial_combine as _combine  # noqa: E402
+
+
+@contextmanager
+def connect(where: Where) -> Iterator[Any]:
+    """A distributed.Client for ``where`` (None: this process), closed on exit;
+    a LocalCluster started here is always shut down, also on errors and Ctrl-C.
+
+    Raises:
+        ClusterError: the scheduler does not answer, or no worker joins it,
+            within ``where.timeout`` seconds; a local cluster fails to start.
+    """
+    if not where.cluster:
+        yield None
+        return
+    distributed = require("distributed")
+    quiet = logging.ERROR
+    for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker"):
+        logging.getLogger(name).setLevel(quiet)
+    cluster = client = None
+    try:
+        if where.workers is not None:
+            try:
+                cluster = distributed.LocalCluster(
+                    n_workers=where.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    silence_logs=quiet,
+                )
+                client = distributed.Client(cluster, timeout=where.timeout, set_as_default=False)
+            except (OSError, TimeoutError) as exc:
+                raise ClusterError(
+                    f"cannot start a local cluster of {where.workers} workers: {exc}"
+                ) from None
+        else:
+            assert where.scheduler is not None
+            try:
+                client = distributed.Client(where.scheduler, timeout=where.timeout, set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as exc:
+                reason = " ".join(str(exc).split()) or type(exc).__name__
+                raise ClusterError(
+                    f"cannot reach the dask scheduler at {where.scheduler} "
+                    f"within {where.timeout:g} s: {reason}"
+                ) from None
+        try:
+            client.wait_for_workers(1, timeout=where.timeout)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"no dask worker joined the scheduler within {where.timeout:g} s") from exc
+        yield client
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def workers_of(client: Any) -> int:
+    """Workers the cluster has now (0 for this process)."""
+    if client is None:
+        return 0
+    return len(client.scheduler_info().get("workers", {}))
+
+
+def compute(arrays: list[Any], client: Any, progress: ProgressFactory) -> list[Any]:
+    """Compute dask collections on ``client`` (None: this process, synchronously)
+    with a progress bar over their tasks.
+
+    Raises:
+        MeancliError: what a task raised (an unreadable chunk, ...), as it was raised.
+        ClusterError: a worker could not import meancli.
+    """
+    dask = require("dask")
+    total = sum(len(a.__dask_graph__()) for a in arrays)
+    with progress(total, "tasks") as advance:
+        try:
+            if client is None:
+                from dask.callbacks import Callback
+
+                posttask = (lambda key, result, dsk, state, worker_id: advance(1)) if advance else None
+                with Callback(posttask=posttask):
+                    return list(dask.compute(*arrays, scheduler="synchronous"))
+            with _scheduler_progress(client, advance):
+                futures = client.compute(arrays)
+                return [f.result() for f in futures]
+        except ModuleNotFoundError as exc:
+            raise ClusterError(
+                f"a dask worker cannot import {exc.name}: install meancli (with its kernels) "
+                "in the workers' environment"
+            ) from None
+
+
+@contextmanager
+def _scheduler_progress(client: Any, advance: Any) -> Iterator[None]:
+    yield  # filled in with the cluster's task progress below
+
+
+def write_zarr(result: Any, path: str, client: Any, progress: ProgressFactory) -> None:
+    """Write dask array ``result`` to a new zarr (format 3) array at ``path``,
+    block by block from wherever the graph runs, atomically: into a temporary
+    store beside ``path``, renamed into place once complete (an existing
+    ``path`` is replaced only then); a failed run leaves nothing.
+
+    Raises:
+        InputFileError: a dtype zarr cannot store (bfloat16), or the store
+            cannot be written.
+    """
+    zarr = require("zarr")
+    da = require("dask.array")
+    from ..npyio import is_bfloat16
+
+    if is_bfloat16(result.dtype):
+        raise InputFileError(f"{path}: zarr has no bfloat16 data type; write the result as .npy")
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{uuid.uuid4().hex[:12]}")
+    chunk = tuple(max(c) if c else 1 for c in result.chunks) if result.ndim else ()
+    try:
+        zarr.create_array(store=tmp, shape=result.shape, chunks=chunk or None, dtype=result.dtype)
+        regular = result.rechunk(chunk) if result.ndim else result
+        from .tasks import ZarrTarget
+
+        stored = da.store(regular, ZarrTarget(tmp), lock=False, compute=False)
+        compute([stored], client, progress)
+        _replace(tmp, path)
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot write the zarr store: {exc.strerror or exc}") from None
+    finally:
+        if os.path.exists(tmp):
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _replace(tmp: str, path: str) -> None:
+    """Rename the finished store ``tmp`` to ``path``, replacing what is there."""
+    if os.path.lexists(path):
+        old = f"{tmp}.old"
+        os.rename(path, old)
+        os.rename(tmp, path)
+        if os.path.isdir(old) and not os.path.islink(old):
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.unlink(old)
+    else:
+        os.rename(tmp, path)
+
+
+def chunk_grid(x: Any) -> dict[str, Any]:
+    """How a dask array is cut: its largest chunk shape and the chunks along each dim."""
+    return {"chunk_shape": [max(c) if c else 0 for c in x.chunks], "grid": list(x.numblocks)}
