@@ -30,7 +30,7 @@ def next_up(dtype: str, x: np.ndarray) -> np.ndarray:
 
 
 def _spread(rng: np.random.Generator, dtype: str, n: int) -> np.ndarray:
-    p, emin, emax = FLOAT_FORMATS[dtype]
+    _, emin, emax = FLOAT_FORMATS[dtype]
     width = {"float32": 60, "float64": 500}.get(dtype, (emax - emin) // 2)
     e = rng.integers(-width, width + 1, n)
     mant = rng.uniform(1.0, 2.0, n) * rng.choice([-1.0, 1.0], n)

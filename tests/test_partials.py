@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meancli.errors import SpecViolation
 from meancli import kernels
+from meancli.errors import SpecViolation
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 INTS = ("int8", "uint8", "int32", "int64", "uint64")
