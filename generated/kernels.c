@@ -243,6 +243,212 @@ static inline double dd_div(dd_t a, double n)
 }
 
 /* ------------------------------------------------------------------------
+ * Exact sums (every float type). A superaccumulator is a two's-complement
+ * fixed-point integer of `nl` 64-bit limbs (limb 0 least significant) whose
+ * least significant bit weighs 2^lsb: every finite value of the format is an
+ * integer multiple of 2^lsb, so any sum of them is held exactly as long as it
+ * fits. float16/bfloat16/float32 values are multiples of 2^-149 below 2^128:
+ * 6 limbs hold the sum of fewer than 2^63 of them (below 2^191); float64
+ * values are multiples of 2^-1074 below 2^1024: 34 limbs hold sums below
+ * 2^1101.
+ *
+ * A partial state (what meancli_reduce_partial_* produces and a distributed
+ * reduction ships between machines) is, little-endian on every machine:
+ *   int64  count      values taken
+ *   uint64 flags      SACC_NAN | SACC_PINF | SACC_NINF | SACC_NONNEGZERO
+ *   uint64 limb[nl]   the exact sum of the finite values
+ * SACC_NONNEGZERO: a value other than -0.0 was taken (the mean of -0.0s
+ * alone is -0.0; an exact zero from cancellation is +0.0).
+ * --------------------------------------------------------------------- */
+
+#define SACC_NAN 1u
+#define SACC_PINF 2u
+#define SACC_NINF 4u
+#define SACC_NONNEGZERO 8u
+#define SACC_HEADER 2 /* count and flags, in 64-bit words */
+
+static inline uint64_t f64_to_bits(double v) { uint64_t b; memcpy(&b, &v, 8); return b; }
+static inline double bits_to_f64(uint64_t b) { double v; memcpy(&v, &b, 8); return v; }
+
+/* limb[i..] += v (unsigned, may carry on up to the top limb) */
+static inline void sacc_add_at(uint64_t *limb, int nl, int i, unsigned __int128 v)
+{
+    unsigned __int128 t = (unsigned __int128)limb[i] + (uint64_t)v;
+    limb[i] = (uint64_t)t;
+    uint64_t carry = (uint64_t)(t >> 64) + (uint64_t)(v >> 64); /* cannot wrap: v >> 64 < 2^63 */
+    for (int k = i + 1; carry && k < nl; k++) {
+        t = (unsigned __int128)limb[k] + carry;
+        limb[k] = (uint64_t)t;
+        carry = (uint64_t)(t >> 64);
+    }
+}
+
+/* limb[i..] -= v, borrowing up to the top limb */
+static inline void sacc_sub_at(uint64_t *limb, int nl, int i, unsigned __int128 v)
+{
+    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
+    uint64_t old = limb[i];
+    limb[i] = old - lo;
+    uint64_t borrow = hi + (old < lo);
+    for (int k = i + 1; borrow && k < nl; k++) {
+        old = limb[k];
+        limb[k] = old - borrow;
+        borrow = old < borrow;
+    }
+}
+
+/* Add a finite double that is a multiple of 2^lsb (every value of the state's
+ * format is, and so is every block sum of them). */
+static inline void sacc_add_f64(uint64_t *limb, int nl, int lsb, double x)
+{
+    uint64_t b = f64_to_bits(x);
+    int e = (int)((b >> 52) & 0x7ff);
+    uint64_t m = b & 0xfffffffffffffull;
+    if (e) m |= 1ull << 52; else e = 1;
+    if (!m) return;
+    int pos = e - 1075 - lsb; /* bit position of m's lowest bit in the accumulator */
+    if (pos < 0) { m >>= -pos; pos = 0; } /* only zero bits go: x is a multiple of 2^lsb */
+    unsigned __int128 v = (unsigned __int128)m << (pos & 63);
+    if (b >> 63) sacc_sub_at(limb, nl, pos >> 6, v);
+    else sacc_add_at(limb, nl, pos >> 6, v);
+}
+
+/* The flags a single value sets. */
+static inline uint64_t sacc_flags_of(double x)
+{
+    uint64_t b = f64_to_bits(x);
+    if (b == 0x8000000000000000ull) return 0;
+    if ((b & 0x7ff0000000000000ull) != 0x7ff0000000000000ull) return SACC_NONNEGZERO;
+    if (b & 0xfffffffffffffull) return SACC_NAN | SACC_NONNEGZERO;
+    return ((b >> 63) ? SACC_NINF : SACC_PINF) | SACC_NONNEGZERO;
+}
+
+/* Take one value into a state (s: header then limbs). */
+static inline void sacc_take(uint64_t *s, int nl, int lsb, double x)
+{
+    uint64_t f = sacc_flags_of(x);
+    s[1] |= f;
+    if (!(f & (SACC_NAN | SACC_PINF | SACC_NINF))) sacc_add_f64(s + SACC_HEADER, nl, lsb, x);
+}
+
+/* dst := dst (+) src, exact */
+static inline void sacc_combine(uint64_t *dst, const uint64_t *src, int nl)
+{
+    dst[0] += src[0];
+    dst[1] |= src[1];
+    uint64_t carry = 0;
+    for (int k = 0; k < nl; k++) {
+        unsigned __int128 t = (unsigned __int128)dst[SACC_HEADER + k] + src[SACC_HEADER + k] + carry;
+        dst[SACC_HEADER + k] = (uint64_t)t;
+        carry = (uint64_t)(t >> 64);
+    }
+}
+
+/* floor(hi:lo / d) and the remainder; hi < d. One divq on x86-64. */
+static inline uint64_t div_128_64(uint64_t hi, uint64_t lo, uint64_t d, uint64_t *rem)
+{
+#if defined(__x86_64__)
+    uint64_t q, r;
+    __asm__("divq %4" : "=a"(q), "=d"(r) : "a"(lo), "d"(hi), "rm"(d));
+    *rem = r;
+    return q;
+#else
+    unsigned __int128 n = ((unsigned __int128)hi << 64) | lo;
+    *rem = (uint64_t)(n % d);
+    return (uint64_t)(n / d);
+#endif
+}
+
+static inline int bitlen128(unsigned __int128 a)
+{
+    uint64_t hi = (uint64_t)(a >> 64), lo = (uint64_t)a;
+    return hi ? 128 - __builtin_clzll(hi) : (lo ? 64 - __builtin_clzll(lo) : 0);
+}
+
+/* The target format of a rounding: precision p (bits, with the leading one),
+ * normal exponents emin .. emax. */
+typedef struct { int p, emin, emax; } float_format;
+
+/* (a + frac) * 2^scale / n rounded once to `fmt` (to nearest, ties to even;
+ * subnormals; overflow to inf), with frac in [0, 1) and nonzero iff sticky;
+ * a > 0, 1 <= n < 2^63. The result is returned as a double, which holds
+ * every value of the formats used exactly. */
+static double round_quotient(unsigned __int128 a, int64_t scale, uint64_t n, int sticky, float_format fmt, int neg)
+{
+    /* Shift the dividend so its high word is below n with as many bits as
+     * possible: the quotient then has 63 or 64 bits. */
+    int bn = 64 - __builtin_clzll(n);
+    int shift = 63 + bn - bitlen128(a);
+    if (shift >= 0) {
+        a <<= shift;
+    } else {
+        sticky |= (a & (((unsigned __int128)1 << -shift) - 1)) != 0;
+        a >>= -shift;
+    }
+    scale -= shift;
+    uint64_t r, q = div_128_64((uint64_t)(a >> 64), (uint64_t)a, n, &r);
+    sticky |= r != 0;
+    int t = 63 - __builtin_clzll(q);
+    int64_t e = t + scale; /* the exponent of the quotient's leading bit */
+    int64_t d = e >= fmt.emin ? t + 1 - fmt.p : (int64_t)(fmt.emin - fmt.p + 1) - scale; /* bits dropped, >= 10 */
+    uint64_t kept, rem, half;
+    if (d >= 64) {
+        kept = 0;
+        int above_half = d == 64 && (q > (1ull << 63) || (q == (1ull << 63) && sticky));
+        /* exactly half (kept 0 is even) or less rounds to zero */
+        if (above_half) kept = 1;
+    } else {
+        kept = q >> d;
+        rem = q & ((1ull << d) - 1);
+        half = 1ull << (d - 1);
+        if (rem > half || (rem == half && (sticky || (kept & 1)))) kept++;
+    }
+    double v;
+    if (e > fmt.emax || ldexp(1.0, fmt.emax) * 2.0 <= ldexp((double)kept, (int)(scale + d)))
+        v = INFINITY;
+    else
+        v = ldexp((double)kept, (int)(scale + d));
+    return neg ? -v : v;
+}
+
+/* The mean of a state, correctly rounded to fmt (as a double holding it). */
+static double sacc_mean(const uint64_t *s, int nl, int lsb, float_format fmt)
+{
+    int64_t count = (int64_t)s[0];
+    uint64_t flags = s[1];
+    if (count <= 0 || (flags & SACC_NAN) || ((flags & SACC_PINF) && (flags & SACC_NINF))) return NAN;
+    if (flags & SACC_PINF) return INFINITY;
+    if (flags & SACC_NINF) return -INFINITY;
+    const uint64_t *limb = s + SACC_HEADER;
+    uint64_t mag[64];
+    int neg = (int)(limb[nl - 1] >> 63);
+    if (neg) { /* |A| = ~A + 1 */
+        uint64_t carry = 1;
+        for (int k = 0; k < nl; k++) {
+            mag[k] = ~limb[k] + carry;
+            carry = carry && mag[k] == 0;
+        }
+    } else {
+        memcpy(mag, limb, (size_t)nl * 8);
+    }
+    int top = nl - 1;
+    while (top >= 0 && mag[top] == 0) top--;
+    if (top < 0) return (flags & SACC_NONNEGZERO) ? 0.0 : -0.0;
+    unsigned __int128 a;
+    int64_t scale;
+    int sticky = 0;
+    if (top == 0) {
+        a = mag[0];
+        scale = lsb;
+    } else {
+        a = ((unsigned __int128)mag[top] << 64) | mag[top - 1];
+        scale = (int64_t)lsb + 64 * (int64_t)(top - 1);
+        for (int k = 0; k < top - 1; k++) sticky |= mag[k] != 0;
+    }
+    return round_quotient(a, scale, (uint64_t)count, sticky, fmt, neg);
+}
+
+/* ------------------------------------------------------------------------
  * Planning: drop size-1 dimensions, order the rest by input stride (memory
  * order, so Fortran-order input needs no copy), and merge neighbours that
  * are both reduced or both kept and contiguous with each other.
@@ -436,7 +642,11 @@ __attribute__((constructor)) static void meancli_read_cpu_features(void)
  * ==================================================================== */
 typedef uint16_t T_float16;
 #define LOAD_float16(x) ((double)f16_to_f32(x))
+/* v holds a value of the format exactly, or is rounded here once */
 static inline T_float16 store_float16(double v) { return f64_to_f16(v); }
+#define SACC_NL_float16 6
+#define SACC_LSB_float16 (-149)
+static const float_format FORMAT_float16 = { 11, -14, 15 };
 typedef double acc_float16;
 #define LANES_float16 16
 typedef struct { double a[LANES_float16]; } lanes_float16;
@@ -623,7 +833,11 @@ AVX2_F16C static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *
  * ==================================================================== */
 typedef uint16_t T_bfloat16;
 #define LOAD_bfloat16(x) bf16_to_f64(x)
+/* v holds a value of the format exactly, or is rounded here once */
 static inline T_bfloat16 store_bfloat16(double v) { return f64_to_bf16(v); }
+#define SACC_NL_bfloat16 6
+#define SACC_LSB_bfloat16 (-149)
+static const float_format FORMAT_bfloat16 = { 8, -126, 127 };
 typedef double acc_bfloat16;
 #define LANES_bfloat16 16
 typedef struct { double a[LANES_bfloat16]; } lanes_bfloat16;
@@ -810,7 +1024,11 @@ AVX2 static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x,
  * ==================================================================== */
 typedef float T_float32;
 #define LOAD_float32(x) ((double)(x))
-static inline T_float32 store_float32(double v) { return (T_float32)v; }
+/* v holds a value of the format exactly, or is rounded here once */
+static inline T_float32 store_float32(double v) { return (float)(v); }
+#define SACC_NL_float32 6
+#define SACC_LSB_float32 (-149)
+static const float_format FORMAT_float32 = { 24, -126, 127 };
 typedef double acc_float32;
 #define LANES_float32 16
 typedef struct { double a[LANES_float32]; } lanes_float32;
@@ -1008,6 +1226,12 @@ AVX2 static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, in
  * float64: accumulate in double-double (TwoSum), round once
  * ==================================================================== */
 typedef double T_float64;
+#define LOAD_float64(x) (x)
+/* v holds a value of the format exactly, or is rounded here once */
+static inline T_float64 store_float64(double v) { return (double)(v); }
+#define SACC_NL_float64 34
+#define SACC_LSB_float64 (-1074)
+static const float_format FORMAT_float64 = { 53, -1022, 1023 };
 typedef dd_t acc_float64;
 #define LANES_float64 8
 typedef struct { double hi[LANES_float64], lo[LANES_float64]; } lanes_float64;
@@ -7414,5 +7638,953 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     }
     free(strides);
     (void)fused;
+    return MEANCLI_OK;
+}
+/* ---- Partial states, float16 ------------------------------------------ */
+#define PSTATE_WORDS_float16 (SACC_HEADER + SACC_NL_float16)
+
+static inline void pstate_take_float16(uint64_t *s, T_float16 x)
+{
+    s[0]++;
+    sacc_take(s, SACC_NL_float16, SACC_LSB_float16, ((double)f16_to_f32(x)));
+}
+
+static inline void pstate_combine_float16(uint64_t *dst, const uint64_t *src)
+{
+    sacc_combine(dst, src, SACC_NL_float16);
+}
+
+static inline T_float16 pstate_mean_float16(const uint64_t *s)
+{
+    return store_float16(sacc_mean(s, SACC_NL_float16, SACC_LSB_float16, FORMAT_float16));
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_float16(void) { return 8 * PSTATE_WORDS_float16; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_float16(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float16), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float16); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_float16 *x = (const T_float16 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_float16;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_float16(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_float16(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_float16((uint64_t *)dst + i * PSTATE_WORDS_float16, (const uint64_t *)src + i * PSTATE_WORDS_float16);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_float16(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_float16 *y = (T_float16 *)out;
+    for (int64_t i = 0; i < nout; i++) y[i] = pstate_mean_float16(st + i * PSTATE_WORDS_float16);
+    return MEANCLI_OK;
+}
+/* ---- Partial states, bfloat16 ------------------------------------------ */
+#define PSTATE_WORDS_bfloat16 (SACC_HEADER + SACC_NL_bfloat16)
+
+static inline void pstate_take_bfloat16(uint64_t *s, T_bfloat16 x)
+{
+    s[0]++;
+    sacc_take(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, bf16_to_f64(x));
+}
+
+static inline void pstate_combine_bfloat16(uint64_t *dst, const uint64_t *src)
+{
+    sacc_combine(dst, src, SACC_NL_bfloat16);
+}
+
+static inline T_bfloat16 pstate_mean_bfloat16(const uint64_t *s)
+{
+    return store_bfloat16(sacc_mean(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, FORMAT_bfloat16));
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_bfloat16(void) { return 8 * PSTATE_WORDS_bfloat16; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_bfloat16(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_bfloat16), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_bfloat16); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_bfloat16 *x = (const T_bfloat16 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_bfloat16;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_bfloat16(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_bfloat16(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_bfloat16((uint64_t *)dst + i * PSTATE_WORDS_bfloat16, (const uint64_t *)src + i * PSTATE_WORDS_bfloat16);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_bfloat16(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_bfloat16 *y = (T_bfloat16 *)out;
+    for (int64_t i = 0; i < nout; i++) y[i] = pstate_mean_bfloat16(st + i * PSTATE_WORDS_bfloat16);
+    return MEANCLI_OK;
+}
+/* ---- Partial states, float32 ------------------------------------------ */
+#define PSTATE_WORDS_float32 (SACC_HEADER + SACC_NL_float32)
+
+static inline void pstate_take_float32(uint64_t *s, T_float32 x)
+{
+    s[0]++;
+    sacc_take(s, SACC_NL_float32, SACC_LSB_float32, ((double)(x)));
+}
+
+static inline void pstate_combine_float32(uint64_t *dst, const uint64_t *src)
+{
+    sacc_combine(dst, src, SACC_NL_float32);
+}
+
+static inline T_float32 pstate_mean_float32(const uint64_t *s)
+{
+    return store_float32(sacc_mean(s, SACC_NL_float32, SACC_LSB_float32, FORMAT_float32));
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_float32(void) { return 8 * PSTATE_WORDS_float32; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_float32(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float32), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float32); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_float32 *x = (const T_float32 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_float32;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_float32(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_float32(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_float32((uint64_t *)dst + i * PSTATE_WORDS_float32, (const uint64_t *)src + i * PSTATE_WORDS_float32);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_float32(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_float32 *y = (T_float32 *)out;
+    for (int64_t i = 0; i < nout; i++) y[i] = pstate_mean_float32(st + i * PSTATE_WORDS_float32);
+    return MEANCLI_OK;
+}
+/* ---- Partial states, float64 ------------------------------------------ */
+#define PSTATE_WORDS_float64 (SACC_HEADER + SACC_NL_float64)
+
+static inline void pstate_take_float64(uint64_t *s, T_float64 x)
+{
+    s[0]++;
+    sacc_take(s, SACC_NL_float64, SACC_LSB_float64, (x));
+}
+
+static inline void pstate_combine_float64(uint64_t *dst, const uint64_t *src)
+{
+    sacc_combine(dst, src, SACC_NL_float64);
+}
+
+static inline T_float64 pstate_mean_float64(const uint64_t *s)
+{
+    return store_float64(sacc_mean(s, SACC_NL_float64, SACC_LSB_float64, FORMAT_float64));
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_float64(void) { return 8 * PSTATE_WORDS_float64; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_float64(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float64), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float64); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_float64 *x = (const T_float64 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_float64;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_float64(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_float64(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_float64((uint64_t *)dst + i * PSTATE_WORDS_float64, (const uint64_t *)src + i * PSTATE_WORDS_float64);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_float64(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_float64 *y = (T_float64 *)out;
+    for (int64_t i = 0; i < nout; i++) y[i] = pstate_mean_float64(st + i * PSTATE_WORDS_float64);
+    return MEANCLI_OK;
+}
+/* ---- Partial states, int8 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_int8 4
+
+static inline void pstate_take_int8(uint64_t *s, T_int8 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_int8(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_int8(void) { return 8 * PSTATE_WORDS_int8; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_int8(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int8), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int8); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_int8 *x = (const T_int8 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_int8;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_int8(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_int8(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_int8((uint64_t *)dst + i * PSTATE_WORDS_int8, (const uint64_t *)src + i * PSTATE_WORDS_int8);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_int8(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_int8 *y = (T_int8 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_int8;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_int8)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, int16 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_int16 4
+
+static inline void pstate_take_int16(uint64_t *s, T_int16 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_int16(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_int16(void) { return 8 * PSTATE_WORDS_int16; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_int16(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int16), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int16); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_int16 *x = (const T_int16 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_int16;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_int16(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_int16(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_int16((uint64_t *)dst + i * PSTATE_WORDS_int16, (const uint64_t *)src + i * PSTATE_WORDS_int16);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_int16(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_int16 *y = (T_int16 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_int16;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_int16)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, int32 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_int32 4
+
+static inline void pstate_take_int32(uint64_t *s, T_int32 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_int32(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_int32(void) { return 8 * PSTATE_WORDS_int32; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_int32(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int32), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int32); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_int32 *x = (const T_int32 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_int32;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_int32(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_int32(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_int32((uint64_t *)dst + i * PSTATE_WORDS_int32, (const uint64_t *)src + i * PSTATE_WORDS_int32);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_int32(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_int32 *y = (T_int32 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_int32;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_int32)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, int64 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_int64 4
+
+static inline void pstate_take_int64(uint64_t *s, T_int64 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_int64(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_int64(void) { return 8 * PSTATE_WORDS_int64; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_int64(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int64), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int64); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_int64 *x = (const T_int64 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_int64;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_int64(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_int64(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_int64((uint64_t *)dst + i * PSTATE_WORDS_int64, (const uint64_t *)src + i * PSTATE_WORDS_int64);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_int64(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_int64 *y = (T_int64 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_int64;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_int64)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, uint8 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_uint8 4
+
+static inline void pstate_take_uint8(uint64_t *s, T_uint8 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_uint8(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_uint8(void) { return 8 * PSTATE_WORDS_uint8; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_uint8(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint8), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint8); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_uint8 *x = (const T_uint8 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_uint8;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_uint8(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_uint8(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_uint8((uint64_t *)dst + i * PSTATE_WORDS_uint8, (const uint64_t *)src + i * PSTATE_WORDS_uint8);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_uint8(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_uint8 *y = (T_uint8 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_uint8;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_uint8)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, uint16 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_uint16 4
+
+static inline void pstate_take_uint16(uint64_t *s, T_uint16 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_uint16(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_uint16(void) { return 8 * PSTATE_WORDS_uint16; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_uint16(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint16), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint16); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_uint16 *x = (const T_uint16 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_uint16;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_uint16(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_uint16(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_uint16((uint64_t *)dst + i * PSTATE_WORDS_uint16, (const uint64_t *)src + i * PSTATE_WORDS_uint16);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_uint16(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_uint16 *y = (T_uint16 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_uint16;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_uint16)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, uint32 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_uint32 4
+
+static inline void pstate_take_uint32(uint64_t *s, T_uint32 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_uint32(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_uint32(void) { return 8 * PSTATE_WORDS_uint32; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_uint32(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint32), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint32); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_uint32 *x = (const T_uint32 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_uint32;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_uint32(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_uint32(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_uint32((uint64_t *)dst + i * PSTATE_WORDS_uint32, (const uint64_t *)src + i * PSTATE_WORDS_uint32);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_uint32(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_uint32 *y = (T_uint32 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_uint32;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_uint32)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, uint64 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_uint64 4
+
+static inline void pstate_take_uint64(uint64_t *s, T_uint64 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_uint64(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_uint64(void) { return 8 * PSTATE_WORDS_uint64; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_uint64(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint64), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint64); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_uint64 *x = (const T_uint64 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_uint64;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_uint64(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_uint64(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_uint64((uint64_t *)dst + i * PSTATE_WORDS_uint64, (const uint64_t *)src + i * PSTATE_WORDS_uint64);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_uint64(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_uint64 *y = (T_uint64 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_uint64;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_uint64)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
     return MEANCLI_OK;
 }
