@@ -9,7 +9,7 @@ import typer
 
 from . import options
 from .progress import progress_factory
-from .run import check_input_dtypes, finish, finish_written, read_inputs, session, start
+from .run import check_input_dtypes, engine_where, finish, finish_written, read_inputs, session, start
 
 
 def mean(
@@ -17,12 +17,16 @@ def mean(
         list[str],
         typer.Argument(
             metavar="FILE...",
-            help="Input .npy files ('-' reads stdin once; an .npz gives all its arrays, data.npz:NAME one).",
+            help="Input .npy files ('-' reads stdin once; an .npz gives all its arrays, data.npz:NAME one), "
+            "zarr arrays (STORE.zarr[:path]) or .npy shard datasets (a directory, a quoted glob, @LIST).",
         ),
     ],
     opset: options.Opset = None,
     output: options.Output = None,
     threads: options.Threads = None,
+    workers: options.Workers = None,
+    scheduler: options.Scheduler = None,
+    timeout: options.Timeout = 30.0,
     repeat: options.Repeat = 1,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
@@ -38,16 +42,26 @@ def mean(
         report = start("mean", "Mean", opset, threads)
         op, n_threads = report.op, report.threads
         assert op is not None
-        items = read_inputs(files, report, quiet=quiet or json_mode, stream=repeat == 1)
+        where = engine_where(workers, scheduler, timeout)
+        items = read_inputs(
+            files, report, quiet=quiet or json_mode, stream=repeat == 1, chunked=where.cluster
+        )
         with report.stage("validate"):
             check_input_dtypes(op, report)
             shape = api.prepare_mean(op, items)
+        from ..engine import distributed
         from ..streaming import Source
 
-        if any(isinstance(x, Source) for x in items):
+        progress = progress_factory(enabled=not (quiet or json_mode))
+        if distributed.wanted(where, output, items):
+            symbol = op.kernels[api.spec_dtype_name(items[0].dtype)]
+            result, report.engine = distributed.run_mean(
+                shape, items, symbol, where, threads=n_threads, output=output, clock=report, progress=progress
+            )
+        elif any(isinstance(x, Source) for x in items):
             from ..engine.streamed import mean_streamed
 
-            progress = progress_factory(enabled=not (quiet or json_mode))
+            report.engine = {"name": "streamed"}
             result = mean_streamed(op, shape, items, n_threads, output, report, progress)
         else:
             result = report.repeat("kernel", lambda: api.execute_mean(op, shape, items, n_threads), repeat)

@@ -38,3 +38,30 @@ Repeat = Annotated[
         help="Run the kernel N times and report its min and median time (for benchmarking).",
     ),
 ]
+Workers = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option(
+        "--workers",
+        metavar="N",
+        min=1,
+        max=1024,
+        help="Run on a dask LocalCluster of N worker processes on 127.0.0.1, shut down after the run.",
+    ),
+]
+Scheduler = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Run on the existing dask cluster whose scheduler is at ADDRESS (tcp://HOST:PORT).",
+    ),
+]
+Timeout = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        min=0.1,
+        help="Give up when the scheduler does not answer, or no worker joins it, within SECONDS.",
+    ),
+]

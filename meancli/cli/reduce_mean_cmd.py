@@ -11,14 +11,17 @@ from ..errors import UsageError
 from . import options
 from .argv import parse_axes
 from .progress import progress_factory
-from .run import check_input_dtypes, finish, read_inputs, session, start
+from .run import check_input_dtypes, engine_where, finish, finish_written, read_inputs, session, start
 
 
 def reduce_mean(
     file: Annotated[
         str,
         typer.Argument(
-            metavar="FILE", help="Input .npy ('-' reads stdin; data.npz:NAME picks an archive member)."
+            metavar="FILE",
+            help="Input .npy ('-' reads stdin; data.npz:NAME picks an archive member), a zarr array "
+            "(STORE.zarr, STORE.zarr:path/in/group, a zipped store) or .npy shards concatenated along "
+            "axis 0 (a directory, a quoted glob, @LIST).",
         ),
     ],
     axes: Annotated[
@@ -49,6 +52,9 @@ def reduce_mean(
     opset: options.Opset = None,
     output: options.Output = None,
     threads: options.Threads = None,
+    workers: options.Workers = None,
+    scheduler: options.Scheduler = None,
+    timeout: options.Timeout = 30.0,
     repeat: options.Repeat = 1,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
@@ -65,7 +71,10 @@ def reduce_mean(
         report = start("reduce-mean", "ReduceMean", opset, threads)
         op, n_threads = report.op, report.threads
         assert op is not None
-        (data,) = read_inputs([file], report, quiet=quiet or json_mode, single=True, stream=repeat == 1)
+        where = engine_where(workers, scheduler, timeout)
+        (data,) = read_inputs(
+            [file], report, quiet=quiet or json_mode, single=True, stream=repeat == 1, chunked=where.cluster
+        )
         with report.stage("validate"):
             check_input_dtypes(op, report)
             call = api.validate_reduce(
@@ -77,13 +86,22 @@ def reduce_mean(
         }
         if op.has_noop_with_empty_axes:
             report.attributes["noop_with_empty_axes"] = int(noop_with_empty_axes)
+        from ..engine import distributed
         from ..streaming import Source
 
-        if isinstance(data, Source):
+        progress = progress_factory(enabled=not (quiet or json_mode))
+        if distributed.wanted(where, output, [data]):
+            result, report.engine = distributed.run_reduce(
+                call, data, where, threads=n_threads, output=output, clock=report, progress=progress
+            )
+        elif isinstance(data, Source):
             from ..engine.streamed import reduce_streamed
 
-            progress = progress_factory(enabled=not (quiet or json_mode))
+            report.engine = {"name": "streamed"}
             result = reduce_streamed(op, call, data, n_threads, report, progress)
         else:
             result = report.repeat("kernel", lambda: api.execute_reduce(op, call, data, n_threads), repeat)
-        finish(report, result, output, json_mode=json_mode, quiet=quiet)
+        if result is None:  # written to a zarr store by the workers
+            finish_written(report, output, call.out_shape, data.dtype, json_mode=json_mode, quiet=quiet)
+        else:
+            finish(report, result, output, json_mode=json_mode, quiet=quiet)

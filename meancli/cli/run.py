@@ -111,6 +111,22 @@ def resolve_op(op_name: str, opset: str | None) -> Any:
         raise UsageError(f"--{exc}") from None
 
 
+def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> Any:
+    """--workers / --scheduler / --timeout as an engine.distributed.Where.
+
+    Raises:
+        UsageError: both --workers and --scheduler, or a scheduler address without a host.
+    """
+    from ..engine.distributed import Where
+    from ..errors import UsageError
+
+    if workers is not None and scheduler is not None:
+        raise UsageError("--workers and --scheduler cannot be combined (--workers starts its own cluster)")
+    if scheduler is not None and not scheduler.strip():
+        raise UsageError("--scheduler needs an address such as tcp://HOST:8786")
+    return Where(workers, scheduler, timeout)
+
+
 def _shown(path: str | None) -> str:
     """How an error names an input: stdin as <stdin>."""
     return "<stdin>" if path in ("-", None) else path
@@ -140,9 +156,11 @@ def read_inputs(
     quiet: bool,
     single: bool = False,
     stream: bool = False,
+    chunked: bool = False,
 ) -> list[Any]:
-    """Read every FILE argument (``.npy``, ``-`` = stdin, ``.npz``, ``.npz:name``)
-    under the ``read`` stage, recording each tensor's name, shape and dtype.
+    """Read every FILE argument (``.npy``, ``-`` = stdin, ``.npz``, ``.npz:name``,
+    a zarr array or a dataset of ``.npy`` shards: meancli.chunked) under the
+    ``read`` stage, recording each tensor's name, shape and dtype.
 
     Args:
         single: the command takes exactly one tensor (an archive must then
@@ -150,14 +168,18 @@ def read_inputs(
         stream: return a streaming.Source instead of an array for stdin and
             for .npy files of at least streaming.STREAM_MIN_BYTES (stdin
             holding less is read whole).
+        chunked: the run goes to dask: a ``.npy`` file becomes a one-shard
+            dataset, so the workers read it themselves.
 
     Returns:
-        Kernel-ready arrays (native byte order, C or Fortran order) or Sources.
+        Kernel-ready arrays (native byte order, C or Fortran order), Sources,
+        or ChunkedArrays (zarr arrays and shard datasets, whose headers alone are read).
 
     Raises:
         InputFileError: an unreadable input, or several tensors where one is wanted.
     """
     from ..api import kernel_input, spec_dtype_name
+    from ..chunked import ChunkedArray, open_chunked
     from ..errors import InputFileError
     from ..inputs import read_inputs as read_arg
     from ..npyio import BFLOAT16_NOTE, is_bfloat16
@@ -167,8 +189,15 @@ def read_inputs(
     noted = False
     with report.stage("read"), _listing_accepted_types(report):
         for path in paths:
-            source = open_source(path) if stream or path == "-" else None
-            if source is not None and (source.nbytes < STREAM_MIN_BYTES or not stream):
+            opened = open_chunked(path) if not _plain_npy(path) else None
+            if opened is None and chunked and _plain_npy(path):
+                from ..shards import ShardDataset
+
+                opened = [ShardDataset(path, [path])]
+            source = open_source(path) if (stream or path == "-") and opened is None else None
+            if opened is not None:
+                named = [_Named(a.name, a, from_npy=not hasattr(a, "store")) for a in opened]
+            elif source is not None and (source.nbytes < STREAM_MIN_BYTES or not stream):
                 array = source.read_all()
                 source.finish()
                 source = None
@@ -188,8 +217,22 @@ def read_inputs(
                     noted = True
                     if not quiet:
                         report.stderr_notes.append(BFLOAT16_NOTE)
-                items.append(item.data if source is not None else kernel_input(item.data))
+                keep = source is not None or isinstance(item.data, ChunkedArray)
+                items.append(item.data if keep else kernel_input(item.data))
     return items
+
+
+def _plain_npy(path: str) -> bool:
+    """A regular file that is not a zip (an .npz or a zipped zarr store)."""
+    from ..inputs import ZIP_MAGIC
+
+    if path == "-" or not os.path.isfile(path):  # never read from a pipe here
+        return False
+    try:
+        with open(path, "rb") as fp:
+            return fp.read(4) != ZIP_MAGIC
+    except OSError:
+        return False
 
 
 @contextmanager

@@ -17,9 +17,10 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import sys
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from ..chunked import ChunkedArray, require
 from ..errors import ClusterError, InputFileError
-from . import ProgressFactory
+from . import Clock, ProgressFactory
 
 if TYPE_CHECKING:
     from ..semantics import ReduceCall
@@ -86,6 +87,8 @@ def reduce_graph(
     ``threads``: kernel threads per chunk task (1 on a cluster: dask runs a
     task per worker thread)."""
     da = require("dask.array")
+    from .. import kernels
+
     axes = tuple(d for d, m in enumerate(call.reduce_mask) if m)
     if not axes:  # the identity (empty axes as openvino and noop_with_empty_axes define it)
         return x.reshape(call.out_shape) if x.shape != call.out_shape else x
@@ -96,7 +99,7 @@ def reduce_graph(
         aggregate=partial(_aggregate, dtype_name=dtype_name),
         axis=axes,
         keepdims=True,
-        dtype=x.dtype,
+        dtype=kernels.partial_dtype(dtype_name),  # of the states between the steps
         split_every=split_every,
         concatenate=True,
         meta=np.empty((0,) * x.ndim, dtype=x.dtype),
@@ -278,3 +281,121 @@ def _replace(tmp: str, path: str) -> None:
 def chunk_grid(x: Any) -> dict[str, Any]:
     """How a dask array is cut: its largest chunk shape and the chunks along each dim."""
     return {"chunk_shape": [max(c) if c else 0 for c in x.chunks], "grid": list(x.numblocks)}
+
+
+def is_zarr_output(output: str | None) -> bool:
+    """``-o OUT.zarr``: the result goes to a zarr store."""
+    return output is not None and output.rstrip("/").lower().endswith(".zarr")
+
+
+def wanted(where: Where, output: str | None, items: list[Any]) -> bool:
+    """Whether a run goes to dask: a cluster was named, the output is a zarr
+    store, or an input is chunked (a zarr array, a shard dataset, a dask array)."""
+    da = sys.modules.get("dask.array")
+    return (
+        where.cluster
+        or is_zarr_output(output)
+        or any(isinstance(x, ChunkedArray) or (da is not None and isinstance(x, da.Array)) for x in items)
+    )
+
+
+def _graph_input(item: Any) -> Any:
+    """A streamed .npy becomes a one-shard dataset (read by the workers); stdin is read whole."""
+    from ..streaming import Source
+
+    if not isinstance(item, Source):
+        return item
+    if item.seekable:
+        from ..shards import ShardDataset
+
+        item.finish()
+        return ShardDataset(item.name, [item.name])
+    data = item.read_all()
+    item.finish()
+    return data
+
+
+def _info(where: Where, client: Any, xs: list[Any]) -> dict[str, Any]:
+    return {
+        "name": "dask",
+        "scheduler": where.scheduler
+        if where.scheduler is not None
+        else ("local-cluster" if where.workers is not None else "synchronous"),
+        "workers": workers_of(client),
+        "chunks": [chunk_grid(x) for x in xs],
+    }
+
+
+def run_reduce(
+    call: ReduceCall,
+    item: Any,
+    where: Where,
+    *,
+    threads: int,
+    output: str | None,
+    clock: Clock,
+    progress: ProgressFactory,
+) -> tuple[np.ndarray[Any, Any] | None, dict[str, Any]]:
+    """ReduceMean of ``item`` (a ChunkedArray, array, Source or dask array) on dask at ``where``.
+
+    Returns:
+        (the result, None when it was written to the zarr store ``output``;
+        what the report says of where it ran: engine, scheduler, workers, chunk grid).
+        Stage times go to ``clock``: cluster, graph, kernel (reading and
+        reducing the chunks), write.
+
+    Raises:
+        ClusterError: see connect(); InputFileError: a chunk that cannot be
+            read (named), an output that cannot be written.
+    """
+    from ..api import spec_dtype_name
+
+    item = _graph_input(item)
+    dtype_name = spec_dtype_name(item.dtype)
+    with ExitStack() as stack:
+        with clock.stage("cluster"):
+            client = stack.enter_context(connect(where))
+        with clock.stage("graph"):
+            x = as_dask(item, cluster=where.cluster)
+            result = reduce_graph(x, call, dtype_name, threads=1 if where.cluster else threads)
+        info = _info(where, client, [x])
+        if is_zarr_output(output):
+            assert output is not None
+            with clock.stage("kernel"):
+                write_zarr(result, output, client, progress)
+            return None, info
+        with clock.stage("kernel"):
+            (value,) = compute([result], client, progress)
+    return value, info
+
+
+def run_mean(
+    shape: tuple[int, ...],
+    items: list[Any],
+    symbol: str,
+    where: Where,
+    *,
+    threads: int,
+    output: str | None,
+    clock: Clock,
+    progress: ProgressFactory,
+) -> tuple[np.ndarray[Any, Any] | None, dict[str, Any]]:
+    """Element-wise Mean of ``items`` (broadcasting to ``shape``) on dask at ``where``,
+    as run_reduce: the result, or None when written to the zarr store ``output``
+    block by block from the workers."""
+    items = [_graph_input(x) for x in items]
+    with ExitStack() as stack:
+        with clock.stage("cluster"):
+            client = stack.enter_context(connect(where))
+        with clock.stage("graph"):
+            xs = [as_dask(x, cluster=where.cluster) for x in items]
+            result = mean_graph(xs, shape, symbol, threads=1 if where.cluster else threads)
+        info = _info(where, client, xs)
+        if is_zarr_output(output):
+            assert output is not None
+            with clock.stage("kernel"):
+                write_zarr(result, output, client, progress)
+            return None, info
+        with clock.stage("kernel"):
+            (value,) = compute([result], client, progress)
+    return value, info
