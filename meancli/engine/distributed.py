@@ -148,7 +148,7 @@ def connect(where: Where) -> Iterator[Any]:
         yield None
         return
     distributed = require("distributed")
-    quiet = logging.ERROR
+    quiet = logging.CRITICAL  # task errors are reported once, as the one error line
     for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker"):
         logging.getLogger(name).setLevel(quiet)
     cluster = client = None
@@ -399,3 +399,38 @@ def run_mean(
         with clock.stage("kernel"):
             (value,) = compute([result], client, progress)
     return value, info
+
+
+def is_dask_array(x: Any) -> bool:
+    """Whether ``x`` is a dask array (never imports dask)."""
+    da = sys.modules.get("dask.array")
+    return da is not None and isinstance(x, da.Array)
+
+
+def _known_shape(x: Any, what: str) -> tuple[int, ...]:
+    from ..errors import SpecViolation
+
+    if any(n != n for n in x.shape):  # NaN: a dim whose chunk sizes are unknown
+        raise SpecViolation(
+            f"{what}: a dask array of unknown shape {x.shape}; call .compute_chunk_sizes() first"
+        )
+    return tuple(int(n) for n in x.shape)
+
+
+def lazy_reduce(op: Any, x: Any, axes: Any, keepdims: bool | None, noop_with_empty_axes: bool) -> Any:
+    """meancli.reduce_mean of a dask array: a lazy dask array (see reduce_graph)."""
+    from ..api import spec_dtype_name, validate_reduce
+
+    call = validate_reduce(op, x.dtype, _known_shape(x, op.label), axes, keepdims, noop_with_empty_axes)
+    return reduce_graph(x, call, spec_dtype_name(x.dtype))
+
+
+def lazy_mean(op: Any, arrays: tuple[Any, ...]) -> Any:
+    """meancli.mean with a dask array among ``arrays``: a lazy dask array (see mean_graph)."""
+    from ..api import prepare_mean, spec_dtype_name
+
+    xs = [as_dask(a, cluster=False) if not is_dask_array(a) else a for a in arrays]
+    for x in xs:
+        _known_shape(x, op.label)
+    shape = prepare_mean(op, xs)
+    return mean_graph(xs, shape, op.kernels[spec_dtype_name(xs[0].dtype)])
