@@ -12,6 +12,7 @@ test fails. Results are held to the exact mean rounded once
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import socket
@@ -62,21 +63,16 @@ def external(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("cluster")
     procs: list[subprocess.Popen[bytes]] = []
     common = {"stdout": subprocess.DEVNULL, "cwd": log}
+    scheduler = ["scheduler", "--host", "127.0.0.1", "--port", str(port)]
+    scheduler += ["--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
+    worker = ["worker", address, "--nthreads", "1", "--nworkers", "1", "--host", "127.0.0.1"]
+    worker += ["--no-dashboard", "--nanny-port", "0", "--worker-port", "0"]
     try:
-        procs.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port)]
-                + ["--no-dashboard"],
-                stderr=open(log / "scheduler.log", "wb"),  # noqa: SIM115 -- closed with the process
-                **common,
-            )
-        )
-        for k in range(2):
+        for k, args in enumerate([scheduler, worker, worker]):
             procs.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "dask", "worker", address, "--nthreads", "1", "--nworkers", "1"]
-                    + ["--host", "127.0.0.1", "--no-dashboard", "--name", f"w{k}"],
-                    stderr=open(log / f"worker{k}.log", "wb"),  # noqa: SIM115
+                    [sys.executable, "-m", "dask", *args],
+                    stderr=open(log / f"process{k}.log", "wb"),  # noqa: SIM115 -- closed with the process
                     **common,
                 )
             )
@@ -184,7 +180,6 @@ def test_reduce_mean_same_bits_on_every_grid_and_place(
 @pytest.mark.parametrize("place", PLACES)
 @pytest.mark.parametrize("name", FLOATS)
 def test_mean_same_bits_on_every_grid_and_place(name: str, place: str, clients: dict[str, Any]) -> None:
-    op = resolve("Mean")
     rng = np.random.default_rng(7)
     a = rng.standard_normal(SHAPE).astype(oracles.DTYPES[name])
     b = (-a[:, :1, :] + rng.standard_normal((40, 1, 5)).astype(a.dtype) * np.array(1e-2, a.dtype)).astype(
@@ -303,7 +298,7 @@ def test_cli_shard_dataset_forms(name: str, tmp_path: Path) -> None:
     shards = tmp_path / "shards"
     shards.mkdir()
     cuts = [0, 4, 4, 19, 30, 45]  # an empty shard too
-    for k, (a, b) in enumerate(zip(cuts, cuts[1:], strict=False)):
+    for k, (a, b) in enumerate(itertools.pairwise(cuts)):
         np.save(shards / f"part-{k:03d}.npy", x[a:b])
     (tmp_path / "list.txt").write_text(
         "# in order\n" + "".join(f"shards/part-{k:03d}.npy\n" for k in range(5))

@@ -26,8 +26,9 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
 Progress = Callable[[int], None]  # called with units (bytes, tasks) just done
-# Given the total units and a label: a context yielding a Progress, or None (no bar shown).
-ProgressFactory = Callable[[int, str], AbstractContextManager[Progress | None]]
+# Given the total, a label and the unit ("bytes" or "tasks"): a context yielding a
+# Progress, or None (no bar shown).
+ProgressFactory = Callable[[int, str, str], AbstractContextManager[Progress | None]]
 
 
 class Clock(Protocol):
@@ -56,7 +57,7 @@ class StageTimes:
 
 
 @contextmanager
-def no_progress(total: int, label: str) -> Iterator[Progress | None]:
+def no_progress(total: int, label: str, unit: str) -> Iterator[Progress | None]:
     """A ProgressFactory that shows nothing."""
     yield None
 

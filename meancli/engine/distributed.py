@@ -149,8 +149,9 @@ def connect(where: Where) -> Iterator[Any]:
         return
     distributed = require("distributed")
     quiet = logging.CRITICAL  # task errors are reported once, as the one error line
-    for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker"):
-        logging.getLogger(name).setLevel(quiet)
+    for name in ["distributed", *logging.root.manager.loggerDict]:  # distributed sets some levels itself
+        if name.startswith("distributed"):
+            logging.getLogger(name).setLevel(quiet)
     cluster = client = None
     try:
         if where.workers is not None:
@@ -160,7 +161,7 @@ def connect(where: Where) -> Iterator[Any]:
                     threads_per_worker=1,
                     processes=True,
                     host="127.0.0.1",
-                    dashboard_address=None,
+                    dashboard_address="127.0.0.1:0",  # its HTTP routes: local, on a free port
                     silence_logs=quiet,
                 )
                 client = distributed.Client(cluster, timeout=where.timeout, set_as_default=False)
@@ -206,17 +207,21 @@ def compute(arrays: list[Any], client: Any, progress: ProgressFactory) -> list[A
         ClusterError: a worker could not import meancli.
     """
     dask = require("dask")
-    total = sum(len(a.__dask_graph__()) for a in arrays)
-    with progress(total, "tasks") as advance:
+    (arrays_opt,) = dask.optimize(arrays)  # optimized here, so the keys the bar counts are the ones run
+    keys = {k for a in arrays_opt for k in a.__dask_graph__()}
+    with progress(len(keys), "tasks", "tasks") as advance:
         try:
             if client is None:
                 from dask.callbacks import Callback
 
-                posttask = (lambda key, result, dsk, state, worker_id: advance(1)) if advance else None
-                with Callback(posttask=posttask):
-                    return list(dask.compute(*arrays, scheduler="synchronous"))
-            with _scheduler_progress(client, advance):
-                futures = client.compute(arrays)
+                def posttask(key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
+                    if advance is not None:
+                        advance(1)
+
+                with Callback(posttask=posttask):  # type: ignore[no-untyped-call]
+                    return list(dask.compute(*arrays_opt, scheduler="synchronous", optimize_graph=False))
+            with _cluster_progress(client, keys, advance):
+                futures = client.compute(arrays_opt, optimize_graph=False)
                 return [f.result() for f in futures]
         except ModuleNotFoundError as exc:
             raise ClusterError(
@@ -226,8 +231,53 @@ def compute(arrays: list[Any], client: Any, progress: ProgressFactory) -> list[A
 
 
 @contextmanager
-def _scheduler_progress(client: Any, advance: Any) -> Iterator[None]:
-    yield  # filled in with the cluster's task progress below
+def _cluster_progress(client: Any, keys: set[Any], advance: Any) -> Iterator[None]:
+    """Feed ``advance`` with the run's tasks done on the cluster: a scheduler plugin
+    counts them (task_counter.TaskCounter), polled twice a second. No bar: nothing is installed;
+    a scheduler that cannot load the plugin runs without a bar."""
+    if advance is None:
+        yield
+        return
+    import threading
+
+    from .task_counter import TaskCounter, tasks_done
+
+    name = f"meancli-progress-{uuid.uuid4().hex[:12]}"
+    try:
+        client.register_plugin(TaskCounter(keys), name=name)
+    except Exception:  # an older or foreign scheduler: run without the bar
+        yield
+        return
+    stop = threading.Event()
+
+    shown = 0
+
+    def update() -> None:
+        nonlocal shown
+        done = int(client.run_on_scheduler(tasks_done, name=name))
+        if done > shown:
+            advance(done - shown)
+            shown = done
+
+    def poll() -> None:
+        while not stop.wait(0.5):
+            try:
+                update()
+            except Exception:
+                return
+
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        try:
+            update()  # the last tasks, before the bar closes
+            client.unregister_scheduler_plugin(name)
+        except Exception:
+            pass
 
 
 def write_zarr(result: Any, path: str, client: Any, progress: ProgressFactory) -> None:

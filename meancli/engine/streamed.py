@@ -49,7 +49,7 @@ def reduce_streamed(
     out = allocate(kept, _native(source.dtype), source.name)
     symbol = op.kernels[api.spec_dtype_name(source.dtype)]
     try:
-        with clock.stage("kernel"), progress(source.nbytes, source.name) as advance:
+        with clock.stage("kernel"), progress(source.nbytes, source.name, "bytes") as advance:
             streamed = reduce_slabs(symbol, source, call.reduce_mask, out, threads, advance)
         clock.timings_ms["read"] = clock.timings_ms.get("read", 0.0) + source.read_seconds * 1e3
         clock.timings_ms["kernel"] -= source.read_seconds * 1e3
@@ -104,7 +104,7 @@ def mean_streamed(
         native = _native(items[0].dtype)
         symbol = op.kernels[api.spec_dtype_name(native)]
         total = sum(s.nbytes for s in sources)
-        with clock.stage("kernel"), progress(total, "mean") as advance:
+        with clock.stage("kernel"), progress(total, "mean", "bytes") as advance:
             blocks = mean_blocks(shape, items, native, advance)
             if output is None:  # shown: the whole result in memory
                 out = allocate(shape, native, ", ".join(s.name for s in sources))
