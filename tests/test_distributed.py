@@ -457,3 +457,40 @@ def test_missing_extra_is_one_line(tmp_path: Path) -> None:
         "error: distributed is needed for zarr arrays, .npy shard datasets, --workers and --scheduler; "
         "install it with: pip install 'meancli[dask]'\n"
     )
+
+
+def _group_alive(pgid: int) -> list[str]:
+    """The processes of group ``pgid`` that are not zombies (already dead)."""
+    out = subprocess.run(
+        ["ps", "-o", "pid=,stat=", "-g", str(pgid)], capture_output=True, text=True, check=False
+    )
+    return [line for line in out.stdout.splitlines() if line.split()[1:2] != ["Z"]]
+
+
+def test_ctrl_c_shuts_the_local_cluster_down(tmp_path: Path) -> None:
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).random((4000, 1000)))
+    env = {**os.environ, "MEANCLI_PIECE_BYTES": "40000"}  # 200 pieces: a run long enough to interrupt
+    proc = subprocess.Popen(
+        [*MEANCLI, "reduce-mean", "x.npy", "--workers", "1", "--axes", "0"],
+        cwd=tmp_path,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(_group_alive(proc.pid)) < 3 and time.monotonic() < deadline:  # meancli, nanny, worker
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err.decode()
+        assert err.decode() == "error: interrupted\n"
+        deadline = time.monotonic() + 30
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _group_alive(proc.pid)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

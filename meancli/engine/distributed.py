@@ -156,16 +156,17 @@ def connect(where: Where) -> Iterator[Any]:
     try:
         if where.workers is not None:
             try:
-                cluster = distributed.LocalCluster(
-                    n_workers=where.workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address="127.0.0.1:0",  # its HTTP routes: local, on a free port
-                    silence_logs=quiet,
-                )
+                with _interrupts_deferred():  # a cluster half started cannot be closed cleanly
+                    cluster = distributed.LocalCluster(
+                        n_workers=where.workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address="127.0.0.1:0",  # its HTTP routes: local, on a free port
+                        silence_logs=quiet,
+                    )
                 client = distributed.Client(cluster, timeout=where.timeout, set_as_default=False)
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, RuntimeError) as exc:  # RuntimeError: a worker failed to start
                 raise ClusterError(
                     f"cannot start a local cluster of {where.workers} workers: {exc}"
                 ) from None
@@ -189,6 +190,30 @@ def connect(where: Where) -> Iterator[Any]:
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+@contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block ends, then deliver them as they were
+    meant (KeyboardInterrupt): an interrupted LocalCluster start leaves processes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    wanted = [signal.SIGINT, signal.SIGTERM]
+    previous = {n: signal.getsignal(n) for n in wanted}
+    for n in wanted:
+        signal.signal(n, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        for n, handler in previous.items():
+            signal.signal(n, handler)
+        if received:
+            os.kill(os.getpid(), received[0])
 
 
 def workers_of(client: Any) -> int:
