@@ -69,7 +69,7 @@ class ShardDataset(ChunkedArray):
                     f"the file holds {size - h.data_offset}"
                 )
             dtype = h.dtype if h.dtype.isnative else h.dtype.newbyteorder("=")
-            if not h.shape:
+            if not h.shape and len(self.paths) > 1:
                 raise InputFileError(f"{path}: a rank-0 shard; shards are concatenated along axis 0")
             if first is None:
                 first = (path, dtype, h.shape[1:])
@@ -78,9 +78,13 @@ class ShardDataset(ChunkedArray):
                     f"{path}: the shard does not match {first[0]}: dtype {_dtype_name(dtype)}, "
                     f"trailing shape {h.shape[1:]} (expected {_dtype_name(first[1])}, {first[2]})"
                 )
-            rows.append(h.shape[0])
+            if h.shape:
+                rows.append(h.shape[0])
         assert first is not None
         self.dtype = first[1]
+        if not rows:  # one rank-0 .npy (a plain file given to a cluster)
+            self.shape, self.chunks, self.pieces = (), (), [(0, 0, 1)]
+            return
         self.shape = (sum(rows), *first[2])
         row_bytes = max(1, int(np.prod(first[2], dtype=np.int64)) * self.dtype.itemsize)
         per_piece = max(1, PIECE_BYTES // row_bytes)
@@ -95,12 +99,12 @@ class ShardDataset(ChunkedArray):
     def read_chunk(self, index: tuple[int, ...]) -> np.ndarray[Any, Any]:
         from .npyio import read_npy
 
-        k, a, n = self.pieces[index[0]]
+        k, a, n = self.pieces[index[0] if index else 0]
         path = self.paths[k]
         data, _ = read_npy(path, mmap=True)
         if data.dtype.newbyteorder("=") != self.dtype or data.shape[1:] != self.shape[1:]:
             raise InputFileError(f"{path}: the shard changed since the dataset was opened")
-        piece = data[a : a + n]
+        piece = data[a : a + n] if self.shape else data
         try:
             if not piece.dtype.isnative:
                 return piece.astype(self.dtype)

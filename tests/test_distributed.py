@@ -494,3 +494,13 @@ def test_ctrl_c_shuts_the_local_cluster_down(tmp_path: Path) -> None:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def test_plain_npy_files_on_workers_broadcast_a_scalar(tmp_path: Path) -> None:
+    """.npy files given to a cluster are read by the workers, rank 0 included."""
+    v = np.array([1e8, 1.0, -1e8, 3.5], dtype=np.float32)
+    np.save(tmp_path / "s.npy", np.float32(3))
+    np.save(tmp_path / "v.npy", v)
+    proc = cli(["mean", "s.npy", "v.npy", "--workers", "1", "-q", "-o", "m.npy"], tmp_path)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert same_bits(load(tmp_path / "m.npy"), exact_mean([np.float32(3) * np.ones(1, np.float32), v]))
