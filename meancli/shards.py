@@ -82,14 +82,15 @@ class ShardDataset(ChunkedArray):
                 rows.append(h.shape[0])
         assert first is not None
         self.dtype = first[1]
+        # (shard number, first row, rows) of each chunk along axis 0, in order
+        self.pieces: list[tuple[int, int, int]] = [(0, 0, 1)]
         if not rows:  # one rank-0 .npy (a plain file given to a cluster)
-            self.shape, self.chunks, self.pieces = (), (), [(0, 0, 1)]
+            self.shape, self.chunks = (), ()
             return
         self.shape = (sum(rows), *first[2])
         row_bytes = max(1, int(np.prod(first[2], dtype=np.int64)) * self.dtype.itemsize)
         per_piece = max(1, PIECE_BYTES // row_bytes)
-        # (shard number, first row, rows) of each chunk along axis 0, in order
-        self.pieces: list[tuple[int, int, int]] = [
+        self.pieces = [
             (k, a, min(per_piece, n - a)) for k, n in enumerate(rows) for a in range(0, n, per_piece)
         ]
         if not self.pieces:  # every shard is empty: one empty chunk
