@@ -18,6 +18,7 @@ import logging
 import os
 import shutil
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -247,12 +248,31 @@ def compute(arrays: list[Any], client: Any, progress: ProgressFactory) -> list[A
                     return list(dask.compute(*arrays_opt, scheduler="synchronous", optimize_graph=False))
             with _cluster_progress(client, keys, advance):
                 futures = client.compute(arrays_opt, optimize_graph=False)
-                return [f.result() for f in futures]
+                try:
+                    return [f.result() for f in futures]
+                except BaseException:
+                    _stop(client, futures, keys)
+                    raise
         except ModuleNotFoundError as exc:
             raise ClusterError(
                 f"a dask worker cannot import {exc.name}: install meancli (with its kernels) "
                 "in the workers' environment"
             ) from None
+
+
+def _stop(client: Any, futures: list[Any], keys: set[Any], timeout: float = 30.0) -> None:
+    """Cancel a failed run's tasks and wait (up to ``timeout`` s) until none still runs,
+    so no worker writes into an output being removed. A task cannot be stopped midway."""
+    try:
+        client.cancel(futures, force=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            running = client.processing()
+            if not any(k in keys for tasks in running.values() for k in tasks):
+                return
+            time.sleep(0.1)
+    except Exception:  # the cluster is already gone: nothing runs
+        return
 
 
 @contextmanager
@@ -305,11 +325,13 @@ def _cluster_progress(client: Any, keys: set[Any], advance: Any) -> Iterator[Non
             pass
 
 
-def write_zarr(result: Any, path: str, client: Any, progress: ProgressFactory) -> None:
+def write_zarr(result: Any, path: str, tmp: str, client: Any, progress: ProgressFactory) -> None:
     """Write dask array ``result`` to a new zarr (format 3) array at ``path``,
     block by block from wherever the graph runs, atomically: into a temporary
     store beside ``path``, renamed into place once complete (an existing
-    ``path`` is replaced only then); a failed run leaves nothing.
+    ``path`` is replaced only then). ``tmp`` is that temporary store
+    (temporary_store()); the caller removes it once no worker can write into
+    it any more (after the cluster has stopped the run's tasks).
 
     Raises:
         InputFileError: a dtype zarr cannot store (bfloat16), or the store
@@ -321,8 +343,6 @@ def write_zarr(result: Any, path: str, client: Any, progress: ProgressFactory) -
 
     if is_bfloat16(result.dtype):
         raise InputFileError(f"{path}: zarr has no bfloat16 data type; write the result as .npy")
-    directory = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{uuid.uuid4().hex[:12]}")
     chunk = tuple(max(c) if c else 1 for c in result.chunks) if result.ndim else ()
     try:
         zarr.create_array(store=tmp, shape=result.shape, chunks=chunk or None, dtype=result.dtype)
@@ -334,6 +354,15 @@ def write_zarr(result: Any, path: str, client: Any, progress: ProgressFactory) -
         _replace(tmp, path)
     except OSError as exc:
         raise InputFileError(f"{path}: cannot write the zarr store: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def temporary_store(path: str) -> Iterator[str]:
+    """A fresh name beside ``path`` for write_zarr's temporary store, removed on exit if left."""
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{uuid.uuid4().hex[:12]}")
+    try:
+        yield tmp
     finally:
         if os.path.exists(tmp):
             shutil.rmtree(tmp, ignore_errors=True)
@@ -428,6 +457,8 @@ def run_reduce(
     item = _graph_input(item)
     dtype_name = spec_dtype_name(item.dtype)
     with ExitStack() as stack:
+        # entered first, left last: removed only after the cluster has stopped every task
+        tmp = stack.enter_context(temporary_store(output)) if is_zarr_output(output) and output else ""
         with clock.stage("cluster"):
             client = stack.enter_context(connect(where))
         with clock.stage("graph"):
@@ -437,7 +468,7 @@ def run_reduce(
         if is_zarr_output(output):
             assert output is not None
             with clock.stage("kernel"):
-                write_zarr(result, output, client, progress)
+                write_zarr(result, output, tmp, client, progress)
             return None, info
         with clock.stage("kernel"):
             (value,) = compute([result], client, progress)
@@ -460,6 +491,8 @@ def run_mean(
     block by block from the workers."""
     items = [_graph_input(x) for x in items]
     with ExitStack() as stack:
+        # entered first, left last: removed only after the cluster has stopped every task
+        tmp = stack.enter_context(temporary_store(output)) if is_zarr_output(output) and output else ""
         with clock.stage("cluster"):
             client = stack.enter_context(connect(where))
         with clock.stage("graph"):
@@ -469,7 +502,7 @@ def run_mean(
         if is_zarr_output(output):
             assert output is not None
             with clock.stage("kernel"):
-                write_zarr(result, output, client, progress)
+                write_zarr(result, output, tmp, client, progress)
             return None, info
         with clock.stage("kernel"):
             (value,) = compute([result], client, progress)
