@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <float.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define MEANCLI_X86 1
@@ -80,6 +81,12 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
  * inputs (no accumulator row in memory). (Non-temporal stores of a large
  * output were measured slower on the bench machine, so there are none.) */
 #define MEAN_FUSE_MAX 16
+/* Exact float sums: extraction level sums flush to the superaccumulator
+ * every 2^EXTRACT_LOG2CAP values (the bound that keeps them exact), and a
+ * sigma is picked 2^EXTRACT_HEADROOM above the values that chose it. */
+#define EXTRACT_LOG2CAP 10
+#define EXTRACT_CAP (1 << EXTRACT_LOG2CAP)
+#define EXTRACT_HEADROOM 3
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
 
@@ -647,187 +654,227 @@ static inline T_float16 store_float16(double v) { return f64_to_f16(v); }
 #define SACC_NL_float16 6
 #define SACC_LSB_float16 (-149)
 static const float_format FORMAT_float16 = { 11, -14, 15 };
-typedef double acc_float16;
+/* The sum of a stream of values, exact (kernels.c.j2, "Exact float sums"):
+ * values with |x| <= A are split x = q_1 + .. + q_1 + r by extraction
+ * against sigma_1 > .. > sigma_1; the q's of each level add exactly in double
+ * lanes for up to EXTRACT_CAP values, then go to the superaccumulator
+ * (flush). A nonzero r (a value far below A) goes to the superaccumulator
+ * at once, as does every value above A, infinite or NaN. */
+typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* count unused (0), flags, limbs */
+#define LEVELS_float16 1
 #define LANES_float16 16
-typedef struct { double a[LANES_float16]; } lanes_float16;
-typedef struct { double a[TILE]; } rowacc_float16;
+typedef struct {
+    double sigma[LEVELS_float16], A;  /* A == 0: no sigma yet (the next values pick one) */
+    int64_t c;                      /* values taken since the last flush */
+    double s[LEVELS_float16][LANES_float16];
+    double z[LANES_float16];          /* plain sums from -0.0: still -0.0 iff every value was -0.0 */
+    acc_float16 acc;
+} lanes_float16;
 
-static inline void lanes_init_float16(lanes_float16 *l)
+static inline acc_float16 acc_add_float16(acc_float16 a, acc_float16 b)
 {
-    /* -0.0 is the additive identity: -0.0 + x == x for every x, signed zeros included */
-    for (int k = 0; k < LANES_float16; k++) l->a[k] = -0.0;
+    sacc_combine(a.w, b.w, SACC_NL_float16);
+    return a;
 }
-
-/* Lanes combine pairwise in a fixed order. */
-static inline acc_float16 lanes_sum_float16(const lanes_float16 *l, int64_t count)
-{
-    double a[LANES_float16];
-    (void)count;
-    memcpy(a, l->a, sizeof a);
-    for (int w = LANES_float16 / 2; w >= 1; w /= 2)
-        for (int k = 0; k < w; k++) a[k] += a[k + w];
-    return a[0];
-}
-
-static inline acc_float16 acc_add_float16(acc_float16 a, acc_float16 b) { return a + b; }
 
 static inline T_float16 finalize_float16(acc_float16 s, int64_t count)
 {
-    return store_float16(count ? s / (double)count : NAN);
+    s.w[0] = (uint64_t)count;
+    return store_float16(sacc_mean(s.w, SACC_NL_float16, SACC_LSB_float16, FORMAT_float16));
 }
+
+static inline void acc_take_float16(acc_float16 *a, double x)
+{
+    sacc_take(a->w, SACC_NL_float16, SACC_LSB_float16, x);
+}
+
+/* sigma_1 .. sigma_L for values up to (about) m: A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m,
+ * sigma_1 = A * 2^(EXTRACT_LOG2CAP + 1), each next level 2^(EXTRACT_LOG2CAP + 1 - 53)
+ * times the previous (its values are the previous level's r, |r| <= sigma * 2^-53). */
+static inline void pick_sigma_float16(double *sigma, double *A, double m)
+{
+    int e;
+    (void)frexp(m > 0x1p-1074 ? m : 0x1p-1074, &e); /* m < 2^e */
+    e += EXTRACT_HEADROOM;
+    if (e > 1023 - EXTRACT_LOG2CAP - 1) e = 1023 - EXTRACT_LOG2CAP - 1; /* sigma stays finite */
+    *A = ldexp(1.0, e);
+    int es = e + EXTRACT_LOG2CAP + 1;
+    for (int k = 0; k < LEVELS_float16; k++, es += EXTRACT_LOG2CAP + 1 - 53) sigma[k] = ldexp(1.0, es); /* 0 below 2^-1074: then q = r exactly */
+}
+
+static inline void lanes_init_float16(lanes_float16 *l)
+{
+    memset(l, 0, sizeof *l);
+    for (int k = 0; k < LANES_float16; k++) l->z[k] = -0.0;
+}
+
+/* Move the lane sums into the superaccumulator: each level's lanes add
+ * exactly (every partial sum is a multiple of its granule below sigma). */
+static inline void lanes_flush_float16(lanes_float16 *l)
+{
+    for (int v = 0; v < LEVELS_float16; v++) {
+        double h = 0.0;
+        for (int k = 0; k < LANES_float16; k++) { h += l->s[v][k]; l->s[v][k] = 0.0; }
+        sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, h);
+    }
+    for (int k = 0; k < LANES_float16; k++) {
+        if (f64_to_bits(l->z[k]) != 0x8000000000000000ull) l->acc.w[1] |= SACC_NONNEGZERO;
+        l->z[k] = -0.0;
+    }
+    l->c = 0;
+    l->A = 0.0;
+}
+
+/* Pick sigma from the largest finite |x| of the next (up to 16) of n values at stride s. */
+static inline void lanes_pick_float16(lanes_float16 *l, const T_float16 *x, int64_t s, int64_t n)
+{
+    double m = 0.0;
+    for (int64_t i = 0; i < n && i < 16; i++) {
+        double a = fabs(LOAD_float16(x[i * s]));
+        if (a > m && a <= DBL_MAX) m = a;
+    }
+    pick_sigma_float16(l->sigma, &l->A, m);
+}
+
+/* One value into lane k (the caller counts it in l->c); a sigma is picked. */
+static inline void lane_take_float16(lanes_float16 *l, int k, double x)
+{
+    if (!(fabs(x) <= l->A)) { /* above A, inf or NaN */
+        acc_take_float16(&l->acc, x);
+        return;
+    }
+    double r = x;
+    for (int v = 0; v < LEVELS_float16; v++) {
+        double q = (l->sigma[v] + r) - l->sigma[v];
+        l->s[v][k] += q;
+        r -= q;
+    }
+    l->z[k] += x;
+    if (r != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, r);
+}
+
+static inline acc_float16 lanes_sum_float16(lanes_float16 *l, int64_t count)
+{
+    (void)count;
+    lanes_flush_float16(l);
+    return l->acc;
+}
+
+/* Sum n elements at stride s (elements) into the lanes. */
+static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l, int k0)
+{
+    (void)k0;
+    int64_t i = 0;
+    while (i < n) {
+        if (l->c >= EXTRACT_CAP) lanes_flush_float16(l);
+        if (l->A == 0.0) lanes_pick_float16(l, x + i * s, s, n - i);
+        int64_t m = n - i < EXTRACT_CAP - l->c ? n - i : EXTRACT_CAP - l->c;
+        for (int64_t k = 0; k < m; k++) lane_take_float16(l, (int)((l->c + k) % LANES_float16), LOAD_float16(x[(i + k) * s]));
+        l->c += m;
+        i += m;
+    }
+}
+
+/* Row accumulation: the same per column, each column with its own sigma. */
+typedef struct {
+    int64_t c; /* rows taken since the last flush */
+    double sigma[LEVELS_float16][TILE], A[TILE];
+    double s[LEVELS_float16][TILE], z[TILE];
+    acc_float16 acc[TILE];
+} rowacc_float16;
 
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
-    for (int64_t j = 0; j < w; j++) r->a[j] = -0.0;
+    r->c = 0;
+    for (int64_t j = 0; j < w; j++) {
+        r->A[j] = 0.0;
+        r->z[j] = -0.0;
+        for (int v = 0; v < LEVELS_float16; v++) r->s[v][j] = 0.0;
+        memset(&r->acc[j], 0, sizeof r->acc[j]);
+    }
 }
 
-static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64_t count, acc_float16 *part)
+static inline void rowacc_flush_float16(rowacc_float16 *r, int64_t w)
+{
+    for (int64_t j = 0; j < w; j++) {
+        for (int v = 0; v < LEVELS_float16; v++) {
+            if (r->s[v][j] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, r->s[v][j]);
+            r->s[v][j] = 0.0;
+        }
+        if (f64_to_bits(r->z[j]) != 0x8000000000000000ull) r->acc[j].w[1] |= SACC_NONNEGZERO;
+        r->z[j] = -0.0;
+        r->A[j] = 0.0;
+    }
+    r->c = 0;
+}
+
+static inline void rowacc_take_float16(rowacc_float16 *r, int64_t w, int64_t count, acc_float16 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->a[j];
+    rowacc_flush_float16(r, w);
+    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
 }
 
-/* Sum n elements at stride s (elements) into the lanes, the first one into
- * lane k0: an element's lane is its position in the reduction modulo the
- * lane count, whatever the run it arrives in. */
-CLONES static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l, int k0)
+/* Columns still without a sigma pick one from the largest of their next
+ * `nrows` values (a few rows: later larger values still go exactly to the
+ * superaccumulator). */
+static void rowacc_pick_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    double a[LANES_float16];
-    memcpy(a, l->a, sizeof a);
-    int64_t i = 0;
-    int k = k0;
-    if (s == 1) {
-        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_float16) a[k] += LOAD_float16(x[i]);
-        for (; i + LANES_float16 <= n; i += LANES_float16)
-            for (int j = 0; j < LANES_float16; j++) a[j] += LOAD_float16(x[i + j]);
-        for (k = 0; i < n; i++, k++) a[k] += LOAD_float16(x[i]);
-    } else {
-        for (; i < n; i++, k = (k + 1) % LANES_float16) a[k] += LOAD_float16(x[i * s]);
+    if (nrows > 16) nrows = 16;
+    for (int64_t j = 0; j < w; j++) {
+        if (r->A[j] != 0.0) continue;
+        double m = 0.0;
+        for (int64_t i = 0; i < nrows; i++) {
+            double a = fabs(LOAD_float16(x[i * rs + j * s]));
+            if (a > m && a <= DBL_MAX) m = a;
+        }
+        double sg[LEVELS_float16];
+        pick_sigma_float16(sg, &r->A[j], m);
+        for (int v = 0; v < LEVELS_float16; v++) r->sigma[v][j] = sg[v];
     }
-    memcpy(l->a, a, sizeof a);
 }
 
-/* acc[j] += x[j * s] for j < w (s == 0 broadcasts one value). */
-CLONES static void add_row_float16(rowacc_float16 *r, const T_float16 *x, int64_t s, int64_t w)
+static inline void col_take_float16(rowacc_float16 *r, int64_t j, double x)
 {
-    double *a = r->a;
-    if (s == 1) {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_float16(x[j]);
-    } else if (s == 0) {
-        double v = LOAD_float16(x[0]);
-        for (int64_t j = 0; j < w; j++) a[j] += v;
-    } else {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_float16(x[j * s]);
+    if (!(fabs(x) <= r->A[j])) {
+        sacc_take(r->acc[j].w, SACC_NL_float16, SACC_LSB_float16, x);
+        return;
+    }
+    double rem = x;
+    for (int v = 0; v < LEVELS_float16; v++) {
+        double q = (r->sigma[v][j] + rem) - r->sigma[v][j];
+        r->s[v][j] += q;
+        rem -= q;
+    }
+    r->z[j] += x;
+    if (rem != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, rem);
+}
+
+/* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
+static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    int64_t i = 0;
+    while (i < nrows) {
+        if (r->c >= EXTRACT_CAP) rowacc_flush_float16(r, w);
+        if (r->c == 0) rowacc_pick_float16(r, x + i * rs, rs, nrows - i, s, w);
+        int64_t m = nrows - i < EXTRACT_CAP - r->c ? nrows - i : EXTRACT_CAP - r->c;
+        for (int64_t k = 0; k < m; k++, i++) {
+            const T_float16 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) col_take_float16(r, j, LOAD_float16(p[j * s]));
+        }
+        r->c += m;
     }
 }
 
 /* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_float16(const rowacc_float16 *r, int64_t w, int64_t count, T_float16 *dst)
+static void finish_row_float16(rowacc_float16 *r, int64_t w, int64_t count, T_float16 *dst)
 {
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float16(r->a[j], count);
+    rowacc_flush_float16(r, w);
+    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float16(r->acc[j], count);
 }
 #define FINISH_ROW_float16 finish_row_float16
-
-/* Rows [0, nrows) at row stride rs, each adding w columns at stride s. */
-static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
-{
-    for (int64_t i = 0; i < nrows; i++) add_row_float16(r, x + i * rs, s, w);
-}
-
-#ifdef MEANCLI_X86
-/* 8 float16 values as 8 floats (exact), split into two halves of 4 doubles. */
-#define LOAD8F_float16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
-#define LO4_float16(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
-#define HI4_float16(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
-
-AVX2_F16C static void run_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l, int k0)
-{
-    int64_t i = 0;
-    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 16) l->a[k] += LOAD_float16(x[i]);
-    __m256d a0 = _mm256_loadu_pd(l->a), a1 = _mm256_loadu_pd(l->a + 4);
-    __m256d a2 = _mm256_loadu_pd(l->a + 8), a3 = _mm256_loadu_pd(l->a + 12);
-    for (; i + 16 <= n; i += 16) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
-        __m256 f0 = LOAD8F_float16(x + i), f1 = LOAD8F_float16(x + i + 8);
-        a0 = _mm256_add_pd(a0, LO4_float16(f0));
-        a1 = _mm256_add_pd(a1, HI4_float16(f0));
-        a2 = _mm256_add_pd(a2, LO4_float16(f1));
-        a3 = _mm256_add_pd(a3, HI4_float16(f1));
-    }
-    _mm256_storeu_pd(l->a, a0); _mm256_storeu_pd(l->a + 4, a1);
-    _mm256_storeu_pd(l->a + 8, a2); _mm256_storeu_pd(l->a + 12, a3);
-    for (int k = 0; i < n; i++, k++) l->a[k] += LOAD_float16(x[i]);
-}
-
-/* Narrow rows (w <= NARROW_ROW): the first nb * 8 columns in 2 * nb
- * registers across all the rows, one row after the other (each read once,
- * in order, prefetched `ahead` rows early); the last w % 8 columns after,
- * column by column. Each column takes its rows in order. Inlined with a
- * constant nb, so the accumulators stay in registers. */
-AVX2_F16C __attribute__((always_inline)) static inline void narrow_rows_float16(
-    rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead)
-{
-    __m256d c[2 * (NARROW_ROW / 8)];
-    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float16), row_bytes = nb * 8 * (int64_t)sizeof(T_float16);
-    for (int q = 0; q < 2 * nb; q++) c[q] = _mm256_loadu_pd(r->a + 4 * q);
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_float16 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        for (int q = 0; q < nb; q++) {
-            __m256 f = LOAD8F_float16(p + 8 * q);
-            c[2 * q] = _mm256_add_pd(c[2 * q], LO4_float16(f));
-            c[2 * q + 1] = _mm256_add_pd(c[2 * q + 1], HI4_float16(f));
-        }
-    }
-    for (int q = 0; q < 2 * nb; q++) _mm256_storeu_pd(r->a + 4 * q, c[q]);
-}
-
-/* Narrow rows as above; wide rows row after row (each read once, in
- * order), the accumulators in L1. */
-AVX2_F16C static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
-{
-    const int64_t row_bytes = w * (int64_t)sizeof(T_float16), rs_bytes = rs * (int64_t)sizeof(T_float16);
-    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-    if (w <= NARROW_ROW) {
-        switch (w / 8) { /* a constant nb each, so each case compiles to its own loop */
-        case 1: narrow_rows_float16(r, x, rs, nrows, 1, ahead); break;
-        case 2: narrow_rows_float16(r, x, rs, nrows, 2, ahead); break;
-        case 3: narrow_rows_float16(r, x, rs, nrows, 3, ahead); break;
-        case 4: narrow_rows_float16(r, x, rs, nrows, 4, ahead); break;
-        case 5: narrow_rows_float16(r, x, rs, nrows, 5, ahead); break;
-        case 6: narrow_rows_float16(r, x, rs, nrows, 6, ahead); break;
-        case 7: narrow_rows_float16(r, x, rs, nrows, 7, ahead); break;
-        case 8: narrow_rows_float16(r, x, rs, nrows, 8, ahead); break;
-        default: break;
-        }
-        for (int64_t j = w / 8 * 8; j < w; j++) {
-            double c = r->a[j];
-            for (int64_t i = 0; i < nrows; i++) c += LOAD_float16(x[i * rs + j]);
-            r->a[j] = c;
-        }
-        return;
-    }
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_float16 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        int64_t j = 0;
-        for (; j + 8 <= w; j += 8) {
-            __m256 f = LOAD8F_float16(p + j);
-            _mm256_storeu_pd(r->a + j, _mm256_add_pd(_mm256_loadu_pd(r->a + j), LO4_float16(f)));
-            _mm256_storeu_pd(r->a + j + 4, _mm256_add_pd(_mm256_loadu_pd(r->a + j + 4), HI4_float16(f)));
-        }
-        for (; j < w; j++) r->a[j] += LOAD_float16(p[j]);
-    }
-}
-#define RUN_float16(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2_f16c ? run_float16_avx2((x), (n), (l), (k0)) : run_float16((x), (s), (n), (l), (k0)))
-#define ADD_ROWS_float16(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2_f16c ? add_rows_float16_avx2((r), (x), (rs), (nrows), (w)) \
-                            : add_rows_float16_generic((r), (x), (rs), (nrows), (s), (w)))
-#else
 #define RUN_float16 run_float16
 #define ADD_ROWS_float16 add_rows_float16_generic
-#endif
 /* ======================================================================
  * bfloat16: accumulate in double, round once
  * ==================================================================== */
@@ -838,187 +885,227 @@ static inline T_bfloat16 store_bfloat16(double v) { return f64_to_bf16(v); }
 #define SACC_NL_bfloat16 6
 #define SACC_LSB_bfloat16 (-149)
 static const float_format FORMAT_bfloat16 = { 8, -126, 127 };
-typedef double acc_bfloat16;
+/* The sum of a stream of values, exact (kernels.c.j2, "Exact float sums"):
+ * values with |x| <= A are split x = q_1 + .. + q_1 + r by extraction
+ * against sigma_1 > .. > sigma_1; the q's of each level add exactly in double
+ * lanes for up to EXTRACT_CAP values, then go to the superaccumulator
+ * (flush). A nonzero r (a value far below A) goes to the superaccumulator
+ * at once, as does every value above A, infinite or NaN. */
+typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* count unused (0), flags, limbs */
+#define LEVELS_bfloat16 1
 #define LANES_bfloat16 16
-typedef struct { double a[LANES_bfloat16]; } lanes_bfloat16;
-typedef struct { double a[TILE]; } rowacc_bfloat16;
+typedef struct {
+    double sigma[LEVELS_bfloat16], A;  /* A == 0: no sigma yet (the next values pick one) */
+    int64_t c;                      /* values taken since the last flush */
+    double s[LEVELS_bfloat16][LANES_bfloat16];
+    double z[LANES_bfloat16];          /* plain sums from -0.0: still -0.0 iff every value was -0.0 */
+    acc_bfloat16 acc;
+} lanes_bfloat16;
 
-static inline void lanes_init_bfloat16(lanes_bfloat16 *l)
+static inline acc_bfloat16 acc_add_bfloat16(acc_bfloat16 a, acc_bfloat16 b)
 {
-    /* -0.0 is the additive identity: -0.0 + x == x for every x, signed zeros included */
-    for (int k = 0; k < LANES_bfloat16; k++) l->a[k] = -0.0;
+    sacc_combine(a.w, b.w, SACC_NL_bfloat16);
+    return a;
 }
-
-/* Lanes combine pairwise in a fixed order. */
-static inline acc_bfloat16 lanes_sum_bfloat16(const lanes_bfloat16 *l, int64_t count)
-{
-    double a[LANES_bfloat16];
-    (void)count;
-    memcpy(a, l->a, sizeof a);
-    for (int w = LANES_bfloat16 / 2; w >= 1; w /= 2)
-        for (int k = 0; k < w; k++) a[k] += a[k + w];
-    return a[0];
-}
-
-static inline acc_bfloat16 acc_add_bfloat16(acc_bfloat16 a, acc_bfloat16 b) { return a + b; }
 
 static inline T_bfloat16 finalize_bfloat16(acc_bfloat16 s, int64_t count)
 {
-    return store_bfloat16(count ? s / (double)count : NAN);
+    s.w[0] = (uint64_t)count;
+    return store_bfloat16(sacc_mean(s.w, SACC_NL_bfloat16, SACC_LSB_bfloat16, FORMAT_bfloat16));
 }
+
+static inline void acc_take_bfloat16(acc_bfloat16 *a, double x)
+{
+    sacc_take(a->w, SACC_NL_bfloat16, SACC_LSB_bfloat16, x);
+}
+
+/* sigma_1 .. sigma_L for values up to (about) m: A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m,
+ * sigma_1 = A * 2^(EXTRACT_LOG2CAP + 1), each next level 2^(EXTRACT_LOG2CAP + 1 - 53)
+ * times the previous (its values are the previous level's r, |r| <= sigma * 2^-53). */
+static inline void pick_sigma_bfloat16(double *sigma, double *A, double m)
+{
+    int e;
+    (void)frexp(m > 0x1p-1074 ? m : 0x1p-1074, &e); /* m < 2^e */
+    e += EXTRACT_HEADROOM;
+    if (e > 1023 - EXTRACT_LOG2CAP - 1) e = 1023 - EXTRACT_LOG2CAP - 1; /* sigma stays finite */
+    *A = ldexp(1.0, e);
+    int es = e + EXTRACT_LOG2CAP + 1;
+    for (int k = 0; k < LEVELS_bfloat16; k++, es += EXTRACT_LOG2CAP + 1 - 53) sigma[k] = ldexp(1.0, es); /* 0 below 2^-1074: then q = r exactly */
+}
+
+static inline void lanes_init_bfloat16(lanes_bfloat16 *l)
+{
+    memset(l, 0, sizeof *l);
+    for (int k = 0; k < LANES_bfloat16; k++) l->z[k] = -0.0;
+}
+
+/* Move the lane sums into the superaccumulator: each level's lanes add
+ * exactly (every partial sum is a multiple of its granule below sigma). */
+static inline void lanes_flush_bfloat16(lanes_bfloat16 *l)
+{
+    for (int v = 0; v < LEVELS_bfloat16; v++) {
+        double h = 0.0;
+        for (int k = 0; k < LANES_bfloat16; k++) { h += l->s[v][k]; l->s[v][k] = 0.0; }
+        sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, h);
+    }
+    for (int k = 0; k < LANES_bfloat16; k++) {
+        if (f64_to_bits(l->z[k]) != 0x8000000000000000ull) l->acc.w[1] |= SACC_NONNEGZERO;
+        l->z[k] = -0.0;
+    }
+    l->c = 0;
+    l->A = 0.0;
+}
+
+/* Pick sigma from the largest finite |x| of the next (up to 16) of n values at stride s. */
+static inline void lanes_pick_bfloat16(lanes_bfloat16 *l, const T_bfloat16 *x, int64_t s, int64_t n)
+{
+    double m = 0.0;
+    for (int64_t i = 0; i < n && i < 16; i++) {
+        double a = fabs(LOAD_bfloat16(x[i * s]));
+        if (a > m && a <= DBL_MAX) m = a;
+    }
+    pick_sigma_bfloat16(l->sigma, &l->A, m);
+}
+
+/* One value into lane k (the caller counts it in l->c); a sigma is picked. */
+static inline void lane_take_bfloat16(lanes_bfloat16 *l, int k, double x)
+{
+    if (!(fabs(x) <= l->A)) { /* above A, inf or NaN */
+        acc_take_bfloat16(&l->acc, x);
+        return;
+    }
+    double r = x;
+    for (int v = 0; v < LEVELS_bfloat16; v++) {
+        double q = (l->sigma[v] + r) - l->sigma[v];
+        l->s[v][k] += q;
+        r -= q;
+    }
+    l->z[k] += x;
+    if (r != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, r);
+}
+
+static inline acc_bfloat16 lanes_sum_bfloat16(lanes_bfloat16 *l, int64_t count)
+{
+    (void)count;
+    lanes_flush_bfloat16(l);
+    return l->acc;
+}
+
+/* Sum n elements at stride s (elements) into the lanes. */
+static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l, int k0)
+{
+    (void)k0;
+    int64_t i = 0;
+    while (i < n) {
+        if (l->c >= EXTRACT_CAP) lanes_flush_bfloat16(l);
+        if (l->A == 0.0) lanes_pick_bfloat16(l, x + i * s, s, n - i);
+        int64_t m = n - i < EXTRACT_CAP - l->c ? n - i : EXTRACT_CAP - l->c;
+        for (int64_t k = 0; k < m; k++) lane_take_bfloat16(l, (int)((l->c + k) % LANES_bfloat16), LOAD_bfloat16(x[(i + k) * s]));
+        l->c += m;
+        i += m;
+    }
+}
+
+/* Row accumulation: the same per column, each column with its own sigma. */
+typedef struct {
+    int64_t c; /* rows taken since the last flush */
+    double sigma[LEVELS_bfloat16][TILE], A[TILE];
+    double s[LEVELS_bfloat16][TILE], z[TILE];
+    acc_bfloat16 acc[TILE];
+} rowacc_bfloat16;
 
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
-    for (int64_t j = 0; j < w; j++) r->a[j] = -0.0;
+    r->c = 0;
+    for (int64_t j = 0; j < w; j++) {
+        r->A[j] = 0.0;
+        r->z[j] = -0.0;
+        for (int v = 0; v < LEVELS_bfloat16; v++) r->s[v][j] = 0.0;
+        memset(&r->acc[j], 0, sizeof r->acc[j]);
+    }
 }
 
-static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int64_t count, acc_bfloat16 *part)
+static inline void rowacc_flush_bfloat16(rowacc_bfloat16 *r, int64_t w)
+{
+    for (int64_t j = 0; j < w; j++) {
+        for (int v = 0; v < LEVELS_bfloat16; v++) {
+            if (r->s[v][j] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, r->s[v][j]);
+            r->s[v][j] = 0.0;
+        }
+        if (f64_to_bits(r->z[j]) != 0x8000000000000000ull) r->acc[j].w[1] |= SACC_NONNEGZERO;
+        r->z[j] = -0.0;
+        r->A[j] = 0.0;
+    }
+    r->c = 0;
+}
+
+static inline void rowacc_take_bfloat16(rowacc_bfloat16 *r, int64_t w, int64_t count, acc_bfloat16 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->a[j];
+    rowacc_flush_bfloat16(r, w);
+    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
 }
 
-/* Sum n elements at stride s (elements) into the lanes, the first one into
- * lane k0: an element's lane is its position in the reduction modulo the
- * lane count, whatever the run it arrives in. */
-CLONES static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l, int k0)
+/* Columns still without a sigma pick one from the largest of their next
+ * `nrows` values (a few rows: later larger values still go exactly to the
+ * superaccumulator). */
+static void rowacc_pick_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    double a[LANES_bfloat16];
-    memcpy(a, l->a, sizeof a);
-    int64_t i = 0;
-    int k = k0;
-    if (s == 1) {
-        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_bfloat16) a[k] += LOAD_bfloat16(x[i]);
-        for (; i + LANES_bfloat16 <= n; i += LANES_bfloat16)
-            for (int j = 0; j < LANES_bfloat16; j++) a[j] += LOAD_bfloat16(x[i + j]);
-        for (k = 0; i < n; i++, k++) a[k] += LOAD_bfloat16(x[i]);
-    } else {
-        for (; i < n; i++, k = (k + 1) % LANES_bfloat16) a[k] += LOAD_bfloat16(x[i * s]);
+    if (nrows > 16) nrows = 16;
+    for (int64_t j = 0; j < w; j++) {
+        if (r->A[j] != 0.0) continue;
+        double m = 0.0;
+        for (int64_t i = 0; i < nrows; i++) {
+            double a = fabs(LOAD_bfloat16(x[i * rs + j * s]));
+            if (a > m && a <= DBL_MAX) m = a;
+        }
+        double sg[LEVELS_bfloat16];
+        pick_sigma_bfloat16(sg, &r->A[j], m);
+        for (int v = 0; v < LEVELS_bfloat16; v++) r->sigma[v][j] = sg[v];
     }
-    memcpy(l->a, a, sizeof a);
 }
 
-/* acc[j] += x[j * s] for j < w (s == 0 broadcasts one value). */
-CLONES static void add_row_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t s, int64_t w)
+static inline void col_take_bfloat16(rowacc_bfloat16 *r, int64_t j, double x)
 {
-    double *a = r->a;
-    if (s == 1) {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_bfloat16(x[j]);
-    } else if (s == 0) {
-        double v = LOAD_bfloat16(x[0]);
-        for (int64_t j = 0; j < w; j++) a[j] += v;
-    } else {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_bfloat16(x[j * s]);
+    if (!(fabs(x) <= r->A[j])) {
+        sacc_take(r->acc[j].w, SACC_NL_bfloat16, SACC_LSB_bfloat16, x);
+        return;
+    }
+    double rem = x;
+    for (int v = 0; v < LEVELS_bfloat16; v++) {
+        double q = (r->sigma[v][j] + rem) - r->sigma[v][j];
+        r->s[v][j] += q;
+        rem -= q;
+    }
+    r->z[j] += x;
+    if (rem != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, rem);
+}
+
+/* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
+static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    int64_t i = 0;
+    while (i < nrows) {
+        if (r->c >= EXTRACT_CAP) rowacc_flush_bfloat16(r, w);
+        if (r->c == 0) rowacc_pick_bfloat16(r, x + i * rs, rs, nrows - i, s, w);
+        int64_t m = nrows - i < EXTRACT_CAP - r->c ? nrows - i : EXTRACT_CAP - r->c;
+        for (int64_t k = 0; k < m; k++, i++) {
+            const T_bfloat16 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) col_take_bfloat16(r, j, LOAD_bfloat16(p[j * s]));
+        }
+        r->c += m;
     }
 }
 
 /* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_bfloat16(const rowacc_bfloat16 *r, int64_t w, int64_t count, T_bfloat16 *dst)
+static void finish_row_bfloat16(rowacc_bfloat16 *r, int64_t w, int64_t count, T_bfloat16 *dst)
 {
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_bfloat16(r->a[j], count);
+    rowacc_flush_bfloat16(r, w);
+    for (int64_t j = 0; j < w; j++) dst[j] = finalize_bfloat16(r->acc[j], count);
 }
 #define FINISH_ROW_bfloat16 finish_row_bfloat16
-
-/* Rows [0, nrows) at row stride rs, each adding w columns at stride s. */
-static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
-{
-    for (int64_t i = 0; i < nrows; i++) add_row_bfloat16(r, x + i * rs, s, w);
-}
-
-#ifdef MEANCLI_X86
-/* 8 bfloat16 values as 8 floats (exact), split into two halves of 4 doubles. */
-#define LOAD8F_bfloat16(p) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))), 16))
-#define LO4_bfloat16(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
-#define HI4_bfloat16(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
-
-AVX2 static void run_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l, int k0)
-{
-    int64_t i = 0;
-    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 16) l->a[k] += LOAD_bfloat16(x[i]);
-    __m256d a0 = _mm256_loadu_pd(l->a), a1 = _mm256_loadu_pd(l->a + 4);
-    __m256d a2 = _mm256_loadu_pd(l->a + 8), a3 = _mm256_loadu_pd(l->a + 12);
-    for (; i + 16 <= n; i += 16) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
-        __m256 f0 = LOAD8F_bfloat16(x + i), f1 = LOAD8F_bfloat16(x + i + 8);
-        a0 = _mm256_add_pd(a0, LO4_bfloat16(f0));
-        a1 = _mm256_add_pd(a1, HI4_bfloat16(f0));
-        a2 = _mm256_add_pd(a2, LO4_bfloat16(f1));
-        a3 = _mm256_add_pd(a3, HI4_bfloat16(f1));
-    }
-    _mm256_storeu_pd(l->a, a0); _mm256_storeu_pd(l->a + 4, a1);
-    _mm256_storeu_pd(l->a + 8, a2); _mm256_storeu_pd(l->a + 12, a3);
-    for (int k = 0; i < n; i++, k++) l->a[k] += LOAD_bfloat16(x[i]);
-}
-
-/* Narrow rows (w <= NARROW_ROW): the first nb * 8 columns in 2 * nb
- * registers across all the rows, one row after the other (each read once,
- * in order, prefetched `ahead` rows early); the last w % 8 columns after,
- * column by column. Each column takes its rows in order. Inlined with a
- * constant nb, so the accumulators stay in registers. */
-AVX2 __attribute__((always_inline)) static inline void narrow_rows_bfloat16(
-    rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead)
-{
-    __m256d c[2 * (NARROW_ROW / 8)];
-    const int64_t rs_bytes = rs * (int64_t)sizeof(T_bfloat16), row_bytes = nb * 8 * (int64_t)sizeof(T_bfloat16);
-    for (int q = 0; q < 2 * nb; q++) c[q] = _mm256_loadu_pd(r->a + 4 * q);
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_bfloat16 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        for (int q = 0; q < nb; q++) {
-            __m256 f = LOAD8F_bfloat16(p + 8 * q);
-            c[2 * q] = _mm256_add_pd(c[2 * q], LO4_bfloat16(f));
-            c[2 * q + 1] = _mm256_add_pd(c[2 * q + 1], HI4_bfloat16(f));
-        }
-    }
-    for (int q = 0; q < 2 * nb; q++) _mm256_storeu_pd(r->a + 4 * q, c[q]);
-}
-
-/* Narrow rows as above; wide rows row after row (each read once, in
- * order), the accumulators in L1. */
-AVX2 static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
-{
-    const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16), rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
-    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-    if (w <= NARROW_ROW) {
-        switch (w / 8) { /* a constant nb each, so each case compiles to its own loop */
-        case 1: narrow_rows_bfloat16(r, x, rs, nrows, 1, ahead); break;
-        case 2: narrow_rows_bfloat16(r, x, rs, nrows, 2, ahead); break;
-        case 3: narrow_rows_bfloat16(r, x, rs, nrows, 3, ahead); break;
-        case 4: narrow_rows_bfloat16(r, x, rs, nrows, 4, ahead); break;
-        case 5: narrow_rows_bfloat16(r, x, rs, nrows, 5, ahead); break;
-        case 6: narrow_rows_bfloat16(r, x, rs, nrows, 6, ahead); break;
-        case 7: narrow_rows_bfloat16(r, x, rs, nrows, 7, ahead); break;
-        case 8: narrow_rows_bfloat16(r, x, rs, nrows, 8, ahead); break;
-        default: break;
-        }
-        for (int64_t j = w / 8 * 8; j < w; j++) {
-            double c = r->a[j];
-            for (int64_t i = 0; i < nrows; i++) c += LOAD_bfloat16(x[i * rs + j]);
-            r->a[j] = c;
-        }
-        return;
-    }
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_bfloat16 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        int64_t j = 0;
-        for (; j + 8 <= w; j += 8) {
-            __m256 f = LOAD8F_bfloat16(p + j);
-            _mm256_storeu_pd(r->a + j, _mm256_add_pd(_mm256_loadu_pd(r->a + j), LO4_bfloat16(f)));
-            _mm256_storeu_pd(r->a + j + 4, _mm256_add_pd(_mm256_loadu_pd(r->a + j + 4), HI4_bfloat16(f)));
-        }
-        for (; j < w; j++) r->a[j] += LOAD_bfloat16(p[j]);
-    }
-}
-#define RUN_bfloat16(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2 ? run_bfloat16_avx2((x), (n), (l), (k0)) : run_bfloat16((x), (s), (n), (l), (k0)))
-#define ADD_ROWS_bfloat16(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2 ? add_rows_bfloat16_avx2((r), (x), (rs), (nrows), (w)) \
-                            : add_rows_bfloat16_generic((r), (x), (rs), (nrows), (s), (w)))
-#else
 #define RUN_bfloat16 run_bfloat16
 #define ADD_ROWS_bfloat16 add_rows_bfloat16_generic
-#endif
 /* ======================================================================
  * float32: accumulate in double, round once
  * ==================================================================== */
@@ -1029,199 +1116,227 @@ static inline T_float32 store_float32(double v) { return (float)(v); }
 #define SACC_NL_float32 6
 #define SACC_LSB_float32 (-149)
 static const float_format FORMAT_float32 = { 24, -126, 127 };
-typedef double acc_float32;
+/* The sum of a stream of values, exact (kernels.c.j2, "Exact float sums"):
+ * values with |x| <= A are split x = q_1 + .. + q_1 + r by extraction
+ * against sigma_1 > .. > sigma_1; the q's of each level add exactly in double
+ * lanes for up to EXTRACT_CAP values, then go to the superaccumulator
+ * (flush). A nonzero r (a value far below A) goes to the superaccumulator
+ * at once, as does every value above A, infinite or NaN. */
+typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* count unused (0), flags, limbs */
+#define LEVELS_float32 1
 #define LANES_float32 16
-typedef struct { double a[LANES_float32]; } lanes_float32;
-typedef struct { double a[TILE]; } rowacc_float32;
+typedef struct {
+    double sigma[LEVELS_float32], A;  /* A == 0: no sigma yet (the next values pick one) */
+    int64_t c;                      /* values taken since the last flush */
+    double s[LEVELS_float32][LANES_float32];
+    double z[LANES_float32];          /* plain sums from -0.0: still -0.0 iff every value was -0.0 */
+    acc_float32 acc;
+} lanes_float32;
 
-static inline void lanes_init_float32(lanes_float32 *l)
+static inline acc_float32 acc_add_float32(acc_float32 a, acc_float32 b)
 {
-    /* -0.0 is the additive identity: -0.0 + x == x for every x, signed zeros included */
-    for (int k = 0; k < LANES_float32; k++) l->a[k] = -0.0;
+    sacc_combine(a.w, b.w, SACC_NL_float32);
+    return a;
 }
-
-/* Lanes combine pairwise in a fixed order. */
-static inline acc_float32 lanes_sum_float32(const lanes_float32 *l, int64_t count)
-{
-    double a[LANES_float32];
-    (void)count;
-    memcpy(a, l->a, sizeof a);
-    for (int w = LANES_float32 / 2; w >= 1; w /= 2)
-        for (int k = 0; k < w; k++) a[k] += a[k + w];
-    return a[0];
-}
-
-static inline acc_float32 acc_add_float32(acc_float32 a, acc_float32 b) { return a + b; }
 
 static inline T_float32 finalize_float32(acc_float32 s, int64_t count)
 {
-    return store_float32(count ? s / (double)count : NAN);
+    s.w[0] = (uint64_t)count;
+    return store_float32(sacc_mean(s.w, SACC_NL_float32, SACC_LSB_float32, FORMAT_float32));
 }
+
+static inline void acc_take_float32(acc_float32 *a, double x)
+{
+    sacc_take(a->w, SACC_NL_float32, SACC_LSB_float32, x);
+}
+
+/* sigma_1 .. sigma_L for values up to (about) m: A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m,
+ * sigma_1 = A * 2^(EXTRACT_LOG2CAP + 1), each next level 2^(EXTRACT_LOG2CAP + 1 - 53)
+ * times the previous (its values are the previous level's r, |r| <= sigma * 2^-53). */
+static inline void pick_sigma_float32(double *sigma, double *A, double m)
+{
+    int e;
+    (void)frexp(m > 0x1p-1074 ? m : 0x1p-1074, &e); /* m < 2^e */
+    e += EXTRACT_HEADROOM;
+    if (e > 1023 - EXTRACT_LOG2CAP - 1) e = 1023 - EXTRACT_LOG2CAP - 1; /* sigma stays finite */
+    *A = ldexp(1.0, e);
+    int es = e + EXTRACT_LOG2CAP + 1;
+    for (int k = 0; k < LEVELS_float32; k++, es += EXTRACT_LOG2CAP + 1 - 53) sigma[k] = ldexp(1.0, es); /* 0 below 2^-1074: then q = r exactly */
+}
+
+static inline void lanes_init_float32(lanes_float32 *l)
+{
+    memset(l, 0, sizeof *l);
+    for (int k = 0; k < LANES_float32; k++) l->z[k] = -0.0;
+}
+
+/* Move the lane sums into the superaccumulator: each level's lanes add
+ * exactly (every partial sum is a multiple of its granule below sigma). */
+static inline void lanes_flush_float32(lanes_float32 *l)
+{
+    for (int v = 0; v < LEVELS_float32; v++) {
+        double h = 0.0;
+        for (int k = 0; k < LANES_float32; k++) { h += l->s[v][k]; l->s[v][k] = 0.0; }
+        sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, h);
+    }
+    for (int k = 0; k < LANES_float32; k++) {
+        if (f64_to_bits(l->z[k]) != 0x8000000000000000ull) l->acc.w[1] |= SACC_NONNEGZERO;
+        l->z[k] = -0.0;
+    }
+    l->c = 0;
+    l->A = 0.0;
+}
+
+/* Pick sigma from the largest finite |x| of the next (up to 16) of n values at stride s. */
+static inline void lanes_pick_float32(lanes_float32 *l, const T_float32 *x, int64_t s, int64_t n)
+{
+    double m = 0.0;
+    for (int64_t i = 0; i < n && i < 16; i++) {
+        double a = fabs(LOAD_float32(x[i * s]));
+        if (a > m && a <= DBL_MAX) m = a;
+    }
+    pick_sigma_float32(l->sigma, &l->A, m);
+}
+
+/* One value into lane k (the caller counts it in l->c); a sigma is picked. */
+static inline void lane_take_float32(lanes_float32 *l, int k, double x)
+{
+    if (!(fabs(x) <= l->A)) { /* above A, inf or NaN */
+        acc_take_float32(&l->acc, x);
+        return;
+    }
+    double r = x;
+    for (int v = 0; v < LEVELS_float32; v++) {
+        double q = (l->sigma[v] + r) - l->sigma[v];
+        l->s[v][k] += q;
+        r -= q;
+    }
+    l->z[k] += x;
+    if (r != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, r);
+}
+
+static inline acc_float32 lanes_sum_float32(lanes_float32 *l, int64_t count)
+{
+    (void)count;
+    lanes_flush_float32(l);
+    return l->acc;
+}
+
+/* Sum n elements at stride s (elements) into the lanes. */
+static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l, int k0)
+{
+    (void)k0;
+    int64_t i = 0;
+    while (i < n) {
+        if (l->c >= EXTRACT_CAP) lanes_flush_float32(l);
+        if (l->A == 0.0) lanes_pick_float32(l, x + i * s, s, n - i);
+        int64_t m = n - i < EXTRACT_CAP - l->c ? n - i : EXTRACT_CAP - l->c;
+        for (int64_t k = 0; k < m; k++) lane_take_float32(l, (int)((l->c + k) % LANES_float32), LOAD_float32(x[(i + k) * s]));
+        l->c += m;
+        i += m;
+    }
+}
+
+/* Row accumulation: the same per column, each column with its own sigma. */
+typedef struct {
+    int64_t c; /* rows taken since the last flush */
+    double sigma[LEVELS_float32][TILE], A[TILE];
+    double s[LEVELS_float32][TILE], z[TILE];
+    acc_float32 acc[TILE];
+} rowacc_float32;
 
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
-    for (int64_t j = 0; j < w; j++) r->a[j] = -0.0;
+    r->c = 0;
+    for (int64_t j = 0; j < w; j++) {
+        r->A[j] = 0.0;
+        r->z[j] = -0.0;
+        for (int v = 0; v < LEVELS_float32; v++) r->s[v][j] = 0.0;
+        memset(&r->acc[j], 0, sizeof r->acc[j]);
+    }
 }
 
-static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64_t count, acc_float32 *part)
+static inline void rowacc_flush_float32(rowacc_float32 *r, int64_t w)
+{
+    for (int64_t j = 0; j < w; j++) {
+        for (int v = 0; v < LEVELS_float32; v++) {
+            if (r->s[v][j] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, r->s[v][j]);
+            r->s[v][j] = 0.0;
+        }
+        if (f64_to_bits(r->z[j]) != 0x8000000000000000ull) r->acc[j].w[1] |= SACC_NONNEGZERO;
+        r->z[j] = -0.0;
+        r->A[j] = 0.0;
+    }
+    r->c = 0;
+}
+
+static inline void rowacc_take_float32(rowacc_float32 *r, int64_t w, int64_t count, acc_float32 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->a[j];
+    rowacc_flush_float32(r, w);
+    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
 }
 
-/* Sum n elements at stride s (elements) into the lanes, the first one into
- * lane k0: an element's lane is its position in the reduction modulo the
- * lane count, whatever the run it arrives in. */
-CLONES static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l, int k0)
+/* Columns still without a sigma pick one from the largest of their next
+ * `nrows` values (a few rows: later larger values still go exactly to the
+ * superaccumulator). */
+static void rowacc_pick_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    double a[LANES_float32];
-    memcpy(a, l->a, sizeof a);
-    int64_t i = 0;
-    int k = k0;
-    if (s == 1) {
-        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_float32) a[k] += LOAD_float32(x[i]);
-        for (; i + LANES_float32 <= n; i += LANES_float32)
-            for (int j = 0; j < LANES_float32; j++) a[j] += LOAD_float32(x[i + j]);
-        for (k = 0; i < n; i++, k++) a[k] += LOAD_float32(x[i]);
-    } else {
-        for (; i < n; i++, k = (k + 1) % LANES_float32) a[k] += LOAD_float32(x[i * s]);
+    if (nrows > 16) nrows = 16;
+    for (int64_t j = 0; j < w; j++) {
+        if (r->A[j] != 0.0) continue;
+        double m = 0.0;
+        for (int64_t i = 0; i < nrows; i++) {
+            double a = fabs(LOAD_float32(x[i * rs + j * s]));
+            if (a > m && a <= DBL_MAX) m = a;
+        }
+        double sg[LEVELS_float32];
+        pick_sigma_float32(sg, &r->A[j], m);
+        for (int v = 0; v < LEVELS_float32; v++) r->sigma[v][j] = sg[v];
     }
-    memcpy(l->a, a, sizeof a);
 }
 
-/* acc[j] += x[j * s] for j < w (s == 0 broadcasts one value). */
-CLONES static void add_row_float32(rowacc_float32 *r, const T_float32 *x, int64_t s, int64_t w)
+static inline void col_take_float32(rowacc_float32 *r, int64_t j, double x)
 {
-    double *a = r->a;
-    if (s == 1) {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_float32(x[j]);
-    } else if (s == 0) {
-        double v = LOAD_float32(x[0]);
-        for (int64_t j = 0; j < w; j++) a[j] += v;
-    } else {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_float32(x[j * s]);
+    if (!(fabs(x) <= r->A[j])) {
+        sacc_take(r->acc[j].w, SACC_NL_float32, SACC_LSB_float32, x);
+        return;
+    }
+    double rem = x;
+    for (int v = 0; v < LEVELS_float32; v++) {
+        double q = (r->sigma[v][j] + rem) - r->sigma[v][j];
+        r->s[v][j] += q;
+        rem -= q;
+    }
+    r->z[j] += x;
+    if (rem != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, rem);
+}
+
+/* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
+static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    int64_t i = 0;
+    while (i < nrows) {
+        if (r->c >= EXTRACT_CAP) rowacc_flush_float32(r, w);
+        if (r->c == 0) rowacc_pick_float32(r, x + i * rs, rs, nrows - i, s, w);
+        int64_t m = nrows - i < EXTRACT_CAP - r->c ? nrows - i : EXTRACT_CAP - r->c;
+        for (int64_t k = 0; k < m; k++, i++) {
+            const T_float32 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) col_take_float32(r, j, LOAD_float32(p[j * s]));
+        }
+        r->c += m;
     }
 }
 
 /* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_float32(const rowacc_float32 *r, int64_t w, int64_t count, T_float32 *dst)
+static void finish_row_float32(rowacc_float32 *r, int64_t w, int64_t count, T_float32 *dst)
 {
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float32(r->a[j], count);
+    rowacc_flush_float32(r, w);
+    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float32(r->acc[j], count);
 }
-#ifdef MEANCLI_X86
-AVX2 static void finish_row_float32_avx2(const rowacc_float32 *r, int64_t w, int64_t count, T_float32 *dst)
-{
-    const __m256d c = _mm256_set1_pd((double)count);
-    int64_t j = 0;
-    for (; j + 4 <= w; j += 4) _mm_storeu_ps(dst + j, _mm256_cvtpd_ps(_mm256_div_pd(_mm256_loadu_pd(r->a + j), c)));
-    for (; j < w; j++) dst[j] = finalize_float32(r->a[j], count);
-}
-#define FINISH_ROW_float32(r, w, count, dst) \
-    (cpu_avx2 && (count) > 0 ? finish_row_float32_avx2((r), (w), (count), (dst)) : finish_row_float32((r), (w), (count), (dst)))
-#else
 #define FINISH_ROW_float32 finish_row_float32
-#endif
-
-/* Rows [0, nrows) at row stride rs, each adding w columns at stride s. */
-static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
-{
-    for (int64_t i = 0; i < nrows; i++) add_row_float32(r, x + i * rs, s, w);
-}
-
-#ifdef MEANCLI_X86
-/* 8 float32 values as 8 floats (exact), split into two halves of 4 doubles. */
-#define LOAD8F_float32(p) _mm256_loadu_ps(p)
-#define LO4_float32(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
-#define HI4_float32(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
-
-AVX2 static void run_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l, int k0)
-{
-    int64_t i = 0;
-    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 16) l->a[k] += LOAD_float32(x[i]);
-    __m256d a0 = _mm256_loadu_pd(l->a), a1 = _mm256_loadu_pd(l->a + 4);
-    __m256d a2 = _mm256_loadu_pd(l->a + 8), a3 = _mm256_loadu_pd(l->a + 12);
-    for (; i + 16 <= n; i += 16) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
-        __m256 f0 = LOAD8F_float32(x + i), f1 = LOAD8F_float32(x + i + 8);
-        a0 = _mm256_add_pd(a0, LO4_float32(f0));
-        a1 = _mm256_add_pd(a1, HI4_float32(f0));
-        a2 = _mm256_add_pd(a2, LO4_float32(f1));
-        a3 = _mm256_add_pd(a3, HI4_float32(f1));
-    }
-    _mm256_storeu_pd(l->a, a0); _mm256_storeu_pd(l->a + 4, a1);
-    _mm256_storeu_pd(l->a + 8, a2); _mm256_storeu_pd(l->a + 12, a3);
-    for (int k = 0; i < n; i++, k++) l->a[k] += LOAD_float32(x[i]);
-}
-
-/* Narrow rows (w <= NARROW_ROW): the first nb * 8 columns in 2 * nb
- * registers across all the rows, one row after the other (each read once,
- * in order, prefetched `ahead` rows early); the last w % 8 columns after,
- * column by column. Each column takes its rows in order. Inlined with a
- * constant nb, so the accumulators stay in registers. */
-AVX2 __attribute__((always_inline)) static inline void narrow_rows_float32(
-    rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead)
-{
-    __m256d c[2 * (NARROW_ROW / 8)];
-    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float32), row_bytes = nb * 8 * (int64_t)sizeof(T_float32);
-    for (int q = 0; q < 2 * nb; q++) c[q] = _mm256_loadu_pd(r->a + 4 * q);
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_float32 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        for (int q = 0; q < nb; q++) {
-            __m256 f = LOAD8F_float32(p + 8 * q);
-            c[2 * q] = _mm256_add_pd(c[2 * q], LO4_float32(f));
-            c[2 * q + 1] = _mm256_add_pd(c[2 * q + 1], HI4_float32(f));
-        }
-    }
-    for (int q = 0; q < 2 * nb; q++) _mm256_storeu_pd(r->a + 4 * q, c[q]);
-}
-
-/* Narrow rows as above; wide rows row after row (each read once, in
- * order), the accumulators in L1. */
-AVX2 static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
-{
-    const int64_t row_bytes = w * (int64_t)sizeof(T_float32), rs_bytes = rs * (int64_t)sizeof(T_float32);
-    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-    if (w <= NARROW_ROW) {
-        switch (w / 8) { /* a constant nb each, so each case compiles to its own loop */
-        case 1: narrow_rows_float32(r, x, rs, nrows, 1, ahead); break;
-        case 2: narrow_rows_float32(r, x, rs, nrows, 2, ahead); break;
-        case 3: narrow_rows_float32(r, x, rs, nrows, 3, ahead); break;
-        case 4: narrow_rows_float32(r, x, rs, nrows, 4, ahead); break;
-        case 5: narrow_rows_float32(r, x, rs, nrows, 5, ahead); break;
-        case 6: narrow_rows_float32(r, x, rs, nrows, 6, ahead); break;
-        case 7: narrow_rows_float32(r, x, rs, nrows, 7, ahead); break;
-        case 8: narrow_rows_float32(r, x, rs, nrows, 8, ahead); break;
-        default: break;
-        }
-        for (int64_t j = w / 8 * 8; j < w; j++) {
-            double c = r->a[j];
-            for (int64_t i = 0; i < nrows; i++) c += LOAD_float32(x[i * rs + j]);
-            r->a[j] = c;
-        }
-        return;
-    }
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_float32 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        int64_t j = 0;
-        for (; j + 8 <= w; j += 8) {
-            __m256 f = LOAD8F_float32(p + j);
-            _mm256_storeu_pd(r->a + j, _mm256_add_pd(_mm256_loadu_pd(r->a + j), LO4_float32(f)));
-            _mm256_storeu_pd(r->a + j + 4, _mm256_add_pd(_mm256_loadu_pd(r->a + j + 4), HI4_float32(f)));
-        }
-        for (; j < w; j++) r->a[j] += LOAD_float32(p[j]);
-    }
-}
-#define RUN_float32(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2 ? run_float32_avx2((x), (n), (l), (k0)) : run_float32((x), (s), (n), (l), (k0)))
-#define ADD_ROWS_float32(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2 ? add_rows_float32_avx2((r), (x), (rs), (nrows), (w)) \
-                            : add_rows_float32_generic((r), (x), (rs), (nrows), (s), (w)))
-#else
 #define RUN_float32 run_float32
 #define ADD_ROWS_float32 add_rows_float32_generic
-#endif
 /* ======================================================================
  * float64: accumulate in double-double (TwoSum), round once
  * ==================================================================== */
@@ -1232,182 +1347,227 @@ static inline T_float64 store_float64(double v) { return (double)(v); }
 #define SACC_NL_float64 34
 #define SACC_LSB_float64 (-1074)
 static const float_format FORMAT_float64 = { 53, -1022, 1023 };
-typedef dd_t acc_float64;
-#define LANES_float64 8
-typedef struct { double hi[LANES_float64], lo[LANES_float64]; } lanes_float64;
-typedef struct { double hi[TILE], lo[TILE]; } rowacc_float64;
+/* The sum of a stream of values, exact (kernels.c.j2, "Exact float sums"):
+ * values with |x| <= A are split x = q_1 + .. + q_2 + r by extraction
+ * against sigma_1 > .. > sigma_2; the q's of each level add exactly in double
+ * lanes for up to EXTRACT_CAP values, then go to the superaccumulator
+ * (flush). A nonzero r (a value far below A) goes to the superaccumulator
+ * at once, as does every value above A, infinite or NaN. */
+typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* count unused (0), flags, limbs */
+#define LEVELS_float64 2
+#define LANES_float64 16
+typedef struct {
+    double sigma[LEVELS_float64], A;  /* A == 0: no sigma yet (the next values pick one) */
+    int64_t c;                      /* values taken since the last flush */
+    double s[LEVELS_float64][LANES_float64];
+    double z[LANES_float64];          /* plain sums from -0.0: still -0.0 iff every value was -0.0 */
+    acc_float64 acc;
+} lanes_float64;
 
-static inline void lanes_init_float64(lanes_float64 *l)
-{
-    for (int k = 0; k < LANES_float64; k++) { l->hi[k] = -0.0; l->lo[k] = 0.0; }
-}
-
-/* An infinity or NaN makes TwoSum's error term NaN; the plain sum is then the answer. */
 static inline acc_float64 acc_add_float64(acc_float64 a, acc_float64 b)
 {
-    double s = a.hi + b.hi;
-    if (!isfinite(s)) { dd_t r = {s, 0.0}; return r; }
-    return dd_add(a, b);
-}
-
-static inline acc_float64 lanes_sum_float64(const lanes_float64 *l, int64_t count)
-{
-    (void)count;
-    dd_t r = {l->hi[0], isfinite(l->hi[0]) ? l->lo[0] : 0.0};
-    for (int k = 1; k < LANES_float64; k++) {
-        dd_t x = {l->hi[k], isfinite(l->hi[k]) ? l->lo[k] : 0.0};
-        r = acc_add_float64(r, x);
-    }
-    return r;
+    sacc_combine(a.w, b.w, SACC_NL_float64);
+    return a;
 }
 
 static inline T_float64 finalize_float64(acc_float64 s, int64_t count)
 {
-    return count ? dd_div(s, (double)count) : NAN;
+    s.w[0] = (uint64_t)count;
+    return store_float64(sacc_mean(s.w, SACC_NL_float64, SACC_LSB_float64, FORMAT_float64));
 }
+
+static inline void acc_take_float64(acc_float64 *a, double x)
+{
+    sacc_take(a->w, SACC_NL_float64, SACC_LSB_float64, x);
+}
+
+/* sigma_1 .. sigma_L for values up to (about) m: A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m,
+ * sigma_1 = A * 2^(EXTRACT_LOG2CAP + 1), each next level 2^(EXTRACT_LOG2CAP + 1 - 53)
+ * times the previous (its values are the previous level's r, |r| <= sigma * 2^-53). */
+static inline void pick_sigma_float64(double *sigma, double *A, double m)
+{
+    int e;
+    (void)frexp(m > 0x1p-1074 ? m : 0x1p-1074, &e); /* m < 2^e */
+    e += EXTRACT_HEADROOM;
+    if (e > 1023 - EXTRACT_LOG2CAP - 1) e = 1023 - EXTRACT_LOG2CAP - 1; /* sigma stays finite */
+    *A = ldexp(1.0, e);
+    int es = e + EXTRACT_LOG2CAP + 1;
+    for (int k = 0; k < LEVELS_float64; k++, es += EXTRACT_LOG2CAP + 1 - 53) sigma[k] = ldexp(1.0, es); /* 0 below 2^-1074: then q = r exactly */
+}
+
+static inline void lanes_init_float64(lanes_float64 *l)
+{
+    memset(l, 0, sizeof *l);
+    for (int k = 0; k < LANES_float64; k++) l->z[k] = -0.0;
+}
+
+/* Move the lane sums into the superaccumulator: each level's lanes add
+ * exactly (every partial sum is a multiple of its granule below sigma). */
+static inline void lanes_flush_float64(lanes_float64 *l)
+{
+    for (int v = 0; v < LEVELS_float64; v++) {
+        double h = 0.0;
+        for (int k = 0; k < LANES_float64; k++) { h += l->s[v][k]; l->s[v][k] = 0.0; }
+        sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, h);
+    }
+    for (int k = 0; k < LANES_float64; k++) {
+        if (f64_to_bits(l->z[k]) != 0x8000000000000000ull) l->acc.w[1] |= SACC_NONNEGZERO;
+        l->z[k] = -0.0;
+    }
+    l->c = 0;
+    l->A = 0.0;
+}
+
+/* Pick sigma from the largest finite |x| of the next (up to 16) of n values at stride s. */
+static inline void lanes_pick_float64(lanes_float64 *l, const T_float64 *x, int64_t s, int64_t n)
+{
+    double m = 0.0;
+    for (int64_t i = 0; i < n && i < 16; i++) {
+        double a = fabs(LOAD_float64(x[i * s]));
+        if (a > m && a <= DBL_MAX) m = a;
+    }
+    pick_sigma_float64(l->sigma, &l->A, m);
+}
+
+/* One value into lane k (the caller counts it in l->c); a sigma is picked. */
+static inline void lane_take_float64(lanes_float64 *l, int k, double x)
+{
+    if (!(fabs(x) <= l->A)) { /* above A, inf or NaN */
+        acc_take_float64(&l->acc, x);
+        return;
+    }
+    double r = x;
+    for (int v = 0; v < LEVELS_float64; v++) {
+        double q = (l->sigma[v] + r) - l->sigma[v];
+        l->s[v][k] += q;
+        r -= q;
+    }
+    l->z[k] += x;
+    if (r != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, r);
+}
+
+static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
+{
+    (void)count;
+    lanes_flush_float64(l);
+    return l->acc;
+}
+
+/* Sum n elements at stride s (elements) into the lanes. */
+static void run_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l, int k0)
+{
+    (void)k0;
+    int64_t i = 0;
+    while (i < n) {
+        if (l->c >= EXTRACT_CAP) lanes_flush_float64(l);
+        if (l->A == 0.0) lanes_pick_float64(l, x + i * s, s, n - i);
+        int64_t m = n - i < EXTRACT_CAP - l->c ? n - i : EXTRACT_CAP - l->c;
+        for (int64_t k = 0; k < m; k++) lane_take_float64(l, (int)((l->c + k) % LANES_float64), LOAD_float64(x[(i + k) * s]));
+        l->c += m;
+        i += m;
+    }
+}
+
+/* Row accumulation: the same per column, each column with its own sigma. */
+typedef struct {
+    int64_t c; /* rows taken since the last flush */
+    double sigma[LEVELS_float64][TILE], A[TILE];
+    double s[LEVELS_float64][TILE], z[TILE];
+    acc_float64 acc[TILE];
+} rowacc_float64;
 
 static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
 {
-    for (int64_t j = 0; j < w; j++) { r->hi[j] = -0.0; r->lo[j] = 0.0; }
+    r->c = 0;
+    for (int64_t j = 0; j < w; j++) {
+        r->A[j] = 0.0;
+        r->z[j] = -0.0;
+        for (int v = 0; v < LEVELS_float64; v++) r->s[v][j] = 0.0;
+        memset(&r->acc[j], 0, sizeof r->acc[j]);
+    }
 }
 
-static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64_t count, acc_float64 *part)
+static inline void rowacc_flush_float64(rowacc_float64 *r, int64_t w)
+{
+    for (int64_t j = 0; j < w; j++) {
+        for (int v = 0; v < LEVELS_float64; v++) {
+            if (r->s[v][j] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, r->s[v][j]);
+            r->s[v][j] = 0.0;
+        }
+        if (f64_to_bits(r->z[j]) != 0x8000000000000000ull) r->acc[j].w[1] |= SACC_NONNEGZERO;
+        r->z[j] = -0.0;
+        r->A[j] = 0.0;
+    }
+    r->c = 0;
+}
+
+static inline void rowacc_take_float64(rowacc_float64 *r, int64_t w, int64_t count, acc_float64 *part)
 {
     (void)count;
+    rowacc_flush_float64(r, w);
+    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
+}
+
+/* Columns still without a sigma pick one from the largest of their next
+ * `nrows` values (a few rows: later larger values still go exactly to the
+ * superaccumulator). */
+static void rowacc_pick_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    if (nrows > 16) nrows = 16;
     for (int64_t j = 0; j < w; j++) {
-        part[j].hi = r->hi[j];
-        part[j].lo = isfinite(r->hi[j]) ? r->lo[j] : 0.0;
-    }
-}
-
-#define TWO_SUM_INTO(hi, lo, v) do { \
-        double t_ = (hi) + (v), bp_ = t_ - (hi); \
-        (lo) += ((hi) - (t_ - bp_)) + ((v) - bp_); \
-        (hi) = t_; \
-    } while (0)
-
-CLONES static void run_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l, int k0)
-{
-    double hi[LANES_float64], lo[LANES_float64];
-    memcpy(hi, l->hi, sizeof hi);
-    memcpy(lo, l->lo, sizeof lo);
-    int64_t i = 0;
-    int k = k0;
-    if (s == 1) {
-        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_float64) TWO_SUM_INTO(hi[k], lo[k], x[i]);
-        for (; i + LANES_float64 <= n; i += LANES_float64)
-            for (int j = 0; j < LANES_float64; j++) TWO_SUM_INTO(hi[j], lo[j], x[i + j]);
-        for (k = 0; i < n; i++, k++) TWO_SUM_INTO(hi[k], lo[k], x[i]);
-    } else {
-        for (; i < n; i++, k = (k + 1) % LANES_float64) TWO_SUM_INTO(hi[k], lo[k], x[i * s]);
-    }
-    memcpy(l->hi, hi, sizeof hi);
-    memcpy(l->lo, lo, sizeof lo);
-}
-
-CLONES static void add_row_float64(rowacc_float64 *r, const T_float64 *x, int64_t s, int64_t w)
-{
-    double *hi = r->hi, *lo = r->lo;
-    if (s == 1) {
-        for (int64_t j = 0; j < w; j++) TWO_SUM_INTO(hi[j], lo[j], x[j]);
-    } else {
-        for (int64_t j = 0; j < w; j++) TWO_SUM_INTO(hi[j], lo[j], x[j * s]);
-    }
-}
-#undef TWO_SUM_INTO
-
-static void finish_row_float64(const rowacc_float64 *r, int64_t w, int64_t count, T_float64 *dst)
-{
-    for (int64_t j = 0; j < w; j++) {
-        dd_t s = {r->hi[j], isfinite(r->hi[j]) ? r->lo[j] : 0.0};
-        dst[j] = finalize_float64(s, count);
-    }
-}
-#define FINISH_ROW_float64 finish_row_float64
-
-static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
-{
-    for (int64_t i = 0; i < nrows; i++) add_row_float64(r, x + i * rs, s, w);
-}
-
-#ifdef MEANCLI_X86
-/* TwoSum on 4 lanes at once: the same operations, lane by lane. */
-#define TWO_SUM4(hi, lo, v) do { \
-        __m256d t_ = _mm256_add_pd((hi), (v)), bp_ = _mm256_sub_pd(t_, (hi)); \
-        (lo) = _mm256_add_pd((lo), _mm256_add_pd(_mm256_sub_pd((hi), _mm256_sub_pd(t_, bp_)), _mm256_sub_pd((v), bp_))); \
-        (hi) = t_; \
-    } while (0)
-
-AVX2 static void run_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l, int k0)
-{
-    int64_t i = 0;
-    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 8) {
-        double t = l->hi[k] + x[i], bp = t - l->hi[k];
-        l->lo[k] += (l->hi[k] - (t - bp)) + (x[i] - bp);
-        l->hi[k] = t;
-    }
-    __m256d h0 = _mm256_loadu_pd(l->hi), h1 = _mm256_loadu_pd(l->hi + 4);
-    __m256d e0 = _mm256_loadu_pd(l->lo), e1 = _mm256_loadu_pd(l->lo + 4);
-    for (; i + 8 <= n; i += 8) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
-        TWO_SUM4(h0, e0, _mm256_loadu_pd(x + i));
-        TWO_SUM4(h1, e1, _mm256_loadu_pd(x + i + 4));
-    }
-    _mm256_storeu_pd(l->hi, h0); _mm256_storeu_pd(l->hi + 4, h1);
-    _mm256_storeu_pd(l->lo, e0); _mm256_storeu_pd(l->lo + 4, e1);
-    for (int k = 0; i < n; i++, k++) {
-        double t = l->hi[k] + x[i], bp = t - l->hi[k];
-        l->lo[k] += (l->hi[k] - (t - bp)) + (x[i] - bp);
-        l->hi[k] = t;
-    }
-}
-
-AVX2 static void add_rows_float64_avx2_block(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
-{
-    int64_t j = 0;
-    for (; j + 16 <= w; j += 16) {
-        __m256d h[4], e[4];
-        for (int q = 0; q < 4; q++) { h[q] = _mm256_loadu_pd(r->hi + j + 4 * q); e[q] = _mm256_loadu_pd(r->lo + j + 4 * q); }
-        for (int64_t i = 0; i < nrows; i++)
-            for (int q = 0; q < 4; q++) TWO_SUM4(h[q], e[q], _mm256_loadu_pd(x + i * rs + j + 4 * q));
-        for (int q = 0; q < 4; q++) { _mm256_storeu_pd(r->hi + j + 4 * q, h[q]); _mm256_storeu_pd(r->lo + j + 4 * q, e[q]); }
-    }
-    for (; j < w; j++) {
-        double hi = r->hi[j], lo = r->lo[j];
+        if (r->A[j] != 0.0) continue;
+        double m = 0.0;
         for (int64_t i = 0; i < nrows; i++) {
-            double v = x[i * rs + j], t = hi + v, bp = t - hi;
-            lo += (hi - (t - bp)) + (v - bp);
-            hi = t;
+            double a = fabs(LOAD_float64(x[i * rs + j * s]));
+            if (a > m && a <= DBL_MAX) m = a;
         }
-        r->hi[j] = hi;
-        r->lo[j] = lo;
+        double sg[LEVELS_float64];
+        pick_sigma_float64(sg, &r->A[j], m);
+        for (int v = 0; v < LEVELS_float64; v++) r->sigma[v][j] = sg[v];
     }
 }
 
-AVX2 static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+static inline void col_take_float64(rowacc_float64 *r, int64_t j, double x)
 {
-    const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
-    if (w <= NARROW_ROW) {
-        for (int64_t i = 0; i < nrows; i += ROW_BLOCK)
-            add_rows_float64_avx2_block(r, x + i * rs, rs, nrows - i < ROW_BLOCK ? nrows - i : ROW_BLOCK, w);
+    if (!(fabs(x) <= r->A[j])) {
+        sacc_take(r->acc[j].w, SACC_NL_float64, SACC_LSB_float64, x);
         return;
     }
-    const int64_t ahead = PREFETCH_BYTES / row_bytes + 1;
-    for (int64_t i = 0; i < nrows; i++) {
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        add_rows_float64_avx2_block(r, x + i * rs, rs, 1, w);
+    double rem = x;
+    for (int v = 0; v < LEVELS_float64; v++) {
+        double q = (r->sigma[v][j] + rem) - r->sigma[v][j];
+        r->s[v][j] += q;
+        rem -= q;
+    }
+    r->z[j] += x;
+    if (rem != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, rem);
+}
+
+/* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
+static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    int64_t i = 0;
+    while (i < nrows) {
+        if (r->c >= EXTRACT_CAP) rowacc_flush_float64(r, w);
+        if (r->c == 0) rowacc_pick_float64(r, x + i * rs, rs, nrows - i, s, w);
+        int64_t m = nrows - i < EXTRACT_CAP - r->c ? nrows - i : EXTRACT_CAP - r->c;
+        for (int64_t k = 0; k < m; k++, i++) {
+            const T_float64 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) col_take_float64(r, j, LOAD_float64(p[j * s]));
+        }
+        r->c += m;
     }
 }
-#undef TWO_SUM4
-#define RUN_float64(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2 ? run_float64_avx2((x), (n), (l), (k0)) : run_float64((x), (s), (n), (l), (k0)))
-#define ADD_ROWS_float64(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2 ? add_rows_float64_avx2((r), (x), (rs), (nrows), (w)) \
-                          : add_rows_float64_generic((r), (x), (rs), (nrows), (s), (w)))
-#else
+
+/* dst[j] = the mean of column j (count values) for j < w. */
+static void finish_row_float64(rowacc_float64 *r, int64_t w, int64_t count, T_float64 *dst)
+{
+    rowacc_flush_float64(r, w);
+    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float64(r->acc[j], count);
+}
+#define FINISH_ROW_float64 finish_row_float64
 #define RUN_float64 run_float64
 #define ADD_ROWS_float64 add_rows_float64_generic
-#endif
 /* ======================================================================
  * int8: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
  * ==================================================================== */
@@ -2235,7 +2395,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float16)-0.0;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float16){ {0} };
     }
     int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
@@ -2252,7 +2412,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_float16 total = (acc_float16)-0.0;
+                acc_float16 total = (acc_float16){ {0} };
                 lanes_float16 local;
                 lanes_float16 *lanes = &local;
                 if (p->d0_reduced && !whole) {
@@ -2293,7 +2453,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
     }
     for (int64_t u = u0; u < u1; u++) {
         int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
-        acc_float16 total = (acc_float16)-0.0;
+        acc_float16 total = (acc_float16){ {0} };
         lanes_float16 local;
         lanes_float16 *lanes = &local;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -2357,7 +2517,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float16)-0.0;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float16){ {0} };
     }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
     int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
@@ -2397,7 +2557,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
-            for (int64_t j = 0; j < w; j++) total[j] = (acc_float16)-0.0;
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_float16){ {0} };
         }
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
@@ -2470,7 +2630,7 @@ int meancli_reduce_end_float16(meancli_reduce_job *job, void *out)
     T_float16 *y = (T_float16 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float16((acc_float16)-0.0, 0);
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float16((acc_float16){ {0} }, 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -2647,7 +2807,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_bfloat16)-0.0;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_bfloat16){ {0} };
     }
     int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
@@ -2664,7 +2824,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_bfloat16 total = (acc_bfloat16)-0.0;
+                acc_bfloat16 total = (acc_bfloat16){ {0} };
                 lanes_bfloat16 local;
                 lanes_bfloat16 *lanes = &local;
                 if (p->d0_reduced && !whole) {
@@ -2705,7 +2865,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
     }
     for (int64_t u = u0; u < u1; u++) {
         int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
-        acc_bfloat16 total = (acc_bfloat16)-0.0;
+        acc_bfloat16 total = (acc_bfloat16){ {0} };
         lanes_bfloat16 local;
         lanes_bfloat16 *lanes = &local;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -2769,7 +2929,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_bfloat16)-0.0;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_bfloat16){ {0} };
     }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
     int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
@@ -2809,7 +2969,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
-            for (int64_t j = 0; j < w; j++) total[j] = (acc_bfloat16)-0.0;
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_bfloat16){ {0} };
         }
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
@@ -2882,7 +3042,7 @@ int meancli_reduce_end_bfloat16(meancli_reduce_job *job, void *out)
     T_bfloat16 *y = (T_bfloat16 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_bfloat16((acc_bfloat16)-0.0, 0);
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_bfloat16((acc_bfloat16){ {0} }, 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -3059,7 +3219,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float32)-0.0;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float32){ {0} };
     }
     int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
@@ -3076,7 +3236,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_float32 total = (acc_float32)-0.0;
+                acc_float32 total = (acc_float32){ {0} };
                 lanes_float32 local;
                 lanes_float32 *lanes = &local;
                 if (p->d0_reduced && !whole) {
@@ -3117,7 +3277,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
     }
     for (int64_t u = u0; u < u1; u++) {
         int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
-        acc_float32 total = (acc_float32)-0.0;
+        acc_float32 total = (acc_float32){ {0} };
         lanes_float32 local;
         lanes_float32 *lanes = &local;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -3181,7 +3341,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float32)-0.0;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float32){ {0} };
     }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
     int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
@@ -3221,7 +3381,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
-            for (int64_t j = 0; j < w; j++) total[j] = (acc_float32)-0.0;
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_float32){ {0} };
         }
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
@@ -3294,7 +3454,7 @@ int meancli_reduce_end_float32(meancli_reduce_job *job, void *out)
     T_float32 *y = (T_float32 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float32((acc_float32)-0.0, 0);
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float32((acc_float32){ {0} }, 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -3471,7 +3631,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float64){-0.0, 0.0};
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float64){ {0} };
     }
     int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
@@ -3488,7 +3648,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_float64 total = (acc_float64){-0.0, 0.0};
+                acc_float64 total = (acc_float64){ {0} };
                 lanes_float64 local;
                 lanes_float64 *lanes = &local;
                 if (p->d0_reduced && !whole) {
@@ -3529,7 +3689,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
     }
     for (int64_t u = u0; u < u1; u++) {
         int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
-        acc_float64 total = (acc_float64){-0.0, 0.0};
+        acc_float64 total = (acc_float64){ {0} };
         lanes_float64 local;
         lanes_float64 *lanes = &local;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -3593,7 +3753,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float64){-0.0, 0.0};
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float64){ {0} };
     }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
     int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
@@ -3633,7 +3793,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
-            for (int64_t j = 0; j < w; j++) total[j] = (acc_float64){-0.0, 0.0};
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_float64){ {0} };
         }
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
@@ -3706,7 +3866,7 @@ int meancli_reduce_end_float64(meancli_reduce_job *job, void *out)
     T_float64 *y = (T_float64 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float64((acc_float64){-0.0, 0.0}, 0);
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float64((acc_float64){ {0} }, 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -7060,65 +7220,6 @@ int meancli_reduce_uint64(const void *in, void *out, int rank, const int64_t *sh
     meancli_reduce_free(job);
     return rc;
 }
-#ifdef MEANCLI_X86
-#define MEAN_FUSED_float16 1
-#define MEAN_HAVE_float16 cpu_avx2_f16c
-/* w outputs of a fused Mean: input i is read from src[i] (stride 1) or,
- * when src[i] is NULL, adds bcast[i] to every output. Each output adds its
- * inputs in input order from -0.0 and divides once, exactly as the
- * row-accumulator path does. */
-AVX2_F16C static void mean_fused_float16(int ninputs, const T_float16 *const *src, const double *bcast, int64_t w,
-                                     int64_t count, T_float16 *dst)
-{
-    const __m256d neg0 = _mm256_set1_pd(-0.0), cnt = _mm256_set1_pd((double)count);
-    /* x * 2^-k is x / 2^k exactly (both round the same exact value once), and cheaper */
-    const int pow2 = (count & (count - 1)) == 0;
-    const __m256d inv = _mm256_set1_pd(1.0 / (double)count);
-    int64_t j = 0;
-    for (; j + 16 <= w; j += 16) {
-        __m256d a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
-        for (int i = 0; i < ninputs; i++) {
-            if (src[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                __m256 f0 = LOAD8F_float16(src[i] + j), f1 = LOAD8F_float16(src[i] + j + 8);
-                a0 = _mm256_add_pd(a0, LO4_float16(f0));
-                a1 = _mm256_add_pd(a1, HI4_float16(f0));
-                a2 = _mm256_add_pd(a2, LO4_float16(f1));
-                a3 = _mm256_add_pd(a3, HI4_float16(f1));
-            } else {
-                __m256d b = _mm256_set1_pd(bcast[i]);
-                a0 = _mm256_add_pd(a0, b);
-                a1 = _mm256_add_pd(a1, b);
-                a2 = _mm256_add_pd(a2, b);
-                a3 = _mm256_add_pd(a3, b);
-            }
-        }
-        if (pow2) {
-            a0 = _mm256_mul_pd(a0, inv);
-            a1 = _mm256_mul_pd(a1, inv);
-            a2 = _mm256_mul_pd(a2, inv);
-            a3 = _mm256_mul_pd(a3, inv);
-        } else {
-            a0 = _mm256_div_pd(a0, cnt);
-            a1 = _mm256_div_pd(a1, cnt);
-            a2 = _mm256_div_pd(a2, cnt);
-            a3 = _mm256_div_pd(a3, cnt);
-        }
-        double q[16];
-        _mm256_storeu_pd(q, a0);
-        _mm256_storeu_pd(q + 4, a1);
-        _mm256_storeu_pd(q + 8, a2);
-        _mm256_storeu_pd(q + 12, a3);
-        for (int k = 0; k < 16; k++) dst[j + k] = store_float16(q[k]);
-    }
-    for (; j < w; j++) {
-        double a = -0.0;
-        for (int i = 0; i < ninputs; i++) a += src[i] ? LOAD_float16(src[i][j]) : bcast[i];
-        dst[j] = finalize_float16(a, count);
-    }
-}
-#endif
-
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -7220,65 +7321,6 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     (void)fused;
     return MEANCLI_OK;
 }
-#ifdef MEANCLI_X86
-#define MEAN_FUSED_bfloat16 1
-#define MEAN_HAVE_bfloat16 cpu_avx2
-/* w outputs of a fused Mean: input i is read from src[i] (stride 1) or,
- * when src[i] is NULL, adds bcast[i] to every output. Each output adds its
- * inputs in input order from -0.0 and divides once, exactly as the
- * row-accumulator path does. */
-AVX2 static void mean_fused_bfloat16(int ninputs, const T_bfloat16 *const *src, const double *bcast, int64_t w,
-                                     int64_t count, T_bfloat16 *dst)
-{
-    const __m256d neg0 = _mm256_set1_pd(-0.0), cnt = _mm256_set1_pd((double)count);
-    /* x * 2^-k is x / 2^k exactly (both round the same exact value once), and cheaper */
-    const int pow2 = (count & (count - 1)) == 0;
-    const __m256d inv = _mm256_set1_pd(1.0 / (double)count);
-    int64_t j = 0;
-    for (; j + 16 <= w; j += 16) {
-        __m256d a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
-        for (int i = 0; i < ninputs; i++) {
-            if (src[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                __m256 f0 = LOAD8F_bfloat16(src[i] + j), f1 = LOAD8F_bfloat16(src[i] + j + 8);
-                a0 = _mm256_add_pd(a0, LO4_bfloat16(f0));
-                a1 = _mm256_add_pd(a1, HI4_bfloat16(f0));
-                a2 = _mm256_add_pd(a2, LO4_bfloat16(f1));
-                a3 = _mm256_add_pd(a3, HI4_bfloat16(f1));
-            } else {
-                __m256d b = _mm256_set1_pd(bcast[i]);
-                a0 = _mm256_add_pd(a0, b);
-                a1 = _mm256_add_pd(a1, b);
-                a2 = _mm256_add_pd(a2, b);
-                a3 = _mm256_add_pd(a3, b);
-            }
-        }
-        if (pow2) {
-            a0 = _mm256_mul_pd(a0, inv);
-            a1 = _mm256_mul_pd(a1, inv);
-            a2 = _mm256_mul_pd(a2, inv);
-            a3 = _mm256_mul_pd(a3, inv);
-        } else {
-            a0 = _mm256_div_pd(a0, cnt);
-            a1 = _mm256_div_pd(a1, cnt);
-            a2 = _mm256_div_pd(a2, cnt);
-            a3 = _mm256_div_pd(a3, cnt);
-        }
-        double q[16];
-        _mm256_storeu_pd(q, a0);
-        _mm256_storeu_pd(q + 4, a1);
-        _mm256_storeu_pd(q + 8, a2);
-        _mm256_storeu_pd(q + 12, a3);
-        for (int k = 0; k < 16; k++) dst[j + k] = store_bfloat16(q[k]);
-    }
-    for (; j < w; j++) {
-        double a = -0.0;
-        for (int i = 0; i < ninputs; i++) a += src[i] ? LOAD_bfloat16(src[i][j]) : bcast[i];
-        dst[j] = finalize_bfloat16(a, count);
-    }
-}
-#endif
-
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -7380,63 +7422,6 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     (void)fused;
     return MEANCLI_OK;
 }
-#ifdef MEANCLI_X86
-#define MEAN_FUSED_float32 1
-#define MEAN_HAVE_float32 cpu_avx2
-/* w outputs of a fused Mean: input i is read from src[i] (stride 1) or,
- * when src[i] is NULL, adds bcast[i] to every output. Each output adds its
- * inputs in input order from -0.0 and divides once, exactly as the
- * row-accumulator path does. */
-AVX2 static void mean_fused_float32(int ninputs, const T_float32 *const *src, const double *bcast, int64_t w,
-                                     int64_t count, T_float32 *dst)
-{
-    const __m256d neg0 = _mm256_set1_pd(-0.0), cnt = _mm256_set1_pd((double)count);
-    /* x * 2^-k is x / 2^k exactly (both round the same exact value once), and cheaper */
-    const int pow2 = (count & (count - 1)) == 0;
-    const __m256d inv = _mm256_set1_pd(1.0 / (double)count);
-    int64_t j = 0;
-    for (; j + 16 <= w; j += 16) {
-        __m256d a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
-        for (int i = 0; i < ninputs; i++) {
-            if (src[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                __m256 f0 = LOAD8F_float32(src[i] + j), f1 = LOAD8F_float32(src[i] + j + 8);
-                a0 = _mm256_add_pd(a0, LO4_float32(f0));
-                a1 = _mm256_add_pd(a1, HI4_float32(f0));
-                a2 = _mm256_add_pd(a2, LO4_float32(f1));
-                a3 = _mm256_add_pd(a3, HI4_float32(f1));
-            } else {
-                __m256d b = _mm256_set1_pd(bcast[i]);
-                a0 = _mm256_add_pd(a0, b);
-                a1 = _mm256_add_pd(a1, b);
-                a2 = _mm256_add_pd(a2, b);
-                a3 = _mm256_add_pd(a3, b);
-            }
-        }
-        if (pow2) {
-            a0 = _mm256_mul_pd(a0, inv);
-            a1 = _mm256_mul_pd(a1, inv);
-            a2 = _mm256_mul_pd(a2, inv);
-            a3 = _mm256_mul_pd(a3, inv);
-        } else {
-            a0 = _mm256_div_pd(a0, cnt);
-            a1 = _mm256_div_pd(a1, cnt);
-            a2 = _mm256_div_pd(a2, cnt);
-            a3 = _mm256_div_pd(a3, cnt);
-        }
-        __m256 y0 = _mm256_set_m128(_mm256_cvtpd_ps(a1), _mm256_cvtpd_ps(a0));
-        __m256 y1 = _mm256_set_m128(_mm256_cvtpd_ps(a3), _mm256_cvtpd_ps(a2));
-        _mm256_storeu_ps(dst + j, y0);
-        _mm256_storeu_ps(dst + j + 8, y1);
-    }
-    for (; j < w; j++) {
-        double a = -0.0;
-        for (int i = 0; i < ninputs; i++) a += src[i] ? LOAD_float32(src[i][j]) : bcast[i];
-        dst[j] = finalize_float32(a, count);
-    }
-}
-#endif
-
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -7538,7 +7523,6 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     (void)fused;
     return MEANCLI_OK;
 }
-
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in

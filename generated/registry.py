@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "2914bc6007fd72a4c53112283abc43669c8851e138433ea427af6726a8477ff4"
+KERNEL_SOURCE_SHA256 = "cebbb44763b7f2230597e0775df32df8e9bd204d59259ef0030e9c297e933207"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
