@@ -175,6 +175,8 @@ def test_reduce_mean_same_bits_on_every_grid_and_place(
     results = engine.compute(graphs, clients[place], no_progress)
     for got, (axes, chunks, truth) in zip(results, truths, strict=True):
         assert same_bits(got, truth), (axes, chunks)
+        in_memory = meancli.reduce_mean(x, axes=axes, keepdims=True, opset=f"{op.domain}:{op.since_version}")
+        assert same_bits(got, in_memory), (axes, chunks)  # one machine's bits
 
 
 @pytest.mark.parametrize("place", PLACES)
