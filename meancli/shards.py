@@ -52,7 +52,7 @@ class ShardDataset(ChunkedArray):
 
     def __init__(self, name: str, paths: list[str]) -> None:
         self.name = name
-        self.paths = list(paths)
+        self.paths = list(paths)  # as given, for messages
         rows: list[int] = []
         first: tuple[str, np.dtype[Any], tuple[int, ...]] | None = None
         for path in self.paths:
@@ -81,6 +81,8 @@ class ShardDataset(ChunkedArray):
             if h.shape:
                 rows.append(h.shape[0])
         assert first is not None
+        # read by absolute path: a worker of another process may run in another directory
+        self.absolute = [os.path.abspath(p) for p in self.paths]
         self.dtype = first[1]
         # (shard number, first row, rows) of each chunk along axis 0, in order
         self.pieces: list[tuple[int, int, int]] = [(0, 0, 1)]
@@ -101,17 +103,19 @@ class ShardDataset(ChunkedArray):
         from .npyio import read_npy
 
         k, a, n = self.pieces[index[0] if index else 0]
-        path = self.paths[k]
-        data, _ = read_npy(path, mmap=True)
-        if data.dtype.newbyteorder("=") != self.dtype or data.shape[1:] != self.shape[1:]:
-            raise InputFileError(f"{path}: the shard changed since the dataset was opened")
-        piece = data[a : a + n] if self.shape else data
+        where = f"{self.name}: chunk ({index[0] if index else 0}) ({self.paths[k]}, rows {a} to {a + n})"
         try:
+            data, _ = read_npy(self.absolute[k], mmap=True)
+            if data.dtype.newbyteorder("=") != self.dtype or data.shape[1:] != self.shape[1:]:
+                raise InputFileError("the shard changed since the dataset was opened")
+            piece = data[a : a + n] if self.shape else data
             if not piece.dtype.isnative:
                 return piece.astype(self.dtype)
             return np.array(piece)  # a plain in-memory copy, not a view of the map
+        except InputFileError as exc:
+            raise InputFileError(f"{where}: {exc}") from None
         except OSError as exc:
-            raise InputFileError(f"{self.name}: chunk ({index[0]}) from {path}: read error: {exc}") from None
+            raise InputFileError(f"{where}: read error: {exc.strerror or exc}") from None
 
 
 def _dtype_name(dtype: np.dtype[Any]) -> str:

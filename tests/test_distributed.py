@@ -506,3 +506,19 @@ def test_plain_npy_files_on_workers_broadcast_a_scalar(tmp_path: Path) -> None:
     proc = cli(["mean", "s.npy", "v.npy", "--workers", "1", "-q", "-o", "m.npy"], tmp_path)
     assert proc.returncode == 0, proc.stderr.decode()
     assert same_bits(load(tmp_path / "m.npy"), exact_mean([np.float32(3) * np.ones(1, np.float32), v]))
+
+
+def test_shard_truncated_after_opening_names_dataset_and_chunk(tmp_path: Path) -> None:
+    from meancli.chunked import open_chunked
+    from meancli.errors import InputFileError
+
+    (tmp_path / "ds").mkdir()
+    np.save(tmp_path / "ds" / "a.npy", np.ones((3, 2), np.float32))
+    np.save(tmp_path / "ds" / "b.npy", np.ones((5, 2), np.float32))
+    (dataset,) = open_chunked(str(tmp_path / "ds"))
+    call = api.validate_reduce(resolve("ReduceMean"), dataset.dtype, dataset.shape, (0,), False, False)
+    graph = engine.reduce_graph(engine.as_dask(dataset, cluster=False), call, "float32")
+    with open(tmp_path / "ds" / "b.npy", "r+b") as fp:
+        fp.truncate(150)  # 128 header bytes and 22 of its 40 data bytes
+    with pytest.raises(InputFileError, match=r"ds: chunk \(1\) \(.*b\.npy, rows 0 to 5\): .*truncated data"):
+        engine.compute([graph], None, no_progress)
