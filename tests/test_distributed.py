@@ -168,10 +168,13 @@ def test_reduce_mean_same_bits_on_every_grid_and_place(
     for axes in AXES:
         call = api.validate_reduce(op, x.dtype, x.shape, axes, True, False)
         truth = exact_reduce(x, axes, call.out_shape)
-        for chunks, split_every in GRIDS:
+        for chunks, split_every in GRIDS:  # each grid as it is
             dx = da.from_array(x, chunks=chunks)
-            graphs.append(engine.reduce_graph(dx, call, name, split_every=split_every))
+            graphs.append(engine.reduce_graph(dx, call, name, split_every=split_every, plan=False))
             truths.append((axes, chunks, truth))
+        # and as the engine plans it (shallow chunks merged along the reduced axes)
+        graphs.append(engine.reduce_graph(da.from_array(x, chunks=(1, 2, 5)), call, name))
+        truths.append((axes, "planned", truth))
     results = engine.compute(graphs, clients[place], no_progress)
     for got, (axes, chunks, truth) in zip(results, truths, strict=True):
         assert same_bits(got, truth), (axes, chunks)
@@ -201,7 +204,7 @@ def test_mean_same_bits_on_every_grid_and_place(name: str, place: str, clients: 
 def test_float16_count_beyond_float16_range() -> None:
     """70,000 float16 values: the count itself is beyond float16 (dask's own mean gives inf/NaN)."""
     x = np.full((70_000,), 3.0, dtype=np.float16)
-    lazy = meancli.reduce_mean(da.from_array(x, chunks=9_999), axes=0, keepdims=False)
+    lazy = meancli.reduce_mean(da.from_array(x, chunks=999), axes=0, keepdims=False)
     assert lazy.compute().tobytes() == np.float16(3.0).tobytes()
 
 
@@ -331,7 +334,7 @@ def test_worker_killed_mid_run_gives_the_same_bits(clients: dict[str, Any]) -> N
     x = cancelling("float64", (64, 50), seed=11)
     slow = da.from_array(x, chunks=(4, 50)).map_blocks(lambda b: (time.sleep(0.25), b)[1], dtype=x.dtype)
     call = api.validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False, False)
-    future = client.compute(engine.reduce_graph(slow, call, "float64", split_every=4))
+    future = client.compute(engine.reduce_graph(slow, call, "float64", split_every=4, plan=False))
     time.sleep(1.0)  # some chunks done, some running
     pids = client.run(os.getpid)
     os.kill(next(iter(pids.values())), signal.SIGKILL)
@@ -517,8 +520,21 @@ def test_shard_truncated_after_opening_names_dataset_and_chunk(tmp_path: Path) -
     np.save(tmp_path / "ds" / "b.npy", np.ones((5, 2), np.float32))
     (dataset,) = open_chunked(str(tmp_path / "ds"))
     call = api.validate_reduce(resolve("ReduceMean"), dataset.dtype, dataset.shape, (0,), False, False)
-    graph = engine.reduce_graph(engine.as_dask(dataset, cluster=False), call, "float32")
+    graph = engine.reduce_graph(engine.as_dask(dataset, cluster=False), call, "float32", plan=False)
     with open(tmp_path / "ds" / "b.npy", "r+b") as fp:
         fp.truncate(150)  # 128 header bytes and 22 of its 40 data bytes
     with pytest.raises(InputFileError, match=r"ds: chunk \(1\) \(.*b\.npy, rows 0 to 5\): .*truncated data"):
         engine.compute([graph], None, no_progress)
+
+
+def test_plan_bounds_the_partial_states() -> None:
+    """One time step per chunk, reduced over time: merged along time, cut across
+    (about the chunk's size), so a chunk's states take at most 1/8 of its bytes."""
+    x = da.zeros((1000, 4096, 4096), chunks=(1, 4096, 4096), dtype=np.float32)
+    planned, split_every = engine.plan_chunks(x, (0,), 64)
+    depth, rows, cols = planned.chunksize
+    assert depth * 4 >= 8 * 64 and rows * cols * 64 <= depth * rows * cols * 4 / 8
+    assert depth * rows * cols * 4 <= 64 << 20
+    assert 2 <= split_every <= 32
+    untouched, _ = engine.plan_chunks(da.zeros((8192, 2048), chunks=(4096, 1024), dtype=np.float32), (0,), 64)
+    assert untouched.chunksize == (4096, 1024)

@@ -80,19 +80,31 @@ def as_dask(item: Any, *, cluster: bool) -> Any:
 
 
 def reduce_graph(
-    x: Any, call: ReduceCall, dtype_name: str, *, threads: int = 1, split_every: int | None = None
+    x: Any,
+    call: ReduceCall,
+    dtype_name: str,
+    *,
+    threads: int = 1,
+    split_every: int | None = None,
+    plan: bool = True,
 ) -> Any:
     """The lazy ReduceMean of dask array ``x`` for a validated ``call``: shape
     ``call.out_shape``, ``x``'s dtype, bit-identical to meancli.api.reduce_mean.
 
     ``threads``: kernel threads per chunk task (1 on a cluster: dask runs a
-    task per worker thread)."""
+    task per worker thread). ``plan``: first bound the memory the partial
+    states take (plan_chunks), and pick ``split_every`` when it is None;
+    False runs on ``x``'s chunks as they are (the result is the same bits)."""
     da = require("dask.array")
     from .. import kernels
 
     axes = tuple(d for d, m in enumerate(call.reduce_mask) if m)
     if not axes:  # the identity (empty axes as openvino and noop_with_empty_axes define it)
         return x.reshape(call.out_shape) if x.shape != call.out_shape else x
+    state = kernels.partial_dtype(dtype_name)
+    if plan:
+        x, planned = plan_chunks(x, axes, state.itemsize)
+        split_every = split_every or planned
     out = da.reduction(
         x,
         chunk=partial(_chunk, threads=threads),
@@ -100,13 +112,53 @@ def reduce_graph(
         aggregate=partial(_aggregate, dtype_name=dtype_name),
         axis=axes,
         keepdims=True,
-        dtype=kernels.partial_dtype(dtype_name),  # of the states between the steps
+        dtype=state,  # of the states between the steps
         split_every=split_every,
         concatenate=True,
         meta=np.empty((0,) * x.ndim, dtype=x.dtype),
         name="meancli-reduce-mean",
     )
     return out.reshape(call.out_shape) if out.shape != call.out_shape else out
+
+
+STATES_PER_CHUNK = 8  # a chunk's partial states: at most 1/8 of its bytes
+COMBINE_BYTES = 64 << 20  # the states one combine task gathers
+CHUNK_ELEMENTS = 32 << 20  # bytes a merged chunk may reach without cutting its kept axes
+
+
+def plan_chunks(x: Any, axes: tuple[int, ...], state_bytes: int) -> tuple[Any, int]:
+    """``x`` rechunked, when needed, so that each chunk's partial states take at
+    most 1/STATES_PER_CHUNK of the chunk's bytes, and the ``split_every`` that keeps
+    a combine task's states under COMBINE_BYTES.
+
+    A partial state (``state_bytes``, 32 to 288 bytes) stands for all the reduced
+    elements of one output in a chunk: a chunk one element deep along the reduced
+    axes (a time step of a climate field, reduced over time) would have states 16
+    to 72 times its size. Such chunks are merged along the reduced axes and split
+    along the kept ones, keeping about their size (dask's rechunk)."""
+    itemsize = x.dtype.itemsize
+    chunk = [max(c) if c else 0 for c in x.chunks]
+    need = -(-STATES_PER_CHUNK * state_bytes // itemsize)  # reduced elements per output and chunk
+    depth = int(np.prod([chunk[d] for d in axes], dtype=np.int64))
+    if 0 < depth < need and x.size:
+        factor = -(-need // depth)
+        new = list(chunk)
+        for d in axes:  # deepen along the reduced axes, as far as they go
+            grow = min(x.shape[d], new[d] * factor)
+            factor = -(-factor * new[d] // grow) if grow else factor
+            new[d] = grow
+        limit = max(int(np.prod(chunk, dtype=np.int64)), CHUNK_ELEMENTS // itemsize)
+        kept = sorted((d for d in range(x.ndim) if d not in axes), key=lambda d: -new[d])
+        for d in kept:  # and keep the chunk's size (or CHUNK_ELEMENTS bytes) by cutting kept axes
+            size = int(np.prod(new, dtype=np.int64))
+            if size <= limit:
+                break
+            new[d] = max(1, new[d] // -(-size // limit))
+        x = x.rechunk(tuple(new))
+        chunk = new
+    outputs = int(np.prod([c for d, c in enumerate(chunk) if d not in axes], dtype=np.int64))
+    states = max(1, outputs * state_bytes)
+    return x, int(min(32, max(2, COMBINE_BYTES // states)))
 
 
 def mean_graph(xs: list[Any], shape: tuple[int, ...], symbol: str, *, threads: int = 1) -> Any:
