@@ -18,6 +18,8 @@ import numpy as np
 from .chunked import ChunkedArray, is_zarr_directory, regular_chunks, require
 from .errors import InputFileError
 
+MAX_CHUNKS = 1 << 22  # a dask graph of more tasks than this is impractical anyway
+
 
 def _reason(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
@@ -81,8 +83,15 @@ class ZarrInput(ChunkedArray):
         if dtype.kind not in "iuf":
             raise InputFileError(f"{name}: zarr data type {array.dtype} is not a numeric type meancli reads")
         self.dtype = dtype if dtype.isnative else dtype.newbyteorder("=")
-        grid = array.shards or array.chunks
-        self.chunks = regular_chunks(self.shape, tuple(grid)) if self.shape else ()
+        grid = tuple(array.shards or array.chunks)
+        count = 1
+        for n, c in zip(self.shape, grid, strict=True):
+            count *= -(-n // max(int(c), 1))
+        if count > MAX_CHUNKS:
+            raise InputFileError(
+                f"{name}: {count} chunks of {grid}; meancli takes at most {MAX_CHUNKS} (rechunk the array)"
+            )
+        self.chunks = regular_chunks(self.shape, grid) if self.shape else ()
         self.fill_value_null = array.metadata.zarr_format == 2 and array.metadata.fill_value is None
         self._array: Any = array
 

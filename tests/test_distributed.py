@@ -538,3 +538,18 @@ def test_plan_bounds_the_partial_states() -> None:
     assert 2 <= split_every <= 32
     untouched, _ = engine.plan_chunks(da.zeros((8192, 2048), chunks=(4096, 1024), dtype=np.float32), (0,), 64)
     assert untouched.chunksize == (4096, 1024)
+
+
+def test_zarr_metadata_with_too_many_chunks_is_refused(tmp_path: Path) -> None:
+    import json
+
+    store = tmp_path / "huge.zarr"
+    store.mkdir()
+    meta = {"zarr_format": 2, "shape": [1 << 60], "chunks": [1], "dtype": "<f4", "compressor": None}
+    meta |= {"fill_value": 0.0, "order": "C", "filters": None}
+    (store / ".zarray").write_text(json.dumps(meta))
+    proc = cli(["reduce-mean", "huge.zarr"], tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == (
+        f"error: huge.zarr: {1 << 60} chunks of (1,); meancli takes at most {1 << 22} (rechunk the array)\n"
+    )
