@@ -50,12 +50,6 @@ class Where(NamedTuple):
     def cluster(self) -> bool:
         return self.workers is not None or self.scheduler is not None
 
-    @property
-    def engine(self) -> str:
-        if self.scheduler is not None:
-            return "dask.distributed"
-        return "dask.distributed (LocalCluster)" if self.workers is not None else "dask (this process)"
-
 
 def as_dask(item: Any, *, cluster: bool) -> Any:
     """A dask array of ``item``: a ChunkedArray on its own chunk grid, a dask
