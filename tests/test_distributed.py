@@ -553,3 +553,28 @@ def test_zarr_metadata_with_too_many_chunks_is_refused(tmp_path: Path) -> None:
     assert proc.stderr.decode() == (
         f"error: huge.zarr: {1 << 60} chunks of (1,); meancli takes at most {1 << 22} (rechunk the array)\n"
     )
+
+
+def test_open_lazy_reads_what_the_command_line_reads(tmp_path: Path) -> None:
+    from meancli.errors import InputFileError
+
+    x = cancelling("bfloat16", (20, 3), seed=4)
+    (tmp_path / "ds").mkdir()
+    np.save(tmp_path / "ds" / "0.npy", x[:7])
+    np.save(tmp_path / "ds" / "1.npy", x[7:])
+    np.save(tmp_path / "whole.npy", x)
+    for arg in ("ds", "whole.npy"):
+        lazy = meancli.reduce_mean(meancli.open_lazy(str(tmp_path / arg)), axes=0)
+        assert same_bits(lazy.compute(), exact_reduce(x, (0,), (1, 3)))
+    group = zarr_group_with_two(tmp_path)
+    with pytest.raises(InputFileError, match=r"holds 2 arrays .*; name one as"):
+        meancli.open_lazy(group)
+
+
+def zarr_group_with_two(tmp_path: Path) -> str:
+    import zarr
+
+    group = zarr.open_group(str(tmp_path / "two.zarr"), mode="w")
+    for name in ("a", "b"):
+        group.create_array(name, shape=(2,), dtype="f4")[...] = np.ones(2, np.float32)
+    return str(tmp_path / "two.zarr")

@@ -588,3 +588,32 @@ def lazy_mean(op: Any, arrays: tuple[Any, ...]) -> Any:
         _known_shape(x, op.label)
     shape = prepare_mean(op, xs)
     return mean_graph(xs, shape, op.kernels[spec_dtype_name(xs[0].dtype)])
+
+
+def open_lazy(path: str) -> Any:
+    """A FILE as the command line reads it, as a lazy dask array on its own chunk grid.
+
+    Args:
+        path: a zarr store (``STORE.zarr``, ``STORE.zarr:path/in/group``, a zipped
+            store), a dataset of ``.npy`` shards (a directory, a glob, ``@LIST``),
+            or a ``.npy`` file (read in pieces of about 64 MiB along axis 0).
+
+    Returns:
+        A dask array (dtype as stored, native byte order; bfloat16 as
+        ml_dtypes.bfloat16): pass it to meancli.reduce_mean / meancli.mean for a
+        lazy result computed chunk by chunk, in this process or on a cluster.
+
+    Raises:
+        InputFileError: the path cannot be opened, names several arrays (a zarr
+            group: name one as ``STORE:PATH``), or dask/zarr are not installed.
+    """
+    from ..chunked import open_chunked
+    from ..shards import ShardDataset
+
+    found = open_chunked(path)
+    if found is None:
+        found = [ShardDataset(path, [path])]
+    if len(found) != 1:
+        listed = ", ".join(a.name for a in found)
+        raise InputFileError(f"{path}: holds {len(found)} arrays ({listed}); name one as {path}:PATH")
+    return as_dask(found[0], cluster=True)
