@@ -17,7 +17,12 @@ Opset = Annotated[
 ]
 Output = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("-o", "--output", metavar="OUT", help="Write the result as .npy to OUT ('-' for stdout)."),
+    typer.Option(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="Write the result as .npy to OUT ('-' for stdout), or as a zarr array when OUT ends in .zarr.",
+    ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
 Json = Annotated[bool, typer.Option("--json", help="Print the report as one JSON object (errors too).")]
