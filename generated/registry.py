@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "cebbb44763b7f2230597e0775df32df8e9bd204d59259ef0030e9c297e933207"
+KERNEL_SOURCE_SHA256 = "614703815fde9c11eb3155e4e70f802f2397bcea53a3a3269841e106e0ed8dec"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
