@@ -76,11 +76,6 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
     for (int64_t r = r0; r < r1; r++)
         for (int64_t b = 0; b < bytes; b += 64) PREFETCH_AT(p, r * rs_bytes + b);
 }
-/* Mean of at most MEAN_FUSE_MAX inputs, each read contiguously or
- * broadcast along the innermost dim: the sums stay in registers across the
- * inputs (no accumulator row in memory). (Non-temporal stores of a large
- * output were measured slower on the bench machine, so there are none.) */
-#define MEAN_FUSE_MAX 16
 /* Exact float sums: extraction level sums flush to the superaccumulator
  * every 2^EXTRACT_LOG2CAP values (the bound that keeps them exact), and a
  * sigma is picked 2^EXTRACT_HEADROOM above the values that chose it. */
@@ -407,6 +402,21 @@ static inline int narrow_sum_exact(uint32_t mx, uint32_t mn1, int64_t count)
     return cl + m + 1 <= 53 + g;
 }
 
+/* S / n rounded to odd at double's precision (n >= 1; S an exact sum of
+ * values of the format, so S / n neither overflows nor underflows a
+ * double): q = RN(S / n), e = S - q * n exactly (fma); when e != 0 take
+ * the neighbour of q toward zero if q is above the quotient in magnitude,
+ * then set the last bit. Rounding that once more to the format (at least
+ * two bits narrower) is the correctly rounded mean (Boldo, Melquiond). */
+static inline double div_odd(double S, double n)
+{
+    double q = S / n, e = fma(-q, n, S);
+    if (e == 0.0) return q;
+    uint64_t b = f64_to_bits(q);
+    if ((e < 0.0) != (q < 0.0)) b -= 1; /* |q| > |S / n|: one step toward zero */
+    return bits_to_f64(b | 1u);
+}
+
 /* floor(hi:lo / d) and the remainder; hi < d. One divq on x86-64. */
 static inline uint64_t div_128_64(uint64_t hi, uint64_t lo, uint64_t d, uint64_t *rem)
 {
@@ -690,12 +700,12 @@ __attribute__((constructor)) static void meancli_read_cpu_features(void)
 {
     const char *off = getenv("MEANCLI_NO_SIMD"); /* tests compare both paths */
     __builtin_cpu_init();
-    cpu_avx2 = __builtin_cpu_supports("avx2") && !(off && *off && *off != '0');
+    cpu_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !(off && *off && *off != '0');
     cpu_avx2_f16c = cpu_avx2 && __builtin_cpu_supports("f16c");
 }
 #define CLONES __attribute__((target_clones("avx2", "default")))
-#define AVX2 __attribute__((target("avx2")))
-#define AVX2_F16C __attribute__((target("avx2,f16c")))
+#define AVX2 __attribute__((target("avx2,fma")))
+#define AVX2_F16C __attribute__((target("avx2,f16c,fma")))
 /* The exact-sum loops are written on a vector of VD_N doubles (vd) and its
  * lane masks, so a wider ISA is these definitions and a target. */
 typedef __m256d vd;
@@ -944,12 +954,52 @@ static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int6
     }
 }
 
-/* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_float16(rowacc_float16 *r, int64_t w, int64_t count, T_float16 *dst)
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_float16 mean_exact_float16(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t j)
 {
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float16(r->acc[j], count);
+    acc_float16 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_float16, SACC_LSB_float16, LOAD_float16(src[i][j * sinner[i]]));
+    return finalize_float16(a, ninputs);
 }
-#define FINISH_ROW_float16 finish_row_float16
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]].
+ * Each output's values sum in plain double from -0.0 (a sum of -0.0s stays
+ * -0.0, an exact cancellation gives +0.0); the sums are exact when all the
+ * unit's values pass narrow_sum_exact with count ninputs, else each output
+ * is checked, and those that fail are summed exactly one by one. */
+static void mean_unit_float16(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w, T_float16 *dst)
+{
+    double S[TILE];
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) S[j] = -0.0;
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_float16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    for (int64_t j = 0; j < w; j++) {
+        int ok = all_ok;
+        if (!ok) {
+            uint32_t cx = 0, cn1 = UINT32_MAX;
+            for (int i = 0; i < ninputs; i++) {
+                uint32_t a = f32_to_bits((float)LOAD_float16(src[i][j * sinner[i]])) & 0x7fffffffu;
+                cx = a > cx ? a : cx;
+                cn1 = a - 1u < cn1 ? a - 1u : cn1;
+            }
+            ok = narrow_sum_exact(cx, cn1, ninputs);
+        }
+        dst[j] = ok ? store_float16(div_odd(S[j], (double)ninputs)) : mean_exact_float16(ninputs, src, sinner, j);
+    }
+}
 
 #ifdef MEANCLI_X86
 /* The vector loops: the same blocks, the same checks, so the same bits. */
@@ -991,6 +1041,68 @@ AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_flo
     } else {
         (void)chunk_block_float16(x, 1, n, &l->acc);
     }
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, 8 outputs at a time. */
+AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w, T_float16 *dst)
+{
+    double S[TILE];
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        vd s0 = vd_set1(-0.0), s1 = s0;
+        for (int i = 0; i < ninputs; i++) {
+            __m256 f;
+            if (sinner[i]) {
+                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
+                f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src[i] + j)));
+            } else {
+                f = _mm256_set1_ps((float)LOAD_float16(src[i][0]));
+            }
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, vf_lo(f));
+            s1 = vd_add(s1, vf_hi(f));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+        mean_unit_float16(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs);
+    const __m256i lsb = _mm256_set1_epi64x(1);
+    j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
+        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
+        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+        __m256i b = _mm256_castpd_si256(q);
+        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
+        vd qo = _mm256_castsi256_pd(b);
+        double t[VD_N];
+        vd_store(t, qo);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
 }
 
 /* Each column's own check of a block (8 columns at a time, the bounds in registers). */
@@ -1124,6 +1236,7 @@ AVX2_F16C static void run_float16_vec(const T_float16 *x, int64_t n, lanes_float
 {
     for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float16_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
 }
+#define MEAN_UNIT_VEC_float16 mean_unit_float16_vec
 #define RUN_float16(x, s, n, l, k0) \
     ((s) == 1 && cpu_avx2_f16c ? run_float16_vec((x), (n), (l)) : run_float16((x), (s), (n), (l), (k0)))
 #define ADD_ROWS_float16(r, x, rs, nrows, s, w) \
@@ -1342,12 +1455,52 @@ static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, i
     }
 }
 
-/* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_bfloat16(rowacc_bfloat16 *r, int64_t w, int64_t count, T_bfloat16 *dst)
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_bfloat16 mean_exact_bfloat16(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t j)
 {
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_bfloat16(r->acc[j], count);
+    acc_bfloat16 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_bfloat16, SACC_LSB_bfloat16, LOAD_bfloat16(src[i][j * sinner[i]]));
+    return finalize_bfloat16(a, ninputs);
 }
-#define FINISH_ROW_bfloat16 finish_row_bfloat16
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]].
+ * Each output's values sum in plain double from -0.0 (a sum of -0.0s stays
+ * -0.0, an exact cancellation gives +0.0); the sums are exact when all the
+ * unit's values pass narrow_sum_exact with count ninputs, else each output
+ * is checked, and those that fail are summed exactly one by one. */
+static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w, T_bfloat16 *dst)
+{
+    double S[TILE];
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) S[j] = -0.0;
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    for (int64_t j = 0; j < w; j++) {
+        int ok = all_ok;
+        if (!ok) {
+            uint32_t cx = 0, cn1 = UINT32_MAX;
+            for (int i = 0; i < ninputs; i++) {
+                uint32_t a = f32_to_bits((float)LOAD_bfloat16(src[i][j * sinner[i]])) & 0x7fffffffu;
+                cx = a > cx ? a : cx;
+                cn1 = a - 1u < cn1 ? a - 1u : cn1;
+            }
+            ok = narrow_sum_exact(cx, cn1, ninputs);
+        }
+        dst[j] = ok ? store_bfloat16(div_odd(S[j], (double)ninputs)) : mean_exact_bfloat16(ninputs, src, sinner, j);
+    }
+}
 
 #ifdef MEANCLI_X86
 /* The vector loops: the same blocks, the same checks, so the same bits. */
@@ -1389,6 +1542,68 @@ AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat
     } else {
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
     }
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, 8 outputs at a time. */
+AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w, T_bfloat16 *dst)
+{
+    double S[TILE];
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        vd s0 = vd_set1(-0.0), s1 = s0;
+        for (int i = 0; i < ninputs; i++) {
+            __m256 f;
+            if (sinner[i]) {
+                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
+                f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src[i] + j))), 16));
+            } else {
+                f = _mm256_set1_ps((float)LOAD_bfloat16(src[i][0]));
+            }
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, vf_lo(f));
+            s1 = vd_add(s1, vf_hi(f));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+        mean_unit_bfloat16(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs);
+    const __m256i lsb = _mm256_set1_epi64x(1);
+    j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
+        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
+        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+        __m256i b = _mm256_castpd_si256(q);
+        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
+        vd qo = _mm256_castsi256_pd(b);
+        double t[VD_N];
+        vd_store(t, qo);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
 }
 
 /* Each column's own check of a block (8 columns at a time, the bounds in registers). */
@@ -1522,6 +1737,7 @@ AVX2 static void run_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16
 {
     for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_bfloat16_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
 }
+#define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_vec
 #define RUN_bfloat16(x, s, n, l, k0) \
     ((s) == 1 && cpu_avx2 ? run_bfloat16_vec((x), (n), (l)) : run_bfloat16((x), (s), (n), (l), (k0)))
 #define ADD_ROWS_bfloat16(r, x, rs, nrows, s, w) \
@@ -1740,12 +1956,52 @@ static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int6
     }
 }
 
-/* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_float32(rowacc_float32 *r, int64_t w, int64_t count, T_float32 *dst)
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_float32 mean_exact_float32(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t j)
 {
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float32(r->acc[j], count);
+    acc_float32 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_float32, SACC_LSB_float32, LOAD_float32(src[i][j * sinner[i]]));
+    return finalize_float32(a, ninputs);
 }
-#define FINISH_ROW_float32 finish_row_float32
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]].
+ * Each output's values sum in plain double from -0.0 (a sum of -0.0s stays
+ * -0.0, an exact cancellation gives +0.0); the sums are exact when all the
+ * unit's values pass narrow_sum_exact with count ninputs, else each output
+ * is checked, and those that fail are summed exactly one by one. */
+static void mean_unit_float32(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst)
+{
+    double S[TILE];
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) S[j] = -0.0;
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_float32(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    for (int64_t j = 0; j < w; j++) {
+        int ok = all_ok;
+        if (!ok) {
+            uint32_t cx = 0, cn1 = UINT32_MAX;
+            for (int i = 0; i < ninputs; i++) {
+                uint32_t a = f32_to_bits((float)LOAD_float32(src[i][j * sinner[i]])) & 0x7fffffffu;
+                cx = a > cx ? a : cx;
+                cn1 = a - 1u < cn1 ? a - 1u : cn1;
+            }
+            ok = narrow_sum_exact(cx, cn1, ninputs);
+        }
+        dst[j] = ok ? store_float32(div_odd(S[j], (double)ninputs)) : mean_exact_float32(ninputs, src, sinner, j);
+    }
+}
 
 #ifdef MEANCLI_X86
 /* The vector loops: the same blocks, the same checks, so the same bits. */
@@ -1787,6 +2043,66 @@ AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 
     } else {
         (void)chunk_block_float32(x, 1, n, &l->acc);
     }
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, 8 outputs at a time. */
+AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst)
+{
+    double S[TILE];
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        vd s0 = vd_set1(-0.0), s1 = s0;
+        for (int i = 0; i < ninputs; i++) {
+            __m256 f;
+            if (sinner[i]) {
+                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
+                f = _mm256_loadu_ps(src[i] + j);
+            } else {
+                f = _mm256_set1_ps((float)LOAD_float32(src[i][0]));
+            }
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, vf_lo(f));
+            s1 = vd_add(s1, vf_hi(f));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float32(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+        mean_unit_float32(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs);
+    const __m256i lsb = _mm256_set1_epi64x(1);
+    j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
+        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
+        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+        __m256i b = _mm256_castpd_si256(q);
+        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
+        vd qo = _mm256_castsi256_pd(b);
+        _mm_storeu_ps((float *)dst + j, _mm256_cvtpd_ps(qo));
+    }
+    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
 }
 
 /* Each column's own check of a block (8 columns at a time, the bounds in registers). */
@@ -1920,6 +2236,7 @@ AVX2 static void run_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l
 {
     for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float32_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
 }
+#define MEAN_UNIT_VEC_float32 mean_unit_float32_vec
 #define RUN_float32(x, s, n, l, k0) \
     ((s) == 1 && cpu_avx2 ? run_float32_vec((x), (n), (l)) : run_float32((x), (s), (n), (l), (k0)))
 #define ADD_ROWS_float32(r, x, rs, nrows, s, w) \
@@ -2168,12 +2485,25 @@ static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int6
     }
 }
 
-/* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_float64(rowacc_float64 *r, int64_t w, int64_t count, T_float64 *dst)
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_float64 mean_exact_float64(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t j)
 {
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float64(r->acc[j], count);
+    acc_float64 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_float64, SACC_LSB_float64, LOAD_float64(src[i][j * sinner[i]]));
+    return finalize_float64(a, ninputs);
 }
-#define FINISH_ROW_float64 finish_row_float64
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]], each
+ * summed exactly in a superaccumulator. */
+static void mean_unit_float64(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w, T_float64 *dst)
+{
+    for (int64_t j = 0; j < w; j++) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
+}
 
 #ifdef MEANCLI_X86
 /* The vector loops: the same blocks, the same checks, so the same bits. */
@@ -7980,51 +8310,55 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float16 *const *x = (const T_float16 *const *)inputs;
     T_float16 *y = (T_float16 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_float16
-    fused = MEAN_HAVE_float16 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_float16
+    vec = cpu_avx2_f16c;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_float16 **src = (const T_float16 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_float16
-        if (fused) {
-            const T_float16 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_float16(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_float16(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_float16
+            if (vec) {
+                MEAN_UNIT_VEC_float16(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_float16 r;
-        rowacc_init_float16(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_float16(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_float16(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_float16(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
-    return MEANCLI_OK;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
@@ -8081,51 +8415,55 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     int nt = clamp_threads(nthreads, work);
     const T_bfloat16 *const *x = (const T_bfloat16 *const *)inputs;
     T_bfloat16 *y = (T_bfloat16 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_bfloat16
-    fused = MEAN_HAVE_bfloat16 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_bfloat16
+    vec = cpu_avx2;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_bfloat16 **src = (const T_bfloat16 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_bfloat16
-        if (fused) {
-            const T_bfloat16 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_bfloat16(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_bfloat16(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_bfloat16
+            if (vec) {
+                MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_bfloat16 r;
-        rowacc_init_bfloat16(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_bfloat16(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_bfloat16(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
-    return MEANCLI_OK;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
@@ -8182,51 +8520,55 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float32 *const *x = (const T_float32 *const *)inputs;
     T_float32 *y = (T_float32 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_float32
-    fused = MEAN_HAVE_float32 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_float32
+    vec = cpu_avx2;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_float32 **src = (const T_float32 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_float32
-        if (fused) {
-            const T_float32 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_float32(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_float32(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_float32
+            if (vec) {
+                MEAN_UNIT_VEC_float32(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_float32 r;
-        rowacc_init_float32(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_float32(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_float32(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_float32(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
-    return MEANCLI_OK;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
@@ -8283,51 +8625,55 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float64 *const *x = (const T_float64 *const *)inputs;
     T_float64 *y = (T_float64 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_float64
-    fused = MEAN_HAVE_float64 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_float64
+    vec = cpu_avx2;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_float64 **src = (const T_float64 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_float64
-        if (fused) {
-            const T_float64 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_float64(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_float64(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_float64
+            if (vec) {
+                MEAN_UNIT_VEC_float64(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_float64 r;
-        rowacc_init_float64(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_float64(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_float64(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_float64(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
-    return MEANCLI_OK;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* ---- Partial states, float16 ------------------------------------------ */
 #define PSTATE_WORDS_float16 (SACC_HEADER + SACC_NL_float16)
