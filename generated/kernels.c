@@ -76,17 +76,17 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
     for (int64_t r = r0; r < r1; r++)
         for (int64_t b = 0; b < bytes; b += 64) PREFETCH_AT(p, r * rs_bytes + b);
 }
-/* Mean of at most MEAN_FUSE_MAX inputs, each read contiguously or
- * broadcast along the innermost dim: the sums stay in registers across the
- * inputs (no accumulator row in memory). (Non-temporal stores of a large
- * output were measured slower on the bench machine, so there are none.) */
-#define MEAN_FUSE_MAX 16
 /* Exact float sums: extraction level sums flush to the superaccumulator
  * every 2^EXTRACT_LOG2CAP values (the bound that keeps them exact), and a
  * sigma is picked 2^EXTRACT_HEADROOM above the values that chose it. */
 #define EXTRACT_LOG2CAP 10
 #define EXTRACT_CAP (1 << EXTRACT_LOG2CAP)
 #define EXTRACT_HEADROOM 3
+/* rows per block of a row accumulation (its columns share one bound) */
+#define ROWS_CAP 256
+/* narrow exact row sums: 8-column groups per register panel, rows per pass */
+#define NARROW_PANEL 4
+#define NARROW_SUB 64
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
 
@@ -349,6 +349,72 @@ static inline void sacc_combine(uint64_t *dst, const uint64_t *src, int nl)
         dst[SACC_HEADER + k] = (uint64_t)t;
         carry = (uint64_t)(t >> 64);
     }
+}
+
+/* A block's sum the fast way can fail to be exact; then the block is summed
+ * again into a chunk accumulator (Neal's "small superaccumulator"): signed
+ * 64-bit chunks of 32-bit digits, chunk i weighing 2^(32 i) * 2^lsb. A value
+ * adds its (at most 84-bit) shifted significand to three chunks without
+ * carries, branch-free, so a chunk takes 2^31 values before it could
+ * overflow; blocks hold at most EXTRACT_CAP. */
+static inline void chunk_add(int64_t *ch, int lsb, double x)
+{
+    uint64_t b = f64_to_bits(x);
+    int e = (int)((b >> 52) & 0x7ff);
+    uint64_t m = b & 0xfffffffffffffull;
+    if (e) m |= 1ull << 52; else e = 1;
+    int pos = e - 1075 - lsb;
+    if (pos < 0) { m >>= -pos; pos = 0; } /* only zero bits go: x is a multiple of 2^lsb */
+    unsigned __int128 v = (unsigned __int128)m << (pos & 31);
+    int64_t neg = -(int64_t)(b >> 63); /* 0 or -1: (d ^ neg) - neg negates when negative */
+    int64_t *c = ch + (pos >> 5);
+    c[0] += ((int64_t)((uint64_t)v & 0xffffffffu) ^ neg) - neg;
+    c[1] += ((int64_t)((uint64_t)(v >> 32) & 0xffffffffu) ^ neg) - neg;
+    c[2] += ((int64_t)(uint64_t)(v >> 64) ^ neg) - neg;
+}
+
+/* limbs += the chunks' value */
+static void chunk_fold(uint64_t *limb, int nl, const int64_t *ch, int nch)
+{
+    for (int i = 0; i < nch; i++) {
+        if (!ch[i]) continue;
+        int bit = 32 * i;
+        if (ch[i] > 0) sacc_add_at(limb, nl, bit >> 6, (unsigned __int128)(uint64_t)ch[i] << (bit & 63));
+        else sacc_sub_at(limb, nl, bit >> 6, (unsigned __int128)(0 - (uint64_t)ch[i]) << (bit & 63));
+    }
+}
+
+/* float16/bfloat16/float32 blocks are summed in plain doubles and kept when
+ * that was exact: mx = the largest |x| and mn1 = the smallest nonzero |x|,
+ * minus one (both as float32 bit patterns; mn1 = UINT32_MAX: no nonzero
+ * value). Every value is then a multiple of 2^g (g = the exponent of the
+ * smallest nonzero value's last bit) below 2^(m + 1), so every partial sum of
+ * `count` of them is a multiple of 2^g below count * 2^(m + 1): exact in a
+ * double when that is at most 2^(53 + g). inf or NaN fails. */
+static inline int narrow_sum_exact(uint32_t mx, uint32_t mn1, int64_t count)
+{
+    if (mx >= 0x7f800000u) return 0;
+    if (mn1 == UINT32_MAX || count < 2) return 1;
+    int m = (int)(mx >> 23) - 127, t = (int)((mn1 + 1) >> 23) - 127;
+    if (m < -126) m = -126;
+    int g = t - 23 < -149 ? -149 : t - 23;
+    int cl = 64 - __builtin_clzll((uint64_t)(count - 1)); /* ceil(log2 count) */
+    return cl + m + 1 <= 53 + g;
+}
+
+/* S / n rounded to odd at double's precision (n >= 1; S an exact sum of
+ * values of the format, so S / n neither overflows nor underflows a
+ * double): q = RN(S / n), e = S - q * n exactly (fma); when e != 0 take
+ * the neighbour of q toward zero if q is above the quotient in magnitude,
+ * then set the last bit. Rounding that once more to the format (at least
+ * two bits narrower) is the correctly rounded mean (Boldo, Melquiond). */
+static inline double div_odd(double S, double n)
+{
+    double q = S / n, e = fma(-q, n, S);
+    if (e == 0.0) return q;
+    uint64_t b = f64_to_bits(q);
+    if ((e < 0.0) != (q < 0.0)) b -= 1; /* |q| > |S / n|: one step toward zero */
+    return bits_to_f64(b | 1u);
 }
 
 /* floor(hi:lo / d) and the remainder; hi < d. One divq on x86-64. */
@@ -634,12 +700,47 @@ __attribute__((constructor)) static void meancli_read_cpu_features(void)
 {
     const char *off = getenv("MEANCLI_NO_SIMD"); /* tests compare both paths */
     __builtin_cpu_init();
-    cpu_avx2 = __builtin_cpu_supports("avx2") && !(off && *off && *off != '0');
+    cpu_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !(off && *off && *off != '0');
     cpu_avx2_f16c = cpu_avx2 && __builtin_cpu_supports("f16c");
 }
 #define CLONES __attribute__((target_clones("avx2", "default")))
-#define AVX2 __attribute__((target("avx2")))
-#define AVX2_F16C __attribute__((target("avx2,f16c")))
+#define AVX2 __attribute__((target("avx2,fma")))
+#define AVX2_F16C __attribute__((target("avx2,f16c,fma")))
+/* The exact-sum loops are written on a vector of VD_N doubles (vd) and its
+ * lane masks, so a wider ISA is these definitions and a target. */
+typedef __m256d vd;
+#define VD_N 4
+#define vd_set1 _mm256_set1_pd
+#define vd_load _mm256_loadu_pd
+#define vd_store _mm256_storeu_pd
+#define vd_add _mm256_add_pd
+#define vd_sub _mm256_sub_pd
+#define vd_or _mm256_or_pd
+#define vd_abs(a) _mm256_andnot_pd(_mm256_set1_pd(-0.0), (a))
+/* lanes where !(|a| <= b): above the bound, or NaN */
+#define vd_above(a, b) _mm256_cmp_pd(vd_abs(a), (b), _CMP_NLE_UQ)
+#define vd_any(m) (!_mm256_testz_pd((m), (m)))                                      /* a mask lane set */
+#define vd_anybits(a) (!_mm256_testz_si256(_mm256_castpd_si256(a), _mm256_castpd_si256(a))) /* a nonzero bit */
+/* 8 floats (__m256) as two vd, exact */
+#define vf_lo(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
+#define vf_hi(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
+#define vf_above(f, b) _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), (f)), (b), _CMP_NLE_UQ)
+#define vf_any(m) (!_mm256_testz_ps((m), (m)))
+AVX2 static inline uint32_t hmax_epu32(__m256i v)
+{
+    uint32_t a[8], m = 0;
+    memcpy(a, &v, 32);
+    for (int k = 0; k < 8; k++) m = a[k] > m ? a[k] : m;
+    return m;
+}
+
+AVX2 static inline uint32_t hmin_epu32(__m256i v)
+{
+    uint32_t a[8], m = UINT32_MAX;
+    memcpy(a, &v, 32);
+    for (int k = 0; k < 8; k++) m = a[k] < m ? a[k] : m;
+    return m;
+}
 #else
 #define CLONES
 #endif
@@ -654,22 +755,14 @@ static inline T_float16 store_float16(double v) { return f64_to_f16(v); }
 #define SACC_NL_float16 6
 #define SACC_LSB_float16 (-149)
 static const float_format FORMAT_float16 = { 11, -14, 15 };
-/* The sum of a stream of values, exact (kernels.c.j2, "Exact float sums"):
- * values with |x| <= A are split x = q_1 + .. + q_1 + r by extraction
- * against sigma_1 > .. > sigma_1; the q's of each level add exactly in double
- * lanes for up to EXTRACT_CAP values, then go to the superaccumulator
- * (flush). A nonzero r (a value far below A) goes to the superaccumulator
- * at once, as does every value above A, infinite or NaN. */
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* count unused (0), flags, limbs */
-#define LEVELS_float16 1
-#define LANES_float16 16
-typedef struct {
-    double sigma[LEVELS_float16], A;  /* A == 0: no sigma yet (the next values pick one) */
-    int64_t c;                      /* values taken since the last flush */
-    double s[LEVELS_float16][LANES_float16];
-    double z[LANES_float16];          /* plain sums from -0.0: still -0.0 iff every value was -0.0 */
-    acc_float16 acc;
-} lanes_float16;
+#define LANES_float16 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of the fallback accumulator: the top value's significand, shifted
+ * by up to 31 bits, spans three chunks from its lowest */
+#define NCH_float16 (((15 - 11 + 1 - SACC_LSB_float16) >> 5) + 3)
+/* Blocks: plain double sums, exact when the values' exponents are close
+ * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
+typedef struct { acc_float16 acc; } lanes_float16;
 
 static inline acc_float16 acc_add_float16(acc_float16 a, acc_float16 b)
 {
@@ -683,198 +776,476 @@ static inline T_float16 finalize_float16(acc_float16 s, int64_t count)
     return store_float16(sacc_mean(s.w, SACC_NL_float16, SACC_LSB_float16, FORMAT_float16));
 }
 
-static inline void acc_take_float16(acc_float16 *a, double x)
-{
-    sacc_take(a->w, SACC_NL_float16, SACC_LSB_float16, x);
-}
-
-/* sigma_1 .. sigma_L for values up to (about) m: A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m,
- * sigma_1 = A * 2^(EXTRACT_LOG2CAP + 1), each next level 2^(EXTRACT_LOG2CAP + 1 - 53)
- * times the previous (its values are the previous level's r, |r| <= sigma * 2^-53). */
-static inline void pick_sigma_float16(double *sigma, double *A, double m)
-{
-    int e;
-    (void)frexp(m > 0x1p-1074 ? m : 0x1p-1074, &e); /* m < 2^e */
-    e += EXTRACT_HEADROOM;
-    if (e > 1023 - EXTRACT_LOG2CAP - 1) e = 1023 - EXTRACT_LOG2CAP - 1; /* sigma stays finite */
-    *A = ldexp(1.0, e);
-    int es = e + EXTRACT_LOG2CAP + 1;
-    for (int k = 0; k < LEVELS_float16; k++, es += EXTRACT_LOG2CAP + 1 - 53) sigma[k] = ldexp(1.0, es); /* 0 below 2^-1074: then q = r exactly */
-}
-
-static inline void lanes_init_float16(lanes_float16 *l)
-{
-    memset(l, 0, sizeof *l);
-    for (int k = 0; k < LANES_float16; k++) l->z[k] = -0.0;
-}
-
-/* Move the lane sums into the superaccumulator: each level's lanes add
- * exactly (every partial sum is a multiple of its granule below sigma). */
-static inline void lanes_flush_float16(lanes_float16 *l)
-{
-    for (int v = 0; v < LEVELS_float16; v++) {
-        double h = 0.0;
-        for (int k = 0; k < LANES_float16; k++) { h += l->s[v][k]; l->s[v][k] = 0.0; }
-        sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, h);
-    }
-    for (int k = 0; k < LANES_float16; k++) {
-        if (f64_to_bits(l->z[k]) != 0x8000000000000000ull) l->acc.w[1] |= SACC_NONNEGZERO;
-        l->z[k] = -0.0;
-    }
-    l->c = 0;
-    l->A = 0.0;
-}
-
-/* Pick sigma from the largest finite |x| of the next (up to 16) of n values at stride s. */
-static inline void lanes_pick_float16(lanes_float16 *l, const T_float16 *x, int64_t s, int64_t n)
-{
-    double m = 0.0;
-    for (int64_t i = 0; i < n && i < 16; i++) {
-        double a = fabs(LOAD_float16(x[i * s]));
-        if (a > m && a <= DBL_MAX) m = a;
-    }
-    pick_sigma_float16(l->sigma, &l->A, m);
-}
-
-/* One value into lane k (the caller counts it in l->c); a sigma is picked. */
-static inline void lane_take_float16(lanes_float16 *l, int k, double x)
-{
-    if (!(fabs(x) <= l->A)) { /* above A, inf or NaN */
-        acc_take_float16(&l->acc, x);
-        return;
-    }
-    double r = x;
-    for (int v = 0; v < LEVELS_float16; v++) {
-        double q = (l->sigma[v] + r) - l->sigma[v];
-        l->s[v][k] += q;
-        r -= q;
-    }
-    l->z[k] += x;
-    if (r != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, r);
-}
+static inline void lanes_init_float16(lanes_float16 *l) { memset(l, 0, sizeof *l); }
 
 static inline acc_float16 lanes_sum_float16(lanes_float16 *l, int64_t count)
 {
     (void)count;
-    lanes_flush_float16(l);
     return l->acc;
 }
 
-/* Sum n elements at stride s (elements) into the lanes. */
-static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l, int k0)
+/* n values at stride s into *acc exactly, through the chunk accumulator;
+ * returns the largest finite |x| (a failed block's next A comes from it). */
+static double chunk_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
 {
-    (void)k0;
+    int64_t ch[NCH_float16] = {0};
+    uint64_t flags = 0;
+    double mx = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float16(x[i * s]);
+        uint64_t f = sacc_flags_of(v);
+        flags |= f;
+        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
+        chunk_add(ch, SACC_LSB_float16, v);
+        if (fabs(v) > mx) mx = fabs(v);
+    }
+    acc->w[1] |= flags;
+    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float16, ch, NCH_float16);
+    return mx;
+}
+
+/* Flags of a block whose values are all zeros: is one of them +0.0? */
+static void zero_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (f64_to_bits(LOAD_float16(x[i * s])) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+}
+
+/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
+ * seen, 0 when all were zeros), or sum the block again exactly. */
+static inline void keep_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc,
+                                      const double *sums, int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++)
+        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, sums[k]);
+    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_float16(x, s, n, acc);
+}
+
+/* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
+static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l)
+{
+    double sum[4] = {0.0, 0.0, 0.0, 0.0};
+    uint32_t mx = 0, mn1 = UINT32_MAX;
     int64_t i = 0;
-    while (i < n) {
-        if (l->c >= EXTRACT_CAP) lanes_flush_float16(l);
-        if (l->A == 0.0) lanes_pick_float16(l, x + i * s, s, n - i);
-        int64_t m = n - i < EXTRACT_CAP - l->c ? n - i : EXTRACT_CAP - l->c;
-        for (int64_t k = 0; k < m; k++) lane_take_float16(l, (int)((l->c + k) % LANES_float16), LOAD_float16(x[(i + k) * s]));
-        l->c += m;
-        i += m;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) {
+            double v = LOAD_float16(x[(i + k) * s]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            sum[k] += v;
+        }
+    for (; i < n; i++) {
+        double v = LOAD_float16(x[i * s]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        sum[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
+        keep_block_float16(x, s, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_float16(x, s, n, &l->acc);
     }
 }
 
-/* Row accumulation: the same per column, each column with its own sigma. */
+/* Sum n elements at stride s into the lanes, block by block. */
+static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l, int k0)
+{
+    (void)k0;
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float16(x + i * s, s, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+
+/* Row accumulation: the same per column, over blocks of a call's rows
+ * (EXTRACT_CAP at a time). One check covers the whole block (a bound shared
+ * by its columns); when it fails, each column is checked on its own and
+ * only those that fail are summed again. */
 typedef struct {
-    int64_t c; /* rows taken since the last flush */
-    double sigma[LEVELS_float16][TILE], A[TILE];
-    double s[LEVELS_float16][TILE], z[TILE];
+    double s[TILE];
+    uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
     acc_float16 acc[TILE];
 } rowacc_float16;
 
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
-    r->c = 0;
     for (int64_t j = 0; j < w; j++) {
-        r->A[j] = 0.0;
-        r->z[j] = -0.0;
-        for (int v = 0; v < LEVELS_float16; v++) r->s[v][j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
 }
 
-static inline void rowacc_flush_float16(rowacc_float16 *r, int64_t w)
-{
-    for (int64_t j = 0; j < w; j++) {
-        for (int v = 0; v < LEVELS_float16; v++) {
-            if (r->s[v][j] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, r->s[v][j]);
-            r->s[v][j] = 0.0;
-        }
-        if (f64_to_bits(r->z[j]) != 0x8000000000000000ull) r->acc[j].w[1] |= SACC_NONNEGZERO;
-        r->z[j] = -0.0;
-        r->A[j] = 0.0;
-    }
-    r->c = 0;
-}
-
-static inline void rowacc_take_float16(rowacc_float16 *r, int64_t w, int64_t count, acc_float16 *part)
+static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64_t count, acc_float16 *part)
 {
     (void)count;
-    rowacc_flush_float16(r, w);
     for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
 }
 
-/* Columns still without a sigma pick one from the largest of their next
- * `nrows` values (a few rows: later larger values still go exactly to the
- * superaccumulator). */
-static void rowacc_pick_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+static inline void rows_block_begin_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    if (nrows > 16) nrows = 16;
-    for (int64_t j = 0; j < w; j++) {
-        if (r->A[j] != 0.0) continue;
-        double m = 0.0;
-        for (int64_t i = 0; i < nrows; i++) {
-            double a = fabs(LOAD_float16(x[i * rs + j * s]));
-            if (a > m && a <= DBL_MAX) m = a;
-        }
-        double sg[LEVELS_float16];
-        pick_sigma_float16(sg, &r->A[j], m);
-        for (int v = 0; v < LEVELS_float16; v++) r->sigma[v][j] = sg[v];
-    }
+    (void)x; (void)rs; (void)nrows; (void)s;
+    r->bmx = 0;
+    r->bmn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) r->s[j] = 0.0;
 }
 
-static inline void col_take_float16(rowacc_float16 *r, int64_t j, double x)
+/* One value of column j, the scalar form of the vector loops. */
+static inline void col_add_float16(rowacc_float16 *r, int64_t j, double v)
 {
-    if (!(fabs(x) <= r->A[j])) {
-        sacc_take(r->acc[j].w, SACC_NL_float16, SACC_LSB_float16, x);
-        return;
+    uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+    r->bmx = a > r->bmx ? a : r->bmx;
+    r->bmn1 = a - 1u < r->bmn1 ? a - 1u : r->bmn1;
+    r->s[j] += v;
+}
+
+/* Does column j's block (n values at stride rs) pass its own check? */
+static int column_ok_float16(const rowacc_float16 *r, int64_t j, const T_float16 *x, int64_t rs, int64_t n)
+{
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    (void)r; (void)j;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_float16(x[i * rs])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    double rem = x;
-    for (int v = 0; v < LEVELS_float16; v++) {
-        double q = (r->sigma[v][j] + rem) - r->sigma[v][j];
-        r->s[v][j] += q;
-        rem -= q;
+    return narrow_sum_exact(mx, mn1, n);
+}
+
+/* Did the block pass the check shared by its columns? */
+static inline int rows_block_ok_float16(const rowacc_float16 *r, int64_t nrows)
+{
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+}
+
+/* Keep each column's block sums, or sum its block again exactly. ok:
+ * NULL when the block passed its shared check, else each column's own. */
+static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
+                                   const uint8_t *ok)
+{
+    for (int64_t j = 0; j < w; j++) {
+        const T_float16 *c = x + j * s;
+        if (!ok || ok[j]) {
+            keep_block_float16(c, rs, nrows, &r->acc[j], &r->s[j], 1, r->s[j] != 0.0);
+        } else {
+            (void)chunk_block_float16(c, rs, nrows, &r->acc[j]);
+        }
     }
-    r->z[j] += x;
-    if (rem != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, rem);
 }
 
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    int64_t i = 0;
-    while (i < nrows) {
-        if (r->c >= EXTRACT_CAP) rowacc_flush_float16(r, w);
-        if (r->c == 0) rowacc_pick_float16(r, x + i * rs, rs, nrows - i, s, w);
-        int64_t m = nrows - i < EXTRACT_CAP - r->c ? nrows - i : EXTRACT_CAP - r->c;
-        for (int64_t k = 0; k < m; k++, i++) {
-            const T_float16 *p = x + i * rs;
-            for (int64_t j = 0; j < w; j++) col_take_float16(r, j, LOAD_float16(p[j * s]));
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float16 *b = x + i0 * rs;
+        rows_block_begin_float16(r, b, rs, nb, s, w);
+        for (int64_t i = 0; i < nb; i++)
+            for (int64_t j = 0; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j * s]));
+        if (rows_block_ok_float16(r, nb)) {
+            rows_block_end_float16(r, b, rs, nb, s, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float16(r, j, b + j * s, rs, nb);
+            rows_block_end_float16(r, b, rs, nb, s, w, ok);
         }
-        r->c += m;
     }
 }
 
-/* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_float16(rowacc_float16 *r, int64_t w, int64_t count, T_float16 *dst)
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_float16 mean_exact_float16(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t j)
 {
-    rowacc_flush_float16(r, w);
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float16(r->acc[j], count);
+    acc_float16 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_float16, SACC_LSB_float16, LOAD_float16(src[i][j * sinner[i]]));
+    return finalize_float16(a, ninputs);
 }
-#define FINISH_ROW_float16 finish_row_float16
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]].
+ * Each output's values sum in plain double from -0.0 (a sum of -0.0s stays
+ * -0.0, an exact cancellation gives +0.0); the sums are exact when all the
+ * unit's values pass narrow_sum_exact with count ninputs, else each output
+ * is checked, and those that fail are summed exactly one by one. */
+static void mean_unit_float16(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w, T_float16 *dst)
+{
+    double S[TILE];
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) S[j] = -0.0;
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_float16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    for (int64_t j = 0; j < w; j++) {
+        int ok = all_ok;
+        if (!ok) {
+            uint32_t cx = 0, cn1 = UINT32_MAX;
+            for (int i = 0; i < ninputs; i++) {
+                uint32_t a = f32_to_bits((float)LOAD_float16(src[i][j * sinner[i]])) & 0x7fffffffu;
+                cx = a > cx ? a : cx;
+                cn1 = a - 1u < cn1 ? a - 1u : cn1;
+            }
+            ok = narrow_sum_exact(cx, cn1, ninputs);
+        }
+        dst[j] = ok ? store_float16(div_odd(S[j], (double)ninputs)) : mean_exact_float16(ninputs, src, sinner, j);
+    }
+}
+
+#ifdef MEANCLI_X86
+/* The vector loops: the same blocks, the same checks, so the same bits. */
+/* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
+ * the running max and min - 1 (unsigned), and 4 vd of doubles. */
+#define LOAD16_float16(p, d, mx, mn1) do { \
+        __m256 f0_ = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((p)))), f1_ = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((p) + 8))); \
+        const __m256i abs_ = _mm256_set1_epi32(0x7fffffff), one_ = _mm256_set1_epi32(1); \
+        __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
+        (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
+        (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
+        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+    } while (0)
+
+AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
+{
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        vd d[4];
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        LOAD16_float16(x + i, d, mxv, mnv);
+        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    }
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; i < n; i++) {
+        double v = LOAD_float16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_float16(x, 1, n, &l->acc);
+    }
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, 8 outputs at a time. */
+AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w, T_float16 *dst)
+{
+    double S[TILE];
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        vd s0 = vd_set1(-0.0), s1 = s0;
+        for (int i = 0; i < ninputs; i++) {
+            __m256 f;
+            if (sinner[i]) {
+                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
+                f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src[i] + j)));
+            } else {
+                f = _mm256_set1_ps((float)LOAD_float16(src[i][0]));
+            }
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, vf_lo(f));
+            s1 = vd_add(s1, vf_hi(f));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+        mean_unit_float16(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs);
+    const __m256i lsb = _mm256_set1_epi64x(1);
+    j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
+        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
+        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+        __m256i b = _mm256_castpd_si256(q);
+        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
+        vd qo = _mm256_castsi256_pd(b);
+        double t[VD_N];
+        vd_store(t, qo);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (8 columns at a time, the bounds in registers). */
+AVX2_F16C static void columns_ok_float16_vec(const T_float16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(b + i * rs + j)));
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+        }
+        uint32_t mx[8], mn1[8];
+        memcpy(mx, &mxv, 32);
+        memcpy(mn1, &mnv, 32);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_float16(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first nb * 8 column sums in 2 * nb
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant nb, so the sums stay in registers. */
+AVX2_F16C __attribute__((always_inline)) static inline void narrow_rows_float16(
+    rowacc_float16 *r, int64_t j0, const T_float16 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead,
+    int64_t row_bytes)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float16);
+    for (int q = 0; q < 2 * nb; q++) c[q] = vd_load(r->s + j0 + 4 * q);
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_float16 *p = x + i * rs;
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        for (int q = 0; q < nb; q++) {
+            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8 * q)));
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+        }
+    }
+    for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+}
+
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    if (w <= NARROW_ROW) {
+        const int64_t row_bytes = w * (int64_t)sizeof(T_float16);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_float16 *b = x + i0 * rs;
+            rows_block_begin_float16(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
+             * (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
+                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+                for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_float16 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / 8 < NARROW_PANEL ? (w - j0) / 8 : NARROW_PANEL) { /* a constant nb each: its own loop */
+                    case 1: narrow_rows_float16(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_float16(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_float16(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_float16(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / 8 * 8; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+            if (rows_block_ok_float16(r, nb)) {
+                rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_float16_vec(b, rs, nb, w, ok);
+                rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+            }
+        }
+        return;
+    }
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float16), rs_bytes = rs * (int64_t)sizeof(T_float16);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float16 *b = x + i0 * rs;
+        rows_block_begin_float16(r, b, rs, nb, 1, w);
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float16 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + 8 <= w; j += 8) {
+                __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + j)));
+                __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+                mxv = _mm256_max_epu32(mxv, a);
+                mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+            }
+            for (; j < w; j++) col_add_float16(r, j, LOAD_float16(p[j]));
+        }
+        uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_float16(r, nb)) {
+            rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_float16_vec(b, rs, nb, w, ok);
+            rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+
+AVX2_F16C static void run_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
+{
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float16_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+#define MEAN_UNIT_VEC_float16 mean_unit_float16_vec
+#define RUN_float16(x, s, n, l, k0) \
+    ((s) == 1 && cpu_avx2_f16c ? run_float16_vec((x), (n), (l)) : run_float16((x), (s), (n), (l), (k0)))
+#define ADD_ROWS_float16(r, x, rs, nrows, s, w) \
+    ((s) == 1 && cpu_avx2_f16c ? add_rows_float16_vec((r), (x), (rs), (nrows), (w)) \
+                                       : add_rows_float16_generic((r), (x), (rs), (nrows), (s), (w)))
+#else
 #define RUN_float16 run_float16
 #define ADD_ROWS_float16 add_rows_float16_generic
+#endif
 /* ======================================================================
  * bfloat16: accumulate in double, round once
  * ==================================================================== */
@@ -885,22 +1256,14 @@ static inline T_bfloat16 store_bfloat16(double v) { return f64_to_bf16(v); }
 #define SACC_NL_bfloat16 6
 #define SACC_LSB_bfloat16 (-149)
 static const float_format FORMAT_bfloat16 = { 8, -126, 127 };
-/* The sum of a stream of values, exact (kernels.c.j2, "Exact float sums"):
- * values with |x| <= A are split x = q_1 + .. + q_1 + r by extraction
- * against sigma_1 > .. > sigma_1; the q's of each level add exactly in double
- * lanes for up to EXTRACT_CAP values, then go to the superaccumulator
- * (flush). A nonzero r (a value far below A) goes to the superaccumulator
- * at once, as does every value above A, infinite or NaN. */
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* count unused (0), flags, limbs */
-#define LEVELS_bfloat16 1
-#define LANES_bfloat16 16
-typedef struct {
-    double sigma[LEVELS_bfloat16], A;  /* A == 0: no sigma yet (the next values pick one) */
-    int64_t c;                      /* values taken since the last flush */
-    double s[LEVELS_bfloat16][LANES_bfloat16];
-    double z[LANES_bfloat16];          /* plain sums from -0.0: still -0.0 iff every value was -0.0 */
-    acc_bfloat16 acc;
-} lanes_bfloat16;
+#define LANES_bfloat16 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of the fallback accumulator: the top value's significand, shifted
+ * by up to 31 bits, spans three chunks from its lowest */
+#define NCH_bfloat16 (((127 - 8 + 1 - SACC_LSB_bfloat16) >> 5) + 3)
+/* Blocks: plain double sums, exact when the values' exponents are close
+ * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
+typedef struct { acc_bfloat16 acc; } lanes_bfloat16;
 
 static inline acc_bfloat16 acc_add_bfloat16(acc_bfloat16 a, acc_bfloat16 b)
 {
@@ -914,198 +1277,476 @@ static inline T_bfloat16 finalize_bfloat16(acc_bfloat16 s, int64_t count)
     return store_bfloat16(sacc_mean(s.w, SACC_NL_bfloat16, SACC_LSB_bfloat16, FORMAT_bfloat16));
 }
 
-static inline void acc_take_bfloat16(acc_bfloat16 *a, double x)
-{
-    sacc_take(a->w, SACC_NL_bfloat16, SACC_LSB_bfloat16, x);
-}
-
-/* sigma_1 .. sigma_L for values up to (about) m: A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m,
- * sigma_1 = A * 2^(EXTRACT_LOG2CAP + 1), each next level 2^(EXTRACT_LOG2CAP + 1 - 53)
- * times the previous (its values are the previous level's r, |r| <= sigma * 2^-53). */
-static inline void pick_sigma_bfloat16(double *sigma, double *A, double m)
-{
-    int e;
-    (void)frexp(m > 0x1p-1074 ? m : 0x1p-1074, &e); /* m < 2^e */
-    e += EXTRACT_HEADROOM;
-    if (e > 1023 - EXTRACT_LOG2CAP - 1) e = 1023 - EXTRACT_LOG2CAP - 1; /* sigma stays finite */
-    *A = ldexp(1.0, e);
-    int es = e + EXTRACT_LOG2CAP + 1;
-    for (int k = 0; k < LEVELS_bfloat16; k++, es += EXTRACT_LOG2CAP + 1 - 53) sigma[k] = ldexp(1.0, es); /* 0 below 2^-1074: then q = r exactly */
-}
-
-static inline void lanes_init_bfloat16(lanes_bfloat16 *l)
-{
-    memset(l, 0, sizeof *l);
-    for (int k = 0; k < LANES_bfloat16; k++) l->z[k] = -0.0;
-}
-
-/* Move the lane sums into the superaccumulator: each level's lanes add
- * exactly (every partial sum is a multiple of its granule below sigma). */
-static inline void lanes_flush_bfloat16(lanes_bfloat16 *l)
-{
-    for (int v = 0; v < LEVELS_bfloat16; v++) {
-        double h = 0.0;
-        for (int k = 0; k < LANES_bfloat16; k++) { h += l->s[v][k]; l->s[v][k] = 0.0; }
-        sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, h);
-    }
-    for (int k = 0; k < LANES_bfloat16; k++) {
-        if (f64_to_bits(l->z[k]) != 0x8000000000000000ull) l->acc.w[1] |= SACC_NONNEGZERO;
-        l->z[k] = -0.0;
-    }
-    l->c = 0;
-    l->A = 0.0;
-}
-
-/* Pick sigma from the largest finite |x| of the next (up to 16) of n values at stride s. */
-static inline void lanes_pick_bfloat16(lanes_bfloat16 *l, const T_bfloat16 *x, int64_t s, int64_t n)
-{
-    double m = 0.0;
-    for (int64_t i = 0; i < n && i < 16; i++) {
-        double a = fabs(LOAD_bfloat16(x[i * s]));
-        if (a > m && a <= DBL_MAX) m = a;
-    }
-    pick_sigma_bfloat16(l->sigma, &l->A, m);
-}
-
-/* One value into lane k (the caller counts it in l->c); a sigma is picked. */
-static inline void lane_take_bfloat16(lanes_bfloat16 *l, int k, double x)
-{
-    if (!(fabs(x) <= l->A)) { /* above A, inf or NaN */
-        acc_take_bfloat16(&l->acc, x);
-        return;
-    }
-    double r = x;
-    for (int v = 0; v < LEVELS_bfloat16; v++) {
-        double q = (l->sigma[v] + r) - l->sigma[v];
-        l->s[v][k] += q;
-        r -= q;
-    }
-    l->z[k] += x;
-    if (r != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, r);
-}
+static inline void lanes_init_bfloat16(lanes_bfloat16 *l) { memset(l, 0, sizeof *l); }
 
 static inline acc_bfloat16 lanes_sum_bfloat16(lanes_bfloat16 *l, int64_t count)
 {
     (void)count;
-    lanes_flush_bfloat16(l);
     return l->acc;
 }
 
-/* Sum n elements at stride s (elements) into the lanes. */
-static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l, int k0)
+/* n values at stride s into *acc exactly, through the chunk accumulator;
+ * returns the largest finite |x| (a failed block's next A comes from it). */
+static double chunk_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
 {
-    (void)k0;
+    int64_t ch[NCH_bfloat16] = {0};
+    uint64_t flags = 0;
+    double mx = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_bfloat16(x[i * s]);
+        uint64_t f = sacc_flags_of(v);
+        flags |= f;
+        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
+        chunk_add(ch, SACC_LSB_bfloat16, v);
+        if (fabs(v) > mx) mx = fabs(v);
+    }
+    acc->w[1] |= flags;
+    chunk_fold(acc->w + SACC_HEADER, SACC_NL_bfloat16, ch, NCH_bfloat16);
+    return mx;
+}
+
+/* Flags of a block whose values are all zeros: is one of them +0.0? */
+static void zero_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (f64_to_bits(LOAD_bfloat16(x[i * s])) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+}
+
+/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
+ * seen, 0 when all were zeros), or sum the block again exactly. */
+static inline void keep_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc,
+                                      const double *sums, int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++)
+        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, sums[k]);
+    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_bfloat16(x, s, n, acc);
+}
+
+/* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
+static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l)
+{
+    double sum[4] = {0.0, 0.0, 0.0, 0.0};
+    uint32_t mx = 0, mn1 = UINT32_MAX;
     int64_t i = 0;
-    while (i < n) {
-        if (l->c >= EXTRACT_CAP) lanes_flush_bfloat16(l);
-        if (l->A == 0.0) lanes_pick_bfloat16(l, x + i * s, s, n - i);
-        int64_t m = n - i < EXTRACT_CAP - l->c ? n - i : EXTRACT_CAP - l->c;
-        for (int64_t k = 0; k < m; k++) lane_take_bfloat16(l, (int)((l->c + k) % LANES_bfloat16), LOAD_bfloat16(x[(i + k) * s]));
-        l->c += m;
-        i += m;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) {
+            double v = LOAD_bfloat16(x[(i + k) * s]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            sum[k] += v;
+        }
+    for (; i < n; i++) {
+        double v = LOAD_bfloat16(x[i * s]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        sum[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
+        keep_block_bfloat16(x, s, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_bfloat16(x, s, n, &l->acc);
     }
 }
 
-/* Row accumulation: the same per column, each column with its own sigma. */
+/* Sum n elements at stride s into the lanes, block by block. */
+static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l, int k0)
+{
+    (void)k0;
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_bfloat16(x + i * s, s, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+
+/* Row accumulation: the same per column, over blocks of a call's rows
+ * (EXTRACT_CAP at a time). One check covers the whole block (a bound shared
+ * by its columns); when it fails, each column is checked on its own and
+ * only those that fail are summed again. */
 typedef struct {
-    int64_t c; /* rows taken since the last flush */
-    double sigma[LEVELS_bfloat16][TILE], A[TILE];
-    double s[LEVELS_bfloat16][TILE], z[TILE];
+    double s[TILE];
+    uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
     acc_bfloat16 acc[TILE];
 } rowacc_bfloat16;
 
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
-    r->c = 0;
     for (int64_t j = 0; j < w; j++) {
-        r->A[j] = 0.0;
-        r->z[j] = -0.0;
-        for (int v = 0; v < LEVELS_bfloat16; v++) r->s[v][j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
 }
 
-static inline void rowacc_flush_bfloat16(rowacc_bfloat16 *r, int64_t w)
-{
-    for (int64_t j = 0; j < w; j++) {
-        for (int v = 0; v < LEVELS_bfloat16; v++) {
-            if (r->s[v][j] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, r->s[v][j]);
-            r->s[v][j] = 0.0;
-        }
-        if (f64_to_bits(r->z[j]) != 0x8000000000000000ull) r->acc[j].w[1] |= SACC_NONNEGZERO;
-        r->z[j] = -0.0;
-        r->A[j] = 0.0;
-    }
-    r->c = 0;
-}
-
-static inline void rowacc_take_bfloat16(rowacc_bfloat16 *r, int64_t w, int64_t count, acc_bfloat16 *part)
+static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int64_t count, acc_bfloat16 *part)
 {
     (void)count;
-    rowacc_flush_bfloat16(r, w);
     for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
 }
 
-/* Columns still without a sigma pick one from the largest of their next
- * `nrows` values (a few rows: later larger values still go exactly to the
- * superaccumulator). */
-static void rowacc_pick_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+static inline void rows_block_begin_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    if (nrows > 16) nrows = 16;
-    for (int64_t j = 0; j < w; j++) {
-        if (r->A[j] != 0.0) continue;
-        double m = 0.0;
-        for (int64_t i = 0; i < nrows; i++) {
-            double a = fabs(LOAD_bfloat16(x[i * rs + j * s]));
-            if (a > m && a <= DBL_MAX) m = a;
-        }
-        double sg[LEVELS_bfloat16];
-        pick_sigma_bfloat16(sg, &r->A[j], m);
-        for (int v = 0; v < LEVELS_bfloat16; v++) r->sigma[v][j] = sg[v];
-    }
+    (void)x; (void)rs; (void)nrows; (void)s;
+    r->bmx = 0;
+    r->bmn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) r->s[j] = 0.0;
 }
 
-static inline void col_take_bfloat16(rowacc_bfloat16 *r, int64_t j, double x)
+/* One value of column j, the scalar form of the vector loops. */
+static inline void col_add_bfloat16(rowacc_bfloat16 *r, int64_t j, double v)
 {
-    if (!(fabs(x) <= r->A[j])) {
-        sacc_take(r->acc[j].w, SACC_NL_bfloat16, SACC_LSB_bfloat16, x);
-        return;
+    uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+    r->bmx = a > r->bmx ? a : r->bmx;
+    r->bmn1 = a - 1u < r->bmn1 ? a - 1u : r->bmn1;
+    r->s[j] += v;
+}
+
+/* Does column j's block (n values at stride rs) pass its own check? */
+static int column_ok_bfloat16(const rowacc_bfloat16 *r, int64_t j, const T_bfloat16 *x, int64_t rs, int64_t n)
+{
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    (void)r; (void)j;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_bfloat16(x[i * rs])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    double rem = x;
-    for (int v = 0; v < LEVELS_bfloat16; v++) {
-        double q = (r->sigma[v][j] + rem) - r->sigma[v][j];
-        r->s[v][j] += q;
-        rem -= q;
+    return narrow_sum_exact(mx, mn1, n);
+}
+
+/* Did the block pass the check shared by its columns? */
+static inline int rows_block_ok_bfloat16(const rowacc_bfloat16 *r, int64_t nrows)
+{
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+}
+
+/* Keep each column's block sums, or sum its block again exactly. ok:
+ * NULL when the block passed its shared check, else each column's own. */
+static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
+                                   const uint8_t *ok)
+{
+    for (int64_t j = 0; j < w; j++) {
+        const T_bfloat16 *c = x + j * s;
+        if (!ok || ok[j]) {
+            keep_block_bfloat16(c, rs, nrows, &r->acc[j], &r->s[j], 1, r->s[j] != 0.0);
+        } else {
+            (void)chunk_block_bfloat16(c, rs, nrows, &r->acc[j]);
+        }
     }
-    r->z[j] += x;
-    if (rem != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, rem);
 }
 
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    int64_t i = 0;
-    while (i < nrows) {
-        if (r->c >= EXTRACT_CAP) rowacc_flush_bfloat16(r, w);
-        if (r->c == 0) rowacc_pick_bfloat16(r, x + i * rs, rs, nrows - i, s, w);
-        int64_t m = nrows - i < EXTRACT_CAP - r->c ? nrows - i : EXTRACT_CAP - r->c;
-        for (int64_t k = 0; k < m; k++, i++) {
-            const T_bfloat16 *p = x + i * rs;
-            for (int64_t j = 0; j < w; j++) col_take_bfloat16(r, j, LOAD_bfloat16(p[j * s]));
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_bfloat16 *b = x + i0 * rs;
+        rows_block_begin_bfloat16(r, b, rs, nb, s, w);
+        for (int64_t i = 0; i < nb; i++)
+            for (int64_t j = 0; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j * s]));
+        if (rows_block_ok_bfloat16(r, nb)) {
+            rows_block_end_bfloat16(r, b, rs, nb, s, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(r, j, b + j * s, rs, nb);
+            rows_block_end_bfloat16(r, b, rs, nb, s, w, ok);
         }
-        r->c += m;
     }
 }
 
-/* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_bfloat16(rowacc_bfloat16 *r, int64_t w, int64_t count, T_bfloat16 *dst)
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_bfloat16 mean_exact_bfloat16(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t j)
 {
-    rowacc_flush_bfloat16(r, w);
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_bfloat16(r->acc[j], count);
+    acc_bfloat16 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_bfloat16, SACC_LSB_bfloat16, LOAD_bfloat16(src[i][j * sinner[i]]));
+    return finalize_bfloat16(a, ninputs);
 }
-#define FINISH_ROW_bfloat16 finish_row_bfloat16
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]].
+ * Each output's values sum in plain double from -0.0 (a sum of -0.0s stays
+ * -0.0, an exact cancellation gives +0.0); the sums are exact when all the
+ * unit's values pass narrow_sum_exact with count ninputs, else each output
+ * is checked, and those that fail are summed exactly one by one. */
+static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w, T_bfloat16 *dst)
+{
+    double S[TILE];
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) S[j] = -0.0;
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    for (int64_t j = 0; j < w; j++) {
+        int ok = all_ok;
+        if (!ok) {
+            uint32_t cx = 0, cn1 = UINT32_MAX;
+            for (int i = 0; i < ninputs; i++) {
+                uint32_t a = f32_to_bits((float)LOAD_bfloat16(src[i][j * sinner[i]])) & 0x7fffffffu;
+                cx = a > cx ? a : cx;
+                cn1 = a - 1u < cn1 ? a - 1u : cn1;
+            }
+            ok = narrow_sum_exact(cx, cn1, ninputs);
+        }
+        dst[j] = ok ? store_bfloat16(div_odd(S[j], (double)ninputs)) : mean_exact_bfloat16(ninputs, src, sinner, j);
+    }
+}
+
+#ifdef MEANCLI_X86
+/* The vector loops: the same blocks, the same checks, so the same bits. */
+/* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
+ * the running max and min - 1 (unsigned), and 4 vd of doubles. */
+#define LOAD16_bfloat16(p, d, mx, mn1) do { \
+        __m256 f0_ = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((p)))), 16)), f1_ = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((p) + 8))), 16)); \
+        const __m256i abs_ = _mm256_set1_epi32(0x7fffffff), one_ = _mm256_set1_epi32(1); \
+        __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
+        (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
+        (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
+        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+    } while (0)
+
+AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
+{
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        vd d[4];
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        LOAD16_bfloat16(x + i, d, mxv, mnv);
+        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    }
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; i < n; i++) {
+        double v = LOAD_bfloat16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_bfloat16(x, 1, n, &l->acc);
+    }
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, 8 outputs at a time. */
+AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w, T_bfloat16 *dst)
+{
+    double S[TILE];
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        vd s0 = vd_set1(-0.0), s1 = s0;
+        for (int i = 0; i < ninputs; i++) {
+            __m256 f;
+            if (sinner[i]) {
+                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
+                f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src[i] + j))), 16));
+            } else {
+                f = _mm256_set1_ps((float)LOAD_bfloat16(src[i][0]));
+            }
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, vf_lo(f));
+            s1 = vd_add(s1, vf_hi(f));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+        mean_unit_bfloat16(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs);
+    const __m256i lsb = _mm256_set1_epi64x(1);
+    j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
+        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
+        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+        __m256i b = _mm256_castpd_si256(q);
+        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
+        vd qo = _mm256_castsi256_pd(b);
+        double t[VD_N];
+        vd_store(t, qo);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (8 columns at a time, the bounds in registers). */
+AVX2 static void columns_ok_bfloat16_vec(const T_bfloat16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(b + i * rs + j))), 16));
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+        }
+        uint32_t mx[8], mn1[8];
+        memcpy(mx, &mxv, 32);
+        memcpy(mn1, &mnv, 32);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first nb * 8 column sums in 2 * nb
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant nb, so the sums stay in registers. */
+AVX2 __attribute__((always_inline)) static inline void narrow_rows_bfloat16(
+    rowacc_bfloat16 *r, int64_t j0, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead,
+    int64_t row_bytes)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
+    for (int q = 0; q < 2 * nb; q++) c[q] = vd_load(r->s + j0 + 4 * q);
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_bfloat16 *p = x + i * rs;
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        for (int q = 0; q < nb; q++) {
+            __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + 8 * q))), 16));
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+        }
+    }
+    for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+}
+
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    if (w <= NARROW_ROW) {
+        const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_bfloat16 *b = x + i0 * rs;
+            rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
+             * (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
+                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+                for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_bfloat16 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / 8 < NARROW_PANEL ? (w - j0) / 8 : NARROW_PANEL) { /* a constant nb each: its own loop */
+                    case 1: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / 8 * 8; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+            if (rows_block_ok_bfloat16(r, nb)) {
+                rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_bfloat16_vec(b, rs, nb, w, ok);
+                rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+            }
+        }
+        return;
+    }
+    const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16), rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_bfloat16 *b = x + i0 * rs;
+        rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            const T_bfloat16 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + 8 <= w; j += 8) {
+                __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + j))), 16));
+                __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+                mxv = _mm256_max_epu32(mxv, a);
+                mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+            }
+            for (; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(p[j]));
+        }
+        uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_bfloat16(r, nb)) {
+            rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_bfloat16_vec(b, rs, nb, w, ok);
+            rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+
+AVX2 static void run_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
+{
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_bfloat16_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+#define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_vec
+#define RUN_bfloat16(x, s, n, l, k0) \
+    ((s) == 1 && cpu_avx2 ? run_bfloat16_vec((x), (n), (l)) : run_bfloat16((x), (s), (n), (l), (k0)))
+#define ADD_ROWS_bfloat16(r, x, rs, nrows, s, w) \
+    ((s) == 1 && cpu_avx2 ? add_rows_bfloat16_vec((r), (x), (rs), (nrows), (w)) \
+                                       : add_rows_bfloat16_generic((r), (x), (rs), (nrows), (s), (w)))
+#else
 #define RUN_bfloat16 run_bfloat16
 #define ADD_ROWS_bfloat16 add_rows_bfloat16_generic
+#endif
 /* ======================================================================
  * float32: accumulate in double, round once
  * ==================================================================== */
@@ -1116,22 +1757,14 @@ static inline T_float32 store_float32(double v) { return (float)(v); }
 #define SACC_NL_float32 6
 #define SACC_LSB_float32 (-149)
 static const float_format FORMAT_float32 = { 24, -126, 127 };
-/* The sum of a stream of values, exact (kernels.c.j2, "Exact float sums"):
- * values with |x| <= A are split x = q_1 + .. + q_1 + r by extraction
- * against sigma_1 > .. > sigma_1; the q's of each level add exactly in double
- * lanes for up to EXTRACT_CAP values, then go to the superaccumulator
- * (flush). A nonzero r (a value far below A) goes to the superaccumulator
- * at once, as does every value above A, infinite or NaN. */
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* count unused (0), flags, limbs */
-#define LEVELS_float32 1
-#define LANES_float32 16
-typedef struct {
-    double sigma[LEVELS_float32], A;  /* A == 0: no sigma yet (the next values pick one) */
-    int64_t c;                      /* values taken since the last flush */
-    double s[LEVELS_float32][LANES_float32];
-    double z[LANES_float32];          /* plain sums from -0.0: still -0.0 iff every value was -0.0 */
-    acc_float32 acc;
-} lanes_float32;
+#define LANES_float32 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of the fallback accumulator: the top value's significand, shifted
+ * by up to 31 bits, spans three chunks from its lowest */
+#define NCH_float32 (((127 - 24 + 1 - SACC_LSB_float32) >> 5) + 3)
+/* Blocks: plain double sums, exact when the values' exponents are close
+ * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
+typedef struct { acc_float32 acc; } lanes_float32;
 
 static inline acc_float32 acc_add_float32(acc_float32 a, acc_float32 b)
 {
@@ -1145,198 +1778,474 @@ static inline T_float32 finalize_float32(acc_float32 s, int64_t count)
     return store_float32(sacc_mean(s.w, SACC_NL_float32, SACC_LSB_float32, FORMAT_float32));
 }
 
-static inline void acc_take_float32(acc_float32 *a, double x)
-{
-    sacc_take(a->w, SACC_NL_float32, SACC_LSB_float32, x);
-}
-
-/* sigma_1 .. sigma_L for values up to (about) m: A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m,
- * sigma_1 = A * 2^(EXTRACT_LOG2CAP + 1), each next level 2^(EXTRACT_LOG2CAP + 1 - 53)
- * times the previous (its values are the previous level's r, |r| <= sigma * 2^-53). */
-static inline void pick_sigma_float32(double *sigma, double *A, double m)
-{
-    int e;
-    (void)frexp(m > 0x1p-1074 ? m : 0x1p-1074, &e); /* m < 2^e */
-    e += EXTRACT_HEADROOM;
-    if (e > 1023 - EXTRACT_LOG2CAP - 1) e = 1023 - EXTRACT_LOG2CAP - 1; /* sigma stays finite */
-    *A = ldexp(1.0, e);
-    int es = e + EXTRACT_LOG2CAP + 1;
-    for (int k = 0; k < LEVELS_float32; k++, es += EXTRACT_LOG2CAP + 1 - 53) sigma[k] = ldexp(1.0, es); /* 0 below 2^-1074: then q = r exactly */
-}
-
-static inline void lanes_init_float32(lanes_float32 *l)
-{
-    memset(l, 0, sizeof *l);
-    for (int k = 0; k < LANES_float32; k++) l->z[k] = -0.0;
-}
-
-/* Move the lane sums into the superaccumulator: each level's lanes add
- * exactly (every partial sum is a multiple of its granule below sigma). */
-static inline void lanes_flush_float32(lanes_float32 *l)
-{
-    for (int v = 0; v < LEVELS_float32; v++) {
-        double h = 0.0;
-        for (int k = 0; k < LANES_float32; k++) { h += l->s[v][k]; l->s[v][k] = 0.0; }
-        sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, h);
-    }
-    for (int k = 0; k < LANES_float32; k++) {
-        if (f64_to_bits(l->z[k]) != 0x8000000000000000ull) l->acc.w[1] |= SACC_NONNEGZERO;
-        l->z[k] = -0.0;
-    }
-    l->c = 0;
-    l->A = 0.0;
-}
-
-/* Pick sigma from the largest finite |x| of the next (up to 16) of n values at stride s. */
-static inline void lanes_pick_float32(lanes_float32 *l, const T_float32 *x, int64_t s, int64_t n)
-{
-    double m = 0.0;
-    for (int64_t i = 0; i < n && i < 16; i++) {
-        double a = fabs(LOAD_float32(x[i * s]));
-        if (a > m && a <= DBL_MAX) m = a;
-    }
-    pick_sigma_float32(l->sigma, &l->A, m);
-}
-
-/* One value into lane k (the caller counts it in l->c); a sigma is picked. */
-static inline void lane_take_float32(lanes_float32 *l, int k, double x)
-{
-    if (!(fabs(x) <= l->A)) { /* above A, inf or NaN */
-        acc_take_float32(&l->acc, x);
-        return;
-    }
-    double r = x;
-    for (int v = 0; v < LEVELS_float32; v++) {
-        double q = (l->sigma[v] + r) - l->sigma[v];
-        l->s[v][k] += q;
-        r -= q;
-    }
-    l->z[k] += x;
-    if (r != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, r);
-}
+static inline void lanes_init_float32(lanes_float32 *l) { memset(l, 0, sizeof *l); }
 
 static inline acc_float32 lanes_sum_float32(lanes_float32 *l, int64_t count)
 {
     (void)count;
-    lanes_flush_float32(l);
     return l->acc;
 }
 
-/* Sum n elements at stride s (elements) into the lanes. */
-static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l, int k0)
+/* n values at stride s into *acc exactly, through the chunk accumulator;
+ * returns the largest finite |x| (a failed block's next A comes from it). */
+static double chunk_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
 {
-    (void)k0;
+    int64_t ch[NCH_float32] = {0};
+    uint64_t flags = 0;
+    double mx = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float32(x[i * s]);
+        uint64_t f = sacc_flags_of(v);
+        flags |= f;
+        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
+        chunk_add(ch, SACC_LSB_float32, v);
+        if (fabs(v) > mx) mx = fabs(v);
+    }
+    acc->w[1] |= flags;
+    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float32, ch, NCH_float32);
+    return mx;
+}
+
+/* Flags of a block whose values are all zeros: is one of them +0.0? */
+static void zero_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (f64_to_bits(LOAD_float32(x[i * s])) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+}
+
+/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
+ * seen, 0 when all were zeros), or sum the block again exactly. */
+static inline void keep_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc,
+                                      const double *sums, int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++)
+        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, sums[k]);
+    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_float32(x, s, n, acc);
+}
+
+/* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
+static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l)
+{
+    double sum[4] = {0.0, 0.0, 0.0, 0.0};
+    uint32_t mx = 0, mn1 = UINT32_MAX;
     int64_t i = 0;
-    while (i < n) {
-        if (l->c >= EXTRACT_CAP) lanes_flush_float32(l);
-        if (l->A == 0.0) lanes_pick_float32(l, x + i * s, s, n - i);
-        int64_t m = n - i < EXTRACT_CAP - l->c ? n - i : EXTRACT_CAP - l->c;
-        for (int64_t k = 0; k < m; k++) lane_take_float32(l, (int)((l->c + k) % LANES_float32), LOAD_float32(x[(i + k) * s]));
-        l->c += m;
-        i += m;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) {
+            double v = LOAD_float32(x[(i + k) * s]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            sum[k] += v;
+        }
+    for (; i < n; i++) {
+        double v = LOAD_float32(x[i * s]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        sum[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
+        keep_block_float32(x, s, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_float32(x, s, n, &l->acc);
     }
 }
 
-/* Row accumulation: the same per column, each column with its own sigma. */
+/* Sum n elements at stride s into the lanes, block by block. */
+static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l, int k0)
+{
+    (void)k0;
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float32(x + i * s, s, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+
+/* Row accumulation: the same per column, over blocks of a call's rows
+ * (EXTRACT_CAP at a time). One check covers the whole block (a bound shared
+ * by its columns); when it fails, each column is checked on its own and
+ * only those that fail are summed again. */
 typedef struct {
-    int64_t c; /* rows taken since the last flush */
-    double sigma[LEVELS_float32][TILE], A[TILE];
-    double s[LEVELS_float32][TILE], z[TILE];
+    double s[TILE];
+    uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
     acc_float32 acc[TILE];
 } rowacc_float32;
 
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
-    r->c = 0;
     for (int64_t j = 0; j < w; j++) {
-        r->A[j] = 0.0;
-        r->z[j] = -0.0;
-        for (int v = 0; v < LEVELS_float32; v++) r->s[v][j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
 }
 
-static inline void rowacc_flush_float32(rowacc_float32 *r, int64_t w)
-{
-    for (int64_t j = 0; j < w; j++) {
-        for (int v = 0; v < LEVELS_float32; v++) {
-            if (r->s[v][j] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, r->s[v][j]);
-            r->s[v][j] = 0.0;
-        }
-        if (f64_to_bits(r->z[j]) != 0x8000000000000000ull) r->acc[j].w[1] |= SACC_NONNEGZERO;
-        r->z[j] = -0.0;
-        r->A[j] = 0.0;
-    }
-    r->c = 0;
-}
-
-static inline void rowacc_take_float32(rowacc_float32 *r, int64_t w, int64_t count, acc_float32 *part)
+static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64_t count, acc_float32 *part)
 {
     (void)count;
-    rowacc_flush_float32(r, w);
     for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
 }
 
-/* Columns still without a sigma pick one from the largest of their next
- * `nrows` values (a few rows: later larger values still go exactly to the
- * superaccumulator). */
-static void rowacc_pick_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+static inline void rows_block_begin_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    if (nrows > 16) nrows = 16;
-    for (int64_t j = 0; j < w; j++) {
-        if (r->A[j] != 0.0) continue;
-        double m = 0.0;
-        for (int64_t i = 0; i < nrows; i++) {
-            double a = fabs(LOAD_float32(x[i * rs + j * s]));
-            if (a > m && a <= DBL_MAX) m = a;
-        }
-        double sg[LEVELS_float32];
-        pick_sigma_float32(sg, &r->A[j], m);
-        for (int v = 0; v < LEVELS_float32; v++) r->sigma[v][j] = sg[v];
-    }
+    (void)x; (void)rs; (void)nrows; (void)s;
+    r->bmx = 0;
+    r->bmn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) r->s[j] = 0.0;
 }
 
-static inline void col_take_float32(rowacc_float32 *r, int64_t j, double x)
+/* One value of column j, the scalar form of the vector loops. */
+static inline void col_add_float32(rowacc_float32 *r, int64_t j, double v)
 {
-    if (!(fabs(x) <= r->A[j])) {
-        sacc_take(r->acc[j].w, SACC_NL_float32, SACC_LSB_float32, x);
-        return;
+    uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+    r->bmx = a > r->bmx ? a : r->bmx;
+    r->bmn1 = a - 1u < r->bmn1 ? a - 1u : r->bmn1;
+    r->s[j] += v;
+}
+
+/* Does column j's block (n values at stride rs) pass its own check? */
+static int column_ok_float32(const rowacc_float32 *r, int64_t j, const T_float32 *x, int64_t rs, int64_t n)
+{
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    (void)r; (void)j;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_float32(x[i * rs])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    double rem = x;
-    for (int v = 0; v < LEVELS_float32; v++) {
-        double q = (r->sigma[v][j] + rem) - r->sigma[v][j];
-        r->s[v][j] += q;
-        rem -= q;
+    return narrow_sum_exact(mx, mn1, n);
+}
+
+/* Did the block pass the check shared by its columns? */
+static inline int rows_block_ok_float32(const rowacc_float32 *r, int64_t nrows)
+{
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+}
+
+/* Keep each column's block sums, or sum its block again exactly. ok:
+ * NULL when the block passed its shared check, else each column's own. */
+static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
+                                   const uint8_t *ok)
+{
+    for (int64_t j = 0; j < w; j++) {
+        const T_float32 *c = x + j * s;
+        if (!ok || ok[j]) {
+            keep_block_float32(c, rs, nrows, &r->acc[j], &r->s[j], 1, r->s[j] != 0.0);
+        } else {
+            (void)chunk_block_float32(c, rs, nrows, &r->acc[j]);
+        }
     }
-    r->z[j] += x;
-    if (rem != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, rem);
 }
 
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    int64_t i = 0;
-    while (i < nrows) {
-        if (r->c >= EXTRACT_CAP) rowacc_flush_float32(r, w);
-        if (r->c == 0) rowacc_pick_float32(r, x + i * rs, rs, nrows - i, s, w);
-        int64_t m = nrows - i < EXTRACT_CAP - r->c ? nrows - i : EXTRACT_CAP - r->c;
-        for (int64_t k = 0; k < m; k++, i++) {
-            const T_float32 *p = x + i * rs;
-            for (int64_t j = 0; j < w; j++) col_take_float32(r, j, LOAD_float32(p[j * s]));
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float32 *b = x + i0 * rs;
+        rows_block_begin_float32(r, b, rs, nb, s, w);
+        for (int64_t i = 0; i < nb; i++)
+            for (int64_t j = 0; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j * s]));
+        if (rows_block_ok_float32(r, nb)) {
+            rows_block_end_float32(r, b, rs, nb, s, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float32(r, j, b + j * s, rs, nb);
+            rows_block_end_float32(r, b, rs, nb, s, w, ok);
         }
-        r->c += m;
     }
 }
 
-/* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_float32(rowacc_float32 *r, int64_t w, int64_t count, T_float32 *dst)
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_float32 mean_exact_float32(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t j)
 {
-    rowacc_flush_float32(r, w);
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float32(r->acc[j], count);
+    acc_float32 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_float32, SACC_LSB_float32, LOAD_float32(src[i][j * sinner[i]]));
+    return finalize_float32(a, ninputs);
 }
-#define FINISH_ROW_float32 finish_row_float32
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]].
+ * Each output's values sum in plain double from -0.0 (a sum of -0.0s stays
+ * -0.0, an exact cancellation gives +0.0); the sums are exact when all the
+ * unit's values pass narrow_sum_exact with count ninputs, else each output
+ * is checked, and those that fail are summed exactly one by one. */
+static void mean_unit_float32(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst)
+{
+    double S[TILE];
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) S[j] = -0.0;
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_float32(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    for (int64_t j = 0; j < w; j++) {
+        int ok = all_ok;
+        if (!ok) {
+            uint32_t cx = 0, cn1 = UINT32_MAX;
+            for (int i = 0; i < ninputs; i++) {
+                uint32_t a = f32_to_bits((float)LOAD_float32(src[i][j * sinner[i]])) & 0x7fffffffu;
+                cx = a > cx ? a : cx;
+                cn1 = a - 1u < cn1 ? a - 1u : cn1;
+            }
+            ok = narrow_sum_exact(cx, cn1, ninputs);
+        }
+        dst[j] = ok ? store_float32(div_odd(S[j], (double)ninputs)) : mean_exact_float32(ninputs, src, sinner, j);
+    }
+}
+
+#ifdef MEANCLI_X86
+/* The vector loops: the same blocks, the same checks, so the same bits. */
+/* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
+ * the running max and min - 1 (unsigned), and 4 vd of doubles. */
+#define LOAD16_float32(p, d, mx, mn1) do { \
+        __m256 f0_ = _mm256_loadu_ps((p)), f1_ = _mm256_loadu_ps((p) + 8); \
+        const __m256i abs_ = _mm256_set1_epi32(0x7fffffff), one_ = _mm256_set1_epi32(1); \
+        __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
+        (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
+        (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
+        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+    } while (0)
+
+AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
+{
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        vd d[4];
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        LOAD16_float32(x + i, d, mxv, mnv);
+        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    }
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; i < n; i++) {
+        double v = LOAD_float32(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_float32(x, 1, n, &l->acc);
+    }
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, 8 outputs at a time. */
+AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst)
+{
+    double S[TILE];
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        vd s0 = vd_set1(-0.0), s1 = s0;
+        for (int i = 0; i < ninputs; i++) {
+            __m256 f;
+            if (sinner[i]) {
+                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
+                f = _mm256_loadu_ps(src[i] + j);
+            } else {
+                f = _mm256_set1_ps((float)LOAD_float32(src[i][0]));
+            }
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, vf_lo(f));
+            s1 = vd_add(s1, vf_hi(f));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float32(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+        mean_unit_float32(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs);
+    const __m256i lsb = _mm256_set1_epi64x(1);
+    j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
+        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
+        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+        __m256i b = _mm256_castpd_si256(q);
+        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
+        vd qo = _mm256_castsi256_pd(b);
+        _mm_storeu_ps((float *)dst + j, _mm256_cvtpd_ps(qo));
+    }
+    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (8 columns at a time, the bounds in registers). */
+AVX2 static void columns_ok_float32_vec(const T_float32 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            __m256 f = _mm256_loadu_ps(b + i * rs + j);
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+        }
+        uint32_t mx[8], mn1[8];
+        memcpy(mx, &mxv, 32);
+        memcpy(mn1, &mnv, 32);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_float32(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first nb * 8 column sums in 2 * nb
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant nb, so the sums stay in registers. */
+AVX2 __attribute__((always_inline)) static inline void narrow_rows_float32(
+    rowacc_float32 *r, int64_t j0, const T_float32 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead,
+    int64_t row_bytes)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float32);
+    for (int q = 0; q < 2 * nb; q++) c[q] = vd_load(r->s + j0 + 4 * q);
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_float32 *p = x + i * rs;
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        for (int q = 0; q < nb; q++) {
+            __m256 f = _mm256_loadu_ps(p + 8 * q);
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+        }
+    }
+    for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+}
+
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    if (w <= NARROW_ROW) {
+        const int64_t row_bytes = w * (int64_t)sizeof(T_float32);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_float32 *b = x + i0 * rs;
+            rows_block_begin_float32(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
+             * (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
+                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+                for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_float32 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / 8 < NARROW_PANEL ? (w - j0) / 8 : NARROW_PANEL) { /* a constant nb each: its own loop */
+                    case 1: narrow_rows_float32(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_float32(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_float32(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_float32(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / 8 * 8; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+            if (rows_block_ok_float32(r, nb)) {
+                rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_float32_vec(b, rs, nb, w, ok);
+                rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+            }
+        }
+        return;
+    }
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float32), rs_bytes = rs * (int64_t)sizeof(T_float32);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float32 *b = x + i0 * rs;
+        rows_block_begin_float32(r, b, rs, nb, 1, w);
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float32 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + 8 <= w; j += 8) {
+                __m256 f = _mm256_loadu_ps(p + j);
+                __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+                mxv = _mm256_max_epu32(mxv, a);
+                mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+            }
+            for (; j < w; j++) col_add_float32(r, j, LOAD_float32(p[j]));
+        }
+        uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_float32(r, nb)) {
+            rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_float32_vec(b, rs, nb, w, ok);
+            rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+
+AVX2 static void run_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
+{
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float32_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+#define MEAN_UNIT_VEC_float32 mean_unit_float32_vec
+#define RUN_float32(x, s, n, l, k0) \
+    ((s) == 1 && cpu_avx2 ? run_float32_vec((x), (n), (l)) : run_float32((x), (s), (n), (l), (k0)))
+#define ADD_ROWS_float32(r, x, rs, nrows, s, w) \
+    ((s) == 1 && cpu_avx2 ? add_rows_float32_vec((r), (x), (rs), (nrows), (w)) \
+                                       : add_rows_float32_generic((r), (x), (rs), (nrows), (s), (w)))
+#else
 #define RUN_float32 run_float32
 #define ADD_ROWS_float32 add_rows_float32_generic
+#endif
 /* ======================================================================
  * float64: accumulate in double-double (TwoSum), round once
  * ==================================================================== */
@@ -1347,22 +2256,33 @@ static inline T_float64 store_float64(double v) { return (double)(v); }
 #define SACC_NL_float64 34
 #define SACC_LSB_float64 (-1074)
 static const float_format FORMAT_float64 = { 53, -1022, 1023 };
-/* The sum of a stream of values, exact (kernels.c.j2, "Exact float sums"):
- * values with |x| <= A are split x = q_1 + .. + q_2 + r by extraction
- * against sigma_1 > .. > sigma_2; the q's of each level add exactly in double
- * lanes for up to EXTRACT_CAP values, then go to the superaccumulator
- * (flush). A nonzero r (a value far below A) goes to the superaccumulator
- * at once, as does every value above A, infinite or NaN. */
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* count unused (0), flags, limbs */
-#define LEVELS_float64 2
-#define LANES_float64 16
-typedef struct {
-    double sigma[LEVELS_float64], A;  /* A == 0: no sigma yet (the next values pick one) */
-    int64_t c;                      /* values taken since the last flush */
-    double s[LEVELS_float64][LANES_float64];
-    double z[LANES_float64];          /* plain sums from -0.0: still -0.0 iff every value was -0.0 */
-    acc_float64 acc;
-} lanes_float64;
+#define LANES_float64 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of the fallback accumulator: the top value's significand, shifted
+ * by up to 31 bits, spans three chunks from its lowest */
+#define NCH_float64 (((1023 - 53 + 1 - SACC_LSB_float64) >> 5) + 3)
+/* Blocks: two levels of extraction (Rump, Ogita, Oishi, "Accurate
+ * floating-point summation", ExtractScalar): with sigma_1 = A *
+ * 2^(EXTRACT_LOG2CAP + 1) and |x| <= A, q1 = (sigma_1 + x) - sigma_1 and r1 =
+ * x - q1 are exact, q1 is a multiple of sigma_1 * 2^-53, and the q1 of up to
+ * EXTRACT_CAP values add exactly in double; r1 (|r1| <= sigma_1 * 2^-53) is
+ * split the same way against sigma_2. The block is kept when every value was
+ * at most A, the sums are finite and every r2 is zero (values at most about
+ * 2^30 below A); A comes from the previous block (the first block's first
+ * values), and a failed block picks it again from its own largest value. */
+typedef struct { double A, sigma1, sigma2; acc_float64 acc; } lanes_float64;
+
+/* A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m, kept below what keeps sigma_1 finite */
+static inline void pick_sigma_float64(double m, double *A, double *sigma1, double *sigma2)
+{
+    int e;
+    (void)frexp(m > 0x1p-1022 ? m : 0x1p-1022, &e); /* m < 2^e */
+    e += EXTRACT_HEADROOM;
+    if (e > 1023 - EXTRACT_LOG2CAP - 1) e = 1023 - EXTRACT_LOG2CAP - 1;
+    *A = ldexp(1.0, e);
+    *sigma1 = ldexp(1.0, e + EXTRACT_LOG2CAP + 1);
+    *sigma2 = ldexp(1.0, e + 2 * (EXTRACT_LOG2CAP + 1) - 53); /* 0 far below 2^-1074: then q2 = r1 */
+}
 
 static inline acc_float64 acc_add_float64(acc_float64 a, acc_float64 b)
 {
@@ -1376,198 +2296,313 @@ static inline T_float64 finalize_float64(acc_float64 s, int64_t count)
     return store_float64(sacc_mean(s.w, SACC_NL_float64, SACC_LSB_float64, FORMAT_float64));
 }
 
-static inline void acc_take_float64(acc_float64 *a, double x)
-{
-    sacc_take(a->w, SACC_NL_float64, SACC_LSB_float64, x);
-}
-
-/* sigma_1 .. sigma_L for values up to (about) m: A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m,
- * sigma_1 = A * 2^(EXTRACT_LOG2CAP + 1), each next level 2^(EXTRACT_LOG2CAP + 1 - 53)
- * times the previous (its values are the previous level's r, |r| <= sigma * 2^-53). */
-static inline void pick_sigma_float64(double *sigma, double *A, double m)
-{
-    int e;
-    (void)frexp(m > 0x1p-1074 ? m : 0x1p-1074, &e); /* m < 2^e */
-    e += EXTRACT_HEADROOM;
-    if (e > 1023 - EXTRACT_LOG2CAP - 1) e = 1023 - EXTRACT_LOG2CAP - 1; /* sigma stays finite */
-    *A = ldexp(1.0, e);
-    int es = e + EXTRACT_LOG2CAP + 1;
-    for (int k = 0; k < LEVELS_float64; k++, es += EXTRACT_LOG2CAP + 1 - 53) sigma[k] = ldexp(1.0, es); /* 0 below 2^-1074: then q = r exactly */
-}
-
-static inline void lanes_init_float64(lanes_float64 *l)
-{
-    memset(l, 0, sizeof *l);
-    for (int k = 0; k < LANES_float64; k++) l->z[k] = -0.0;
-}
-
-/* Move the lane sums into the superaccumulator: each level's lanes add
- * exactly (every partial sum is a multiple of its granule below sigma). */
-static inline void lanes_flush_float64(lanes_float64 *l)
-{
-    for (int v = 0; v < LEVELS_float64; v++) {
-        double h = 0.0;
-        for (int k = 0; k < LANES_float64; k++) { h += l->s[v][k]; l->s[v][k] = 0.0; }
-        sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, h);
-    }
-    for (int k = 0; k < LANES_float64; k++) {
-        if (f64_to_bits(l->z[k]) != 0x8000000000000000ull) l->acc.w[1] |= SACC_NONNEGZERO;
-        l->z[k] = -0.0;
-    }
-    l->c = 0;
-    l->A = 0.0;
-}
-
-/* Pick sigma from the largest finite |x| of the next (up to 16) of n values at stride s. */
-static inline void lanes_pick_float64(lanes_float64 *l, const T_float64 *x, int64_t s, int64_t n)
-{
-    double m = 0.0;
-    for (int64_t i = 0; i < n && i < 16; i++) {
-        double a = fabs(LOAD_float64(x[i * s]));
-        if (a > m && a <= DBL_MAX) m = a;
-    }
-    pick_sigma_float64(l->sigma, &l->A, m);
-}
-
-/* One value into lane k (the caller counts it in l->c); a sigma is picked. */
-static inline void lane_take_float64(lanes_float64 *l, int k, double x)
-{
-    if (!(fabs(x) <= l->A)) { /* above A, inf or NaN */
-        acc_take_float64(&l->acc, x);
-        return;
-    }
-    double r = x;
-    for (int v = 0; v < LEVELS_float64; v++) {
-        double q = (l->sigma[v] + r) - l->sigma[v];
-        l->s[v][k] += q;
-        r -= q;
-    }
-    l->z[k] += x;
-    if (r != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, r);
-}
+static inline void lanes_init_float64(lanes_float64 *l) { memset(l, 0, sizeof *l); }
 
 static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
 {
     (void)count;
-    lanes_flush_float64(l);
     return l->acc;
 }
 
-/* Sum n elements at stride s (elements) into the lanes. */
-static void run_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l, int k0)
+/* n values at stride s into *acc exactly, through the chunk accumulator;
+ * returns the largest finite |x| (a failed block's next A comes from it). */
+static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
 {
-    (void)k0;
-    int64_t i = 0;
-    while (i < n) {
-        if (l->c >= EXTRACT_CAP) lanes_flush_float64(l);
-        if (l->A == 0.0) lanes_pick_float64(l, x + i * s, s, n - i);
-        int64_t m = n - i < EXTRACT_CAP - l->c ? n - i : EXTRACT_CAP - l->c;
-        for (int64_t k = 0; k < m; k++) lane_take_float64(l, (int)((l->c + k) % LANES_float64), LOAD_float64(x[(i + k) * s]));
-        l->c += m;
-        i += m;
+    int64_t ch[NCH_float64] = {0};
+    uint64_t flags = 0;
+    double mx = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float64(x[i * s]);
+        uint64_t f = sacc_flags_of(v);
+        flags |= f;
+        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
+        chunk_add(ch, SACC_LSB_float64, v);
+        if (fabs(v) > mx) mx = fabs(v);
+    }
+    acc->w[1] |= flags;
+    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float64, ch, NCH_float64);
+    return mx;
+}
+
+/* Flags of a block whose values are all zeros: is one of them +0.0? */
+static void zero_block_flags_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (f64_to_bits(LOAD_float64(x[i * s])) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+}
+
+/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
+ * seen, 0 when all were zeros), or sum the block again exactly. */
+static inline void keep_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc,
+                                      const double *sums, int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++)
+        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, sums[k]);
+    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_float64(x, s, n, acc);
+}
+
+static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l)
+{
+    if (l->A == 0.0) {
+        double m = 0.0;
+        for (int64_t i = 0; i < n && i < 16; i++)
+            if (fabs(x[i * s]) > m && fabs(x[i * s]) <= DBL_MAX) m = fabs(x[i * s]);
+        pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
+    }
+    const double A = l->A, g1 = l->sigma1, g2 = l->sigma2;
+    double s1[4] = {0.0, 0.0, 0.0, 0.0}, s2[4] = {0.0, 0.0, 0.0, 0.0}, mx = 0.0;
+    uint64_t ro = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = x[i * s], q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
+        mx = fabs(v) > mx ? fabs(v) : mx;
+        s1[i & 3] += q1;
+        s2[i & 3] += q2;
+        ro |= f64_to_bits(r1 - q2);
+    }
+    double sums[2] = {(s1[0] + s1[1]) + (s1[2] + s1[3]), (s2[0] + s2[1]) + (s2[2] + s2[3])};
+    if (mx <= A && ro == 0 && isfinite(sums[0])) {
+        keep_block_float64(x, s, n, &l->acc, sums, 2, mx != 0.0);
+    } else {
+        double m = chunk_block_float64(x, s, n, &l->acc);
+        pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
     }
 }
 
-/* Row accumulation: the same per column, each column with its own sigma. */
+/* Sum n elements at stride s into the lanes, block by block. */
+static void run_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l, int k0)
+{
+    (void)k0;
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float64(x + i * s, s, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+
+/* Row accumulation: the same per column, over blocks of a call's rows
+ * (EXTRACT_CAP at a time). One check covers the whole block (a bound shared
+ * by its columns); when it fails, each column is checked on its own and
+ * only those that fail are summed again. */
 typedef struct {
-    int64_t c; /* rows taken since the last flush */
-    double sigma[LEVELS_float64][TILE], A[TILE];
-    double s[LEVELS_float64][TILE], z[TILE];
+    double A[TILE], sigma1[TILE], sigma2[TILE];
+    double s1[TILE], s2[TILE];
+    uint64_t bad; /* the block has a value above its column's A, or a nonzero r2 */
     acc_float64 acc[TILE];
 } rowacc_float64;
 
 static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
 {
-    r->c = 0;
     for (int64_t j = 0; j < w; j++) {
         r->A[j] = 0.0;
-        r->z[j] = -0.0;
-        for (int v = 0; v < LEVELS_float64; v++) r->s[v][j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
 }
 
-static inline void rowacc_flush_float64(rowacc_float64 *r, int64_t w)
-{
-    for (int64_t j = 0; j < w; j++) {
-        for (int v = 0; v < LEVELS_float64; v++) {
-            if (r->s[v][j] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, r->s[v][j]);
-            r->s[v][j] = 0.0;
-        }
-        if (f64_to_bits(r->z[j]) != 0x8000000000000000ull) r->acc[j].w[1] |= SACC_NONNEGZERO;
-        r->z[j] = -0.0;
-        r->A[j] = 0.0;
-    }
-    r->c = 0;
-}
-
-static inline void rowacc_take_float64(rowacc_float64 *r, int64_t w, int64_t count, acc_float64 *part)
+static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64_t count, acc_float64 *part)
 {
     (void)count;
-    rowacc_flush_float64(r, w);
     for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
 }
 
-/* Columns still without a sigma pick one from the largest of their next
- * `nrows` values (a few rows: later larger values still go exactly to the
- * superaccumulator). */
-static void rowacc_pick_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+static inline void rows_block_begin_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    if (nrows > 16) nrows = 16;
+    r->bad = 0;
     for (int64_t j = 0; j < w; j++) {
-        if (r->A[j] != 0.0) continue;
-        double m = 0.0;
-        for (int64_t i = 0; i < nrows; i++) {
-            double a = fabs(LOAD_float64(x[i * rs + j * s]));
-            if (a > m && a <= DBL_MAX) m = a;
+        if (r->A[j] == 0.0) {
+            double m = 0.0;
+            for (int64_t i = 0; i < nrows && i < 16; i++) {
+                double a = fabs(x[i * rs + j * s]);
+                if (a > m && a <= DBL_MAX) m = a;
+            }
+            pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);
         }
-        double sg[LEVELS_float64];
-        pick_sigma_float64(sg, &r->A[j], m);
-        for (int v = 0; v < LEVELS_float64; v++) r->sigma[v][j] = sg[v];
+        r->s1[j] = r->s2[j] = 0.0;
     }
 }
 
-static inline void col_take_float64(rowacc_float64 *r, int64_t j, double x)
+/* One value of column j, the scalar form of the vector loops. */
+static inline void col_add_float64(rowacc_float64 *r, int64_t j, double v)
 {
-    if (!(fabs(x) <= r->A[j])) {
-        sacc_take(r->acc[j].w, SACC_NL_float64, SACC_LSB_float64, x);
-        return;
+    double g1 = r->sigma1[j], g2 = r->sigma2[j];
+    double q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
+    r->bad |= f64_to_bits(r1 - q2) | (uint64_t)!(fabs(v) <= r->A[j]);
+    r->s1[j] += q1;
+    r->s2[j] += q2;
+}
+
+/* Does column j's block (n values at stride rs) pass its own check? */
+static int column_ok_float64(const rowacc_float64 *r, int64_t j, const T_float64 *x, int64_t rs, int64_t n)
+{
+    double g1 = r->sigma1[j], g2 = r->sigma2[j], A = r->A[j];
+    if (!isfinite(r->s1[j])) return 0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = x[i * rs], q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
+        if (!(fabs(v) <= A) || f64_to_bits(r1 - q2) != 0) return 0;
     }
-    double rem = x;
-    for (int v = 0; v < LEVELS_float64; v++) {
-        double q = (r->sigma[v][j] + rem) - r->sigma[v][j];
-        r->s[v][j] += q;
-        rem -= q;
+    return 1;
+}
+
+/* Did the block pass the check shared by its columns? */
+static inline int rows_block_ok_float64(const rowacc_float64 *r, int64_t nrows)
+{
+    (void)nrows;
+    return r->bad == 0;
+}
+
+/* Keep each column's block sums, or sum its block again exactly. ok:
+ * NULL when the block passed its shared check, else each column's own. */
+static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
+                                   const uint8_t *ok)
+{
+    for (int64_t j = 0; j < w; j++) {
+        const T_float64 *c = x + j * s;
+        if (!ok || ok[j]) {
+            double sums[2] = {r->s1[j], r->s2[j]};
+            keep_block_float64(c, rs, nrows, &r->acc[j], sums, 2, sums[0] != 0.0 || sums[1] != 0.0);
+        } else {
+            double m = chunk_block_float64(c, rs, nrows, &r->acc[j]);
+            pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);
+        }
     }
-    r->z[j] += x;
-    if (rem != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, rem);
 }
 
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    int64_t i = 0;
-    while (i < nrows) {
-        if (r->c >= EXTRACT_CAP) rowacc_flush_float64(r, w);
-        if (r->c == 0) rowacc_pick_float64(r, x + i * rs, rs, nrows - i, s, w);
-        int64_t m = nrows - i < EXTRACT_CAP - r->c ? nrows - i : EXTRACT_CAP - r->c;
-        for (int64_t k = 0; k < m; k++, i++) {
-            const T_float64 *p = x + i * rs;
-            for (int64_t j = 0; j < w; j++) col_take_float64(r, j, LOAD_float64(p[j * s]));
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float64 *b = x + i0 * rs;
+        rows_block_begin_float64(r, b, rs, nb, s, w);
+        for (int64_t i = 0; i < nb; i++)
+            for (int64_t j = 0; j < w; j++) col_add_float64(r, j, LOAD_float64(b[i * rs + j * s]));
+        if (rows_block_ok_float64(r, nb)) {
+            rows_block_end_float64(r, b, rs, nb, s, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j * s, rs, nb);
+            rows_block_end_float64(r, b, rs, nb, s, w, ok);
         }
-        r->c += m;
     }
 }
 
-/* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_float64(rowacc_float64 *r, int64_t w, int64_t count, T_float64 *dst)
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_float64 mean_exact_float64(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t j)
 {
-    rowacc_flush_float64(r, w);
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float64(r->acc[j], count);
+    acc_float64 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_float64, SACC_LSB_float64, LOAD_float64(src[i][j * sinner[i]]));
+    return finalize_float64(a, ninputs);
 }
-#define FINISH_ROW_float64 finish_row_float64
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]], each
+ * summed exactly in a superaccumulator. */
+static void mean_unit_float64(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w, T_float64 *dst)
+{
+    for (int64_t j = 0; j < w; j++) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
+}
+
+#ifdef MEANCLI_X86
+/* The vector loops: the same blocks, the same checks, so the same bits. */
+AVX2 static void block_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l)
+{
+    if (l->A == 0.0 || n < 2 * VD_N) {
+        block_float64(x, 1, n, l);
+        return;
+    }
+    const vd g1 = vd_set1(l->sigma1), g2 = vd_set1(l->sigma2);
+    vd s1a = vd_set1(0.0), s1b = s1a, s2a = s1a, s2b = s1a, mxv = s1a, ro = s1a;
+    int64_t i = 0;
+    for (; i + 2 * VD_N <= n; i += 2 * VD_N) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        vd d0 = vd_load(x + i), d1 = vd_load(x + i + VD_N);
+        mxv = _mm256_max_pd(mxv, _mm256_max_pd(vd_abs(d0), vd_abs(d1)));
+        vd q0 = vd_sub(vd_add(g1, d0), g1), q1 = vd_sub(vd_add(g1, d1), g1);
+        s1a = vd_add(s1a, q0);
+        s1b = vd_add(s1b, q1);
+        vd r0 = vd_sub(d0, q0), r1 = vd_sub(d1, q1);
+        vd p0 = vd_sub(vd_add(g2, r0), g2), p1 = vd_sub(vd_add(g2, r1), g2);
+        s2a = vd_add(s2a, p0);
+        s2b = vd_add(s2b, p1);
+        ro = vd_or(ro, vd_or(vd_sub(r0, p0), vd_sub(r1, p1)));
+    }
+    double a[VD_N], b[VD_N], m[VD_N], sums[2] = {0.0, 0.0}, mx = 0.0;
+    vd_store(a, vd_add(s1a, s1b));
+    vd_store(b, vd_add(s2a, s2b));
+    vd_store(m, mxv);
+    for (int k = 0; k < VD_N; k++) {
+        sums[0] += a[k];
+        sums[1] += b[k];
+        mx = m[k] > mx ? m[k] : mx;
+    }
+    int clean = !vd_anybits(ro);
+    const double sg1 = l->sigma1, sg2 = l->sigma2;
+    for (; i < n; i++) {
+        double v = x[i], q1 = (sg1 + v) - sg1, r1 = v - q1, q2 = (sg2 + r1) - sg2;
+        mx = fabs(v) > mx ? fabs(v) : mx;
+        sums[0] += q1;
+        sums[1] += q2;
+        clean &= f64_to_bits(r1 - q2) == 0;
+    }
+    if (mx <= l->A && clean && isfinite(sums[0])) {
+        keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
+    } else {
+        double mm = chunk_block_float64(x, 1, n, &l->acc);
+        pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
+    }
+}
+
+AVX2 static void add_rows_float64_vec(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float64 *b = x + i0 * rs;
+        rows_block_begin_float64(r, b, rs, nb, 1, w);
+        vd bad = vd_set1(0.0);
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float64 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + VD_N <= w; j += VD_N) {
+                vd d = vd_load(p + j), g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j);
+                vd q = vd_sub(vd_add(g1, d), g1);
+                vd r1 = vd_sub(d, q);
+                vd pp = vd_sub(vd_add(g2, r1), g2);
+                bad = vd_or(bad, vd_or(vd_above(d, vd_load(r->A + j)), vd_sub(r1, pp)));
+                vd_store(r->s1 + j, vd_add(vd_load(r->s1 + j), q));
+                vd_store(r->s2 + j, vd_add(vd_load(r->s2 + j), pp));
+            }
+            for (; j < w; j++) col_add_float64(r, j, p[j]);
+        }
+        r->bad |= (uint64_t)vd_anybits(bad);
+        if (rows_block_ok_float64(r, nb)) {
+            rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
+            rows_block_end_float64(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+
+AVX2 static void run_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l)
+{
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float64_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+#define RUN_float64(x, s, n, l, k0) \
+    ((s) == 1 && cpu_avx2 ? run_float64_vec((x), (n), (l)) : run_float64((x), (s), (n), (l), (k0)))
+#define ADD_ROWS_float64(r, x, rs, nrows, s, w) \
+    ((s) == 1 && cpu_avx2 ? add_rows_float64_vec((r), (x), (rs), (nrows), (w)) \
+                                       : add_rows_float64_generic((r), (x), (rs), (nrows), (s), (w)))
+#else
 #define RUN_float64 run_float64
 #define ADD_ROWS_float64 add_rows_float64_generic
+#endif
 /* ======================================================================
  * int8: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
  * ==================================================================== */
@@ -7275,51 +8310,55 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float16 *const *x = (const T_float16 *const *)inputs;
     T_float16 *y = (T_float16 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_float16
-    fused = MEAN_HAVE_float16 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_float16
+    vec = cpu_avx2_f16c;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_float16 **src = (const T_float16 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_float16
-        if (fused) {
-            const T_float16 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_float16(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_float16(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_float16
+            if (vec) {
+                MEAN_UNIT_VEC_float16(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_float16 r;
-        rowacc_init_float16(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_float16(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_float16(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_float16(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
-    return MEANCLI_OK;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
@@ -7376,51 +8415,55 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     int nt = clamp_threads(nthreads, work);
     const T_bfloat16 *const *x = (const T_bfloat16 *const *)inputs;
     T_bfloat16 *y = (T_bfloat16 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_bfloat16
-    fused = MEAN_HAVE_bfloat16 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_bfloat16
+    vec = cpu_avx2;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_bfloat16 **src = (const T_bfloat16 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_bfloat16
-        if (fused) {
-            const T_bfloat16 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_bfloat16(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_bfloat16(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_bfloat16
+            if (vec) {
+                MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_bfloat16 r;
-        rowacc_init_bfloat16(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_bfloat16(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_bfloat16(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
-    return MEANCLI_OK;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
@@ -7477,51 +8520,55 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float32 *const *x = (const T_float32 *const *)inputs;
     T_float32 *y = (T_float32 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_float32
-    fused = MEAN_HAVE_float32 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_float32
+    vec = cpu_avx2;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_float32 **src = (const T_float32 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_float32
-        if (fused) {
-            const T_float32 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_float32(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_float32(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_float32
+            if (vec) {
+                MEAN_UNIT_VEC_float32(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_float32 r;
-        rowacc_init_float32(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_float32(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_float32(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_float32(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
-    return MEANCLI_OK;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
@@ -7578,51 +8625,55 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float64 *const *x = (const T_float64 *const *)inputs;
     T_float64 *y = (T_float64 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_float64
-    fused = MEAN_HAVE_float64 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_float64
+    vec = cpu_avx2;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_float64 **src = (const T_float64 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_float64
-        if (fused) {
-            const T_float64 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_float64(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_float64(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_float64
+            if (vec) {
+                MEAN_UNIT_VEC_float64(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_float64 r;
-        rowacc_init_float64(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_float64(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_float64(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_float64(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
-    return MEANCLI_OK;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* ---- Partial states, float16 ------------------------------------------ */
 #define PSTATE_WORDS_float16 (SACC_HEADER + SACC_NL_float16)

@@ -32,7 +32,6 @@ class FloatFacts:
     store: str  # C function: a double holding a value of the format -> storage
     sacc_limbs: int  # 64-bit limbs of the superaccumulator
     sacc_lsb: int  # weight of its least significant bit: 2^sacc_lsb
-    levels: int  # extraction levels of the exact block sums (kernel_exact.c.j2)
     simd_load8: str  # AVX2 expression: 8 values at pointer {p} as an __m256 of floats ("" for float64)
     simd_target: str  # function attribute macro of the SIMD loops (kernels.c.j2)
     cpu_flag: str  # C variable that is nonzero when the CPU runs simd_target code
@@ -85,7 +84,7 @@ def _int(name: str, bits: int, signed: bool) -> DType:
 
 
 # float16/bfloat16/float32: every value is a multiple of 2^-149 below 2^128.
-_SINGLE = {"sacc_limbs": 6, "sacc_lsb": -149, "levels": 1}
+_SINGLE = {"sacc_limbs": 6, "sacc_lsb": -149}
 
 DTYPES: dict[str, DType] = {
     d.name: d
@@ -170,7 +169,6 @@ DTYPES: dict[str, DType] = {
                 "({x})",
                 "(double)",
                 sacc_limbs=34,
-                levels=2,
                 sacc_lsb=-1074,
                 simd_load8="",
                 simd_target="AVX2",
