@@ -578,3 +578,25 @@ def zarr_group_with_two(tmp_path: Path) -> str:
     for name in ("a", "b"):
         group.create_array(name, shape=(2,), dtype="f4")[...] = np.ones(2, np.float32)
     return str(tmp_path / "two.zarr")
+
+
+@pytest.mark.parametrize("place", ["this process", "workers 2"])
+def test_progress_counts_every_task(place: str, clients: dict[str, Any]) -> None:
+    """The bar's total is the graph's tasks, and it is fed up to that total (a dask
+    callback in this process; a scheduler plugin on a cluster)."""
+    from contextlib import contextmanager
+
+    seen: dict[str, int] = {"total": 0, "done": 0}
+
+    @contextmanager
+    def factory(total: int, label: str, unit: str) -> Iterator[Any]:
+        assert unit == "tasks"
+        seen["total"] = total
+        yield lambda n: seen.__setitem__("done", seen["done"] + n)
+
+    x = cancelling("float32", (64, 10), seed=2)
+    call = api.validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False, False)
+    graph = engine.reduce_graph(da.from_array(x, chunks=(4, 5)), call, "float32", plan=False)
+    (got,) = engine.compute([graph], clients[place], factory)
+    assert same_bits(got, exact_reduce(x, (0,), (10,)))
+    assert seen["total"] >= 32 and seen["done"] >= seen["total"]  # 32 chunks, then the tree
