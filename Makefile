@@ -7,7 +7,7 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 INSTALL_INPUTS := pyproject.toml setup.py meancli/_ffi_build.py generated/kernels.c generated/kernels_cdef.h
 STAMP := $(VENV)/.meancli-installed
 
-.PHONY: help install demo test generate check-generated build bench lint conformance sanitize fuzz clean
+.PHONY: help install demo test generate check-generated build bench bench-distributed lint conformance sanitize fuzz clean
 
 help:
 	@echo "make demo             install and run meancli on the shipped example tensor"
@@ -16,6 +16,7 @@ help:
 	@echo "make check-generated  fail if generated/ differs from a fresh generation"
 	@echo "make lint             ruff (check, format check) and mypy over meancli/"
 	@echo "make bench            benchmarks against numpy, onnxruntime and OpenVINO"
+	@echo "make bench-distributed  4 GiB zarr on 2 dask workers against dask and xarray"
 	@echo "make conformance      regenerate docs/conformance.md (onnxruntime, ONNX reference, OpenVINO)"
 	@echo "make sanitize         run the kernel tests under AddressSanitizer and UBSan"
 	@echo "make fuzz             the long fuzzing profile"
@@ -61,6 +62,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m compileall -q meancli generated
 	$(PY) bench/bench.py
+
+bench-distributed: $(STAMP)
+	@$(PY) -c "import xarray" 2>/dev/null || $(PIP) install -e '.[bench]'
+	$(PY) bench/distributed.py
 
 conformance: $(STAMP)
 	$(PY) tools/conformance.py

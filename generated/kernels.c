@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <float.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define MEANCLI_X86 1
@@ -75,11 +76,17 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
     for (int64_t r = r0; r < r1; r++)
         for (int64_t b = 0; b < bytes; b += 64) PREFETCH_AT(p, r * rs_bytes + b);
 }
-/* Mean of at most MEAN_FUSE_MAX inputs, each read contiguously or
- * broadcast along the innermost dim: the sums stay in registers across the
- * inputs (no accumulator row in memory). (Non-temporal stores of a large
- * output were measured slower on the bench machine, so there are none.) */
-#define MEAN_FUSE_MAX 16
+/* Exact float sums: extraction level sums flush to the superaccumulator
+ * every 2^EXTRACT_LOG2CAP values (the bound that keeps them exact), and a
+ * sigma is picked 2^EXTRACT_HEADROOM above the values that chose it. */
+#define EXTRACT_LOG2CAP 10
+#define EXTRACT_CAP (1 << EXTRACT_LOG2CAP)
+#define EXTRACT_HEADROOM 3
+/* rows per block of a row accumulation (its columns share one bound) */
+#define ROWS_CAP 256
+/* narrow exact row sums: 8-column groups per register panel, rows per pass */
+#define NARROW_PANEL 4
+#define NARROW_SUB 64
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
 
@@ -240,6 +247,278 @@ static inline double dd_div(dd_t a, double n)
     two_prod(q, n, &p, &e);
     double r = ((a.hi - p) - e) + a.lo;
     return (q + r / n) * scale;
+}
+
+/* ------------------------------------------------------------------------
+ * Exact sums (every float type). A superaccumulator is a two's-complement
+ * fixed-point integer of `nl` 64-bit limbs (limb 0 least significant) whose
+ * least significant bit weighs 2^lsb: every finite value of the format is an
+ * integer multiple of 2^lsb, so any sum of them is held exactly as long as it
+ * fits. float16/bfloat16/float32 values are multiples of 2^-149 below 2^128:
+ * 6 limbs hold the sum of fewer than 2^63 of them (below 2^191); float64
+ * values are multiples of 2^-1074 below 2^1024: 34 limbs hold sums below
+ * 2^1101.
+ *
+ * A partial state (what meancli_reduce_partial_* produces and a distributed
+ * reduction ships between machines) is, little-endian on every machine:
+ *   int64  count      values taken
+ *   uint64 flags      SACC_NAN | SACC_PINF | SACC_NINF | SACC_NONNEGZERO
+ *   uint64 limb[nl]   the exact sum of the finite values
+ * SACC_NONNEGZERO: a value other than -0.0 was taken (the mean of -0.0s
+ * alone is -0.0; an exact zero from cancellation is +0.0).
+ * --------------------------------------------------------------------- */
+
+#define SACC_NAN 1u
+#define SACC_PINF 2u
+#define SACC_NINF 4u
+#define SACC_NONNEGZERO 8u
+#define SACC_HEADER 2 /* count and flags, in 64-bit words */
+
+static inline uint64_t f64_to_bits(double v) { uint64_t b; memcpy(&b, &v, 8); return b; }
+static inline double bits_to_f64(uint64_t b) { double v; memcpy(&v, &b, 8); return v; }
+
+/* limb[i..] += v (unsigned, may carry on up to the top limb) */
+static inline void sacc_add_at(uint64_t *limb, int nl, int i, unsigned __int128 v)
+{
+    unsigned __int128 t = (unsigned __int128)limb[i] + (uint64_t)v;
+    limb[i] = (uint64_t)t;
+    uint64_t carry = (uint64_t)(t >> 64) + (uint64_t)(v >> 64); /* cannot wrap: v >> 64 < 2^63 */
+    for (int k = i + 1; carry && k < nl; k++) {
+        t = (unsigned __int128)limb[k] + carry;
+        limb[k] = (uint64_t)t;
+        carry = (uint64_t)(t >> 64);
+    }
+}
+
+/* limb[i..] -= v, borrowing up to the top limb */
+static inline void sacc_sub_at(uint64_t *limb, int nl, int i, unsigned __int128 v)
+{
+    uint64_t lo = (uint64_t)v, hi = (uint64_t)(v >> 64);
+    uint64_t old = limb[i];
+    limb[i] = old - lo;
+    uint64_t borrow = hi + (old < lo);
+    for (int k = i + 1; borrow && k < nl; k++) {
+        old = limb[k];
+        limb[k] = old - borrow;
+        borrow = old < borrow;
+    }
+}
+
+/* Add a finite double that is a multiple of 2^lsb (every value of the state's
+ * format is, and so is every block sum of them). */
+static inline void sacc_add_f64(uint64_t *limb, int nl, int lsb, double x)
+{
+    uint64_t b = f64_to_bits(x);
+    int e = (int)((b >> 52) & 0x7ff);
+    uint64_t m = b & 0xfffffffffffffull;
+    if (e) m |= 1ull << 52; else e = 1;
+    if (!m) return;
+    int pos = e - 1075 - lsb; /* bit position of m's lowest bit in the accumulator */
+    if (pos < 0) { m >>= -pos; pos = 0; } /* only zero bits go: x is a multiple of 2^lsb */
+    unsigned __int128 v = (unsigned __int128)m << (pos & 63);
+    if (b >> 63) sacc_sub_at(limb, nl, pos >> 6, v);
+    else sacc_add_at(limb, nl, pos >> 6, v);
+}
+
+/* The flags a single value sets. */
+static inline uint64_t sacc_flags_of(double x)
+{
+    uint64_t b = f64_to_bits(x);
+    if (b == 0x8000000000000000ull) return 0;
+    if ((b & 0x7ff0000000000000ull) != 0x7ff0000000000000ull) return SACC_NONNEGZERO;
+    if (b & 0xfffffffffffffull) return SACC_NAN | SACC_NONNEGZERO;
+    return ((b >> 63) ? SACC_NINF : SACC_PINF) | SACC_NONNEGZERO;
+}
+
+/* Take one value into a state (s: header then limbs). */
+static inline void sacc_take(uint64_t *s, int nl, int lsb, double x)
+{
+    uint64_t f = sacc_flags_of(x);
+    s[1] |= f;
+    if (!(f & (SACC_NAN | SACC_PINF | SACC_NINF))) sacc_add_f64(s + SACC_HEADER, nl, lsb, x);
+}
+
+/* dst := dst (+) src, exact */
+static inline void sacc_combine(uint64_t *dst, const uint64_t *src, int nl)
+{
+    dst[0] += src[0];
+    dst[1] |= src[1];
+    uint64_t carry = 0;
+    for (int k = 0; k < nl; k++) {
+        unsigned __int128 t = (unsigned __int128)dst[SACC_HEADER + k] + src[SACC_HEADER + k] + carry;
+        dst[SACC_HEADER + k] = (uint64_t)t;
+        carry = (uint64_t)(t >> 64);
+    }
+}
+
+/* A block's sum the fast way can fail to be exact; then the block is summed
+ * again into a chunk accumulator (Neal's "small superaccumulator"): signed
+ * 64-bit chunks of 32-bit digits, chunk i weighing 2^(32 i) * 2^lsb. A value
+ * adds its (at most 84-bit) shifted significand to three chunks without
+ * carries, branch-free, so a chunk takes 2^31 values before it could
+ * overflow; blocks hold at most EXTRACT_CAP. */
+static inline void chunk_add(int64_t *ch, int lsb, double x)
+{
+    uint64_t b = f64_to_bits(x);
+    int e = (int)((b >> 52) & 0x7ff);
+    uint64_t m = b & 0xfffffffffffffull;
+    if (e) m |= 1ull << 52; else e = 1;
+    int pos = e - 1075 - lsb;
+    if (pos < 0) { m >>= -pos; pos = 0; } /* only zero bits go: x is a multiple of 2^lsb */
+    unsigned __int128 v = (unsigned __int128)m << (pos & 31);
+    int64_t neg = -(int64_t)(b >> 63); /* 0 or -1: (d ^ neg) - neg negates when negative */
+    int64_t *c = ch + (pos >> 5);
+    c[0] += ((int64_t)((uint64_t)v & 0xffffffffu) ^ neg) - neg;
+    c[1] += ((int64_t)((uint64_t)(v >> 32) & 0xffffffffu) ^ neg) - neg;
+    c[2] += ((int64_t)(uint64_t)(v >> 64) ^ neg) - neg;
+}
+
+/* limbs += the chunks' value */
+static void chunk_fold(uint64_t *limb, int nl, const int64_t *ch, int nch)
+{
+    for (int i = 0; i < nch; i++) {
+        if (!ch[i]) continue;
+        int bit = 32 * i;
+        if (ch[i] > 0) sacc_add_at(limb, nl, bit >> 6, (unsigned __int128)(uint64_t)ch[i] << (bit & 63));
+        else sacc_sub_at(limb, nl, bit >> 6, (unsigned __int128)(0 - (uint64_t)ch[i]) << (bit & 63));
+    }
+}
+
+/* float16/bfloat16/float32 blocks are summed in plain doubles and kept when
+ * that was exact: mx = the largest |x| and mn1 = the smallest nonzero |x|,
+ * minus one (both as float32 bit patterns; mn1 = UINT32_MAX: no nonzero
+ * value). Every value is then a multiple of 2^g (g = the exponent of the
+ * smallest nonzero value's last bit) below 2^(m + 1), so every partial sum of
+ * `count` of them is a multiple of 2^g below count * 2^(m + 1): exact in a
+ * double when that is at most 2^(53 + g). inf or NaN fails. */
+static inline int narrow_sum_exact(uint32_t mx, uint32_t mn1, int64_t count)
+{
+    if (mx >= 0x7f800000u) return 0;
+    if (mn1 == UINT32_MAX || count < 2) return 1;
+    int m = (int)(mx >> 23) - 127, t = (int)((mn1 + 1) >> 23) - 127;
+    if (m < -126) m = -126;
+    int g = t - 23 < -149 ? -149 : t - 23;
+    int cl = 64 - __builtin_clzll((uint64_t)(count - 1)); /* ceil(log2 count) */
+    return cl + m + 1 <= 53 + g;
+}
+
+/* S / n rounded to odd at double's precision (n >= 1; S an exact sum of
+ * values of the format, so S / n neither overflows nor underflows a
+ * double): q = RN(S / n), e = S - q * n exactly (fma); when e != 0 take
+ * the neighbour of q toward zero if q is above the quotient in magnitude,
+ * then set the last bit. Rounding that once more to the format (at least
+ * two bits narrower) is the correctly rounded mean (Boldo, Melquiond). */
+static inline double div_odd(double S, double n)
+{
+    double q = S / n, e = fma(-q, n, S);
+    if (e == 0.0) return q;
+    uint64_t b = f64_to_bits(q);
+    if ((e < 0.0) != (q < 0.0)) b -= 1; /* |q| > |S / n|: one step toward zero */
+    return bits_to_f64(b | 1u);
+}
+
+/* floor(hi:lo / d) and the remainder; hi < d. One divq on x86-64. */
+static inline uint64_t div_128_64(uint64_t hi, uint64_t lo, uint64_t d, uint64_t *rem)
+{
+#if defined(__x86_64__)
+    uint64_t q, r;
+    __asm__("divq %4" : "=a"(q), "=d"(r) : "a"(lo), "d"(hi), "rm"(d));
+    *rem = r;
+    return q;
+#else
+    unsigned __int128 n = ((unsigned __int128)hi << 64) | lo;
+    *rem = (uint64_t)(n % d);
+    return (uint64_t)(n / d);
+#endif
+}
+
+static inline int bitlen128(unsigned __int128 a)
+{
+    uint64_t hi = (uint64_t)(a >> 64), lo = (uint64_t)a;
+    return hi ? 128 - __builtin_clzll(hi) : (lo ? 64 - __builtin_clzll(lo) : 0);
+}
+
+/* The target format of a rounding: precision p (bits, with the leading one),
+ * normal exponents emin .. emax. */
+typedef struct { int p, emin, emax; } float_format;
+
+/* (a + frac) * 2^scale / n rounded once to `fmt` (to nearest, ties to even;
+ * subnormals; overflow to inf), with frac in [0, 1) and nonzero iff sticky;
+ * a > 0, 1 <= n < 2^63. The result is returned as a double, which holds
+ * every value of the formats used exactly. */
+static double round_quotient(unsigned __int128 a, int64_t scale, uint64_t n, int sticky, float_format fmt, int neg)
+{
+    /* Shift the dividend so its high word is below n with as many bits as
+     * possible: the quotient then has 63 or 64 bits. */
+    int bn = 64 - __builtin_clzll(n);
+    int shift = 63 + bn - bitlen128(a);
+    if (shift >= 0) {
+        a <<= shift;
+    } else {
+        sticky |= (a & (((unsigned __int128)1 << -shift) - 1)) != 0;
+        a >>= -shift;
+    }
+    scale -= shift;
+    uint64_t r, q = div_128_64((uint64_t)(a >> 64), (uint64_t)a, n, &r);
+    sticky |= r != 0;
+    int t = 63 - __builtin_clzll(q);
+    int64_t e = t + scale; /* the exponent of the quotient's leading bit */
+    int64_t d = e >= fmt.emin ? t + 1 - fmt.p : (int64_t)(fmt.emin - fmt.p + 1) - scale; /* bits dropped, >= 10 */
+    uint64_t kept, rem, half;
+    if (d >= 64) {
+        kept = 0;
+        int above_half = d == 64 && (q > (1ull << 63) || (q == (1ull << 63) && sticky));
+        /* exactly half (kept 0 is even) or less rounds to zero */
+        if (above_half) kept = 1;
+    } else {
+        kept = q >> d;
+        rem = q & ((1ull << d) - 1);
+        half = 1ull << (d - 1);
+        if (rem > half || (rem == half && (sticky || (kept & 1)))) kept++;
+    }
+    double v;
+    if (e > fmt.emax || ldexp(1.0, fmt.emax) * 2.0 <= ldexp((double)kept, (int)(scale + d)))
+        v = INFINITY;
+    else
+        v = ldexp((double)kept, (int)(scale + d));
+    return neg ? -v : v;
+}
+
+/* The mean of a state, correctly rounded to fmt (as a double holding it). */
+static double sacc_mean(const uint64_t *s, int nl, int lsb, float_format fmt)
+{
+    int64_t count = (int64_t)s[0];
+    uint64_t flags = s[1];
+    if (count <= 0 || (flags & SACC_NAN) || ((flags & SACC_PINF) && (flags & SACC_NINF))) return NAN;
+    if (flags & SACC_PINF) return INFINITY;
+    if (flags & SACC_NINF) return -INFINITY;
+    const uint64_t *limb = s + SACC_HEADER;
+    uint64_t mag[64];
+    int neg = (int)(limb[nl - 1] >> 63);
+    if (neg) { /* |A| = ~A + 1 */
+        uint64_t carry = 1;
+        for (int k = 0; k < nl; k++) {
+            mag[k] = ~limb[k] + carry;
+            carry = carry && mag[k] == 0;
+        }
+    } else {
+        memcpy(mag, limb, (size_t)nl * 8);
+    }
+    int top = nl - 1;
+    while (top >= 0 && mag[top] == 0) top--;
+    if (top < 0) return (flags & SACC_NONNEGZERO) ? 0.0 : -0.0;
+    unsigned __int128 a;
+    int64_t scale;
+    int sticky = 0;
+    if (top == 0) {
+        a = mag[0];
+        scale = lsb;
+    } else {
+        a = ((unsigned __int128)mag[top] << 64) | mag[top - 1];
+        scale = (int64_t)lsb + 64 * (int64_t)(top - 1);
+        for (int k = 0; k < top - 1; k++) sticky |= mag[k] != 0;
+    }
+    return round_quotient(a, scale, (uint64_t)count, sticky, fmt, neg);
 }
 
 /* ------------------------------------------------------------------------
@@ -421,12 +700,47 @@ __attribute__((constructor)) static void meancli_read_cpu_features(void)
 {
     const char *off = getenv("MEANCLI_NO_SIMD"); /* tests compare both paths */
     __builtin_cpu_init();
-    cpu_avx2 = __builtin_cpu_supports("avx2") && !(off && *off && *off != '0');
+    cpu_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !(off && *off && *off != '0');
     cpu_avx2_f16c = cpu_avx2 && __builtin_cpu_supports("f16c");
 }
 #define CLONES __attribute__((target_clones("avx2", "default")))
-#define AVX2 __attribute__((target("avx2")))
-#define AVX2_F16C __attribute__((target("avx2,f16c")))
+#define AVX2 __attribute__((target("avx2,fma")))
+#define AVX2_F16C __attribute__((target("avx2,f16c,fma")))
+/* The exact-sum loops are written on a vector of VD_N doubles (vd) and its
+ * lane masks, so a wider ISA is these definitions and a target. */
+typedef __m256d vd;
+#define VD_N 4
+#define vd_set1 _mm256_set1_pd
+#define vd_load _mm256_loadu_pd
+#define vd_store _mm256_storeu_pd
+#define vd_add _mm256_add_pd
+#define vd_sub _mm256_sub_pd
+#define vd_or _mm256_or_pd
+#define vd_abs(a) _mm256_andnot_pd(_mm256_set1_pd(-0.0), (a))
+/* lanes where !(|a| <= b): above the bound, or NaN */
+#define vd_above(a, b) _mm256_cmp_pd(vd_abs(a), (b), _CMP_NLE_UQ)
+#define vd_any(m) (!_mm256_testz_pd((m), (m)))                                      /* a mask lane set */
+#define vd_anybits(a) (!_mm256_testz_si256(_mm256_castpd_si256(a), _mm256_castpd_si256(a))) /* a nonzero bit */
+/* 8 floats (__m256) as two vd, exact */
+#define vf_lo(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
+#define vf_hi(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
+#define vf_above(f, b) _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), (f)), (b), _CMP_NLE_UQ)
+#define vf_any(m) (!_mm256_testz_ps((m), (m)))
+AVX2 static inline uint32_t hmax_epu32(__m256i v)
+{
+    uint32_t a[8], m = 0;
+    memcpy(a, &v, 32);
+    for (int k = 0; k < 8; k++) m = a[k] > m ? a[k] : m;
+    return m;
+}
+
+AVX2 static inline uint32_t hmin_epu32(__m256i v)
+{
+    uint32_t a[8], m = UINT32_MAX;
+    memcpy(a, &v, 32);
+    for (int k = 0; k < 8; k++) m = a[k] < m ? a[k] : m;
+    return m;
+}
 #else
 #define CLONES
 #endif
@@ -436,184 +750,498 @@ __attribute__((constructor)) static void meancli_read_cpu_features(void)
  * ==================================================================== */
 typedef uint16_t T_float16;
 #define LOAD_float16(x) ((double)f16_to_f32(x))
+/* v holds a value of the format exactly, or is rounded here once */
 static inline T_float16 store_float16(double v) { return f64_to_f16(v); }
-typedef double acc_float16;
-#define LANES_float16 16
-typedef struct { double a[LANES_float16]; } lanes_float16;
-typedef struct { double a[TILE]; } rowacc_float16;
+#define SACC_NL_float16 6
+#define SACC_LSB_float16 (-149)
+static const float_format FORMAT_float16 = { 11, -14, 15 };
+typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* count unused (0), flags, limbs */
+#define LANES_float16 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of the fallback accumulator: the top value's significand, shifted
+ * by up to 31 bits, spans three chunks from its lowest */
+#define NCH_float16 (((15 - 11 + 1 - SACC_LSB_float16) >> 5) + 3)
+/* Blocks: plain double sums, exact when the values' exponents are close
+ * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
+typedef struct { acc_float16 acc; } lanes_float16;
 
-static inline void lanes_init_float16(lanes_float16 *l)
+static inline acc_float16 acc_add_float16(acc_float16 a, acc_float16 b)
 {
-    /* -0.0 is the additive identity: -0.0 + x == x for every x, signed zeros included */
-    for (int k = 0; k < LANES_float16; k++) l->a[k] = -0.0;
+    sacc_combine(a.w, b.w, SACC_NL_float16);
+    return a;
 }
-
-/* Lanes combine pairwise in a fixed order. */
-static inline acc_float16 lanes_sum_float16(const lanes_float16 *l, int64_t count)
-{
-    double a[LANES_float16];
-    (void)count;
-    memcpy(a, l->a, sizeof a);
-    for (int w = LANES_float16 / 2; w >= 1; w /= 2)
-        for (int k = 0; k < w; k++) a[k] += a[k + w];
-    return a[0];
-}
-
-static inline acc_float16 acc_add_float16(acc_float16 a, acc_float16 b) { return a + b; }
 
 static inline T_float16 finalize_float16(acc_float16 s, int64_t count)
 {
-    return store_float16(count ? s / (double)count : NAN);
+    s.w[0] = (uint64_t)count;
+    return store_float16(sacc_mean(s.w, SACC_NL_float16, SACC_LSB_float16, FORMAT_float16));
 }
+
+static inline void lanes_init_float16(lanes_float16 *l) { memset(l, 0, sizeof *l); }
+
+static inline acc_float16 lanes_sum_float16(lanes_float16 *l, int64_t count)
+{
+    (void)count;
+    return l->acc;
+}
+
+/* n values at stride s into *acc exactly, through the chunk accumulator;
+ * returns the largest finite |x| (a failed block's next A comes from it). */
+static double chunk_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
+{
+    int64_t ch[NCH_float16] = {0};
+    uint64_t flags = 0;
+    double mx = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float16(x[i * s]);
+        uint64_t f = sacc_flags_of(v);
+        flags |= f;
+        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
+        chunk_add(ch, SACC_LSB_float16, v);
+        if (fabs(v) > mx) mx = fabs(v);
+    }
+    acc->w[1] |= flags;
+    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float16, ch, NCH_float16);
+    return mx;
+}
+
+/* Flags of a block whose values are all zeros: is one of them +0.0? */
+static void zero_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (f64_to_bits(LOAD_float16(x[i * s])) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+}
+
+/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
+ * seen, 0 when all were zeros), or sum the block again exactly. */
+static inline void keep_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc,
+                                      const double *sums, int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++)
+        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, sums[k]);
+    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_float16(x, s, n, acc);
+}
+
+/* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
+static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l)
+{
+    double sum[4] = {0.0, 0.0, 0.0, 0.0};
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) {
+            double v = LOAD_float16(x[(i + k) * s]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            sum[k] += v;
+        }
+    for (; i < n; i++) {
+        double v = LOAD_float16(x[i * s]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        sum[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
+        keep_block_float16(x, s, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_float16(x, s, n, &l->acc);
+    }
+}
+
+/* Sum n elements at stride s into the lanes, block by block. */
+static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l, int k0)
+{
+    (void)k0;
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float16(x + i * s, s, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+
+/* Row accumulation: the same per column, over blocks of a call's rows
+ * (EXTRACT_CAP at a time). One check covers the whole block (a bound shared
+ * by its columns); when it fails, each column is checked on its own and
+ * only those that fail are summed again. */
+typedef struct {
+    double s[TILE];
+    uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    acc_float16 acc[TILE];
+} rowacc_float16;
 
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
-    for (int64_t j = 0; j < w; j++) r->a[j] = -0.0;
+    for (int64_t j = 0; j < w; j++) {
+        memset(&r->acc[j], 0, sizeof r->acc[j]);
+    }
 }
 
 static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64_t count, acc_float16 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->a[j];
+    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
 }
 
-/* Sum n elements at stride s (elements) into the lanes, the first one into
- * lane k0: an element's lane is its position in the reduction modulo the
- * lane count, whatever the run it arrives in. */
-CLONES static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l, int k0)
+static inline void rows_block_begin_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    double a[LANES_float16];
-    memcpy(a, l->a, sizeof a);
-    int64_t i = 0;
-    int k = k0;
-    if (s == 1) {
-        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_float16) a[k] += LOAD_float16(x[i]);
-        for (; i + LANES_float16 <= n; i += LANES_float16)
-            for (int j = 0; j < LANES_float16; j++) a[j] += LOAD_float16(x[i + j]);
-        for (k = 0; i < n; i++, k++) a[k] += LOAD_float16(x[i]);
-    } else {
-        for (; i < n; i++, k = (k + 1) % LANES_float16) a[k] += LOAD_float16(x[i * s]);
+    (void)x; (void)rs; (void)nrows; (void)s;
+    r->bmx = 0;
+    r->bmn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) r->s[j] = 0.0;
+}
+
+/* One value of column j, the scalar form of the vector loops. */
+static inline void col_add_float16(rowacc_float16 *r, int64_t j, double v)
+{
+    uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+    r->bmx = a > r->bmx ? a : r->bmx;
+    r->bmn1 = a - 1u < r->bmn1 ? a - 1u : r->bmn1;
+    r->s[j] += v;
+}
+
+/* Does column j's block (n values at stride rs) pass its own check? */
+static int column_ok_float16(const rowacc_float16 *r, int64_t j, const T_float16 *x, int64_t rs, int64_t n)
+{
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    (void)r; (void)j;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_float16(x[i * rs])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    memcpy(l->a, a, sizeof a);
+    return narrow_sum_exact(mx, mn1, n);
 }
 
-/* acc[j] += x[j * s] for j < w (s == 0 broadcasts one value). */
-CLONES static void add_row_float16(rowacc_float16 *r, const T_float16 *x, int64_t s, int64_t w)
+/* Did the block pass the check shared by its columns? */
+static inline int rows_block_ok_float16(const rowacc_float16 *r, int64_t nrows)
 {
-    double *a = r->a;
-    if (s == 1) {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_float16(x[j]);
-    } else if (s == 0) {
-        double v = LOAD_float16(x[0]);
-        for (int64_t j = 0; j < w; j++) a[j] += v;
-    } else {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_float16(x[j * s]);
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+}
+
+/* Keep each column's block sums, or sum its block again exactly. ok:
+ * NULL when the block passed its shared check, else each column's own. */
+static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
+                                   const uint8_t *ok)
+{
+    for (int64_t j = 0; j < w; j++) {
+        const T_float16 *c = x + j * s;
+        if (!ok || ok[j]) {
+            keep_block_float16(c, rs, nrows, &r->acc[j], &r->s[j], 1, r->s[j] != 0.0);
+        } else {
+            (void)chunk_block_float16(c, rs, nrows, &r->acc[j]);
+        }
     }
 }
 
-/* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_float16(const rowacc_float16 *r, int64_t w, int64_t count, T_float16 *dst)
-{
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float16(r->a[j], count);
-}
-#define FINISH_ROW_float16 finish_row_float16
-
-/* Rows [0, nrows) at row stride rs, each adding w columns at stride s. */
+/* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i = 0; i < nrows; i++) add_row_float16(r, x + i * rs, s, w);
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float16 *b = x + i0 * rs;
+        rows_block_begin_float16(r, b, rs, nb, s, w);
+        for (int64_t i = 0; i < nb; i++)
+            for (int64_t j = 0; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j * s]));
+        if (rows_block_ok_float16(r, nb)) {
+            rows_block_end_float16(r, b, rs, nb, s, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float16(r, j, b + j * s, rs, nb);
+            rows_block_end_float16(r, b, rs, nb, s, w, ok);
+        }
+    }
+}
+
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_float16 mean_exact_float16(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t j)
+{
+    acc_float16 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_float16, SACC_LSB_float16, LOAD_float16(src[i][j * sinner[i]]));
+    return finalize_float16(a, ninputs);
+}
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]].
+ * Each output's values sum in plain double from -0.0 (a sum of -0.0s stays
+ * -0.0, an exact cancellation gives +0.0); the sums are exact when all the
+ * unit's values pass narrow_sum_exact with count ninputs, else each output
+ * is checked, and those that fail are summed exactly one by one. */
+static void mean_unit_float16(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w, T_float16 *dst)
+{
+    double S[TILE];
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) S[j] = -0.0;
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_float16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    for (int64_t j = 0; j < w; j++) {
+        int ok = all_ok;
+        if (!ok) {
+            uint32_t cx = 0, cn1 = UINT32_MAX;
+            for (int i = 0; i < ninputs; i++) {
+                uint32_t a = f32_to_bits((float)LOAD_float16(src[i][j * sinner[i]])) & 0x7fffffffu;
+                cx = a > cx ? a : cx;
+                cn1 = a - 1u < cn1 ? a - 1u : cn1;
+            }
+            ok = narrow_sum_exact(cx, cn1, ninputs);
+        }
+        dst[j] = ok ? store_float16(div_odd(S[j], (double)ninputs)) : mean_exact_float16(ninputs, src, sinner, j);
+    }
 }
 
 #ifdef MEANCLI_X86
-/* 8 float16 values as 8 floats (exact), split into two halves of 4 doubles. */
-#define LOAD8F_float16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
-#define LO4_float16(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
-#define HI4_float16(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
+/* The vector loops: the same blocks, the same checks, so the same bits. */
+/* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
+ * the running max and min - 1 (unsigned), and 4 vd of doubles. */
+#define LOAD16_float16(p, d, mx, mn1) do { \
+        __m256 f0_ = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((p)))), f1_ = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((p) + 8))); \
+        const __m256i abs_ = _mm256_set1_epi32(0x7fffffff), one_ = _mm256_set1_epi32(1); \
+        __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
+        (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
+        (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
+        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+    } while (0)
 
-AVX2_F16C static void run_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l, int k0)
+AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
-    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 16) l->a[k] += LOAD_float16(x[i]);
-    __m256d a0 = _mm256_loadu_pd(l->a), a1 = _mm256_loadu_pd(l->a + 4);
-    __m256d a2 = _mm256_loadu_pd(l->a + 8), a3 = _mm256_loadu_pd(l->a + 12);
     for (; i + 16 <= n; i += 16) {
+        vd d[4];
         PREFETCH_AT(x + i, PREFETCH_BYTES);
-        __m256 f0 = LOAD8F_float16(x + i), f1 = LOAD8F_float16(x + i + 8);
-        a0 = _mm256_add_pd(a0, LO4_float16(f0));
-        a1 = _mm256_add_pd(a1, HI4_float16(f0));
-        a2 = _mm256_add_pd(a2, LO4_float16(f1));
-        a3 = _mm256_add_pd(a3, HI4_float16(f1));
+        LOAD16_float16(x + i, d, mxv, mnv);
+        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
     }
-    _mm256_storeu_pd(l->a, a0); _mm256_storeu_pd(l->a + 4, a1);
-    _mm256_storeu_pd(l->a + 8, a2); _mm256_storeu_pd(l->a + 12, a3);
-    for (int k = 0; i < n; i++, k++) l->a[k] += LOAD_float16(x[i]);
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; i < n; i++) {
+        double v = LOAD_float16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_float16(x, 1, n, &l->acc);
+    }
 }
 
-/* Narrow rows (w <= NARROW_ROW): the first nb * 8 columns in 2 * nb
- * registers across all the rows, one row after the other (each read once,
- * in order, prefetched `ahead` rows early); the last w % 8 columns after,
- * column by column. Each column takes its rows in order. Inlined with a
- * constant nb, so the accumulators stay in registers. */
-AVX2_F16C __attribute__((always_inline)) static inline void narrow_rows_float16(
-    rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead)
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, 8 outputs at a time. */
+AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w, T_float16 *dst)
 {
-    __m256d c[2 * (NARROW_ROW / 8)];
-    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float16), row_bytes = nb * 8 * (int64_t)sizeof(T_float16);
-    for (int q = 0; q < 2 * nb; q++) c[q] = _mm256_loadu_pd(r->a + 4 * q);
+    double S[TILE];
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        vd s0 = vd_set1(-0.0), s1 = s0;
+        for (int i = 0; i < ninputs; i++) {
+            __m256 f;
+            if (sinner[i]) {
+                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
+                f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src[i] + j)));
+            } else {
+                f = _mm256_set1_ps((float)LOAD_float16(src[i][0]));
+            }
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, vf_lo(f));
+            s1 = vd_add(s1, vf_hi(f));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+        mean_unit_float16(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs);
+    const __m256i lsb = _mm256_set1_epi64x(1);
+    j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
+        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
+        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+        __m256i b = _mm256_castpd_si256(q);
+        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
+        vd qo = _mm256_castsi256_pd(b);
+        double t[VD_N];
+        vd_store(t, qo);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (8 columns at a time, the bounds in registers). */
+AVX2_F16C static void columns_ok_float16_vec(const T_float16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(b + i * rs + j)));
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+        }
+        uint32_t mx[8], mn1[8];
+        memcpy(mx, &mxv, 32);
+        memcpy(mn1, &mnv, 32);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_float16(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first nb * 8 column sums in 2 * nb
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant nb, so the sums stay in registers. */
+AVX2_F16C __attribute__((always_inline)) static inline void narrow_rows_float16(
+    rowacc_float16 *r, int64_t j0, const T_float16 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead,
+    int64_t row_bytes)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float16);
+    for (int q = 0; q < 2 * nb; q++) c[q] = vd_load(r->s + j0 + 4 * q);
     for (int64_t i = 0; i < nrows; i++) {
         const T_float16 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
         for (int q = 0; q < nb; q++) {
-            __m256 f = LOAD8F_float16(p + 8 * q);
-            c[2 * q] = _mm256_add_pd(c[2 * q], LO4_float16(f));
-            c[2 * q + 1] = _mm256_add_pd(c[2 * q + 1], HI4_float16(f));
+            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8 * q)));
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
         }
     }
-    for (int q = 0; q < 2 * nb; q++) _mm256_storeu_pd(r->a + 4 * q, c[q]);
+    for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
 }
 
-/* Narrow rows as above; wide rows row after row (each read once, in
- * order), the accumulators in L1. */
-AVX2_F16C static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
-    const int64_t row_bytes = w * (int64_t)sizeof(T_float16), rs_bytes = rs * (int64_t)sizeof(T_float16);
-    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
     if (w <= NARROW_ROW) {
-        switch (w / 8) { /* a constant nb each, so each case compiles to its own loop */
-        case 1: narrow_rows_float16(r, x, rs, nrows, 1, ahead); break;
-        case 2: narrow_rows_float16(r, x, rs, nrows, 2, ahead); break;
-        case 3: narrow_rows_float16(r, x, rs, nrows, 3, ahead); break;
-        case 4: narrow_rows_float16(r, x, rs, nrows, 4, ahead); break;
-        case 5: narrow_rows_float16(r, x, rs, nrows, 5, ahead); break;
-        case 6: narrow_rows_float16(r, x, rs, nrows, 6, ahead); break;
-        case 7: narrow_rows_float16(r, x, rs, nrows, 7, ahead); break;
-        case 8: narrow_rows_float16(r, x, rs, nrows, 8, ahead); break;
-        default: break;
-        }
-        for (int64_t j = w / 8 * 8; j < w; j++) {
-            double c = r->a[j];
-            for (int64_t i = 0; i < nrows; i++) c += LOAD_float16(x[i * rs + j]);
-            r->a[j] = c;
+        const int64_t row_bytes = w * (int64_t)sizeof(T_float16);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_float16 *b = x + i0 * rs;
+            rows_block_begin_float16(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
+             * (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
+                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+                for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_float16 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / 8 < NARROW_PANEL ? (w - j0) / 8 : NARROW_PANEL) { /* a constant nb each: its own loop */
+                    case 1: narrow_rows_float16(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_float16(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_float16(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_float16(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / 8 * 8; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+            if (rows_block_ok_float16(r, nb)) {
+                rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_float16_vec(b, rs, nb, w, ok);
+                rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+            }
         }
         return;
     }
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_float16 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        int64_t j = 0;
-        for (; j + 8 <= w; j += 8) {
-            __m256 f = LOAD8F_float16(p + j);
-            _mm256_storeu_pd(r->a + j, _mm256_add_pd(_mm256_loadu_pd(r->a + j), LO4_float16(f)));
-            _mm256_storeu_pd(r->a + j + 4, _mm256_add_pd(_mm256_loadu_pd(r->a + j + 4), HI4_float16(f)));
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float16), rs_bytes = rs * (int64_t)sizeof(T_float16);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float16 *b = x + i0 * rs;
+        rows_block_begin_float16(r, b, rs, nb, 1, w);
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float16 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + 8 <= w; j += 8) {
+                __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + j)));
+                __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+                mxv = _mm256_max_epu32(mxv, a);
+                mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+            }
+            for (; j < w; j++) col_add_float16(r, j, LOAD_float16(p[j]));
         }
-        for (; j < w; j++) r->a[j] += LOAD_float16(p[j]);
+        uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_float16(r, nb)) {
+            rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_float16_vec(b, rs, nb, w, ok);
+            rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+        }
     }
 }
+
+AVX2_F16C static void run_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
+{
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float16_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+#define MEAN_UNIT_VEC_float16 mean_unit_float16_vec
 #define RUN_float16(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2_f16c ? run_float16_avx2((x), (n), (l), (k0)) : run_float16((x), (s), (n), (l), (k0)))
+    ((s) == 1 && cpu_avx2_f16c ? run_float16_vec((x), (n), (l)) : run_float16((x), (s), (n), (l), (k0)))
 #define ADD_ROWS_float16(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2_f16c ? add_rows_float16_avx2((r), (x), (rs), (nrows), (w)) \
-                            : add_rows_float16_generic((r), (x), (rs), (nrows), (s), (w)))
+    ((s) == 1 && cpu_avx2_f16c ? add_rows_float16_vec((r), (x), (rs), (nrows), (w)) \
+                                       : add_rows_float16_generic((r), (x), (rs), (nrows), (s), (w)))
 #else
 #define RUN_float16 run_float16
 #define ADD_ROWS_float16 add_rows_float16_generic
@@ -623,184 +1251,498 @@ AVX2_F16C static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *
  * ==================================================================== */
 typedef uint16_t T_bfloat16;
 #define LOAD_bfloat16(x) bf16_to_f64(x)
+/* v holds a value of the format exactly, or is rounded here once */
 static inline T_bfloat16 store_bfloat16(double v) { return f64_to_bf16(v); }
-typedef double acc_bfloat16;
-#define LANES_bfloat16 16
-typedef struct { double a[LANES_bfloat16]; } lanes_bfloat16;
-typedef struct { double a[TILE]; } rowacc_bfloat16;
+#define SACC_NL_bfloat16 6
+#define SACC_LSB_bfloat16 (-149)
+static const float_format FORMAT_bfloat16 = { 8, -126, 127 };
+typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* count unused (0), flags, limbs */
+#define LANES_bfloat16 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of the fallback accumulator: the top value's significand, shifted
+ * by up to 31 bits, spans three chunks from its lowest */
+#define NCH_bfloat16 (((127 - 8 + 1 - SACC_LSB_bfloat16) >> 5) + 3)
+/* Blocks: plain double sums, exact when the values' exponents are close
+ * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
+typedef struct { acc_bfloat16 acc; } lanes_bfloat16;
 
-static inline void lanes_init_bfloat16(lanes_bfloat16 *l)
+static inline acc_bfloat16 acc_add_bfloat16(acc_bfloat16 a, acc_bfloat16 b)
 {
-    /* -0.0 is the additive identity: -0.0 + x == x for every x, signed zeros included */
-    for (int k = 0; k < LANES_bfloat16; k++) l->a[k] = -0.0;
+    sacc_combine(a.w, b.w, SACC_NL_bfloat16);
+    return a;
 }
-
-/* Lanes combine pairwise in a fixed order. */
-static inline acc_bfloat16 lanes_sum_bfloat16(const lanes_bfloat16 *l, int64_t count)
-{
-    double a[LANES_bfloat16];
-    (void)count;
-    memcpy(a, l->a, sizeof a);
-    for (int w = LANES_bfloat16 / 2; w >= 1; w /= 2)
-        for (int k = 0; k < w; k++) a[k] += a[k + w];
-    return a[0];
-}
-
-static inline acc_bfloat16 acc_add_bfloat16(acc_bfloat16 a, acc_bfloat16 b) { return a + b; }
 
 static inline T_bfloat16 finalize_bfloat16(acc_bfloat16 s, int64_t count)
 {
-    return store_bfloat16(count ? s / (double)count : NAN);
+    s.w[0] = (uint64_t)count;
+    return store_bfloat16(sacc_mean(s.w, SACC_NL_bfloat16, SACC_LSB_bfloat16, FORMAT_bfloat16));
 }
+
+static inline void lanes_init_bfloat16(lanes_bfloat16 *l) { memset(l, 0, sizeof *l); }
+
+static inline acc_bfloat16 lanes_sum_bfloat16(lanes_bfloat16 *l, int64_t count)
+{
+    (void)count;
+    return l->acc;
+}
+
+/* n values at stride s into *acc exactly, through the chunk accumulator;
+ * returns the largest finite |x| (a failed block's next A comes from it). */
+static double chunk_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
+{
+    int64_t ch[NCH_bfloat16] = {0};
+    uint64_t flags = 0;
+    double mx = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_bfloat16(x[i * s]);
+        uint64_t f = sacc_flags_of(v);
+        flags |= f;
+        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
+        chunk_add(ch, SACC_LSB_bfloat16, v);
+        if (fabs(v) > mx) mx = fabs(v);
+    }
+    acc->w[1] |= flags;
+    chunk_fold(acc->w + SACC_HEADER, SACC_NL_bfloat16, ch, NCH_bfloat16);
+    return mx;
+}
+
+/* Flags of a block whose values are all zeros: is one of them +0.0? */
+static void zero_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (f64_to_bits(LOAD_bfloat16(x[i * s])) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+}
+
+/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
+ * seen, 0 when all were zeros), or sum the block again exactly. */
+static inline void keep_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc,
+                                      const double *sums, int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++)
+        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, sums[k]);
+    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_bfloat16(x, s, n, acc);
+}
+
+/* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
+static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l)
+{
+    double sum[4] = {0.0, 0.0, 0.0, 0.0};
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) {
+            double v = LOAD_bfloat16(x[(i + k) * s]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            sum[k] += v;
+        }
+    for (; i < n; i++) {
+        double v = LOAD_bfloat16(x[i * s]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        sum[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
+        keep_block_bfloat16(x, s, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_bfloat16(x, s, n, &l->acc);
+    }
+}
+
+/* Sum n elements at stride s into the lanes, block by block. */
+static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l, int k0)
+{
+    (void)k0;
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_bfloat16(x + i * s, s, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+
+/* Row accumulation: the same per column, over blocks of a call's rows
+ * (EXTRACT_CAP at a time). One check covers the whole block (a bound shared
+ * by its columns); when it fails, each column is checked on its own and
+ * only those that fail are summed again. */
+typedef struct {
+    double s[TILE];
+    uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    acc_bfloat16 acc[TILE];
+} rowacc_bfloat16;
 
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
-    for (int64_t j = 0; j < w; j++) r->a[j] = -0.0;
+    for (int64_t j = 0; j < w; j++) {
+        memset(&r->acc[j], 0, sizeof r->acc[j]);
+    }
 }
 
 static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int64_t count, acc_bfloat16 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->a[j];
+    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
 }
 
-/* Sum n elements at stride s (elements) into the lanes, the first one into
- * lane k0: an element's lane is its position in the reduction modulo the
- * lane count, whatever the run it arrives in. */
-CLONES static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l, int k0)
+static inline void rows_block_begin_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    double a[LANES_bfloat16];
-    memcpy(a, l->a, sizeof a);
-    int64_t i = 0;
-    int k = k0;
-    if (s == 1) {
-        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_bfloat16) a[k] += LOAD_bfloat16(x[i]);
-        for (; i + LANES_bfloat16 <= n; i += LANES_bfloat16)
-            for (int j = 0; j < LANES_bfloat16; j++) a[j] += LOAD_bfloat16(x[i + j]);
-        for (k = 0; i < n; i++, k++) a[k] += LOAD_bfloat16(x[i]);
-    } else {
-        for (; i < n; i++, k = (k + 1) % LANES_bfloat16) a[k] += LOAD_bfloat16(x[i * s]);
+    (void)x; (void)rs; (void)nrows; (void)s;
+    r->bmx = 0;
+    r->bmn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) r->s[j] = 0.0;
+}
+
+/* One value of column j, the scalar form of the vector loops. */
+static inline void col_add_bfloat16(rowacc_bfloat16 *r, int64_t j, double v)
+{
+    uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+    r->bmx = a > r->bmx ? a : r->bmx;
+    r->bmn1 = a - 1u < r->bmn1 ? a - 1u : r->bmn1;
+    r->s[j] += v;
+}
+
+/* Does column j's block (n values at stride rs) pass its own check? */
+static int column_ok_bfloat16(const rowacc_bfloat16 *r, int64_t j, const T_bfloat16 *x, int64_t rs, int64_t n)
+{
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    (void)r; (void)j;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_bfloat16(x[i * rs])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    memcpy(l->a, a, sizeof a);
+    return narrow_sum_exact(mx, mn1, n);
 }
 
-/* acc[j] += x[j * s] for j < w (s == 0 broadcasts one value). */
-CLONES static void add_row_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t s, int64_t w)
+/* Did the block pass the check shared by its columns? */
+static inline int rows_block_ok_bfloat16(const rowacc_bfloat16 *r, int64_t nrows)
 {
-    double *a = r->a;
-    if (s == 1) {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_bfloat16(x[j]);
-    } else if (s == 0) {
-        double v = LOAD_bfloat16(x[0]);
-        for (int64_t j = 0; j < w; j++) a[j] += v;
-    } else {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_bfloat16(x[j * s]);
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+}
+
+/* Keep each column's block sums, or sum its block again exactly. ok:
+ * NULL when the block passed its shared check, else each column's own. */
+static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
+                                   const uint8_t *ok)
+{
+    for (int64_t j = 0; j < w; j++) {
+        const T_bfloat16 *c = x + j * s;
+        if (!ok || ok[j]) {
+            keep_block_bfloat16(c, rs, nrows, &r->acc[j], &r->s[j], 1, r->s[j] != 0.0);
+        } else {
+            (void)chunk_block_bfloat16(c, rs, nrows, &r->acc[j]);
+        }
     }
 }
 
-/* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_bfloat16(const rowacc_bfloat16 *r, int64_t w, int64_t count, T_bfloat16 *dst)
-{
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_bfloat16(r->a[j], count);
-}
-#define FINISH_ROW_bfloat16 finish_row_bfloat16
-
-/* Rows [0, nrows) at row stride rs, each adding w columns at stride s. */
+/* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i = 0; i < nrows; i++) add_row_bfloat16(r, x + i * rs, s, w);
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_bfloat16 *b = x + i0 * rs;
+        rows_block_begin_bfloat16(r, b, rs, nb, s, w);
+        for (int64_t i = 0; i < nb; i++)
+            for (int64_t j = 0; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j * s]));
+        if (rows_block_ok_bfloat16(r, nb)) {
+            rows_block_end_bfloat16(r, b, rs, nb, s, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(r, j, b + j * s, rs, nb);
+            rows_block_end_bfloat16(r, b, rs, nb, s, w, ok);
+        }
+    }
+}
+
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_bfloat16 mean_exact_bfloat16(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t j)
+{
+    acc_bfloat16 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_bfloat16, SACC_LSB_bfloat16, LOAD_bfloat16(src[i][j * sinner[i]]));
+    return finalize_bfloat16(a, ninputs);
+}
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]].
+ * Each output's values sum in plain double from -0.0 (a sum of -0.0s stays
+ * -0.0, an exact cancellation gives +0.0); the sums are exact when all the
+ * unit's values pass narrow_sum_exact with count ninputs, else each output
+ * is checked, and those that fail are summed exactly one by one. */
+static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w, T_bfloat16 *dst)
+{
+    double S[TILE];
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) S[j] = -0.0;
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    for (int64_t j = 0; j < w; j++) {
+        int ok = all_ok;
+        if (!ok) {
+            uint32_t cx = 0, cn1 = UINT32_MAX;
+            for (int i = 0; i < ninputs; i++) {
+                uint32_t a = f32_to_bits((float)LOAD_bfloat16(src[i][j * sinner[i]])) & 0x7fffffffu;
+                cx = a > cx ? a : cx;
+                cn1 = a - 1u < cn1 ? a - 1u : cn1;
+            }
+            ok = narrow_sum_exact(cx, cn1, ninputs);
+        }
+        dst[j] = ok ? store_bfloat16(div_odd(S[j], (double)ninputs)) : mean_exact_bfloat16(ninputs, src, sinner, j);
+    }
 }
 
 #ifdef MEANCLI_X86
-/* 8 bfloat16 values as 8 floats (exact), split into two halves of 4 doubles. */
-#define LOAD8F_bfloat16(p) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))), 16))
-#define LO4_bfloat16(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
-#define HI4_bfloat16(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
+/* The vector loops: the same blocks, the same checks, so the same bits. */
+/* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
+ * the running max and min - 1 (unsigned), and 4 vd of doubles. */
+#define LOAD16_bfloat16(p, d, mx, mn1) do { \
+        __m256 f0_ = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((p)))), 16)), f1_ = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((p) + 8))), 16)); \
+        const __m256i abs_ = _mm256_set1_epi32(0x7fffffff), one_ = _mm256_set1_epi32(1); \
+        __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
+        (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
+        (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
+        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+    } while (0)
 
-AVX2 static void run_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l, int k0)
+AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
-    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 16) l->a[k] += LOAD_bfloat16(x[i]);
-    __m256d a0 = _mm256_loadu_pd(l->a), a1 = _mm256_loadu_pd(l->a + 4);
-    __m256d a2 = _mm256_loadu_pd(l->a + 8), a3 = _mm256_loadu_pd(l->a + 12);
     for (; i + 16 <= n; i += 16) {
+        vd d[4];
         PREFETCH_AT(x + i, PREFETCH_BYTES);
-        __m256 f0 = LOAD8F_bfloat16(x + i), f1 = LOAD8F_bfloat16(x + i + 8);
-        a0 = _mm256_add_pd(a0, LO4_bfloat16(f0));
-        a1 = _mm256_add_pd(a1, HI4_bfloat16(f0));
-        a2 = _mm256_add_pd(a2, LO4_bfloat16(f1));
-        a3 = _mm256_add_pd(a3, HI4_bfloat16(f1));
+        LOAD16_bfloat16(x + i, d, mxv, mnv);
+        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
     }
-    _mm256_storeu_pd(l->a, a0); _mm256_storeu_pd(l->a + 4, a1);
-    _mm256_storeu_pd(l->a + 8, a2); _mm256_storeu_pd(l->a + 12, a3);
-    for (int k = 0; i < n; i++, k++) l->a[k] += LOAD_bfloat16(x[i]);
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; i < n; i++) {
+        double v = LOAD_bfloat16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_bfloat16(x, 1, n, &l->acc);
+    }
 }
 
-/* Narrow rows (w <= NARROW_ROW): the first nb * 8 columns in 2 * nb
- * registers across all the rows, one row after the other (each read once,
- * in order, prefetched `ahead` rows early); the last w % 8 columns after,
- * column by column. Each column takes its rows in order. Inlined with a
- * constant nb, so the accumulators stay in registers. */
-AVX2 __attribute__((always_inline)) static inline void narrow_rows_bfloat16(
-    rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead)
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, 8 outputs at a time. */
+AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w, T_bfloat16 *dst)
 {
-    __m256d c[2 * (NARROW_ROW / 8)];
-    const int64_t rs_bytes = rs * (int64_t)sizeof(T_bfloat16), row_bytes = nb * 8 * (int64_t)sizeof(T_bfloat16);
-    for (int q = 0; q < 2 * nb; q++) c[q] = _mm256_loadu_pd(r->a + 4 * q);
+    double S[TILE];
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        vd s0 = vd_set1(-0.0), s1 = s0;
+        for (int i = 0; i < ninputs; i++) {
+            __m256 f;
+            if (sinner[i]) {
+                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
+                f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src[i] + j))), 16));
+            } else {
+                f = _mm256_set1_ps((float)LOAD_bfloat16(src[i][0]));
+            }
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, vf_lo(f));
+            s1 = vd_add(s1, vf_hi(f));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+        mean_unit_bfloat16(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs);
+    const __m256i lsb = _mm256_set1_epi64x(1);
+    j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
+        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
+        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+        __m256i b = _mm256_castpd_si256(q);
+        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
+        vd qo = _mm256_castsi256_pd(b);
+        double t[VD_N];
+        vd_store(t, qo);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (8 columns at a time, the bounds in registers). */
+AVX2 static void columns_ok_bfloat16_vec(const T_bfloat16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(b + i * rs + j))), 16));
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+        }
+        uint32_t mx[8], mn1[8];
+        memcpy(mx, &mxv, 32);
+        memcpy(mn1, &mnv, 32);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first nb * 8 column sums in 2 * nb
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant nb, so the sums stay in registers. */
+AVX2 __attribute__((always_inline)) static inline void narrow_rows_bfloat16(
+    rowacc_bfloat16 *r, int64_t j0, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead,
+    int64_t row_bytes)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
+    for (int q = 0; q < 2 * nb; q++) c[q] = vd_load(r->s + j0 + 4 * q);
     for (int64_t i = 0; i < nrows; i++) {
         const T_bfloat16 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
         for (int q = 0; q < nb; q++) {
-            __m256 f = LOAD8F_bfloat16(p + 8 * q);
-            c[2 * q] = _mm256_add_pd(c[2 * q], LO4_bfloat16(f));
-            c[2 * q + 1] = _mm256_add_pd(c[2 * q + 1], HI4_bfloat16(f));
+            __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + 8 * q))), 16));
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
         }
     }
-    for (int q = 0; q < 2 * nb; q++) _mm256_storeu_pd(r->a + 4 * q, c[q]);
+    for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
 }
 
-/* Narrow rows as above; wide rows row after row (each read once, in
- * order), the accumulators in L1. */
-AVX2 static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
-    const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16), rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
-    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
     if (w <= NARROW_ROW) {
-        switch (w / 8) { /* a constant nb each, so each case compiles to its own loop */
-        case 1: narrow_rows_bfloat16(r, x, rs, nrows, 1, ahead); break;
-        case 2: narrow_rows_bfloat16(r, x, rs, nrows, 2, ahead); break;
-        case 3: narrow_rows_bfloat16(r, x, rs, nrows, 3, ahead); break;
-        case 4: narrow_rows_bfloat16(r, x, rs, nrows, 4, ahead); break;
-        case 5: narrow_rows_bfloat16(r, x, rs, nrows, 5, ahead); break;
-        case 6: narrow_rows_bfloat16(r, x, rs, nrows, 6, ahead); break;
-        case 7: narrow_rows_bfloat16(r, x, rs, nrows, 7, ahead); break;
-        case 8: narrow_rows_bfloat16(r, x, rs, nrows, 8, ahead); break;
-        default: break;
-        }
-        for (int64_t j = w / 8 * 8; j < w; j++) {
-            double c = r->a[j];
-            for (int64_t i = 0; i < nrows; i++) c += LOAD_bfloat16(x[i * rs + j]);
-            r->a[j] = c;
+        const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_bfloat16 *b = x + i0 * rs;
+            rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
+             * (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
+                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+                for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_bfloat16 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / 8 < NARROW_PANEL ? (w - j0) / 8 : NARROW_PANEL) { /* a constant nb each: its own loop */
+                    case 1: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / 8 * 8; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+            if (rows_block_ok_bfloat16(r, nb)) {
+                rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_bfloat16_vec(b, rs, nb, w, ok);
+                rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+            }
         }
         return;
     }
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_bfloat16 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        int64_t j = 0;
-        for (; j + 8 <= w; j += 8) {
-            __m256 f = LOAD8F_bfloat16(p + j);
-            _mm256_storeu_pd(r->a + j, _mm256_add_pd(_mm256_loadu_pd(r->a + j), LO4_bfloat16(f)));
-            _mm256_storeu_pd(r->a + j + 4, _mm256_add_pd(_mm256_loadu_pd(r->a + j + 4), HI4_bfloat16(f)));
+    const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16), rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_bfloat16 *b = x + i0 * rs;
+        rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            const T_bfloat16 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + 8 <= w; j += 8) {
+                __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + j))), 16));
+                __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+                mxv = _mm256_max_epu32(mxv, a);
+                mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+            }
+            for (; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(p[j]));
         }
-        for (; j < w; j++) r->a[j] += LOAD_bfloat16(p[j]);
+        uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_bfloat16(r, nb)) {
+            rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_bfloat16_vec(b, rs, nb, w, ok);
+            rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+        }
     }
 }
+
+AVX2 static void run_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
+{
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_bfloat16_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+#define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_vec
 #define RUN_bfloat16(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2 ? run_bfloat16_avx2((x), (n), (l), (k0)) : run_bfloat16((x), (s), (n), (l), (k0)))
+    ((s) == 1 && cpu_avx2 ? run_bfloat16_vec((x), (n), (l)) : run_bfloat16((x), (s), (n), (l), (k0)))
 #define ADD_ROWS_bfloat16(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2 ? add_rows_bfloat16_avx2((r), (x), (rs), (nrows), (w)) \
-                            : add_rows_bfloat16_generic((r), (x), (rs), (nrows), (s), (w)))
+    ((s) == 1 && cpu_avx2 ? add_rows_bfloat16_vec((r), (x), (rs), (nrows), (w)) \
+                                       : add_rows_bfloat16_generic((r), (x), (rs), (nrows), (s), (w)))
 #else
 #define RUN_bfloat16 run_bfloat16
 #define ADD_ROWS_bfloat16 add_rows_bfloat16_generic
@@ -810,196 +1752,496 @@ AVX2 static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x,
  * ==================================================================== */
 typedef float T_float32;
 #define LOAD_float32(x) ((double)(x))
-static inline T_float32 store_float32(double v) { return (T_float32)v; }
-typedef double acc_float32;
-#define LANES_float32 16
-typedef struct { double a[LANES_float32]; } lanes_float32;
-typedef struct { double a[TILE]; } rowacc_float32;
+/* v holds a value of the format exactly, or is rounded here once */
+static inline T_float32 store_float32(double v) { return (float)(v); }
+#define SACC_NL_float32 6
+#define SACC_LSB_float32 (-149)
+static const float_format FORMAT_float32 = { 24, -126, 127 };
+typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* count unused (0), flags, limbs */
+#define LANES_float32 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of the fallback accumulator: the top value's significand, shifted
+ * by up to 31 bits, spans three chunks from its lowest */
+#define NCH_float32 (((127 - 24 + 1 - SACC_LSB_float32) >> 5) + 3)
+/* Blocks: plain double sums, exact when the values' exponents are close
+ * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
+typedef struct { acc_float32 acc; } lanes_float32;
 
-static inline void lanes_init_float32(lanes_float32 *l)
+static inline acc_float32 acc_add_float32(acc_float32 a, acc_float32 b)
 {
-    /* -0.0 is the additive identity: -0.0 + x == x for every x, signed zeros included */
-    for (int k = 0; k < LANES_float32; k++) l->a[k] = -0.0;
+    sacc_combine(a.w, b.w, SACC_NL_float32);
+    return a;
 }
-
-/* Lanes combine pairwise in a fixed order. */
-static inline acc_float32 lanes_sum_float32(const lanes_float32 *l, int64_t count)
-{
-    double a[LANES_float32];
-    (void)count;
-    memcpy(a, l->a, sizeof a);
-    for (int w = LANES_float32 / 2; w >= 1; w /= 2)
-        for (int k = 0; k < w; k++) a[k] += a[k + w];
-    return a[0];
-}
-
-static inline acc_float32 acc_add_float32(acc_float32 a, acc_float32 b) { return a + b; }
 
 static inline T_float32 finalize_float32(acc_float32 s, int64_t count)
 {
-    return store_float32(count ? s / (double)count : NAN);
+    s.w[0] = (uint64_t)count;
+    return store_float32(sacc_mean(s.w, SACC_NL_float32, SACC_LSB_float32, FORMAT_float32));
 }
+
+static inline void lanes_init_float32(lanes_float32 *l) { memset(l, 0, sizeof *l); }
+
+static inline acc_float32 lanes_sum_float32(lanes_float32 *l, int64_t count)
+{
+    (void)count;
+    return l->acc;
+}
+
+/* n values at stride s into *acc exactly, through the chunk accumulator;
+ * returns the largest finite |x| (a failed block's next A comes from it). */
+static double chunk_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
+{
+    int64_t ch[NCH_float32] = {0};
+    uint64_t flags = 0;
+    double mx = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float32(x[i * s]);
+        uint64_t f = sacc_flags_of(v);
+        flags |= f;
+        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
+        chunk_add(ch, SACC_LSB_float32, v);
+        if (fabs(v) > mx) mx = fabs(v);
+    }
+    acc->w[1] |= flags;
+    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float32, ch, NCH_float32);
+    return mx;
+}
+
+/* Flags of a block whose values are all zeros: is one of them +0.0? */
+static void zero_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (f64_to_bits(LOAD_float32(x[i * s])) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+}
+
+/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
+ * seen, 0 when all were zeros), or sum the block again exactly. */
+static inline void keep_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc,
+                                      const double *sums, int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++)
+        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, sums[k]);
+    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_float32(x, s, n, acc);
+}
+
+/* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
+static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l)
+{
+    double sum[4] = {0.0, 0.0, 0.0, 0.0};
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) {
+            double v = LOAD_float32(x[(i + k) * s]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            sum[k] += v;
+        }
+    for (; i < n; i++) {
+        double v = LOAD_float32(x[i * s]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        sum[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
+        keep_block_float32(x, s, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_float32(x, s, n, &l->acc);
+    }
+}
+
+/* Sum n elements at stride s into the lanes, block by block. */
+static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l, int k0)
+{
+    (void)k0;
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float32(x + i * s, s, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+
+/* Row accumulation: the same per column, over blocks of a call's rows
+ * (EXTRACT_CAP at a time). One check covers the whole block (a bound shared
+ * by its columns); when it fails, each column is checked on its own and
+ * only those that fail are summed again. */
+typedef struct {
+    double s[TILE];
+    uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    acc_float32 acc[TILE];
+} rowacc_float32;
 
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
-    for (int64_t j = 0; j < w; j++) r->a[j] = -0.0;
+    for (int64_t j = 0; j < w; j++) {
+        memset(&r->acc[j], 0, sizeof r->acc[j]);
+    }
 }
 
 static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64_t count, acc_float32 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->a[j];
+    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
 }
 
-/* Sum n elements at stride s (elements) into the lanes, the first one into
- * lane k0: an element's lane is its position in the reduction modulo the
- * lane count, whatever the run it arrives in. */
-CLONES static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l, int k0)
+static inline void rows_block_begin_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    double a[LANES_float32];
-    memcpy(a, l->a, sizeof a);
-    int64_t i = 0;
-    int k = k0;
-    if (s == 1) {
-        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_float32) a[k] += LOAD_float32(x[i]);
-        for (; i + LANES_float32 <= n; i += LANES_float32)
-            for (int j = 0; j < LANES_float32; j++) a[j] += LOAD_float32(x[i + j]);
-        for (k = 0; i < n; i++, k++) a[k] += LOAD_float32(x[i]);
-    } else {
-        for (; i < n; i++, k = (k + 1) % LANES_float32) a[k] += LOAD_float32(x[i * s]);
+    (void)x; (void)rs; (void)nrows; (void)s;
+    r->bmx = 0;
+    r->bmn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) r->s[j] = 0.0;
+}
+
+/* One value of column j, the scalar form of the vector loops. */
+static inline void col_add_float32(rowacc_float32 *r, int64_t j, double v)
+{
+    uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+    r->bmx = a > r->bmx ? a : r->bmx;
+    r->bmn1 = a - 1u < r->bmn1 ? a - 1u : r->bmn1;
+    r->s[j] += v;
+}
+
+/* Does column j's block (n values at stride rs) pass its own check? */
+static int column_ok_float32(const rowacc_float32 *r, int64_t j, const T_float32 *x, int64_t rs, int64_t n)
+{
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    (void)r; (void)j;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_float32(x[i * rs])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    memcpy(l->a, a, sizeof a);
+    return narrow_sum_exact(mx, mn1, n);
 }
 
-/* acc[j] += x[j * s] for j < w (s == 0 broadcasts one value). */
-CLONES static void add_row_float32(rowacc_float32 *r, const T_float32 *x, int64_t s, int64_t w)
+/* Did the block pass the check shared by its columns? */
+static inline int rows_block_ok_float32(const rowacc_float32 *r, int64_t nrows)
 {
-    double *a = r->a;
-    if (s == 1) {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_float32(x[j]);
-    } else if (s == 0) {
-        double v = LOAD_float32(x[0]);
-        for (int64_t j = 0; j < w; j++) a[j] += v;
-    } else {
-        for (int64_t j = 0; j < w; j++) a[j] += LOAD_float32(x[j * s]);
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+}
+
+/* Keep each column's block sums, or sum its block again exactly. ok:
+ * NULL when the block passed its shared check, else each column's own. */
+static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
+                                   const uint8_t *ok)
+{
+    for (int64_t j = 0; j < w; j++) {
+        const T_float32 *c = x + j * s;
+        if (!ok || ok[j]) {
+            keep_block_float32(c, rs, nrows, &r->acc[j], &r->s[j], 1, r->s[j] != 0.0);
+        } else {
+            (void)chunk_block_float32(c, rs, nrows, &r->acc[j]);
+        }
     }
 }
 
-/* dst[j] = the mean of column j (count values) for j < w. */
-static void finish_row_float32(const rowacc_float32 *r, int64_t w, int64_t count, T_float32 *dst)
-{
-    for (int64_t j = 0; j < w; j++) dst[j] = finalize_float32(r->a[j], count);
-}
-#ifdef MEANCLI_X86
-AVX2 static void finish_row_float32_avx2(const rowacc_float32 *r, int64_t w, int64_t count, T_float32 *dst)
-{
-    const __m256d c = _mm256_set1_pd((double)count);
-    int64_t j = 0;
-    for (; j + 4 <= w; j += 4) _mm_storeu_ps(dst + j, _mm256_cvtpd_ps(_mm256_div_pd(_mm256_loadu_pd(r->a + j), c)));
-    for (; j < w; j++) dst[j] = finalize_float32(r->a[j], count);
-}
-#define FINISH_ROW_float32(r, w, count, dst) \
-    (cpu_avx2 && (count) > 0 ? finish_row_float32_avx2((r), (w), (count), (dst)) : finish_row_float32((r), (w), (count), (dst)))
-#else
-#define FINISH_ROW_float32 finish_row_float32
-#endif
-
-/* Rows [0, nrows) at row stride rs, each adding w columns at stride s. */
+/* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i = 0; i < nrows; i++) add_row_float32(r, x + i * rs, s, w);
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float32 *b = x + i0 * rs;
+        rows_block_begin_float32(r, b, rs, nb, s, w);
+        for (int64_t i = 0; i < nb; i++)
+            for (int64_t j = 0; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j * s]));
+        if (rows_block_ok_float32(r, nb)) {
+            rows_block_end_float32(r, b, rs, nb, s, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float32(r, j, b + j * s, rs, nb);
+            rows_block_end_float32(r, b, rs, nb, s, w, ok);
+        }
+    }
+}
+
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_float32 mean_exact_float32(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t j)
+{
+    acc_float32 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_float32, SACC_LSB_float32, LOAD_float32(src[i][j * sinner[i]]));
+    return finalize_float32(a, ninputs);
+}
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]].
+ * Each output's values sum in plain double from -0.0 (a sum of -0.0s stays
+ * -0.0, an exact cancellation gives +0.0); the sums are exact when all the
+ * unit's values pass narrow_sum_exact with count ninputs, else each output
+ * is checked, and those that fail are summed exactly one by one. */
+static void mean_unit_float32(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst)
+{
+    double S[TILE];
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int64_t j = 0; j < w; j++) S[j] = -0.0;
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_float32(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    for (int64_t j = 0; j < w; j++) {
+        int ok = all_ok;
+        if (!ok) {
+            uint32_t cx = 0, cn1 = UINT32_MAX;
+            for (int i = 0; i < ninputs; i++) {
+                uint32_t a = f32_to_bits((float)LOAD_float32(src[i][j * sinner[i]])) & 0x7fffffffu;
+                cx = a > cx ? a : cx;
+                cn1 = a - 1u < cn1 ? a - 1u : cn1;
+            }
+            ok = narrow_sum_exact(cx, cn1, ninputs);
+        }
+        dst[j] = ok ? store_float32(div_odd(S[j], (double)ninputs)) : mean_exact_float32(ninputs, src, sinner, j);
+    }
 }
 
 #ifdef MEANCLI_X86
-/* 8 float32 values as 8 floats (exact), split into two halves of 4 doubles. */
-#define LOAD8F_float32(p) _mm256_loadu_ps(p)
-#define LO4_float32(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
-#define HI4_float32(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
+/* The vector loops: the same blocks, the same checks, so the same bits. */
+/* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
+ * the running max and min - 1 (unsigned), and 4 vd of doubles. */
+#define LOAD16_float32(p, d, mx, mn1) do { \
+        __m256 f0_ = _mm256_loadu_ps((p)), f1_ = _mm256_loadu_ps((p) + 8); \
+        const __m256i abs_ = _mm256_set1_epi32(0x7fffffff), one_ = _mm256_set1_epi32(1); \
+        __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
+        (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
+        (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
+        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+    } while (0)
 
-AVX2 static void run_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l, int k0)
+AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
-    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 16) l->a[k] += LOAD_float32(x[i]);
-    __m256d a0 = _mm256_loadu_pd(l->a), a1 = _mm256_loadu_pd(l->a + 4);
-    __m256d a2 = _mm256_loadu_pd(l->a + 8), a3 = _mm256_loadu_pd(l->a + 12);
     for (; i + 16 <= n; i += 16) {
+        vd d[4];
         PREFETCH_AT(x + i, PREFETCH_BYTES);
-        __m256 f0 = LOAD8F_float32(x + i), f1 = LOAD8F_float32(x + i + 8);
-        a0 = _mm256_add_pd(a0, LO4_float32(f0));
-        a1 = _mm256_add_pd(a1, HI4_float32(f0));
-        a2 = _mm256_add_pd(a2, LO4_float32(f1));
-        a3 = _mm256_add_pd(a3, HI4_float32(f1));
+        LOAD16_float32(x + i, d, mxv, mnv);
+        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
     }
-    _mm256_storeu_pd(l->a, a0); _mm256_storeu_pd(l->a + 4, a1);
-    _mm256_storeu_pd(l->a + 8, a2); _mm256_storeu_pd(l->a + 12, a3);
-    for (int k = 0; i < n; i++, k++) l->a[k] += LOAD_float32(x[i]);
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; i < n; i++) {
+        double v = LOAD_float32(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
+    } else {
+        (void)chunk_block_float32(x, 1, n, &l->acc);
+    }
 }
 
-/* Narrow rows (w <= NARROW_ROW): the first nb * 8 columns in 2 * nb
- * registers across all the rows, one row after the other (each read once,
- * in order, prefetched `ahead` rows early); the last w % 8 columns after,
- * column by column. Each column takes its rows in order. Inlined with a
- * constant nb, so the accumulators stay in registers. */
-AVX2 __attribute__((always_inline)) static inline void narrow_rows_float32(
-    rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead)
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, 8 outputs at a time. */
+AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst)
 {
-    __m256d c[2 * (NARROW_ROW / 8)];
-    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float32), row_bytes = nb * 8 * (int64_t)sizeof(T_float32);
-    for (int q = 0; q < 2 * nb; q++) c[q] = _mm256_loadu_pd(r->a + 4 * q);
+    double S[TILE];
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        vd s0 = vd_set1(-0.0), s1 = s0;
+        for (int i = 0; i < ninputs; i++) {
+            __m256 f;
+            if (sinner[i]) {
+                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
+                f = _mm256_loadu_ps(src[i] + j);
+            } else {
+                f = _mm256_set1_ps((float)LOAD_float32(src[i][0]));
+            }
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, vf_lo(f));
+            s1 = vd_add(s1, vf_hi(f));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float32(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+        mean_unit_float32(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs);
+    const __m256i lsb = _mm256_set1_epi64x(1);
+    j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
+        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
+        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+        __m256i b = _mm256_castpd_si256(q);
+        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
+        vd qo = _mm256_castsi256_pd(b);
+        _mm_storeu_ps((float *)dst + j, _mm256_cvtpd_ps(qo));
+    }
+    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (8 columns at a time, the bounds in registers). */
+AVX2 static void columns_ok_float32_vec(const T_float32 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    int64_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            __m256 f = _mm256_loadu_ps(b + i * rs + j);
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+        }
+        uint32_t mx[8], mn1[8];
+        memcpy(mx, &mxv, 32);
+        memcpy(mn1, &mnv, 32);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_float32(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first nb * 8 column sums in 2 * nb
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant nb, so the sums stay in registers. */
+AVX2 __attribute__((always_inline)) static inline void narrow_rows_float32(
+    rowacc_float32 *r, int64_t j0, const T_float32 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead,
+    int64_t row_bytes)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float32);
+    for (int q = 0; q < 2 * nb; q++) c[q] = vd_load(r->s + j0 + 4 * q);
     for (int64_t i = 0; i < nrows; i++) {
         const T_float32 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
         for (int q = 0; q < nb; q++) {
-            __m256 f = LOAD8F_float32(p + 8 * q);
-            c[2 * q] = _mm256_add_pd(c[2 * q], LO4_float32(f));
-            c[2 * q + 1] = _mm256_add_pd(c[2 * q + 1], HI4_float32(f));
+            __m256 f = _mm256_loadu_ps(p + 8 * q);
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
         }
     }
-    for (int q = 0; q < 2 * nb; q++) _mm256_storeu_pd(r->a + 4 * q, c[q]);
+    for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
+    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
 }
 
-/* Narrow rows as above; wide rows row after row (each read once, in
- * order), the accumulators in L1. */
-AVX2 static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
 {
-    const int64_t row_bytes = w * (int64_t)sizeof(T_float32), rs_bytes = rs * (int64_t)sizeof(T_float32);
-    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
     if (w <= NARROW_ROW) {
-        switch (w / 8) { /* a constant nb each, so each case compiles to its own loop */
-        case 1: narrow_rows_float32(r, x, rs, nrows, 1, ahead); break;
-        case 2: narrow_rows_float32(r, x, rs, nrows, 2, ahead); break;
-        case 3: narrow_rows_float32(r, x, rs, nrows, 3, ahead); break;
-        case 4: narrow_rows_float32(r, x, rs, nrows, 4, ahead); break;
-        case 5: narrow_rows_float32(r, x, rs, nrows, 5, ahead); break;
-        case 6: narrow_rows_float32(r, x, rs, nrows, 6, ahead); break;
-        case 7: narrow_rows_float32(r, x, rs, nrows, 7, ahead); break;
-        case 8: narrow_rows_float32(r, x, rs, nrows, 8, ahead); break;
-        default: break;
-        }
-        for (int64_t j = w / 8 * 8; j < w; j++) {
-            double c = r->a[j];
-            for (int64_t i = 0; i < nrows; i++) c += LOAD_float32(x[i * rs + j]);
-            r->a[j] = c;
+        const int64_t row_bytes = w * (int64_t)sizeof(T_float32);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_float32 *b = x + i0 * rs;
+            rows_block_begin_float32(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
+             * (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
+                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+                for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_float32 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / 8 < NARROW_PANEL ? (w - j0) / 8 : NARROW_PANEL) { /* a constant nb each: its own loop */
+                    case 1: narrow_rows_float32(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_float32(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_float32(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_float32(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / 8 * 8; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+            if (rows_block_ok_float32(r, nb)) {
+                rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_float32_vec(b, rs, nb, w, ok);
+                rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+            }
         }
         return;
     }
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_float32 *p = x + i * rs;
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        int64_t j = 0;
-        for (; j + 8 <= w; j += 8) {
-            __m256 f = LOAD8F_float32(p + j);
-            _mm256_storeu_pd(r->a + j, _mm256_add_pd(_mm256_loadu_pd(r->a + j), LO4_float32(f)));
-            _mm256_storeu_pd(r->a + j + 4, _mm256_add_pd(_mm256_loadu_pd(r->a + j + 4), HI4_float32(f)));
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float32), rs_bytes = rs * (int64_t)sizeof(T_float32);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float32 *b = x + i0 * rs;
+        rows_block_begin_float32(r, b, rs, nb, 1, w);
+        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float32 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + 8 <= w; j += 8) {
+                __m256 f = _mm256_loadu_ps(p + j);
+                __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+                mxv = _mm256_max_epu32(mxv, a);
+                mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+            }
+            for (; j < w; j++) col_add_float32(r, j, LOAD_float32(p[j]));
         }
-        for (; j < w; j++) r->a[j] += LOAD_float32(p[j]);
+        uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_float32(r, nb)) {
+            rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_float32_vec(b, rs, nb, w, ok);
+            rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+        }
     }
 }
+
+AVX2 static void run_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
+{
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float32_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+#define MEAN_UNIT_VEC_float32 mean_unit_float32_vec
 #define RUN_float32(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2 ? run_float32_avx2((x), (n), (l), (k0)) : run_float32((x), (s), (n), (l), (k0)))
+    ((s) == 1 && cpu_avx2 ? run_float32_vec((x), (n), (l)) : run_float32((x), (s), (n), (l), (k0)))
 #define ADD_ROWS_float32(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2 ? add_rows_float32_avx2((r), (x), (rs), (nrows), (w)) \
-                            : add_rows_float32_generic((r), (x), (rs), (nrows), (s), (w)))
+    ((s) == 1 && cpu_avx2 ? add_rows_float32_vec((r), (x), (rs), (nrows), (w)) \
+                                       : add_rows_float32_generic((r), (x), (rs), (nrows), (s), (w)))
 #else
 #define RUN_float32 run_float32
 #define ADD_ROWS_float32 add_rows_float32_generic
@@ -1008,178 +2250,355 @@ AVX2 static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, in
  * float64: accumulate in double-double (TwoSum), round once
  * ==================================================================== */
 typedef double T_float64;
-typedef dd_t acc_float64;
-#define LANES_float64 8
-typedef struct { double hi[LANES_float64], lo[LANES_float64]; } lanes_float64;
-typedef struct { double hi[TILE], lo[TILE]; } rowacc_float64;
+#define LOAD_float64(x) (x)
+/* v holds a value of the format exactly, or is rounded here once */
+static inline T_float64 store_float64(double v) { return (double)(v); }
+#define SACC_NL_float64 34
+#define SACC_LSB_float64 (-1074)
+static const float_format FORMAT_float64 = { 53, -1022, 1023 };
+typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* count unused (0), flags, limbs */
+#define LANES_float64 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of the fallback accumulator: the top value's significand, shifted
+ * by up to 31 bits, spans three chunks from its lowest */
+#define NCH_float64 (((1023 - 53 + 1 - SACC_LSB_float64) >> 5) + 3)
+/* Blocks: two levels of extraction (Rump, Ogita, Oishi, "Accurate
+ * floating-point summation", ExtractScalar): with sigma_1 = A *
+ * 2^(EXTRACT_LOG2CAP + 1) and |x| <= A, q1 = (sigma_1 + x) - sigma_1 and r1 =
+ * x - q1 are exact, q1 is a multiple of sigma_1 * 2^-53, and the q1 of up to
+ * EXTRACT_CAP values add exactly in double; r1 (|r1| <= sigma_1 * 2^-53) is
+ * split the same way against sigma_2. The block is kept when every value was
+ * at most A, the sums are finite and every r2 is zero (values at most about
+ * 2^30 below A); A comes from the previous block (the first block's first
+ * values), and a failed block picks it again from its own largest value. */
+typedef struct { double A, sigma1, sigma2; acc_float64 acc; } lanes_float64;
 
-static inline void lanes_init_float64(lanes_float64 *l)
+/* A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m, kept below what keeps sigma_1 finite */
+static inline void pick_sigma_float64(double m, double *A, double *sigma1, double *sigma2)
 {
-    for (int k = 0; k < LANES_float64; k++) { l->hi[k] = -0.0; l->lo[k] = 0.0; }
+    int e;
+    (void)frexp(m > 0x1p-1022 ? m : 0x1p-1022, &e); /* m < 2^e */
+    e += EXTRACT_HEADROOM;
+    if (e > 1023 - EXTRACT_LOG2CAP - 1) e = 1023 - EXTRACT_LOG2CAP - 1;
+    *A = ldexp(1.0, e);
+    *sigma1 = ldexp(1.0, e + EXTRACT_LOG2CAP + 1);
+    *sigma2 = ldexp(1.0, e + 2 * (EXTRACT_LOG2CAP + 1) - 53); /* 0 far below 2^-1074: then q2 = r1 */
 }
 
-/* An infinity or NaN makes TwoSum's error term NaN; the plain sum is then the answer. */
 static inline acc_float64 acc_add_float64(acc_float64 a, acc_float64 b)
 {
-    double s = a.hi + b.hi;
-    if (!isfinite(s)) { dd_t r = {s, 0.0}; return r; }
-    return dd_add(a, b);
-}
-
-static inline acc_float64 lanes_sum_float64(const lanes_float64 *l, int64_t count)
-{
-    (void)count;
-    dd_t r = {l->hi[0], isfinite(l->hi[0]) ? l->lo[0] : 0.0};
-    for (int k = 1; k < LANES_float64; k++) {
-        dd_t x = {l->hi[k], isfinite(l->hi[k]) ? l->lo[k] : 0.0};
-        r = acc_add_float64(r, x);
-    }
-    return r;
+    sacc_combine(a.w, b.w, SACC_NL_float64);
+    return a;
 }
 
 static inline T_float64 finalize_float64(acc_float64 s, int64_t count)
 {
-    return count ? dd_div(s, (double)count) : NAN;
+    s.w[0] = (uint64_t)count;
+    return store_float64(sacc_mean(s.w, SACC_NL_float64, SACC_LSB_float64, FORMAT_float64));
 }
+
+static inline void lanes_init_float64(lanes_float64 *l) { memset(l, 0, sizeof *l); }
+
+static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
+{
+    (void)count;
+    return l->acc;
+}
+
+/* n values at stride s into *acc exactly, through the chunk accumulator;
+ * returns the largest finite |x| (a failed block's next A comes from it). */
+static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
+{
+    int64_t ch[NCH_float64] = {0};
+    uint64_t flags = 0;
+    double mx = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float64(x[i * s]);
+        uint64_t f = sacc_flags_of(v);
+        flags |= f;
+        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
+        chunk_add(ch, SACC_LSB_float64, v);
+        if (fabs(v) > mx) mx = fabs(v);
+    }
+    acc->w[1] |= flags;
+    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float64, ch, NCH_float64);
+    return mx;
+}
+
+/* Flags of a block whose values are all zeros: is one of them +0.0? */
+static void zero_block_flags_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (f64_to_bits(LOAD_float64(x[i * s])) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+}
+
+/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
+ * seen, 0 when all were zeros), or sum the block again exactly. */
+static inline void keep_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc,
+                                      const double *sums, int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++)
+        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, sums[k]);
+    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_float64(x, s, n, acc);
+}
+
+static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l)
+{
+    if (l->A == 0.0) {
+        double m = 0.0;
+        for (int64_t i = 0; i < n && i < 16; i++)
+            if (fabs(x[i * s]) > m && fabs(x[i * s]) <= DBL_MAX) m = fabs(x[i * s]);
+        pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
+    }
+    const double A = l->A, g1 = l->sigma1, g2 = l->sigma2;
+    double s1[4] = {0.0, 0.0, 0.0, 0.0}, s2[4] = {0.0, 0.0, 0.0, 0.0}, mx = 0.0;
+    uint64_t ro = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = x[i * s], q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
+        mx = fabs(v) > mx ? fabs(v) : mx;
+        s1[i & 3] += q1;
+        s2[i & 3] += q2;
+        ro |= f64_to_bits(r1 - q2);
+    }
+    double sums[2] = {(s1[0] + s1[1]) + (s1[2] + s1[3]), (s2[0] + s2[1]) + (s2[2] + s2[3])};
+    if (mx <= A && ro == 0 && isfinite(sums[0])) {
+        keep_block_float64(x, s, n, &l->acc, sums, 2, mx != 0.0);
+    } else {
+        double m = chunk_block_float64(x, s, n, &l->acc);
+        pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
+    }
+}
+
+/* Sum n elements at stride s into the lanes, block by block. */
+static void run_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l, int k0)
+{
+    (void)k0;
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float64(x + i * s, s, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
+
+/* Row accumulation: the same per column, over blocks of a call's rows
+ * (EXTRACT_CAP at a time). One check covers the whole block (a bound shared
+ * by its columns); when it fails, each column is checked on its own and
+ * only those that fail are summed again. */
+typedef struct {
+    double A[TILE], sigma1[TILE], sigma2[TILE];
+    double s1[TILE], s2[TILE];
+    uint64_t bad; /* the block has a value above its column's A, or a nonzero r2 */
+    acc_float64 acc[TILE];
+} rowacc_float64;
 
 static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
 {
-    for (int64_t j = 0; j < w; j++) { r->hi[j] = -0.0; r->lo[j] = 0.0; }
+    for (int64_t j = 0; j < w; j++) {
+        r->A[j] = 0.0;
+        memset(&r->acc[j], 0, sizeof r->acc[j]);
+    }
 }
 
 static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64_t count, acc_float64 *part)
 {
     (void)count;
+    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
+}
+
+static inline void rows_block_begin_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    r->bad = 0;
     for (int64_t j = 0; j < w; j++) {
-        part[j].hi = r->hi[j];
-        part[j].lo = isfinite(r->hi[j]) ? r->lo[j] : 0.0;
+        if (r->A[j] == 0.0) {
+            double m = 0.0;
+            for (int64_t i = 0; i < nrows && i < 16; i++) {
+                double a = fabs(x[i * rs + j * s]);
+                if (a > m && a <= DBL_MAX) m = a;
+            }
+            pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);
+        }
+        r->s1[j] = r->s2[j] = 0.0;
     }
 }
 
-#define TWO_SUM_INTO(hi, lo, v) do { \
-        double t_ = (hi) + (v), bp_ = t_ - (hi); \
-        (lo) += ((hi) - (t_ - bp_)) + ((v) - bp_); \
-        (hi) = t_; \
-    } while (0)
-
-CLONES static void run_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l, int k0)
+/* One value of column j, the scalar form of the vector loops. */
+static inline void col_add_float64(rowacc_float64 *r, int64_t j, double v)
 {
-    double hi[LANES_float64], lo[LANES_float64];
-    memcpy(hi, l->hi, sizeof hi);
-    memcpy(lo, l->lo, sizeof lo);
-    int64_t i = 0;
-    int k = k0;
-    if (s == 1) {
-        for (; k != 0 && i < n; i++, k = (k + 1) % LANES_float64) TWO_SUM_INTO(hi[k], lo[k], x[i]);
-        for (; i + LANES_float64 <= n; i += LANES_float64)
-            for (int j = 0; j < LANES_float64; j++) TWO_SUM_INTO(hi[j], lo[j], x[i + j]);
-        for (k = 0; i < n; i++, k++) TWO_SUM_INTO(hi[k], lo[k], x[i]);
-    } else {
-        for (; i < n; i++, k = (k + 1) % LANES_float64) TWO_SUM_INTO(hi[k], lo[k], x[i * s]);
-    }
-    memcpy(l->hi, hi, sizeof hi);
-    memcpy(l->lo, lo, sizeof lo);
+    double g1 = r->sigma1[j], g2 = r->sigma2[j];
+    double q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
+    r->bad |= f64_to_bits(r1 - q2) | (uint64_t)!(fabs(v) <= r->A[j]);
+    r->s1[j] += q1;
+    r->s2[j] += q2;
 }
 
-CLONES static void add_row_float64(rowacc_float64 *r, const T_float64 *x, int64_t s, int64_t w)
+/* Does column j's block (n values at stride rs) pass its own check? */
+static int column_ok_float64(const rowacc_float64 *r, int64_t j, const T_float64 *x, int64_t rs, int64_t n)
 {
-    double *hi = r->hi, *lo = r->lo;
-    if (s == 1) {
-        for (int64_t j = 0; j < w; j++) TWO_SUM_INTO(hi[j], lo[j], x[j]);
-    } else {
-        for (int64_t j = 0; j < w; j++) TWO_SUM_INTO(hi[j], lo[j], x[j * s]);
+    double g1 = r->sigma1[j], g2 = r->sigma2[j], A = r->A[j];
+    if (!isfinite(r->s1[j])) return 0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = x[i * rs], q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
+        if (!(fabs(v) <= A) || f64_to_bits(r1 - q2) != 0) return 0;
     }
+    return 1;
 }
-#undef TWO_SUM_INTO
 
-static void finish_row_float64(const rowacc_float64 *r, int64_t w, int64_t count, T_float64 *dst)
+/* Did the block pass the check shared by its columns? */
+static inline int rows_block_ok_float64(const rowacc_float64 *r, int64_t nrows)
+{
+    (void)nrows;
+    return r->bad == 0;
+}
+
+/* Keep each column's block sums, or sum its block again exactly. ok:
+ * NULL when the block passed its shared check, else each column's own. */
+static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
+                                   const uint8_t *ok)
 {
     for (int64_t j = 0; j < w; j++) {
-        dd_t s = {r->hi[j], isfinite(r->hi[j]) ? r->lo[j] : 0.0};
-        dst[j] = finalize_float64(s, count);
+        const T_float64 *c = x + j * s;
+        if (!ok || ok[j]) {
+            double sums[2] = {r->s1[j], r->s2[j]};
+            keep_block_float64(c, rs, nrows, &r->acc[j], sums, 2, sums[0] != 0.0 || sums[1] != 0.0);
+        } else {
+            double m = chunk_block_float64(c, rs, nrows, &r->acc[j]);
+            pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);
+        }
     }
 }
-#define FINISH_ROW_float64 finish_row_float64
 
+/* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i = 0; i < nrows; i++) add_row_float64(r, x + i * rs, s, w);
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float64 *b = x + i0 * rs;
+        rows_block_begin_float64(r, b, rs, nb, s, w);
+        for (int64_t i = 0; i < nb; i++)
+            for (int64_t j = 0; j < w; j++) col_add_float64(r, j, LOAD_float64(b[i * rs + j * s]));
+        if (rows_block_ok_float64(r, nb)) {
+            rows_block_end_float64(r, b, rs, nb, s, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j * s, rs, nb);
+            rows_block_end_float64(r, b, rs, nb, s, w, ok);
+        }
+    }
+}
+
+
+/* ---- Mean of N inputs, element by element --------------------------- */
+
+/* Output j's mean over the inputs (input i's value at src[i][j * sinner[i]]),
+ * exactly, through a superaccumulator. */
+static T_float64 mean_exact_float64(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t j)
+{
+    acc_float64 a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_float64, SACC_LSB_float64, LOAD_float64(src[i][j * sinner[i]]));
+    return finalize_float64(a, ninputs);
+}
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]], each
+ * summed exactly in a superaccumulator. */
+static void mean_unit_float64(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w, T_float64 *dst)
+{
+    for (int64_t j = 0; j < w; j++) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
 }
 
 #ifdef MEANCLI_X86
-/* TwoSum on 4 lanes at once: the same operations, lane by lane. */
-#define TWO_SUM4(hi, lo, v) do { \
-        __m256d t_ = _mm256_add_pd((hi), (v)), bp_ = _mm256_sub_pd(t_, (hi)); \
-        (lo) = _mm256_add_pd((lo), _mm256_add_pd(_mm256_sub_pd((hi), _mm256_sub_pd(t_, bp_)), _mm256_sub_pd((v), bp_))); \
-        (hi) = t_; \
-    } while (0)
-
-AVX2 static void run_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l, int k0)
+/* The vector loops: the same blocks, the same checks, so the same bits. */
+AVX2 static void block_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
-    int64_t i = 0;
-    for (int k = k0; k != 0 && i < n; i++, k = (k + 1) % 8) {
-        double t = l->hi[k] + x[i], bp = t - l->hi[k];
-        l->lo[k] += (l->hi[k] - (t - bp)) + (x[i] - bp);
-        l->hi[k] = t;
-    }
-    __m256d h0 = _mm256_loadu_pd(l->hi), h1 = _mm256_loadu_pd(l->hi + 4);
-    __m256d e0 = _mm256_loadu_pd(l->lo), e1 = _mm256_loadu_pd(l->lo + 4);
-    for (; i + 8 <= n; i += 8) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
-        TWO_SUM4(h0, e0, _mm256_loadu_pd(x + i));
-        TWO_SUM4(h1, e1, _mm256_loadu_pd(x + i + 4));
-    }
-    _mm256_storeu_pd(l->hi, h0); _mm256_storeu_pd(l->hi + 4, h1);
-    _mm256_storeu_pd(l->lo, e0); _mm256_storeu_pd(l->lo + 4, e1);
-    for (int k = 0; i < n; i++, k++) {
-        double t = l->hi[k] + x[i], bp = t - l->hi[k];
-        l->lo[k] += (l->hi[k] - (t - bp)) + (x[i] - bp);
-        l->hi[k] = t;
-    }
-}
-
-AVX2 static void add_rows_float64_avx2_block(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
-{
-    int64_t j = 0;
-    for (; j + 16 <= w; j += 16) {
-        __m256d h[4], e[4];
-        for (int q = 0; q < 4; q++) { h[q] = _mm256_loadu_pd(r->hi + j + 4 * q); e[q] = _mm256_loadu_pd(r->lo + j + 4 * q); }
-        for (int64_t i = 0; i < nrows; i++)
-            for (int q = 0; q < 4; q++) TWO_SUM4(h[q], e[q], _mm256_loadu_pd(x + i * rs + j + 4 * q));
-        for (int q = 0; q < 4; q++) { _mm256_storeu_pd(r->hi + j + 4 * q, h[q]); _mm256_storeu_pd(r->lo + j + 4 * q, e[q]); }
-    }
-    for (; j < w; j++) {
-        double hi = r->hi[j], lo = r->lo[j];
-        for (int64_t i = 0; i < nrows; i++) {
-            double v = x[i * rs + j], t = hi + v, bp = t - hi;
-            lo += (hi - (t - bp)) + (v - bp);
-            hi = t;
-        }
-        r->hi[j] = hi;
-        r->lo[j] = lo;
-    }
-}
-
-AVX2 static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
-{
-    const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
-    if (w <= NARROW_ROW) {
-        for (int64_t i = 0; i < nrows; i += ROW_BLOCK)
-            add_rows_float64_avx2_block(r, x + i * rs, rs, nrows - i < ROW_BLOCK ? nrows - i : ROW_BLOCK, w);
+    if (l->A == 0.0 || n < 2 * VD_N) {
+        block_float64(x, 1, n, l);
         return;
     }
-    const int64_t ahead = PREFETCH_BYTES / row_bytes + 1;
-    for (int64_t i = 0; i < nrows; i++) {
-        prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        add_rows_float64_avx2_block(r, x + i * rs, rs, 1, w);
+    const vd g1 = vd_set1(l->sigma1), g2 = vd_set1(l->sigma2);
+    vd s1a = vd_set1(0.0), s1b = s1a, s2a = s1a, s2b = s1a, mxv = s1a, ro = s1a;
+    int64_t i = 0;
+    for (; i + 2 * VD_N <= n; i += 2 * VD_N) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        vd d0 = vd_load(x + i), d1 = vd_load(x + i + VD_N);
+        mxv = _mm256_max_pd(mxv, _mm256_max_pd(vd_abs(d0), vd_abs(d1)));
+        vd q0 = vd_sub(vd_add(g1, d0), g1), q1 = vd_sub(vd_add(g1, d1), g1);
+        s1a = vd_add(s1a, q0);
+        s1b = vd_add(s1b, q1);
+        vd r0 = vd_sub(d0, q0), r1 = vd_sub(d1, q1);
+        vd p0 = vd_sub(vd_add(g2, r0), g2), p1 = vd_sub(vd_add(g2, r1), g2);
+        s2a = vd_add(s2a, p0);
+        s2b = vd_add(s2b, p1);
+        ro = vd_or(ro, vd_or(vd_sub(r0, p0), vd_sub(r1, p1)));
+    }
+    double a[VD_N], b[VD_N], m[VD_N], sums[2] = {0.0, 0.0}, mx = 0.0;
+    vd_store(a, vd_add(s1a, s1b));
+    vd_store(b, vd_add(s2a, s2b));
+    vd_store(m, mxv);
+    for (int k = 0; k < VD_N; k++) {
+        sums[0] += a[k];
+        sums[1] += b[k];
+        mx = m[k] > mx ? m[k] : mx;
+    }
+    int clean = !vd_anybits(ro);
+    const double sg1 = l->sigma1, sg2 = l->sigma2;
+    for (; i < n; i++) {
+        double v = x[i], q1 = (sg1 + v) - sg1, r1 = v - q1, q2 = (sg2 + r1) - sg2;
+        mx = fabs(v) > mx ? fabs(v) : mx;
+        sums[0] += q1;
+        sums[1] += q2;
+        clean &= f64_to_bits(r1 - q2) == 0;
+    }
+    if (mx <= l->A && clean && isfinite(sums[0])) {
+        keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
+    } else {
+        double mm = chunk_block_float64(x, 1, n, &l->acc);
+        pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
     }
 }
-#undef TWO_SUM4
+
+AVX2 static void add_rows_float64_vec(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
+        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float64 *b = x + i0 * rs;
+        rows_block_begin_float64(r, b, rs, nb, 1, w);
+        vd bad = vd_set1(0.0);
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float64 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + VD_N <= w; j += VD_N) {
+                vd d = vd_load(p + j), g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j);
+                vd q = vd_sub(vd_add(g1, d), g1);
+                vd r1 = vd_sub(d, q);
+                vd pp = vd_sub(vd_add(g2, r1), g2);
+                bad = vd_or(bad, vd_or(vd_above(d, vd_load(r->A + j)), vd_sub(r1, pp)));
+                vd_store(r->s1 + j, vd_add(vd_load(r->s1 + j), q));
+                vd_store(r->s2 + j, vd_add(vd_load(r->s2 + j), pp));
+            }
+            for (; j < w; j++) col_add_float64(r, j, p[j]);
+        }
+        r->bad |= (uint64_t)vd_anybits(bad);
+        if (rows_block_ok_float64(r, nb)) {
+            rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
+            rows_block_end_float64(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+
+AVX2 static void run_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l)
+{
+    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float64_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+}
 #define RUN_float64(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2 ? run_float64_avx2((x), (n), (l), (k0)) : run_float64((x), (s), (n), (l), (k0)))
+    ((s) == 1 && cpu_avx2 ? run_float64_vec((x), (n), (l)) : run_float64((x), (s), (n), (l), (k0)))
 #define ADD_ROWS_float64(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2 ? add_rows_float64_avx2((r), (x), (rs), (nrows), (w)) \
-                          : add_rows_float64_generic((r), (x), (rs), (nrows), (s), (w)))
+    ((s) == 1 && cpu_avx2 ? add_rows_float64_vec((r), (x), (rs), (nrows), (w)) \
+                                       : add_rows_float64_generic((r), (x), (rs), (nrows), (s), (w)))
 #else
 #define RUN_float64 run_float64
 #define ADD_ROWS_float64 add_rows_float64_generic
@@ -2011,7 +3430,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float16)-0.0;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float16){ {0} };
     }
     int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
@@ -2028,7 +3447,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_float16 total = (acc_float16)-0.0;
+                acc_float16 total = (acc_float16){ {0} };
                 lanes_float16 local;
                 lanes_float16 *lanes = &local;
                 if (p->d0_reduced && !whole) {
@@ -2069,7 +3488,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
     }
     for (int64_t u = u0; u < u1; u++) {
         int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
-        acc_float16 total = (acc_float16)-0.0;
+        acc_float16 total = (acc_float16){ {0} };
         lanes_float16 local;
         lanes_float16 *lanes = &local;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -2133,7 +3552,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float16)-0.0;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float16){ {0} };
     }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
     int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
@@ -2173,7 +3592,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
-            for (int64_t j = 0; j < w; j++) total[j] = (acc_float16)-0.0;
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_float16){ {0} };
         }
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
@@ -2246,7 +3665,7 @@ int meancli_reduce_end_float16(meancli_reduce_job *job, void *out)
     T_float16 *y = (T_float16 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float16((acc_float16)-0.0, 0);
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float16((acc_float16){ {0} }, 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -2423,7 +3842,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_bfloat16)-0.0;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_bfloat16){ {0} };
     }
     int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
@@ -2440,7 +3859,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_bfloat16 total = (acc_bfloat16)-0.0;
+                acc_bfloat16 total = (acc_bfloat16){ {0} };
                 lanes_bfloat16 local;
                 lanes_bfloat16 *lanes = &local;
                 if (p->d0_reduced && !whole) {
@@ -2481,7 +3900,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
     }
     for (int64_t u = u0; u < u1; u++) {
         int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
-        acc_bfloat16 total = (acc_bfloat16)-0.0;
+        acc_bfloat16 total = (acc_bfloat16){ {0} };
         lanes_bfloat16 local;
         lanes_bfloat16 *lanes = &local;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -2545,7 +3964,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_bfloat16)-0.0;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_bfloat16){ {0} };
     }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
     int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
@@ -2585,7 +4004,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
-            for (int64_t j = 0; j < w; j++) total[j] = (acc_bfloat16)-0.0;
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_bfloat16){ {0} };
         }
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
@@ -2658,7 +4077,7 @@ int meancli_reduce_end_bfloat16(meancli_reduce_job *job, void *out)
     T_bfloat16 *y = (T_bfloat16 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_bfloat16((acc_bfloat16)-0.0, 0);
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_bfloat16((acc_bfloat16){ {0} }, 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -2835,7 +4254,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float32)-0.0;
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float32){ {0} };
     }
     int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
@@ -2852,7 +4271,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_float32 total = (acc_float32)-0.0;
+                acc_float32 total = (acc_float32){ {0} };
                 lanes_float32 local;
                 lanes_float32 *lanes = &local;
                 if (p->d0_reduced && !whole) {
@@ -2893,7 +4312,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
     }
     for (int64_t u = u0; u < u1; u++) {
         int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
-        acc_float32 total = (acc_float32)-0.0;
+        acc_float32 total = (acc_float32){ {0} };
         lanes_float32 local;
         lanes_float32 *lanes = &local;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -2957,7 +4376,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float32)-0.0;
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float32){ {0} };
     }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
     int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
@@ -2997,7 +4416,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
-            for (int64_t j = 0; j < w; j++) total[j] = (acc_float32)-0.0;
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_float32){ {0} };
         }
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
@@ -3070,7 +4489,7 @@ int meancli_reduce_end_float32(meancli_reduce_job *job, void *out)
     T_float32 *y = (T_float32 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float32((acc_float32)-0.0, 0);
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float32((acc_float32){ {0} }, 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -3247,7 +4666,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float64){-0.0, 0.0};
+        for (int64_t u = 0; u < p->nout; u++) totals[u] = (acc_float64){ {0} };
     }
     int64_t c_first = (f0 + CHUNK - 1) / CHUNK, c_end = f1 == p->nred ? nchunks : f1 / CHUNK;
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
@@ -3264,7 +4683,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_float64 total = (acc_float64){-0.0, 0.0};
+                acc_float64 total = (acc_float64){ {0} };
                 lanes_float64 local;
                 lanes_float64 *lanes = &local;
                 if (p->d0_reduced && !whole) {
@@ -3305,7 +4724,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
     }
     for (int64_t u = u0; u < u1; u++) {
         int64_t idx[MEANCLI_MAX_RANK], in_off, out_off;
-        acc_float64 total = (acc_float64){-0.0, 0.0};
+        acc_float64 total = (acc_float64){ {0} };
         lanes_float64 local;
         lanes_float64 *lanes = &local;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -3369,7 +4788,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         job->totals = totals;
         job->open = open;
         if (!totals || !open) return MEANCLI_E_NOMEM;
-        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float64){-0.0, 0.0};
+        for (int64_t i = 0; i < slots; i++) totals[i] = (acc_float64){ {0} };
     }
     int64_t nrc = (p->nred + ROW_CHUNK - 1) / ROW_CHUNK;
     int64_t c_first = (f0 + ROW_CHUNK - 1) / ROW_CHUNK, c_end = f1 == p->nred ? nrc : f1 / ROW_CHUNK;
@@ -3409,7 +4828,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
-            for (int64_t j = 0; j < w; j++) total[j] = (acc_float64){-0.0, 0.0};
+            for (int64_t j = 0; j < w; j++) total[j] = (acc_float64){ {0} };
         }
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
@@ -3482,7 +4901,7 @@ int meancli_reduce_end_float64(meancli_reduce_job *job, void *out)
     T_float64 *y = (T_float64 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float64((acc_float64){-0.0, 0.0}, 0);
+        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float64((acc_float64){ {0} }, 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -6836,65 +8255,6 @@ int meancli_reduce_uint64(const void *in, void *out, int rank, const int64_t *sh
     meancli_reduce_free(job);
     return rc;
 }
-#ifdef MEANCLI_X86
-#define MEAN_FUSED_float16 1
-#define MEAN_HAVE_float16 cpu_avx2_f16c
-/* w outputs of a fused Mean: input i is read from src[i] (stride 1) or,
- * when src[i] is NULL, adds bcast[i] to every output. Each output adds its
- * inputs in input order from -0.0 and divides once, exactly as the
- * row-accumulator path does. */
-AVX2_F16C static void mean_fused_float16(int ninputs, const T_float16 *const *src, const double *bcast, int64_t w,
-                                     int64_t count, T_float16 *dst)
-{
-    const __m256d neg0 = _mm256_set1_pd(-0.0), cnt = _mm256_set1_pd((double)count);
-    /* x * 2^-k is x / 2^k exactly (both round the same exact value once), and cheaper */
-    const int pow2 = (count & (count - 1)) == 0;
-    const __m256d inv = _mm256_set1_pd(1.0 / (double)count);
-    int64_t j = 0;
-    for (; j + 16 <= w; j += 16) {
-        __m256d a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
-        for (int i = 0; i < ninputs; i++) {
-            if (src[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                __m256 f0 = LOAD8F_float16(src[i] + j), f1 = LOAD8F_float16(src[i] + j + 8);
-                a0 = _mm256_add_pd(a0, LO4_float16(f0));
-                a1 = _mm256_add_pd(a1, HI4_float16(f0));
-                a2 = _mm256_add_pd(a2, LO4_float16(f1));
-                a3 = _mm256_add_pd(a3, HI4_float16(f1));
-            } else {
-                __m256d b = _mm256_set1_pd(bcast[i]);
-                a0 = _mm256_add_pd(a0, b);
-                a1 = _mm256_add_pd(a1, b);
-                a2 = _mm256_add_pd(a2, b);
-                a3 = _mm256_add_pd(a3, b);
-            }
-        }
-        if (pow2) {
-            a0 = _mm256_mul_pd(a0, inv);
-            a1 = _mm256_mul_pd(a1, inv);
-            a2 = _mm256_mul_pd(a2, inv);
-            a3 = _mm256_mul_pd(a3, inv);
-        } else {
-            a0 = _mm256_div_pd(a0, cnt);
-            a1 = _mm256_div_pd(a1, cnt);
-            a2 = _mm256_div_pd(a2, cnt);
-            a3 = _mm256_div_pd(a3, cnt);
-        }
-        double q[16];
-        _mm256_storeu_pd(q, a0);
-        _mm256_storeu_pd(q + 4, a1);
-        _mm256_storeu_pd(q + 8, a2);
-        _mm256_storeu_pd(q + 12, a3);
-        for (int k = 0; k < 16; k++) dst[j + k] = store_float16(q[k]);
-    }
-    for (; j < w; j++) {
-        double a = -0.0;
-        for (int i = 0; i < ninputs; i++) a += src[i] ? LOAD_float16(src[i][j]) : bcast[i];
-        dst[j] = finalize_float16(a, count);
-    }
-}
-#endif
-
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -6950,111 +8310,56 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float16 *const *x = (const T_float16 *const *)inputs;
     T_float16 *y = (T_float16 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_float16
-    fused = MEAN_HAVE_float16 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_float16
+    vec = cpu_avx2_f16c;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_float16 **src = (const T_float16 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_float16
-        if (fused) {
-            const T_float16 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_float16(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_float16(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_float16
+            if (vec) {
+                MEAN_UNIT_VEC_float16(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_float16 r;
-        rowacc_init_float16(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_float16(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_float16(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_float16(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
-    return MEANCLI_OK;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
-#ifdef MEANCLI_X86
-#define MEAN_FUSED_bfloat16 1
-#define MEAN_HAVE_bfloat16 cpu_avx2
-/* w outputs of a fused Mean: input i is read from src[i] (stride 1) or,
- * when src[i] is NULL, adds bcast[i] to every output. Each output adds its
- * inputs in input order from -0.0 and divides once, exactly as the
- * row-accumulator path does. */
-AVX2 static void mean_fused_bfloat16(int ninputs, const T_bfloat16 *const *src, const double *bcast, int64_t w,
-                                     int64_t count, T_bfloat16 *dst)
-{
-    const __m256d neg0 = _mm256_set1_pd(-0.0), cnt = _mm256_set1_pd((double)count);
-    /* x * 2^-k is x / 2^k exactly (both round the same exact value once), and cheaper */
-    const int pow2 = (count & (count - 1)) == 0;
-    const __m256d inv = _mm256_set1_pd(1.0 / (double)count);
-    int64_t j = 0;
-    for (; j + 16 <= w; j += 16) {
-        __m256d a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
-        for (int i = 0; i < ninputs; i++) {
-            if (src[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                __m256 f0 = LOAD8F_bfloat16(src[i] + j), f1 = LOAD8F_bfloat16(src[i] + j + 8);
-                a0 = _mm256_add_pd(a0, LO4_bfloat16(f0));
-                a1 = _mm256_add_pd(a1, HI4_bfloat16(f0));
-                a2 = _mm256_add_pd(a2, LO4_bfloat16(f1));
-                a3 = _mm256_add_pd(a3, HI4_bfloat16(f1));
-            } else {
-                __m256d b = _mm256_set1_pd(bcast[i]);
-                a0 = _mm256_add_pd(a0, b);
-                a1 = _mm256_add_pd(a1, b);
-                a2 = _mm256_add_pd(a2, b);
-                a3 = _mm256_add_pd(a3, b);
-            }
-        }
-        if (pow2) {
-            a0 = _mm256_mul_pd(a0, inv);
-            a1 = _mm256_mul_pd(a1, inv);
-            a2 = _mm256_mul_pd(a2, inv);
-            a3 = _mm256_mul_pd(a3, inv);
-        } else {
-            a0 = _mm256_div_pd(a0, cnt);
-            a1 = _mm256_div_pd(a1, cnt);
-            a2 = _mm256_div_pd(a2, cnt);
-            a3 = _mm256_div_pd(a3, cnt);
-        }
-        double q[16];
-        _mm256_storeu_pd(q, a0);
-        _mm256_storeu_pd(q + 4, a1);
-        _mm256_storeu_pd(q + 8, a2);
-        _mm256_storeu_pd(q + 12, a3);
-        for (int k = 0; k < 16; k++) dst[j + k] = store_bfloat16(q[k]);
-    }
-    for (; j < w; j++) {
-        double a = -0.0;
-        for (int i = 0; i < ninputs; i++) a += src[i] ? LOAD_bfloat16(src[i][j]) : bcast[i];
-        dst[j] = finalize_bfloat16(a, count);
-    }
-}
-#endif
-
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -7110,109 +8415,56 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     int nt = clamp_threads(nthreads, work);
     const T_bfloat16 *const *x = (const T_bfloat16 *const *)inputs;
     T_bfloat16 *y = (T_bfloat16 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_bfloat16
-    fused = MEAN_HAVE_bfloat16 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_bfloat16
+    vec = cpu_avx2;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_bfloat16 **src = (const T_bfloat16 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_bfloat16
-        if (fused) {
-            const T_bfloat16 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_bfloat16(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_bfloat16(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_bfloat16
+            if (vec) {
+                MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_bfloat16 r;
-        rowacc_init_bfloat16(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_bfloat16(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_bfloat16(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
-    return MEANCLI_OK;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
-#ifdef MEANCLI_X86
-#define MEAN_FUSED_float32 1
-#define MEAN_HAVE_float32 cpu_avx2
-/* w outputs of a fused Mean: input i is read from src[i] (stride 1) or,
- * when src[i] is NULL, adds bcast[i] to every output. Each output adds its
- * inputs in input order from -0.0 and divides once, exactly as the
- * row-accumulator path does. */
-AVX2 static void mean_fused_float32(int ninputs, const T_float32 *const *src, const double *bcast, int64_t w,
-                                     int64_t count, T_float32 *dst)
-{
-    const __m256d neg0 = _mm256_set1_pd(-0.0), cnt = _mm256_set1_pd((double)count);
-    /* x * 2^-k is x / 2^k exactly (both round the same exact value once), and cheaper */
-    const int pow2 = (count & (count - 1)) == 0;
-    const __m256d inv = _mm256_set1_pd(1.0 / (double)count);
-    int64_t j = 0;
-    for (; j + 16 <= w; j += 16) {
-        __m256d a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
-        for (int i = 0; i < ninputs; i++) {
-            if (src[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                __m256 f0 = LOAD8F_float32(src[i] + j), f1 = LOAD8F_float32(src[i] + j + 8);
-                a0 = _mm256_add_pd(a0, LO4_float32(f0));
-                a1 = _mm256_add_pd(a1, HI4_float32(f0));
-                a2 = _mm256_add_pd(a2, LO4_float32(f1));
-                a3 = _mm256_add_pd(a3, HI4_float32(f1));
-            } else {
-                __m256d b = _mm256_set1_pd(bcast[i]);
-                a0 = _mm256_add_pd(a0, b);
-                a1 = _mm256_add_pd(a1, b);
-                a2 = _mm256_add_pd(a2, b);
-                a3 = _mm256_add_pd(a3, b);
-            }
-        }
-        if (pow2) {
-            a0 = _mm256_mul_pd(a0, inv);
-            a1 = _mm256_mul_pd(a1, inv);
-            a2 = _mm256_mul_pd(a2, inv);
-            a3 = _mm256_mul_pd(a3, inv);
-        } else {
-            a0 = _mm256_div_pd(a0, cnt);
-            a1 = _mm256_div_pd(a1, cnt);
-            a2 = _mm256_div_pd(a2, cnt);
-            a3 = _mm256_div_pd(a3, cnt);
-        }
-        __m256 y0 = _mm256_set_m128(_mm256_cvtpd_ps(a1), _mm256_cvtpd_ps(a0));
-        __m256 y1 = _mm256_set_m128(_mm256_cvtpd_ps(a3), _mm256_cvtpd_ps(a2));
-        _mm256_storeu_ps(dst + j, y0);
-        _mm256_storeu_ps(dst + j + 8, y1);
-    }
-    for (; j < w; j++) {
-        double a = -0.0;
-        for (int i = 0; i < ninputs; i++) a += src[i] ? LOAD_float32(src[i][j]) : bcast[i];
-        dst[j] = finalize_float32(a, count);
-    }
-}
-#endif
-
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -7268,53 +8520,56 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float32 *const *x = (const T_float32 *const *)inputs;
     T_float32 *y = (T_float32 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_float32
-    fused = MEAN_HAVE_float32 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_float32
+    vec = cpu_avx2;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_float32 **src = (const T_float32 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_float32
-        if (fused) {
-            const T_float32 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_float32(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_float32(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_float32
+            if (vec) {
+                MEAN_UNIT_VEC_float32(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_float32 r;
-        rowacc_init_float32(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_float32(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_float32(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_float32(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
-    return MEANCLI_OK;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
-
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -7370,49 +8625,1001 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     int nt = clamp_threads(nthreads, work);
     const T_float64 *const *x = (const T_float64 *const *)inputs;
     T_float64 *y = (T_float64 *)out;
-    int fused = 0;
-#ifdef MEAN_FUSED_float64
-    fused = MEAN_HAVE_float64 && ninputs <= MEAN_FUSE_MAX;
-    for (int i = 0; fused && i < ninputs; i++) {
+    int vec = 0;
+#ifdef MEAN_UNIT_VEC_float64
+    vec = cpu_avx2;
+    for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
-        fused = sinner == 0 || sinner == 1;
+        vec = sinner == 0 || sinner == 1;
     }
 #endif
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 8) if (nt > 1)
-    for (int64_t unit = 0; unit < nunits; unit++) {
-        int64_t o = unit / ntiles, t = unit % ntiles;
-        int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
-        int64_t idx[MEANCLI_MAX_RANK];
-        {
-            int64_t rem = o;
-            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* each thread's pointers to the unit's first element of every input, and their inner strides */
+        const T_float64 **src = (const T_float64 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
+#pragma omp atomic write
+            failed = 1;
         }
-#ifdef MEAN_FUSED_float64
-        if (fused) {
-            const T_float64 *src[MEAN_FUSE_MAX];
-            double bcast[MEAN_FUSE_MAX];
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t unit = 0; unit < nunits; unit++) {
+            if (!src || !sin) continue;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+            }
             for (int i = 0; i < ninputs; i++) {
                 const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
+                int64_t off = 0;
+                sin[i] = nd > 0 ? s[nd - 1] : 0;
                 for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = sinner ? x[i] + off + t * TILE : NULL;
-                bcast[i] = sinner ? 0.0 : LOAD_float64(x[i][off]);
+                src[i] = x[i] + off + t * TILE * sin[i];
             }
-            mean_fused_float64(ninputs, src, bcast, w, ninputs, y + o * L + t * TILE);
-            continue;
-        }
+#ifdef MEAN_UNIT_VEC_float64
+            if (vec) {
+                MEAN_UNIT_VEC_float64(ninputs, src, sin, w, y + o * L + t * TILE);
+                continue;
+            }
 #endif
-        rowacc_float64 r;
-        rowacc_init_float64(&r, w);
-        for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int64_t off = 0, sinner = nd > 0 ? s[nd - 1] : 0;
-            for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-            ADD_ROWS_float64(&r, x[i] + off + t * TILE * sinner, 0, 1, sinner, w);
+            mean_unit_float64(ninputs, src, sin, w, y + o * L + t * TILE);
         }
-        FINISH_ROW_float64(&r, w, ninputs, y + o * L + t * TILE);
+        free(src);
+        free(sin);
     }
+    (void)vec;
     free(strides);
-    (void)fused;
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
+}
+/* ---- Partial states, float16 ------------------------------------------ */
+#define PSTATE_WORDS_float16 (SACC_HEADER + SACC_NL_float16)
+
+static inline void pstate_take_float16(uint64_t *s, T_float16 x)
+{
+    s[0]++;
+    sacc_take(s, SACC_NL_float16, SACC_LSB_float16, ((double)f16_to_f32(x)));
+}
+
+static inline void pstate_combine_float16(uint64_t *dst, const uint64_t *src)
+{
+    sacc_combine(dst, src, SACC_NL_float16);
+}
+
+static inline T_float16 pstate_mean_float16(const uint64_t *s)
+{
+    return store_float16(sacc_mean(s, SACC_NL_float16, SACC_LSB_float16, FORMAT_float16));
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_float16(void) { return 8 * PSTATE_WORDS_float16; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_float16(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float16), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float16); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_float16 *x = (const T_float16 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_float16;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_float16(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_float16(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_float16((uint64_t *)dst + i * PSTATE_WORDS_float16, (const uint64_t *)src + i * PSTATE_WORDS_float16);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_float16(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_float16 *y = (T_float16 *)out;
+    for (int64_t i = 0; i < nout; i++) y[i] = pstate_mean_float16(st + i * PSTATE_WORDS_float16);
+    return MEANCLI_OK;
+}
+/* ---- Partial states, bfloat16 ------------------------------------------ */
+#define PSTATE_WORDS_bfloat16 (SACC_HEADER + SACC_NL_bfloat16)
+
+static inline void pstate_take_bfloat16(uint64_t *s, T_bfloat16 x)
+{
+    s[0]++;
+    sacc_take(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, bf16_to_f64(x));
+}
+
+static inline void pstate_combine_bfloat16(uint64_t *dst, const uint64_t *src)
+{
+    sacc_combine(dst, src, SACC_NL_bfloat16);
+}
+
+static inline T_bfloat16 pstate_mean_bfloat16(const uint64_t *s)
+{
+    return store_bfloat16(sacc_mean(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, FORMAT_bfloat16));
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_bfloat16(void) { return 8 * PSTATE_WORDS_bfloat16; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_bfloat16(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_bfloat16), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_bfloat16); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_bfloat16 *x = (const T_bfloat16 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_bfloat16;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_bfloat16(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_bfloat16(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_bfloat16((uint64_t *)dst + i * PSTATE_WORDS_bfloat16, (const uint64_t *)src + i * PSTATE_WORDS_bfloat16);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_bfloat16(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_bfloat16 *y = (T_bfloat16 *)out;
+    for (int64_t i = 0; i < nout; i++) y[i] = pstate_mean_bfloat16(st + i * PSTATE_WORDS_bfloat16);
+    return MEANCLI_OK;
+}
+/* ---- Partial states, float32 ------------------------------------------ */
+#define PSTATE_WORDS_float32 (SACC_HEADER + SACC_NL_float32)
+
+static inline void pstate_take_float32(uint64_t *s, T_float32 x)
+{
+    s[0]++;
+    sacc_take(s, SACC_NL_float32, SACC_LSB_float32, ((double)(x)));
+}
+
+static inline void pstate_combine_float32(uint64_t *dst, const uint64_t *src)
+{
+    sacc_combine(dst, src, SACC_NL_float32);
+}
+
+static inline T_float32 pstate_mean_float32(const uint64_t *s)
+{
+    return store_float32(sacc_mean(s, SACC_NL_float32, SACC_LSB_float32, FORMAT_float32));
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_float32(void) { return 8 * PSTATE_WORDS_float32; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_float32(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float32), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float32); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_float32 *x = (const T_float32 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_float32;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_float32(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_float32(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_float32((uint64_t *)dst + i * PSTATE_WORDS_float32, (const uint64_t *)src + i * PSTATE_WORDS_float32);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_float32(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_float32 *y = (T_float32 *)out;
+    for (int64_t i = 0; i < nout; i++) y[i] = pstate_mean_float32(st + i * PSTATE_WORDS_float32);
+    return MEANCLI_OK;
+}
+/* ---- Partial states, float64 ------------------------------------------ */
+#define PSTATE_WORDS_float64 (SACC_HEADER + SACC_NL_float64)
+
+static inline void pstate_take_float64(uint64_t *s, T_float64 x)
+{
+    s[0]++;
+    sacc_take(s, SACC_NL_float64, SACC_LSB_float64, (x));
+}
+
+static inline void pstate_combine_float64(uint64_t *dst, const uint64_t *src)
+{
+    sacc_combine(dst, src, SACC_NL_float64);
+}
+
+static inline T_float64 pstate_mean_float64(const uint64_t *s)
+{
+    return store_float64(sacc_mean(s, SACC_NL_float64, SACC_LSB_float64, FORMAT_float64));
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_float64(void) { return 8 * PSTATE_WORDS_float64; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_float64(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float64), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float64); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_float64 *x = (const T_float64 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_float64;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_float64(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_float64(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_float64((uint64_t *)dst + i * PSTATE_WORDS_float64, (const uint64_t *)src + i * PSTATE_WORDS_float64);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_float64(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_float64 *y = (T_float64 *)out;
+    for (int64_t i = 0; i < nout; i++) y[i] = pstate_mean_float64(st + i * PSTATE_WORDS_float64);
+    return MEANCLI_OK;
+}
+/* ---- Partial states, int8 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_int8 4
+
+static inline void pstate_take_int8(uint64_t *s, T_int8 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_int8(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_int8(void) { return 8 * PSTATE_WORDS_int8; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_int8(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int8), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int8); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_int8 *x = (const T_int8 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_int8;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_int8(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_int8(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_int8((uint64_t *)dst + i * PSTATE_WORDS_int8, (const uint64_t *)src + i * PSTATE_WORDS_int8);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_int8(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_int8 *y = (T_int8 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_int8;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_int8)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, int16 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_int16 4
+
+static inline void pstate_take_int16(uint64_t *s, T_int16 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_int16(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_int16(void) { return 8 * PSTATE_WORDS_int16; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_int16(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int16), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int16); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_int16 *x = (const T_int16 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_int16;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_int16(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_int16(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_int16((uint64_t *)dst + i * PSTATE_WORDS_int16, (const uint64_t *)src + i * PSTATE_WORDS_int16);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_int16(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_int16 *y = (T_int16 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_int16;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_int16)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, int32 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_int32 4
+
+static inline void pstate_take_int32(uint64_t *s, T_int32 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_int32(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_int32(void) { return 8 * PSTATE_WORDS_int32; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_int32(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int32), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int32); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_int32 *x = (const T_int32 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_int32;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_int32(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_int32(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_int32((uint64_t *)dst + i * PSTATE_WORDS_int32, (const uint64_t *)src + i * PSTATE_WORDS_int32);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_int32(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_int32 *y = (T_int32 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_int32;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_int32)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, int64 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_int64 4
+
+static inline void pstate_take_int64(uint64_t *s, T_int64 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_int64(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_int64(void) { return 8 * PSTATE_WORDS_int64; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_int64(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int64), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int64); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_int64 *x = (const T_int64 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_int64;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_int64(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_int64(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_int64((uint64_t *)dst + i * PSTATE_WORDS_int64, (const uint64_t *)src + i * PSTATE_WORDS_int64);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_int64(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_int64 *y = (T_int64 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_int64;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_int64)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, uint8 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_uint8 4
+
+static inline void pstate_take_uint8(uint64_t *s, T_uint8 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_uint8(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_uint8(void) { return 8 * PSTATE_WORDS_uint8; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_uint8(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint8), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint8); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_uint8 *x = (const T_uint8 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_uint8;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_uint8(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_uint8(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_uint8((uint64_t *)dst + i * PSTATE_WORDS_uint8, (const uint64_t *)src + i * PSTATE_WORDS_uint8);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_uint8(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_uint8 *y = (T_uint8 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_uint8;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_uint8)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, uint16 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_uint16 4
+
+static inline void pstate_take_uint16(uint64_t *s, T_uint16 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_uint16(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_uint16(void) { return 8 * PSTATE_WORDS_uint16; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_uint16(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint16), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint16); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_uint16 *x = (const T_uint16 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_uint16;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_uint16(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_uint16(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_uint16((uint64_t *)dst + i * PSTATE_WORDS_uint16, (const uint64_t *)src + i * PSTATE_WORDS_uint16);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_uint16(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_uint16 *y = (T_uint16 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_uint16;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_uint16)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, uint32 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_uint32 4
+
+static inline void pstate_take_uint32(uint64_t *s, T_uint32 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_uint32(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_uint32(void) { return 8 * PSTATE_WORDS_uint32; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_uint32(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint32), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint32); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_uint32 *x = (const T_uint32 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_uint32;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_uint32(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_uint32(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_uint32((uint64_t *)dst + i * PSTATE_WORDS_uint32, (const uint64_t *)src + i * PSTATE_WORDS_uint32);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_uint32(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_uint32 *y = (T_uint32 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_uint32;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_uint32)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
+    return MEANCLI_OK;
+}
+/* ---- Partial states, uint64 ------------------------------------------ */
+/* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
+#define PSTATE_WORDS_uint64 4
+
+static inline void pstate_take_uint64(uint64_t *s, T_uint64 x)
+{
+    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
+    s[0]++;
+    s[2] = (uint64_t)t;
+    s[3] = (uint64_t)(t >> 64);
+}
+
+static inline void pstate_combine_uint64(uint64_t *dst, const uint64_t *src)
+{
+    unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
+    dst[0] += src[0];
+    dst[2] = (uint64_t)t;
+    dst[3] = (uint64_t)(t >> 64);
+}
+
+/* Bytes of one output's partial state. */
+int64_t meancli_partial_size_uint64(void) { return 8 * PSTATE_WORDS_uint64; }
+
+/* states[nout] := the exact partial of reducing `in` over the dims with
+ * reduce_mask[d] != 0 (C order of the kept dims). A size-0 reduction gives
+ * the empty state (count 0). */
+int meancli_reduce_partial_uint64(const void *in, void *states, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
+{
+    reduce_plan p;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (rank > 0 && (!shape || !strides_bytes || !reduce_mask)) return MEANCLI_E_ARG;
+    int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint64), &p);
+    if (rc != MEANCLI_OK) return rc;
+    if (p.nout == 0) return MEANCLI_OK;
+    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
+    uint64_t *st = (uint64_t *)states;
+    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint64); /* nout * state size fits: the caller allocated it */
+    if (p.nred == 0) return MEANCLI_OK;
+    const T_uint64 *x = (const T_uint64 *)in;
+    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
+    for (int64_t u = 0; u < p.nout; u++) {
+        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
+        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
+        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
+        uint64_t *s = st + out_off * PSTATE_WORDS_uint64;
+        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
+        for (int64_t f = 0; f < p.nred; f++) {
+            pstate_take_uint64(s, x[in_off + off]);
+            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
+        }
+    }
+    return MEANCLI_OK;
+}
+
+/* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
+int meancli_partial_combine_uint64(void *dst, const void *src, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!dst || !src)) return MEANCLI_E_ARG;
+    for (int64_t i = 0; i < nout; i++)
+        pstate_combine_uint64((uint64_t *)dst + i * PSTATE_WORDS_uint64, (const uint64_t *)src + i * PSTATE_WORDS_uint64);
+    return MEANCLI_OK;
+}
+
+/* out[i] := the mean of state i for i < nout. */
+int meancli_partial_finalize_uint64(const void *states, void *out, int64_t nout)
+{
+    if (nout < 0) return MEANCLI_E_SHAPE;
+    if (nout > 0 && (!states || !out)) return MEANCLI_E_ARG;
+    const uint64_t *st = (const uint64_t *)states;
+    T_uint64 *y = (T_uint64 *)out;
+    for (int64_t i = 0; i < nout; i++) {
+        const uint64_t *s = st + i * PSTATE_WORDS_uint64;
+        if ((int64_t)s[0] <= 0) return MEANCLI_E_EMPTY_INT;
+        __int128 sum = (__int128)(((unsigned __int128)s[3] << 64) | s[2]);
+        y[i] = (T_uint64)(sum / (__int128)(int64_t)s[0]); /* C division truncates toward zero */
+    }
     return MEANCLI_OK;
 }

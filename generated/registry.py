@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "0ab8eb1dcb6865ce8fc31f248902ee360412a3cb1b6d23fdcd4a71f0e71399dd"
+KERNEL_SOURCE_SHA256 = "38a253eadd31c87f8fc7d50422e2c0e6c7aa3814d2d26efb93b9abdcdfc53633"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

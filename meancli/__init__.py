@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "mean", "reduce_mean"]
+__all__ = ["__version__", "mean", "open_lazy", "reduce_mean"]
 
 if TYPE_CHECKING:
     from .api import mean, reduce_mean
+    from .engine.distributed import open_lazy
 
 
 def __getattr__(name: str) -> Any:
@@ -26,4 +27,9 @@ def __getattr__(name: str) -> Any:
         value = getattr(api, name)
         globals()[name] = value  # later lookups skip this hook
         return value
+    if name == "open_lazy":  # zarr arrays, shard datasets, large .npy files as dask arrays
+        from .engine.distributed import open_lazy
+
+        globals()[name] = open_lazy
+        return open_lazy
     raise AttributeError(f"module 'meancli' has no attribute {name!r}")

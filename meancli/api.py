@@ -257,7 +257,9 @@ def reduce_mean(
     """ReduceMean of ``data`` as the selected operator version defines it.
 
     Args:
-        data: array-like of shape (d0, ..., d{r-1}), r in 0..64, of a dtype the
+        data: array-like (or a dask array: the result is then a lazy dask
+            array of the same bits, computed chunk by chunk with exact partial
+            states wherever dask runs it) of shape (d0, ..., d{r-1}), r in 0..64, of a dtype the
             version allows (onnx: float16, float32, float64, int32, int64,
             uint32, uint64, bfloat16 from ReduceMean-13; openvino: also int8,
             int16, uint8, uint16). Either byte order, C or Fortran order.
@@ -297,6 +299,13 @@ def reduce_mean(
     Implements ONNX ReduceMean-1/11/13/18 and OpenVINO ReduceMean-1 (spec/).
     """
     op = opsets.resolve("ReduceMean", opset)
+    if "dask.array" in sys.modules:  # a dask array in: a lazy dask array out, the same bits
+        from .engine import distributed
+
+        if distributed.is_dask_array(data):
+            if out is not None:
+                raise UsageError("out= cannot receive a lazy dask result; call .compute() or .store()")
+            return distributed.lazy_reduce(op, data, axes, keepdims, **attributes)  # type: ignore[no-any-return]
     x = kernel_input(data)
     call = prepare_reduce(op, x, axes, keepdims, **attributes)
     return execute_reduce(op, call, x, threads, out)
@@ -355,7 +364,8 @@ def mean(
     """Element-wise Mean of one or more arrays, as the selected ONNX version defines it.
 
     Args:
-        arrays: 1 or more array-likes of one dtype the version allows
+        arrays: 1 or more array-likes (if any is a dask array, the result is a
+            lazy dask array of the same bits, computed block by block) of one dtype the version allows
             (float16, float32, float64; bfloat16 from Mean-13). Mean-1 and
             Mean-6 need equal shapes; Mean-8 and Mean-13 broadcast
             multidirectionally (numpy rules), size-0 dims included.
@@ -385,6 +395,13 @@ def mean(
     Implements ONNX Mean-1/6/8/13 (spec/onnx/Mean-*.yaml).
     """
     op = opsets.resolve("Mean", opset)
+    if "dask.array" in sys.modules:  # a dask array among the inputs: a lazy dask array out
+        from .engine import distributed
+
+        if any(distributed.is_dask_array(a) for a in arrays):
+            if out is not None:
+                raise UsageError("out= cannot receive a lazy dask result; call .compute() or .store()")
+            return distributed.lazy_mean(op, arrays, **attributes)  # type: ignore[no-any-return]
     xs = [kernel_input(a) for a in arrays]
     shape = prepare_mean(op, xs, **attributes)
     return execute_mean(op, shape, xs, threads, out)

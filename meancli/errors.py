@@ -69,3 +69,10 @@ class InternalError(MeancliError):
 
     exit_code = EXIT_INTERNAL
     kind = "internal"
+
+
+class ClusterError(MeancliError):
+    """A dask cluster that cannot be started or reached, or that lost the run
+    (a scheduler address that does not answer within --timeout, no workers)."""
+
+    kind = "cluster"

@@ -17,6 +17,7 @@ from .formats.npy_format import NpyHeader
 if TYPE_CHECKING:
     import numpy as np
 
+    from .chunked import ChunkedArray
     from .streaming import Source
 
 
@@ -26,12 +27,13 @@ class NamedArray(NamedTuple):  # not a dataclass: no methods compiled at import 
     Attributes:
         name: ``path``, ``path:member`` (as numpy names members), or ``<stdin>``'s ``-``.
         data: the array (file byte order and layout), or a streaming.Source when the
-            caller asked for streaming and the input is large (or is stdin).
+            caller asked for streaming and the input is large (or is stdin), or a
+            chunked.ChunkedArray (a zarr array, a shard dataset: meancli.cli.run).
         header: the ``.npy`` header it was read from; None for a ``.pb`` tensor.
     """
 
     name: str
-    data: np.ndarray[Any, Any] | Source
+    data: np.ndarray[Any, Any] | Source | ChunkedArray
     header: NpyHeader | None
 
     @property

@@ -183,3 +183,106 @@ class ReduceJob:
     def __exit__(self, *exc: object) -> None:
         self._lib.meancli_reduce_free(self._job)
         self._job = self._ffi.NULL
+
+
+# --------------------------------------------------------------------------- exact partial states
+# A partial state is one output's exact reduction in progress: the count, the
+# exact sum and (floats) NaN/inf/signed-zero flags, as fixed little-endian
+# bytes (templates/kernels.c.j2, "Exact sums"). States of disjoint parts
+# combine exactly, in any order; finalizing gives the correctly rounded mean.
+
+
+def _spec_dtype_name(dtype: np.dtype[Any]) -> str:
+    if dtype.kind == "V" or dtype.name == "bfloat16":
+        return "bfloat16"
+    return np.dtype(dtype).newbyteorder("=").name
+
+
+def _native(x: np.ndarray) -> np.ndarray:
+    """``x`` as the kernels read it: native byte order, non-negative item-multiple strides."""
+    if not x.dtype.isnative:
+        x = x.astype(x.dtype.newbyteorder("="))
+    if any(s < 0 or s % x.itemsize for s in x.strides):
+        x = np.ascontiguousarray(x)
+    return x
+
+
+def partial_dtype(dtype_name: str) -> np.dtype[Any]:
+    """The numpy dtype of one output's partial state for element type ``dtype_name``
+    (a spec name: 'float32', 'bfloat16', 'int64', ...): raw bytes, ``np.dtype(('V', size))``."""
+    size = int(getattr(_module().lib, f"meancli_partial_size_{dtype_name}")())
+    return np.dtype(("V", size))
+
+
+def reduce_partial(x: np.ndarray, axes: tuple[int, ...], threads: int | None = None) -> np.ndarray:
+    """The exact partial states of ReduceMean of ``x`` over ``axes`` (non-negative,
+    distinct): shape ``x.shape`` with those axes set to 1, dtype ``partial_dtype``.
+
+    Raises:
+        InternalError: the kernel refused its arguments (an axis out of range is a ValueError).
+    """
+    if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+        raise ValueError(f"axes {axes} are not distinct axes of a rank-{x.ndim} array")
+    name = _spec_dtype_name(x.dtype)
+    data = _native(x)
+    mask = [d in axes for d in range(x.ndim)]
+    shape = tuple(1 if m else n for n, m in zip(x.shape, mask, strict=True))
+    states = np.empty(shape, dtype=partial_dtype(name))
+    mod = _module()
+    symbol = f"meancli_reduce_partial_{name}"
+    status = getattr(mod.lib, symbol)(
+        _pointer(mod.ffi, data),
+        _pointer(mod.ffi, states),
+        data.ndim,
+        list(data.shape),
+        list(data.strides),
+        mask,
+        default_threads() if threads is None else threads,
+    )
+    _check(status, symbol)
+    return states
+
+
+def combine_partials(states: np.ndarray, axes: tuple[int, ...], dtype_name: str) -> np.ndarray:
+    """The exact combination of ``states`` along ``axes``: the same shape with
+    those axes set to 1 (an axis of length 0 gives empty states)."""
+    dt = partial_dtype(dtype_name)
+    if states.dtype != dt:
+        raise ValueError(f"states of dtype {states.dtype} are not {dtype_name} partial states ({dt})")
+    kept = [d for d in range(states.ndim) if d not in axes]
+    moved = np.transpose(states, kept + list(axes))
+    rows = int(np.prod([states.shape[d] for d in kept], dtype=np.int64))
+    parts = moved.reshape(rows, -1) if rows else moved.reshape(0, 1)
+    total = np.zeros(rows, dtype=dt)  # the empty state is all zero bytes
+    mod = _module()
+    combine = getattr(mod.lib, f"meancli_partial_combine_{dtype_name}")
+    for k in range(parts.shape[1]):
+        part = np.ascontiguousarray(parts[:, k])
+        _check(combine(_pointer(mod.ffi, total), _pointer(mod.ffi, part), rows), "combine")
+    shape = tuple(1 if d in axes else n for d, n in enumerate(states.shape))
+    return total.reshape(shape)
+
+
+def finalize_partials(states: np.ndarray, dtype_name: str) -> np.ndarray:
+    """The means of ``states``: the same shape, dtype ``dtype_name`` (bfloat16 as
+    ``ml_dtypes.bfloat16``); floats correctly rounded, integers truncated toward zero.
+
+    Raises:
+        SpecViolation: an integer state of count 0 (integer mean over an empty set).
+    """
+    dt = partial_dtype(dtype_name)
+    if states.dtype != dt:
+        raise ValueError(f"states of dtype {states.dtype} are not {dtype_name} partial states ({dt})")
+    if dtype_name == "bfloat16":
+        import ml_dtypes
+
+        out_dtype: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
+    else:
+        out_dtype = np.dtype(dtype_name)
+    src = np.ascontiguousarray(states)
+    out = np.empty(states.shape, dtype=out_dtype)
+    mod = _module()
+    symbol = f"meancli_partial_finalize_{dtype_name}"
+    status = getattr(mod.lib, symbol)(_pointer(mod.ffi, src), _pointer(mod.ffi, out), states.size)
+    _check(status, symbol)
+    return out

@@ -28,7 +28,8 @@ Output = Annotated[
         "-o",
         "--output",
         metavar="OUT",
-        help="Write the result to OUT: .npy, or an ONNX tensor if OUT ends in .pb ('-': .npy to stdout).",
+        help="Write the result to OUT: .npy, an ONNX tensor if OUT ends in .pb, a zarr array if it "
+        "ends in .zarr ('-': .npy to stdout).",
     ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
@@ -115,3 +116,32 @@ def with_attribute_options(command: Callable[..., None], op_name: str) -> Callab
 
     run.__signature__ = base.replace(parameters=parameters)  # type: ignore[attr-defined]
     return run
+
+
+Workers = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option(
+        "--workers",
+        metavar="N",
+        min=1,
+        max=1024,
+        help="Run on a dask LocalCluster of N worker processes on 127.0.0.1, shut down after the run.",
+    ),
+]
+Scheduler = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Run on the existing dask cluster whose scheduler is at ADDRESS (tcp://HOST:PORT).",
+    ),
+]
+Timeout = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        min=0.1,
+        help="Give up when the scheduler does not answer, or no worker joins it, within SECONDS.",
+    ),
+]

@@ -10,15 +10,13 @@ import typer
 from ..errors import UsageError
 from . import batch, options
 from .argv import parse_axes
+from .progress import progress_factory
 from .report import Report
-from .run import alloc_output, check_input_dtypes, finish, read_inputs, session, start
+from .run import check_input_dtypes, engine_where, finish, finish_written, read_inputs, session, start
 
-if TYPE_CHECKING:  # numpy and the streaming code load only when a command runs
-    import numpy as np
-
+if TYPE_CHECKING:  # numpy and the engine load only when a command runs
+    from ..engine.distributed import Where
     from ..opversion import OpVersion
-    from ..semantics import ReduceCall
-    from ..streaming import Source
 
 
 def reduce_mean(
@@ -26,8 +24,10 @@ def reduce_mean(
         list[str],
         typer.Argument(
             metavar="FILE...",
-            help="Input .npy, .npz:NAME or ONNX tensor .pb files, each reduced on its own ('-' reads "
-            "stdin). With several, -o is a template: -o 'out/{stem}.npy'.",
+            help="Input .npy, .npz:NAME or ONNX tensor .pb files, zarr arrays (STORE.zarr, "
+            "STORE.zarr:path/in/group, a zipped store) or .npy shards concatenated along axis 0 "
+            "(a directory, a quoted glob, @LIST); each FILE is reduced on its own ('-' reads stdin). "
+            "With several, -o is a template: -o 'out/{stem}.npy'.",
         ),
     ],
     axes: Annotated[
@@ -60,6 +60,9 @@ def reduce_mean(
     opset: options.Opset = None,
     output: options.Output = None,
     threads: options.Threads = None,
+    workers: options.Workers = None,
+    scheduler: options.Scheduler = None,
+    timeout: options.Timeout = 30.0,
     repeat: options.Repeat = 1,
     keep_going: batch.KeepGoing = False,
     quiet: options.Quiet = False,
@@ -83,6 +86,7 @@ def reduce_mean(
         report = start("reduce-mean", "ReduceMean", opset, threads)
         op, n_threads = report.op, report.threads
         assert op is not None
+        where = engine_where(workers, scheduler, timeout)
         if axes_from is not None:  # read once, for every FILE
             axes_list = _axes_from(op, axes_from, given=axes is not None, report=report)
 
@@ -91,7 +95,7 @@ def reduce_mean(
         def run_one(file: str, out: Optional[str]) -> None:  # noqa: UP045
             one = Report("reduce-mean", n_threads, op)
             quiet_notes = quiet or json_mode or bool(notes)
-            args = (axes_list, keep_dims, attributes, repeat)
+            args = (axes_list, keep_dims, attributes, repeat, where)
             _reduce_file(op, file, out, one, *args, quiet=quiet, json_mode=json_mode, quiet_notes=quiet_notes)
             notes.extend(one.stderr_notes)
 
@@ -114,31 +118,45 @@ def _reduce_file(
     keep_dims: Optional[bool],  # noqa: UP045
     attributes: dict[str, Any],
     repeat: int,
+    where: "Where",
     *,
     quiet: bool,
     json_mode: bool,
     quiet_notes: bool,
 ) -> None:
-    """One FILE's whole run: read, validate, kernel, write ``output`` (None: show), report."""
+    """One FILE's whole run: read, validate, run on the engine ``where`` picks (in
+    memory, streamed, dask), write ``output`` (None: show), report."""
     from .. import api
+    from ..engine import distributed
+    from ..streaming import Source
 
     n_threads = report.threads
-    (data,) = read_inputs([file], report, quiet=quiet_notes, single=True, stream=repeat == 1)
+    (data,) = read_inputs(
+        [file], report, quiet=quiet_notes, single=True, stream=repeat == 1, chunked=where.cluster
+    )
     with report.stage("validate"):
         check_input_dtypes(op, report)
         call = api.validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
     report.attributes = {"axes": list(call.axes)}
     for name, value in call.attributes:  # as ONNX writes them: flags as 0/1, lists as lists
         report.attributes[name] = int(value) if isinstance(value, bool) else value
-    from ..streaming import Source
 
-    if isinstance(data, Source):
-        result = _reduce_streamed(
-            op, call, data, file, report, n_threads, show_progress=not (quiet or json_mode)
+    progress = progress_factory(enabled=not (quiet or json_mode))
+    if distributed.wanted(where, output, [data]):
+        result, report.engine = distributed.run_reduce(
+            call, data, where, threads=n_threads, output=output, clock=report, progress=progress
         )
+    elif isinstance(data, Source):
+        from ..engine.streamed import reduce_streamed
+
+        report.engine = {"name": "streamed"}
+        result = reduce_streamed(op, call, data, n_threads, report, progress)
     else:
         result = report.repeat("kernel", lambda: api.execute_reduce(op, call, data, n_threads), repeat)
-    finish(report, result, output, json_mode=json_mode, quiet=quiet)
+    if result is None:  # written to a zarr store by the workers
+        finish_written(report, output, call.out_shape, data.dtype, json_mode=json_mode, quiet=quiet)
+    else:
+        finish(report, result, output, json_mode=json_mode, quiet=quiet)
 
 
 def _axes_from(op: "OpVersion", path: str, *, given: bool, report: Report) -> list[int]:
@@ -158,43 +176,3 @@ def _axes_from(op: "OpVersion", path: str, *, given: bool, report: Report) -> li
     allowed = {c.param: c.allowed for c in op.type_constraints}.get(param, (param,))
     with report.stage("read"):
         return read_axes(path, tuple(allowed), op.label)
-
-
-def _reduce_streamed(
-    op: "OpVersion",
-    call: "ReduceCall",
-    source: "Source",
-    file: str,
-    report: Report,
-    threads: int,
-    *,
-    show_progress: bool,
-) -> "np.ndarray":
-    """ReduceMean of a streamed input; reads it whole when one outermost row exceeds a slab."""
-
-    from .. import api
-    from ..formats.dtypes import native_dtype
-    from ..streaming import reduce_slabs
-    from .progress import progress_bar
-
-    kept = tuple(n for n, m in zip(source.shape, call.reduce_mask, strict=True) if not m)
-    native = native_dtype(source.dtype)
-    out = alloc_output(kept, native, report)
-    symbol = op.kernels[api.spec_dtype_name(source.dtype)]
-    try:
-        with (
-            report.stage("kernel"),
-            progress_bar(source.nbytes, enabled=show_progress, label=file) as advance,
-        ):
-            streamed = reduce_slabs(symbol, source, call.reduce_mask, out, threads, advance)
-        report.timings_ms["read"] += source.read_seconds * 1e3
-        report.timings_ms["kernel"] -= source.read_seconds * 1e3
-        if not streamed:  # one outermost row is larger than a slab: read it whole
-            with report.stage("read"):
-                data = api.kernel_input(source.read_all())
-    finally:
-        source.finish()
-    if streamed:
-        return out.reshape(call.out_shape)
-    with report.stage("kernel"):
-        return api.execute_reduce(op, call, data, threads)

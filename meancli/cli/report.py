@@ -53,6 +53,8 @@ class Report:
         self.attributes: dict[str, Any] = {}
         self.stderr_notes: list[str] = []
         self.repeats = 1
+        # where it ran: name memory | streamed | dask; for dask also scheduler, workers, chunks
+        self.engine: dict[str, Any] = {"name": "memory"}
 
     @contextmanager
     def stage(self, name: str) -> Any:
@@ -95,6 +97,7 @@ class Report:
             "timings_ms": {k: round(v, 4) for k, v in self.timings_ms.items()},
             "threads": self.threads,
             "repeat": self.repeats,
+            "engine": self.engine,
             "meancli_version": __version__,
         }
 
@@ -182,9 +185,13 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         table.add_row("output", escape(shown), str(report.output.shape), escape(report.output.dtype))
     console.print(table)
     stages = "  ".join(f"{k} {v:.3f} ms" for k, v in report.timings_ms.items())
-    console.print(
-        f"[dim]time[/dim]  {stages}  [dim]({report.threads} thread{'s' if report.threads != 1 else ''})[/dim]"
-    )
+    if report.engine["name"] == "dask":
+        console.print(f"[dim]engine[/dim]  {escape(engine_text(report.engine))}")
+        where = ""
+    else:
+        streamed = ", streamed" if report.engine["name"] == "streamed" else ""
+        where = f"{report.threads} thread{'s' if report.threads != 1 else ''}{streamed}"
+    console.print(f"[dim]time[/dim]  {stages}" + (f"  [dim]({where})[/dim]" if where else ""))
     if result is not None:
         import numpy as np
 
@@ -192,6 +199,19 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         console.print(np.array2string(shown_values(result), separator=", "), markup=False)
     stream.write(buffer.getvalue())
     stream.flush()
+
+
+def engine_text(engine: dict[str, Any]) -> str:
+    """``dask on local-cluster, 2 workers; chunks (1000, 500) x grid (8, 2)`` (one part per input)."""
+    grids = "; ".join(
+        f"chunks {tuple(c['chunk_shape'])} x grid {tuple(c['grid'])}" for c in engine.get("chunks", [])
+    )
+    workers = engine.get("workers", 0)
+    on = engine.get("scheduler", "synchronous")
+    text = f"dask on {on}" + (
+        f", {workers} worker{'s' if workers != 1 else ''}" if workers else " (this process)"
+    )
+    return f"{text}; {grids}" if grids else text
 
 
 def emit_error(exc: BaseException, *, json_mode: bool, message: str | None = None) -> None:

@@ -21,7 +21,7 @@ from ..errors import EXIT_INTERNAL, MeancliError
 from .report import Report, TensorInfo, emit, emit_error
 
 if TYPE_CHECKING:
-    import numpy as np
+    pass
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 EXIT_BROKEN_PIPE = 128 + int(getattr(signal, "SIGPIPE", 13))
@@ -111,23 +111,20 @@ def resolve_op(op_name: str, opset: str | None) -> Any:
         raise UsageError(f"--{exc}") from None
 
 
-def alloc_output(shape: tuple[int, ...], dtype: Any, report: Report) -> np.ndarray:
-    """np.empty for a result, or an error naming the inputs when it does not fit in memory.
+def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> Any:
+    """--workers / --scheduler / --timeout as an engine.distributed.Where.
 
     Raises:
-        InputFileError: the result's size cannot be allocated.
+        UsageError: both --workers and --scheduler, or a scheduler address without a host.
     """
-    import numpy as np
+    from ..engine.distributed import Where
+    from ..errors import UsageError
 
-    from ..errors import InputFileError
-
-    try:
-        return np.empty(shape, dtype=dtype)
-    except (MemoryError, ValueError):
-        names = ", ".join(_shown(t.path) for t in report.inputs)
-        raise InputFileError(
-            f"{names}: the result, shape {shape} {np.dtype(dtype)}, does not fit in memory"
-        ) from None
+    if workers is not None and scheduler is not None:
+        raise UsageError("--workers and --scheduler cannot be combined (--workers starts its own cluster)")
+    if scheduler is not None and not scheduler.strip():
+        raise UsageError("--scheduler needs an address such as tcp://HOST:8786")
+    return Where(workers, scheduler, timeout)
 
 
 def _shown(path: str | None) -> str:
@@ -159,9 +156,11 @@ def read_inputs(
     quiet: bool,
     single: bool = False,
     stream: bool = False,
+    chunked: bool = False,
 ) -> list[Any]:
-    """Read every FILE argument (``.npy``, ``-`` = stdin, ``.npz``, ``.npz:name``, ``.pb``)
-    under the ``read`` stage, recording each tensor's name, shape and dtype.
+    """Read every FILE argument (``.npy``, ``-`` = stdin, ``.npz``, ``.npz:name``, ``.pb``,
+    a zarr array or a dataset of ``.npy`` shards: meancli.chunked) under the
+    ``read`` stage, recording each tensor's name, shape and dtype.
 
     Args:
         single: the command takes exactly one tensor (an archive must then
@@ -169,14 +168,18 @@ def read_inputs(
         stream: return a streaming.Source instead of an array for stdin,
             .npy files and .npz members of at least streaming.STREAM_MIN_BYTES
             (stdin holding less is read whole).
+        chunked: the run goes to dask: a ``.npy`` file becomes a one-shard
+            dataset, so the workers read it themselves.
 
     Returns:
-        Kernel-ready arrays (native byte order, C or Fortran order) or Sources.
+        Kernel-ready arrays (native byte order, C or Fortran order), Sources,
+        or ChunkedArrays (zarr arrays and shard datasets, whose headers alone are read).
 
     Raises:
         InputFileError: an unreadable input, or several tensors where one is wanted.
     """
     from ..api import kernel_input, spec_dtype_name
+    from ..chunked import ChunkedArray
     from ..errors import InputFileError
     from ..formats.dtypes import BFLOAT16_NOTE, is_bfloat16
     from ..inputs import read_inputs as read_arg
@@ -186,7 +189,9 @@ def read_inputs(
     noted = False
     with report.stage("read"), _listing_accepted_types(report):
         for path in paths:
-            named = read_arg(path, stream=stream)
+            named = _chunked_inputs(path, chunked=chunked)
+            if named is None:
+                named = read_arg(path, stream=stream)
             if single and len(named) != 1:
                 listed = ", ".join(n.name for n in named)
                 raise InputFileError(f"{path}: holds {len(named)} arrays ({listed}); name one as {path}:NAME")
@@ -198,8 +203,29 @@ def read_inputs(
                     noted = True
                     if not quiet:
                         report.stderr_notes.append(BFLOAT16_NOTE)
-                items.append(item.data if isinstance(item.data, Source) else kernel_input(item.data))
+                keep = isinstance(item.data, (Source, ChunkedArray))
+                items.append(item.data if keep else kernel_input(item.data))
     return items
+
+
+def _chunked_inputs(path: str, *, chunked: bool) -> list[Any] | None:
+    """The inputs.NamedArrays of a zarr array or a shard dataset (meancli.chunked) --
+    or, when the run goes to dask (``chunked``), of a plain ``.npy`` file as a
+    one-shard dataset; None for what meancli.inputs reads (``.npy``, ``.npz``, ``.pb``, stdin).
+    """
+    from ..chunked import open_chunked
+    from ..formats.detect import input_format
+    from ..inputs import NamedArray
+
+    plain = path != "-" and os.path.isfile(path) and input_format(path) != "npz"
+    opened = None if plain else open_chunked(path)
+    if opened is None and chunked and plain and input_format(path) == "npy":
+        from ..shards import ShardDataset
+
+        opened = [ShardDataset(path, [path])]
+    if opened is None:
+        return None
+    return [NamedArray(a.name, a, getattr(a, "header", None)) for a in opened]
 
 
 @contextmanager

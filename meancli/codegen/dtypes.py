@@ -1,17 +1,40 @@
-"""The element types a spec may name, and how the C kernels handle each.
+"""The element types a spec may name: every per-dtype fact the kernel templates use.
 
-``family`` picks the accumulator (see templates/kernels.c.j2, which explains
-each choice where it is implemented):
+The templates read these fields and never branch on a dtype's name, so a new
+type is one row here. ``family`` picks the accumulator (templates/kernels.c.j2
+explains each where it is implemented):
 
-- ``flt``: float16, bfloat16, float32 -> accumulate in double, round once.
-- ``dd``: float64 -> double-double (error-free TwoSum), round once.
-- ``int``: every integer -> exact sums of a biased unsigned value in 64-bit
-  lanes, combined in 128 bits; the mean truncates toward zero.
+- ``flt``: float16, bfloat16, float32 -> exact sums in double blocks and a
+  superaccumulator with least significant bit 2^-149, one rounding.
+- ``dbl``: float64 -> the same with least significant bit 2^-1074.
+- ``int``: every integer -> exact sums in 128 bits; the mean truncates toward zero.
+
+A template meeting a family it does not know calls ``unknown_family``, which
+stops generation naming the template and line.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+
+FAMILIES = ("flt", "dbl", "int")
+
+
+@dataclass(frozen=True)
+class FloatFacts:
+    """A float type's format and how the C kernels load, store and vectorize it."""
+
+    precision: int  # significant bits, the leading one included
+    emin: int  # smallest normal exponent
+    emax: int  # largest exponent
+    load: str  # C expression: the storage value {x} as an exact double
+    store: str  # C function: a double holding a value of the format -> storage
+    sacc_limbs: int  # 64-bit limbs of the superaccumulator
+    sacc_lsb: int  # weight of its least significant bit: 2^sacc_lsb
+    simd_load8: str  # AVX2 expression: 8 values at pointer {p} as an __m256 of floats ("" for float64)
+    simd_target: str  # function attribute macro of the SIMD loops (kernels.c.j2)
+    cpu_flag: str  # C variable that is nonzero when the CPU runs simd_target code
 
 
 @dataclass(frozen=True)
@@ -23,28 +46,135 @@ class DType:
     onnx: str  # ONNX type string in schemas
     ctype: str  # C storage type
     itemsize: int  # bytes
-    family: str  # flt | dd | int
+    family: str  # one of FAMILIES
     signed: bool
     bits: int
+    flt: FloatFacts | None = None  # float types only
 
     @property
     def is_float(self) -> bool:
-        return self.family != "int"
+        return self.flt is not None
+
+    def load(self, expr: str) -> str:
+        """C expression converting the storage value ``expr`` to double (exact for floats)."""
+        if self.flt is None:
+            return f"((double)({expr}))"
+        return self.flt.load.format(x=expr)
+
+    def unknown_family(self) -> str:
+        """Stop generation: the calling template has no branch for this dtype's family."""
+        import jinja2
+
+        frame = sys._getframe(1)
+        while frame is not None and "__jinja_template__" not in frame.f_globals:
+            frame = frame.f_back  # type: ignore[assignment]
+        if frame is None:
+            raise jinja2.TemplateRuntimeError(f"{self.name}: unknown dtype family {self.family!r}")
+        template = frame.f_globals["__jinja_template__"]
+        raise jinja2.TemplateAssertionError(
+            f"{self.name}: no branch for dtype family {self.family!r} (known: {', '.join(FAMILIES)})",
+            template.get_corresponding_lineno(frame.f_lineno),
+            template.name,
+        )
 
 
 def _int(name: str, bits: int, signed: bool) -> DType:
     ctype = f"{'' if signed else 'u'}int{bits}_t"
-    onnx = f"tensor({name})"
-    return DType(name, name, onnx, ctype, bits // 8, "int", signed, bits)
+    return DType(name, name, f"tensor({name})", ctype, bits // 8, "int", signed, bits)
 
+
+# float16/bfloat16/float32: every value is a multiple of 2^-149 below 2^128.
+_SINGLE = {"sacc_limbs": 6, "sacc_lsb": -149}
 
 DTYPES: dict[str, DType] = {
     d.name: d
     for d in (
-        DType("float16", "float16", "tensor(float16)", "uint16_t", 2, "flt", True, 16),
-        DType("bfloat16", "bfloat16", "tensor(bfloat16)", "uint16_t", 2, "flt", True, 16),
-        DType("float32", "float32", "tensor(float)", "float", 4, "flt", True, 32),
-        DType("float64", "float64", "tensor(double)", "double", 8, "dd", True, 64),
+        DType(
+            "float16",
+            "float16",
+            "tensor(float16)",
+            "uint16_t",
+            2,
+            "flt",
+            True,
+            16,
+            FloatFacts(
+                11,
+                -14,
+                15,
+                "((double)f16_to_f32({x}))",
+                "f64_to_f16",
+                **_SINGLE,
+                simd_load8="_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)({p})))",
+                simd_target="AVX2_F16C",
+                cpu_flag="cpu_avx2_f16c",
+            ),
+        ),
+        DType(
+            "bfloat16",
+            "bfloat16",
+            "tensor(bfloat16)",
+            "uint16_t",
+            2,
+            "flt",
+            True,
+            16,
+            FloatFacts(
+                8,
+                -126,
+                127,
+                "bf16_to_f64({x})",
+                "f64_to_bf16",
+                **_SINGLE,
+                simd_load8="_mm256_castsi256_ps(_mm256_slli_epi32("
+                "_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)({p}))), 16))",
+                simd_target="AVX2",
+                cpu_flag="cpu_avx2",
+            ),
+        ),
+        DType(
+            "float32",
+            "float32",
+            "tensor(float)",
+            "float",
+            4,
+            "flt",
+            True,
+            32,
+            FloatFacts(
+                24,
+                -126,
+                127,
+                "((double)({x}))",
+                "(float)",
+                **_SINGLE,
+                simd_load8="_mm256_loadu_ps({p})",
+                simd_target="AVX2",
+                cpu_flag="cpu_avx2",
+            ),
+        ),
+        DType(
+            "float64",
+            "float64",
+            "tensor(double)",
+            "double",
+            8,
+            "dbl",
+            True,
+            64,
+            FloatFacts(
+                53,
+                -1022,
+                1023,
+                "({x})",
+                "(double)",
+                sacc_limbs=34,
+                sacc_lsb=-1074,
+                simd_load8="",
+                simd_target="AVX2",
+                cpu_flag="cpu_avx2",
+            ),
+        ),
         _int("int8", 8, True),
         _int("int16", 16, True),
         _int("int32", 32, True),

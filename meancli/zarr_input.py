@@ -1,0 +1,136 @@
+"""Zarr arrays (format 2 and 3) as inputs: a directory store or a zip store.
+
+Chunks are read with zarr itself (so every codec zarr knows decodes); the
+task grid is zarr's chunk grid, or its shard grid for arrays written with
+the sharding codec. A chunk that cannot be read or decoded, or decodes to
+the wrong size, is an error naming the array and the chunk. A missing chunk
+is what the zarr specification says it is: the array's fill_value; when the
+fill_value is null (format 2), it is an error naming the chunk.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from .chunked import ChunkedArray, is_zarr_directory, regular_chunks, require
+from .errors import InputFileError
+
+MAX_CHUNKS = 1 << 22  # a dask graph of more tasks than this is impractical anyway
+
+
+def _reason(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _open_store(store: str) -> Any:
+    zarr = require("zarr")
+    if is_zarr_directory(store):
+        return zarr.storage.LocalStore(store, read_only=True)
+    return zarr.storage.ZipStore(store, mode="r")
+
+
+def open_zarr(store: str, path: str) -> list[ChunkedArray]:
+    """The array at ``path`` in ``store`` (``""``: the root), or every array directly in
+    the group there, in name order.
+
+    Raises:
+        InputFileError: no array or group at ``path`` (the message lists what
+            the group holds), a group with no arrays, or unreadable metadata.
+    """
+    zarr = require("zarr")
+    shown = f"{store}:{path}" if path else store
+    try:
+        node = zarr.open(store=_open_store(store), path=path, mode="r")
+    except FileNotFoundError:
+        listed = _members(store)
+        raise InputFileError(f"{shown}: no array or group there (the store holds: {listed})") from None
+    except Exception as exc:  # zarr raises many kinds for unreadable metadata
+        raise InputFileError(f"{shown}: not a readable zarr array or group: {_reason(exc)}") from None
+    if isinstance(node, zarr.Array):
+        return [ZarrInput(store, path, shown, node)]
+    names = sorted(node.array_keys())
+    if not names:
+        raise InputFileError(
+            f"{shown}: the zarr group holds no arrays directly (the store holds: {_members(store)}); "
+            f"name one as {store}:PATH"
+        )
+    base = f"{path}/" if path else ""
+    return [ZarrInput(store, base + n, f"{store}:{base}{n}", node[n]) for n in names]
+
+
+def _members(store: str) -> str:
+    zarr = require("zarr")
+    try:
+        root = zarr.open_group(store=_open_store(store), mode="r")
+        names = sorted(k for k, _ in root.members(max_depth=None))
+    except Exception:
+        return "nothing readable"
+    return ", ".join(names) if names else "nothing"
+
+
+class ZarrInput(ChunkedArray):
+    """One zarr array, opened again (lazily) wherever it is read."""
+
+    def __init__(self, store: str, path: str, name: str, array: Any) -> None:
+        self.store = os.path.abspath(store)
+        self.path = path
+        self.name = name
+        self.shape = tuple(int(n) for n in array.shape)
+        dtype = np.dtype(array.dtype)
+        if dtype.kind not in "iuf":
+            raise InputFileError(f"{name}: zarr data type {array.dtype} is not a numeric type meancli reads")
+        self.dtype = dtype if dtype.isnative else dtype.newbyteorder("=")
+        grid = tuple(array.shards or array.chunks)
+        count = 1
+        for n, c in zip(self.shape, grid, strict=True):
+            count *= -(-n // max(int(c), 1))
+        if count > MAX_CHUNKS:
+            raise InputFileError(
+                f"{name}: {count} chunks of {grid}; meancli takes at most {MAX_CHUNKS} (rechunk the array)"
+            )
+        self.chunks = regular_chunks(self.shape, grid) if self.shape else ()
+        self.fill_value_null = array.metadata.zarr_format == 2 and array.metadata.fill_value is None
+        self._array: Any = array
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_array"] = None  # a worker opens the store itself
+        return state
+
+    def _zarr(self) -> Any:
+        if self._array is None:
+            zarr = require("zarr")
+            self._array = zarr.open_array(store=_open_store(self.store), path=self.path, mode="r")
+        return self._array
+
+    def _chunk_stored(self, array: Any, index: tuple[int, ...]) -> bool:
+        key = array.metadata.encode_chunk_key(index)
+        full = f"{self.path}/{key}" if self.path else key
+        if os.path.isdir(self.store):
+            return os.path.isfile(os.path.join(self.store, *full.split("/")))
+        import zipfile
+
+        with zipfile.ZipFile(self.store) as archive:
+            return full in set(archive.namelist())
+
+    def read_chunk(self, index: tuple[int, ...]) -> np.ndarray[Any, Any]:
+        where = f"{self.name}: chunk {tuple(index)}"
+        region = tuple(slice(sum(c[:i]), sum(c[: i + 1])) for c, i in zip(self.chunks, index, strict=True))
+        expected = tuple(s.stop - s.start for s in region)
+        try:
+            array = self._zarr()
+            if self.fill_value_null and array.shards is None and not self._chunk_stored(array, index):
+                raise InputFileError(f"{where}: missing, and the array has no fill_value to stand for it")
+            data = np.asarray(array[region] if region else array[...])
+        except InputFileError:
+            raise
+        except Exception as exc:  # codecs and stores raise many kinds
+            raise InputFileError(f"{where}: cannot be read: {_reason(exc)}") from None
+        if data.shape != expected:
+            raise InputFileError(f"{where}: decodes to shape {data.shape}, expected {expected}")
+        if not data.dtype.isnative:
+            data = data.astype(self.dtype)
+        return data

@@ -1,0 +1,602 @@
+"""The dask engine: the same bits for every chunk grid and wherever it runs.
+
+Four places run the same graphs: this process (dask's synchronous
+scheduler), a LocalCluster of one and of two worker processes (what
+``--workers 1`` / ``--workers 2`` start), and an external cluster started
+here as ``dask scheduler`` + two ``dask worker`` processes (what
+``--scheduler`` reaches). One cluster of each kind serves the whole module;
+every server listens on 127.0.0.1 and is shut down at the end, also when a
+test fails. Results are held to the exact mean rounded once
+(tests/oracles.py), on inputs whose sums cancel.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import dask.array as da
+import ml_dtypes
+import numpy as np
+import oracles
+import pytest
+
+import meancli
+from meancli import api
+from meancli.engine import distributed as engine
+from meancli.engine import no_progress
+from meancli.opset import resolve
+
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+INTS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+SHAPE = (40, 6, 5)
+# (chunks, split_every): one chunk; uneven chunks; one row per chunk (a deep tree); thin slabs across
+GRIDS = [((40, 6, 5), None), ((7, 4, 3), 2), ((1, 6, 5), 3), ((13, 1, 2), None)]
+AXES = [(0,), (1, 2), (0, 1, 2), (2,)]
+PLACES = ("this process", "workers 1", "workers 2", "external")
+MEANCLI = [sys.executable, "-m", "meancli"]
+
+
+# --------------------------------------------------------------------------- clusters
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def external(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``dask scheduler`` and two ``dask worker`` processes on 127.0.0.1; yields the address."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    log = tmp_path_factory.mktemp("cluster")
+    procs: list[subprocess.Popen[bytes]] = []
+    common = {"stdout": subprocess.DEVNULL, "cwd": log}
+    scheduler = ["scheduler", "--host", "127.0.0.1", "--port", str(port)]
+    scheduler += ["--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
+    worker = ["worker", address, "--nthreads", "1", "--nworkers", "1", "--host", "127.0.0.1"]
+    worker += ["--no-dashboard", "--nanny-port", "0", "--worker-port", "0"]
+    try:
+        for k, args in enumerate([scheduler, worker, worker]):
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "dask", *args],
+                    stderr=open(log / f"process{k}.log", "wb"),  # noqa: SIM115 -- closed with the process
+                    **common,
+                )
+            )
+        yield address
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+@pytest.fixture(scope="module")
+def clients(external: str) -> Iterator[dict[str, Any]]:
+    """A client per place (None: this process), through the engine's own connect()."""
+    with ExitStack() as stack:
+        out: dict[str, Any] = {"this process": None}
+        out["workers 1"] = stack.enter_context(engine.connect(engine.Where(workers=1)))
+        out["workers 2"] = stack.enter_context(engine.connect(engine.Where(workers=2)))
+        out["external"] = stack.enter_context(engine.connect(engine.Where(scheduler=external, timeout=60)))
+        out["external"].wait_for_workers(2, timeout=60)
+        yield out
+
+
+# --------------------------------------------------------------------------- inputs and truth
+
+
+def cancelling(name: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Values whose sums cancel: large values and their negations among small ones,
+    at the type's extremes (sums that overflow the type itself)."""
+    rng = np.random.default_rng(seed)
+    dtype = oracles.DTYPES[name]
+    size = int(np.prod(shape))
+    if name in FLOATS:
+        big = {"float16": 6e4, "bfloat16": 1e38, "float32": 1e30, "float64": 1e300}[name]
+        x = rng.standard_normal(size) * rng.choice([1e-3, 1.0, 1e3], size)
+        k = size // 4
+        x[:k] = big * rng.choice([-1.0, 1.0], k)
+        x[k : 2 * k] = -x[:k]  # cancels exactly, in another chunk
+        rng.shuffle(x)
+        return x.astype(dtype).reshape(shape)
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, size=size, dtype=dtype, endpoint=True)
+    x[: size // 3] = info.max  # sums far beyond the type
+    rng.shuffle(x)
+    return x.reshape(shape)
+
+
+def exact_reduce(x: np.ndarray, axes: tuple[int, ...], out_shape: tuple[int, ...]) -> np.ndarray:
+    kept = [d for d in range(x.ndim) if d not in axes]
+    moved = np.ascontiguousarray(np.transpose(x, kept + list(axes)))
+    n = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+    groups = oracles.Groups(moved.reshape(-1, n), out_shape)
+    value = oracles.exact_truth(oracles.spec_name(x.dtype), groups).value
+    assert value is not None
+    return value
+
+
+def exact_mean(xs: list[np.ndarray]) -> np.ndarray:
+    shape = np.broadcast_shapes(*(x.shape for x in xs))
+    stacked = np.stack([np.broadcast_to(x, shape) for x in xs], axis=-1)
+    groups = oracles.Groups(stacked.reshape(-1, len(xs)), shape)
+    value = oracles.exact_truth(oracles.spec_name(xs[0].dtype), groups).value
+    assert value is not None
+    return value
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    width = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
+    if a.dtype.kind == "V" or a.dtype.kind == "f" or a.dtype == ml_dtypes.bfloat16:
+        nan = np.isnan(a.astype(np.float64)) & np.isnan(b.astype(np.float64))
+        return bool(((a.view(width) == b.view(width)) | nan).all())
+    return bool((a == b).all())
+
+
+# --------------------------------------------------------------------------- bit-identity
+
+
+@pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("name", FLOATS + INTS)
+def test_reduce_mean_same_bits_on_every_grid_and_place(
+    name: str, place: str, clients: dict[str, Any]
+) -> None:
+    op = resolve("ReduceMean", "openvino:1" if name in ("int8", "uint8", "int16", "uint16") else "18")
+    x = cancelling(name, SHAPE, seed=len(name))
+    graphs, truths = [], []
+    for axes in AXES:
+        call = api.validate_reduce(op, x.dtype, x.shape, axes, True)
+        truth = exact_reduce(x, axes, call.out_shape)
+        for chunks, split_every in GRIDS:  # each grid as it is
+            dx = da.from_array(x, chunks=chunks)
+            graphs.append(engine.reduce_graph(dx, call, name, split_every=split_every, plan=False))
+            truths.append((axes, chunks, truth))
+        # and as the engine plans it (shallow chunks merged along the reduced axes)
+        graphs.append(engine.reduce_graph(da.from_array(x, chunks=(1, 2, 5)), call, name))
+        truths.append((axes, "planned", truth))
+    results = engine.compute(graphs, clients[place], no_progress)
+    for got, (axes, chunks, truth) in zip(results, truths, strict=True):
+        assert same_bits(got, truth), (axes, chunks)
+        in_memory = meancli.reduce_mean(x, axes=axes, keepdims=True, opset=f"{op.domain}:{op.since_version}")
+        assert same_bits(got, in_memory), (axes, chunks)  # one machine's bits
+
+
+@pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("name", FLOATS)
+def test_mean_same_bits_on_every_grid_and_place(name: str, place: str, clients: dict[str, Any]) -> None:
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(SHAPE).astype(oracles.DTYPES[name])
+    b = (-a[:, :1, :] + rng.standard_normal((40, 1, 5)).astype(a.dtype) * np.array(1e-2, a.dtype)).astype(
+        a.dtype
+    )  # cancels a's first column
+    c = rng.standard_normal((6, 1)).astype(a.dtype)
+    truth = exact_mean([a, b, c])
+    graphs = []
+    for chunks, _ in GRIDS:
+        xs = [da.from_array(a, chunks=chunks), da.from_array(b, chunks=(chunks[0], 1, chunks[2])), c]
+        graphs.append(meancli.mean(*xs, opset=13))
+    for got in engine.compute(graphs, clients[place], no_progress):
+        assert same_bits(got, truth)
+        assert same_bits(got, meancli.mean(a, b, c))  # and the in-memory kernel's bits
+
+
+def test_float16_count_beyond_float16_range() -> None:
+    """70,000 float16 values: the count itself is beyond float16 (dask's own mean gives inf/NaN)."""
+    x = np.full((70_000,), 3.0, dtype=np.float16)
+    lazy = meancli.reduce_mean(da.from_array(x, chunks=999), axes=0, keepdims=False)
+    assert lazy.compute().tobytes() == np.float16(3.0).tobytes()
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def write_zarr_stores(tmp_path: Path, x: np.ndarray, chunks: tuple[int, ...]) -> dict[str, str]:
+    """The same array as zarr format 2 and 3 (default codecs), a group member, a zip store."""
+    import zarr
+
+    v3 = zarr.create_array(str(tmp_path / "a3.zarr"), shape=x.shape, chunks=chunks, dtype=x.dtype)
+    v3[...] = x
+    v2 = zarr.create_array(
+        str(tmp_path / "a2.zarr"), shape=x.shape, chunks=chunks, dtype=x.dtype, zarr_format=2
+    )
+    v2[...] = x
+    group = zarr.open_group(str(tmp_path / "g.zarr"), mode="w")
+    member = group.create_array("fields/t", shape=x.shape, chunks=chunks, dtype=x.dtype)
+    member[...] = x
+    store = zarr.storage.ZipStore(str(tmp_path / "z.zarr.zip"), mode="w")
+    zipped = zarr.create_array(store, shape=x.shape, chunks=chunks, dtype=x.dtype)
+    zipped[...] = x
+    store.close()
+    return {
+        "v3": "a3.zarr",
+        "v2": "a2.zarr",
+        "group": "g.zarr:fields/t",
+        "zip": "z.zarr.zip",
+    }
+
+
+def cli(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([*MEANCLI, *args], cwd=cwd, capture_output=True, timeout=timeout, check=False)
+
+
+def load(path: Path) -> np.ndarray:
+    from meancli.npyio import read_npy
+
+    return read_npy(str(path), mmap=False)[0]  # bfloat16 too
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "int64", "uint64", "float16"])
+def test_cli_zarr_in_process_every_store_kind(name: str, tmp_path: Path) -> None:
+    x = cancelling(name, (30, 4, 6), seed=3)
+    stores = write_zarr_stores(tmp_path, x, (7, 3, 4))
+    call_truth = exact_reduce(x, (0, 2), (1, 4, 1))
+    for kind, arg in stores.items():
+        proc = cli(["reduce-mean", arg, "--axes", "0", "2", "-o", f"{kind}.npy", "--quiet"], tmp_path)
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert same_bits(load(tmp_path / f"{kind}.npy"), call_truth), kind
+
+
+def test_cli_workers_and_scheduler_same_bits(tmp_path: Path, external: str, clients: dict[str, Any]) -> None:
+    x = cancelling("float32", (50, 8, 3), seed=5)
+    write_zarr_stores(tmp_path, x, (9, 5, 3))
+    truth = exact_reduce(x, (0,), (8, 3))
+    for where in (["--workers", "1"], ["--workers", "2"], ["--scheduler", external]):
+        proc = cli(
+            ["reduce-mean", "a3.zarr", "--axes", "0", "--no-keep-dims", "-o", "r.npy", "--json", *where],
+            tmp_path,
+        )
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert same_bits(load(tmp_path / "r.npy"), truth), where
+        import json
+
+        engine_info = json.loads(proc.stdout)["engine"]
+        assert engine_info["name"] == "dask" and engine_info["chunks"] == [
+            {"chunk_shape": [9, 5, 3], "grid": [6, 2, 1]}
+        ]
+        assert engine_info["workers"] == (2 if where[0] == "--scheduler" else int(where[1]))
+
+
+def test_cli_mean_of_zarr_stores_to_zarr_on_workers(tmp_path: Path) -> None:
+    import zarr
+
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((30, 20)).astype(np.float32)
+    b = rng.standard_normal((20,)).astype(np.float32)
+    za = zarr.create_array(str(tmp_path / "a.zarr"), shape=a.shape, chunks=(7, 6), dtype=a.dtype)
+    za[...] = a
+    np.save(tmp_path / "b.npy", b)
+    proc = cli(["mean", "a.zarr", "b.npy", "-o", "m.zarr", "--workers", "2", "--quiet"], tmp_path)
+    assert proc.returncode == 0, proc.stderr.decode()
+    got = zarr.open_array(str(tmp_path / "m.zarr"), mode="r")[...]
+    assert same_bits(got, exact_mean([a, b]))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "a.zarr",
+        "b.npy",
+        "m.zarr",
+    ]  # no temporary store left
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float16", "int32"])
+def test_cli_shard_dataset_forms(name: str, tmp_path: Path) -> None:
+    x = cancelling(name, (45, 3, 2), seed=9)
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    cuts = [0, 4, 4, 19, 30, 45]  # an empty shard too
+    for k, (a, b) in enumerate(itertools.pairwise(cuts)):
+        np.save(shards / f"part-{k:03d}.npy", x[a:b])
+    (tmp_path / "list.txt").write_text(
+        "# in order\n" + "".join(f"shards/part-{k:03d}.npy\n" for k in range(5))
+    )
+    op = "openvino:1" if name == "int32" else "18"
+    truth = exact_reduce(x, (0, 2), (1, 3, 1))
+    for arg in ("shards", "shards/part-*.npy", "@list.txt"):
+        proc = cli(
+            ["reduce-mean", arg, "--axes", "0", "2", "--keep-dims", "--opset", op, "-o", "r.npy", "-q"],
+            tmp_path,
+        )
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert same_bits(load(tmp_path / "r.npy"), truth), arg
+    # axis 1: the output keeps the dataset's rows in shard order
+    proc = cli(
+        ["reduce-mean", "@list.txt", "--axes", "1", "--keep-dims", "--opset", op, "-o", "r1.npy", "-q"],
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert same_bits(load(tmp_path / "r1.npy"), exact_reduce(x, (1,), (45, 1, 2)))
+
+
+# --------------------------------------------------------------------------- faults
+
+
+def test_worker_killed_mid_run_gives_the_same_bits(clients: dict[str, Any]) -> None:
+    client = clients["workers 2"]
+    x = cancelling("float64", (64, 50), seed=11)
+    slow = da.from_array(x, chunks=(4, 50)).map_blocks(lambda b: (time.sleep(0.25), b)[1], dtype=x.dtype)
+    call = api.validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
+    future = client.compute(engine.reduce_graph(slow, call, "float64", split_every=4, plan=False))
+    time.sleep(1.0)  # some chunks done, some running
+    pids = client.run(os.getpid)
+    os.kill(next(iter(pids.values())), signal.SIGKILL)
+    got = future.result(timeout=120)
+    assert same_bits(got, exact_reduce(x, (0,), (50,)))
+    client.wait_for_workers(2, timeout=60)  # the nanny restarted it for the next tests
+
+
+def test_unreachable_scheduler_is_one_line_within_timeout(tmp_path: Path) -> None:
+    np.save(tmp_path / "x.npy", np.ones(4, np.float32))
+    started = time.monotonic()
+    proc = cli(
+        ["reduce-mean", "x.npy", "--scheduler", f"tcp://127.0.0.1:{_free_port()}", "--timeout", "2"], tmp_path
+    )
+    assert time.monotonic() - started < 30
+    assert proc.returncode == 1
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "error: cannot reach the dask scheduler at tcp://127.0.0.1:"
+    )
+
+
+def test_corrupt_chunk_named_and_nothing_written(tmp_path: Path) -> None:
+    x = np.arange(60, dtype=np.float32).reshape(10, 6)
+    write_zarr_stores(tmp_path, x, (4, 3))
+    (tmp_path / "a3.zarr" / "c" / "1" / "1").write_bytes(b"not zstd at all")
+    for extra in ([], ["--workers", "1"]):
+        proc = cli(["mean", "a3.zarr", "-o", "out.zarr", *extra], tmp_path)
+        assert proc.returncode == 1, proc.stderr.decode()
+        lines = proc.stderr.decode().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: a3.zarr: chunk (1, 1): cannot be read"), lines
+        assert not [p.name for p in tmp_path.iterdir() if p.name.startswith((".out", "out"))]
+
+
+def test_wrongly_sized_chunk_named(tmp_path: Path) -> None:
+    import zarr
+
+    x = np.arange(60, dtype=np.float64).reshape(10, 6)
+    raw = zarr.create_array(
+        str(tmp_path / "raw.zarr"),
+        shape=x.shape,
+        chunks=(4, 3),
+        dtype=x.dtype,
+        zarr_format=2,
+        compressors=None,
+    )
+    raw[...] = x
+    chunk = tmp_path / "raw.zarr" / "2.0"
+    chunk.write_bytes(chunk.read_bytes()[:-8])
+    proc = cli(["reduce-mean", "raw.zarr", "-o", "r.npy"], tmp_path)
+    assert proc.returncode == 1
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: raw.zarr: chunk (2, 0): "), lines
+    assert not (tmp_path / "r.npy").exists()
+
+
+def test_missing_chunk(tmp_path: Path) -> None:
+    """Missing with a fill_value: the fill_value (the zarr specification); with none: an error."""
+    import zarr
+
+    x = np.arange(1, 61, dtype=np.float32).reshape(10, 6)
+    null = zarr.create_array(
+        str(tmp_path / "null.zarr"),
+        shape=x.shape,
+        chunks=(4, 3),
+        dtype=x.dtype,
+        zarr_format=2,
+        fill_value=None,
+    )
+    null[...] = x
+    (tmp_path / "null.zarr" / "0.1").unlink()
+    proc = cli(["reduce-mean", "null.zarr", "-o", "r.npy"], tmp_path)
+    assert proc.returncode == 1
+    assert (
+        proc.stderr.decode()
+        == "error: null.zarr: chunk (0, 1): missing, and the array has no fill_value to stand for it\n"
+    )
+    assert not (tmp_path / "r.npy").exists()
+    filled = zarr.create_array(
+        str(tmp_path / "f.zarr"), shape=x.shape, chunks=(4, 3), dtype=x.dtype, fill_value=0.5
+    )
+    filled[...] = x
+    (tmp_path / "f.zarr" / "c" / "0" / "1").unlink()
+    proc = cli(["reduce-mean", "f.zarr", "-o", "r.npy", "-q"], tmp_path)
+    assert proc.returncode == 0, proc.stderr.decode()
+    y = x.copy()
+    y[0:4, 3:6] = 0.5
+    assert same_bits(load(tmp_path / "r.npy"), exact_reduce(y, (0, 1), (1, 1)))
+
+
+def test_mismatched_shards_name_the_first(tmp_path: Path) -> None:
+    d = tmp_path / "ds"
+    d.mkdir()
+    np.save(d / "a.npy", np.zeros((3, 4), np.float32))
+    np.save(d / "b.npy", np.zeros((2, 4), np.float32))
+    np.save(d / "c.npy", np.zeros((2, 5), np.float32))  # trailing shape differs
+    np.save(d / "d.npy", np.zeros((2, 4), np.float64))
+    proc = cli(["reduce-mean", "ds"], tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.decode().splitlines() == [
+        "error: ds/c.npy: the shard does not match ds/a.npy: dtype float32, trailing shape (5,) "
+        "(expected float32, (4,))"
+    ]
+    (d / "c.npy").unlink()
+    proc = cli(["reduce-mean", "ds"], tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.decode().startswith(
+        "error: ds/d.npy: the shard does not match ds/a.npy: dtype float64"
+    )
+
+
+def test_missing_extra_is_one_line(tmp_path: Path) -> None:
+    np.save(tmp_path / "x.npy", np.ones(4, np.float32))
+    code = (
+        "import sys; sys.modules['distributed'] = None; from meancli.cli.entry import main; sys.exit(main())"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "reduce-mean", "x.npy", "--workers", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == (
+        "error: distributed is needed for zarr arrays, .npy shard datasets, --workers and --scheduler; "
+        "install it with: pip install 'meancli[dask]'\n"
+    )
+
+
+def _group_alive(pgid: int) -> list[str]:
+    """The processes of group ``pgid`` that are not zombies (already dead)."""
+    out = subprocess.run(
+        ["ps", "-o", "pid=,stat=", "-g", str(pgid)], capture_output=True, text=True, check=False
+    )
+    return [line for line in out.stdout.splitlines() if line.split()[1:2] != ["Z"]]
+
+
+def test_ctrl_c_shuts_the_local_cluster_down(tmp_path: Path) -> None:
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).random((4000, 1000)))
+    env = {**os.environ, "MEANCLI_PIECE_BYTES": "40000"}  # 200 pieces: a run long enough to interrupt
+    proc = subprocess.Popen(
+        [*MEANCLI, "reduce-mean", "x.npy", "--workers", "1", "--axes", "0"],
+        cwd=tmp_path,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(_group_alive(proc.pid)) < 3 and time.monotonic() < deadline:  # meancli, nanny, worker
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err.decode()
+        assert err.decode() == "error: interrupted\n"
+        deadline = time.monotonic() + 30
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _group_alive(proc.pid)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_plain_npy_files_on_workers_broadcast_a_scalar(tmp_path: Path) -> None:
+    """.npy files given to a cluster are read by the workers, rank 0 included."""
+    v = np.array([1e8, 1.0, -1e8, 3.5], dtype=np.float32)
+    np.save(tmp_path / "s.npy", np.float32(3))
+    np.save(tmp_path / "v.npy", v)
+    proc = cli(["mean", "s.npy", "v.npy", "--workers", "1", "-q", "-o", "m.npy"], tmp_path)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert same_bits(load(tmp_path / "m.npy"), exact_mean([np.float32(3) * np.ones(1, np.float32), v]))
+
+
+def test_shard_truncated_after_opening_names_dataset_and_chunk(tmp_path: Path) -> None:
+    from meancli.chunked import open_chunked
+    from meancli.errors import InputFileError
+
+    (tmp_path / "ds").mkdir()
+    np.save(tmp_path / "ds" / "a.npy", np.ones((3, 2), np.float32))
+    np.save(tmp_path / "ds" / "b.npy", np.ones((5, 2), np.float32))
+    (dataset,) = open_chunked(str(tmp_path / "ds"))
+    call = api.validate_reduce(resolve("ReduceMean"), dataset.dtype, dataset.shape, (0,), False)
+    graph = engine.reduce_graph(engine.as_dask(dataset, cluster=False), call, "float32", plan=False)
+    with open(tmp_path / "ds" / "b.npy", "r+b") as fp:
+        fp.truncate(150)  # 128 header bytes and 22 of its 40 data bytes
+    with pytest.raises(InputFileError, match=r"ds: chunk \(1\) \(.*b\.npy, rows 0 to 5\): .*truncated data"):
+        engine.compute([graph], None, no_progress)
+
+
+def test_plan_bounds_the_partial_states() -> None:
+    """One time step per chunk, reduced over time: merged along time, cut across
+    (about the chunk's size), so a chunk's states take at most 1/8 of its bytes."""
+    x = da.zeros((1000, 4096, 4096), chunks=(1, 4096, 4096), dtype=np.float32)
+    planned, split_every = engine.plan_chunks(x, (0,), 64)
+    depth, rows, cols = planned.chunksize
+    assert depth * 4 >= 8 * 64 and rows * cols * 64 <= depth * rows * cols * 4 / 8
+    assert depth * rows * cols * 4 <= 64 << 20
+    assert 2 <= split_every <= 32
+    untouched, _ = engine.plan_chunks(da.zeros((8192, 2048), chunks=(4096, 1024), dtype=np.float32), (0,), 64)
+    assert untouched.chunksize == (4096, 1024)
+
+
+def test_zarr_metadata_with_too_many_chunks_is_refused(tmp_path: Path) -> None:
+    import json
+
+    store = tmp_path / "huge.zarr"
+    store.mkdir()
+    meta = {"zarr_format": 2, "shape": [1 << 60], "chunks": [1], "dtype": "<f4", "compressor": None}
+    meta |= {"fill_value": 0.0, "order": "C", "filters": None}
+    (store / ".zarray").write_text(json.dumps(meta))
+    proc = cli(["reduce-mean", "huge.zarr"], tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == (
+        f"error: huge.zarr: {1 << 60} chunks of (1,); meancli takes at most {1 << 22} (rechunk the array)\n"
+    )
+
+
+def test_open_lazy_reads_what_the_command_line_reads(tmp_path: Path) -> None:
+    from meancli.errors import InputFileError
+
+    x = cancelling("bfloat16", (20, 3), seed=4)
+    (tmp_path / "ds").mkdir()
+    np.save(tmp_path / "ds" / "0.npy", x[:7])
+    np.save(tmp_path / "ds" / "1.npy", x[7:])
+    np.save(tmp_path / "whole.npy", x)
+    for arg in ("ds", "whole.npy"):
+        lazy = meancli.reduce_mean(meancli.open_lazy(str(tmp_path / arg)), axes=0)
+        assert same_bits(lazy.compute(), exact_reduce(x, (0,), (1, 3)))
+    group = zarr_group_with_two(tmp_path)
+    with pytest.raises(InputFileError, match=r"holds 2 arrays .*; name one as"):
+        meancli.open_lazy(group)
+
+
+def zarr_group_with_two(tmp_path: Path) -> str:
+    import zarr
+
+    group = zarr.open_group(str(tmp_path / "two.zarr"), mode="w")
+    for name in ("a", "b"):
+        group.create_array(name, shape=(2,), dtype="f4")[...] = np.ones(2, np.float32)
+    return str(tmp_path / "two.zarr")
+
+
+@pytest.mark.parametrize("place", ["this process", "workers 2"])
+def test_progress_counts_every_task(place: str, clients: dict[str, Any]) -> None:
+    """The bar's total is the graph's tasks, and it is fed up to that total (a dask
+    callback in this process; a scheduler plugin on a cluster)."""
+    from contextlib import contextmanager
+
+    seen: dict[str, int] = {"total": 0, "done": 0}
+
+    @contextmanager
+    def factory(total: int, label: str, unit: str) -> Iterator[Any]:
+        assert unit == "tasks"
+        seen["total"] = total
+        yield lambda n: seen.__setitem__("done", seen["done"] + n)
+
+    x = cancelling("float32", (64, 10), seed=2)
+    call = api.validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
+    graph = engine.reduce_graph(da.from_array(x, chunks=(4, 5)), call, "float32", plan=False)
+    (got,) = engine.compute([graph], clients[place], factory)
+    assert same_bits(got, exact_reduce(x, (0,), (10,)))
+    assert seen["total"] >= 32 and seen["done"] >= seen["total"]  # 32 chunks, then the tree
