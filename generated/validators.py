@@ -58,7 +58,7 @@ def validate_mean_1(
     check_arity(len(shapes), 1, 2147483647, label)
     dtype = check_same_dtype(dtypes, label)
     check_dtype(dtype, op.types, label)
-    attribute_values(attributes, op.settable_attributes, label)
+    attribute_values(attributes, op.settable_attributes, label, op.attributes)
     return dtype, equal_shapes(shapes, label)
 
 
@@ -84,7 +84,7 @@ def validate_mean_2(
     check_arity(len(shapes), 1, 2147483647, label)
     dtype = check_same_dtype(dtypes, label)
     check_dtype(dtype, op.types, label)
-    attribute_values(attributes, op.settable_attributes, label)
+    attribute_values(attributes, op.settable_attributes, label, op.attributes)
     return dtype, broadcast_shapes(shapes, label)
 
 
@@ -110,7 +110,7 @@ def validate_reduce_1(
     """
     label = op.label
     check_dtype(dtype, op.types, label)
-    values = attribute_values(attributes, op.settable_attributes, label)
+    values = attribute_values(attributes, op.settable_attributes, label, op.attributes)
     rank = len(shape)
     reduced: tuple[int, ...]
     if axes is None:
@@ -149,7 +149,7 @@ def validate_reduce_2(
     """
     label = op.label
     check_dtype(dtype, op.types, label)
-    values = attribute_values(attributes, op.settable_attributes, label)
+    values = attribute_values(attributes, op.settable_attributes, label, op.attributes)
     rank = len(shape)
     reduced: tuple[int, ...]
     if axes is None:
@@ -188,7 +188,7 @@ def validate_reduce_3(
     """
     label = op.label
     check_dtype(dtype, op.types, label)
-    values = attribute_values(attributes, op.settable_attributes, label)
+    values = attribute_values(attributes, op.settable_attributes, label, op.attributes)
     rank = len(shape)
     reduced: tuple[int, ...]
     if axes is None:

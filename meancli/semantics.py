@@ -116,23 +116,34 @@ def axes_required(label: str) -> SpecViolation:
     return SpecViolation(f"{label} requires axes (--axes A [A ...] or axes=[...]; an empty list for none)")
 
 
-def attribute_values(given: Mapping[str, Any], attributes: Sequence[Attribute], label: str) -> dict[str, Any]:
+def attribute_values(
+    given: Mapping[str, Any],
+    attributes: Sequence[Attribute],
+    label: str,
+    spec_attributes: Sequence[Attribute] = (),
+) -> dict[str, Any]:
     """The value in force of each of ``attributes`` (those a caller may set), in spec order.
 
     ``given`` maps attribute names to values; None means not given (the spec
     default). A flag (type bool, or int with values [0, 1]) takes True, False,
     0 or 1 and keeps its spec type (an int flag gives 0 or 1); an int takes an
     integer (one of ``values`` when the spec lists them); ints take a
-    sequence of integers (returned as a tuple).
+    sequence of integers (returned as a tuple). ``spec_attributes`` (all the
+    version's, legacy ones included) only words the refusal of one not settable.
 
     Raises:
-        SpecViolation: a name the version has no attribute for, a value of
+        SpecViolation: a name the version has no attribute for (or a legacy one), a value of
             the wrong type, or a required attribute not given.
     """
     by_name = {a.name: a for a in attributes}
     for name, value in given.items():
         if value is not None and name not in by_name:
             has = ", ".join(by_name) or "none"
+            if any(a.name == name and a.legacy for a in spec_attributes):
+                raise SpecViolation(
+                    f"{label}'s attribute {name} is legacy, with no effect on the result: it is not "
+                    f"taken (settable attributes: {has})"
+                )
             raise SpecViolation(f"{label} has no attribute {name} (its attributes: {has})")
     values: dict[str, Any] = {}
     for a in attributes:

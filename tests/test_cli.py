@@ -604,6 +604,8 @@ ERRORS_2 = {
     "use_threads_zero": (["reduce-mean", "{x3}", "--threads", "0"], ["--threads"]),
     "use_two_files": (["reduce-mean", "{x3}", "{x3}"], []),
     "use_stdin_twice": (["mean", "-", "-"], ["stdin"]),
+    "use_axes_empty_and_listed": (["reduce-mean", "{x3}", "--axes", "0", "--axes="], ["--axes="]),
+    "use_output_empty": (["reduce-mean", "{x3}", "-o", ""], ["--output", "an empty path"]),
 }
 for _name, (_argv, _) in ERRORS_2.items():
     case(

@@ -104,7 +104,7 @@ def test_one_file_with_a_template_and_literal_braces(tree: Path) -> None:
         (["in/a.npy", "in/a.npy"], "out/{name}", "would both be written"),
         (["in/a.npy", "in/b.npy"], "out/{path}.npy", "unknown placeholder {path}"),
         (["in/a.npy", "in/b.npy"], "out/{stem.npy", "-o 'out/{stem.npy'"),
-        (["in/a.npy", "in/b.npy"], "out/{stem!r}.npy", "unknown placeholder"),
+        (["in/a.npy", "in/b.npy"], "out/{stem!r}.npy", "{stem!r}: a conversion (!r) is not supported"),
         (["in/a.npy", "in/b.npy"], "out/{stem:03d}.npy", "-o 'out/{stem:03d}.npy'"),
         (["in/a.npy", "in/b.npy"], "{member}", "a template names files"),
         (["in/a.npy", "in/b.npy"], "in/b.npy{member}", "would replace the input in/b.npy"),

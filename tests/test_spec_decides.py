@@ -423,3 +423,13 @@ def test_attribute_values_refuse_what_the_spec_does_not_allow(given: dict[str, A
     with pytest.raises(SpecViolation) as info:
         attribute_values(given, ALL, "Op-1")
     assert str(info.value).startswith(message)
+
+
+def test_a_legacy_attribute_is_refused_as_legacy() -> None:
+    """Mean-1's consumed_inputs is in its spec but has no effect: refused, and said so."""
+    import meancli
+
+    with pytest.raises(SpecViolation, match=r"consumed_inputs is legacy, with no effect"):
+        meancli.mean(np.ones(3, np.float32), consumed_inputs=[1], opset=1)
+    with pytest.raises(SpecViolation, match=r"has no attribute consumed_inputs"):
+        meancli.mean(np.ones(3, np.float32), consumed_inputs=[1], opset=13)

@@ -47,12 +47,14 @@ def parse_axes(values: list[str] | None) -> list[int] | None:
 
     ``--axes=`` gives []. Raises ValueError with a message for anything that
     is not a comma-separated integer list (``--axes ,`` and ``--axes=0,,2``
-    included).
+    included), and for ``--axes=`` beside listed axes.
     """
     if values is None or len(values) == 0:
         return None
     if values == [""]:
         return []
+    if "" in values:
+        raise ValueError("--axes=: an explicitly empty list cannot be combined with listed axes")
     axes: list[int] = []
     for value in values:
         for part in value.split(","):

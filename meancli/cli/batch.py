@@ -74,22 +74,22 @@ def wants_many(files: Sequence[str], output: str | None) -> bool:
     return len(files) != 1 or is_template(output)
 
 
-def _split_member(arg: str) -> tuple[str, str]:
-    """``data.npz:NAME`` -> (``data.npz``, ``NAME``) when data.npz is a file; else (arg, "")."""
-    head, sep, member = arg.rpartition(":")
-    if sep and head.lower().endswith(".npz") and os.path.isfile(head):
-        return head, member
-    return arg, ""
-
-
 def fields_of(file: str, index: int) -> dict[str, Any]:
     """The placeholder values for input ``file`` at position ``index`` (OUTPUT_FIELDS)."""
     if file == "-":
         return {"stem": STDIN_STEM, "name": STDIN_STEM, "parent": ".", "member": "", "index": index}
-    path, member = _split_member(file)
+    from ..formats.npz import split_member
+
+    path, member = split_member(file)
     parent, name = os.path.split(path)
     stem, _suffix = os.path.splitext(name)
-    return {"stem": stem or name, "name": name, "parent": parent or ".", "member": member, "index": index}
+    return {
+        "stem": stem or name,
+        "name": name,
+        "parent": parent or ".",
+        "member": member or "",
+        "index": index,
+    }
 
 
 def _check_template(template: str) -> None:
@@ -106,7 +106,12 @@ def _check_template(template: str) -> None:
     for _literal, field, _spec, conversion in parsed:
         if field is None:
             continue
-        if field not in OUTPUT_FIELDS or conversion is not None:
+        if conversion is not None:
+            raise UsageError(
+                f"-o {template!r}: {{{field}!{conversion}}}: a conversion (!{conversion}) is not "
+                f"supported (placeholders: {known}; a format spec such as {{index:04d}} is)"
+            )
+        if field not in OUTPUT_FIELDS:
             raise UsageError(
                 f"-o {template!r}: unknown placeholder {{{field}}} (placeholders: {known}; "
                 "write {{ and }} for a literal brace)"
@@ -142,7 +147,9 @@ def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
     except (ValueError, TypeError) as exc:  # a format spec that does not fit, e.g. {stem:03d}
         raise UsageError(f"-o {output!r}: {exc}") from None
     seen: dict[str, int] = {}
-    inputs = {os.path.realpath(_split_member(f)[0]): i for i, f in enumerate(files) if f != "-"}
+    from ..formats.npz import split_member
+
+    inputs = {os.path.realpath(split_member(f)[0]): i for i, f in enumerate(files) if f != "-"}
     for i, path in enumerate(named):
         if path in ("", "-"):
             raise UsageError(f"-o {output!r} gives {path!r} for {files[i]}; a template names files")
@@ -184,7 +191,9 @@ def _message_of(exc: BaseException, file: str, debug: bool) -> str:
             + ("" if debug else " (run with --debug for the traceback)")
         )
     text = " ".join(text.split())
-    named = text.startswith((f"{shown}:", f"{_split_member(file)[0]}:"))
+    from ..formats.npz import split_member
+
+    named = text.startswith((f"{shown}:", f"{split_member(file)[0]}:"))
     return text if named else f"{shown}: {text}"
 
 

@@ -22,12 +22,22 @@ Opset = Annotated[
         "(default: the newest onnx version).",
     ),
 ]
+
+
+def _output_path(value: Optional[str]) -> Optional[str]:  # noqa: UP045
+    """-o '' is a malformed value (a usage error), not a file that cannot be written."""
+    if value is not None and not value.strip():
+        raise typer.BadParameter("an empty path; give a file name, or '-' for stdout")
+    return value
+
+
 Output = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
         "-o",
         "--output",
         metavar="OUT",
+        callback=_output_path,
         help="Write the result to OUT: .npy, an ONNX tensor if OUT ends in .pb, a zarr array if it "
         "ends in .zarr ('-': .npy to stdout).",
     ),
