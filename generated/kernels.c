@@ -9,26 +9,35 @@
  * no transposing copies) and the element-wise Mean of N inputs with
  * multidirectional broadcasting, for every element type the specs allow.
  *
- * Numerics (DESIGN.md, "Semantics that every path must share"):
- *  - float16, bfloat16, float32 accumulate in double and round once at the
- *    end: a double holds any float32 exactly, so the only error is the
- *    accumulation's, at most about n * 2^-53 * sum(|x|). That is far below
- *    float32's 2^-24 of the mean unless the values cancel (3.4e-44 with -4
- *    and 4 gives 0, as numpy's float64 mean does); 1000 float16 values of
- *    60000 cannot overflow.
- *  - float64 accumulates in double-double: Knuth's TwoSum carries each
- *    addition's rounding error exactly, so the sum is good to about 2^-106
- *    relative and the mean is the correctly rounded value in all but
- *    pathological cancellations -- never worse than numpy's pairwise sum.
+ * Numerics: every float result is the exact mean of its inputs rounded once
+ * to the output type (round half to even, subnormals, overflow to inf only
+ * when the rounded mean overflows); NaN/inf per IEEE; a mean of -0.0s is
+ * -0.0, an exact cancellation +0.0. Integers: the exact sum divided by the
+ * count, truncated toward zero (C division).
+ *  - Each output owns a superaccumulator ("Exact sums" below): a fixed-point
+ *    two's-complement integer wide enough for any sum of the format's
+ *    values, plus NaN/inf/signed-zero flags. Adding to it is exact, so the
+ *    order of additions (threads, slabs, chunks, ISAs) cannot change a bit.
+ *  - Speed comes from blocks (up to EXTRACT_CAP values): float16, bfloat16
+ *    and float32 blocks are summed in plain double and kept when the block's
+ *    largest and smallest nonzero magnitudes prove that sum exact
+ *    (narrow_sum_exact); float64 blocks by two levels of error-free
+ *    extraction against a sigma from the previous block (kernel_exact.c.j2).
+ *    A block that fails its check is summed again through a chunk
+ *    accumulator, exactly. A kept block costs the superaccumulator one or
+ *    two additions.
+ *  - The mean: the top 128 bits of |sum| (and a sticky bit for the rest)
+ *    divided by the count in one 128/64-bit division, rounded by
+ *    round_quotient, one routine parameterised by precision and exponent
+ *    range. Mean of N inputs: an exact double sum divided and rounded to odd
+ *    (div_odd), then rounded once to the format.
  *  - integers: each value is biased to unsigned (x + 2^(bits-1) for signed
  *    types) and split into 32-bit halves; the halves are summed in 64-bit
  *    lanes, which cannot overflow within one chunk (< 2^32 values of
- *    < 2^32), and chunks combine in 128 bits. The sum is exact; the mean is
- *    that sum divided by the count, truncated toward zero (C division).
- *  - Determinism: a reduction is cut into chunks of a fixed number of
- *    elements (rows), each summed in a fixed lane order, and chunk partials
- *    combine in chunk order. Threads only decide who computes which chunk,
- *    so the result is bit-identical for any thread count.
+ *    < 2^32), and chunks combine in 128 bits.
+ *  - Partial states (meancli_reduce_partial_*, _combine_*, _finalize_*):
+ *    the same superaccumulator as bytes, so parts of a reduction computed
+ *    anywhere combine exactly.
  *
  * Sizes: every product of dimensions is computed with overflow checks;
  * strides must be non-negative multiples of the item size.
@@ -48,17 +57,15 @@
 
 #define MEANCLI_MAX_RANK 64
 /* Elements per chunk of a contiguous reduction, rows per chunk of a row
- * reduction, and columns per tile: fixed, so the summation order is too. */
+ * reduction (the units threads share), and columns per tile. */
 #define CHUNK 32768
 #define ROW_CHUNK 1024
 #define TILE 512
-/* Row accumulation: rows of at most NARROW_ROW columns keep their column
- * sums in registers (float types: all columns over all rows; float64's
- * double-double: a column block at a time over ROW_BLOCK rows, which stay
- * in L1 meanwhile); wider rows are added one row at a time, each read once
+/* Row accumulation: float16/bfloat16/float32 rows of at most NARROW_ROW
+ * columns keep their column sums in registers (panels of columns over
+ * L1-resident rows); wider rows are added one row at a time, each read once
  * in memory order. */
 #define NARROW_ROW 64
-#define ROW_BLOCK 32
 /* Software prefetch PREFETCH_BYTES ahead of the stream a hot loop reads.
  * The converting loops issue about twice the micro-ops per cache line of a
  * plain read, so the out-of-order window holds fewer loads in flight and a
@@ -527,11 +534,7 @@ static double sacc_mean(const uint64_t *s, int nl, int lsb, float_format fmt)
  * are both reduced or both kept and contiguous with each other.
  *
  * The outermost dimension in memory order (D0) is never merged: input can
- * arrive in slabs of D0 rows (streamed from a file larger than memory), and
- * the summation order must not depend on how it arrives. Chunks are fixed
- * ranges of the reduced flat index, and the lane an element goes to is its
- * flat index modulo the lane count, so a slab boundary anywhere gives the
- * same arithmetic as one pass over the whole array.
+ * arrive in slabs of D0 rows (streamed from a file larger than memory).
  * --------------------------------------------------------------------- */
 
 typedef struct {
@@ -692,8 +695,8 @@ static inline void odometer_next(int nd, const int64_t *size, const int64_t *str
 
 /* CPU features, read once when the module loads: the hot loops have AVX2
  * (and F16C) versions written with intrinsics, chosen at run time, so the
- * built module runs on any x86-64. Every vector path adds the same values in
- * the same lanes and order as its scalar twin: results do not depend on it. */
+ * built module runs on any x86-64 (AVX2 here means AVX2 with FMA). Every sum
+ * is exact, so the vector paths give their scalar twins' bits. */
 #ifdef MEANCLI_X86
 static int cpu_avx2, cpu_avx2_f16c;
 __attribute__((constructor)) static void meancli_read_cpu_features(void)

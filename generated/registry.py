@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "38a253eadd31c87f8fc7d50422e2c0e6c7aa3814d2d26efb93b9abdcdfc53633"
+KERNEL_SOURCE_SHA256 = "c8d5a0064e5390ed1673f4f90202e874048b471ae6d1a613905391832080f10e"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
