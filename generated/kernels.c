@@ -89,6 +89,9 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
 #define EXTRACT_LOG2CAP 10
 #define EXTRACT_CAP (1 << EXTRACT_LOG2CAP)
 #define EXTRACT_HEADROOM 3
+/* after a block fails its check, the next EXACT_SKIP blocks of that run go
+ * straight to the exact path (data that fails once tends to keep failing) */
+#define EXACT_SKIP 7
 /* rows per block of a row accumulation (its columns share one bound) */
 #define ROWS_CAP 256
 /* narrow exact row sums: 8-column groups per register panel, rows per pass */
@@ -765,7 +768,7 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* co
 #define NCH_float16 (((15 - 11 + 1 - SACC_LSB_float16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { acc_float16 acc; } lanes_float16;
+typedef struct { int64_t skip; acc_float16 acc; } lanes_float16; /* skip: blocks to send straight to the exact path */
 
 static inline acc_float16 acc_add_float16(acc_float16 a, acc_float16 b)
 {
@@ -787,24 +790,35 @@ static inline acc_float16 lanes_sum_float16(lanes_float16 *l, int64_t count)
     return l->acc;
 }
 
-/* n values at stride s into *acc exactly, through the chunk accumulator;
- * returns the largest finite |x| (a failed block's next A comes from it). */
+/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
+ * range: each value adds in double to the bin of its float32 exponent field.
+ * A bin's values are multiples of its last bit and below 2^24 of it, so up
+ * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
+ * stay below 2^50 of the lowest one's last bit, so they add exactly too,
+ * and each group's sum goes to the superaccumulator. Returns 0 (float16,
+ * bfloat16, float32 blocks need no sigma). */
 static double chunk_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
 {
-    int64_t ch[NCH_float16] = {0};
-    uint64_t flags = 0;
-    double mx = 0.0;
+    double bin[256];
+    uint32_t nz = 0;
+    memset(bin, 0, sizeof bin);
     for (int64_t i = 0; i < n; i++) {
         double v = LOAD_float16(x[i * s]);
-        uint64_t f = sacc_flags_of(v);
-        flags |= f;
-        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
-        chunk_add(ch, SACC_LSB_float16, v);
-        if (fabs(v) > mx) mx = fabs(v);
+        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
+        if (e == 0xffu) {
+            acc->w[1] |= sacc_flags_of(v);
+            continue;
+        }
+        nz |= b ^ 0x80000000u;
+        bin[e] += v;
     }
-    acc->w[1] |= flags;
-    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float16, ch, NCH_float16);
-    return mx;
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+    for (int g = 0; g < 256; g += 16) {
+        double t = 0.0;
+        for (int k = 0; k < 16; k++) t += bin[g + k];
+        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, t);
+    }
+    return 0.0;
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -1019,6 +1033,11 @@ static void mean_unit_float16(int ninputs, const T_float16 *const *src, const in
 
 AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_float16(x, 1, n, &l->acc);
+        return;
+    }
     vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
@@ -1043,6 +1062,7 @@ AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_flo
         keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
     } else {
         (void)chunk_block_float16(x, 1, n, &l->acc);
+        l->skip = EXACT_SKIP;
     }
 }
 
@@ -1266,7 +1286,7 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* 
 #define NCH_bfloat16 (((127 - 8 + 1 - SACC_LSB_bfloat16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { acc_bfloat16 acc; } lanes_bfloat16;
+typedef struct { int64_t skip; acc_bfloat16 acc; } lanes_bfloat16; /* skip: blocks to send straight to the exact path */
 
 static inline acc_bfloat16 acc_add_bfloat16(acc_bfloat16 a, acc_bfloat16 b)
 {
@@ -1288,24 +1308,35 @@ static inline acc_bfloat16 lanes_sum_bfloat16(lanes_bfloat16 *l, int64_t count)
     return l->acc;
 }
 
-/* n values at stride s into *acc exactly, through the chunk accumulator;
- * returns the largest finite |x| (a failed block's next A comes from it). */
+/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
+ * range: each value adds in double to the bin of its float32 exponent field.
+ * A bin's values are multiples of its last bit and below 2^24 of it, so up
+ * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
+ * stay below 2^50 of the lowest one's last bit, so they add exactly too,
+ * and each group's sum goes to the superaccumulator. Returns 0 (float16,
+ * bfloat16, float32 blocks need no sigma). */
 static double chunk_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
 {
-    int64_t ch[NCH_bfloat16] = {0};
-    uint64_t flags = 0;
-    double mx = 0.0;
+    double bin[256];
+    uint32_t nz = 0;
+    memset(bin, 0, sizeof bin);
     for (int64_t i = 0; i < n; i++) {
         double v = LOAD_bfloat16(x[i * s]);
-        uint64_t f = sacc_flags_of(v);
-        flags |= f;
-        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
-        chunk_add(ch, SACC_LSB_bfloat16, v);
-        if (fabs(v) > mx) mx = fabs(v);
+        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
+        if (e == 0xffu) {
+            acc->w[1] |= sacc_flags_of(v);
+            continue;
+        }
+        nz |= b ^ 0x80000000u;
+        bin[e] += v;
     }
-    acc->w[1] |= flags;
-    chunk_fold(acc->w + SACC_HEADER, SACC_NL_bfloat16, ch, NCH_bfloat16);
-    return mx;
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+    for (int g = 0; g < 256; g += 16) {
+        double t = 0.0;
+        for (int k = 0; k < 16; k++) t += bin[g + k];
+        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, t);
+    }
+    return 0.0;
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -1520,6 +1551,11 @@ static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const 
 
 AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_bfloat16(x, 1, n, &l->acc);
+        return;
+    }
     vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
@@ -1544,6 +1580,7 @@ AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat
         keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
     } else {
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
+        l->skip = EXACT_SKIP;
     }
 }
 
@@ -1767,7 +1804,7 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* co
 #define NCH_float32 (((127 - 24 + 1 - SACC_LSB_float32) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { acc_float32 acc; } lanes_float32;
+typedef struct { int64_t skip; acc_float32 acc; } lanes_float32; /* skip: blocks to send straight to the exact path */
 
 static inline acc_float32 acc_add_float32(acc_float32 a, acc_float32 b)
 {
@@ -1789,24 +1826,35 @@ static inline acc_float32 lanes_sum_float32(lanes_float32 *l, int64_t count)
     return l->acc;
 }
 
-/* n values at stride s into *acc exactly, through the chunk accumulator;
- * returns the largest finite |x| (a failed block's next A comes from it). */
+/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
+ * range: each value adds in double to the bin of its float32 exponent field.
+ * A bin's values are multiples of its last bit and below 2^24 of it, so up
+ * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
+ * stay below 2^50 of the lowest one's last bit, so they add exactly too,
+ * and each group's sum goes to the superaccumulator. Returns 0 (float16,
+ * bfloat16, float32 blocks need no sigma). */
 static double chunk_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
 {
-    int64_t ch[NCH_float32] = {0};
-    uint64_t flags = 0;
-    double mx = 0.0;
+    double bin[256];
+    uint32_t nz = 0;
+    memset(bin, 0, sizeof bin);
     for (int64_t i = 0; i < n; i++) {
         double v = LOAD_float32(x[i * s]);
-        uint64_t f = sacc_flags_of(v);
-        flags |= f;
-        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
-        chunk_add(ch, SACC_LSB_float32, v);
-        if (fabs(v) > mx) mx = fabs(v);
+        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
+        if (e == 0xffu) {
+            acc->w[1] |= sacc_flags_of(v);
+            continue;
+        }
+        nz |= b ^ 0x80000000u;
+        bin[e] += v;
     }
-    acc->w[1] |= flags;
-    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float32, ch, NCH_float32);
-    return mx;
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+    for (int g = 0; g < 256; g += 16) {
+        double t = 0.0;
+        for (int k = 0; k < 16; k++) t += bin[g + k];
+        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, t);
+    }
+    return 0.0;
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -2021,6 +2069,11 @@ static void mean_unit_float32(int ninputs, const T_float32 *const *src, const in
 
 AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_float32(x, 1, n, &l->acc);
+        return;
+    }
     vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
@@ -2045,6 +2098,7 @@ AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 
         keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
     } else {
         (void)chunk_block_float32(x, 1, n, &l->acc);
+        l->skip = EXACT_SKIP;
     }
 }
 
@@ -2273,7 +2327,7 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* co
  * at most A, the sums are finite and every r2 is zero (values at most about
  * 2^30 below A); A comes from the previous block (the first block's first
  * values), and a failed block picks it again from its own largest value. */
-typedef struct { double A, sigma1, sigma2; acc_float64 acc; } lanes_float64;
+typedef struct { double A, sigma1, sigma2; int64_t skip; acc_float64 acc; } lanes_float64;
 
 /* A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m, kept below what keeps sigma_1 finite */
 static inline void pick_sigma_float64(double m, double *A, double *sigma1, double *sigma2)
@@ -2312,17 +2366,20 @@ static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
 static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
 {
     int64_t ch[NCH_float64] = {0};
-    uint64_t flags = 0;
+    uint64_t nz = 0;
     double mx = 0.0;
     for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_float64(x[i * s]);
-        uint64_t f = sacc_flags_of(v);
-        flags |= f;
-        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
+        double v = x[i * s];
+        uint64_t b = f64_to_bits(v);
+        if ((b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
+            acc->w[1] |= sacc_flags_of(v);
+            continue;
+        }
+        nz |= b ^ 0x8000000000000000ull;
         chunk_add(ch, SACC_LSB_float64, v);
-        if (fabs(v) > mx) mx = fabs(v);
+        mx = fabs(v) > mx ? fabs(v) : mx;
     }
-    acc->w[1] |= flags;
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
     chunk_fold(acc->w + SACC_HEADER, SACC_NL_float64, ch, NCH_float64);
     return mx;
 }
@@ -2512,6 +2569,12 @@ static void mean_unit_float64(int ninputs, const T_float64 *const *src, const in
 /* The vector loops: the same blocks, the same checks, so the same bits. */
 AVX2 static void block_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
+    if (l->skip > 0) {
+        l->skip--;
+        double m = chunk_block_float64(x, 1, n, &l->acc);
+        pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
+        return;
+    }
     if (l->A == 0.0 || n < 2 * VD_N) {
         block_float64(x, 1, n, l);
         return;
@@ -2555,6 +2618,7 @@ AVX2 static void block_float64_vec(const T_float64 *x, int64_t n, lanes_float64 
     } else {
         double mm = chunk_block_float64(x, 1, n, &l->acc);
         pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
+        l->skip = EXACT_SKIP;
     }
 }
 

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "c8d5a0064e5390ed1673f4f90202e874048b471ae6d1a613905391832080f10e"
+KERNEL_SOURCE_SHA256 = "c9951fd31fe2fbb437add4e00ee42566b44be07d226f72d4d34629a755c50c75"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
