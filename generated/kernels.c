@@ -89,6 +89,8 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
 #define EXTRACT_LOG2CAP 10
 #define EXTRACT_CAP (1 << EXTRACT_LOG2CAP)
 #define EXTRACT_HEADROOM 3
+/* formats whose every block sum of 2^EXACT_LOG2BLOCK values is exact in double */
+#define EXACT_LOG2BLOCK 13
 /* after a block fails its check, the next EXACT_SKIP blocks of that run go
  * straight to the exact path (data that fails once tends to keep failing) */
 #define EXACT_SKIP 7
@@ -397,17 +399,19 @@ static void chunk_fold(uint64_t *limb, int nl, const int64_t *ch, int nch)
 /* float16/bfloat16/float32 blocks are summed in plain doubles and kept when
  * that was exact: mx = the largest |x| and mn1 = the smallest nonzero |x|,
  * minus one (both as float32 bit patterns; mn1 = UINT32_MAX: no nonzero
- * value). Every value is then a multiple of 2^g (g = the exponent of the
- * smallest nonzero value's last bit) below 2^(m + 1), so every partial sum of
- * `count` of them is a multiple of 2^g below count * 2^(m + 1): exact in a
- * double when that is at most 2^(53 + g). inf or NaN fails. */
-static inline int narrow_sum_exact(uint32_t mx, uint32_t mn1, int64_t count)
+ * value). With p the format's precision and 2^lsb its smallest subnormal,
+ * every value is a multiple of 2^g (g = max(t - p + 1, lsb), t the smallest
+ * nonzero value's exponent) below 2^(m + 1), so every partial sum of `count`
+ * of them is a multiple of 2^g below count * 2^(m + 1): exact in a double
+ * when that is at most 2^(53 + g). inf or NaN fails. */
+static inline int narrow_sum_exact(uint32_t mx, uint32_t mn1, int64_t count, int p, int lsb)
 {
     if (mx >= 0x7f800000u) return 0;
     if (mn1 == UINT32_MAX || count < 2) return 1;
     int m = (int)(mx >> 23) - 127, t = (int)((mn1 + 1) >> 23) - 127;
     if (m < -126) m = -126;
-    int g = t - 23 < -149 ? -149 : t - 23;
+    if (t < -126) t = -126; /* a float32 subnormal: its last bit is 2^-149 <= 2^lsb's grid */
+    int g = t - p + 1 < lsb ? lsb : t - p + 1;
     int cl = 64 - __builtin_clzll((uint64_t)(count - 1)); /* ceil(log2 count) */
     return cl + m + 1 <= 53 + g;
 }
@@ -487,10 +491,12 @@ static double round_quotient(unsigned __int128 a, int64_t scale, uint64_t n, int
         if (rem > half || (rem == half && (sticky || (kept & 1)))) kept++;
     }
     double v;
-    if (e > fmt.emax || ldexp(1.0, fmt.emax) * 2.0 <= ldexp((double)kept, (int)(scale + d)))
-        v = INFINITY;
+    int64_t k = scale + d;
+    if (k >= -1022 && k <= 1023)
+        v = (double)kept * bits_to_f64((uint64_t)(k + 1023) << 52); /* exact: kept < 2^54 */
     else
-        v = ldexp((double)kept, (int)(scale + d));
+        v = ldexp((double)kept, (int)(k < -2000 ? -2000 : (k > 2000 ? 2000 : k)));
+    if (e > fmt.emax || v >= ldexp(1.0, fmt.emax) * 2.0) v = INFINITY;
     return neg ? -v : v;
 }
 
@@ -762,13 +768,20 @@ static inline T_float16 store_float16(double v) { return f64_to_f16(v); }
 #define SACC_LSB_float16 (-149)
 static const float_format FORMAT_float16 = { 11, -14, 15 };
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* count unused (0), flags, limbs */
+#define PREC_float16 11
+#define LSB_MIN_float16 (-24) /* the smallest subnormal's exponent */
+/* every block sum of the format is exact in double (float16: values are
+ * multiples of 2^-24 below 2^16): no check needed but for inf and NaN */
+#define ALWAYS_EXACT_float16 (16 - LSB_MIN_float16 + EXACT_LOG2BLOCK <= 53)
+/* values per block of a run: such formats take longer blocks (fewer flushes) */
+#define RUN_BLOCK_float16 (ALWAYS_EXACT_float16 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float16 1 /* exact sums: which lane a value goes to does not matter */
 /* chunks of the fallback accumulator: the top value's significand, shifted
  * by up to 31 bits, spans three chunks from its lowest */
 #define NCH_float16 (((15 - 11 + 1 - SACC_LSB_float16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { int64_t skip; acc_float16 acc; } lanes_float16; /* skip: blocks to send straight to the exact path */
+typedef struct { int64_t skip, fails; acc_float16 acc; } lanes_float16; /* blocks to send straight to the exact path; failed blocks in a row */
 
 static inline acc_float16 acc_add_float16(acc_float16 a, acc_float16 b)
 {
@@ -863,7 +876,7 @@ static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float1
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         keep_block_float16(x, s, n, &l->acc, &total, 1, mx != 0);
     } else {
@@ -885,11 +898,13 @@ static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_float16 acc[TILE];
 } rowacc_float16;
 
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
+    r->skip = r->fails = 0;
     for (int64_t j = 0; j < w; j++) {
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
@@ -928,13 +943,22 @@ static int column_ok_float16(const rowacc_float16 *r, int64_t j, const T_float16
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    return narrow_sum_exact(mx, mn1, n);
+    return narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16);
 }
 
 /* Did the block pass the check shared by its columns? */
 static inline int rows_block_ok_float16(const rowacc_float16 *r, int64_t nrows)
 {
-    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_float16, LSB_MIN_float16);
+}
+
+/* A block straight through the exact path, column by column. */
+static void rows_block_exact_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    r->skip--;
+    for (int64_t j = 0; j < w; j++) {
+        (void)chunk_block_float16(x + j * s, rs, nrows, &r->acc[j]);
+    }
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
@@ -942,6 +966,10 @@ static inline int rows_block_ok_float16(const rowacc_float16 *r, int64_t nrows)
 static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
                                    const uint8_t *ok)
 {
+    int64_t failed = 0;
+    for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
+    r->fails = 2 * failed > w ? r->fails + 1 : 0;
+    if (r->fails >= 2) r->skip = EXACT_SKIP;
     for (int64_t j = 0; j < w; j++) {
         const T_float16 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -958,6 +986,10 @@ static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int6
     for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
         int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            rows_block_exact_float16(r, b, rs, nb, s, w);
+            continue;
+        }
         rows_block_begin_float16(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j * s]));
@@ -1002,7 +1034,7 @@ static void mean_unit_float16(int ninputs, const T_float16 *const *src, const in
             mn1 = a - 1u < mn1 ? a - 1u : mn1;
             S[j] += v;
         }
-    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16);
     for (int64_t j = 0; j < w; j++) {
         int ok = all_ok;
         if (!ok) {
@@ -1012,7 +1044,7 @@ static void mean_unit_float16(int ninputs, const T_float16 *const *src, const in
                 cx = a > cx ? a : cx;
                 cn1 = a - 1u < cn1 ? a - 1u : cn1;
             }
-            ok = narrow_sum_exact(cx, cn1, ninputs);
+            ok = narrow_sum_exact(cx, cn1, ninputs, PREC_float16, LSB_MIN_float16);
         }
         dst[j] = ok ? store_float16(div_odd(S[j], (double)ninputs)) : mean_exact_float16(ninputs, src, sinner, j);
     }
@@ -1039,8 +1071,25 @@ AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_flo
         return;
     }
     vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
+    if (ALWAYS_EXACT_float16) {
+        for (; i + 16 <= n; i += 16) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            __m256 f0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))), f1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i + 8)));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_float16(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_float16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     for (; i + 16 <= n; i += 16) {
         vd d[4];
         PREFETCH_AT(x + i, PREFETCH_BYTES);
@@ -1057,12 +1106,13 @@ AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_flo
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
     } else {
         (void)chunk_block_float16(x, 1, n, &l->acc);
-        l->skip = EXACT_SKIP;
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
     }
 }
 
@@ -1105,7 +1155,7 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
             S[j] += v;
         }
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) { /* rare: the portable unit checks output by output */
         mean_unit_float16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -1144,7 +1194,7 @@ AVX2_F16C static void columns_ok_float16_vec(const T_float16 *b, int64_t rs, int
         uint32_t mx[8], mn1[8];
         memcpy(mx, &mxv, 32);
         memcpy(mn1, &mnv, 32);
-        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float16, LSB_MIN_float16);
     }
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float16(NULL, j, b + j, rs, nb);
 }
@@ -1191,6 +1241,10 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
         for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
             int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                rows_block_exact_float16(r, b, rs, nb, 1, w);
+                continue;
+            }
             rows_block_begin_float16(r, b, rs, nb, 1, w);
             /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
              * (in L1 after the first panel, which prefetches whole rows) */
@@ -1226,6 +1280,10 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
     for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
         int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            rows_block_exact_float16(r, b, rs, nb, 1, w);
+            continue;
+        }
         rows_block_begin_float16(r, b, rs, nb, 1, w);
         __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
         for (int64_t i = 0; i < nb; i++) {
@@ -1257,7 +1315,8 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
 
 AVX2_F16C static void run_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
-    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float16_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float16)
+        block_float16_vec(x + i, n - i < RUN_BLOCK_float16 ? n - i : RUN_BLOCK_float16, l);
 }
 #define MEAN_UNIT_VEC_float16 mean_unit_float16_vec
 #define RUN_float16(x, s, n, l, k0) \
@@ -1280,13 +1339,20 @@ static inline T_bfloat16 store_bfloat16(double v) { return f64_to_bf16(v); }
 #define SACC_LSB_bfloat16 (-149)
 static const float_format FORMAT_bfloat16 = { 8, -126, 127 };
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* count unused (0), flags, limbs */
+#define PREC_bfloat16 8
+#define LSB_MIN_bfloat16 (-133) /* the smallest subnormal's exponent */
+/* every block sum of the format is exact in double (float16: values are
+ * multiples of 2^-24 below 2^16): no check needed but for inf and NaN */
+#define ALWAYS_EXACT_bfloat16 (128 - LSB_MIN_bfloat16 + EXACT_LOG2BLOCK <= 53)
+/* values per block of a run: such formats take longer blocks (fewer flushes) */
+#define RUN_BLOCK_bfloat16 (ALWAYS_EXACT_bfloat16 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_bfloat16 1 /* exact sums: which lane a value goes to does not matter */
 /* chunks of the fallback accumulator: the top value's significand, shifted
  * by up to 31 bits, spans three chunks from its lowest */
 #define NCH_bfloat16 (((127 - 8 + 1 - SACC_LSB_bfloat16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { int64_t skip; acc_bfloat16 acc; } lanes_bfloat16; /* skip: blocks to send straight to the exact path */
+typedef struct { int64_t skip, fails; acc_bfloat16 acc; } lanes_bfloat16; /* blocks to send straight to the exact path; failed blocks in a row */
 
 static inline acc_bfloat16 acc_add_bfloat16(acc_bfloat16 a, acc_bfloat16 b)
 {
@@ -1381,7 +1447,7 @@ static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bflo
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         keep_block_bfloat16(x, s, n, &l->acc, &total, 1, mx != 0);
     } else {
@@ -1403,11 +1469,13 @@ static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_bfloat16 acc[TILE];
 } rowacc_bfloat16;
 
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
+    r->skip = r->fails = 0;
     for (int64_t j = 0; j < w; j++) {
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
@@ -1446,13 +1514,22 @@ static int column_ok_bfloat16(const rowacc_bfloat16 *r, int64_t j, const T_bfloa
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    return narrow_sum_exact(mx, mn1, n);
+    return narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16);
 }
 
 /* Did the block pass the check shared by its columns? */
 static inline int rows_block_ok_bfloat16(const rowacc_bfloat16 *r, int64_t nrows)
 {
-    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_bfloat16, LSB_MIN_bfloat16);
+}
+
+/* A block straight through the exact path, column by column. */
+static void rows_block_exact_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    r->skip--;
+    for (int64_t j = 0; j < w; j++) {
+        (void)chunk_block_bfloat16(x + j * s, rs, nrows, &r->acc[j]);
+    }
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
@@ -1460,6 +1537,10 @@ static inline int rows_block_ok_bfloat16(const rowacc_bfloat16 *r, int64_t nrows
 static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
                                    const uint8_t *ok)
 {
+    int64_t failed = 0;
+    for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
+    r->fails = 2 * failed > w ? r->fails + 1 : 0;
+    if (r->fails >= 2) r->skip = EXACT_SKIP;
     for (int64_t j = 0; j < w; j++) {
         const T_bfloat16 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -1476,6 +1557,10 @@ static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, i
     for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
         int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            rows_block_exact_bfloat16(r, b, rs, nb, s, w);
+            continue;
+        }
         rows_block_begin_bfloat16(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j * s]));
@@ -1520,7 +1605,7 @@ static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const 
             mn1 = a - 1u < mn1 ? a - 1u : mn1;
             S[j] += v;
         }
-    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16);
     for (int64_t j = 0; j < w; j++) {
         int ok = all_ok;
         if (!ok) {
@@ -1530,7 +1615,7 @@ static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const 
                 cx = a > cx ? a : cx;
                 cn1 = a - 1u < cn1 ? a - 1u : cn1;
             }
-            ok = narrow_sum_exact(cx, cn1, ninputs);
+            ok = narrow_sum_exact(cx, cn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16);
         }
         dst[j] = ok ? store_bfloat16(div_odd(S[j], (double)ninputs)) : mean_exact_bfloat16(ninputs, src, sinner, j);
     }
@@ -1557,8 +1642,25 @@ AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat
         return;
     }
     vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
+    if (ALWAYS_EXACT_bfloat16) {
+        for (; i + 16 <= n; i += 16) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            __m256 f0 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + i))), 16)), f1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + i + 8))), 16));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_bfloat16(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     for (; i + 16 <= n; i += 16) {
         vd d[4];
         PREFETCH_AT(x + i, PREFETCH_BYTES);
@@ -1575,12 +1677,13 @@ AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
     } else {
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
-        l->skip = EXACT_SKIP;
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
     }
 }
 
@@ -1623,7 +1726,7 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
             S[j] += v;
         }
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) { /* rare: the portable unit checks output by output */
         mean_unit_bfloat16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -1662,7 +1765,7 @@ AVX2 static void columns_ok_bfloat16_vec(const T_bfloat16 *b, int64_t rs, int64_
         uint32_t mx[8], mn1[8];
         memcpy(mx, &mxv, 32);
         memcpy(mn1, &mnv, 32);
-        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_bfloat16, LSB_MIN_bfloat16);
     }
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(NULL, j, b + j, rs, nb);
 }
@@ -1709,6 +1812,10 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
         for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
             int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                rows_block_exact_bfloat16(r, b, rs, nb, 1, w);
+                continue;
+            }
             rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
             /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
              * (in L1 after the first panel, which prefetches whole rows) */
@@ -1744,6 +1851,10 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
     for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
         int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            rows_block_exact_bfloat16(r, b, rs, nb, 1, w);
+            continue;
+        }
         rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
         __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
         for (int64_t i = 0; i < nb; i++) {
@@ -1775,7 +1886,8 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
 
 AVX2 static void run_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
-    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_bfloat16_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_bfloat16)
+        block_bfloat16_vec(x + i, n - i < RUN_BLOCK_bfloat16 ? n - i : RUN_BLOCK_bfloat16, l);
 }
 #define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_vec
 #define RUN_bfloat16(x, s, n, l, k0) \
@@ -1798,13 +1910,20 @@ static inline T_float32 store_float32(double v) { return (float)(v); }
 #define SACC_LSB_float32 (-149)
 static const float_format FORMAT_float32 = { 24, -126, 127 };
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* count unused (0), flags, limbs */
+#define PREC_float32 24
+#define LSB_MIN_float32 (-149) /* the smallest subnormal's exponent */
+/* every block sum of the format is exact in double (float16: values are
+ * multiples of 2^-24 below 2^16): no check needed but for inf and NaN */
+#define ALWAYS_EXACT_float32 (128 - LSB_MIN_float32 + EXACT_LOG2BLOCK <= 53)
+/* values per block of a run: such formats take longer blocks (fewer flushes) */
+#define RUN_BLOCK_float32 (ALWAYS_EXACT_float32 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float32 1 /* exact sums: which lane a value goes to does not matter */
 /* chunks of the fallback accumulator: the top value's significand, shifted
  * by up to 31 bits, spans three chunks from its lowest */
 #define NCH_float32 (((127 - 24 + 1 - SACC_LSB_float32) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { int64_t skip; acc_float32 acc; } lanes_float32; /* skip: blocks to send straight to the exact path */
+typedef struct { int64_t skip, fails; acc_float32 acc; } lanes_float32; /* blocks to send straight to the exact path; failed blocks in a row */
 
 static inline acc_float32 acc_add_float32(acc_float32 a, acc_float32 b)
 {
@@ -1899,7 +2018,7 @@ static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float3
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         keep_block_float32(x, s, n, &l->acc, &total, 1, mx != 0);
     } else {
@@ -1921,11 +2040,13 @@ static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_float32 acc[TILE];
 } rowacc_float32;
 
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
+    r->skip = r->fails = 0;
     for (int64_t j = 0; j < w; j++) {
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
@@ -1964,13 +2085,22 @@ static int column_ok_float32(const rowacc_float32 *r, int64_t j, const T_float32
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    return narrow_sum_exact(mx, mn1, n);
+    return narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32);
 }
 
 /* Did the block pass the check shared by its columns? */
 static inline int rows_block_ok_float32(const rowacc_float32 *r, int64_t nrows)
 {
-    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_float32, LSB_MIN_float32);
+}
+
+/* A block straight through the exact path, column by column. */
+static void rows_block_exact_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    r->skip--;
+    for (int64_t j = 0; j < w; j++) {
+        (void)chunk_block_float32(x + j * s, rs, nrows, &r->acc[j]);
+    }
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
@@ -1978,6 +2108,10 @@ static inline int rows_block_ok_float32(const rowacc_float32 *r, int64_t nrows)
 static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
                                    const uint8_t *ok)
 {
+    int64_t failed = 0;
+    for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
+    r->fails = 2 * failed > w ? r->fails + 1 : 0;
+    if (r->fails >= 2) r->skip = EXACT_SKIP;
     for (int64_t j = 0; j < w; j++) {
         const T_float32 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -1994,6 +2128,10 @@ static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int6
     for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
         int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            rows_block_exact_float32(r, b, rs, nb, s, w);
+            continue;
+        }
         rows_block_begin_float32(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j * s]));
@@ -2038,7 +2176,7 @@ static void mean_unit_float32(int ninputs, const T_float32 *const *src, const in
             mn1 = a - 1u < mn1 ? a - 1u : mn1;
             S[j] += v;
         }
-    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32);
     for (int64_t j = 0; j < w; j++) {
         int ok = all_ok;
         if (!ok) {
@@ -2048,7 +2186,7 @@ static void mean_unit_float32(int ninputs, const T_float32 *const *src, const in
                 cx = a > cx ? a : cx;
                 cn1 = a - 1u < cn1 ? a - 1u : cn1;
             }
-            ok = narrow_sum_exact(cx, cn1, ninputs);
+            ok = narrow_sum_exact(cx, cn1, ninputs, PREC_float32, LSB_MIN_float32);
         }
         dst[j] = ok ? store_float32(div_odd(S[j], (double)ninputs)) : mean_exact_float32(ninputs, src, sinner, j);
     }
@@ -2075,8 +2213,25 @@ AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 
         return;
     }
     vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
+    if (ALWAYS_EXACT_float32) {
+        for (; i + 16 <= n; i += 16) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            __m256 f0 = _mm256_loadu_ps(x + i), f1 = _mm256_loadu_ps(x + i + 8);
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_float32(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_float32(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     for (; i + 16 <= n; i += 16) {
         vd d[4];
         PREFETCH_AT(x + i, PREFETCH_BYTES);
@@ -2093,12 +2248,13 @@ AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
     } else {
         (void)chunk_block_float32(x, 1, n, &l->acc);
-        l->skip = EXACT_SKIP;
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
     }
 }
 
@@ -2141,7 +2297,7 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
             S[j] += v;
         }
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) { /* rare: the portable unit checks output by output */
         mean_unit_float32(ninputs, src, sinner, w, dst);
         return;
     }
@@ -2178,7 +2334,7 @@ AVX2 static void columns_ok_float32_vec(const T_float32 *b, int64_t rs, int64_t 
         uint32_t mx[8], mn1[8];
         memcpy(mx, &mxv, 32);
         memcpy(mn1, &mnv, 32);
-        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float32, LSB_MIN_float32);
     }
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float32(NULL, j, b + j, rs, nb);
 }
@@ -2225,6 +2381,10 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
         for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
             int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                rows_block_exact_float32(r, b, rs, nb, 1, w);
+                continue;
+            }
             rows_block_begin_float32(r, b, rs, nb, 1, w);
             /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
              * (in L1 after the first panel, which prefetches whole rows) */
@@ -2260,6 +2420,10 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
     for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
         int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            rows_block_exact_float32(r, b, rs, nb, 1, w);
+            continue;
+        }
         rows_block_begin_float32(r, b, rs, nb, 1, w);
         __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
         for (int64_t i = 0; i < nb; i++) {
@@ -2291,7 +2455,8 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
 
 AVX2 static void run_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
-    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float32_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float32)
+        block_float32_vec(x + i, n - i < RUN_BLOCK_float32 ? n - i : RUN_BLOCK_float32, l);
 }
 #define MEAN_UNIT_VEC_float32 mean_unit_float32_vec
 #define RUN_float32(x, s, n, l, k0) \
@@ -2314,6 +2479,13 @@ static inline T_float64 store_float64(double v) { return (double)(v); }
 #define SACC_LSB_float64 (-1074)
 static const float_format FORMAT_float64 = { 53, -1022, 1023 };
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* count unused (0), flags, limbs */
+#define PREC_float64 53
+#define LSB_MIN_float64 (-1074) /* the smallest subnormal's exponent */
+/* every block sum of the format is exact in double (float16: values are
+ * multiples of 2^-24 below 2^16): no check needed but for inf and NaN */
+#define ALWAYS_EXACT_float64 (1024 - LSB_MIN_float64 + EXACT_LOG2BLOCK <= 53)
+/* values per block of a run: such formats take longer blocks (fewer flushes) */
+#define RUN_BLOCK_float64 (ALWAYS_EXACT_float64 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float64 1 /* exact sums: which lane a value goes to does not matter */
 /* chunks of the fallback accumulator: the top value's significand, shifted
  * by up to 31 bits, spans three chunks from its lowest */
@@ -2327,7 +2499,7 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* co
  * at most A, the sums are finite and every r2 is zero (values at most about
  * 2^30 below A); A comes from the previous block (the first block's first
  * values), and a failed block picks it again from its own largest value. */
-typedef struct { double A, sigma1, sigma2; int64_t skip; acc_float64 acc; } lanes_float64;
+typedef struct { double A, sigma1, sigma2; int64_t skip, fails; acc_float64 acc; } lanes_float64;
 
 /* A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m, kept below what keeps sigma_1 finite */
 static inline void pick_sigma_float64(double m, double *A, double *sigma1, double *sigma2)
@@ -2447,11 +2619,13 @@ typedef struct {
     double A[TILE], sigma1[TILE], sigma2[TILE];
     double s1[TILE], s2[TILE];
     uint64_t bad; /* the block has a value above its column's A, or a nonzero r2 */
+    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_float64 acc[TILE];
 } rowacc_float64;
 
 static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
 {
+    r->skip = r->fails = 0;
     for (int64_t j = 0; j < w; j++) {
         r->A[j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
@@ -2509,11 +2683,25 @@ static inline int rows_block_ok_float64(const rowacc_float64 *r, int64_t nrows)
     return r->bad == 0;
 }
 
+/* A block straight through the exact path, column by column. */
+static void rows_block_exact_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    r->skip--;
+    for (int64_t j = 0; j < w; j++) {
+        double m = chunk_block_float64(x + j * s, rs, nrows, &r->acc[j]);
+        pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);
+    }
+}
+
 /* Keep each column's block sums, or sum its block again exactly. ok:
  * NULL when the block passed its shared check, else each column's own. */
 static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
                                    const uint8_t *ok)
 {
+    int64_t failed = 0;
+    for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
+    r->fails = 2 * failed > w ? r->fails + 1 : 0;
+    if (r->fails >= 2) r->skip = EXACT_SKIP;
     for (int64_t j = 0; j < w; j++) {
         const T_float64 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -2532,6 +2720,10 @@ static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int6
     for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
         int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            rows_block_exact_float64(r, b, rs, nb, s, w);
+            continue;
+        }
         rows_block_begin_float64(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float64(r, j, LOAD_float64(b[i * rs + j * s]));
@@ -2615,10 +2807,11 @@ AVX2 static void block_float64_vec(const T_float64 *x, int64_t n, lanes_float64 
     }
     if (mx <= l->A && clean && isfinite(sums[0])) {
         keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
+        l->fails = 0;
     } else {
         double mm = chunk_block_float64(x, 1, n, &l->acc);
         pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
-        l->skip = EXACT_SKIP;
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
     }
 }
 
@@ -2629,6 +2822,10 @@ AVX2 static void add_rows_float64_vec(rowacc_float64 *r, const T_float64 *x, int
     for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
         int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            rows_block_exact_float64(r, b, rs, nb, 1, w);
+            continue;
+        }
         rows_block_begin_float64(r, b, rs, nb, 1, w);
         vd bad = vd_set1(0.0);
         for (int64_t i = 0; i < nb; i++) {
@@ -2659,7 +2856,8 @@ AVX2 static void add_rows_float64_vec(rowacc_float64 *r, const T_float64 *x, int
 
 AVX2 static void run_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
-    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float64_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float64)
+        block_float64_vec(x + i, n - i < RUN_BLOCK_float64 ? n - i : RUN_BLOCK_float64, l);
 }
 #define RUN_float64(x, s, n, l, k0) \
     ((s) == 1 && cpu_avx2 ? run_float64_vec((x), (n), (l)) : run_float64((x), (s), (n), (l), (k0)))

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "c9951fd31fe2fbb437add4e00ee42566b44be07d226f72d4d34629a755c50c75"
+KERNEL_SOURCE_SHA256 = "e33189161576b80726ca3d59a91973c2d2d7012b3e2e999a8da11ffcedd432dc"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
