@@ -102,14 +102,15 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
 
+/* status codes: meancli/kernel_status.py, the table Python reads too */
 enum {
-    MEANCLI_OK = 0,
-    MEANCLI_E_RANK = 1,      /* rank outside [0, MEANCLI_MAX_RANK] */
-    MEANCLI_E_SHAPE = 2,     /* a negative dimension, or a size that overflows int64 */
-    MEANCLI_E_STRIDE = 3,    /* a stride that is negative or not a multiple of the item size */
-    MEANCLI_E_NOMEM = 4,     /* a scratch allocation failed */
+    MEANCLI_OK = 0, /* success */
+    MEANCLI_E_RANK = 1, /* rank outside [0, 64] */
+    MEANCLI_E_SHAPE = 2, /* a negative dimension or a size that overflows int64 */
+    MEANCLI_E_STRIDE = 3, /* a stride that is negative or not a multiple of the item size */
+    MEANCLI_E_NOMEM = 4, /* out of memory for the kernel's scratch buffers */
     MEANCLI_E_EMPTY_INT = 5, /* integer mean over an empty set */
-    MEANCLI_E_ARG = 6        /* a null pointer or an input count below 1 */
+    MEANCLI_E_ARG = 6, /* a null pointer or no inputs */
 };
 
 /* The build (meancli/_ffi_build.py) defines this as the sha256 of this file
@@ -758,7 +759,7 @@ AVX2 static inline uint32_t hmin_epu32(__m256i v)
 #endif
 
 /* ======================================================================
- * float16: accumulate in double, round once
+ * float16: exact sum, the mean rounded once
  * ==================================================================== */
 typedef uint16_t T_float16;
 #define LOAD_float16(x) ((double)f16_to_f32(x))
@@ -1329,7 +1330,7 @@ AVX2_F16C static void run_float16_vec(const T_float16 *x, int64_t n, lanes_float
 #define ADD_ROWS_float16 add_rows_float16_generic
 #endif
 /* ======================================================================
- * bfloat16: accumulate in double, round once
+ * bfloat16: exact sum, the mean rounded once
  * ==================================================================== */
 typedef uint16_t T_bfloat16;
 #define LOAD_bfloat16(x) bf16_to_f64(x)
@@ -1900,7 +1901,7 @@ AVX2 static void run_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16
 #define ADD_ROWS_bfloat16 add_rows_bfloat16_generic
 #endif
 /* ======================================================================
- * float32: accumulate in double, round once
+ * float32: exact sum, the mean rounded once
  * ==================================================================== */
 typedef float T_float32;
 #define LOAD_float32(x) ((double)(x))
@@ -2469,7 +2470,7 @@ AVX2 static void run_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l
 #define ADD_ROWS_float32 add_rows_float32_generic
 #endif
 /* ======================================================================
- * float64: accumulate in double-double (TwoSum), round once
+ * float64: exact sum, the mean rounded once
  * ==================================================================== */
 typedef double T_float64;
 #define LOAD_float64(x) (x)
@@ -2869,7 +2870,7 @@ AVX2 static void run_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l
 #define ADD_ROWS_float64 add_rows_float64_generic
 #endif
 /* ======================================================================
- * int8: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * int8: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int8_t T_int8;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^8 */
@@ -2949,7 +2950,7 @@ static void add_rows_int8_generic(rowacc_int8 *r, const T_int8 *x, int64_t rs, i
 #define RUN_int8 run_int8
 #define ADD_ROWS_int8 add_rows_int8_generic
 /* ======================================================================
- * int16: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * int16: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int16_t T_int16;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^16 */
@@ -3029,7 +3030,7 @@ static void add_rows_int16_generic(rowacc_int16 *r, const T_int16 *x, int64_t rs
 #define RUN_int16 run_int16
 #define ADD_ROWS_int16 add_rows_int16_generic
 /* ======================================================================
- * int32: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * int32: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int32_t T_int32;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^32 */
@@ -3109,7 +3110,7 @@ static void add_rows_int32_generic(rowacc_int32 *r, const T_int32 *x, int64_t rs
 #define RUN_int32 run_int32
 #define ADD_ROWS_int32 add_rows_int32_generic
 /* ======================================================================
- * int64: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * int64: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int64_t T_int64;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^64 */
@@ -3215,7 +3216,7 @@ AVX2 static void run_int64_avx2(const T_int64 *x, int64_t n, lanes_int64 *l)
 #endif
 #define ADD_ROWS_int64 add_rows_int64_generic
 /* ======================================================================
- * uint8: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * uint8: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint8_t T_uint8;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^8 */
@@ -3295,7 +3296,7 @@ static void add_rows_uint8_generic(rowacc_uint8 *r, const T_uint8 *x, int64_t rs
 #define RUN_uint8 run_uint8
 #define ADD_ROWS_uint8 add_rows_uint8_generic
 /* ======================================================================
- * uint16: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * uint16: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint16_t T_uint16;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^16 */
@@ -3375,7 +3376,7 @@ static void add_rows_uint16_generic(rowacc_uint16 *r, const T_uint16 *x, int64_t
 #define RUN_uint16 run_uint16
 #define ADD_ROWS_uint16 add_rows_uint16_generic
 /* ======================================================================
- * uint32: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * uint32: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint32_t T_uint32;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^32 */
@@ -3455,7 +3456,7 @@ static void add_rows_uint32_generic(rowacc_uint32 *r, const T_uint32 *x, int64_t
 #define RUN_uint32 run_uint32
 #define ADD_ROWS_uint32 add_rows_uint32_generic
 /* ======================================================================
- * uint64: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * uint64: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint64_t T_uint64;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^64 */

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "e33189161576b80726ca3d59a91973c2d2d7012b3e2e999a8da11ffcedd432dc"
+KERNEL_SOURCE_SHA256 = "c576e33b8524ed814ff4f077675d3f9194f76c1ebb7f32fe08e8460904eda2e0"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
