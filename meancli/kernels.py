@@ -68,9 +68,8 @@ def _check(status: int, what: str) -> None:
     if status == EMPTY_INT:
         raise SpecViolation(f"{what}: integer mean over an empty set (a reduced dimension has size 0)")
     if status != 0:
-        raise InternalError(
-            f"{what}: kernel rejected its arguments: {BY_VALUE[status].message if status in BY_VALUE else status}"
-        )
+        meaning = BY_VALUE[status].message if status in BY_VALUE else f"status {status}"
+        raise InternalError(f"{what}: kernel rejected its arguments: {meaning}")
 
 
 def _pointer(ffi: Any, array: np.ndarray) -> Any:
