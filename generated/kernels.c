@@ -97,8 +97,9 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
 /* rows per block of a row accumulation (its columns share one bound) */
 #define ROWS_CAP 256
 /* narrow exact row sums: 8-column groups per register panel, rows per pass */
-#define NARROW_PANEL 4
+#define NARROW_PANEL 8
 #define NARROW_SUB 64
+#define PANEL_ROWS_MAX NARROW_ROW
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
 
@@ -1236,9 +1237,11 @@ AVX2_F16C __attribute__((always_inline)) static inline void narrow_rows_float16(
  * shared bound in registers. */
 AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
-    if (w <= NARROW_ROW) {
+    if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_float16);
         const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
         for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
             int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
@@ -1249,8 +1252,8 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
             rows_block_begin_float16(r, b, rs, nb, 1, w);
             /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
              * (in L1 after the first panel, which prefetches whole rows) */
-            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
-                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
                 for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
                     int64_t pb = j0 == 0 ? row_bytes : 0;
                     const T_float16 *src = b + k0 * rs + j0;
@@ -1259,6 +1262,10 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
                     case 2: narrow_rows_float16(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
                     case 3: narrow_rows_float16(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
                     case 4: narrow_rows_float16(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_float16(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_float16(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_float16(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_float16(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
                     default: break;
                     }
                 }
@@ -1807,9 +1814,11 @@ AVX2 __attribute__((always_inline)) static inline void narrow_rows_bfloat16(
  * shared bound in registers. */
 AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
-    if (w <= NARROW_ROW) {
+    if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16);
         const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
         for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
             int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
@@ -1820,8 +1829,8 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
             rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
             /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
              * (in L1 after the first panel, which prefetches whole rows) */
-            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
-                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
                 for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
                     int64_t pb = j0 == 0 ? row_bytes : 0;
                     const T_bfloat16 *src = b + k0 * rs + j0;
@@ -1830,6 +1839,10 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
                     case 2: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
                     case 3: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
                     case 4: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
                     default: break;
                     }
                 }
@@ -2376,9 +2389,11 @@ AVX2 __attribute__((always_inline)) static inline void narrow_rows_float32(
  * shared bound in registers. */
 AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
 {
-    if (w <= NARROW_ROW) {
+    if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_float32);
         const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
         for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
             int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
@@ -2389,8 +2404,8 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
             rows_block_begin_float32(r, b, rs, nb, 1, w);
             /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
              * (in L1 after the first panel, which prefetches whole rows) */
-            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
-                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
                 for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
                     int64_t pb = j0 == 0 ? row_bytes : 0;
                     const T_float32 *src = b + k0 * rs + j0;
@@ -2399,6 +2414,10 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
                     case 2: narrow_rows_float32(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
                     case 3: narrow_rows_float32(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
                     case 4: narrow_rows_float32(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_float32(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_float32(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_float32(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_float32(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
                     default: break;
                     }
                 }

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "c576e33b8524ed814ff4f077675d3f9194f76c1ebb7f32fe08e8460904eda2e0"
+KERNEL_SOURCE_SHA256 = "2a2aba3bdb2fb66b2846ebbb42512a831963608557d835a50a2c1f3fa553011d"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
