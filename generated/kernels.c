@@ -646,6 +646,7 @@ typedef struct meancli_reduce_job {
     void *totals;       /* acc per output, D0 reduced only */
     void *open;         /* lanes per output (inner mode) or row accumulators per unit (rows mode) */
     int64_t itemsize;
+    int states;         /* write each output's exact partial state instead of its mean */
 } meancli_reduce_job;
 
 void meancli_reduce_free(meancli_reduce_job *job)
@@ -3584,6 +3585,19 @@ AVX2 static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint64 *l)
 
 static inline int64_t min64_float16(int64_t a, int64_t b) { return a < b ? a : b; }
 
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_t off, acc_float16 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_float16 *)out)[off] = finalize_float16(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
+    memcpy(st, total.w, sizeof total.w);
+    st[0] = (uint64_t)count;
+}
+
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
 static void inner_piece_float16(const T_float16 *base, const reduce_plan *p, int64_t start, int64_t end,
@@ -3692,7 +3706,7 @@ static const T_float16 *rebase_float16(const void *slab, const reduce_plan *p, i
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, int64_t a, int64_t b,
-                             T_float16 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -3745,7 +3759,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_float16(total, p->nred);
+                    emit_float16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -3791,7 +3805,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_float16(total, p->nred);
+            emit_float16(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -3802,7 +3816,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int64_t a, int64_t b,
-                            T_float16 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -3893,8 +3907,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_float16 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -3935,8 +3948,8 @@ int meancli_reduce_step_float16(meancli_reduce_job *job, const void *slab, int64
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_float16 *base = rebase_float16(slab, p, a);
-    if (p->inner_reduced) return inner_step_float16(job, base, a, b, (T_float16 *)out, nthreads);
-    return rows_step_float16(job, base, a, b, (T_float16 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_float16(job, base, a, b, out, nthreads);
+    return rows_step_float16(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -3947,10 +3960,9 @@ int meancli_reduce_end_float16(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_float16 *y = (T_float16 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float16((acc_float16){ {0} }, 0);
+        for (int64_t i = 0; i < p->nout; i++) emit_float16(job, out, i, ((acc_float16){ {0} }), 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -3959,7 +3971,7 @@ int meancli_reduce_end_float16(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_float16(totals[u], p->nred);
+            emit_float16(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -3972,7 +3984,7 @@ int meancli_reduce_end_float16(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_float16(K - t * TILE, TILE);
             const acc_float16 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_float16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -3995,6 +4007,19 @@ int meancli_reduce_float16(const void *in, void *out, int rank, const int64_t *s
 /* ---- ReduceMean, bfloat16 ------------------------------------------------ */
 
 static inline int64_t min64_bfloat16(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64_t off, acc_bfloat16 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_bfloat16 *)out)[off] = finalize_bfloat16(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
+    memcpy(st, total.w, sizeof total.w);
+    st[0] = (uint64_t)count;
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -4104,7 +4129,7 @@ static const T_bfloat16 *rebase_bfloat16(const void *slab, const reduce_plan *p,
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, int64_t a, int64_t b,
-                             T_bfloat16 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -4157,7 +4182,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_bfloat16(total, p->nred);
+                    emit_bfloat16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -4203,7 +4228,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_bfloat16(total, p->nred);
+            emit_bfloat16(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -4214,7 +4239,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, int64_t a, int64_t b,
-                            T_bfloat16 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -4305,8 +4330,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_bfloat16 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_bfloat16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_bfloat16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -4347,8 +4371,8 @@ int meancli_reduce_step_bfloat16(meancli_reduce_job *job, const void *slab, int6
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_bfloat16 *base = rebase_bfloat16(slab, p, a);
-    if (p->inner_reduced) return inner_step_bfloat16(job, base, a, b, (T_bfloat16 *)out, nthreads);
-    return rows_step_bfloat16(job, base, a, b, (T_bfloat16 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_bfloat16(job, base, a, b, out, nthreads);
+    return rows_step_bfloat16(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -4359,10 +4383,9 @@ int meancli_reduce_end_bfloat16(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_bfloat16 *y = (T_bfloat16 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_bfloat16((acc_bfloat16){ {0} }, 0);
+        for (int64_t i = 0; i < p->nout; i++) emit_bfloat16(job, out, i, ((acc_bfloat16){ {0} }), 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -4371,7 +4394,7 @@ int meancli_reduce_end_bfloat16(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_bfloat16(totals[u], p->nred);
+            emit_bfloat16(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -4384,7 +4407,7 @@ int meancli_reduce_end_bfloat16(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_bfloat16(K - t * TILE, TILE);
             const acc_bfloat16 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_bfloat16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_bfloat16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -4407,6 +4430,19 @@ int meancli_reduce_bfloat16(const void *in, void *out, int rank, const int64_t *
 /* ---- ReduceMean, float32 ------------------------------------------------ */
 
 static inline int64_t min64_float32(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_t off, acc_float32 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_float32 *)out)[off] = finalize_float32(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
+    memcpy(st, total.w, sizeof total.w);
+    st[0] = (uint64_t)count;
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -4516,7 +4552,7 @@ static const T_float32 *rebase_float32(const void *slab, const reduce_plan *p, i
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, int64_t a, int64_t b,
-                             T_float32 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -4569,7 +4605,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_float32(total, p->nred);
+                    emit_float32(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -4615,7 +4651,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_float32(total, p->nred);
+            emit_float32(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -4626,7 +4662,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int64_t a, int64_t b,
-                            T_float32 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -4717,8 +4753,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_float32 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -4759,8 +4794,8 @@ int meancli_reduce_step_float32(meancli_reduce_job *job, const void *slab, int64
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_float32 *base = rebase_float32(slab, p, a);
-    if (p->inner_reduced) return inner_step_float32(job, base, a, b, (T_float32 *)out, nthreads);
-    return rows_step_float32(job, base, a, b, (T_float32 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_float32(job, base, a, b, out, nthreads);
+    return rows_step_float32(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -4771,10 +4806,9 @@ int meancli_reduce_end_float32(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_float32 *y = (T_float32 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float32((acc_float32){ {0} }, 0);
+        for (int64_t i = 0; i < p->nout; i++) emit_float32(job, out, i, ((acc_float32){ {0} }), 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -4783,7 +4817,7 @@ int meancli_reduce_end_float32(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_float32(totals[u], p->nred);
+            emit_float32(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -4796,7 +4830,7 @@ int meancli_reduce_end_float32(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_float32(K - t * TILE, TILE);
             const acc_float32 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_float32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -4819,6 +4853,19 @@ int meancli_reduce_float32(const void *in, void *out, int rank, const int64_t *s
 /* ---- ReduceMean, float64 ------------------------------------------------ */
 
 static inline int64_t min64_float64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_t off, acc_float64 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_float64 *)out)[off] = finalize_float64(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
+    memcpy(st, total.w, sizeof total.w);
+    st[0] = (uint64_t)count;
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -4928,7 +4975,7 @@ static const T_float64 *rebase_float64(const void *slab, const reduce_plan *p, i
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, int64_t a, int64_t b,
-                             T_float64 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -4981,7 +5028,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_float64(total, p->nred);
+                    emit_float64(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -5027,7 +5074,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_float64(total, p->nred);
+            emit_float64(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -5038,7 +5085,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int64_t a, int64_t b,
-                            T_float64 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -5129,8 +5176,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_float64 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -5171,8 +5217,8 @@ int meancli_reduce_step_float64(meancli_reduce_job *job, const void *slab, int64
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_float64 *base = rebase_float64(slab, p, a);
-    if (p->inner_reduced) return inner_step_float64(job, base, a, b, (T_float64 *)out, nthreads);
-    return rows_step_float64(job, base, a, b, (T_float64 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_float64(job, base, a, b, out, nthreads);
+    return rows_step_float64(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -5183,10 +5229,9 @@ int meancli_reduce_end_float64(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_float64 *y = (T_float64 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float64((acc_float64){ {0} }, 0);
+        for (int64_t i = 0; i < p->nout; i++) emit_float64(job, out, i, ((acc_float64){ {0} }), 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -5195,7 +5240,7 @@ int meancli_reduce_end_float64(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_float64(totals[u], p->nred);
+            emit_float64(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -5208,7 +5253,7 @@ int meancli_reduce_end_float64(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_float64(K - t * TILE, TILE);
             const acc_float64 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_float64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -5231,6 +5276,21 @@ int meancli_reduce_float64(const void *in, void *out, int rank, const int64_t *s
 /* ---- ReduceMean, int8 ------------------------------------------------ */
 
 static inline int64_t min64_int8(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_int8(const meancli_reduce_job *job, void *out, int64_t off, acc_int8 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_int8 *)out)[off] = finalize_int8(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -5340,7 +5400,7 @@ static const T_int8 *rebase_int8(const void *slab, const reduce_plan *p, int64_t
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a, int64_t b,
-                             T_int8 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -5393,7 +5453,7 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_int8(total, p->nred);
+                    emit_int8(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -5439,7 +5499,7 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_int8(total, p->nred);
+            emit_int8(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -5450,7 +5510,7 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a, int64_t b,
-                            T_int8 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -5541,8 +5601,7 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_int8 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int8(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int8(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -5587,8 +5646,8 @@ int meancli_reduce_step_int8(meancli_reduce_job *job, const void *slab, int64_t 
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_int8 *base = rebase_int8(slab, p, a);
-    if (p->inner_reduced) return inner_step_int8(job, base, a, b, (T_int8 *)out, nthreads);
-    return rows_step_int8(job, base, a, b, (T_int8 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_int8(job, base, a, b, out, nthreads);
+    return rows_step_int8(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -5599,7 +5658,6 @@ int meancli_reduce_end_int8(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_int8 *y = (T_int8 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -5609,7 +5667,7 @@ int meancli_reduce_end_int8(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_int8(totals[u], p->nred);
+            emit_int8(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -5622,7 +5680,7 @@ int meancli_reduce_end_int8(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_int8(K - t * TILE, TILE);
             const acc_int8 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int8(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int8(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -5645,6 +5703,21 @@ int meancli_reduce_int8(const void *in, void *out, int rank, const int64_t *shap
 /* ---- ReduceMean, int16 ------------------------------------------------ */
 
 static inline int64_t min64_int16(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_int16(const meancli_reduce_job *job, void *out, int64_t off, acc_int16 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_int16 *)out)[off] = finalize_int16(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -5754,7 +5827,7 @@ static const T_int16 *rebase_int16(const void *slab, const reduce_plan *p, int64
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t a, int64_t b,
-                             T_int16 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -5807,7 +5880,7 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_int16(total, p->nred);
+                    emit_int16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -5853,7 +5926,7 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_int16(total, p->nred);
+            emit_int16(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -5864,7 +5937,7 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t a, int64_t b,
-                            T_int16 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -5955,8 +6028,7 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_int16 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -6001,8 +6073,8 @@ int meancli_reduce_step_int16(meancli_reduce_job *job, const void *slab, int64_t
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_int16 *base = rebase_int16(slab, p, a);
-    if (p->inner_reduced) return inner_step_int16(job, base, a, b, (T_int16 *)out, nthreads);
-    return rows_step_int16(job, base, a, b, (T_int16 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_int16(job, base, a, b, out, nthreads);
+    return rows_step_int16(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -6013,7 +6085,6 @@ int meancli_reduce_end_int16(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_int16 *y = (T_int16 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -6023,7 +6094,7 @@ int meancli_reduce_end_int16(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_int16(totals[u], p->nred);
+            emit_int16(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -6036,7 +6107,7 @@ int meancli_reduce_end_int16(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_int16(K - t * TILE, TILE);
             const acc_int16 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -6059,6 +6130,21 @@ int meancli_reduce_int16(const void *in, void *out, int rank, const int64_t *sha
 /* ---- ReduceMean, int32 ------------------------------------------------ */
 
 static inline int64_t min64_int32(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_int32(const meancli_reduce_job *job, void *out, int64_t off, acc_int32 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_int32 *)out)[off] = finalize_int32(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -6168,7 +6254,7 @@ static const T_int32 *rebase_int32(const void *slab, const reduce_plan *p, int64
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t a, int64_t b,
-                             T_int32 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -6221,7 +6307,7 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_int32(total, p->nred);
+                    emit_int32(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -6267,7 +6353,7 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_int32(total, p->nred);
+            emit_int32(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -6278,7 +6364,7 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t a, int64_t b,
-                            T_int32 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -6369,8 +6455,7 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_int32 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -6415,8 +6500,8 @@ int meancli_reduce_step_int32(meancli_reduce_job *job, const void *slab, int64_t
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_int32 *base = rebase_int32(slab, p, a);
-    if (p->inner_reduced) return inner_step_int32(job, base, a, b, (T_int32 *)out, nthreads);
-    return rows_step_int32(job, base, a, b, (T_int32 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_int32(job, base, a, b, out, nthreads);
+    return rows_step_int32(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -6427,7 +6512,6 @@ int meancli_reduce_end_int32(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_int32 *y = (T_int32 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -6437,7 +6521,7 @@ int meancli_reduce_end_int32(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_int32(totals[u], p->nred);
+            emit_int32(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -6450,7 +6534,7 @@ int meancli_reduce_end_int32(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_int32(K - t * TILE, TILE);
             const acc_int32 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -6473,6 +6557,21 @@ int meancli_reduce_int32(const void *in, void *out, int rank, const int64_t *sha
 /* ---- ReduceMean, int64 ------------------------------------------------ */
 
 static inline int64_t min64_int64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_int64(const meancli_reduce_job *job, void *out, int64_t off, acc_int64 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_int64 *)out)[off] = finalize_int64(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -6582,7 +6681,7 @@ static const T_int64 *rebase_int64(const void *slab, const reduce_plan *p, int64
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t a, int64_t b,
-                             T_int64 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -6635,7 +6734,7 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_int64(total, p->nred);
+                    emit_int64(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -6681,7 +6780,7 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_int64(total, p->nred);
+            emit_int64(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -6692,7 +6791,7 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t a, int64_t b,
-                            T_int64 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -6783,8 +6882,7 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_int64 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -6829,8 +6927,8 @@ int meancli_reduce_step_int64(meancli_reduce_job *job, const void *slab, int64_t
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_int64 *base = rebase_int64(slab, p, a);
-    if (p->inner_reduced) return inner_step_int64(job, base, a, b, (T_int64 *)out, nthreads);
-    return rows_step_int64(job, base, a, b, (T_int64 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_int64(job, base, a, b, out, nthreads);
+    return rows_step_int64(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -6841,7 +6939,6 @@ int meancli_reduce_end_int64(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_int64 *y = (T_int64 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -6851,7 +6948,7 @@ int meancli_reduce_end_int64(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_int64(totals[u], p->nred);
+            emit_int64(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -6864,7 +6961,7 @@ int meancli_reduce_end_int64(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_int64(K - t * TILE, TILE);
             const acc_int64 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -6887,6 +6984,21 @@ int meancli_reduce_int64(const void *in, void *out, int rank, const int64_t *sha
 /* ---- ReduceMean, uint8 ------------------------------------------------ */
 
 static inline int64_t min64_uint8(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_uint8(const meancli_reduce_job *job, void *out, int64_t off, acc_uint8 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_uint8 *)out)[off] = finalize_uint8(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -6996,7 +7108,7 @@ static const T_uint8 *rebase_uint8(const void *slab, const reduce_plan *p, int64
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t a, int64_t b,
-                             T_uint8 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -7049,7 +7161,7 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_uint8(total, p->nred);
+                    emit_uint8(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -7095,7 +7207,7 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_uint8(total, p->nred);
+            emit_uint8(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -7106,7 +7218,7 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t a, int64_t b,
-                            T_uint8 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -7197,8 +7309,7 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_uint8 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint8(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint8(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -7243,8 +7354,8 @@ int meancli_reduce_step_uint8(meancli_reduce_job *job, const void *slab, int64_t
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_uint8 *base = rebase_uint8(slab, p, a);
-    if (p->inner_reduced) return inner_step_uint8(job, base, a, b, (T_uint8 *)out, nthreads);
-    return rows_step_uint8(job, base, a, b, (T_uint8 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_uint8(job, base, a, b, out, nthreads);
+    return rows_step_uint8(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -7255,7 +7366,6 @@ int meancli_reduce_end_uint8(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_uint8 *y = (T_uint8 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -7265,7 +7375,7 @@ int meancli_reduce_end_uint8(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_uint8(totals[u], p->nred);
+            emit_uint8(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -7278,7 +7388,7 @@ int meancli_reduce_end_uint8(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_uint8(K - t * TILE, TILE);
             const acc_uint8 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint8(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint8(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -7301,6 +7411,21 @@ int meancli_reduce_uint8(const void *in, void *out, int rank, const int64_t *sha
 /* ---- ReduceMean, uint16 ------------------------------------------------ */
 
 static inline int64_t min64_uint16(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_uint16(const meancli_reduce_job *job, void *out, int64_t off, acc_uint16 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_uint16 *)out)[off] = finalize_uint16(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -7410,7 +7535,7 @@ static const T_uint16 *rebase_uint16(const void *slab, const reduce_plan *p, int
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64_t a, int64_t b,
-                             T_uint16 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -7463,7 +7588,7 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_uint16(total, p->nred);
+                    emit_uint16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -7509,7 +7634,7 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_uint16(total, p->nred);
+            emit_uint16(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -7520,7 +7645,7 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64_t a, int64_t b,
-                            T_uint16 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -7611,8 +7736,7 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_uint16 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -7657,8 +7781,8 @@ int meancli_reduce_step_uint16(meancli_reduce_job *job, const void *slab, int64_
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_uint16 *base = rebase_uint16(slab, p, a);
-    if (p->inner_reduced) return inner_step_uint16(job, base, a, b, (T_uint16 *)out, nthreads);
-    return rows_step_uint16(job, base, a, b, (T_uint16 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_uint16(job, base, a, b, out, nthreads);
+    return rows_step_uint16(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -7669,7 +7793,6 @@ int meancli_reduce_end_uint16(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_uint16 *y = (T_uint16 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -7679,7 +7802,7 @@ int meancli_reduce_end_uint16(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_uint16(totals[u], p->nred);
+            emit_uint16(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -7692,7 +7815,7 @@ int meancli_reduce_end_uint16(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_uint16(K - t * TILE, TILE);
             const acc_uint16 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -7715,6 +7838,21 @@ int meancli_reduce_uint16(const void *in, void *out, int rank, const int64_t *sh
 /* ---- ReduceMean, uint32 ------------------------------------------------ */
 
 static inline int64_t min64_uint32(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_uint32(const meancli_reduce_job *job, void *out, int64_t off, acc_uint32 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_uint32 *)out)[off] = finalize_uint32(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -7824,7 +7962,7 @@ static const T_uint32 *rebase_uint32(const void *slab, const reduce_plan *p, int
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64_t a, int64_t b,
-                             T_uint32 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -7877,7 +8015,7 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_uint32(total, p->nred);
+                    emit_uint32(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -7923,7 +8061,7 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_uint32(total, p->nred);
+            emit_uint32(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -7934,7 +8072,7 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64_t a, int64_t b,
-                            T_uint32 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -8025,8 +8163,7 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_uint32 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -8071,8 +8208,8 @@ int meancli_reduce_step_uint32(meancli_reduce_job *job, const void *slab, int64_
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_uint32 *base = rebase_uint32(slab, p, a);
-    if (p->inner_reduced) return inner_step_uint32(job, base, a, b, (T_uint32 *)out, nthreads);
-    return rows_step_uint32(job, base, a, b, (T_uint32 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_uint32(job, base, a, b, out, nthreads);
+    return rows_step_uint32(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -8083,7 +8220,6 @@ int meancli_reduce_end_uint32(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_uint32 *y = (T_uint32 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -8093,7 +8229,7 @@ int meancli_reduce_end_uint32(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_uint32(totals[u], p->nred);
+            emit_uint32(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -8106,7 +8242,7 @@ int meancli_reduce_end_uint32(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_uint32(K - t * TILE, TILE);
             const acc_uint32 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -8129,6 +8265,21 @@ int meancli_reduce_uint32(const void *in, void *out, int rank, const int64_t *sh
 /* ---- ReduceMean, uint64 ------------------------------------------------ */
 
 static inline int64_t min64_uint64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_uint64(const meancli_reduce_job *job, void *out, int64_t off, acc_uint64 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_uint64 *)out)[off] = finalize_uint64(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -8238,7 +8389,7 @@ static const T_uint64 *rebase_uint64(const void *slab, const reduce_plan *p, int
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64_t a, int64_t b,
-                             T_uint64 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -8291,7 +8442,7 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_uint64(total, p->nred);
+                    emit_uint64(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -8337,7 +8488,7 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_uint64(total, p->nred);
+            emit_uint64(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -8348,7 +8499,7 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64_t a, int64_t b,
-                            T_uint64 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -8439,8 +8590,7 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_uint64 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -8485,8 +8635,8 @@ int meancli_reduce_step_uint64(meancli_reduce_job *job, const void *slab, int64_
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_uint64 *base = rebase_uint64(slab, p, a);
-    if (p->inner_reduced) return inner_step_uint64(job, base, a, b, (T_uint64 *)out, nthreads);
-    return rows_step_uint64(job, base, a, b, (T_uint64 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_uint64(job, base, a, b, out, nthreads);
+    return rows_step_uint64(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -8497,7 +8647,6 @@ int meancli_reduce_end_uint64(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_uint64 *y = (T_uint64 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -8507,7 +8656,7 @@ int meancli_reduce_end_uint64(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_uint64(totals[u], p->nred);
+            emit_uint64(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -8520,7 +8669,7 @@ int meancli_reduce_end_uint64(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_uint64(K - t * TILE, TILE);
             const acc_uint64 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -8963,12 +9112,6 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
 /* ---- Partial states, float16 ------------------------------------------ */
 #define PSTATE_WORDS_float16 (SACC_HEADER + SACC_NL_float16)
 
-static inline void pstate_take_float16(uint64_t *s, T_float16 x)
-{
-    s[0]++;
-    sacc_take(s, SACC_NL_float16, SACC_LSB_float16, ((double)f16_to_f32(x)));
-}
-
 static inline void pstate_combine_float16(uint64_t *dst, const uint64_t *src)
 {
     sacc_combine(dst, src, SACC_NL_float16);
@@ -8994,25 +9137,20 @@ int meancli_reduce_partial_float16(const void *in, void *states, int rank, const
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float16), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float16); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_float16 *x = (const T_float16 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_float16;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_float16(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float16);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_float16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_float16(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float16(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9037,12 +9175,6 @@ int meancli_partial_finalize_float16(const void *states, void *out, int64_t nout
 }
 /* ---- Partial states, bfloat16 ------------------------------------------ */
 #define PSTATE_WORDS_bfloat16 (SACC_HEADER + SACC_NL_bfloat16)
-
-static inline void pstate_take_bfloat16(uint64_t *s, T_bfloat16 x)
-{
-    s[0]++;
-    sacc_take(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, bf16_to_f64(x));
-}
 
 static inline void pstate_combine_bfloat16(uint64_t *dst, const uint64_t *src)
 {
@@ -9069,25 +9201,20 @@ int meancli_reduce_partial_bfloat16(const void *in, void *states, int rank, cons
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_bfloat16), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_bfloat16); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_bfloat16 *x = (const T_bfloat16 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_bfloat16;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_bfloat16(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_bfloat16);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_bfloat16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_bfloat16(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_bfloat16(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9112,12 +9239,6 @@ int meancli_partial_finalize_bfloat16(const void *states, void *out, int64_t nou
 }
 /* ---- Partial states, float32 ------------------------------------------ */
 #define PSTATE_WORDS_float32 (SACC_HEADER + SACC_NL_float32)
-
-static inline void pstate_take_float32(uint64_t *s, T_float32 x)
-{
-    s[0]++;
-    sacc_take(s, SACC_NL_float32, SACC_LSB_float32, ((double)(x)));
-}
 
 static inline void pstate_combine_float32(uint64_t *dst, const uint64_t *src)
 {
@@ -9144,25 +9265,20 @@ int meancli_reduce_partial_float32(const void *in, void *states, int rank, const
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float32), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float32); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_float32 *x = (const T_float32 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_float32;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_float32(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float32);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_float32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_float32(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float32(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9187,12 +9303,6 @@ int meancli_partial_finalize_float32(const void *states, void *out, int64_t nout
 }
 /* ---- Partial states, float64 ------------------------------------------ */
 #define PSTATE_WORDS_float64 (SACC_HEADER + SACC_NL_float64)
-
-static inline void pstate_take_float64(uint64_t *s, T_float64 x)
-{
-    s[0]++;
-    sacc_take(s, SACC_NL_float64, SACC_LSB_float64, (x));
-}
 
 static inline void pstate_combine_float64(uint64_t *dst, const uint64_t *src)
 {
@@ -9219,25 +9329,20 @@ int meancli_reduce_partial_float64(const void *in, void *states, int rank, const
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float64), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float64); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_float64 *x = (const T_float64 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_float64;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_float64(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float64);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_float64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_float64(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float64(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9264,14 +9369,6 @@ int meancli_partial_finalize_float64(const void *states, void *out, int64_t nout
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_int8 4
 
-static inline void pstate_take_int8(uint64_t *s, T_int8 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_int8(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9295,25 +9392,20 @@ int meancli_reduce_partial_int8(const void *in, void *states, int rank, const in
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int8), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int8); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_int8 *x = (const T_int8 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_int8;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_int8(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int8);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_int8(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_int8(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int8(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9345,14 +9437,6 @@ int meancli_partial_finalize_int8(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_int16 4
 
-static inline void pstate_take_int16(uint64_t *s, T_int16 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_int16(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9376,25 +9460,20 @@ int meancli_reduce_partial_int16(const void *in, void *states, int rank, const i
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int16), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int16); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_int16 *x = (const T_int16 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_int16;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_int16(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int16);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_int16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_int16(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int16(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9426,14 +9505,6 @@ int meancli_partial_finalize_int16(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_int32 4
 
-static inline void pstate_take_int32(uint64_t *s, T_int32 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_int32(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9457,25 +9528,20 @@ int meancli_reduce_partial_int32(const void *in, void *states, int rank, const i
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int32), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int32); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_int32 *x = (const T_int32 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_int32;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_int32(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int32);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_int32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_int32(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int32(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9507,14 +9573,6 @@ int meancli_partial_finalize_int32(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_int64 4
 
-static inline void pstate_take_int64(uint64_t *s, T_int64 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_int64(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9538,25 +9596,20 @@ int meancli_reduce_partial_int64(const void *in, void *states, int rank, const i
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int64), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int64); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_int64 *x = (const T_int64 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_int64;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_int64(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int64);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_int64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_int64(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int64(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9588,14 +9641,6 @@ int meancli_partial_finalize_int64(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_uint8 4
 
-static inline void pstate_take_uint8(uint64_t *s, T_uint8 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_uint8(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9619,25 +9664,20 @@ int meancli_reduce_partial_uint8(const void *in, void *states, int rank, const i
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint8), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint8); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_uint8 *x = (const T_uint8 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_uint8;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_uint8(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint8);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_uint8(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_uint8(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint8(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9669,14 +9709,6 @@ int meancli_partial_finalize_uint8(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_uint16 4
 
-static inline void pstate_take_uint16(uint64_t *s, T_uint16 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_uint16(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9700,25 +9732,20 @@ int meancli_reduce_partial_uint16(const void *in, void *states, int rank, const 
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint16), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint16); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_uint16 *x = (const T_uint16 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_uint16;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_uint16(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint16);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_uint16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_uint16(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint16(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9750,14 +9777,6 @@ int meancli_partial_finalize_uint16(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_uint32 4
 
-static inline void pstate_take_uint32(uint64_t *s, T_uint32 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_uint32(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9781,25 +9800,20 @@ int meancli_reduce_partial_uint32(const void *in, void *states, int rank, const 
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint32), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint32); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_uint32 *x = (const T_uint32 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_uint32;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_uint32(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint32);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_uint32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_uint32(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint32(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9831,14 +9845,6 @@ int meancli_partial_finalize_uint32(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_uint64 4
 
-static inline void pstate_take_uint64(uint64_t *s, T_uint64 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_uint64(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9862,25 +9868,20 @@ int meancli_reduce_partial_uint64(const void *in, void *states, int rank, const 
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint64), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint64); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_uint64 *x = (const T_uint64 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_uint64;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_uint64(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint64);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_uint64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_uint64(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint64(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "2a2aba3bdb2fb66b2846ebbb42512a831963608557d835a50a2c1f3fa553011d"
+KERNEL_SOURCE_SHA256 = "fd36975c64ffda66539703543e741fbf95fe6f363a532bcd8122e429d4bf4303"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
