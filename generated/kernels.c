@@ -100,6 +100,8 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
 #define NARROW_PANEL 8
 #define NARROW_SUB 64
 #define PANEL_ROWS_MAX NARROW_ROW
+/* Mean: contiguous inputs the vector loop reads together (more go the portable way) */
+#define MEAN_VEC_MAX 64
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
 
@@ -1127,17 +1129,33 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
     double S[TILE];
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_float16 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_float16(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_float16(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
     int64_t j = 0;
     for (; j + 8 <= w; j += 8) {
-        vd s0 = vd_set1(-0.0), s1 = s0;
-        for (int i = 0; i < ninputs; i++) {
-            __m256 f;
-            if (sinner[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src[i] + j)));
-            } else {
-                f = _mm256_set1_ps((float)LOAD_float16(src[i][0]));
-            }
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < ncont; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(cont[i] + j)));
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
@@ -1148,6 +1166,8 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
         vd_store(S + j + VD_N, s1);
     }
     uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
     for (; j < w; j++) {
         S[j] = -0.0;
         for (int i = 0; i < ninputs; i++) {
@@ -1704,17 +1724,33 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
     double S[TILE];
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_bfloat16 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_bfloat16(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_bfloat16(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
     int64_t j = 0;
     for (; j + 8 <= w; j += 8) {
-        vd s0 = vd_set1(-0.0), s1 = s0;
-        for (int i = 0; i < ninputs; i++) {
-            __m256 f;
-            if (sinner[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src[i] + j))), 16));
-            } else {
-                f = _mm256_set1_ps((float)LOAD_bfloat16(src[i][0]));
-            }
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < ncont; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(cont[i] + j))), 16));
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
@@ -1725,6 +1761,8 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
         vd_store(S + j + VD_N, s1);
     }
     uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
     for (; j < w; j++) {
         S[j] = -0.0;
         for (int i = 0; i < ninputs; i++) {
@@ -2281,17 +2319,33 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
     double S[TILE];
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_float32 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_float32(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_float32(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
     int64_t j = 0;
     for (; j + 8 <= w; j += 8) {
-        vd s0 = vd_set1(-0.0), s1 = s0;
-        for (int i = 0; i < ninputs; i++) {
-            __m256 f;
-            if (sinner[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                f = _mm256_loadu_ps(src[i] + j);
-            } else {
-                f = _mm256_set1_ps((float)LOAD_float32(src[i][0]));
-            }
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < ncont; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            __m256 f = _mm256_loadu_ps(cont[i] + j);
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
@@ -2302,6 +2356,8 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
         vd_store(S + j + VD_N, s1);
     }
     uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
     for (; j < w; j++) {
         S[j] = -0.0;
         for (int i = 0; i < ninputs; i++) {
