@@ -957,13 +957,17 @@ static inline int rows_block_ok_float16(const rowacc_float16 *r, int64_t nrows)
     return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_float16, LSB_MIN_float16);
 }
 
-/* A block straight through the exact path, column by column. */
-static void rows_block_exact_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+/* Rows straight through the exact path, column by column: returns how many
+ * of the `avail` rows it took (float64's chunks take many rows per fold,
+ * the bins of the narrower types EXTRACT_CAP at most). */
+static int64_t rows_block_exact_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
+    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
     r->skip--;
     for (int64_t j = 0; j < w; j++) {
         (void)chunk_block_float16(x + j * s, rs, nrows, &r->acc[j]);
     }
+    return nrows;
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
@@ -988,11 +992,11 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
         if (r->skip > 0) {
-            rows_block_exact_float16(r, b, rs, nb, s, w);
+            nb = rows_block_exact_float16(r, b, rs, nrows - i0, s, w);
             continue;
         }
         rows_block_begin_float16(r, b, rs, nb, s, w);
@@ -1263,11 +1267,11 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
         const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
-        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
             if (r->skip > 0) {
-                rows_block_exact_float16(r, b, rs, nb, 1, w);
+                nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
             rows_block_begin_float16(r, b, rs, nb, 1, w);
@@ -1306,11 +1310,11 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
     const int64_t row_bytes = w * (int64_t)sizeof(T_float16), rs_bytes = rs * (int64_t)sizeof(T_float16);
     const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
         if (r->skip > 0) {
-            rows_block_exact_float16(r, b, rs, nb, 1, w);
+            nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         rows_block_begin_float16(r, b, rs, nb, 1, w);
@@ -1552,13 +1556,17 @@ static inline int rows_block_ok_bfloat16(const rowacc_bfloat16 *r, int64_t nrows
     return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_bfloat16, LSB_MIN_bfloat16);
 }
 
-/* A block straight through the exact path, column by column. */
-static void rows_block_exact_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+/* Rows straight through the exact path, column by column: returns how many
+ * of the `avail` rows it took (float64's chunks take many rows per fold,
+ * the bins of the narrower types EXTRACT_CAP at most). */
+static int64_t rows_block_exact_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
+    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
     r->skip--;
     for (int64_t j = 0; j < w; j++) {
         (void)chunk_block_bfloat16(x + j * s, rs, nrows, &r->acc[j]);
     }
+    return nrows;
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
@@ -1583,11 +1591,11 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
         if (r->skip > 0) {
-            rows_block_exact_bfloat16(r, b, rs, nb, s, w);
+            nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, s, w);
             continue;
         }
         rows_block_begin_bfloat16(r, b, rs, nb, s, w);
@@ -1858,11 +1866,11 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
         const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
-        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
             if (r->skip > 0) {
-                rows_block_exact_bfloat16(r, b, rs, nb, 1, w);
+                nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
             rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
@@ -1901,11 +1909,11 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
     const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16), rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
     const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
         if (r->skip > 0) {
-            rows_block_exact_bfloat16(r, b, rs, nb, 1, w);
+            nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
@@ -2147,13 +2155,17 @@ static inline int rows_block_ok_float32(const rowacc_float32 *r, int64_t nrows)
     return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_float32, LSB_MIN_float32);
 }
 
-/* A block straight through the exact path, column by column. */
-static void rows_block_exact_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+/* Rows straight through the exact path, column by column: returns how many
+ * of the `avail` rows it took (float64's chunks take many rows per fold,
+ * the bins of the narrower types EXTRACT_CAP at most). */
+static int64_t rows_block_exact_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
+    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
     r->skip--;
     for (int64_t j = 0; j < w; j++) {
         (void)chunk_block_float32(x + j * s, rs, nrows, &r->acc[j]);
     }
+    return nrows;
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
@@ -2178,11 +2190,11 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
         if (r->skip > 0) {
-            rows_block_exact_float32(r, b, rs, nb, s, w);
+            nb = rows_block_exact_float32(r, b, rs, nrows - i0, s, w);
             continue;
         }
         rows_block_begin_float32(r, b, rs, nb, s, w);
@@ -2451,11 +2463,11 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
         const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
-        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
             if (r->skip > 0) {
-                rows_block_exact_float32(r, b, rs, nb, 1, w);
+                nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
             rows_block_begin_float32(r, b, rs, nb, 1, w);
@@ -2494,11 +2506,11 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
     const int64_t row_bytes = w * (int64_t)sizeof(T_float32), rs_bytes = rs * (int64_t)sizeof(T_float32);
     const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
         if (r->skip > 0) {
-            rows_block_exact_float32(r, b, rs, nb, 1, w);
+            nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         rows_block_begin_float32(r, b, rs, nb, 1, w);
@@ -2760,14 +2772,18 @@ static inline int rows_block_ok_float64(const rowacc_float64 *r, int64_t nrows)
     return r->bad == 0;
 }
 
-/* A block straight through the exact path, column by column. */
-static void rows_block_exact_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+/* Rows straight through the exact path, column by column: returns how many
+ * of the `avail` rows it took (float64's chunks take many rows per fold,
+ * the bins of the narrower types EXTRACT_CAP at most). */
+static int64_t rows_block_exact_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
+    int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
     r->skip--;
     for (int64_t j = 0; j < w; j++) {
         double m = chunk_block_float64(x + j * s, rs, nrows, &r->acc[j]);
         pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);
     }
+    return nrows;
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
@@ -2794,11 +2810,11 @@ static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
         if (r->skip > 0) {
-            rows_block_exact_float64(r, b, rs, nb, s, w);
+            nb = rows_block_exact_float64(r, b, rs, nrows - i0, s, w);
             continue;
         }
         rows_block_begin_float64(r, b, rs, nb, s, w);
@@ -2896,11 +2912,11 @@ AVX2 static void add_rows_float64_vec(rowacc_float64 *r, const T_float64 *x, int
 {
     const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
     const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
         if (r->skip > 0) {
-            rows_block_exact_float64(r, b, rs, nb, 1, w);
+            nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         rows_block_begin_float64(r, b, rs, nb, 1, w);

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "ab0a2aa06dab4405bc5b6e89de9e082a3e30f1e496f0c51c5a35541ac88d966e"
+KERNEL_SOURCE_SHA256 = "0d34fdd2471feb85c124fe45bbe14b59e955e4c043f20e6dfc039813a8bfca11"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
