@@ -9,26 +9,35 @@
  * no transposing copies) and the element-wise Mean of N inputs with
  * multidirectional broadcasting, for every element type the specs allow.
  *
- * Numerics (DESIGN.md, "Semantics that every path must share"):
- *  - float16, bfloat16, float32 accumulate in double and round once at the
- *    end: a double holds any float32 exactly, so the only error is the
- *    accumulation's, at most about n * 2^-53 * sum(|x|). That is far below
- *    float32's 2^-24 of the mean unless the values cancel (3.4e-44 with -4
- *    and 4 gives 0, as numpy's float64 mean does); 1000 float16 values of
- *    60000 cannot overflow.
- *  - float64 accumulates in double-double: Knuth's TwoSum carries each
- *    addition's rounding error exactly, so the sum is good to about 2^-106
- *    relative and the mean is the correctly rounded value in all but
- *    pathological cancellations -- never worse than numpy's pairwise sum.
+ * Numerics: every float result is the exact mean of its inputs rounded once
+ * to the output type (round half to even, subnormals, overflow to inf only
+ * when the rounded mean overflows); NaN/inf per IEEE; a mean of -0.0s is
+ * -0.0, an exact cancellation +0.0. Integers: the exact sum divided by the
+ * count, truncated toward zero (C division).
+ *  - Each output owns a superaccumulator ("Exact sums" below): a fixed-point
+ *    two's-complement integer wide enough for any sum of the format's
+ *    values, plus NaN/inf/signed-zero flags. Adding to it is exact, so the
+ *    order of additions (threads, slabs, chunks, ISAs) cannot change a bit.
+ *  - Speed comes from blocks (up to EXTRACT_CAP values): float16, bfloat16
+ *    and float32 blocks are summed in plain double and kept when the block's
+ *    largest and smallest nonzero magnitudes prove that sum exact
+ *    (narrow_sum_exact); float64 blocks by two levels of error-free
+ *    extraction against a sigma from the previous block (kernel_exact.c.j2).
+ *    A block that fails its check is summed again through a chunk
+ *    accumulator, exactly. A kept block costs the superaccumulator one or
+ *    two additions.
+ *  - The mean: the top 128 bits of |sum| (and a sticky bit for the rest)
+ *    divided by the count in one 128/64-bit division, rounded by
+ *    round_quotient, one routine parameterised by precision and exponent
+ *    range. Mean of N inputs: an exact double sum divided and rounded to odd
+ *    (div_odd), then rounded once to the format.
  *  - integers: each value is biased to unsigned (x + 2^(bits-1) for signed
  *    types) and split into 32-bit halves; the halves are summed in 64-bit
  *    lanes, which cannot overflow within one chunk (< 2^32 values of
- *    < 2^32), and chunks combine in 128 bits. The sum is exact; the mean is
- *    that sum divided by the count, truncated toward zero (C division).
- *  - Determinism: a reduction is cut into chunks of a fixed number of
- *    elements (rows), each summed in a fixed lane order, and chunk partials
- *    combine in chunk order. Threads only decide who computes which chunk,
- *    so the result is bit-identical for any thread count.
+ *    < 2^32), and chunks combine in 128 bits.
+ *  - Partial states (meancli_reduce_partial_*, _combine_*, _finalize_*):
+ *    the same superaccumulator as bytes, so parts of a reduction computed
+ *    anywhere combine exactly.
  *
  * Sizes: every product of dimensions is computed with overflow checks;
  * strides must be non-negative multiples of the item size.
@@ -48,17 +57,15 @@
 
 #define MEANCLI_MAX_RANK 64
 /* Elements per chunk of a contiguous reduction, rows per chunk of a row
- * reduction, and columns per tile: fixed, so the summation order is too. */
+ * reduction (the units threads share), and columns per tile. */
 #define CHUNK 32768
 #define ROW_CHUNK 1024
 #define TILE 512
-/* Row accumulation: rows of at most NARROW_ROW columns keep their column
- * sums in registers (float types: all columns over all rows; float64's
- * double-double: a column block at a time over ROW_BLOCK rows, which stay
- * in L1 meanwhile); wider rows are added one row at a time, each read once
+/* Row accumulation: float16/bfloat16/float32 rows of at most NARROW_ROW
+ * columns keep their column sums in registers (panels of columns over
+ * L1-resident rows); wider rows are added one row at a time, each read once
  * in memory order. */
 #define NARROW_ROW 64
-#define ROW_BLOCK 32
 /* Software prefetch PREFETCH_BYTES ahead of the stream a hot loop reads.
  * The converting loops issue about twice the micro-ops per cache line of a
  * plain read, so the out-of-order window holds fewer loads in flight and a
@@ -82,22 +89,31 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
 #define EXTRACT_LOG2CAP 10
 #define EXTRACT_CAP (1 << EXTRACT_LOG2CAP)
 #define EXTRACT_HEADROOM 3
+/* formats whose every block sum of 2^EXACT_LOG2BLOCK values is exact in double */
+#define EXACT_LOG2BLOCK 13
+/* after a block fails its check, the next EXACT_SKIP blocks of that run go
+ * straight to the exact path (data that fails once tends to keep failing) */
+#define EXACT_SKIP 7
 /* rows per block of a row accumulation (its columns share one bound) */
 #define ROWS_CAP 256
 /* narrow exact row sums: 8-column groups per register panel, rows per pass */
-#define NARROW_PANEL 4
+#define NARROW_PANEL 8
 #define NARROW_SUB 64
+#define PANEL_ROWS_MAX NARROW_ROW
+/* Mean: contiguous inputs the vector loop reads together (more go the portable way) */
+#define MEAN_VEC_MAX 64
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
 
+/* status codes: meancli/kernel_status.py, the table Python reads too */
 enum {
-    MEANCLI_OK = 0,
-    MEANCLI_E_RANK = 1,      /* rank outside [0, MEANCLI_MAX_RANK] */
-    MEANCLI_E_SHAPE = 2,     /* a negative dimension, or a size that overflows int64 */
-    MEANCLI_E_STRIDE = 3,    /* a stride that is negative or not a multiple of the item size */
-    MEANCLI_E_NOMEM = 4,     /* a scratch allocation failed */
+    MEANCLI_OK = 0, /* success */
+    MEANCLI_E_RANK = 1, /* rank outside [0, 64] */
+    MEANCLI_E_SHAPE = 2, /* a negative dimension or a size that overflows int64 */
+    MEANCLI_E_STRIDE = 3, /* a stride that is negative or not a multiple of the item size */
+    MEANCLI_E_NOMEM = 4, /* out of memory for the kernel's scratch buffers */
     MEANCLI_E_EMPTY_INT = 5, /* integer mean over an empty set */
-    MEANCLI_E_ARG = 6        /* a null pointer or an input count below 1 */
+    MEANCLI_E_ARG = 6, /* a null pointer or no inputs */
 };
 
 /* The build (meancli/_ffi_build.py) defines this as the sha256 of this file
@@ -387,17 +403,19 @@ static void chunk_fold(uint64_t *limb, int nl, const int64_t *ch, int nch)
 /* float16/bfloat16/float32 blocks are summed in plain doubles and kept when
  * that was exact: mx = the largest |x| and mn1 = the smallest nonzero |x|,
  * minus one (both as float32 bit patterns; mn1 = UINT32_MAX: no nonzero
- * value). Every value is then a multiple of 2^g (g = the exponent of the
- * smallest nonzero value's last bit) below 2^(m + 1), so every partial sum of
- * `count` of them is a multiple of 2^g below count * 2^(m + 1): exact in a
- * double when that is at most 2^(53 + g). inf or NaN fails. */
-static inline int narrow_sum_exact(uint32_t mx, uint32_t mn1, int64_t count)
+ * value). With p the format's precision and 2^lsb its smallest subnormal,
+ * every value is a multiple of 2^g (g = max(t - p + 1, lsb), t the smallest
+ * nonzero value's exponent) below 2^(m + 1), so every partial sum of `count`
+ * of them is a multiple of 2^g below count * 2^(m + 1): exact in a double
+ * when that is at most 2^(53 + g). inf or NaN fails. */
+static inline int narrow_sum_exact(uint32_t mx, uint32_t mn1, int64_t count, int p, int lsb)
 {
     if (mx >= 0x7f800000u) return 0;
     if (mn1 == UINT32_MAX || count < 2) return 1;
     int m = (int)(mx >> 23) - 127, t = (int)((mn1 + 1) >> 23) - 127;
     if (m < -126) m = -126;
-    int g = t - 23 < -149 ? -149 : t - 23;
+    if (t < -126) t = -126; /* a float32 subnormal: its last bit is 2^-149 <= 2^lsb's grid */
+    int g = t - p + 1 < lsb ? lsb : t - p + 1;
     int cl = 64 - __builtin_clzll((uint64_t)(count - 1)); /* ceil(log2 count) */
     return cl + m + 1 <= 53 + g;
 }
@@ -477,10 +495,12 @@ static double round_quotient(unsigned __int128 a, int64_t scale, uint64_t n, int
         if (rem > half || (rem == half && (sticky || (kept & 1)))) kept++;
     }
     double v;
-    if (e > fmt.emax || ldexp(1.0, fmt.emax) * 2.0 <= ldexp((double)kept, (int)(scale + d)))
-        v = INFINITY;
+    int64_t k = scale + d;
+    if (k >= -1022 && k <= 1023)
+        v = (double)kept * bits_to_f64((uint64_t)(k + 1023) << 52); /* exact: kept < 2^54 */
     else
-        v = ldexp((double)kept, (int)(scale + d));
+        v = ldexp((double)kept, (int)(k < -2000 ? -2000 : (k > 2000 ? 2000 : k)));
+    if (e > fmt.emax || v >= ldexp(1.0, fmt.emax) * 2.0) v = INFINITY;
     return neg ? -v : v;
 }
 
@@ -527,11 +547,7 @@ static double sacc_mean(const uint64_t *s, int nl, int lsb, float_format fmt)
  * are both reduced or both kept and contiguous with each other.
  *
  * The outermost dimension in memory order (D0) is never merged: input can
- * arrive in slabs of D0 rows (streamed from a file larger than memory), and
- * the summation order must not depend on how it arrives. Chunks are fixed
- * ranges of the reduced flat index, and the lane an element goes to is its
- * flat index modulo the lane count, so a slab boundary anywhere gives the
- * same arithmetic as one pass over the whole array.
+ * arrive in slabs of D0 rows (streamed from a file larger than memory).
  * --------------------------------------------------------------------- */
 
 typedef struct {
@@ -632,6 +648,7 @@ typedef struct meancli_reduce_job {
     void *totals;       /* acc per output, D0 reduced only */
     void *open;         /* lanes per output (inner mode) or row accumulators per unit (rows mode) */
     int64_t itemsize;
+    int states;         /* write each output's exact partial state instead of its mean */
 } meancli_reduce_job;
 
 void meancli_reduce_free(meancli_reduce_job *job)
@@ -692,8 +709,8 @@ static inline void odometer_next(int nd, const int64_t *size, const int64_t *str
 
 /* CPU features, read once when the module loads: the hot loops have AVX2
  * (and F16C) versions written with intrinsics, chosen at run time, so the
- * built module runs on any x86-64. Every vector path adds the same values in
- * the same lanes and order as its scalar twin: results do not depend on it. */
+ * built module runs on any x86-64 (AVX2 here means AVX2 with FMA). Every sum
+ * is exact, so the vector paths give their scalar twins' bits. */
 #ifdef MEANCLI_X86
 static int cpu_avx2, cpu_avx2_f16c;
 __attribute__((constructor)) static void meancli_read_cpu_features(void)
@@ -746,7 +763,7 @@ AVX2 static inline uint32_t hmin_epu32(__m256i v)
 #endif
 
 /* ======================================================================
- * float16: accumulate in double, round once
+ * float16: exact sum, the mean rounded once
  * ==================================================================== */
 typedef uint16_t T_float16;
 #define LOAD_float16(x) ((double)f16_to_f32(x))
@@ -756,13 +773,20 @@ static inline T_float16 store_float16(double v) { return f64_to_f16(v); }
 #define SACC_LSB_float16 (-149)
 static const float_format FORMAT_float16 = { 11, -14, 15 };
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* count unused (0), flags, limbs */
+#define PREC_float16 11
+#define LSB_MIN_float16 (-24) /* the smallest subnormal's exponent */
+/* every block sum of the format is exact in double (float16: values are
+ * multiples of 2^-24 below 2^16): no check needed but for inf and NaN */
+#define ALWAYS_EXACT_float16 (16 - LSB_MIN_float16 + EXACT_LOG2BLOCK <= 53)
+/* values per block of a run: such formats take longer blocks (fewer flushes) */
+#define RUN_BLOCK_float16 (ALWAYS_EXACT_float16 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float16 1 /* exact sums: which lane a value goes to does not matter */
 /* chunks of the fallback accumulator: the top value's significand, shifted
  * by up to 31 bits, spans three chunks from its lowest */
 #define NCH_float16 (((15 - 11 + 1 - SACC_LSB_float16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { acc_float16 acc; } lanes_float16;
+typedef struct { int64_t skip, fails; acc_float16 acc; } lanes_float16; /* blocks to send straight to the exact path; failed blocks in a row */
 
 static inline acc_float16 acc_add_float16(acc_float16 a, acc_float16 b)
 {
@@ -784,24 +808,35 @@ static inline acc_float16 lanes_sum_float16(lanes_float16 *l, int64_t count)
     return l->acc;
 }
 
-/* n values at stride s into *acc exactly, through the chunk accumulator;
- * returns the largest finite |x| (a failed block's next A comes from it). */
+/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
+ * range: each value adds in double to the bin of its float32 exponent field.
+ * A bin's values are multiples of its last bit and below 2^24 of it, so up
+ * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
+ * stay below 2^50 of the lowest one's last bit, so they add exactly too,
+ * and each group's sum goes to the superaccumulator. Returns 0 (float16,
+ * bfloat16, float32 blocks need no sigma). */
 static double chunk_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
 {
-    int64_t ch[NCH_float16] = {0};
-    uint64_t flags = 0;
-    double mx = 0.0;
+    double bin[256];
+    uint32_t nz = 0;
+    memset(bin, 0, sizeof bin);
     for (int64_t i = 0; i < n; i++) {
         double v = LOAD_float16(x[i * s]);
-        uint64_t f = sacc_flags_of(v);
-        flags |= f;
-        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
-        chunk_add(ch, SACC_LSB_float16, v);
-        if (fabs(v) > mx) mx = fabs(v);
+        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
+        if (e == 0xffu) {
+            acc->w[1] |= sacc_flags_of(v);
+            continue;
+        }
+        nz |= b ^ 0x80000000u;
+        bin[e] += v;
     }
-    acc->w[1] |= flags;
-    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float16, ch, NCH_float16);
-    return mx;
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+    for (int g = 0; g < 256; g += 16) {
+        double t = 0.0;
+        for (int k = 0; k < 16; k++) t += bin[g + k];
+        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, t);
+    }
+    return 0.0;
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -846,7 +881,7 @@ static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float1
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         keep_block_float16(x, s, n, &l->acc, &total, 1, mx != 0);
     } else {
@@ -868,11 +903,13 @@ static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_float16 acc[TILE];
 } rowacc_float16;
 
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
+    r->skip = r->fails = 0;
     for (int64_t j = 0; j < w; j++) {
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
@@ -911,13 +948,26 @@ static int column_ok_float16(const rowacc_float16 *r, int64_t j, const T_float16
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    return narrow_sum_exact(mx, mn1, n);
+    return narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16);
 }
 
 /* Did the block pass the check shared by its columns? */
 static inline int rows_block_ok_float16(const rowacc_float16 *r, int64_t nrows)
 {
-    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_float16, LSB_MIN_float16);
+}
+
+/* Rows straight through the exact path, column by column: returns how many
+ * of the `avail` rows it took (float64's chunks take many rows per fold,
+ * the bins of the narrower types EXTRACT_CAP at most). */
+static int64_t rows_block_exact_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
+{
+    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
+    r->skip--;
+    for (int64_t j = 0; j < w; j++) {
+        (void)chunk_block_float16(x + j * s, rs, nrows, &r->acc[j]);
+    }
+    return nrows;
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
@@ -925,6 +975,10 @@ static inline int rows_block_ok_float16(const rowacc_float16 *r, int64_t nrows)
 static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
                                    const uint8_t *ok)
 {
+    int64_t failed = 0;
+    for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
+    r->fails = 2 * failed > w ? r->fails + 1 : 0;
+    if (r->fails >= 2) r->skip = EXACT_SKIP;
     for (int64_t j = 0; j < w; j++) {
         const T_float16 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -938,9 +992,13 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float16(r, b, rs, nrows - i0, s, w);
+            continue;
+        }
         rows_block_begin_float16(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j * s]));
@@ -985,7 +1043,7 @@ static void mean_unit_float16(int ninputs, const T_float16 *const *src, const in
             mn1 = a - 1u < mn1 ? a - 1u : mn1;
             S[j] += v;
         }
-    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16);
     for (int64_t j = 0; j < w; j++) {
         int ok = all_ok;
         if (!ok) {
@@ -995,7 +1053,7 @@ static void mean_unit_float16(int ninputs, const T_float16 *const *src, const in
                 cx = a > cx ? a : cx;
                 cn1 = a - 1u < cn1 ? a - 1u : cn1;
             }
-            ok = narrow_sum_exact(cx, cn1, ninputs);
+            ok = narrow_sum_exact(cx, cn1, ninputs, PREC_float16, LSB_MIN_float16);
         }
         dst[j] = ok ? store_float16(div_odd(S[j], (double)ninputs)) : mean_exact_float16(ninputs, src, sinner, j);
     }
@@ -1016,9 +1074,31 @@ static void mean_unit_float16(int ninputs, const T_float16 *const *src, const in
 
 AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_float16(x, 1, n, &l->acc);
+        return;
+    }
     vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
+    if (ALWAYS_EXACT_float16) {
+        for (; i + 16 <= n; i += 16) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            __m256 f0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))), f1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i + 8)));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_float16(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_float16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     for (; i + 16 <= n; i += 16) {
         vd d[4];
         PREFETCH_AT(x + i, PREFETCH_BYTES);
@@ -1035,11 +1115,13 @@ AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_flo
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
     } else {
         (void)chunk_block_float16(x, 1, n, &l->acc);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
     }
 }
 
@@ -1051,17 +1133,33 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
     double S[TILE];
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_float16 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_float16(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_float16(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
     int64_t j = 0;
     for (; j + 8 <= w; j += 8) {
-        vd s0 = vd_set1(-0.0), s1 = s0;
-        for (int i = 0; i < ninputs; i++) {
-            __m256 f;
-            if (sinner[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src[i] + j)));
-            } else {
-                f = _mm256_set1_ps((float)LOAD_float16(src[i][0]));
-            }
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < ncont; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(cont[i] + j)));
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
@@ -1072,6 +1170,8 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
         vd_store(S + j + VD_N, s1);
     }
     uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
     for (; j < w; j++) {
         S[j] = -0.0;
         for (int i = 0; i < ninputs; i++) {
@@ -1082,7 +1182,7 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
             S[j] += v;
         }
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) { /* rare: the portable unit checks output by output */
         mean_unit_float16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -1121,7 +1221,7 @@ AVX2_F16C static void columns_ok_float16_vec(const T_float16 *b, int64_t rs, int
         uint32_t mx[8], mn1[8];
         memcpy(mx, &mxv, 32);
         memcpy(mn1, &mnv, 32);
-        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float16, LSB_MIN_float16);
     }
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float16(NULL, j, b + j, rs, nb);
 }
@@ -1162,17 +1262,23 @@ AVX2_F16C __attribute__((always_inline)) static inline void narrow_rows_float16(
  * shared bound in registers. */
 AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
-    if (w <= NARROW_ROW) {
+    if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_float16);
         const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
             rows_block_begin_float16(r, b, rs, nb, 1, w);
             /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
              * (in L1 after the first panel, which prefetches whole rows) */
-            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
-                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
                 for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
                     int64_t pb = j0 == 0 ? row_bytes : 0;
                     const T_float16 *src = b + k0 * rs + j0;
@@ -1181,6 +1287,10 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
                     case 2: narrow_rows_float16(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
                     case 3: narrow_rows_float16(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
                     case 4: narrow_rows_float16(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_float16(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_float16(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_float16(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_float16(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
                     default: break;
                     }
                 }
@@ -1200,9 +1310,13 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
     const int64_t row_bytes = w * (int64_t)sizeof(T_float16), rs_bytes = rs * (int64_t)sizeof(T_float16);
     const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
         rows_block_begin_float16(r, b, rs, nb, 1, w);
         __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
         for (int64_t i = 0; i < nb; i++) {
@@ -1234,7 +1348,8 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
 
 AVX2_F16C static void run_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
-    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float16_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float16)
+        block_float16_vec(x + i, n - i < RUN_BLOCK_float16 ? n - i : RUN_BLOCK_float16, l);
 }
 #define MEAN_UNIT_VEC_float16 mean_unit_float16_vec
 #define RUN_float16(x, s, n, l, k0) \
@@ -1247,7 +1362,7 @@ AVX2_F16C static void run_float16_vec(const T_float16 *x, int64_t n, lanes_float
 #define ADD_ROWS_float16 add_rows_float16_generic
 #endif
 /* ======================================================================
- * bfloat16: accumulate in double, round once
+ * bfloat16: exact sum, the mean rounded once
  * ==================================================================== */
 typedef uint16_t T_bfloat16;
 #define LOAD_bfloat16(x) bf16_to_f64(x)
@@ -1257,13 +1372,20 @@ static inline T_bfloat16 store_bfloat16(double v) { return f64_to_bf16(v); }
 #define SACC_LSB_bfloat16 (-149)
 static const float_format FORMAT_bfloat16 = { 8, -126, 127 };
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* count unused (0), flags, limbs */
+#define PREC_bfloat16 8
+#define LSB_MIN_bfloat16 (-133) /* the smallest subnormal's exponent */
+/* every block sum of the format is exact in double (float16: values are
+ * multiples of 2^-24 below 2^16): no check needed but for inf and NaN */
+#define ALWAYS_EXACT_bfloat16 (128 - LSB_MIN_bfloat16 + EXACT_LOG2BLOCK <= 53)
+/* values per block of a run: such formats take longer blocks (fewer flushes) */
+#define RUN_BLOCK_bfloat16 (ALWAYS_EXACT_bfloat16 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_bfloat16 1 /* exact sums: which lane a value goes to does not matter */
 /* chunks of the fallback accumulator: the top value's significand, shifted
  * by up to 31 bits, spans three chunks from its lowest */
 #define NCH_bfloat16 (((127 - 8 + 1 - SACC_LSB_bfloat16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { acc_bfloat16 acc; } lanes_bfloat16;
+typedef struct { int64_t skip, fails; acc_bfloat16 acc; } lanes_bfloat16; /* blocks to send straight to the exact path; failed blocks in a row */
 
 static inline acc_bfloat16 acc_add_bfloat16(acc_bfloat16 a, acc_bfloat16 b)
 {
@@ -1285,24 +1407,35 @@ static inline acc_bfloat16 lanes_sum_bfloat16(lanes_bfloat16 *l, int64_t count)
     return l->acc;
 }
 
-/* n values at stride s into *acc exactly, through the chunk accumulator;
- * returns the largest finite |x| (a failed block's next A comes from it). */
+/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
+ * range: each value adds in double to the bin of its float32 exponent field.
+ * A bin's values are multiples of its last bit and below 2^24 of it, so up
+ * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
+ * stay below 2^50 of the lowest one's last bit, so they add exactly too,
+ * and each group's sum goes to the superaccumulator. Returns 0 (float16,
+ * bfloat16, float32 blocks need no sigma). */
 static double chunk_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
 {
-    int64_t ch[NCH_bfloat16] = {0};
-    uint64_t flags = 0;
-    double mx = 0.0;
+    double bin[256];
+    uint32_t nz = 0;
+    memset(bin, 0, sizeof bin);
     for (int64_t i = 0; i < n; i++) {
         double v = LOAD_bfloat16(x[i * s]);
-        uint64_t f = sacc_flags_of(v);
-        flags |= f;
-        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
-        chunk_add(ch, SACC_LSB_bfloat16, v);
-        if (fabs(v) > mx) mx = fabs(v);
+        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
+        if (e == 0xffu) {
+            acc->w[1] |= sacc_flags_of(v);
+            continue;
+        }
+        nz |= b ^ 0x80000000u;
+        bin[e] += v;
     }
-    acc->w[1] |= flags;
-    chunk_fold(acc->w + SACC_HEADER, SACC_NL_bfloat16, ch, NCH_bfloat16);
-    return mx;
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+    for (int g = 0; g < 256; g += 16) {
+        double t = 0.0;
+        for (int k = 0; k < 16; k++) t += bin[g + k];
+        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, t);
+    }
+    return 0.0;
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -1347,7 +1480,7 @@ static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bflo
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         keep_block_bfloat16(x, s, n, &l->acc, &total, 1, mx != 0);
     } else {
@@ -1369,11 +1502,13 @@ static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_bfloat16 acc[TILE];
 } rowacc_bfloat16;
 
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
+    r->skip = r->fails = 0;
     for (int64_t j = 0; j < w; j++) {
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
@@ -1412,13 +1547,26 @@ static int column_ok_bfloat16(const rowacc_bfloat16 *r, int64_t j, const T_bfloa
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    return narrow_sum_exact(mx, mn1, n);
+    return narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16);
 }
 
 /* Did the block pass the check shared by its columns? */
 static inline int rows_block_ok_bfloat16(const rowacc_bfloat16 *r, int64_t nrows)
 {
-    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_bfloat16, LSB_MIN_bfloat16);
+}
+
+/* Rows straight through the exact path, column by column: returns how many
+ * of the `avail` rows it took (float64's chunks take many rows per fold,
+ * the bins of the narrower types EXTRACT_CAP at most). */
+static int64_t rows_block_exact_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
+{
+    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
+    r->skip--;
+    for (int64_t j = 0; j < w; j++) {
+        (void)chunk_block_bfloat16(x + j * s, rs, nrows, &r->acc[j]);
+    }
+    return nrows;
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
@@ -1426,6 +1574,10 @@ static inline int rows_block_ok_bfloat16(const rowacc_bfloat16 *r, int64_t nrows
 static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
                                    const uint8_t *ok)
 {
+    int64_t failed = 0;
+    for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
+    r->fails = 2 * failed > w ? r->fails + 1 : 0;
+    if (r->fails >= 2) r->skip = EXACT_SKIP;
     for (int64_t j = 0; j < w; j++) {
         const T_bfloat16 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -1439,9 +1591,13 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, s, w);
+            continue;
+        }
         rows_block_begin_bfloat16(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j * s]));
@@ -1486,7 +1642,7 @@ static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const 
             mn1 = a - 1u < mn1 ? a - 1u : mn1;
             S[j] += v;
         }
-    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16);
     for (int64_t j = 0; j < w; j++) {
         int ok = all_ok;
         if (!ok) {
@@ -1496,7 +1652,7 @@ static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const 
                 cx = a > cx ? a : cx;
                 cn1 = a - 1u < cn1 ? a - 1u : cn1;
             }
-            ok = narrow_sum_exact(cx, cn1, ninputs);
+            ok = narrow_sum_exact(cx, cn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16);
         }
         dst[j] = ok ? store_bfloat16(div_odd(S[j], (double)ninputs)) : mean_exact_bfloat16(ninputs, src, sinner, j);
     }
@@ -1517,9 +1673,31 @@ static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const 
 
 AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_bfloat16(x, 1, n, &l->acc);
+        return;
+    }
     vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
+    if (ALWAYS_EXACT_bfloat16) {
+        for (; i + 16 <= n; i += 16) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            __m256 f0 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + i))), 16)), f1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + i + 8))), 16));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_bfloat16(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     for (; i + 16 <= n; i += 16) {
         vd d[4];
         PREFETCH_AT(x + i, PREFETCH_BYTES);
@@ -1536,11 +1714,13 @@ AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
     } else {
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
     }
 }
 
@@ -1552,17 +1732,33 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
     double S[TILE];
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_bfloat16 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_bfloat16(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_bfloat16(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
     int64_t j = 0;
     for (; j + 8 <= w; j += 8) {
-        vd s0 = vd_set1(-0.0), s1 = s0;
-        for (int i = 0; i < ninputs; i++) {
-            __m256 f;
-            if (sinner[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src[i] + j))), 16));
-            } else {
-                f = _mm256_set1_ps((float)LOAD_bfloat16(src[i][0]));
-            }
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < ncont; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(cont[i] + j))), 16));
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
@@ -1573,6 +1769,8 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
         vd_store(S + j + VD_N, s1);
     }
     uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
     for (; j < w; j++) {
         S[j] = -0.0;
         for (int i = 0; i < ninputs; i++) {
@@ -1583,7 +1781,7 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
             S[j] += v;
         }
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) { /* rare: the portable unit checks output by output */
         mean_unit_bfloat16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -1622,7 +1820,7 @@ AVX2 static void columns_ok_bfloat16_vec(const T_bfloat16 *b, int64_t rs, int64_
         uint32_t mx[8], mn1[8];
         memcpy(mx, &mxv, 32);
         memcpy(mn1, &mnv, 32);
-        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_bfloat16, LSB_MIN_bfloat16);
     }
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(NULL, j, b + j, rs, nb);
 }
@@ -1663,17 +1861,23 @@ AVX2 __attribute__((always_inline)) static inline void narrow_rows_bfloat16(
  * shared bound in registers. */
 AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
-    if (w <= NARROW_ROW) {
+    if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16);
         const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
             rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
             /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
              * (in L1 after the first panel, which prefetches whole rows) */
-            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
-                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
                 for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
                     int64_t pb = j0 == 0 ? row_bytes : 0;
                     const T_bfloat16 *src = b + k0 * rs + j0;
@@ -1682,6 +1886,10 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
                     case 2: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
                     case 3: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
                     case 4: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
                     default: break;
                     }
                 }
@@ -1701,9 +1909,13 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
     const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16), rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
     const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
         rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
         __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
         for (int64_t i = 0; i < nb; i++) {
@@ -1735,7 +1947,8 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
 
 AVX2 static void run_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
-    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_bfloat16_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_bfloat16)
+        block_bfloat16_vec(x + i, n - i < RUN_BLOCK_bfloat16 ? n - i : RUN_BLOCK_bfloat16, l);
 }
 #define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_vec
 #define RUN_bfloat16(x, s, n, l, k0) \
@@ -1748,7 +1961,7 @@ AVX2 static void run_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16
 #define ADD_ROWS_bfloat16 add_rows_bfloat16_generic
 #endif
 /* ======================================================================
- * float32: accumulate in double, round once
+ * float32: exact sum, the mean rounded once
  * ==================================================================== */
 typedef float T_float32;
 #define LOAD_float32(x) ((double)(x))
@@ -1758,13 +1971,20 @@ static inline T_float32 store_float32(double v) { return (float)(v); }
 #define SACC_LSB_float32 (-149)
 static const float_format FORMAT_float32 = { 24, -126, 127 };
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* count unused (0), flags, limbs */
+#define PREC_float32 24
+#define LSB_MIN_float32 (-149) /* the smallest subnormal's exponent */
+/* every block sum of the format is exact in double (float16: values are
+ * multiples of 2^-24 below 2^16): no check needed but for inf and NaN */
+#define ALWAYS_EXACT_float32 (128 - LSB_MIN_float32 + EXACT_LOG2BLOCK <= 53)
+/* values per block of a run: such formats take longer blocks (fewer flushes) */
+#define RUN_BLOCK_float32 (ALWAYS_EXACT_float32 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float32 1 /* exact sums: which lane a value goes to does not matter */
 /* chunks of the fallback accumulator: the top value's significand, shifted
  * by up to 31 bits, spans three chunks from its lowest */
 #define NCH_float32 (((127 - 24 + 1 - SACC_LSB_float32) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { acc_float32 acc; } lanes_float32;
+typedef struct { int64_t skip, fails; acc_float32 acc; } lanes_float32; /* blocks to send straight to the exact path; failed blocks in a row */
 
 static inline acc_float32 acc_add_float32(acc_float32 a, acc_float32 b)
 {
@@ -1786,24 +2006,35 @@ static inline acc_float32 lanes_sum_float32(lanes_float32 *l, int64_t count)
     return l->acc;
 }
 
-/* n values at stride s into *acc exactly, through the chunk accumulator;
- * returns the largest finite |x| (a failed block's next A comes from it). */
+/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
+ * range: each value adds in double to the bin of its float32 exponent field.
+ * A bin's values are multiples of its last bit and below 2^24 of it, so up
+ * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
+ * stay below 2^50 of the lowest one's last bit, so they add exactly too,
+ * and each group's sum goes to the superaccumulator. Returns 0 (float16,
+ * bfloat16, float32 blocks need no sigma). */
 static double chunk_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
 {
-    int64_t ch[NCH_float32] = {0};
-    uint64_t flags = 0;
-    double mx = 0.0;
+    double bin[256];
+    uint32_t nz = 0;
+    memset(bin, 0, sizeof bin);
     for (int64_t i = 0; i < n; i++) {
         double v = LOAD_float32(x[i * s]);
-        uint64_t f = sacc_flags_of(v);
-        flags |= f;
-        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
-        chunk_add(ch, SACC_LSB_float32, v);
-        if (fabs(v) > mx) mx = fabs(v);
+        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
+        if (e == 0xffu) {
+            acc->w[1] |= sacc_flags_of(v);
+            continue;
+        }
+        nz |= b ^ 0x80000000u;
+        bin[e] += v;
     }
-    acc->w[1] |= flags;
-    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float32, ch, NCH_float32);
-    return mx;
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+    for (int g = 0; g < 256; g += 16) {
+        double t = 0.0;
+        for (int k = 0; k < 16; k++) t += bin[g + k];
+        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, t);
+    }
+    return 0.0;
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -1848,7 +2079,7 @@ static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float3
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         keep_block_float32(x, s, n, &l->acc, &total, 1, mx != 0);
     } else {
@@ -1870,11 +2101,13 @@ static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_float32 acc[TILE];
 } rowacc_float32;
 
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
+    r->skip = r->fails = 0;
     for (int64_t j = 0; j < w; j++) {
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
@@ -1913,13 +2146,26 @@ static int column_ok_float32(const rowacc_float32 *r, int64_t j, const T_float32
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
     }
-    return narrow_sum_exact(mx, mn1, n);
+    return narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32);
 }
 
 /* Did the block pass the check shared by its columns? */
 static inline int rows_block_ok_float32(const rowacc_float32 *r, int64_t nrows)
 {
-    return narrow_sum_exact(r->bmx, r->bmn1, nrows);
+    return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_float32, LSB_MIN_float32);
+}
+
+/* Rows straight through the exact path, column by column: returns how many
+ * of the `avail` rows it took (float64's chunks take many rows per fold,
+ * the bins of the narrower types EXTRACT_CAP at most). */
+static int64_t rows_block_exact_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
+{
+    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
+    r->skip--;
+    for (int64_t j = 0; j < w; j++) {
+        (void)chunk_block_float32(x + j * s, rs, nrows, &r->acc[j]);
+    }
+    return nrows;
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
@@ -1927,6 +2173,10 @@ static inline int rows_block_ok_float32(const rowacc_float32 *r, int64_t nrows)
 static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
                                    const uint8_t *ok)
 {
+    int64_t failed = 0;
+    for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
+    r->fails = 2 * failed > w ? r->fails + 1 : 0;
+    if (r->fails >= 2) r->skip = EXACT_SKIP;
     for (int64_t j = 0; j < w; j++) {
         const T_float32 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -1940,9 +2190,13 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float32(r, b, rs, nrows - i0, s, w);
+            continue;
+        }
         rows_block_begin_float32(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j * s]));
@@ -1987,7 +2241,7 @@ static void mean_unit_float32(int ninputs, const T_float32 *const *src, const in
             mn1 = a - 1u < mn1 ? a - 1u : mn1;
             S[j] += v;
         }
-    int all_ok = narrow_sum_exact(mx, mn1, ninputs);
+    int all_ok = narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32);
     for (int64_t j = 0; j < w; j++) {
         int ok = all_ok;
         if (!ok) {
@@ -1997,7 +2251,7 @@ static void mean_unit_float32(int ninputs, const T_float32 *const *src, const in
                 cx = a > cx ? a : cx;
                 cn1 = a - 1u < cn1 ? a - 1u : cn1;
             }
-            ok = narrow_sum_exact(cx, cn1, ninputs);
+            ok = narrow_sum_exact(cx, cn1, ninputs, PREC_float32, LSB_MIN_float32);
         }
         dst[j] = ok ? store_float32(div_odd(S[j], (double)ninputs)) : mean_exact_float32(ninputs, src, sinner, j);
     }
@@ -2018,9 +2272,31 @@ static void mean_unit_float32(int ninputs, const T_float32 *const *src, const in
 
 AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_float32(x, 1, n, &l->acc);
+        return;
+    }
     vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     int64_t i = 0;
+    if (ALWAYS_EXACT_float32) {
+        for (; i + 16 <= n; i += 16) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            __m256 f0 = _mm256_loadu_ps(x + i), f1 = _mm256_loadu_ps(x + i + 8);
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_float32(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_float32(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     for (; i + 16 <= n; i += 16) {
         vd d[4];
         PREFETCH_AT(x + i, PREFETCH_BYTES);
@@ -2037,11 +2313,13 @@ AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
-    if (narrow_sum_exact(mx, mn1, n)) {
+    if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
     } else {
         (void)chunk_block_float32(x, 1, n, &l->acc);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
     }
 }
 
@@ -2053,17 +2331,33 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
     double S[TILE];
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_float32 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_float32(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_float32(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
     int64_t j = 0;
     for (; j + 8 <= w; j += 8) {
-        vd s0 = vd_set1(-0.0), s1 = s0;
-        for (int i = 0; i < ninputs; i++) {
-            __m256 f;
-            if (sinner[i]) {
-                PREFETCH_AT(src[i] + j, PREFETCH_BYTES);
-                f = _mm256_loadu_ps(src[i] + j);
-            } else {
-                f = _mm256_set1_ps((float)LOAD_float32(src[i][0]));
-            }
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < ncont; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            __m256 f = _mm256_loadu_ps(cont[i] + j);
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
@@ -2074,6 +2368,8 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
         vd_store(S + j + VD_N, s1);
     }
     uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
     for (; j < w; j++) {
         S[j] = -0.0;
         for (int i = 0; i < ninputs; i++) {
@@ -2084,7 +2380,7 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
             S[j] += v;
         }
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs)) { /* rare: the portable unit checks output by output */
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) { /* rare: the portable unit checks output by output */
         mean_unit_float32(ninputs, src, sinner, w, dst);
         return;
     }
@@ -2121,7 +2417,7 @@ AVX2 static void columns_ok_float32_vec(const T_float32 *b, int64_t rs, int64_t 
         uint32_t mx[8], mn1[8];
         memcpy(mx, &mxv, 32);
         memcpy(mn1, &mnv, 32);
-        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb);
+        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float32, LSB_MIN_float32);
     }
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float32(NULL, j, b + j, rs, nb);
 }
@@ -2162,17 +2458,23 @@ AVX2 __attribute__((always_inline)) static inline void narrow_rows_float32(
  * shared bound in registers. */
 AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
 {
-    if (w <= NARROW_ROW) {
+    if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_float32);
         const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-        for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-            int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
             rows_block_begin_float32(r, b, rs, nb, 1, w);
             /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
              * (in L1 after the first panel, which prefetches whole rows) */
-            for (int64_t k0 = 0; k0 < nb; k0 += NARROW_SUB) {
-                int64_t k1 = k0 + NARROW_SUB < nb ? k0 + NARROW_SUB : nb;
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
                 for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
                     int64_t pb = j0 == 0 ? row_bytes : 0;
                     const T_float32 *src = b + k0 * rs + j0;
@@ -2181,6 +2483,10 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
                     case 2: narrow_rows_float32(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
                     case 3: narrow_rows_float32(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
                     case 4: narrow_rows_float32(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_float32(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_float32(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_float32(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_float32(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
                     default: break;
                     }
                 }
@@ -2200,9 +2506,13 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
     const int64_t row_bytes = w * (int64_t)sizeof(T_float32), rs_bytes = rs * (int64_t)sizeof(T_float32);
     const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
     const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
         rows_block_begin_float32(r, b, rs, nb, 1, w);
         __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
         for (int64_t i = 0; i < nb; i++) {
@@ -2234,7 +2544,8 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
 
 AVX2 static void run_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
-    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float32_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float32)
+        block_float32_vec(x + i, n - i < RUN_BLOCK_float32 ? n - i : RUN_BLOCK_float32, l);
 }
 #define MEAN_UNIT_VEC_float32 mean_unit_float32_vec
 #define RUN_float32(x, s, n, l, k0) \
@@ -2247,7 +2558,7 @@ AVX2 static void run_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l
 #define ADD_ROWS_float32 add_rows_float32_generic
 #endif
 /* ======================================================================
- * float64: accumulate in double-double (TwoSum), round once
+ * float64: exact sum, the mean rounded once
  * ==================================================================== */
 typedef double T_float64;
 #define LOAD_float64(x) (x)
@@ -2257,6 +2568,13 @@ static inline T_float64 store_float64(double v) { return (double)(v); }
 #define SACC_LSB_float64 (-1074)
 static const float_format FORMAT_float64 = { 53, -1022, 1023 };
 typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* count unused (0), flags, limbs */
+#define PREC_float64 53
+#define LSB_MIN_float64 (-1074) /* the smallest subnormal's exponent */
+/* every block sum of the format is exact in double (float16: values are
+ * multiples of 2^-24 below 2^16): no check needed but for inf and NaN */
+#define ALWAYS_EXACT_float64 (1024 - LSB_MIN_float64 + EXACT_LOG2BLOCK <= 53)
+/* values per block of a run: such formats take longer blocks (fewer flushes) */
+#define RUN_BLOCK_float64 (ALWAYS_EXACT_float64 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float64 1 /* exact sums: which lane a value goes to does not matter */
 /* chunks of the fallback accumulator: the top value's significand, shifted
  * by up to 31 bits, spans three chunks from its lowest */
@@ -2270,7 +2588,7 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* co
  * at most A, the sums are finite and every r2 is zero (values at most about
  * 2^30 below A); A comes from the previous block (the first block's first
  * values), and a failed block picks it again from its own largest value. */
-typedef struct { double A, sigma1, sigma2; acc_float64 acc; } lanes_float64;
+typedef struct { double A, sigma1, sigma2; int64_t skip, fails; acc_float64 acc; } lanes_float64;
 
 /* A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m, kept below what keeps sigma_1 finite */
 static inline void pick_sigma_float64(double m, double *A, double *sigma1, double *sigma2)
@@ -2309,17 +2627,20 @@ static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
 static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
 {
     int64_t ch[NCH_float64] = {0};
-    uint64_t flags = 0;
+    uint64_t nz = 0;
     double mx = 0.0;
     for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_float64(x[i * s]);
-        uint64_t f = sacc_flags_of(v);
-        flags |= f;
-        if (f & (SACC_NAN | SACC_PINF | SACC_NINF)) continue;
+        double v = x[i * s];
+        uint64_t b = f64_to_bits(v);
+        if ((b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
+            acc->w[1] |= sacc_flags_of(v);
+            continue;
+        }
+        nz |= b ^ 0x8000000000000000ull;
         chunk_add(ch, SACC_LSB_float64, v);
-        if (fabs(v) > mx) mx = fabs(v);
+        mx = fabs(v) > mx ? fabs(v) : mx;
     }
-    acc->w[1] |= flags;
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
     chunk_fold(acc->w + SACC_HEADER, SACC_NL_float64, ch, NCH_float64);
     return mx;
 }
@@ -2387,11 +2708,13 @@ typedef struct {
     double A[TILE], sigma1[TILE], sigma2[TILE];
     double s1[TILE], s2[TILE];
     uint64_t bad; /* the block has a value above its column's A, or a nonzero r2 */
+    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_float64 acc[TILE];
 } rowacc_float64;
 
 static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
 {
+    r->skip = r->fails = 0;
     for (int64_t j = 0; j < w; j++) {
         r->A[j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
@@ -2449,11 +2772,29 @@ static inline int rows_block_ok_float64(const rowacc_float64 *r, int64_t nrows)
     return r->bad == 0;
 }
 
+/* Rows straight through the exact path, column by column: returns how many
+ * of the `avail` rows it took (float64's chunks take many rows per fold,
+ * the bins of the narrower types EXTRACT_CAP at most). */
+static int64_t rows_block_exact_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
+{
+    int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
+    r->skip--;
+    for (int64_t j = 0; j < w; j++) {
+        double m = chunk_block_float64(x + j * s, rs, nrows, &r->acc[j]);
+        pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);
+    }
+    return nrows;
+}
+
 /* Keep each column's block sums, or sum its block again exactly. ok:
  * NULL when the block passed its shared check, else each column's own. */
 static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
                                    const uint8_t *ok)
 {
+    int64_t failed = 0;
+    for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
+    r->fails = 2 * failed > w ? r->fails + 1 : 0;
+    if (r->fails >= 2) r->skip = EXACT_SKIP;
     for (int64_t j = 0; j < w; j++) {
         const T_float64 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -2469,9 +2810,13 @@ static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float64(r, b, rs, nrows - i0, s, w);
+            continue;
+        }
         rows_block_begin_float64(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float64(r, j, LOAD_float64(b[i * rs + j * s]));
@@ -2509,6 +2854,12 @@ static void mean_unit_float64(int ninputs, const T_float64 *const *src, const in
 /* The vector loops: the same blocks, the same checks, so the same bits. */
 AVX2 static void block_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
+    if (l->skip > 0) {
+        l->skip--;
+        double m = chunk_block_float64(x, 1, n, &l->acc);
+        pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
+        return;
+    }
     if (l->A == 0.0 || n < 2 * VD_N) {
         block_float64(x, 1, n, l);
         return;
@@ -2549,9 +2900,11 @@ AVX2 static void block_float64_vec(const T_float64 *x, int64_t n, lanes_float64 
     }
     if (mx <= l->A && clean && isfinite(sums[0])) {
         keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
+        l->fails = 0;
     } else {
         double mm = chunk_block_float64(x, 1, n, &l->acc);
         pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
     }
 }
 
@@ -2559,9 +2912,13 @@ AVX2 static void add_rows_float64_vec(rowacc_float64 *r, const T_float64 *x, int
 {
     const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
     const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-    for (int64_t i0 = 0; i0 < nrows; i0 += ROWS_CAP) {
-        int64_t nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
         rows_block_begin_float64(r, b, rs, nb, 1, w);
         vd bad = vd_set1(0.0);
         for (int64_t i = 0; i < nb; i++) {
@@ -2592,7 +2949,8 @@ AVX2 static void add_rows_float64_vec(rowacc_float64 *r, const T_float64 *x, int
 
 AVX2 static void run_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
-    for (int64_t i = 0; i < n; i += EXTRACT_CAP) block_float64_vec(x + i, n - i < EXTRACT_CAP ? n - i : EXTRACT_CAP, l);
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float64)
+        block_float64_vec(x + i, n - i < RUN_BLOCK_float64 ? n - i : RUN_BLOCK_float64, l);
 }
 #define RUN_float64(x, s, n, l, k0) \
     ((s) == 1 && cpu_avx2 ? run_float64_vec((x), (n), (l)) : run_float64((x), (s), (n), (l), (k0)))
@@ -2604,7 +2962,7 @@ AVX2 static void run_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l
 #define ADD_ROWS_float64 add_rows_float64_generic
 #endif
 /* ======================================================================
- * int8: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * int8: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int8_t T_int8;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^8 */
@@ -2684,7 +3042,7 @@ static void add_rows_int8_generic(rowacc_int8 *r, const T_int8 *x, int64_t rs, i
 #define RUN_int8 run_int8
 #define ADD_ROWS_int8 add_rows_int8_generic
 /* ======================================================================
- * int16: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * int16: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int16_t T_int16;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^16 */
@@ -2764,7 +3122,7 @@ static void add_rows_int16_generic(rowacc_int16 *r, const T_int16 *x, int64_t rs
 #define RUN_int16 run_int16
 #define ADD_ROWS_int16 add_rows_int16_generic
 /* ======================================================================
- * int32: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * int32: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int32_t T_int32;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^32 */
@@ -2844,7 +3202,7 @@ static void add_rows_int32_generic(rowacc_int32 *r, const T_int32 *x, int64_t rs
 #define RUN_int32 run_int32
 #define ADD_ROWS_int32 add_rows_int32_generic
 /* ======================================================================
- * int64: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * int64: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int64_t T_int64;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^64 */
@@ -2950,7 +3308,7 @@ AVX2 static void run_int64_avx2(const T_int64 *x, int64_t n, lanes_int64 *l)
 #endif
 #define ADD_ROWS_int64 add_rows_int64_generic
 /* ======================================================================
- * uint8: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * uint8: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint8_t T_uint8;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^8 */
@@ -3030,7 +3388,7 @@ static void add_rows_uint8_generic(rowacc_uint8 *r, const T_uint8 *x, int64_t rs
 #define RUN_uint8 run_uint8
 #define ADD_ROWS_uint8 add_rows_uint8_generic
 /* ======================================================================
- * uint16: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * uint16: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint16_t T_uint16;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^16 */
@@ -3110,7 +3468,7 @@ static void add_rows_uint16_generic(rowacc_uint16 *r, const T_uint16 *x, int64_t
 #define RUN_uint16 run_uint16
 #define ADD_ROWS_uint16 add_rows_uint16_generic
 /* ======================================================================
- * uint32: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * uint32: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint32_t T_uint32;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^32 */
@@ -3190,7 +3548,7 @@ static void add_rows_uint32_generic(rowacc_uint32 *r, const T_uint32 *x, int64_t
 #define RUN_uint32 run_uint32
 #define ADD_ROWS_uint32 add_rows_uint32_generic
 /* ======================================================================
- * uint64: exact sum (biased 32-bit halves, 128-bit totals), truncate toward zero
+ * uint64: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint64_t T_uint64;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^64 */
@@ -3298,6 +3656,19 @@ AVX2 static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint64 *l)
 /* ---- ReduceMean, float16 ------------------------------------------------ */
 
 static inline int64_t min64_float16(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_t off, acc_float16 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_float16 *)out)[off] = finalize_float16(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
+    memcpy(st, total.w, sizeof total.w);
+    st[0] = (uint64_t)count;
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -3407,7 +3778,7 @@ static const T_float16 *rebase_float16(const void *slab, const reduce_plan *p, i
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, int64_t a, int64_t b,
-                             T_float16 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -3460,7 +3831,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_float16(total, p->nred);
+                    emit_float16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -3506,7 +3877,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_float16(total, p->nred);
+            emit_float16(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -3517,7 +3888,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int64_t a, int64_t b,
-                            T_float16 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -3608,8 +3979,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_float16 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -3650,8 +4020,8 @@ int meancli_reduce_step_float16(meancli_reduce_job *job, const void *slab, int64
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_float16 *base = rebase_float16(slab, p, a);
-    if (p->inner_reduced) return inner_step_float16(job, base, a, b, (T_float16 *)out, nthreads);
-    return rows_step_float16(job, base, a, b, (T_float16 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_float16(job, base, a, b, out, nthreads);
+    return rows_step_float16(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -3662,10 +4032,9 @@ int meancli_reduce_end_float16(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_float16 *y = (T_float16 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float16((acc_float16){ {0} }, 0);
+        for (int64_t i = 0; i < p->nout; i++) emit_float16(job, out, i, ((acc_float16){ {0} }), 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -3674,7 +4043,7 @@ int meancli_reduce_end_float16(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_float16(totals[u], p->nred);
+            emit_float16(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -3687,7 +4056,7 @@ int meancli_reduce_end_float16(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_float16(K - t * TILE, TILE);
             const acc_float16 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_float16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -3710,6 +4079,19 @@ int meancli_reduce_float16(const void *in, void *out, int rank, const int64_t *s
 /* ---- ReduceMean, bfloat16 ------------------------------------------------ */
 
 static inline int64_t min64_bfloat16(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64_t off, acc_bfloat16 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_bfloat16 *)out)[off] = finalize_bfloat16(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
+    memcpy(st, total.w, sizeof total.w);
+    st[0] = (uint64_t)count;
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -3819,7 +4201,7 @@ static const T_bfloat16 *rebase_bfloat16(const void *slab, const reduce_plan *p,
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, int64_t a, int64_t b,
-                             T_bfloat16 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -3872,7 +4254,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_bfloat16(total, p->nred);
+                    emit_bfloat16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -3918,7 +4300,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_bfloat16(total, p->nred);
+            emit_bfloat16(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -3929,7 +4311,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, int64_t a, int64_t b,
-                            T_bfloat16 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -4020,8 +4402,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_bfloat16 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_bfloat16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_bfloat16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -4062,8 +4443,8 @@ int meancli_reduce_step_bfloat16(meancli_reduce_job *job, const void *slab, int6
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_bfloat16 *base = rebase_bfloat16(slab, p, a);
-    if (p->inner_reduced) return inner_step_bfloat16(job, base, a, b, (T_bfloat16 *)out, nthreads);
-    return rows_step_bfloat16(job, base, a, b, (T_bfloat16 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_bfloat16(job, base, a, b, out, nthreads);
+    return rows_step_bfloat16(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -4074,10 +4455,9 @@ int meancli_reduce_end_bfloat16(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_bfloat16 *y = (T_bfloat16 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_bfloat16((acc_bfloat16){ {0} }, 0);
+        for (int64_t i = 0; i < p->nout; i++) emit_bfloat16(job, out, i, ((acc_bfloat16){ {0} }), 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -4086,7 +4466,7 @@ int meancli_reduce_end_bfloat16(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_bfloat16(totals[u], p->nred);
+            emit_bfloat16(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -4099,7 +4479,7 @@ int meancli_reduce_end_bfloat16(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_bfloat16(K - t * TILE, TILE);
             const acc_bfloat16 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_bfloat16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_bfloat16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -4122,6 +4502,19 @@ int meancli_reduce_bfloat16(const void *in, void *out, int rank, const int64_t *
 /* ---- ReduceMean, float32 ------------------------------------------------ */
 
 static inline int64_t min64_float32(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_t off, acc_float32 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_float32 *)out)[off] = finalize_float32(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
+    memcpy(st, total.w, sizeof total.w);
+    st[0] = (uint64_t)count;
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -4231,7 +4624,7 @@ static const T_float32 *rebase_float32(const void *slab, const reduce_plan *p, i
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, int64_t a, int64_t b,
-                             T_float32 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -4284,7 +4677,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_float32(total, p->nred);
+                    emit_float32(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -4330,7 +4723,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_float32(total, p->nred);
+            emit_float32(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -4341,7 +4734,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int64_t a, int64_t b,
-                            T_float32 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -4432,8 +4825,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_float32 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -4474,8 +4866,8 @@ int meancli_reduce_step_float32(meancli_reduce_job *job, const void *slab, int64
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_float32 *base = rebase_float32(slab, p, a);
-    if (p->inner_reduced) return inner_step_float32(job, base, a, b, (T_float32 *)out, nthreads);
-    return rows_step_float32(job, base, a, b, (T_float32 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_float32(job, base, a, b, out, nthreads);
+    return rows_step_float32(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -4486,10 +4878,9 @@ int meancli_reduce_end_float32(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_float32 *y = (T_float32 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float32((acc_float32){ {0} }, 0);
+        for (int64_t i = 0; i < p->nout; i++) emit_float32(job, out, i, ((acc_float32){ {0} }), 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -4498,7 +4889,7 @@ int meancli_reduce_end_float32(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_float32(totals[u], p->nred);
+            emit_float32(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -4511,7 +4902,7 @@ int meancli_reduce_end_float32(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_float32(K - t * TILE, TILE);
             const acc_float32 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_float32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -4534,6 +4925,19 @@ int meancli_reduce_float32(const void *in, void *out, int rank, const int64_t *s
 /* ---- ReduceMean, float64 ------------------------------------------------ */
 
 static inline int64_t min64_float64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_t off, acc_float64 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_float64 *)out)[off] = finalize_float64(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
+    memcpy(st, total.w, sizeof total.w);
+    st[0] = (uint64_t)count;
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -4643,7 +5047,7 @@ static const T_float64 *rebase_float64(const void *slab, const reduce_plan *p, i
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, int64_t a, int64_t b,
-                             T_float64 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -4696,7 +5100,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_float64(total, p->nred);
+                    emit_float64(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -4742,7 +5146,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_float64(total, p->nred);
+            emit_float64(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -4753,7 +5157,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int64_t a, int64_t b,
-                            T_float64 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -4844,8 +5248,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_float64 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_float64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -4886,8 +5289,8 @@ int meancli_reduce_step_float64(meancli_reduce_job *job, const void *slab, int64
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_float64 *base = rebase_float64(slab, p, a);
-    if (p->inner_reduced) return inner_step_float64(job, base, a, b, (T_float64 *)out, nthreads);
-    return rows_step_float64(job, base, a, b, (T_float64 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_float64(job, base, a, b, out, nthreads);
+    return rows_step_float64(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -4898,10 +5301,9 @@ int meancli_reduce_end_float64(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_float64 *y = (T_float64 *)out;
     if (p->nred == 0) {
         /* the mean of an empty set is NaN (0/0), as in numpy and the ONNX reference */
-        for (int64_t i = 0; i < p->nout; i++) y[i] = finalize_float64((acc_float64){ {0} }, 0);
+        for (int64_t i = 0; i < p->nout; i++) emit_float64(job, out, i, ((acc_float64){ {0} }), 0);
         return MEANCLI_OK;
     }
     if (!p->d0_reduced || !job->totals) return MEANCLI_OK; /* finished slab by slab */
@@ -4910,7 +5312,7 @@ int meancli_reduce_end_float64(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_float64(totals[u], p->nred);
+            emit_float64(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -4923,7 +5325,7 @@ int meancli_reduce_end_float64(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_float64(K - t * TILE, TILE);
             const acc_float64 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_float64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_float64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -4946,6 +5348,21 @@ int meancli_reduce_float64(const void *in, void *out, int rank, const int64_t *s
 /* ---- ReduceMean, int8 ------------------------------------------------ */
 
 static inline int64_t min64_int8(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_int8(const meancli_reduce_job *job, void *out, int64_t off, acc_int8 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_int8 *)out)[off] = finalize_int8(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -5055,7 +5472,7 @@ static const T_int8 *rebase_int8(const void *slab, const reduce_plan *p, int64_t
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a, int64_t b,
-                             T_int8 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -5108,7 +5525,7 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_int8(total, p->nred);
+                    emit_int8(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -5154,7 +5571,7 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_int8(total, p->nred);
+            emit_int8(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -5165,7 +5582,7 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a, int64_t b,
-                            T_int8 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -5256,8 +5673,7 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_int8 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int8(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int8(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -5302,8 +5718,8 @@ int meancli_reduce_step_int8(meancli_reduce_job *job, const void *slab, int64_t 
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_int8 *base = rebase_int8(slab, p, a);
-    if (p->inner_reduced) return inner_step_int8(job, base, a, b, (T_int8 *)out, nthreads);
-    return rows_step_int8(job, base, a, b, (T_int8 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_int8(job, base, a, b, out, nthreads);
+    return rows_step_int8(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -5314,7 +5730,6 @@ int meancli_reduce_end_int8(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_int8 *y = (T_int8 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -5324,7 +5739,7 @@ int meancli_reduce_end_int8(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_int8(totals[u], p->nred);
+            emit_int8(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -5337,7 +5752,7 @@ int meancli_reduce_end_int8(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_int8(K - t * TILE, TILE);
             const acc_int8 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int8(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int8(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -5360,6 +5775,21 @@ int meancli_reduce_int8(const void *in, void *out, int rank, const int64_t *shap
 /* ---- ReduceMean, int16 ------------------------------------------------ */
 
 static inline int64_t min64_int16(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_int16(const meancli_reduce_job *job, void *out, int64_t off, acc_int16 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_int16 *)out)[off] = finalize_int16(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -5469,7 +5899,7 @@ static const T_int16 *rebase_int16(const void *slab, const reduce_plan *p, int64
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t a, int64_t b,
-                             T_int16 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -5522,7 +5952,7 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_int16(total, p->nred);
+                    emit_int16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -5568,7 +5998,7 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_int16(total, p->nred);
+            emit_int16(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -5579,7 +6009,7 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t a, int64_t b,
-                            T_int16 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -5670,8 +6100,7 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_int16 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -5716,8 +6145,8 @@ int meancli_reduce_step_int16(meancli_reduce_job *job, const void *slab, int64_t
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_int16 *base = rebase_int16(slab, p, a);
-    if (p->inner_reduced) return inner_step_int16(job, base, a, b, (T_int16 *)out, nthreads);
-    return rows_step_int16(job, base, a, b, (T_int16 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_int16(job, base, a, b, out, nthreads);
+    return rows_step_int16(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -5728,7 +6157,6 @@ int meancli_reduce_end_int16(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_int16 *y = (T_int16 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -5738,7 +6166,7 @@ int meancli_reduce_end_int16(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_int16(totals[u], p->nred);
+            emit_int16(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -5751,7 +6179,7 @@ int meancli_reduce_end_int16(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_int16(K - t * TILE, TILE);
             const acc_int16 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -5774,6 +6202,21 @@ int meancli_reduce_int16(const void *in, void *out, int rank, const int64_t *sha
 /* ---- ReduceMean, int32 ------------------------------------------------ */
 
 static inline int64_t min64_int32(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_int32(const meancli_reduce_job *job, void *out, int64_t off, acc_int32 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_int32 *)out)[off] = finalize_int32(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -5883,7 +6326,7 @@ static const T_int32 *rebase_int32(const void *slab, const reduce_plan *p, int64
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t a, int64_t b,
-                             T_int32 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -5936,7 +6379,7 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_int32(total, p->nred);
+                    emit_int32(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -5982,7 +6425,7 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_int32(total, p->nred);
+            emit_int32(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -5993,7 +6436,7 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t a, int64_t b,
-                            T_int32 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -6084,8 +6527,7 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_int32 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -6130,8 +6572,8 @@ int meancli_reduce_step_int32(meancli_reduce_job *job, const void *slab, int64_t
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_int32 *base = rebase_int32(slab, p, a);
-    if (p->inner_reduced) return inner_step_int32(job, base, a, b, (T_int32 *)out, nthreads);
-    return rows_step_int32(job, base, a, b, (T_int32 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_int32(job, base, a, b, out, nthreads);
+    return rows_step_int32(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -6142,7 +6584,6 @@ int meancli_reduce_end_int32(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_int32 *y = (T_int32 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -6152,7 +6593,7 @@ int meancli_reduce_end_int32(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_int32(totals[u], p->nred);
+            emit_int32(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -6165,7 +6606,7 @@ int meancli_reduce_end_int32(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_int32(K - t * TILE, TILE);
             const acc_int32 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -6188,6 +6629,21 @@ int meancli_reduce_int32(const void *in, void *out, int rank, const int64_t *sha
 /* ---- ReduceMean, int64 ------------------------------------------------ */
 
 static inline int64_t min64_int64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_int64(const meancli_reduce_job *job, void *out, int64_t off, acc_int64 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_int64 *)out)[off] = finalize_int64(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -6297,7 +6753,7 @@ static const T_int64 *rebase_int64(const void *slab, const reduce_plan *p, int64
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t a, int64_t b,
-                             T_int64 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -6350,7 +6806,7 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_int64(total, p->nred);
+                    emit_int64(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -6396,7 +6852,7 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_int64(total, p->nred);
+            emit_int64(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -6407,7 +6863,7 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t a, int64_t b,
-                            T_int64 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -6498,8 +6954,7 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_int64 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_int64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -6544,8 +6999,8 @@ int meancli_reduce_step_int64(meancli_reduce_job *job, const void *slab, int64_t
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_int64 *base = rebase_int64(slab, p, a);
-    if (p->inner_reduced) return inner_step_int64(job, base, a, b, (T_int64 *)out, nthreads);
-    return rows_step_int64(job, base, a, b, (T_int64 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_int64(job, base, a, b, out, nthreads);
+    return rows_step_int64(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -6556,7 +7011,6 @@ int meancli_reduce_end_int64(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_int64 *y = (T_int64 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -6566,7 +7020,7 @@ int meancli_reduce_end_int64(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_int64(totals[u], p->nred);
+            emit_int64(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -6579,7 +7033,7 @@ int meancli_reduce_end_int64(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_int64(K - t * TILE, TILE);
             const acc_int64 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_int64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_int64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -6602,6 +7056,21 @@ int meancli_reduce_int64(const void *in, void *out, int rank, const int64_t *sha
 /* ---- ReduceMean, uint8 ------------------------------------------------ */
 
 static inline int64_t min64_uint8(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_uint8(const meancli_reduce_job *job, void *out, int64_t off, acc_uint8 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_uint8 *)out)[off] = finalize_uint8(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -6711,7 +7180,7 @@ static const T_uint8 *rebase_uint8(const void *slab, const reduce_plan *p, int64
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t a, int64_t b,
-                             T_uint8 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -6764,7 +7233,7 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_uint8(total, p->nred);
+                    emit_uint8(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -6810,7 +7279,7 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_uint8(total, p->nred);
+            emit_uint8(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -6821,7 +7290,7 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t a, int64_t b,
-                            T_uint8 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -6912,8 +7381,7 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_uint8 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint8(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint8(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -6958,8 +7426,8 @@ int meancli_reduce_step_uint8(meancli_reduce_job *job, const void *slab, int64_t
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_uint8 *base = rebase_uint8(slab, p, a);
-    if (p->inner_reduced) return inner_step_uint8(job, base, a, b, (T_uint8 *)out, nthreads);
-    return rows_step_uint8(job, base, a, b, (T_uint8 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_uint8(job, base, a, b, out, nthreads);
+    return rows_step_uint8(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -6970,7 +7438,6 @@ int meancli_reduce_end_uint8(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_uint8 *y = (T_uint8 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -6980,7 +7447,7 @@ int meancli_reduce_end_uint8(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_uint8(totals[u], p->nred);
+            emit_uint8(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -6993,7 +7460,7 @@ int meancli_reduce_end_uint8(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_uint8(K - t * TILE, TILE);
             const acc_uint8 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint8(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint8(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -7016,6 +7483,21 @@ int meancli_reduce_uint8(const void *in, void *out, int rank, const int64_t *sha
 /* ---- ReduceMean, uint16 ------------------------------------------------ */
 
 static inline int64_t min64_uint16(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_uint16(const meancli_reduce_job *job, void *out, int64_t off, acc_uint16 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_uint16 *)out)[off] = finalize_uint16(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -7125,7 +7607,7 @@ static const T_uint16 *rebase_uint16(const void *slab, const reduce_plan *p, int
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64_t a, int64_t b,
-                             T_uint16 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -7178,7 +7660,7 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_uint16(total, p->nred);
+                    emit_uint16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -7224,7 +7706,7 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_uint16(total, p->nred);
+            emit_uint16(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -7235,7 +7717,7 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64_t a, int64_t b,
-                            T_uint16 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -7326,8 +7808,7 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_uint16 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -7372,8 +7853,8 @@ int meancli_reduce_step_uint16(meancli_reduce_job *job, const void *slab, int64_
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_uint16 *base = rebase_uint16(slab, p, a);
-    if (p->inner_reduced) return inner_step_uint16(job, base, a, b, (T_uint16 *)out, nthreads);
-    return rows_step_uint16(job, base, a, b, (T_uint16 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_uint16(job, base, a, b, out, nthreads);
+    return rows_step_uint16(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -7384,7 +7865,6 @@ int meancli_reduce_end_uint16(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_uint16 *y = (T_uint16 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -7394,7 +7874,7 @@ int meancli_reduce_end_uint16(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_uint16(totals[u], p->nred);
+            emit_uint16(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -7407,7 +7887,7 @@ int meancli_reduce_end_uint16(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_uint16(K - t * TILE, TILE);
             const acc_uint16 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint16(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint16(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -7430,6 +7910,21 @@ int meancli_reduce_uint16(const void *in, void *out, int rank, const int64_t *sh
 /* ---- ReduceMean, uint32 ------------------------------------------------ */
 
 static inline int64_t min64_uint32(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_uint32(const meancli_reduce_job *job, void *out, int64_t off, acc_uint32 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_uint32 *)out)[off] = finalize_uint32(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -7539,7 +8034,7 @@ static const T_uint32 *rebase_uint32(const void *slab, const reduce_plan *p, int
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64_t a, int64_t b,
-                             T_uint32 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -7592,7 +8087,7 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_uint32(total, p->nred);
+                    emit_uint32(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -7638,7 +8133,7 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_uint32(total, p->nred);
+            emit_uint32(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -7649,7 +8144,7 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64_t a, int64_t b,
-                            T_uint32 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -7740,8 +8235,7 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_uint32 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -7786,8 +8280,8 @@ int meancli_reduce_step_uint32(meancli_reduce_job *job, const void *slab, int64_
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_uint32 *base = rebase_uint32(slab, p, a);
-    if (p->inner_reduced) return inner_step_uint32(job, base, a, b, (T_uint32 *)out, nthreads);
-    return rows_step_uint32(job, base, a, b, (T_uint32 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_uint32(job, base, a, b, out, nthreads);
+    return rows_step_uint32(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -7798,7 +8292,6 @@ int meancli_reduce_end_uint32(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_uint32 *y = (T_uint32 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -7808,7 +8301,7 @@ int meancli_reduce_end_uint32(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_uint32(totals[u], p->nred);
+            emit_uint32(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -7821,7 +8314,7 @@ int meancli_reduce_end_uint32(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_uint32(K - t * TILE, TILE);
             const acc_uint32 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint32(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint32(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -7844,6 +8337,21 @@ int meancli_reduce_uint32(const void *in, void *out, int rank, const int64_t *sh
 /* ---- ReduceMean, uint64 ------------------------------------------------ */
 
 static inline int64_t min64_uint64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Output off of a finished reduction: its mean, or (partial reductions) its
+ * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
+static inline void emit_uint64(const meancli_reduce_job *job, void *out, int64_t off, acc_uint64 total, int64_t count)
+{
+    if (!job->states) {
+        ((T_uint64 *)out)[off] = finalize_uint64(total, count);
+        return;
+    }
+    uint64_t *st = (uint64_t *)out + off * 4;
+    st[0] = (uint64_t)count;
+    st[1] = 0;
+    st[2] = (uint64_t)(unsigned __int128)total;
+    st[3] = (uint64_t)((unsigned __int128)total >> 64);
+}
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -7953,7 +8461,7 @@ static const T_uint64 *rebase_uint64(const void *slab, const reduce_plan *p, int
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
 static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64_t a, int64_t b,
-                             T_uint64 *out, int nthreads)
+                             void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t nchunks = (p->nred + CHUNK - 1) / CHUNK;
@@ -8006,7 +8514,7 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
                 if (p->d0_reduced && !whole)
                     totals[u] = total;
                 else
-                    out[out_off] = finalize_uint64(total, p->nred);
+                    emit_uint64(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -8052,7 +8560,7 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
             totals[u] = total;
         } else {
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            out[out_off] = finalize_uint64(total, p->nred);
+            emit_uint64(job, out, out_off, total, p->nred);
         }
     }
     free(parts);
@@ -8063,7 +8571,7 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
  * (outer output index, column tile); with few units, threads also split
  * the rows into whole chunks, folded in order. D0 as in inner_step. */
 static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64_t a, int64_t b,
-                            T_uint64 *out, int nthreads)
+                            void *out, int nthreads)
 {
     const reduce_plan *p = &job->p;
     int nko = p->nk > 0 ? p->nk - 1 : 0; /* kept dims outside the column dim */
@@ -8154,8 +8662,7 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
         }
         if (!(p->d0_reduced && !whole)) {
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
-            T_uint64 *dst = out + out_off + t * TILE * sout;
-            for (int64_t j = 0; j < w; j++) dst[j * sout] = finalize_uint64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     free(parts);
@@ -8200,8 +8707,8 @@ int meancli_reduce_step_uint64(meancli_reduce_job *job, const void *slab, int64_
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
     const T_uint64 *base = rebase_uint64(slab, p, a);
-    if (p->inner_reduced) return inner_step_uint64(job, base, a, b, (T_uint64 *)out, nthreads);
-    return rows_step_uint64(job, base, a, b, (T_uint64 *)out, nthreads);
+    if (p->inner_reduced) return inner_step_uint64(job, base, a, b, out, nthreads);
+    return rows_step_uint64(job, base, a, b, out, nthreads);
 }
 
 /* After the last slab: write the outputs that collected from every slab. */
@@ -8212,7 +8719,6 @@ int meancli_reduce_end_uint64(meancli_reduce_job *job, void *out)
     if (job->next_row != p->d0_size && p->nout > 0) return MEANCLI_E_ARG;
     if (p->nout == 0) return MEANCLI_OK;
     if (!out) return MEANCLI_E_ARG;
-    T_uint64 *y = (T_uint64 *)out;
     if (p->nred == 0) {
         return MEANCLI_E_EMPTY_INT;
     }
@@ -8222,7 +8728,7 @@ int meancli_reduce_end_uint64(meancli_reduce_job *job, void *out)
         for (int64_t u = 0; u < p->nout; u++) {
             int64_t idx[MEANCLI_MAX_RANK], out_off;
             unflatten(u, p->nk, p->ksize, p->kout, idx, &out_off);
-            y[out_off] = finalize_uint64(totals[u], p->nred);
+            emit_uint64(job, out, out_off, totals[u], p->nred);
         }
         return MEANCLI_OK;
     }
@@ -8235,7 +8741,7 @@ int meancli_reduce_end_uint64(meancli_reduce_job *job, void *out)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t w = min64_uint64(K - t * TILE, TILE);
             const acc_uint64 *total = totals + (o * ntiles + t) * TILE;
-            for (int64_t j = 0; j < w; j++) y[out_off + (t * TILE + j) * sout] = finalize_uint64(total[j], p->nred);
+            for (int64_t j = 0; j < w; j++) emit_uint64(job, out, out_off + (t * TILE + j) * sout, total[j], p->nred);
         }
     }
     return MEANCLI_OK;
@@ -8678,12 +9184,6 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
 /* ---- Partial states, float16 ------------------------------------------ */
 #define PSTATE_WORDS_float16 (SACC_HEADER + SACC_NL_float16)
 
-static inline void pstate_take_float16(uint64_t *s, T_float16 x)
-{
-    s[0]++;
-    sacc_take(s, SACC_NL_float16, SACC_LSB_float16, ((double)f16_to_f32(x)));
-}
-
 static inline void pstate_combine_float16(uint64_t *dst, const uint64_t *src)
 {
     sacc_combine(dst, src, SACC_NL_float16);
@@ -8709,25 +9209,20 @@ int meancli_reduce_partial_float16(const void *in, void *states, int rank, const
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float16), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float16); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_float16 *x = (const T_float16 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_float16;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_float16(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float16);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_float16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_float16(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float16(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -8752,12 +9247,6 @@ int meancli_partial_finalize_float16(const void *states, void *out, int64_t nout
 }
 /* ---- Partial states, bfloat16 ------------------------------------------ */
 #define PSTATE_WORDS_bfloat16 (SACC_HEADER + SACC_NL_bfloat16)
-
-static inline void pstate_take_bfloat16(uint64_t *s, T_bfloat16 x)
-{
-    s[0]++;
-    sacc_take(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, bf16_to_f64(x));
-}
 
 static inline void pstate_combine_bfloat16(uint64_t *dst, const uint64_t *src)
 {
@@ -8784,25 +9273,20 @@ int meancli_reduce_partial_bfloat16(const void *in, void *states, int rank, cons
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_bfloat16), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_bfloat16); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_bfloat16 *x = (const T_bfloat16 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_bfloat16;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_bfloat16(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_bfloat16);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_bfloat16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_bfloat16(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_bfloat16(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -8827,12 +9311,6 @@ int meancli_partial_finalize_bfloat16(const void *states, void *out, int64_t nou
 }
 /* ---- Partial states, float32 ------------------------------------------ */
 #define PSTATE_WORDS_float32 (SACC_HEADER + SACC_NL_float32)
-
-static inline void pstate_take_float32(uint64_t *s, T_float32 x)
-{
-    s[0]++;
-    sacc_take(s, SACC_NL_float32, SACC_LSB_float32, ((double)(x)));
-}
 
 static inline void pstate_combine_float32(uint64_t *dst, const uint64_t *src)
 {
@@ -8859,25 +9337,20 @@ int meancli_reduce_partial_float32(const void *in, void *states, int rank, const
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float32), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float32); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_float32 *x = (const T_float32 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_float32;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_float32(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float32);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_float32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_float32(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float32(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -8902,12 +9375,6 @@ int meancli_partial_finalize_float32(const void *states, void *out, int64_t nout
 }
 /* ---- Partial states, float64 ------------------------------------------ */
 #define PSTATE_WORDS_float64 (SACC_HEADER + SACC_NL_float64)
-
-static inline void pstate_take_float64(uint64_t *s, T_float64 x)
-{
-    s[0]++;
-    sacc_take(s, SACC_NL_float64, SACC_LSB_float64, (x));
-}
 
 static inline void pstate_combine_float64(uint64_t *dst, const uint64_t *src)
 {
@@ -8934,25 +9401,20 @@ int meancli_reduce_partial_float64(const void *in, void *states, int rank, const
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_float64), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float64); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_float64 *x = (const T_float64 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_float64;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_float64(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_float64);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_float64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_float64(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float64(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -8979,14 +9441,6 @@ int meancli_partial_finalize_float64(const void *states, void *out, int64_t nout
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_int8 4
 
-static inline void pstate_take_int8(uint64_t *s, T_int8 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_int8(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9010,25 +9464,20 @@ int meancli_reduce_partial_int8(const void *in, void *states, int rank, const in
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int8), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int8); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_int8 *x = (const T_int8 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_int8;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_int8(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int8);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_int8(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_int8(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int8(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9060,14 +9509,6 @@ int meancli_partial_finalize_int8(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_int16 4
 
-static inline void pstate_take_int16(uint64_t *s, T_int16 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_int16(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9091,25 +9532,20 @@ int meancli_reduce_partial_int16(const void *in, void *states, int rank, const i
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int16), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int16); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_int16 *x = (const T_int16 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_int16;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_int16(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int16);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_int16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_int16(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int16(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9141,14 +9577,6 @@ int meancli_partial_finalize_int16(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_int32 4
 
-static inline void pstate_take_int32(uint64_t *s, T_int32 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_int32(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9172,25 +9600,20 @@ int meancli_reduce_partial_int32(const void *in, void *states, int rank, const i
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int32), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int32); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_int32 *x = (const T_int32 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_int32;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_int32(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int32);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_int32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_int32(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int32(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9222,14 +9645,6 @@ int meancli_partial_finalize_int32(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_int64 4
 
-static inline void pstate_take_int64(uint64_t *s, T_int64 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_int64(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9253,25 +9668,20 @@ int meancli_reduce_partial_int64(const void *in, void *states, int rank, const i
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_int64), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int64); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_int64 *x = (const T_int64 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_int64;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_int64(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_int64);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_int64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_int64(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int64(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9303,14 +9713,6 @@ int meancli_partial_finalize_int64(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_uint8 4
 
-static inline void pstate_take_uint8(uint64_t *s, T_uint8 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_uint8(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9334,25 +9736,20 @@ int meancli_reduce_partial_uint8(const void *in, void *states, int rank, const i
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint8), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint8); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_uint8 *x = (const T_uint8 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_uint8;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_uint8(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint8);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_uint8(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_uint8(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint8(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9384,14 +9781,6 @@ int meancli_partial_finalize_uint8(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_uint16 4
 
-static inline void pstate_take_uint16(uint64_t *s, T_uint16 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_uint16(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9415,25 +9804,20 @@ int meancli_reduce_partial_uint16(const void *in, void *states, int rank, const 
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint16), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint16); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_uint16 *x = (const T_uint16 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_uint16;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_uint16(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint16);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_uint16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_uint16(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint16(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9465,14 +9849,6 @@ int meancli_partial_finalize_uint16(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_uint32 4
 
-static inline void pstate_take_uint32(uint64_t *s, T_uint32 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_uint32(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9496,25 +9872,20 @@ int meancli_reduce_partial_uint32(const void *in, void *states, int rank, const 
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint32), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint32); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_uint32 *x = (const T_uint32 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_uint32;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_uint32(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint32);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_uint32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_uint32(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint32(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */
@@ -9546,14 +9917,6 @@ int meancli_partial_finalize_uint32(const void *states, void *out, int64_t nout)
 /* count, 0, then the exact sum as a little-endian two's-complement 128-bit integer */
 #define PSTATE_WORDS_uint64 4
 
-static inline void pstate_take_uint64(uint64_t *s, T_uint64 x)
-{
-    unsigned __int128 t = ((unsigned __int128)s[3] << 64 | s[2]) + (unsigned __int128)(__int128)x;
-    s[0]++;
-    s[2] = (uint64_t)t;
-    s[3] = (uint64_t)(t >> 64);
-}
-
 static inline void pstate_combine_uint64(uint64_t *dst, const uint64_t *src)
 {
     unsigned __int128 t = ((unsigned __int128)dst[3] << 64 | dst[2]) + ((unsigned __int128)src[3] << 64 | src[2]);
@@ -9577,25 +9940,20 @@ int meancli_reduce_partial_uint64(const void *in, void *states, int rank, const 
     int rc = plan_reduce(rank, shape, strides_bytes, reduce_mask, (int64_t)sizeof(T_uint64), &p);
     if (rc != MEANCLI_OK) return rc;
     if (p.nout == 0) return MEANCLI_OK;
-    if (!states || (p.nred > 0 && !in)) return MEANCLI_E_ARG;
-    uint64_t *st = (uint64_t *)states;
-    memset(st, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint64); /* nout * state size fits: the caller allocated it */
-    if (p.nred == 0) return MEANCLI_OK;
-    const T_uint64 *x = (const T_uint64 *)in;
-    int nt = clamp_threads(nthreads, mul_sat(p.nout, p.nred));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if (nt > 1)
-    for (int64_t u = 0; u < p.nout; u++) {
-        int64_t kidx[MEANCLI_MAX_RANK], ridx[MEANCLI_MAX_RANK], in_off, out_off, off = 0;
-        unflatten(u, p.nk, p.ksize, p.kin, kidx, &in_off);
-        unflatten(u, p.nk, p.ksize, p.kout, kidx, &out_off);
-        uint64_t *s = st + out_off * PSTATE_WORDS_uint64;
-        for (int d = 0; d < p.nr; d++) ridx[d] = 0;
-        for (int64_t f = 0; f < p.nred; f++) {
-            pstate_take_uint64(s, x[in_off + off]);
-            odometer_next(p.nr, p.rsize, p.rin, ridx, &off);
-        }
+    if (!states) return MEANCLI_E_ARG;
+    if (p.nred == 0) { /* the empty state: all zero bytes (nout * state size fits: the caller allocated it) */
+        memset(states, 0, (size_t)p.nout * 8 * PSTATE_WORDS_uint64);
+        return MEANCLI_OK;
     }
-    return MEANCLI_OK;
+    /* the ReduceMean kernel itself, writing states instead of means */
+    meancli_reduce_job *job;
+    rc = meancli_reduce_begin_uint64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->states = 1;
+    rc = meancli_reduce_step_uint64(job, in, 0, job->p.d0_size, states, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint64(job, states);
+    meancli_reduce_free(job);
+    return rc;
 }
 
 /* dst[i] := dst[i] (+) src[i] for i < nout: exact, associative and commutative. */

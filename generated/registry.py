@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "38a253eadd31c87f8fc7d50422e2c0e6c7aa3814d2d26efb93b9abdcdfc53633"
+KERNEL_SOURCE_SHA256 = "0d34fdd2471feb85c124fe45bbe14b59e955e4c043f20e6dfc039813a8bfca11"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

@@ -283,10 +283,10 @@ def reduce_mean(
 
     Returns:
         ``out``, or a new array of the input's dtype (native byte order); the reduced
-        dims are removed, or kept as 1 with keepdims. Floating types
-        accumulate in double (double-double for float64) and round once;
-        integer means are the exact sum divided by the count, truncated
-        toward zero. A float mean over an empty set is NaN.
+        dims are removed, or kept as 1 with keepdims. Float means are the
+        exact mean of the values rounded once to the dtype (round half to
+        even); integer means are the exact sum divided by the count,
+        truncated toward zero. A float mean over an empty set is NaN.
 
     Raises:
         OpsetError: no version of ReduceMean matches ``opset``.
@@ -383,8 +383,8 @@ def mean(
 
     Returns:
         ``out``, or a new array of the broadcast shape and the inputs' dtype: each
-        element is the sum of the inputs' elements in input order, in double
-        (double-double for float64), divided by the count and rounded once.
+        element is the exact mean of the inputs' elements rounded once to the
+        dtype (round half to even).
 
     Raises:
         OpsetError: no version of Mean matches ``opset``.

@@ -15,18 +15,9 @@ from typing import Any
 import numpy as np
 
 from .errors import InternalError, KernelBuildError, SpecViolation
+from .kernel_status import BY_VALUE, EMPTY_INT
 
 BUILD_HINT = "build it with `pip install -e .` (or `make install`) from the meancli source tree"
-
-# C status codes (templates/kernels.c.j2, enum MEANCLI_E_*) -> message
-_C_ERRORS = {
-    1: "rank outside [0, 64]",
-    2: "a negative dimension or a size that overflows int64",
-    3: "a stride that is negative or not a multiple of the item size",
-    4: "out of memory for the kernel's scratch buffers",
-    5: "integer mean over an empty set",
-    6: "a null pointer or no inputs",
-}
 
 
 @lru_cache(maxsize=1)
@@ -74,10 +65,11 @@ def default_threads() -> int:
 
 
 def _check(status: int, what: str) -> None:
-    if status == 5:
+    if status == EMPTY_INT:
         raise SpecViolation(f"{what}: integer mean over an empty set (a reduced dimension has size 0)")
     if status != 0:
-        raise InternalError(f"{what}: kernel rejected its arguments: {_C_ERRORS.get(status, status)}")
+        meaning = BY_VALUE[status].message if status in BY_VALUE else f"status {status}"
+        raise InternalError(f"{what}: kernel rejected its arguments: {meaning}")
 
 
 def _pointer(ffi: Any, array: np.ndarray) -> Any:

@@ -83,7 +83,7 @@ def float32_cases(rng: np.random.Generator) -> list[tuple[np.ndarray, int | None
     return cases
 
 
-def test_float32_correctly_rounded_and_never_worse_than_numpy() -> None:
+def test_float32_correctly_rounded_always() -> None:
     rng = np.random.default_rng(RNG_SEED)
     total = rounded = 0
     for x, axis in float32_cases(rng):
@@ -100,7 +100,7 @@ def test_float32_correctly_rounded_and_never_worse_than_numpy() -> None:
             if np.isfinite(theirs[i]):
                 assert mine_err <= error(float(theirs[i]), truth.sums[i], truth.n), (x, axis, i)
     assert total > 1000
-    assert rounded / total >= 0.999, f"{total - rounded} of {total} not correctly rounded"
+    assert rounded == total, f"{total - rounded} of {total} not correctly rounded"
 
 
 @pytest.mark.parametrize("layout", ["all", "inner", "rows"])
@@ -132,9 +132,9 @@ def test_float32_ten_million(layout: str) -> None:
 # --------------------------------------------------------------------------- float64
 
 
-def test_float64_no_worse_than_numpy() -> None:
+def test_float64_correctly_rounded_always() -> None:
     rng = np.random.default_rng(RNG_SEED + 2)
-    worse = []
+    wrong = []
     for i in range(300):
         n = int(rng.integers(1, 3000))
         v = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)
@@ -142,28 +142,25 @@ def test_float64_no_worse_than_numpy() -> None:
             v = np.concatenate([v, -v[: n // 2] * (1 + 1e-12)])
         x = rng.permutation(v)
         truth = exact(x)
-        assert truth.sums is not None
-        mine = error(float(rmean(x)), truth.sums[0], truth.n)
-        theirs = error(float(np.mean(x)), truth.sums[0], truth.n)
-        if mine > theirs:
-            worse.append((i, float(mine), float(theirs)))
-    assert not worse
+        got = rmean(x)
+        if got.tobytes() != truth.value.tobytes():
+            wrong.append((i, float(got), float(truth.value)))
+    assert not wrong
 
 
-def test_float64_million_no_worse_than_numpy() -> None:
+def test_float64_million_correctly_rounded() -> None:
     rng = np.random.default_rng(RNG_SEED + 3)
     x = rng.standard_normal((4, 250_000)) * 1e3 + 1e-3
     truth = exact(x, 1)
-    got = rmean(x, 1)
-    theirs = np.mean(x, axis=1)
-    assert truth.sums is not None
-    for i in range(4):
-        assert error(float(got[i]), truth.sums[i], truth.n) <= error(float(theirs[i]), truth.sums[i], truth.n)
+    assert np.array_equal(rmean(x, 1), truth.value)
 
 
-def test_float64_huge_values_no_worse_than_numpy() -> None:
+def test_float64_huge_values() -> None:
     x = np.array([2.0**1000, 2.0**1000, 2.0**999])
-    assert rmean(x).item() == np.mean(x) == 2.0**1000 * 5 / 6
+    assert rmean(x).item() == 2.0**1000 * 5 / 6
+    # the sum leaves float64's range, the mean does not
+    y = np.array([1e308, 1e308, -1e308])
+    assert rmean(y).item() == 3.3333333333333333e307
 
 
 # --------------------------------------------------------------------------- kernel paths

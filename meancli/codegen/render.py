@@ -17,6 +17,7 @@ from typing import Any
 
 import jinja2
 
+from ..kernel_status import STATUSES
 from ..opversion import SPEC_FIELDS
 from .dtypes import DTYPES, DType
 from .kernel_sources import KERNEL_SOURCES, kernel_sources_sha256
@@ -135,6 +136,7 @@ def render_all(specs: list[OpSpec], template_dir: Path) -> dict[str, str]:
         "reduce_dtypes": reduce_dtypes,
         "mean_dtypes": mean_dtypes,
         "all_dtypes": [dt for dt in DTYPES.values() if dt in reduce_dtypes or dt in mean_dtypes],
+        "kernel_statuses": STATUSES,
     }
     out: dict[str, str] = {}
     for target, template in OUTPUTS:

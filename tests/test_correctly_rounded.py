@@ -1,0 +1,185 @@
+"""Correctly rounded, always: every float result of ReduceMean and Mean is the
+exact rational mean of the inputs rounded once to the output type (round half
+to even; inf only when the rounded mean overflows; NaN/inf as IEEE says; a
+mean of -0.0s is -0.0, an exact cancellation +0.0), bit for bit, for every
+float dtype, layout, thread count, and in memory or streamed in slabs.
+
+The data are adversarial (tests/adversarial.py); the truth is the rational
+oracle of tests/oracles.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import adversarial
+import numpy as np
+import oracles
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from test_partials import same_bits, truth
+
+import meancli
+from meancli import kernels
+
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+LAYOUTS = ("C", "F", "strided")
+SETTINGS = settings(
+    deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+
+
+def layout(x: np.ndarray, how: str) -> np.ndarray:
+    if how == "F":
+        return np.asfortranarray(x)
+    if how == "strided":
+        return np.repeat(x, 2, axis=-1)[..., ::2]
+    return x
+
+
+@st.composite
+def reduce_case(draw: Any, max_dim: int = 70) -> tuple[np.ndarray, tuple[int, ...]]:
+    dtype = draw(st.sampled_from(FLOATS))
+    kind = draw(st.sampled_from(adversarial.KINDS))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    shape = tuple(draw(st.lists(st.integers(1, max_dim), min_size=1, max_size=3)))
+    n = int(np.prod(shape))
+    x = np.resize(adversarial.values(rng, dtype, max(n, 2), kind), n)
+    x = x[rng.permutation(n)].reshape(shape)
+    axes = tuple(sorted(draw(st.sets(st.integers(0, len(shape) - 1), min_size=1))))
+    return layout(x, draw(st.sampled_from(LAYOUTS))), axes
+
+
+@SETTINGS
+@given(reduce_case(), st.sampled_from([1, 2, 8]))
+def test_reduce_mean_is_the_exact_mean_rounded_once(
+    case: tuple[np.ndarray, tuple[int, ...]], threads: int
+) -> None:
+    x, axes = case
+    got = meancli.reduce_mean(x, axes=list(axes), keepdims=True, threads=threads)
+    assert same_bits(got, truth(x, axes)), (x, axes)
+
+
+@SETTINGS
+@given(st.sampled_from(FLOATS), st.sampled_from(adversarial.KINDS), st.integers(0, 2**32 - 1))
+def test_reduce_mean_long_runs_and_many_rows(dtype: str, kind: str, seed: int) -> None:
+    """Long enough for the vector loops' blocks, the threads' splits and the chunk boundaries."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20_000, 80_000))
+    x = adversarial.values(rng, dtype, n, kind)
+    x = np.resize(x, n)[rng.permutation(n)]
+    for arr, axes in (
+        (x, (0,)),
+        (x[: n // 40 * 40].reshape(-1, 40), (0,)),
+        (x[: n // 7 * 7].reshape(7, -1), (1,)),
+    ):
+        for threads in (1, 2):
+            got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True, threads=threads)
+            assert same_bits(got, truth(arr, axes)), (kind, arr.shape, axes, threads)
+
+
+@st.composite
+def mean_case(draw: Any) -> list[np.ndarray]:
+    dtype = draw(st.sampled_from(FLOATS))
+    kind = draw(st.sampled_from(adversarial.KINDS))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    k = draw(st.integers(1, 20))
+    shape = (draw(st.integers(1, 5)), draw(st.integers(1, 40)))
+    n = int(np.prod(shape))
+    pool = np.resize(adversarial.values(rng, dtype, max(n * k, 2), kind), n * k)[rng.permutation(n * k)]
+    xs = []
+    for i in range(k):
+        v = pool[i * n : (i + 1) * n].reshape(shape)
+        form = draw(st.sampled_from(["full", "column", "row", "F", "strided"]))
+        xs.append(
+            {"full": v, "column": v[:, :1], "row": v[0], "F": np.asfortranarray(v)}.get(form, layout(v, form))
+        )
+    return xs
+
+
+@SETTINGS
+@given(mean_case(), st.sampled_from([1, 2, 8]))
+def test_mean_is_the_exact_mean_rounded_once(xs: list[np.ndarray], threads: int) -> None:
+    shape = np.broadcast_shapes(*[x.shape for x in xs])
+    stacked = np.stack([np.broadcast_to(x, shape) for x in xs], -1).reshape(-1, len(xs))
+    want = oracles.exact_truth(oracles.spec_name(xs[0].dtype), oracles.Groups(stacked, shape)).value
+    assert same_bits(meancli.mean(*xs, threads=threads), want)
+
+
+def _streamed(
+    path: Path, axes: tuple[int, ...], slab_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> np.ndarray | None:
+    """ReduceMean of a .npy streamed in slabs of about slab_bytes (None: the
+    layout needs larger slabs, so it would not be streamed)."""
+    from meancli import api, streaming
+    from meancli.opset import resolve
+
+    monkeypatch.setattr(streaming, "SLAB_BYTES", slab_bytes)
+    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 1)
+    source = streaming.open_source(str(path))
+    assert source is not None
+    op = resolve("ReduceMean")
+    call = api.validate_reduce(op, source.dtype, source.shape, axes, None, True)
+    kept = tuple(1 if m else n for n, m in zip(source.shape, call.reduce_mask, strict=True))
+    out = np.empty(kept, dtype=source.dtype.newbyteorder("="))
+    try:
+        done = streaming.reduce_slabs(
+            op.kernels[api.spec_dtype_name(source.dtype)], source, call.reduce_mask, out, 2
+        )
+    finally:
+        source.finish()
+    return out if done else None
+
+
+@SETTINGS
+@given(reduce_case(max_dim=40), st.integers(64, 4096))
+def test_streamed_reduce_mean_is_the_exact_mean_rounded_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: tuple[np.ndarray, tuple[int, ...]], slab_bytes: int
+) -> None:
+    x, axes = case
+    assume(x.size > 1)  # one element is never streamed
+    path = tmp_path / "x.npy"
+    np.save(path, x)
+    with monkeypatch.context() as m:
+        got = _streamed(path, axes, slab_bytes, m)
+    assume(got is not None)
+    assert same_bits(got, truth(x, axes)), (x.shape, axes, slab_bytes)
+
+
+ISSUE_TABLE = [
+    ("float32", [1e30, 1, 3, -1e30], 1.0),
+    ("float32", [1, 1e20, -1e20], 0.33333334),
+    ("float32", [1e20, 1, -1e20], 0.33333334),
+    ("bfloat16", [1e30, 1, 3, -1e30], 1.0),
+    ("float64", [1e308, 1e308, -1e308], 3.3333333333333333e307),
+    ("float64", [2.0**53 + 2, 1, -(2.0**-60), 0], 2251799813685248.5),
+]
+
+
+@pytest.mark.parametrize(("dtype", "values", "mean"), ISSUE_TABLE)
+def test_issue_table_reduce_mean_and_mean(dtype: str, values: list[float], mean: float) -> None:
+    dt = oracles.DTYPES[dtype]
+    x = np.array(values, dtype=dt)
+    want = np.array(mean, dtype=dt)
+    assert same_bits(meancli.reduce_mean(x, keepdims=False), want)
+    assert same_bits(meancli.mean(*[np.array([v], dtype=dt) for v in values]), want.reshape(1))
+    # and a million values around them: the vector loops, threads and blocks
+    big = np.zeros(1_000_000, dt)
+    big[np.random.default_rng(1).choice(big.size, len(values), replace=False)] = x
+    got = meancli.reduce_mean(big, keepdims=False, threads=2)
+    assert same_bits(got, truth(big, (0,)).reshape(()))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_partials_agree_with_reduce_mean(dtype: str) -> None:
+    rng = np.random.default_rng(5)
+    for kind in adversarial.KINDS:
+        x = np.resize(adversarial.values(rng, dtype, 6000, kind), 6000).reshape(60, 100)
+        for axes in ((0,), (1,), (0, 1)):
+            parts = np.array_split(x, 3, axis=axes[0])
+            states = np.concatenate([kernels.reduce_partial(p, axes) for p in parts], axis=axes[0])
+            combined = kernels.combine_partials(states, (axes[0],), dtype)
+            got = kernels.finalize_partials(combined, dtype)
+            assert same_bits(got, meancli.reduce_mean(x, axes=list(axes), keepdims=True))
