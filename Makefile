@@ -15,7 +15,7 @@ help:
 	@echo "make generate         regenerate generated/ from spec/ and templates/"
 	@echo "make check-generated  fail if generated/ differs from a fresh generation"
 	@echo "make lint             ruff (check, format check) and mypy over meancli/"
-	@echo "make bench            benchmarks against numpy, onnxruntime and OpenVINO"
+	@echo "make bench            benchmarks against numpy, onnxruntime and OpenVINO; exact-path GB/s"
 	@echo "make bench-distributed  4 GiB zarr on 2 dask workers against dask and xarray"
 	@echo "make conformance      regenerate docs/conformance.md (onnxruntime, ONNX reference, OpenVINO)"
 	@echo "make sanitize         run the kernel tests under AddressSanitizer and UBSan"
@@ -62,10 +62,12 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m compileall -q meancli generated
 	$(PY) bench/bench.py
+	$(PY) bench/adversarial.py > bench/adversarial.md
+	@cat bench/adversarial.md
 
 bench-distributed: $(STAMP)
 	@$(PY) -c "import xarray" 2>/dev/null || $(PIP) install -e '.[bench]'
-	$(PY) bench/distributed.py
+	$(PY) bench/cluster.py
 
 conformance: $(STAMP)
 	$(PY) tools/conformance.py

@@ -13,23 +13,13 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
+from machine import cpu_info  # bench/, this script's directory
 
 import meancli
 
 SPREAD = {"float32": 60, "float64": 500}
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def adversarial(dtype: str, n: int, seed: int = 0) -> np.ndarray:
@@ -61,7 +51,7 @@ def main() -> None:
     parser.add_argument("--values", type=int, default=1 << 25, help="values per array (default 2^25)")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    print(f"Adversarial exact means on {cpu_model()}\n")
+    print(f"Adversarial exact means on {cpu_info()[0]}\n")
     print("| dtype | exponents | workload | threads | GB/s per core |")
     print("|---|---|---|---|---|")
     for dtype in ("float32", "float64"):

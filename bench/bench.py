@@ -59,6 +59,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+from machine import FLAGS_THAT_MATTER, cpu_info  # noqa: E402  (bench/, this script's directory)
+
 import meancli  # noqa: E402
 
 try:
@@ -1446,38 +1448,6 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
             )
     L.append("")
     return "\n".join(L)
-
-
-# The CPU features the kernels' speed depends on (x86 names as /proc/cpuinfo spells them).
-FLAGS_THAT_MATTER = (
-    "avx2",
-    "fma",
-    "f16c",
-    "avx512f",
-    "avx512bw",
-    "avx512vl",
-    "avx512dq",
-    "avx512_bf16",
-    "avx512_fp16",
-    "asimd",
-    "sve",
-)
-
-
-def cpu_info() -> tuple[str, list[str]]:
-    """The CPU model and which of FLAGS_THAT_MATTER it has (/proc/cpuinfo)."""
-    model, flags = platform.processor() or platform.machine() or "?", set[str]()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            key = key.strip()
-            if key in ("model name", "Model") and model in ("?", platform.processor(), platform.machine()):
-                model = value.strip()
-            elif key in ("flags", "Features") and not flags:
-                flags = set(value.split())
-    except OSError:
-        pass
-    return model, [f for f in FLAGS_THAT_MATTER if f in flags]
 
 
 def kernel_isa(flags: list[str]) -> str:

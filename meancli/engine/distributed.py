@@ -20,7 +20,7 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -502,23 +502,15 @@ def run_reduce(
 
     item = _graph_input(item)
     dtype_name = spec_dtype_name(item.dtype)
-    with ExitStack() as stack:
-        # entered first, left last: removed only after the cluster has stopped every task
-        tmp = stack.enter_context(temporary_store(output)) if is_zarr_output(output) and output else ""
-        with clock.stage("cluster"):
-            client = stack.enter_context(connect(where))
-        with clock.stage("graph"):
-            x = as_dask(item, cluster=where.cluster)
-            result = reduce_graph(x, call, dtype_name, threads=1 if where.cluster else threads)
-        info = _info(where, client, [x])
-        if is_zarr_output(output):
-            assert output is not None
-            with clock.stage("kernel"):
-                write_zarr(result, output, tmp, client, progress)
-            return None, info
-        with clock.stage("kernel"):
-            (value,) = compute([result], client, progress)
-    return value, info
+    return _run(
+        [item],
+        lambda xs, t: reduce_graph(xs[0], call, dtype_name, threads=t),
+        where,
+        threads=threads,
+        output=output,
+        clock=clock,
+        progress=progress,
+    )
 
 
 def run_mean(
@@ -535,7 +527,29 @@ def run_mean(
     """Element-wise Mean of ``items`` (broadcasting to ``shape``) on dask at ``where``,
     as run_reduce: the result, or None when written to the zarr store ``output``
     block by block from the workers."""
-    items = [_graph_input(x) for x in items]
+    return _run(
+        [_graph_input(x) for x in items],
+        lambda xs, t: mean_graph(xs, shape, symbol, threads=t),
+        where,
+        threads=threads,
+        output=output,
+        clock=clock,
+        progress=progress,
+    )
+
+
+def _run(
+    items: list[Any],
+    graph: Callable[[list[Any], int], Any],
+    where: Where,
+    *,
+    threads: int,
+    output: str | None,
+    clock: Clock,
+    progress: ProgressFactory,
+) -> tuple[np.ndarray[Any, Any] | None, dict[str, Any]]:
+    """Build ``graph(dask inputs, kernel threads)`` at ``where`` and run it: the result,
+    or None when written to the zarr store ``output``; and the report's engine info."""
     with ExitStack() as stack:
         # entered first, left last: removed only after the cluster has stopped every task
         tmp = stack.enter_context(temporary_store(output)) if is_zarr_output(output) and output else ""
@@ -543,7 +557,7 @@ def run_mean(
             client = stack.enter_context(connect(where))
         with clock.stage("graph"):
             xs = [as_dask(x, cluster=where.cluster) for x in items]
-            result = mean_graph(xs, shape, symbol, threads=1 if where.cluster else threads)
+            result = graph(xs, 1 if where.cluster else threads)
         info = _info(where, client, xs)
         if is_zarr_output(output):
             assert output is not None

@@ -71,27 +71,34 @@ def read_upto(fp: Any, n: int) -> bytes:
     return b"".join(parts)
 
 
+def _binary_buffer(stream: Any, missing: str, terminal: str) -> Any:
+    """``stream.buffer``, checked: there is one (else ``missing``) and it is not a
+    terminal (else ``terminal``); both raise InputFileError."""
+    buffer = getattr(stream, "buffer", None) if stream is not None else None
+    if buffer is None:
+        raise InputFileError(missing)
+    try:
+        tty = buffer.isatty()
+    except (OSError, ValueError):
+        tty = False
+    if tty:
+        raise InputFileError(terminal)
+    return buffer
+
+
 def stdin_buffer() -> BinaryIO:
     """``sys.stdin.buffer``, checked: there is one and it is not a terminal.
 
     Raises:
         InputFileError: standard input is missing or is a terminal.
     """
-    stdin = sys.stdin
-    buffer = getattr(stdin, "buffer", None) if stdin is not None else None
-    if buffer is None:
-        raise InputFileError(f"{STDIN_NAME}: standard input is not available")
-    try:
-        tty = buffer.isatty()
-    except (OSError, ValueError):
-        tty = False
-    if tty:
-        raise InputFileError(
-            f"{STDIN_NAME}: refusing to read binary .npy data from a terminal; "
-            "redirect or pipe a .npy file into standard input"
-        )
-    result: BinaryIO = buffer
-    return result
+    buffer: BinaryIO = _binary_buffer(
+        sys.stdin,
+        f"{STDIN_NAME}: standard input is not available",
+        f"{STDIN_NAME}: refusing to read binary .npy data from a terminal; "
+        "redirect or pipe a .npy file into standard input",
+    )
+    return buffer
 
 
 def _write_fd_all(fd: int, data: bytes | memoryview) -> None:
@@ -123,18 +130,11 @@ def write_stdout(parts: Iterable[bytes | memoryview]) -> int:
         InputFileError: stdout is missing, a terminal, or fails (``cannot write <stdout>``).
         BrokenPipeError: the reader has gone away.
     """
-    stdout = sys.stdout
-    buffer = getattr(stdout, "buffer", None) if stdout is not None else None
-    if buffer is None:
-        raise InputFileError(f"cannot write {STDOUT_NAME}: standard output is not available")
-    try:
-        tty = buffer.isatty()
-    except (OSError, ValueError):
-        tty = False
-    if tty:
-        raise InputFileError(
-            "refusing to write binary .npy data to a terminal; redirect stdout or use -o FILE"
-        )
+    buffer = _binary_buffer(
+        sys.stdout,
+        f"cannot write {STDOUT_NAME}: standard output is not available",
+        "refusing to write binary .npy data to a terminal; redirect stdout or use -o FILE",
+    )
     try:
         fd = _fileno(buffer)
         if fd is None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import platform
 import resource
 import statistics
 import sys
@@ -36,22 +35,12 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-# This file's own directory first on sys.path would make `import distributed` import this file.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT / "tests"))  # the exact oracle
+
+from machine import cpu_info  # noqa: E402  (bench/, this script's directory)
 
 COLS = 2048
 CHUNK = (4096, 1024)  # 16 MiB float32 chunks
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def make_store(path: Path, gib: float) -> Any:
@@ -203,7 +192,7 @@ def main() -> int:
 
     print(
         f"\nmeancli on dask.distributed: {nbytes / (1 << 30):.2f} GiB float32 zarr (zstd), chunks {CHUNK}, "
-        f"LocalCluster {args.workers} workers x 1 thread; CPU: {cpu_model()}; median of {args.reps}\n"
+        f"LocalCluster {args.workers} workers x 1 thread; CPU: {cpu_info()[0]}; median of {args.reps}\n"
     )
     print(
         "| reduce | contender | wall s (median) | wall s (min) | GiB/s | vs dask .mean() | vs read+decode "
