@@ -121,7 +121,7 @@ def _streamed(
     source = streaming.open_source(str(path))
     assert source is not None
     op = resolve("ReduceMean")
-    call = api.validate_reduce(op, source.dtype, source.shape, axes, None, True)
+    call = api.validate_reduce(op, source.dtype, source.shape, axes, None, noop_with_empty_axes=True)
     kept = tuple(1 if m else n for n, m in zip(source.shape, call.reduce_mask, strict=True))
     out = np.empty(kept, dtype=source.dtype.newbyteorder("="))
     try:
