@@ -100,7 +100,7 @@ def contenders(store: str, axes: tuple[int, ...]) -> dict[str, Any]:
 
     def meancli_graph() -> Any:
         (x,) = open_chunked(store)
-        call = validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, axes, False, False)
+        call = validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, axes, False)
         return engine.reduce_graph(engine.as_dask(x, cluster=True), call, "float32")
 
     def dask_graph() -> Any:
