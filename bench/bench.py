@@ -59,7 +59,15 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from machine import FLAGS_THAT_MATTER, cpu_info  # noqa: E402  (bench/, this script's directory)
+
+if str(HERE) in sys.path:  # run as a script: bench/ is on the path
+    from machine import FLAGS_THAT_MATTER, cpu_info
+else:  # imported (tests/test_bench_quick.py): bench/ must not shadow the tests' modules
+    sys.path.insert(0, str(HERE))
+    try:
+        from machine import FLAGS_THAT_MATTER, cpu_info
+    finally:
+        sys.path.remove(str(HERE))
 
 import meancli  # noqa: E402
 
