@@ -903,6 +903,13 @@ static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    /* blocks that passed, summed on in double while the bound shared by all
+     * their values (tn rows) still proves the sum exact: one flush to the
+     * superaccumulator per run of them instead of one per block */
+    double t[TILE];
+    uint32_t tmx, tmn1;
+    int64_t tn;
+    uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
     int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_float16 acc[TILE];
 } rowacc_float16;
@@ -910,15 +917,42 @@ typedef struct {
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
     r->skip = r->fails = 0;
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
     for (int64_t j = 0; j < w; j++) {
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
+}
+
+/* Column j's kept double sum into acc (its nonzero flag with it). */
+static inline void t_into_float16(double t, uint8_t nz, acc_float16 *acc)
+{
+    if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, t);
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+}
+
+static inline void rowacc_flush_float16(rowacc_float16 *r, int64_t w)
+{
+    for (int64_t j = 0; j < w; j++) {
+        t_into_float16(r->t[j], r->tnz[j], &r->acc[j]);
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
+    }
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
 }
 
 static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64_t count, acc_float16 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
+    for (int64_t j = 0; j < w; j++) {
+        part[j] = r->acc[j];
+        t_into_float16(r->t[j], r->tnz[j], &part[j]);
+    }
 }
 
 static inline void rows_block_begin_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -979,6 +1013,24 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
     r->fails = 2 * failed > w ? r->fails + 1 : 0;
     if (r->fails >= 2) r->skip = EXACT_SKIP;
+    if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
+        uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
+        if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_float16, LSB_MIN_float16)) {
+            rowacc_flush_float16(r, w);
+            cmx = r->bmx;
+            cmn1 = r->bmn1;
+        }
+        r->tmx = cmx;
+        r->tmn1 = cmn1;
+        r->tn += nrows;
+        for (int64_t j = 0; j < w; j++) {
+            r->t[j] += r->s[j];
+            r->tnz[j] |= (uint8_t)(r->s[j] != 0.0);
+        }
+        for (int64_t j = 0; j < w; j++)
+            if (r->s[j] == 0.0) zero_block_flags_float16(x + j * s, rs, nrows, &r->acc[j]);
+        return;
+    }
     for (int64_t j = 0; j < w; j++) {
         const T_float16 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -1502,6 +1554,13 @@ static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    /* blocks that passed, summed on in double while the bound shared by all
+     * their values (tn rows) still proves the sum exact: one flush to the
+     * superaccumulator per run of them instead of one per block */
+    double t[TILE];
+    uint32_t tmx, tmn1;
+    int64_t tn;
+    uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
     int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_bfloat16 acc[TILE];
 } rowacc_bfloat16;
@@ -1509,15 +1568,42 @@ typedef struct {
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
     r->skip = r->fails = 0;
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
     for (int64_t j = 0; j < w; j++) {
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
+}
+
+/* Column j's kept double sum into acc (its nonzero flag with it). */
+static inline void t_into_bfloat16(double t, uint8_t nz, acc_bfloat16 *acc)
+{
+    if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, t);
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+}
+
+static inline void rowacc_flush_bfloat16(rowacc_bfloat16 *r, int64_t w)
+{
+    for (int64_t j = 0; j < w; j++) {
+        t_into_bfloat16(r->t[j], r->tnz[j], &r->acc[j]);
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
+    }
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
 }
 
 static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int64_t count, acc_bfloat16 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
+    for (int64_t j = 0; j < w; j++) {
+        part[j] = r->acc[j];
+        t_into_bfloat16(r->t[j], r->tnz[j], &part[j]);
+    }
 }
 
 static inline void rows_block_begin_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -1578,6 +1664,24 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
     r->fails = 2 * failed > w ? r->fails + 1 : 0;
     if (r->fails >= 2) r->skip = EXACT_SKIP;
+    if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
+        uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
+        if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_bfloat16, LSB_MIN_bfloat16)) {
+            rowacc_flush_bfloat16(r, w);
+            cmx = r->bmx;
+            cmn1 = r->bmn1;
+        }
+        r->tmx = cmx;
+        r->tmn1 = cmn1;
+        r->tn += nrows;
+        for (int64_t j = 0; j < w; j++) {
+            r->t[j] += r->s[j];
+            r->tnz[j] |= (uint8_t)(r->s[j] != 0.0);
+        }
+        for (int64_t j = 0; j < w; j++)
+            if (r->s[j] == 0.0) zero_block_flags_bfloat16(x + j * s, rs, nrows, &r->acc[j]);
+        return;
+    }
     for (int64_t j = 0; j < w; j++) {
         const T_bfloat16 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -2101,6 +2205,13 @@ static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    /* blocks that passed, summed on in double while the bound shared by all
+     * their values (tn rows) still proves the sum exact: one flush to the
+     * superaccumulator per run of them instead of one per block */
+    double t[TILE];
+    uint32_t tmx, tmn1;
+    int64_t tn;
+    uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
     int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_float32 acc[TILE];
 } rowacc_float32;
@@ -2108,15 +2219,42 @@ typedef struct {
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
     r->skip = r->fails = 0;
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
     for (int64_t j = 0; j < w; j++) {
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
+}
+
+/* Column j's kept double sum into acc (its nonzero flag with it). */
+static inline void t_into_float32(double t, uint8_t nz, acc_float32 *acc)
+{
+    if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, t);
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+}
+
+static inline void rowacc_flush_float32(rowacc_float32 *r, int64_t w)
+{
+    for (int64_t j = 0; j < w; j++) {
+        t_into_float32(r->t[j], r->tnz[j], &r->acc[j]);
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
+    }
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
 }
 
 static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64_t count, acc_float32 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
+    for (int64_t j = 0; j < w; j++) {
+        part[j] = r->acc[j];
+        t_into_float32(r->t[j], r->tnz[j], &part[j]);
+    }
 }
 
 static inline void rows_block_begin_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -2177,6 +2315,24 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
     r->fails = 2 * failed > w ? r->fails + 1 : 0;
     if (r->fails >= 2) r->skip = EXACT_SKIP;
+    if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
+        uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
+        if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_float32, LSB_MIN_float32)) {
+            rowacc_flush_float32(r, w);
+            cmx = r->bmx;
+            cmn1 = r->bmn1;
+        }
+        r->tmx = cmx;
+        r->tmn1 = cmn1;
+        r->tn += nrows;
+        for (int64_t j = 0; j < w; j++) {
+            r->t[j] += r->s[j];
+            r->tnz[j] |= (uint8_t)(r->s[j] != 0.0);
+        }
+        for (int64_t j = 0; j < w; j++)
+            if (r->s[j] == 0.0) zero_block_flags_float32(x + j * s, rs, nrows, &r->acc[j]);
+        return;
+    }
     for (int64_t j = 0; j < w; j++) {
         const T_float32 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -2724,7 +2880,9 @@ static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
 static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64_t count, acc_float64 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
+    for (int64_t j = 0; j < w; j++) {
+        part[j] = r->acc[j];
+    }
 }
 
 static inline void rows_block_begin_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)

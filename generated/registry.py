@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "0d34fdd2471feb85c124fe45bbe14b59e955e4c043f20e6dfc039813a8bfca11"
+KERNEL_SOURCE_SHA256 = "8b5da5ada17f34798b9d3c000715c4dd4ec724e5cb8f9c39ed6fe456b8d7116c"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
