@@ -758,6 +758,19 @@ AVX2 static inline uint32_t hmin_epu32(__m256i v)
     for (int k = 0; k < 8; k++) m = a[k] < m ? a[k] : m;
     return m;
 }
+
+/* The largest and smallest of 16 uint16 lanes (phminposuw finds the smallest of 8). */
+AVX2 static inline uint32_t hmax_epu16(__m256i v)
+{
+    __m128i m = _mm_max_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return 0xffffu - ((uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(m, _mm_set1_epi32(-1)))) & 0xffffu);
+}
+
+AVX2 static inline uint32_t hmin_epu16(__m256i v)
+{
+    __m128i m = _mm_min_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return (uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(m)) & 0xffffu;
+}
 #else
 #define CLONES
 #endif
@@ -1801,16 +1814,26 @@ AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat
         else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
     }
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    /* the check on the 16-bit patterns (the float32 ones are them << 16); the
+     * values widened out of order, which exact sums do not mind */
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi16(-1);
+    const __m256i abs16 = _mm256_set1_epi16(0x7fff), one16 = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
     for (; i + 16 <= n; i += 16) {
-        vd d[4];
         PREFETCH_AT(x + i, PREFETCH_BYTES);
-        LOAD16_bfloat16(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+        __m256i raw = _mm256_loadu_si256((const __m256i *)(x + i)), a = _mm256_and_si256(raw, abs16);
+        mxv = _mm256_max_epu16(mxv, a);
+        mnv = _mm256_min_epu16(mnv, _mm256_sub_epi16(a, one16));
+        __m256 f0 = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, raw));
+        __m256 f1 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, raw));
+        s[0] = vd_add(s[0], vf_lo(f0));
+        s[1] = vd_add(s[1], vf_hi(f0));
+        s[2] = vd_add(s[2], vf_lo(f1));
+        s[3] = vd_add(s[3], vf_hi(f1));
     }
     double part[4 * VD_N], total = 0.0;
     for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
-    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    uint32_t mx = hmax_epu16(mxv) << 16, mn16 = hmin_epu16(mnv);
+    uint32_t mn1 = mn16 == 0xffffu ? UINT32_MAX : ((mn16 + 1u) << 16) - 1u;
     for (; i < n; i++) {
         double v = LOAD_bfloat16(x[i]);
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;

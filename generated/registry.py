@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "8b5da5ada17f34798b9d3c000715c4dd4ec724e5cb8f9c39ed6fe456b8d7116c"
+KERNEL_SOURCE_SHA256 = "9896d46f9c86208b877b26125afa487b69d223c7804f861e12475a73c8056595"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

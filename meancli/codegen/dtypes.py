@@ -35,6 +35,9 @@ class FloatFacts:
     simd_load8: str  # AVX2 expression: 8 values at pointer {p} as an __m256 of floats ("" for float64)
     simd_target: str  # function attribute macro of the SIMD loops (kernels.c.j2)
     cpu_flag: str  # C variable that is nonzero when the CPU runs simd_target code
+    # the storage is a float32's top 16 bits: exponent checks run on 16 raw values a
+    # vector, and 16 values widen to floats by interleaving them with zeros
+    top_half_of_float32: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,7 @@ DTYPES: dict[str, DType] = {
                 "_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)({p}))), 16))",
                 simd_target="AVX2",
                 cpu_flag="cpu_avx2",
+                top_half_of_float32=True,
             ),
         ),
         DType(
