@@ -1126,6 +1126,10 @@ static void mean_unit_float16(int ninputs, const T_float16 *const *src, const in
 
 #ifdef MEANCLI_X86
 /* The vector loops: the same blocks, the same checks, so the same bits. */
+/* The 8 values at p already loaded as f, as two vd: from memory where the
+ * format widens to double in one instruction, else from f. */
+#define VF_LO_float16(f, p) vf_lo(f)
+#define VF_HI_float16(f, p) vf_hi(f)
 /* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
  * the running max and min - 1 (unsigned), and 4 vd of doubles. */
 #define LOAD16_float16(p, d, mx, mn1) do { \
@@ -1134,7 +1138,7 @@ static void mean_unit_float16(int ninputs, const T_float16 *const *src, const in
         __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
         (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
         (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
-        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+        (d)[0] = VF_LO_float16(f0_, (p)); (d)[1] = VF_HI_float16(f0_, (p)); (d)[2] = VF_LO_float16(f1_, (p) + 8); (d)[3] = VF_HI_float16(f1_, (p) + 8); \
     } while (0)
 
 AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
@@ -1150,10 +1154,10 @@ AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_flo
         for (; i + 16 <= n; i += 16) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             __m256 f0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))), f1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i + 8)));
-            s[0] = vd_add(s[0], vf_lo(f0));
-            s[1] = vd_add(s[1], vf_hi(f0));
-            s[2] = vd_add(s[2], vf_lo(f1));
-            s[3] = vd_add(s[3], vf_hi(f1));
+            s[0] = vd_add(s[0], VF_LO_float16(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_float16(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_float16(f1, x + i + 8));
+            s[3] = vd_add(s[3], VF_HI_float16(f1, x + i + 8));
         }
         double part[4 * VD_N], total = 0.0;
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
@@ -1228,8 +1232,8 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, vf_lo(f));
-            s1 = vd_add(s1, vf_hi(f));
+            s0 = vd_add(s0, VF_LO_float16(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_float16(f, cont[i] + j));
         }
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
@@ -1312,8 +1316,8 @@ AVX2_F16C __attribute__((always_inline)) static inline void narrow_rows_float16(
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_float16(f, p + 8 * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float16(f, p + 8 * q));
         }
     }
     for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
@@ -1393,8 +1397,8 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
                 __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
                 mxv = _mm256_max_epu32(mxv, a);
                 mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float16(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float16(f, p + j)));
             }
             for (; j < w; j++) col_add_float16(r, j, LOAD_float16(p[j]));
         }
@@ -1777,6 +1781,10 @@ static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const 
 
 #ifdef MEANCLI_X86
 /* The vector loops: the same blocks, the same checks, so the same bits. */
+/* The 8 values at p already loaded as f, as two vd: from memory where the
+ * format widens to double in one instruction, else from f. */
+#define VF_LO_bfloat16(f, p) vf_lo(f)
+#define VF_HI_bfloat16(f, p) vf_hi(f)
 /* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
  * the running max and min - 1 (unsigned), and 4 vd of doubles. */
 #define LOAD16_bfloat16(p, d, mx, mn1) do { \
@@ -1785,7 +1793,7 @@ static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const 
         __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
         (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
         (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
-        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+        (d)[0] = VF_LO_bfloat16(f0_, (p)); (d)[1] = VF_HI_bfloat16(f0_, (p)); (d)[2] = VF_LO_bfloat16(f1_, (p) + 8); (d)[3] = VF_HI_bfloat16(f1_, (p) + 8); \
     } while (0)
 
 AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
@@ -1801,10 +1809,10 @@ AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat
         for (; i + 16 <= n; i += 16) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             __m256 f0 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + i))), 16)), f1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + i + 8))), 16));
-            s[0] = vd_add(s[0], vf_lo(f0));
-            s[1] = vd_add(s[1], vf_hi(f0));
-            s[2] = vd_add(s[2], vf_lo(f1));
-            s[3] = vd_add(s[3], vf_hi(f1));
+            s[0] = vd_add(s[0], VF_LO_bfloat16(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_bfloat16(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_bfloat16(f1, x + i + 8));
+            s[3] = vd_add(s[3], VF_HI_bfloat16(f1, x + i + 8));
         }
         double part[4 * VD_N], total = 0.0;
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
@@ -1889,8 +1897,8 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, vf_lo(f));
-            s1 = vd_add(s1, vf_hi(f));
+            s0 = vd_add(s0, VF_LO_bfloat16(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_bfloat16(f, cont[i] + j));
         }
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
@@ -1973,8 +1981,8 @@ AVX2 __attribute__((always_inline)) static inline void narrow_rows_bfloat16(
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_bfloat16(f, p + 8 * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_bfloat16(f, p + 8 * q));
         }
     }
     for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
@@ -2054,8 +2062,8 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
                 __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
                 mxv = _mm256_max_epu32(mxv, a);
                 mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_bfloat16(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_bfloat16(f, p + j)));
             }
             for (; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(p[j]));
         }
@@ -2438,6 +2446,10 @@ static void mean_unit_float32(int ninputs, const T_float32 *const *src, const in
 
 #ifdef MEANCLI_X86
 /* The vector loops: the same blocks, the same checks, so the same bits. */
+/* The 8 values at p already loaded as f, as two vd: from memory where the
+ * format widens to double in one instruction, else from f. */
+#define VF_LO_float32(f, p) _mm256_cvtps_pd(_mm_loadu_ps((p)))
+#define VF_HI_float32(f, p) _mm256_cvtps_pd(_mm_loadu_ps((p) + 4))
 /* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
  * the running max and min - 1 (unsigned), and 4 vd of doubles. */
 #define LOAD16_float32(p, d, mx, mn1) do { \
@@ -2446,7 +2458,7 @@ static void mean_unit_float32(int ninputs, const T_float32 *const *src, const in
         __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
         (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
         (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
-        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+        (d)[0] = VF_LO_float32(f0_, (p)); (d)[1] = VF_HI_float32(f0_, (p)); (d)[2] = VF_LO_float32(f1_, (p) + 8); (d)[3] = VF_HI_float32(f1_, (p) + 8); \
     } while (0)
 
 AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
@@ -2462,10 +2474,10 @@ AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 
         for (; i + 16 <= n; i += 16) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             __m256 f0 = _mm256_loadu_ps(x + i), f1 = _mm256_loadu_ps(x + i + 8);
-            s[0] = vd_add(s[0], vf_lo(f0));
-            s[1] = vd_add(s[1], vf_hi(f0));
-            s[2] = vd_add(s[2], vf_lo(f1));
-            s[3] = vd_add(s[3], vf_hi(f1));
+            s[0] = vd_add(s[0], VF_LO_float32(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_float32(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_float32(f1, x + i + 8));
+            s[3] = vd_add(s[3], VF_HI_float32(f1, x + i + 8));
         }
         double part[4 * VD_N], total = 0.0;
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
@@ -2540,8 +2552,8 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, vf_lo(f));
-            s1 = vd_add(s1, vf_hi(f));
+            s0 = vd_add(s0, VF_LO_float32(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_float32(f, cont[i] + j));
         }
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
@@ -2622,8 +2634,8 @@ AVX2 __attribute__((always_inline)) static inline void narrow_rows_float32(
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_float32(f, p + 8 * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float32(f, p + 8 * q));
         }
     }
     for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
@@ -2703,8 +2715,8 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
                 __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
                 mxv = _mm256_max_epu32(mxv, a);
                 mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float32(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float32(f, p + j)));
             }
             for (; j < w; j++) col_add_float32(r, j, LOAD_float32(p[j]));
         }

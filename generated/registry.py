@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "9896d46f9c86208b877b26125afa487b69d223c7804f861e12475a73c8056595"
+KERNEL_SOURCE_SHA256 = "0f67123e670591c08eae03751daf64052851cfc5a5d75604dcd39b6c22f0f750"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

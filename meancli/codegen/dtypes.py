@@ -38,6 +38,9 @@ class FloatFacts:
     # the storage is a float32's top 16 bits: exponent checks run on 16 raw values a
     # vector, and 16 values widen to floats by interleaving them with zeros
     top_half_of_float32: bool = False
+    # AVX expression: 4 values at pointer {p} widened to a vd of doubles straight
+    # from memory (one instruction), "" where the widening goes through floats
+    simd_cvt4: str = ""
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,7 @@ DTYPES: dict[str, DType] = {
                 simd_load8="_mm256_loadu_ps({p})",
                 simd_target="AVX2",
                 cpu_flag="cpu_avx2",
+                simd_cvt4="_mm256_cvtps_pd(_mm_loadu_ps({p}))",
             ),
         ),
         DType(
