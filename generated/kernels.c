@@ -1258,6 +1258,17 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
     const vd nv = vd_set1((double)ninputs);
     const __m256i lsb = _mm256_set1_epi64x(1);
     j = 0;
+    if ((ninputs & (ninputs - 1)) == 0) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        const vd rn = vd_set1(1.0 / (double)ninputs);
+        for (; j + VD_N <= w; j += VD_N) {
+            vd q = _mm256_mul_pd(vd_load(S + j), rn);
+            double t[VD_N];
+            vd_store(t, q);
+            for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
+        }
+    }
     for (; j + VD_N <= w; j += VD_N) {
         vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
         vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
@@ -1923,6 +1934,17 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
     const vd nv = vd_set1((double)ninputs);
     const __m256i lsb = _mm256_set1_epi64x(1);
     j = 0;
+    if ((ninputs & (ninputs - 1)) == 0) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        const vd rn = vd_set1(1.0 / (double)ninputs);
+        for (; j + VD_N <= w; j += VD_N) {
+            vd q = _mm256_mul_pd(vd_load(S + j), rn);
+            double t[VD_N];
+            vd_store(t, q);
+            for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
+        }
+    }
     for (; j + VD_N <= w; j += VD_N) {
         vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
         vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
@@ -2578,6 +2600,15 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
     const vd nv = vd_set1((double)ninputs);
     const __m256i lsb = _mm256_set1_epi64x(1);
     j = 0;
+    if ((ninputs & (ninputs - 1)) == 0) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        const vd rn = vd_set1(1.0 / (double)ninputs);
+        for (; j + VD_N <= w; j += VD_N) {
+            vd q = _mm256_mul_pd(vd_load(S + j), rn);
+            _mm_storeu_ps((float *)dst + j, _mm256_cvtpd_ps(q));
+        }
+    }
     for (; j + VD_N <= w; j += VD_N) {
         vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
         vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "0f67123e670591c08eae03751daf64052851cfc5a5d75604dcd39b6c22f0f750"
+KERNEL_SOURCE_SHA256 = "12a67cf01b91ff92efc8d9e057be4ec1160f843e1056f4c62d2eb6640c52d714"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
