@@ -758,6 +758,19 @@ AVX2 static inline uint32_t hmin_epu32(__m256i v)
     for (int k = 0; k < 8; k++) m = a[k] < m ? a[k] : m;
     return m;
 }
+
+/* The largest and smallest of 16 uint16 lanes (phminposuw finds the smallest of 8). */
+AVX2 static inline uint32_t hmax_epu16(__m256i v)
+{
+    __m128i m = _mm_max_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return 0xffffu - ((uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(m, _mm_set1_epi32(-1)))) & 0xffffu);
+}
+
+AVX2 static inline uint32_t hmin_epu16(__m256i v)
+{
+    __m128i m = _mm_min_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return (uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(m)) & 0xffffu;
+}
 #else
 #define CLONES
 #endif
@@ -903,6 +916,13 @@ static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    /* blocks that passed, summed on in double while the bound shared by all
+     * their values (tn rows) still proves the sum exact: one flush to the
+     * superaccumulator per run of them instead of one per block */
+    double t[TILE];
+    uint32_t tmx, tmn1;
+    int64_t tn;
+    uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
     int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_float16 acc[TILE];
 } rowacc_float16;
@@ -910,15 +930,42 @@ typedef struct {
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
     r->skip = r->fails = 0;
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
     for (int64_t j = 0; j < w; j++) {
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
+}
+
+/* Column j's kept double sum into acc (its nonzero flag with it). */
+static inline void t_into_float16(double t, uint8_t nz, acc_float16 *acc)
+{
+    if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, t);
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+}
+
+static inline void rowacc_flush_float16(rowacc_float16 *r, int64_t w)
+{
+    for (int64_t j = 0; j < w; j++) {
+        t_into_float16(r->t[j], r->tnz[j], &r->acc[j]);
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
+    }
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
 }
 
 static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64_t count, acc_float16 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
+    for (int64_t j = 0; j < w; j++) {
+        part[j] = r->acc[j];
+        t_into_float16(r->t[j], r->tnz[j], &part[j]);
+    }
 }
 
 static inline void rows_block_begin_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -979,6 +1026,24 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
     r->fails = 2 * failed > w ? r->fails + 1 : 0;
     if (r->fails >= 2) r->skip = EXACT_SKIP;
+    if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
+        uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
+        if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_float16, LSB_MIN_float16)) {
+            rowacc_flush_float16(r, w);
+            cmx = r->bmx;
+            cmn1 = r->bmn1;
+        }
+        r->tmx = cmx;
+        r->tmn1 = cmn1;
+        r->tn += nrows;
+        for (int64_t j = 0; j < w; j++) {
+            r->t[j] += r->s[j];
+            r->tnz[j] |= (uint8_t)(r->s[j] != 0.0);
+        }
+        for (int64_t j = 0; j < w; j++)
+            if (r->s[j] == 0.0) zero_block_flags_float16(x + j * s, rs, nrows, &r->acc[j]);
+        return;
+    }
     for (int64_t j = 0; j < w; j++) {
         const T_float16 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -1061,6 +1126,10 @@ static void mean_unit_float16(int ninputs, const T_float16 *const *src, const in
 
 #ifdef MEANCLI_X86
 /* The vector loops: the same blocks, the same checks, so the same bits. */
+/* The 8 values at p already loaded as f, as two vd: from memory where the
+ * format widens to double in one instruction, else from f. */
+#define VF_LO_float16(f, p) vf_lo(f)
+#define VF_HI_float16(f, p) vf_hi(f)
 /* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
  * the running max and min - 1 (unsigned), and 4 vd of doubles. */
 #define LOAD16_float16(p, d, mx, mn1) do { \
@@ -1069,7 +1138,7 @@ static void mean_unit_float16(int ninputs, const T_float16 *const *src, const in
         __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
         (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
         (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
-        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+        (d)[0] = VF_LO_float16(f0_, (p)); (d)[1] = VF_HI_float16(f0_, (p)); (d)[2] = VF_LO_float16(f1_, (p) + 8); (d)[3] = VF_HI_float16(f1_, (p) + 8); \
     } while (0)
 
 AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
@@ -1085,10 +1154,10 @@ AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_flo
         for (; i + 16 <= n; i += 16) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             __m256 f0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))), f1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i + 8)));
-            s[0] = vd_add(s[0], vf_lo(f0));
-            s[1] = vd_add(s[1], vf_hi(f0));
-            s[2] = vd_add(s[2], vf_lo(f1));
-            s[3] = vd_add(s[3], vf_hi(f1));
+            s[0] = vd_add(s[0], VF_LO_float16(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_float16(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_float16(f1, x + i + 8));
+            s[3] = vd_add(s[3], VF_HI_float16(f1, x + i + 8));
         }
         double part[4 * VD_N], total = 0.0;
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
@@ -1163,8 +1232,8 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, vf_lo(f));
-            s1 = vd_add(s1, vf_hi(f));
+            s0 = vd_add(s0, VF_LO_float16(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_float16(f, cont[i] + j));
         }
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
@@ -1189,6 +1258,17 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
     const vd nv = vd_set1((double)ninputs);
     const __m256i lsb = _mm256_set1_epi64x(1);
     j = 0;
+    if ((ninputs & (ninputs - 1)) == 0) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        const vd rn = vd_set1(1.0 / (double)ninputs);
+        for (; j + VD_N <= w; j += VD_N) {
+            vd q = _mm256_mul_pd(vd_load(S + j), rn);
+            double t[VD_N];
+            vd_store(t, q);
+            for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
+        }
+    }
     for (; j + VD_N <= w; j += VD_N) {
         vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
         vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
@@ -1247,8 +1327,8 @@ AVX2_F16C __attribute__((always_inline)) static inline void narrow_rows_float16(
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_float16(f, p + 8 * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float16(f, p + 8 * q));
         }
     }
     for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
@@ -1328,8 +1408,8 @@ AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x
                 __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
                 mxv = _mm256_max_epu32(mxv, a);
                 mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float16(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float16(f, p + j)));
             }
             for (; j < w; j++) col_add_float16(r, j, LOAD_float16(p[j]));
         }
@@ -1502,6 +1582,13 @@ static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    /* blocks that passed, summed on in double while the bound shared by all
+     * their values (tn rows) still proves the sum exact: one flush to the
+     * superaccumulator per run of them instead of one per block */
+    double t[TILE];
+    uint32_t tmx, tmn1;
+    int64_t tn;
+    uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
     int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_bfloat16 acc[TILE];
 } rowacc_bfloat16;
@@ -1509,15 +1596,42 @@ typedef struct {
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
     r->skip = r->fails = 0;
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
     for (int64_t j = 0; j < w; j++) {
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
+}
+
+/* Column j's kept double sum into acc (its nonzero flag with it). */
+static inline void t_into_bfloat16(double t, uint8_t nz, acc_bfloat16 *acc)
+{
+    if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, t);
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+}
+
+static inline void rowacc_flush_bfloat16(rowacc_bfloat16 *r, int64_t w)
+{
+    for (int64_t j = 0; j < w; j++) {
+        t_into_bfloat16(r->t[j], r->tnz[j], &r->acc[j]);
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
+    }
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
 }
 
 static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int64_t count, acc_bfloat16 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
+    for (int64_t j = 0; j < w; j++) {
+        part[j] = r->acc[j];
+        t_into_bfloat16(r->t[j], r->tnz[j], &part[j]);
+    }
 }
 
 static inline void rows_block_begin_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -1578,6 +1692,24 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
     r->fails = 2 * failed > w ? r->fails + 1 : 0;
     if (r->fails >= 2) r->skip = EXACT_SKIP;
+    if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
+        uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
+        if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_bfloat16, LSB_MIN_bfloat16)) {
+            rowacc_flush_bfloat16(r, w);
+            cmx = r->bmx;
+            cmn1 = r->bmn1;
+        }
+        r->tmx = cmx;
+        r->tmn1 = cmn1;
+        r->tn += nrows;
+        for (int64_t j = 0; j < w; j++) {
+            r->t[j] += r->s[j];
+            r->tnz[j] |= (uint8_t)(r->s[j] != 0.0);
+        }
+        for (int64_t j = 0; j < w; j++)
+            if (r->s[j] == 0.0) zero_block_flags_bfloat16(x + j * s, rs, nrows, &r->acc[j]);
+        return;
+    }
     for (int64_t j = 0; j < w; j++) {
         const T_bfloat16 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -1660,6 +1792,10 @@ static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const 
 
 #ifdef MEANCLI_X86
 /* The vector loops: the same blocks, the same checks, so the same bits. */
+/* The 8 values at p already loaded as f, as two vd: from memory where the
+ * format widens to double in one instruction, else from f. */
+#define VF_LO_bfloat16(f, p) vf_lo(f)
+#define VF_HI_bfloat16(f, p) vf_hi(f)
 /* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
  * the running max and min - 1 (unsigned), and 4 vd of doubles. */
 #define LOAD16_bfloat16(p, d, mx, mn1) do { \
@@ -1668,7 +1804,7 @@ static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const 
         __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
         (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
         (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
-        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+        (d)[0] = VF_LO_bfloat16(f0_, (p)); (d)[1] = VF_HI_bfloat16(f0_, (p)); (d)[2] = VF_LO_bfloat16(f1_, (p) + 8); (d)[3] = VF_HI_bfloat16(f1_, (p) + 8); \
     } while (0)
 
 AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
@@ -1684,10 +1820,10 @@ AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat
         for (; i + 16 <= n; i += 16) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             __m256 f0 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + i))), 16)), f1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + i + 8))), 16));
-            s[0] = vd_add(s[0], vf_lo(f0));
-            s[1] = vd_add(s[1], vf_hi(f0));
-            s[2] = vd_add(s[2], vf_lo(f1));
-            s[3] = vd_add(s[3], vf_hi(f1));
+            s[0] = vd_add(s[0], VF_LO_bfloat16(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_bfloat16(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_bfloat16(f1, x + i + 8));
+            s[3] = vd_add(s[3], VF_HI_bfloat16(f1, x + i + 8));
         }
         double part[4 * VD_N], total = 0.0;
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
@@ -1697,16 +1833,26 @@ AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat
         else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
     }
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
+    /* the check on the 16-bit patterns (the float32 ones are them << 16); the
+     * values widened out of order, which exact sums do not mind */
+    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi16(-1);
+    const __m256i abs16 = _mm256_set1_epi16(0x7fff), one16 = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
     for (; i + 16 <= n; i += 16) {
-        vd d[4];
         PREFETCH_AT(x + i, PREFETCH_BYTES);
-        LOAD16_bfloat16(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+        __m256i raw = _mm256_loadu_si256((const __m256i *)(x + i)), a = _mm256_and_si256(raw, abs16);
+        mxv = _mm256_max_epu16(mxv, a);
+        mnv = _mm256_min_epu16(mnv, _mm256_sub_epi16(a, one16));
+        __m256 f0 = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, raw));
+        __m256 f1 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, raw));
+        s[0] = vd_add(s[0], vf_lo(f0));
+        s[1] = vd_add(s[1], vf_hi(f0));
+        s[2] = vd_add(s[2], vf_lo(f1));
+        s[3] = vd_add(s[3], vf_hi(f1));
     }
     double part[4 * VD_N], total = 0.0;
     for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
-    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
+    uint32_t mx = hmax_epu16(mxv) << 16, mn16 = hmin_epu16(mnv);
+    uint32_t mn1 = mn16 == 0xffffu ? UINT32_MAX : ((mn16 + 1u) << 16) - 1u;
     for (; i < n; i++) {
         double v = LOAD_bfloat16(x[i]);
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
@@ -1762,8 +1908,8 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, vf_lo(f));
-            s1 = vd_add(s1, vf_hi(f));
+            s0 = vd_add(s0, VF_LO_bfloat16(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_bfloat16(f, cont[i] + j));
         }
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
@@ -1788,6 +1934,17 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
     const vd nv = vd_set1((double)ninputs);
     const __m256i lsb = _mm256_set1_epi64x(1);
     j = 0;
+    if ((ninputs & (ninputs - 1)) == 0) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        const vd rn = vd_set1(1.0 / (double)ninputs);
+        for (; j + VD_N <= w; j += VD_N) {
+            vd q = _mm256_mul_pd(vd_load(S + j), rn);
+            double t[VD_N];
+            vd_store(t, q);
+            for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
+        }
+    }
     for (; j + VD_N <= w; j += VD_N) {
         vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
         vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
@@ -1846,8 +2003,8 @@ AVX2 __attribute__((always_inline)) static inline void narrow_rows_bfloat16(
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_bfloat16(f, p + 8 * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_bfloat16(f, p + 8 * q));
         }
     }
     for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
@@ -1927,8 +2084,8 @@ AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, 
                 __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
                 mxv = _mm256_max_epu32(mxv, a);
                 mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_bfloat16(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_bfloat16(f, p + j)));
             }
             for (; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(p[j]));
         }
@@ -2101,6 +2258,13 @@ static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
+    /* blocks that passed, summed on in double while the bound shared by all
+     * their values (tn rows) still proves the sum exact: one flush to the
+     * superaccumulator per run of them instead of one per block */
+    double t[TILE];
+    uint32_t tmx, tmn1;
+    int64_t tn;
+    uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
     int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
     acc_float32 acc[TILE];
 } rowacc_float32;
@@ -2108,15 +2272,42 @@ typedef struct {
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
     r->skip = r->fails = 0;
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
     for (int64_t j = 0; j < w; j++) {
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
+}
+
+/* Column j's kept double sum into acc (its nonzero flag with it). */
+static inline void t_into_float32(double t, uint8_t nz, acc_float32 *acc)
+{
+    if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, t);
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+}
+
+static inline void rowacc_flush_float32(rowacc_float32 *r, int64_t w)
+{
+    for (int64_t j = 0; j < w; j++) {
+        t_into_float32(r->t[j], r->tnz[j], &r->acc[j]);
+        r->t[j] = 0.0;
+        r->tnz[j] = 0;
+    }
+    r->tmx = 0;
+    r->tmn1 = UINT32_MAX;
+    r->tn = 0;
 }
 
 static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64_t count, acc_float32 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
+    for (int64_t j = 0; j < w; j++) {
+        part[j] = r->acc[j];
+        t_into_float32(r->t[j], r->tnz[j], &part[j]);
+    }
 }
 
 static inline void rows_block_begin_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -2177,6 +2368,24 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
     r->fails = 2 * failed > w ? r->fails + 1 : 0;
     if (r->fails >= 2) r->skip = EXACT_SKIP;
+    if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
+        uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
+        if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_float32, LSB_MIN_float32)) {
+            rowacc_flush_float32(r, w);
+            cmx = r->bmx;
+            cmn1 = r->bmn1;
+        }
+        r->tmx = cmx;
+        r->tmn1 = cmn1;
+        r->tn += nrows;
+        for (int64_t j = 0; j < w; j++) {
+            r->t[j] += r->s[j];
+            r->tnz[j] |= (uint8_t)(r->s[j] != 0.0);
+        }
+        for (int64_t j = 0; j < w; j++)
+            if (r->s[j] == 0.0) zero_block_flags_float32(x + j * s, rs, nrows, &r->acc[j]);
+        return;
+    }
     for (int64_t j = 0; j < w; j++) {
         const T_float32 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -2259,6 +2468,10 @@ static void mean_unit_float32(int ninputs, const T_float32 *const *src, const in
 
 #ifdef MEANCLI_X86
 /* The vector loops: the same blocks, the same checks, so the same bits. */
+/* The 8 values at p already loaded as f, as two vd: from memory where the
+ * format widens to double in one instruction, else from f. */
+#define VF_LO_float32(f, p) _mm256_cvtps_pd(_mm_loadu_ps((p)))
+#define VF_HI_float32(f, p) _mm256_cvtps_pd(_mm_loadu_ps((p) + 4))
 /* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
  * the running max and min - 1 (unsigned), and 4 vd of doubles. */
 #define LOAD16_float32(p, d, mx, mn1) do { \
@@ -2267,7 +2480,7 @@ static void mean_unit_float32(int ninputs, const T_float32 *const *src, const in
         __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
         (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
         (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
-        (d)[0] = vf_lo(f0_); (d)[1] = vf_hi(f0_); (d)[2] = vf_lo(f1_); (d)[3] = vf_hi(f1_); \
+        (d)[0] = VF_LO_float32(f0_, (p)); (d)[1] = VF_HI_float32(f0_, (p)); (d)[2] = VF_LO_float32(f1_, (p) + 8); (d)[3] = VF_HI_float32(f1_, (p) + 8); \
     } while (0)
 
 AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
@@ -2283,10 +2496,10 @@ AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 
         for (; i + 16 <= n; i += 16) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             __m256 f0 = _mm256_loadu_ps(x + i), f1 = _mm256_loadu_ps(x + i + 8);
-            s[0] = vd_add(s[0], vf_lo(f0));
-            s[1] = vd_add(s[1], vf_hi(f0));
-            s[2] = vd_add(s[2], vf_lo(f1));
-            s[3] = vd_add(s[3], vf_hi(f1));
+            s[0] = vd_add(s[0], VF_LO_float32(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_float32(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_float32(f1, x + i + 8));
+            s[3] = vd_add(s[3], VF_HI_float32(f1, x + i + 8));
         }
         double part[4 * VD_N], total = 0.0;
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
@@ -2361,8 +2574,8 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, vf_lo(f));
-            s1 = vd_add(s1, vf_hi(f));
+            s0 = vd_add(s0, VF_LO_float32(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_float32(f, cont[i] + j));
         }
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
@@ -2387,6 +2600,15 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
     const vd nv = vd_set1((double)ninputs);
     const __m256i lsb = _mm256_set1_epi64x(1);
     j = 0;
+    if ((ninputs & (ninputs - 1)) == 0) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        const vd rn = vd_set1(1.0 / (double)ninputs);
+        for (; j + VD_N <= w; j += VD_N) {
+            vd q = _mm256_mul_pd(vd_load(S + j), rn);
+            _mm_storeu_ps((float *)dst + j, _mm256_cvtpd_ps(q));
+        }
+    }
     for (; j + VD_N <= w; j += VD_N) {
         vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
         vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
@@ -2443,8 +2665,8 @@ AVX2 __attribute__((always_inline)) static inline void narrow_rows_float32(
             __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
             mxv = _mm256_max_epu32(mxv, a);
             mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            c[2 * q] = vd_add(c[2 * q], vf_lo(f));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_float32(f, p + 8 * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float32(f, p + 8 * q));
         }
     }
     for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
@@ -2524,8 +2746,8 @@ AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int
                 __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
                 mxv = _mm256_max_epu32(mxv, a);
                 mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float32(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float32(f, p + j)));
             }
             for (; j < w; j++) col_add_float32(r, j, LOAD_float32(p[j]));
         }
@@ -2724,7 +2946,9 @@ static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
 static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64_t count, acc_float64 *part)
 {
     (void)count;
-    for (int64_t j = 0; j < w; j++) part[j] = r->acc[j];
+    for (int64_t j = 0; j < w; j++) {
+        part[j] = r->acc[j];
+    }
 }
 
 static inline void rows_block_begin_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "0d34fdd2471feb85c124fe45bbe14b59e955e4c043f20e6dfc039813a8bfca11"
+KERNEL_SOURCE_SHA256 = "12a67cf01b91ff92efc8d9e057be4ec1160f843e1056f4c62d2eb6640c52d714"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

@@ -283,14 +283,18 @@ def reduce_slabs(
     strides = _c_strides(h.shape, itemsize, h.fortran_order)
     with kernels.ReduceJob(symbol, h.shape, strides, reduce_mask) as job:
         d0, rows, row_bytes, granule = job.info()
+        if h.nbytes == 0:  # no data to read: the kernel only needs to see every row go by
+            job.step(np.empty(1, dtype=np.uint8), 0, rows, out, threads)
+            job.end(out)
+            return True
+        if d0 < 0:  # one element, no dimension above 1: one row holding it
+            row_bytes = h.nbytes
         if d0 < 0 or rows == 0 or row_bytes == 0:
             rows_per_slab = max(rows, 1)
         else:
             rows_per_slab = max(granule, (SLAB_BYTES // row_bytes) // granule * granule)
             if rows_per_slab * row_bytes > 2 * SLAB_BYTES and rows_per_slab < rows:
                 return False
-        if d0 < 0:
-            row_bytes = h.nbytes
         buffer = np.empty(min(rows_per_slab, max(rows, 1)) * row_bytes, dtype=np.uint8)
         swap = not h.dtype.isnative
         for a in range(0, rows, rows_per_slab):
@@ -303,11 +307,6 @@ def reduce_slabs(
             job.step(buffer, a, b, out, threads)
             if progress is not None:
                 progress((b - a) * row_bytes)
-        if d0 < 0 and h.nbytes:  # one element, no dimension above 1
-            source.read_into(0, buffer.data[: h.nbytes])
-            if swap:
-                buffer.view(h.dtype).byteswap(inplace=True)
-            job.step(buffer, 0, 1, out, threads)
         job.end(out)
     return True
 

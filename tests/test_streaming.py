@@ -89,6 +89,31 @@ def test_reduce_streamed_is_bit_identical(
                 assert got == want, (axes, slab)
 
 
+DEGENERATE = [(), (1,), (1, 1), (1, 1, 1), (0,), (3, 0), (0, 3), (1, 0), (0, 1, 4)]
+
+
+@pytest.mark.parametrize("shape", DEGENERATE)
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int64", ">f8"])
+def test_degenerate_input_streamed(tmp_path: Path, shape: tuple[int, ...], dtype: str) -> None:
+    """One element (one row of no dimension above 1) and no element at all,
+    streamed in tiny slabs: the same bytes as in memory."""
+    np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    x = (np.arange(int(np.prod(shape))).reshape(shape) * 1.5 + 2.25).astype(np_dtype)
+    np.save(tmp_path / "x.npy", x)
+    rank = len(shape)
+    axes_choices = [[]] + [
+        [str(a) for a in c] for k in range(1, rank + 1) for c in itertools.combinations(range(rank), k)
+    ]
+    for axes in axes_choices:
+        if dtype == "int64" and 0 in shape and (not axes or any(shape[int(a)] == 0 for a in axes)):
+            continue  # the integer mean of no element is an error, tested elsewhere
+        args = ["reduce-mean", "x.npy", "-o", "-", "-q"] + (["--axes", *axes] if axes else [])
+        want = run(args, IN_MEMORY, tmp_path)
+        for slab in ("1", "7"):
+            env = {"MEANCLI_STREAM_MIN_BYTES": "0", "MEANCLI_SLAB_BYTES": slab}
+            assert run(args, env, tmp_path) == want, (axes, slab)
+
+
 def test_reduce_streamed_through_the_cli(tmp_path: Path) -> None:
     x = np.random.default_rng(5).standard_normal((300, 257)).astype(np.float32)
     np.save(tmp_path / "x.npy", x)

@@ -35,6 +35,12 @@ class FloatFacts:
     simd_load8: str  # AVX2 expression: 8 values at pointer {p} as an __m256 of floats ("" for float64)
     simd_target: str  # function attribute macro of the SIMD loops (kernels.c.j2)
     cpu_flag: str  # C variable that is nonzero when the CPU runs simd_target code
+    # the storage is a float32's top 16 bits: exponent checks run on 16 raw values a
+    # vector, and 16 values widen to floats by interleaving them with zeros
+    top_half_of_float32: bool = False
+    # AVX expression: 4 values at pointer {p} widened to a vd of doubles straight
+    # from memory (one instruction), "" where the widening goes through floats
+    simd_cvt4: str = ""
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,7 @@ DTYPES: dict[str, DType] = {
                 "_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)({p}))), 16))",
                 simd_target="AVX2",
                 cpu_flag="cpu_avx2",
+                top_half_of_float32=True,
             ),
         ),
         DType(
@@ -151,6 +158,7 @@ DTYPES: dict[str, DType] = {
                 simd_load8="_mm256_loadu_ps({p})",
                 simd_target="AVX2",
                 cpu_flag="cpu_avx2",
+                simd_cvt4="_mm256_cvtps_pd(_mm_loadu_ps({p}))",
             ),
         ),
         DType(
