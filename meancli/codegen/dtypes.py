@@ -90,7 +90,7 @@ def _int(name: str, bits: int, signed: bool) -> DType:
 
 
 # float16/bfloat16/float32: every value is a multiple of 2^-149 below 2^128.
-_SINGLE = {"sacc_limbs": 6, "sacc_lsb": -149}
+SINGLE_SACC_LIMBS, SINGLE_SACC_LSB = 6, -149
 
 DTYPES: dict[str, DType] = {
     d.name: d
@@ -110,7 +110,8 @@ DTYPES: dict[str, DType] = {
                 15,
                 "((double)f16_to_f32({x}))",
                 "f64_to_f16",
-                **_SINGLE,
+                sacc_limbs=SINGLE_SACC_LIMBS,
+                sacc_lsb=SINGLE_SACC_LSB,
                 simd_load8="_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)({p})))",
                 simd_target="AVX2_F16C",
                 cpu_flag="cpu_avx2_f16c",
@@ -131,7 +132,8 @@ DTYPES: dict[str, DType] = {
                 127,
                 "bf16_to_f64({x})",
                 "f64_to_bf16",
-                **_SINGLE,
+                sacc_limbs=SINGLE_SACC_LIMBS,
+                sacc_lsb=SINGLE_SACC_LSB,
                 simd_load8="_mm256_castsi256_ps(_mm256_slli_epi32("
                 "_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)({p}))), 16))",
                 simd_target="AVX2",
@@ -154,7 +156,8 @@ DTYPES: dict[str, DType] = {
                 127,
                 "((double)({x}))",
                 "(float)",
-                **_SINGLE,
+                sacc_limbs=SINGLE_SACC_LIMBS,
+                sacc_lsb=SINGLE_SACC_LSB,
                 simd_load8="_mm256_loadu_ps({p})",
                 simd_target="AVX2",
                 cpu_flag="cpu_avx2",
