@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "12a67cf01b91ff92efc8d9e057be4ec1160f843e1056f4c62d2eb6640c52d714"
+KERNEL_SOURCE_SHA256 = "ed000a175b6a908ddd24d9720527fbfc4d2a348b0553d5958e06f823772d4dc3"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
