@@ -30,7 +30,9 @@
  *    divided by the count in one 128/64-bit division, rounded by
  *    round_quotient, one routine parameterised by precision and exponent
  *    range. Mean of N inputs: an exact double sum divided and rounded to odd
- *    (div_odd), then rounded once to the format.
+ *    (div_odd), then rounded once to the format; the float32 vector loop
+ *    multiplies by 1/N instead and settles the rounding by the exact sign
+ *    of S - M * N, M the float32 midpoint next to the product.
  *  - integers: each value is biased to unsigned (x + 2^(bits-1) for signed
  *    types) and split into 32-bit halves; the halves are summed in 64-bit
  *    lanes, which cannot overflow within one chunk (< 2^32 values of

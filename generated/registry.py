@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "ed000a175b6a908ddd24d9720527fbfc4d2a348b0553d5958e06f823772d4dc3"
+KERNEL_SOURCE_SHA256 = "3103239efb9970f60d160db83987e4cd7a4e826e152965d8d4a2194a423af12e"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(
