@@ -30,7 +30,9 @@
  *    divided by the count in one 128/64-bit division, rounded by
  *    round_quotient, one routine parameterised by precision and exponent
  *    range. Mean of N inputs: an exact double sum divided and rounded to odd
- *    (div_odd), then rounded once to the format.
+ *    (div_odd), then rounded once to the format; the float32 vector loop
+ *    multiplies by 1/N instead and settles the rounding by the exact sign
+ *    of S - M * N, M the float32 midpoint next to the product.
  *  - integers: each value is biased to unsigned (x + 2^(bits-1) for signed
  *    types) and split into 32-bit halves; the halves are summed in 64-bit
  *    lanes, which cannot overflow within one chunk (< 2^32 values of
@@ -102,6 +104,9 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
 #define PANEL_ROWS_MAX NARROW_ROW
 /* Mean: contiguous inputs the vector loop reads together (more go the portable way) */
 #define MEAN_VEC_MAX 64
+/* Mean: outputs of at least this many bytes bypass the caches (float32,
+ * 16-byte aligned), as they would only evict the inputs' lines */
+#define MEAN_STREAM_BYTES ((int64_t)1 << 23)
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
 
@@ -1194,13 +1199,52 @@ AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_flo
     }
 }
 
+/* div_odd on 4 lanes: q = RN(S / n), e = S - q * n exactly; an inexact
+ * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
+AVX2_F16C static inline vd div_odd4_float16(vd S, vd nv)
+{
+    vd q = _mm256_div_pd(S, nv), e = _mm256_fnmadd_pd(q, nv, S);
+    __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+    __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+    __m256i b = _mm256_castpd_si256(q);
+    b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+    b = _mm256_or_si256(b, _mm256_and_si256(inexact, _mm256_set1_epi64x(1)));
+    return _mm256_castsi256_pd(b);
+}
+
+/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < w8 (a
+ * multiple of 8), 8 outputs at a time; the values' |x| bit patterns folded
+ * into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+AVX2_F16C __attribute__((always_inline)) static inline void mean_sums_float16(
+    const T_float16 *const *cont, const int nc, int64_t w8, double bsum, double *S, __m256i *mxp, __m256i *mnp)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < w8; j += 8) {
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < nc; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(cont[i] + j)));
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, VF_LO_float16(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_float16(f, cont[i] + j));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
 /* The vector form of mean_unit when every input is read contiguously or
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, 8 outputs at a time. */
-AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w, T_float16 *dst)
+AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w, T_float16 *dst,
+                                          int stream)
 {
     double S[TILE];
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     /* broadcast inputs once: their sum starts every output's sum (when the
      * check passes, every order of the additions gives the same exact sum) */
@@ -1223,20 +1267,13 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
         bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
         bsum += v;
     }
-    int64_t j = 0;
-    for (; j + 8 <= w; j += 8) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < ncont; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(cont[i] + j)));
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, VF_LO_float16(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_float16(f, cont[i] + j));
-        }
-        vd_store(S + j, s0);
-        vd_store(S + j + VD_N, s1);
+    int64_t j = w / 8 * 8;
+    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
+    case 1: mean_sums_float16(cont, 1, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_float16(cont, 2, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_float16(cont, 3, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_float16(cont, 4, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_float16(cont, ncont, j, bsum, S, &mxv, &mnv); break;
     }
     uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
     mx = bmx > mx ? bmx : mx;
@@ -1255,31 +1292,16 @@ AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const 
         mean_unit_float16(ninputs, src, sinner, w, dst);
         return;
     }
-    const vd nv = vd_set1((double)ninputs);
-    const __m256i lsb = _mm256_set1_epi64x(1);
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
     j = 0;
-    if ((ninputs & (ninputs - 1)) == 0) {
+    (void)stream;
+    for (; j + VD_N <= w; j += VD_N) {
         /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
          * format's smallest subnormal, far above double's), so no rounding to odd */
-        const vd rn = vd_set1(1.0 / (double)ninputs);
-        for (; j + VD_N <= w; j += VD_N) {
-            vd q = _mm256_mul_pd(vd_load(S + j), rn);
-            double t[VD_N];
-            vd_store(t, q);
-            for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
-        }
-    }
-    for (; j + VD_N <= w; j += VD_N) {
-        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
-        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
-        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
-        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
-        __m256i b = _mm256_castpd_si256(q);
-        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
-        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
-        vd qo = _mm256_castsi256_pd(b);
+        vd Sv = vd_load(S + j), q = pow2 ? _mm256_mul_pd(Sv, rn) : div_odd4_float16(Sv, nv);
         double t[VD_N];
-        vd_store(t, qo);
+        vd_store(t, q);
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
     }
     for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
@@ -1870,13 +1892,52 @@ AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat
     }
 }
 
+/* div_odd on 4 lanes: q = RN(S / n), e = S - q * n exactly; an inexact
+ * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
+AVX2 static inline vd div_odd4_bfloat16(vd S, vd nv)
+{
+    vd q = _mm256_div_pd(S, nv), e = _mm256_fnmadd_pd(q, nv, S);
+    __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+    __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+    __m256i b = _mm256_castpd_si256(q);
+    b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+    b = _mm256_or_si256(b, _mm256_and_si256(inexact, _mm256_set1_epi64x(1)));
+    return _mm256_castsi256_pd(b);
+}
+
+/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < w8 (a
+ * multiple of 8), 8 outputs at a time; the values' |x| bit patterns folded
+ * into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+AVX2 __attribute__((always_inline)) static inline void mean_sums_bfloat16(
+    const T_bfloat16 *const *cont, const int nc, int64_t w8, double bsum, double *S, __m256i *mxp, __m256i *mnp)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < w8; j += 8) {
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < nc; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(cont[i] + j))), 16));
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, VF_LO_bfloat16(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_bfloat16(f, cont[i] + j));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
 /* The vector form of mean_unit when every input is read contiguously or
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, 8 outputs at a time. */
-AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w, T_bfloat16 *dst)
+AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w, T_bfloat16 *dst,
+                                          int stream)
 {
     double S[TILE];
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     /* broadcast inputs once: their sum starts every output's sum (when the
      * check passes, every order of the additions gives the same exact sum) */
@@ -1899,20 +1960,13 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
         bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
         bsum += v;
     }
-    int64_t j = 0;
-    for (; j + 8 <= w; j += 8) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < ncont; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(cont[i] + j))), 16));
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, VF_LO_bfloat16(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_bfloat16(f, cont[i] + j));
-        }
-        vd_store(S + j, s0);
-        vd_store(S + j + VD_N, s1);
+    int64_t j = w / 8 * 8;
+    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
+    case 1: mean_sums_bfloat16(cont, 1, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_bfloat16(cont, 2, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_bfloat16(cont, 3, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_bfloat16(cont, 4, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_bfloat16(cont, ncont, j, bsum, S, &mxv, &mnv); break;
     }
     uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
     mx = bmx > mx ? bmx : mx;
@@ -1931,31 +1985,16 @@ AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *sr
         mean_unit_bfloat16(ninputs, src, sinner, w, dst);
         return;
     }
-    const vd nv = vd_set1((double)ninputs);
-    const __m256i lsb = _mm256_set1_epi64x(1);
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
     j = 0;
-    if ((ninputs & (ninputs - 1)) == 0) {
+    (void)stream;
+    for (; j + VD_N <= w; j += VD_N) {
         /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
          * format's smallest subnormal, far above double's), so no rounding to odd */
-        const vd rn = vd_set1(1.0 / (double)ninputs);
-        for (; j + VD_N <= w; j += VD_N) {
-            vd q = _mm256_mul_pd(vd_load(S + j), rn);
-            double t[VD_N];
-            vd_store(t, q);
-            for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
-        }
-    }
-    for (; j + VD_N <= w; j += VD_N) {
-        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
-        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
-        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
-        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
-        __m256i b = _mm256_castpd_si256(q);
-        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
-        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
-        vd qo = _mm256_castsi256_pd(b);
+        vd Sv = vd_load(S + j), q = pow2 ? _mm256_mul_pd(Sv, rn) : div_odd4_bfloat16(Sv, nv);
         double t[VD_N];
-        vd_store(t, qo);
+        vd_store(t, q);
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
     }
     for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
@@ -2536,13 +2575,52 @@ AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 
     }
 }
 
+/* div_odd on 4 lanes: q = RN(S / n), e = S - q * n exactly; an inexact
+ * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
+AVX2 static inline vd div_odd4_float32(vd S, vd nv)
+{
+    vd q = _mm256_div_pd(S, nv), e = _mm256_fnmadd_pd(q, nv, S);
+    __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
+    __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
+    __m256i b = _mm256_castpd_si256(q);
+    b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
+    b = _mm256_or_si256(b, _mm256_and_si256(inexact, _mm256_set1_epi64x(1)));
+    return _mm256_castsi256_pd(b);
+}
+
+/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < w8 (a
+ * multiple of 8), 8 outputs at a time; the values' |x| bit patterns folded
+ * into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+AVX2 __attribute__((always_inline)) static inline void mean_sums_float32(
+    const T_float32 *const *cont, const int nc, int64_t w8, double bsum, double *S, __m256i *mxp, __m256i *mnp)
+{
+    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
+    __m256i mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < w8; j += 8) {
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < nc; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            __m256 f = _mm256_loadu_ps(cont[i] + j);
+            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
+            mxv = _mm256_max_epu32(mxv, a);
+            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
+            s0 = vd_add(s0, VF_LO_float32(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_float32(f, cont[i] + j));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
 /* The vector form of mean_unit when every input is read contiguously or
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, 8 outputs at a time. */
-AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst)
+AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst,
+                                          int stream)
 {
     double S[TILE];
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
     __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
     /* broadcast inputs once: their sum starts every output's sum (when the
      * check passes, every order of the additions gives the same exact sum) */
@@ -2565,20 +2643,13 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
         bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
         bsum += v;
     }
-    int64_t j = 0;
-    for (; j + 8 <= w; j += 8) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < ncont; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            __m256 f = _mm256_loadu_ps(cont[i] + j);
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, VF_LO_float32(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_float32(f, cont[i] + j));
-        }
-        vd_store(S + j, s0);
-        vd_store(S + j + VD_N, s1);
+    int64_t j = w / 8 * 8;
+    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
+    case 1: mean_sums_float32(cont, 1, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_float32(cont, 2, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_float32(cont, 3, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_float32(cont, 4, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_float32(cont, ncont, j, bsum, S, &mxv, &mnv); break;
     }
     uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
     mx = bmx > mx ? bmx : mx;
@@ -2597,28 +2668,49 @@ AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src,
         mean_unit_float32(ninputs, src, sinner, w, dst);
         return;
     }
-    const vd nv = vd_set1((double)ninputs);
-    const __m256i lsb = _mm256_set1_epi64x(1);
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
     j = 0;
-    if ((ninputs & (ninputs - 1)) == 0) {
-        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
-         * format's smallest subnormal, far above double's), so no rounding to odd */
-        const vd rn = vd_set1(1.0 / (double)ninputs);
-        for (; j + VD_N <= w; j += VD_N) {
-            vd q = _mm256_mul_pd(vd_load(S + j), rn);
-            _mm_storeu_ps((float *)dst + j, _mm256_cvtpd_ps(q));
+    /* a large output goes straight to memory (no read of the lines it overwrites) */
+    const int nt = stream && ((uintptr_t)dst & 15) == 0;
+    /* Not a power of two: q = RN(S * RN(1 / n)) is within 1.6 of its ulps of
+     * S / n. The float32 rounding of S / n is decided by the midpoint M of
+     * q's float32 interval (q's low 29 bits set to 2^28; FLT_MAX's upper
+     * one is the overflow threshold): every other midpoint is 2^27 ulps away
+     * or more. For n < 2^28, M * n (25 + 28 bits) is exact, so the sign of
+     * d = fma(-M, n, S) = S - M * n is exact: M (a tie, to even) or M one
+     * ulp toward S / n rounds to float32 as S / n does. That holds while S / n
+     * and q are in float32's normal range: every nonzero S is at least 2^g
+     * (the grid of the unit's values, below), so |S / n| >= 2^(g - cl);
+     * a unit where that can fall below 2^-125 takes the division and
+     * rounding to odd. */
+    int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149; /* n <= 2^cl */
+    if (mn1 != UINT32_MAX) {
+        int t = (int)((mn1 + 1) >> 23) - 127;
+        g = t - 23 < -149 ? -149 : t - 23;
+    }
+    const int bymul = pow2 || (ninputs < (1 << 28) && g - cl >= -125);
+    const __m256i low29 = _mm256_set1_epi64x((1 << 29) - 1), half = _mm256_set1_epi64x(1 << 28);
+    const vd sign = vd_set1(-0.0), zero = vd_set1(0.0);
+    for (; bymul && j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = _mm256_mul_pd(Sv, rn);
+        if (!pow2) {
+            __m256i b = _mm256_castpd_si256(q);
+            vd M = _mm256_castsi256_pd(_mm256_or_si256(_mm256_andnot_si256(low29, b), half));
+            /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */
+            vd d = _mm256_xor_pd(_mm256_fnmadd_pd(M, nv, Sv), _mm256_and_pd(M, sign));
+            __m256i up = _mm256_castpd_si256(_mm256_cmp_pd(d, zero, _CMP_GT_OQ));
+            __m256i down = _mm256_castpd_si256(_mm256_cmp_pd(d, zero, _CMP_LT_OQ));
+            q = _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(M), _mm256_sub_epi64(down, up)));
         }
+        __m128 f = _mm256_cvtpd_ps(q);
+        if (nt) _mm_stream_ps((float *)dst + j, f);
+        else _mm_storeu_ps((float *)dst + j, f);
     }
     for (; j + VD_N <= w; j += VD_N) {
-        vd Sv = vd_load(S + j), q = _mm256_div_pd(Sv, nv);
-        vd e = _mm256_fnmadd_pd(q, nv, Sv); /* S - q * n, exact */
-        __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
-        __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
-        __m256i b = _mm256_castpd_si256(q);
-        b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
-        b = _mm256_or_si256(b, _mm256_and_si256(inexact, lsb));
-        vd qo = _mm256_castsi256_pd(b);
-        _mm_storeu_ps((float *)dst + j, _mm256_cvtpd_ps(qo));
+        __m128 f = _mm256_cvtpd_ps(div_odd4_float32(vd_load(S + j), nv));
+        if (nt) _mm_stream_ps((float *)dst + j, f);
+        else _mm_storeu_ps((float *)dst + j, f);
     }
     for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
 }
@@ -9041,6 +9133,8 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     const T_float16 *const *x = (const T_float16 *const *)inputs;
     T_float16 *y = (T_float16 *)out;
     int vec = 0;
+    /* an output far larger than the caches is written with non-temporal stores */
+    const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_float16);
 #ifdef MEAN_UNIT_VEC_float16
     vec = cpu_avx2_f16c;
     for (int i = 0; vec && i < ninputs; i++) {
@@ -9077,16 +9171,20 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
             }
 #ifdef MEAN_UNIT_VEC_float16
             if (vec) {
-                MEAN_UNIT_VEC_float16(ninputs, src, sin, w, y + o * L + t * TILE);
+                MEAN_UNIT_VEC_float16(ninputs, src, sin, w, y + o * L + t * TILE, stream);
                 continue;
             }
 #endif
             mean_unit_float16(ninputs, src, sin, w, y + o * L + t * TILE);
         }
+#ifdef MEAN_UNIT_VEC_float16
+        if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */
+#endif
         free(src);
         free(sin);
     }
     (void)vec;
+    (void)stream;
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
@@ -9146,6 +9244,8 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     const T_bfloat16 *const *x = (const T_bfloat16 *const *)inputs;
     T_bfloat16 *y = (T_bfloat16 *)out;
     int vec = 0;
+    /* an output far larger than the caches is written with non-temporal stores */
+    const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_bfloat16);
 #ifdef MEAN_UNIT_VEC_bfloat16
     vec = cpu_avx2;
     for (int i = 0; vec && i < ninputs; i++) {
@@ -9182,16 +9282,20 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
             }
 #ifdef MEAN_UNIT_VEC_bfloat16
             if (vec) {
-                MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
+                MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE, stream);
                 continue;
             }
 #endif
             mean_unit_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
         }
+#ifdef MEAN_UNIT_VEC_bfloat16
+        if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */
+#endif
         free(src);
         free(sin);
     }
     (void)vec;
+    (void)stream;
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
@@ -9251,6 +9355,8 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     const T_float32 *const *x = (const T_float32 *const *)inputs;
     T_float32 *y = (T_float32 *)out;
     int vec = 0;
+    /* an output far larger than the caches is written with non-temporal stores */
+    const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_float32);
 #ifdef MEAN_UNIT_VEC_float32
     vec = cpu_avx2;
     for (int i = 0; vec && i < ninputs; i++) {
@@ -9287,16 +9393,20 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
             }
 #ifdef MEAN_UNIT_VEC_float32
             if (vec) {
-                MEAN_UNIT_VEC_float32(ninputs, src, sin, w, y + o * L + t * TILE);
+                MEAN_UNIT_VEC_float32(ninputs, src, sin, w, y + o * L + t * TILE, stream);
                 continue;
             }
 #endif
             mean_unit_float32(ninputs, src, sin, w, y + o * L + t * TILE);
         }
+#ifdef MEAN_UNIT_VEC_float32
+        if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */
+#endif
         free(src);
         free(sin);
     }
     (void)vec;
+    (void)stream;
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
@@ -9356,6 +9466,8 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     const T_float64 *const *x = (const T_float64 *const *)inputs;
     T_float64 *y = (T_float64 *)out;
     int vec = 0;
+    /* an output far larger than the caches is written with non-temporal stores */
+    const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_float64);
 #ifdef MEAN_UNIT_VEC_float64
     vec = cpu_avx2;
     for (int i = 0; vec && i < ninputs; i++) {
@@ -9392,16 +9504,20 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
             }
 #ifdef MEAN_UNIT_VEC_float64
             if (vec) {
-                MEAN_UNIT_VEC_float64(ninputs, src, sin, w, y + o * L + t * TILE);
+                MEAN_UNIT_VEC_float64(ninputs, src, sin, w, y + o * L + t * TILE, stream);
                 continue;
             }
 #endif
             mean_unit_float64(ninputs, src, sin, w, y + o * L + t * TILE);
         }
+#ifdef MEAN_UNIT_VEC_float64
+        if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */
+#endif
         free(src);
         free(sin);
     }
     (void)vec;
+    (void)stream;
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "12a67cf01b91ff92efc8d9e057be4ec1160f843e1056f4c62d2eb6640c52d714"
+KERNEL_SOURCE_SHA256 = "3103239efb9970f60d160db83987e4cd7a4e826e152965d8d4a2194a423af12e"
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

@@ -108,6 +108,52 @@ def test_mean_is_the_exact_mean_rounded_once(xs: list[np.ndarray], threads: int)
     assert same_bits(meancli.mean(*xs, threads=threads), want)
 
 
+def _tie_inputs(rng: np.random.Generator, k: int, width: int, scale: int) -> list[np.ndarray]:
+    """k float32 rows of `width` (k >= 3) whose column sums S make S / k an
+    exact float32 midpoint (a tie, most columns) or zero (every 5th): k - 1
+    values in [1.5, 2) * 2^scale and one in (0, 1) * 2^scale that completes
+    the sum, so every value passes the vector path's exponent check."""
+    ulp = 2.0 ** (scale - 23)  # of a mean in [1, 2) * 2^scale
+    cols = []
+    for j in range(width):
+        vals = [float(np.float32(v * 2.0**scale)) for v in rng.uniform(1.5, 2, k - 1)]
+        if j % 5 == 4:  # cancels exactly
+            vals = [vals[0], -vals[0], *vals[2:], 0.0]
+            vals[2:] = [0.0] * (k - 2)
+        else:
+            part = sum(vals)  # exact: multiples of ulp / 2 far below 2^53 of it
+            mid = (np.floor((part + 0.5 * 2.0**scale) / k / ulp) + 0.5) * ulp
+            last = k * mid - part
+            assert 0 < last < 2.0**scale and float(np.float32(last)) == last
+            vals.append(last)
+        rng.shuffle(vals)
+        cols.append(vals)
+    return [np.array([c[i] for c in cols], dtype=np.float32).reshape(1, width) for i in range(k)]
+
+
+def _assert_mean_exact(xs: list[np.ndarray]) -> None:
+    shape = np.broadcast_shapes(*[x.shape for x in xs])
+    stacked = np.stack([np.broadcast_to(x, shape) for x in xs], -1).reshape(-1, len(xs))
+    want = oracles.exact_truth("float32", oracles.Groups(stacked, shape)).value
+    assert same_bits(meancli.mean(*xs, threads=1), want)
+
+
+@pytest.mark.parametrize("k", [3, 5, 6, 7, 12, 49])
+def test_mean_vector_finish_at_float32_ties(k: int) -> None:
+    """The vector Mean's finish multiplies by 1/k and checks how close to a
+    rounding boundary of float32 the product is: ties, near ties, zero and
+    subnormal means are each the exact mean rounded once."""
+    rng = np.random.default_rng(k)
+    for scale in (0, -120, 100):
+        xs = [np.concatenate([x, x[:, ::-1]]) for x in _tie_inputs(rng, k, 100, scale)]
+        _assert_mean_exact(xs)
+        _assert_mean_exact([*xs[:-1], xs[-1][:1, :1]])  # one input broadcast (summed once per unit)
+    # means below float32's normal range (subnormal results have other ties)
+    tiny = rng.integers(-300, 300, size=(k, 1, 104)).astype(np.float64) * 2.0**-149
+    tiny[:, 0, :8] = [[2.0**-126], [2.0**-149]] * (k // 2) + [[0.0]] * (k % 2)
+    _assert_mean_exact(list(tiny.astype(np.float32)))
+
+
 def _streamed(
     path: Path, axes: tuple[int, ...], slab_bytes: int, monkeypatch: pytest.MonkeyPatch
 ) -> np.ndarray | None:
