@@ -14,43 +14,49 @@ SHOW_FROM_BYTES = 1 << 30  # about half a second of reading here, or more
 def progress_bar(total_bytes: int, *, enabled: bool, label: str) -> Iterator[Callable[[int], None] | None]:
     """Yield a callback taking bytes processed, or None when no bar is shown:
     not a terminal, --quiet/--json, or less than SHOW_FROM_BYTES of input."""
-    if not enabled or total_bytes < SHOW_FROM_BYTES or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+    shown = enabled and total_bytes >= SHOW_FROM_BYTES and sys.stderr.isatty()
+    columns: tuple[object, ...] = ()
+    if shown:  # rich loads only for a bar that is shown
+        from rich.progress import DownloadColumn, TimeRemainingColumn, TransferSpeedColumn
 
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-        console=Console(file=sys.stderr),
-        transient=True,
-    ) as bar:
-        task = bar.add_task(label, total=total_bytes)
-        yield lambda n: bar.advance(task, n)
+        columns = (DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
+    with _bar(total_bytes, label, columns, enabled=shown) as advance:
+        yield advance
 
 
 @contextmanager
 def task_bar(total_tasks: int, *, enabled: bool, label: str) -> Iterator[Callable[[int], None] | None]:
     """Yield a callback taking tasks done, or None when no bar is shown (not a terminal, --quiet/--json)."""
+    shown = enabled and sys.stderr.isatty()
+    columns: tuple[object, ...] = ()
+    if shown:
+        from rich.progress import MofNCompleteColumn, TimeElapsedColumn
+
+        columns = (MofNCompleteColumn(), TimeElapsedColumn())
+    with _bar(total_tasks, label, columns, enabled=shown) as advance:
+        yield advance
+
+
+@contextmanager
+def _bar(
+    total: int, label: str, columns: tuple[object, ...], *, enabled: bool
+) -> Iterator[Callable[[int], None] | None]:
+    """A transient rich bar on stderr with ``columns`` after the bar itself, or None
+    when not ``enabled`` or stderr is not a terminal."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress
 
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
+        *columns,  # type: ignore[arg-type]
         console=Console(file=sys.stderr),
         transient=True,
     ) as bar:
-        task = bar.add_task(label, total=total_tasks)
+        task = bar.add_task(label, total=total)
         yield lambda n: bar.advance(task, n)
 
 
