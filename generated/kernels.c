@@ -712,73 +712,35 @@ static inline void odometer_next(int nd, const int64_t *size, const int64_t *str
     }
 }
 
-/* CPU features, read once when the module loads: the hot loops have AVX2
- * (and F16C) versions written with intrinsics, chosen at run time, so the
- * built module runs on any x86-64 (AVX2 here means AVX2 with FMA). Every sum
- * is exact, so the vector paths give their scalar twins' bits. */
+/* The instruction set of the vector kernels, picked once when the module
+ * loads: the highest level of meancli/codegen/isas.py the CPU supports
+ * (level 0 is the portable loops), or a lower one MEANCLI_ISA names, so the
+ * tests run every path. The built module runs on any x86-64 (no -march);
+ * every sum is exact, so every level gives the same bits. */
 #ifdef MEANCLI_X86
-static int cpu_avx2, cpu_avx2_f16c;
-__attribute__((constructor)) static void meancli_read_cpu_features(void)
+static const char *const ISA_NAMES[] = {"portable", "avx2", "avx512"};
+static int isa_level;
+__attribute__((constructor)) static void meancli_pick_isa(void)
 {
-    const char *off = getenv("MEANCLI_NO_SIMD"); /* tests compare both paths */
     __builtin_cpu_init();
-    cpu_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !(off && *off && *off != '0');
-    cpu_avx2_f16c = cpu_avx2 && __builtin_cpu_supports("f16c");
+    int best = 0;
+    if (best == 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) best = 1;
+    if (best == 1 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) best = 2;
+    isa_level = best;
+    const char *want = getenv("MEANCLI_ISA");
+    for (int k = 0; want && k < best; k++)
+        if (strcmp(want, ISA_NAMES[k]) == 0) isa_level = k;
 }
+/* the portable loops the compiler vectorizes on its own, cloned for AVX2 */
 #define CLONES __attribute__((target_clones("avx2", "default")))
-#define AVX2 __attribute__((target("avx2,fma")))
-#define AVX2_F16C __attribute__((target("avx2,f16c,fma")))
-/* The exact-sum loops are written on a vector of VD_N doubles (vd) and its
- * lane masks, so a wider ISA is these definitions and a target. */
-typedef __m256d vd;
-#define VD_N 4
-#define vd_set1 _mm256_set1_pd
-#define vd_load _mm256_loadu_pd
-#define vd_store _mm256_storeu_pd
-#define vd_add _mm256_add_pd
-#define vd_sub _mm256_sub_pd
-#define vd_or _mm256_or_pd
-#define vd_abs(a) _mm256_andnot_pd(_mm256_set1_pd(-0.0), (a))
-/* lanes where !(|a| <= b): above the bound, or NaN */
-#define vd_above(a, b) _mm256_cmp_pd(vd_abs(a), (b), _CMP_NLE_UQ)
-#define vd_any(m) (!_mm256_testz_pd((m), (m)))                                      /* a mask lane set */
-#define vd_anybits(a) (!_mm256_testz_si256(_mm256_castpd_si256(a), _mm256_castpd_si256(a))) /* a nonzero bit */
-/* 8 floats (__m256) as two vd, exact */
-#define vf_lo(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
-#define vf_hi(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
-#define vf_above(f, b) _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), (f)), (b), _CMP_NLE_UQ)
-#define vf_any(m) (!_mm256_testz_ps((m), (m)))
-AVX2 static inline uint32_t hmax_epu32(__m256i v)
-{
-    uint32_t a[8], m = 0;
-    memcpy(a, &v, 32);
-    for (int k = 0; k < 8; k++) m = a[k] > m ? a[k] : m;
-    return m;
-}
-
-AVX2 static inline uint32_t hmin_epu32(__m256i v)
-{
-    uint32_t a[8], m = UINT32_MAX;
-    memcpy(a, &v, 32);
-    for (int k = 0; k < 8; k++) m = a[k] < m ? a[k] : m;
-    return m;
-}
-
-/* The largest and smallest of 16 uint16 lanes (phminposuw finds the smallest of 8). */
-AVX2 static inline uint32_t hmax_epu16(__m256i v)
-{
-    __m128i m = _mm_max_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    return 0xffffu - ((uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(m, _mm_set1_epi32(-1)))) & 0xffffu);
-}
-
-AVX2 static inline uint32_t hmin_epu16(__m256i v)
-{
-    __m128i m = _mm_min_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    return (uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(m)) & 0xffffu;
-}
 #else
+static const char *const ISA_NAMES[] = {"portable"};
+static const int isa_level = 0;
 #define CLONES
 #endif
+
+/* The name of the instruction set the kernels run: "portable", "avx2" or "avx512". */
+const char *meancli_isa(void) { return ISA_NAMES[isa_level]; }
 
 /* ======================================================================
  * float16: exact sum, the mean rounded once
@@ -1128,341 +1090,6 @@ static void mean_unit_float16(int ninputs, const T_float16 *const *src, const in
         dst[j] = ok ? store_float16(div_odd(S[j], (double)ninputs)) : mean_exact_float16(ninputs, src, sinner, j);
     }
 }
-
-#ifdef MEANCLI_X86
-/* The vector loops: the same blocks, the same checks, so the same bits. */
-/* The 8 values at p already loaded as f, as two vd: from memory where the
- * format widens to double in one instruction, else from f. */
-#define VF_LO_float16(f, p) vf_lo(f)
-#define VF_HI_float16(f, p) vf_hi(f)
-/* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
- * the running max and min - 1 (unsigned), and 4 vd of doubles. */
-#define LOAD16_float16(p, d, mx, mn1) do { \
-        __m256 f0_ = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((p)))), f1_ = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((p) + 8))); \
-        const __m256i abs_ = _mm256_set1_epi32(0x7fffffff), one_ = _mm256_set1_epi32(1); \
-        __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
-        (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
-        (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
-        (d)[0] = VF_LO_float16(f0_, (p)); (d)[1] = VF_HI_float16(f0_, (p)); (d)[2] = VF_LO_float16(f1_, (p) + 8); (d)[3] = VF_HI_float16(f1_, (p) + 8); \
-    } while (0)
-
-AVX2_F16C static void block_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
-{
-    if (l->skip > 0) {
-        l->skip--;
-        (void)chunk_block_float16(x, 1, n, &l->acc);
-        return;
-    }
-    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
-    int64_t i = 0;
-    if (ALWAYS_EXACT_float16) {
-        for (; i + 16 <= n; i += 16) {
-            PREFETCH_AT(x + i, PREFETCH_BYTES);
-            __m256 f0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))), f1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i + 8)));
-            s[0] = vd_add(s[0], VF_LO_float16(f0, x + i));
-            s[1] = vd_add(s[1], VF_HI_float16(f0, x + i));
-            s[2] = vd_add(s[2], VF_LO_float16(f1, x + i + 8));
-            s[3] = vd_add(s[3], VF_HI_float16(f1, x + i + 8));
-        }
-        double part[4 * VD_N], total = 0.0;
-        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
-        for (; i < n; i++) part[0] += LOAD_float16(x[i]);
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
-        if (isfinite(total)) keep_block_float16(x, 1, n, &l->acc, &total, 1, total != 0.0);
-        else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
-        return;
-    }
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-    for (; i + 16 <= n; i += 16) {
-        vd d[4];
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
-        LOAD16_float16(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
-    }
-    double part[4 * VD_N], total = 0.0;
-    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
-    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
-    for (; i < n; i++) {
-        double v = LOAD_float16(x[i]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        mx = a > mx ? a : mx;
-        mn1 = a - 1u < mn1 ? a - 1u : mn1;
-        part[0] += v;
-    }
-    if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
-        keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
-        l->fails = 0;
-    } else {
-        (void)chunk_block_float16(x, 1, n, &l->acc);
-        if (++l->fails >= 2) l->skip = EXACT_SKIP;
-    }
-}
-
-/* div_odd on 4 lanes: q = RN(S / n), e = S - q * n exactly; an inexact
- * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
-AVX2_F16C static inline vd div_odd4_float16(vd S, vd nv)
-{
-    vd q = _mm256_div_pd(S, nv), e = _mm256_fnmadd_pd(q, nv, S);
-    __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
-    __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
-    __m256i b = _mm256_castpd_si256(q);
-    b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
-    b = _mm256_or_si256(b, _mm256_and_si256(inexact, _mm256_set1_epi64x(1)));
-    return _mm256_castsi256_pd(b);
-}
-
-/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < w8 (a
- * multiple of 8), 8 outputs at a time; the values' |x| bit patterns folded
- * into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
-AVX2_F16C __attribute__((always_inline)) static inline void mean_sums_float16(
-    const T_float16 *const *cont, const int nc, int64_t w8, double bsum, double *S, __m256i *mxp, __m256i *mnp)
-{
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    __m256i mxv = *mxp, mnv = *mnp;
-    for (int64_t j = 0; j < w8; j += 8) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < nc; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(cont[i] + j)));
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, VF_LO_float16(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_float16(f, cont[i] + j));
-        }
-        vd_store(S + j, s0);
-        vd_store(S + j + VD_N, s1);
-    }
-    *mxp = mxv;
-    *mnp = mnv;
-}
-
-/* The vector form of mean_unit when every input is read contiguously or
- * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
- * rounding, 8 outputs at a time. */
-AVX2_F16C static void mean_unit_float16_vec(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w, T_float16 *dst,
-                                          int stream)
-{
-    double S[TILE];
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-    /* broadcast inputs once: their sum starts every output's sum (when the
-     * check passes, every order of the additions gives the same exact sum) */
-    const T_float16 *cont[MEAN_VEC_MAX];
-    int ncont = 0;
-    double bsum = -0.0;
-    uint32_t bmx = 0, bmn1 = UINT32_MAX;
-    for (int i = 0; i < ninputs; i++) {
-        if (sinner[i] && ncont < MEAN_VEC_MAX) {
-            cont[ncont++] = src[i];
-            continue;
-        }
-        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
-            mean_unit_float16(ninputs, src, sinner, w, dst);
-            return;
-        }
-        double v = LOAD_float16(src[i][0]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        bmx = a > bmx ? a : bmx;
-        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
-        bsum += v;
-    }
-    int64_t j = w / 8 * 8;
-    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
-    case 1: mean_sums_float16(cont, 1, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_float16(cont, 2, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_float16(cont, 3, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_float16(cont, 4, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_float16(cont, ncont, j, bsum, S, &mxv, &mnv); break;
-    }
-    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
-    mx = bmx > mx ? bmx : mx;
-    mn1 = bmn1 < mn1 ? bmn1 : mn1;
-    for (; j < w; j++) {
-        S[j] = -0.0;
-        for (int i = 0; i < ninputs; i++) {
-            double v = LOAD_float16(src[i][j * sinner[i]]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            mx = a > mx ? a : mx;
-            mn1 = a - 1u < mn1 ? a - 1u : mn1;
-            S[j] += v;
-        }
-    }
-    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) { /* rare: the portable unit checks output by output */
-        mean_unit_float16(ninputs, src, sinner, w, dst);
-        return;
-    }
-    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
-    const int pow2 = (ninputs & (ninputs - 1)) == 0;
-    j = 0;
-    (void)stream;
-    for (; j + VD_N <= w; j += VD_N) {
-        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
-         * format's smallest subnormal, far above double's), so no rounding to odd */
-        vd Sv = vd_load(S + j), q = pow2 ? _mm256_mul_pd(Sv, rn) : div_odd4_float16(Sv, nv);
-        double t[VD_N];
-        vd_store(t, q);
-        for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
-    }
-    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
-}
-
-/* Each column's own check of a block (8 columns at a time, the bounds in registers). */
-AVX2_F16C static void columns_ok_float16_vec(const T_float16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
-{
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    int64_t j = 0;
-    for (; j + 8 <= w; j += 8) {
-        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-        for (int64_t i = 0; i < nb; i++) {
-            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(b + i * rs + j)));
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-        }
-        uint32_t mx[8], mn1[8];
-        memcpy(mx, &mxv, 32);
-        memcpy(mn1, &mnv, 32);
-        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float16, LSB_MIN_float16);
-    }
-    for (; j < w; j++) ok[j] = (uint8_t)column_ok_float16(NULL, j, b + j, rs, nb);
-}
-
-/* Narrow rows (w <= NARROW_ROW): the first nb * 8 column sums in 2 * nb
- * registers across the block's rows (each read once, in order, prefetched
- * `ahead` rows early), the block's shared bound in two more. Inlined with a
- * constant nb, so the sums stay in registers. */
-AVX2_F16C __attribute__((always_inline)) static inline void narrow_rows_float16(
-    rowacc_float16 *r, int64_t j0, const T_float16 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead,
-    int64_t row_bytes)
-{
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-    vd c[2 * NARROW_PANEL];
-    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float16);
-    for (int q = 0; q < 2 * nb; q++) c[q] = vd_load(r->s + j0 + 4 * q);
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_float16 *p = x + i * rs;
-        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        for (int q = 0; q < nb; q++) {
-            __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8 * q)));
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            c[2 * q] = vd_add(c[2 * q], VF_LO_float16(f, p + 8 * q));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float16(f, p + 8 * q));
-        }
-    }
-    for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
-    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
-    r->bmx = mx > r->bmx ? mx : r->bmx;
-    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
-}
-
-/* Rows one after the other (each read once, in order, prefetched ahead):
- * narrow ones as above, wide ones with the column sums in L1; the block's
- * shared bound in registers. */
-AVX2_F16C static void add_rows_float16_vec(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
-{
-    if (w <= PANEL_ROWS_MAX) {
-        const int64_t row_bytes = w * (int64_t)sizeof(T_float16);
-        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
-        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
-        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
-            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
-            const T_float16 *b = x + i0 * rs;
-            if (r->skip > 0) {
-                nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
-                continue;
-            }
-            rows_block_begin_float16(r, b, rs, nb, 1, w);
-            /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
-             * (in L1 after the first panel, which prefetches whole rows) */
-            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
-                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
-                for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
-                    int64_t pb = j0 == 0 ? row_bytes : 0;
-                    const T_float16 *src = b + k0 * rs + j0;
-                    switch ((w - j0) / 8 < NARROW_PANEL ? (w - j0) / 8 : NARROW_PANEL) { /* a constant nb each: its own loop */
-                    case 1: narrow_rows_float16(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
-                    case 2: narrow_rows_float16(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
-                    case 3: narrow_rows_float16(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
-                    case 4: narrow_rows_float16(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
-                    case 5: narrow_rows_float16(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
-                    case 6: narrow_rows_float16(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
-                    case 7: narrow_rows_float16(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
-                    case 8: narrow_rows_float16(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
-                    default: break;
-                    }
-                }
-            }
-            for (int64_t i = 0; i < nb; i++)
-                for (int64_t j = w / 8 * 8; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
-            if (rows_block_ok_float16(r, nb)) {
-                rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
-            } else {
-                uint8_t ok[TILE];
-                columns_ok_float16_vec(b, rs, nb, w, ok);
-                rows_block_end_float16(r, b, rs, nb, 1, w, ok);
-            }
-        }
-        return;
-    }
-    const int64_t row_bytes = w * (int64_t)sizeof(T_float16), rs_bytes = rs * (int64_t)sizeof(T_float16);
-    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
-        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
-        const T_float16 *b = x + i0 * rs;
-        if (r->skip > 0) {
-            nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
-            continue;
-        }
-        rows_block_begin_float16(r, b, rs, nb, 1, w);
-        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-        for (int64_t i = 0; i < nb; i++) {
-            const T_float16 *p = b + i * rs;
-            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-            int64_t j = 0;
-            for (; j + 8 <= w; j += 8) {
-                __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + j)));
-                __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-                mxv = _mm256_max_epu32(mxv, a);
-                mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float16(f, p + j)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float16(f, p + j)));
-            }
-            for (; j < w; j++) col_add_float16(r, j, LOAD_float16(p[j]));
-        }
-        uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
-        r->bmx = mx > r->bmx ? mx : r->bmx;
-        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
-        if (rows_block_ok_float16(r, nb)) {
-            rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
-        } else {
-            uint8_t ok[TILE];
-            columns_ok_float16_vec(b, rs, nb, w, ok);
-            rows_block_end_float16(r, b, rs, nb, 1, w, ok);
-        }
-    }
-}
-
-AVX2_F16C static void run_float16_vec(const T_float16 *x, int64_t n, lanes_float16 *l)
-{
-    for (int64_t i = 0; i < n; i += RUN_BLOCK_float16)
-        block_float16_vec(x + i, n - i < RUN_BLOCK_float16 ? n - i : RUN_BLOCK_float16, l);
-}
-#define MEAN_UNIT_VEC_float16 mean_unit_float16_vec
-#define RUN_float16(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2_f16c ? run_float16_vec((x), (n), (l)) : run_float16((x), (s), (n), (l), (k0)))
-#define ADD_ROWS_float16(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2_f16c ? add_rows_float16_vec((r), (x), (rs), (nrows), (w)) \
-                                       : add_rows_float16_generic((r), (x), (rs), (nrows), (s), (w)))
-#else
-#define RUN_float16 run_float16
-#define ADD_ROWS_float16 add_rows_float16_generic
-#endif
 /* ======================================================================
  * bfloat16: exact sum, the mean rounded once
  * ==================================================================== */
@@ -1811,351 +1438,6 @@ static void mean_unit_bfloat16(int ninputs, const T_bfloat16 *const *src, const 
         dst[j] = ok ? store_bfloat16(div_odd(S[j], (double)ninputs)) : mean_exact_bfloat16(ninputs, src, sinner, j);
     }
 }
-
-#ifdef MEANCLI_X86
-/* The vector loops: the same blocks, the same checks, so the same bits. */
-/* The 8 values at p already loaded as f, as two vd: from memory where the
- * format widens to double in one instruction, else from f. */
-#define VF_LO_bfloat16(f, p) vf_lo(f)
-#define VF_HI_bfloat16(f, p) vf_hi(f)
-/* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
- * the running max and min - 1 (unsigned), and 4 vd of doubles. */
-#define LOAD16_bfloat16(p, d, mx, mn1) do { \
-        __m256 f0_ = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((p)))), 16)), f1_ = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((p) + 8))), 16)); \
-        const __m256i abs_ = _mm256_set1_epi32(0x7fffffff), one_ = _mm256_set1_epi32(1); \
-        __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
-        (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
-        (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
-        (d)[0] = VF_LO_bfloat16(f0_, (p)); (d)[1] = VF_HI_bfloat16(f0_, (p)); (d)[2] = VF_LO_bfloat16(f1_, (p) + 8); (d)[3] = VF_HI_bfloat16(f1_, (p) + 8); \
-    } while (0)
-
-AVX2 static void block_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
-{
-    if (l->skip > 0) {
-        l->skip--;
-        (void)chunk_block_bfloat16(x, 1, n, &l->acc);
-        return;
-    }
-    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
-    int64_t i = 0;
-    if (ALWAYS_EXACT_bfloat16) {
-        for (; i + 16 <= n; i += 16) {
-            PREFETCH_AT(x + i, PREFETCH_BYTES);
-            __m256 f0 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + i))), 16)), f1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + i + 8))), 16));
-            s[0] = vd_add(s[0], VF_LO_bfloat16(f0, x + i));
-            s[1] = vd_add(s[1], VF_HI_bfloat16(f0, x + i));
-            s[2] = vd_add(s[2], VF_LO_bfloat16(f1, x + i + 8));
-            s[3] = vd_add(s[3], VF_HI_bfloat16(f1, x + i + 8));
-        }
-        double part[4 * VD_N], total = 0.0;
-        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
-        for (; i < n; i++) part[0] += LOAD_bfloat16(x[i]);
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
-        if (isfinite(total)) keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, total != 0.0);
-        else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
-        return;
-    }
-    /* the check on the 16-bit patterns (the float32 ones are them << 16); the
-     * values widened out of order, which exact sums do not mind */
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi16(-1);
-    const __m256i abs16 = _mm256_set1_epi16(0x7fff), one16 = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
-    for (; i + 16 <= n; i += 16) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
-        __m256i raw = _mm256_loadu_si256((const __m256i *)(x + i)), a = _mm256_and_si256(raw, abs16);
-        mxv = _mm256_max_epu16(mxv, a);
-        mnv = _mm256_min_epu16(mnv, _mm256_sub_epi16(a, one16));
-        __m256 f0 = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, raw));
-        __m256 f1 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, raw));
-        s[0] = vd_add(s[0], vf_lo(f0));
-        s[1] = vd_add(s[1], vf_hi(f0));
-        s[2] = vd_add(s[2], vf_lo(f1));
-        s[3] = vd_add(s[3], vf_hi(f1));
-    }
-    double part[4 * VD_N], total = 0.0;
-    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
-    uint32_t mx = hmax_epu16(mxv) << 16, mn16 = hmin_epu16(mnv);
-    uint32_t mn1 = mn16 == 0xffffu ? UINT32_MAX : ((mn16 + 1u) << 16) - 1u;
-    for (; i < n; i++) {
-        double v = LOAD_bfloat16(x[i]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        mx = a > mx ? a : mx;
-        mn1 = a - 1u < mn1 ? a - 1u : mn1;
-        part[0] += v;
-    }
-    if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
-        keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
-        l->fails = 0;
-    } else {
-        (void)chunk_block_bfloat16(x, 1, n, &l->acc);
-        if (++l->fails >= 2) l->skip = EXACT_SKIP;
-    }
-}
-
-/* div_odd on 4 lanes: q = RN(S / n), e = S - q * n exactly; an inexact
- * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
-AVX2 static inline vd div_odd4_bfloat16(vd S, vd nv)
-{
-    vd q = _mm256_div_pd(S, nv), e = _mm256_fnmadd_pd(q, nv, S);
-    __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
-    __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
-    __m256i b = _mm256_castpd_si256(q);
-    b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
-    b = _mm256_or_si256(b, _mm256_and_si256(inexact, _mm256_set1_epi64x(1)));
-    return _mm256_castsi256_pd(b);
-}
-
-/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < w8 (a
- * multiple of 8), 8 outputs at a time; the values' |x| bit patterns folded
- * into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
-AVX2 __attribute__((always_inline)) static inline void mean_sums_bfloat16(
-    const T_bfloat16 *const *cont, const int nc, int64_t w8, double bsum, double *S, __m256i *mxp, __m256i *mnp)
-{
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    __m256i mxv = *mxp, mnv = *mnp;
-    for (int64_t j = 0; j < w8; j += 8) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < nc; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(cont[i] + j))), 16));
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, VF_LO_bfloat16(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_bfloat16(f, cont[i] + j));
-        }
-        vd_store(S + j, s0);
-        vd_store(S + j + VD_N, s1);
-    }
-    *mxp = mxv;
-    *mnp = mnv;
-}
-
-/* The vector form of mean_unit when every input is read contiguously or
- * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
- * rounding, 8 outputs at a time. */
-AVX2 static void mean_unit_bfloat16_vec(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w, T_bfloat16 *dst,
-                                          int stream)
-{
-    double S[TILE];
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-    /* broadcast inputs once: their sum starts every output's sum (when the
-     * check passes, every order of the additions gives the same exact sum) */
-    const T_bfloat16 *cont[MEAN_VEC_MAX];
-    int ncont = 0;
-    double bsum = -0.0;
-    uint32_t bmx = 0, bmn1 = UINT32_MAX;
-    for (int i = 0; i < ninputs; i++) {
-        if (sinner[i] && ncont < MEAN_VEC_MAX) {
-            cont[ncont++] = src[i];
-            continue;
-        }
-        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
-            mean_unit_bfloat16(ninputs, src, sinner, w, dst);
-            return;
-        }
-        double v = LOAD_bfloat16(src[i][0]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        bmx = a > bmx ? a : bmx;
-        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
-        bsum += v;
-    }
-    int64_t j = w / 8 * 8;
-    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
-    case 1: mean_sums_bfloat16(cont, 1, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_bfloat16(cont, 2, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_bfloat16(cont, 3, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_bfloat16(cont, 4, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_bfloat16(cont, ncont, j, bsum, S, &mxv, &mnv); break;
-    }
-    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
-    mx = bmx > mx ? bmx : mx;
-    mn1 = bmn1 < mn1 ? bmn1 : mn1;
-    for (; j < w; j++) {
-        S[j] = -0.0;
-        for (int i = 0; i < ninputs; i++) {
-            double v = LOAD_bfloat16(src[i][j * sinner[i]]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            mx = a > mx ? a : mx;
-            mn1 = a - 1u < mn1 ? a - 1u : mn1;
-            S[j] += v;
-        }
-    }
-    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) { /* rare: the portable unit checks output by output */
-        mean_unit_bfloat16(ninputs, src, sinner, w, dst);
-        return;
-    }
-    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
-    const int pow2 = (ninputs & (ninputs - 1)) == 0;
-    j = 0;
-    (void)stream;
-    for (; j + VD_N <= w; j += VD_N) {
-        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
-         * format's smallest subnormal, far above double's), so no rounding to odd */
-        vd Sv = vd_load(S + j), q = pow2 ? _mm256_mul_pd(Sv, rn) : div_odd4_bfloat16(Sv, nv);
-        double t[VD_N];
-        vd_store(t, q);
-        for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
-    }
-    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
-}
-
-/* Each column's own check of a block (8 columns at a time, the bounds in registers). */
-AVX2 static void columns_ok_bfloat16_vec(const T_bfloat16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
-{
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    int64_t j = 0;
-    for (; j + 8 <= w; j += 8) {
-        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-        for (int64_t i = 0; i < nb; i++) {
-            __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(b + i * rs + j))), 16));
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-        }
-        uint32_t mx[8], mn1[8];
-        memcpy(mx, &mxv, 32);
-        memcpy(mn1, &mnv, 32);
-        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_bfloat16, LSB_MIN_bfloat16);
-    }
-    for (; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(NULL, j, b + j, rs, nb);
-}
-
-/* Narrow rows (w <= NARROW_ROW): the first nb * 8 column sums in 2 * nb
- * registers across the block's rows (each read once, in order, prefetched
- * `ahead` rows early), the block's shared bound in two more. Inlined with a
- * constant nb, so the sums stay in registers. */
-AVX2 __attribute__((always_inline)) static inline void narrow_rows_bfloat16(
-    rowacc_bfloat16 *r, int64_t j0, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead,
-    int64_t row_bytes)
-{
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-    vd c[2 * NARROW_PANEL];
-    const int64_t rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
-    for (int q = 0; q < 2 * nb; q++) c[q] = vd_load(r->s + j0 + 4 * q);
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_bfloat16 *p = x + i * rs;
-        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        for (int q = 0; q < nb; q++) {
-            __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + 8 * q))), 16));
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            c[2 * q] = vd_add(c[2 * q], VF_LO_bfloat16(f, p + 8 * q));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_bfloat16(f, p + 8 * q));
-        }
-    }
-    for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
-    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
-    r->bmx = mx > r->bmx ? mx : r->bmx;
-    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
-}
-
-/* Rows one after the other (each read once, in order, prefetched ahead):
- * narrow ones as above, wide ones with the column sums in L1; the block's
- * shared bound in registers. */
-AVX2 static void add_rows_bfloat16_vec(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
-{
-    if (w <= PANEL_ROWS_MAX) {
-        const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16);
-        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
-        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
-        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
-            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
-            const T_bfloat16 *b = x + i0 * rs;
-            if (r->skip > 0) {
-                nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
-                continue;
-            }
-            rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
-            /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
-             * (in L1 after the first panel, which prefetches whole rows) */
-            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
-                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
-                for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
-                    int64_t pb = j0 == 0 ? row_bytes : 0;
-                    const T_bfloat16 *src = b + k0 * rs + j0;
-                    switch ((w - j0) / 8 < NARROW_PANEL ? (w - j0) / 8 : NARROW_PANEL) { /* a constant nb each: its own loop */
-                    case 1: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
-                    case 2: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
-                    case 3: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
-                    case 4: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
-                    case 5: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
-                    case 6: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
-                    case 7: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
-                    case 8: narrow_rows_bfloat16(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
-                    default: break;
-                    }
-                }
-            }
-            for (int64_t i = 0; i < nb; i++)
-                for (int64_t j = w / 8 * 8; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
-            if (rows_block_ok_bfloat16(r, nb)) {
-                rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
-            } else {
-                uint8_t ok[TILE];
-                columns_ok_bfloat16_vec(b, rs, nb, w, ok);
-                rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
-            }
-        }
-        return;
-    }
-    const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16), rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
-    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
-        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
-        const T_bfloat16 *b = x + i0 * rs;
-        if (r->skip > 0) {
-            nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
-            continue;
-        }
-        rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
-        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-        for (int64_t i = 0; i < nb; i++) {
-            const T_bfloat16 *p = b + i * rs;
-            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-            int64_t j = 0;
-            for (; j + 8 <= w; j += 8) {
-                __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + j))), 16));
-                __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-                mxv = _mm256_max_epu32(mxv, a);
-                mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_bfloat16(f, p + j)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_bfloat16(f, p + j)));
-            }
-            for (; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(p[j]));
-        }
-        uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
-        r->bmx = mx > r->bmx ? mx : r->bmx;
-        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
-        if (rows_block_ok_bfloat16(r, nb)) {
-            rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
-        } else {
-            uint8_t ok[TILE];
-            columns_ok_bfloat16_vec(b, rs, nb, w, ok);
-            rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
-        }
-    }
-}
-
-AVX2 static void run_bfloat16_vec(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
-{
-    for (int64_t i = 0; i < n; i += RUN_BLOCK_bfloat16)
-        block_bfloat16_vec(x + i, n - i < RUN_BLOCK_bfloat16 ? n - i : RUN_BLOCK_bfloat16, l);
-}
-#define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_vec
-#define RUN_bfloat16(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2 ? run_bfloat16_vec((x), (n), (l)) : run_bfloat16((x), (s), (n), (l), (k0)))
-#define ADD_ROWS_bfloat16(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2 ? add_rows_bfloat16_vec((r), (x), (rs), (nrows), (w)) \
-                                       : add_rows_bfloat16_generic((r), (x), (rs), (nrows), (s), (w)))
-#else
-#define RUN_bfloat16 run_bfloat16
-#define ADD_ROWS_bfloat16 add_rows_bfloat16_generic
-#endif
 /* ======================================================================
  * float32: exact sum, the mean rounded once
  * ==================================================================== */
@@ -2504,373 +1786,6 @@ static void mean_unit_float32(int ninputs, const T_float32 *const *src, const in
         dst[j] = ok ? store_float32(div_odd(S[j], (double)ninputs)) : mean_exact_float32(ninputs, src, sinner, j);
     }
 }
-
-#ifdef MEANCLI_X86
-/* The vector loops: the same blocks, the same checks, so the same bits. */
-/* The 8 values at p already loaded as f, as two vd: from memory where the
- * format widens to double in one instruction, else from f. */
-#define VF_LO_float32(f, p) _mm256_cvtps_pd(_mm_loadu_ps((p)))
-#define VF_HI_float32(f, p) _mm256_cvtps_pd(_mm_loadu_ps((p) + 4))
-/* 16 values at p: two __m256 of floats, their |x| bit patterns folded into
- * the running max and min - 1 (unsigned), and 4 vd of doubles. */
-#define LOAD16_float32(p, d, mx, mn1) do { \
-        __m256 f0_ = _mm256_loadu_ps((p)), f1_ = _mm256_loadu_ps((p) + 8); \
-        const __m256i abs_ = _mm256_set1_epi32(0x7fffffff), one_ = _mm256_set1_epi32(1); \
-        __m256i a0_ = _mm256_and_si256(_mm256_castps_si256(f0_), abs_), a1_ = _mm256_and_si256(_mm256_castps_si256(f1_), abs_); \
-        (mx) = _mm256_max_epu32((mx), _mm256_max_epu32(a0_, a1_)); \
-        (mn1) = _mm256_min_epu32((mn1), _mm256_min_epu32(_mm256_sub_epi32(a0_, one_), _mm256_sub_epi32(a1_, one_))); \
-        (d)[0] = VF_LO_float32(f0_, (p)); (d)[1] = VF_HI_float32(f0_, (p)); (d)[2] = VF_LO_float32(f1_, (p) + 8); (d)[3] = VF_HI_float32(f1_, (p) + 8); \
-    } while (0)
-
-AVX2 static void block_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
-{
-    if (l->skip > 0) {
-        l->skip--;
-        (void)chunk_block_float32(x, 1, n, &l->acc);
-        return;
-    }
-    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
-    int64_t i = 0;
-    if (ALWAYS_EXACT_float32) {
-        for (; i + 16 <= n; i += 16) {
-            PREFETCH_AT(x + i, PREFETCH_BYTES);
-            __m256 f0 = _mm256_loadu_ps(x + i), f1 = _mm256_loadu_ps(x + i + 8);
-            s[0] = vd_add(s[0], VF_LO_float32(f0, x + i));
-            s[1] = vd_add(s[1], VF_HI_float32(f0, x + i));
-            s[2] = vd_add(s[2], VF_LO_float32(f1, x + i + 8));
-            s[3] = vd_add(s[3], VF_HI_float32(f1, x + i + 8));
-        }
-        double part[4 * VD_N], total = 0.0;
-        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
-        for (; i < n; i++) part[0] += LOAD_float32(x[i]);
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
-        if (isfinite(total)) keep_block_float32(x, 1, n, &l->acc, &total, 1, total != 0.0);
-        else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
-        return;
-    }
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-    for (; i + 16 <= n; i += 16) {
-        vd d[4];
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
-        LOAD16_float32(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
-    }
-    double part[4 * VD_N], total = 0.0;
-    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
-    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
-    for (; i < n; i++) {
-        double v = LOAD_float32(x[i]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        mx = a > mx ? a : mx;
-        mn1 = a - 1u < mn1 ? a - 1u : mn1;
-        part[0] += v;
-    }
-    if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
-        keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
-        l->fails = 0;
-    } else {
-        (void)chunk_block_float32(x, 1, n, &l->acc);
-        if (++l->fails >= 2) l->skip = EXACT_SKIP;
-    }
-}
-
-/* div_odd on 4 lanes: q = RN(S / n), e = S - q * n exactly; an inexact
- * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
-AVX2 static inline vd div_odd4_float32(vd S, vd nv)
-{
-    vd q = _mm256_div_pd(S, nv), e = _mm256_fnmadd_pd(q, nv, S);
-    __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(e, vd_set1(0.0), _CMP_NEQ_OQ));
-    __m256i toward = _mm256_srli_epi64(_mm256_castpd_si256(_mm256_xor_pd(e, q)), 63); /* signs differ */
-    __m256i b = _mm256_castpd_si256(q);
-    b = _mm256_sub_epi64(b, _mm256_and_si256(inexact, toward));
-    b = _mm256_or_si256(b, _mm256_and_si256(inexact, _mm256_set1_epi64x(1)));
-    return _mm256_castsi256_pd(b);
-}
-
-/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < w8 (a
- * multiple of 8), 8 outputs at a time; the values' |x| bit patterns folded
- * into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
-AVX2 __attribute__((always_inline)) static inline void mean_sums_float32(
-    const T_float32 *const *cont, const int nc, int64_t w8, double bsum, double *S, __m256i *mxp, __m256i *mnp)
-{
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    __m256i mxv = *mxp, mnv = *mnp;
-    for (int64_t j = 0; j < w8; j += 8) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < nc; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            __m256 f = _mm256_loadu_ps(cont[i] + j);
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            s0 = vd_add(s0, VF_LO_float32(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_float32(f, cont[i] + j));
-        }
-        vd_store(S + j, s0);
-        vd_store(S + j + VD_N, s1);
-    }
-    *mxp = mxv;
-    *mnp = mnv;
-}
-
-/* The vector form of mean_unit when every input is read contiguously or
- * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
- * rounding, 8 outputs at a time. */
-AVX2 static void mean_unit_float32_vec(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst,
-                                          int stream)
-{
-    double S[TILE];
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-    /* broadcast inputs once: their sum starts every output's sum (when the
-     * check passes, every order of the additions gives the same exact sum) */
-    const T_float32 *cont[MEAN_VEC_MAX];
-    int ncont = 0;
-    double bsum = -0.0;
-    uint32_t bmx = 0, bmn1 = UINT32_MAX;
-    for (int i = 0; i < ninputs; i++) {
-        if (sinner[i] && ncont < MEAN_VEC_MAX) {
-            cont[ncont++] = src[i];
-            continue;
-        }
-        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
-            mean_unit_float32(ninputs, src, sinner, w, dst);
-            return;
-        }
-        double v = LOAD_float32(src[i][0]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        bmx = a > bmx ? a : bmx;
-        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
-        bsum += v;
-    }
-    int64_t j = w / 8 * 8;
-    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
-    case 1: mean_sums_float32(cont, 1, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_float32(cont, 2, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_float32(cont, 3, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_float32(cont, 4, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_float32(cont, ncont, j, bsum, S, &mxv, &mnv); break;
-    }
-    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
-    mx = bmx > mx ? bmx : mx;
-    mn1 = bmn1 < mn1 ? bmn1 : mn1;
-    for (; j < w; j++) {
-        S[j] = -0.0;
-        for (int i = 0; i < ninputs; i++) {
-            double v = LOAD_float32(src[i][j * sinner[i]]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            mx = a > mx ? a : mx;
-            mn1 = a - 1u < mn1 ? a - 1u : mn1;
-            S[j] += v;
-        }
-    }
-    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) { /* rare: the portable unit checks output by output */
-        mean_unit_float32(ninputs, src, sinner, w, dst);
-        return;
-    }
-    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
-    const int pow2 = (ninputs & (ninputs - 1)) == 0;
-    j = 0;
-    /* a large output goes straight to memory (no read of the lines it overwrites) */
-    const int nt = stream && ((uintptr_t)dst & 15) == 0;
-    /* Not a power of two: q = RN(S * RN(1 / n)) is within 1.6 of its ulps of
-     * S / n. The float32 rounding of S / n is decided by the midpoint M of
-     * q's float32 interval (q's low 29 bits set to 2^28; FLT_MAX's upper
-     * one is the overflow threshold): every other midpoint is 2^27 ulps away
-     * or more. For n < 2^28, M * n (25 + 28 bits) is exact, so the sign of
-     * d = fma(-M, n, S) = S - M * n is exact: M (a tie, to even) or M one
-     * ulp toward S / n rounds to float32 as S / n does. That holds while S / n
-     * and q are in float32's normal range: every nonzero S is at least 2^g
-     * (the grid of the unit's values, below), so |S / n| >= 2^(g - cl);
-     * a unit where that can fall below 2^-125 takes the division and
-     * rounding to odd. */
-    int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149; /* n <= 2^cl */
-    if (mn1 != UINT32_MAX) {
-        int t = (int)((mn1 + 1) >> 23) - 127;
-        g = t - 23 < -149 ? -149 : t - 23;
-    }
-    const int bymul = pow2 || (ninputs < (1 << 28) && g - cl >= -125);
-    const __m256i low29 = _mm256_set1_epi64x((1 << 29) - 1), half = _mm256_set1_epi64x(1 << 28);
-    const vd sign = vd_set1(-0.0), zero = vd_set1(0.0);
-    for (; bymul && j + VD_N <= w; j += VD_N) {
-        vd Sv = vd_load(S + j), q = _mm256_mul_pd(Sv, rn);
-        if (!pow2) {
-            __m256i b = _mm256_castpd_si256(q);
-            vd M = _mm256_castsi256_pd(_mm256_or_si256(_mm256_andnot_si256(low29, b), half));
-            /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */
-            vd d = _mm256_xor_pd(_mm256_fnmadd_pd(M, nv, Sv), _mm256_and_pd(M, sign));
-            __m256i up = _mm256_castpd_si256(_mm256_cmp_pd(d, zero, _CMP_GT_OQ));
-            __m256i down = _mm256_castpd_si256(_mm256_cmp_pd(d, zero, _CMP_LT_OQ));
-            q = _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(M), _mm256_sub_epi64(down, up)));
-        }
-        __m128 f = _mm256_cvtpd_ps(q);
-        if (nt) _mm_stream_ps((float *)dst + j, f);
-        else _mm_storeu_ps((float *)dst + j, f);
-    }
-    for (; j + VD_N <= w; j += VD_N) {
-        __m128 f = _mm256_cvtpd_ps(div_odd4_float32(vd_load(S + j), nv));
-        if (nt) _mm_stream_ps((float *)dst + j, f);
-        else _mm_storeu_ps((float *)dst + j, f);
-    }
-    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
-}
-
-/* Each column's own check of a block (8 columns at a time, the bounds in registers). */
-AVX2 static void columns_ok_float32_vec(const T_float32 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
-{
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    int64_t j = 0;
-    for (; j + 8 <= w; j += 8) {
-        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-        for (int64_t i = 0; i < nb; i++) {
-            __m256 f = _mm256_loadu_ps(b + i * rs + j);
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-        }
-        uint32_t mx[8], mn1[8];
-        memcpy(mx, &mxv, 32);
-        memcpy(mn1, &mnv, 32);
-        for (int k = 0; k < 8; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float32, LSB_MIN_float32);
-    }
-    for (; j < w; j++) ok[j] = (uint8_t)column_ok_float32(NULL, j, b + j, rs, nb);
-}
-
-/* Narrow rows (w <= NARROW_ROW): the first nb * 8 column sums in 2 * nb
- * registers across the block's rows (each read once, in order, prefetched
- * `ahead` rows early), the block's shared bound in two more. Inlined with a
- * constant nb, so the sums stay in registers. */
-AVX2 __attribute__((always_inline)) static inline void narrow_rows_float32(
-    rowacc_float32 *r, int64_t j0, const T_float32 *x, int64_t rs, int64_t nrows, const int nb, int64_t ahead,
-    int64_t row_bytes)
-{
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-    vd c[2 * NARROW_PANEL];
-    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float32);
-    for (int q = 0; q < 2 * nb; q++) c[q] = vd_load(r->s + j0 + 4 * q);
-    for (int64_t i = 0; i < nrows; i++) {
-        const T_float32 *p = x + i * rs;
-        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-        for (int q = 0; q < nb; q++) {
-            __m256 f = _mm256_loadu_ps(p + 8 * q);
-            __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-            mxv = _mm256_max_epu32(mxv, a);
-            mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-            c[2 * q] = vd_add(c[2 * q], VF_LO_float32(f, p + 8 * q));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float32(f, p + 8 * q));
-        }
-    }
-    for (int q = 0; q < 2 * nb; q++) vd_store(r->s + j0 + 4 * q, c[q]);
-    uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
-    r->bmx = mx > r->bmx ? mx : r->bmx;
-    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
-}
-
-/* Rows one after the other (each read once, in order, prefetched ahead):
- * narrow ones as above, wide ones with the column sums in L1; the block's
- * shared bound in registers. */
-AVX2 static void add_rows_float32_vec(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
-{
-    if (w <= PANEL_ROWS_MAX) {
-        const int64_t row_bytes = w * (int64_t)sizeof(T_float32);
-        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
-        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
-        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
-            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
-            const T_float32 *b = x + i0 * rs;
-            if (r->skip > 0) {
-                nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
-                continue;
-            }
-            rows_block_begin_float32(r, b, rs, nb, 1, w);
-            /* panels of NARROW_PANEL * 8 columns over sub-blocks of NARROW_SUB rows
-             * (in L1 after the first panel, which prefetches whole rows) */
-            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
-                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
-                for (int64_t j0 = 0; j0 + 8 <= w; j0 += 8 * NARROW_PANEL) {
-                    int64_t pb = j0 == 0 ? row_bytes : 0;
-                    const T_float32 *src = b + k0 * rs + j0;
-                    switch ((w - j0) / 8 < NARROW_PANEL ? (w - j0) / 8 : NARROW_PANEL) { /* a constant nb each: its own loop */
-                    case 1: narrow_rows_float32(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
-                    case 2: narrow_rows_float32(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
-                    case 3: narrow_rows_float32(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
-                    case 4: narrow_rows_float32(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
-                    case 5: narrow_rows_float32(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
-                    case 6: narrow_rows_float32(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
-                    case 7: narrow_rows_float32(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
-                    case 8: narrow_rows_float32(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
-                    default: break;
-                    }
-                }
-            }
-            for (int64_t i = 0; i < nb; i++)
-                for (int64_t j = w / 8 * 8; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
-            if (rows_block_ok_float32(r, nb)) {
-                rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
-            } else {
-                uint8_t ok[TILE];
-                columns_ok_float32_vec(b, rs, nb, w, ok);
-                rows_block_end_float32(r, b, rs, nb, 1, w, ok);
-            }
-        }
-        return;
-    }
-    const int64_t row_bytes = w * (int64_t)sizeof(T_float32), rs_bytes = rs * (int64_t)sizeof(T_float32);
-    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-    const __m256i abs = _mm256_set1_epi32(0x7fffffff), one = _mm256_set1_epi32(1);
-    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
-        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
-        const T_float32 *b = x + i0 * rs;
-        if (r->skip > 0) {
-            nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
-            continue;
-        }
-        rows_block_begin_float32(r, b, rs, nb, 1, w);
-        __m256i mxv = _mm256_setzero_si256(), mnv = _mm256_set1_epi32(-1);
-        for (int64_t i = 0; i < nb; i++) {
-            const T_float32 *p = b + i * rs;
-            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-            int64_t j = 0;
-            for (; j + 8 <= w; j += 8) {
-                __m256 f = _mm256_loadu_ps(p + j);
-                __m256i a = _mm256_and_si256(_mm256_castps_si256(f), abs);
-                mxv = _mm256_max_epu32(mxv, a);
-                mnv = _mm256_min_epu32(mnv, _mm256_sub_epi32(a, one));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float32(f, p + j)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float32(f, p + j)));
-            }
-            for (; j < w; j++) col_add_float32(r, j, LOAD_float32(p[j]));
-        }
-        uint32_t mx = hmax_epu32(mxv), mn1 = hmin_epu32(mnv);
-        r->bmx = mx > r->bmx ? mx : r->bmx;
-        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
-        if (rows_block_ok_float32(r, nb)) {
-            rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
-        } else {
-            uint8_t ok[TILE];
-            columns_ok_float32_vec(b, rs, nb, w, ok);
-            rows_block_end_float32(r, b, rs, nb, 1, w, ok);
-        }
-    }
-}
-
-AVX2 static void run_float32_vec(const T_float32 *x, int64_t n, lanes_float32 *l)
-{
-    for (int64_t i = 0; i < n; i += RUN_BLOCK_float32)
-        block_float32_vec(x + i, n - i < RUN_BLOCK_float32 ? n - i : RUN_BLOCK_float32, l);
-}
-#define MEAN_UNIT_VEC_float32 mean_unit_float32_vec
-#define RUN_float32(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2 ? run_float32_vec((x), (n), (l)) : run_float32((x), (s), (n), (l), (k0)))
-#define ADD_ROWS_float32(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2 ? add_rows_float32_vec((r), (x), (rs), (nrows), (w)) \
-                                       : add_rows_float32_generic((r), (x), (rs), (nrows), (s), (w)))
-#else
-#define RUN_float32 run_float32
-#define ADD_ROWS_float32 add_rows_float32_generic
-#endif
 /* ======================================================================
  * float64: exact sum, the mean rounded once
  * ==================================================================== */
@@ -3165,124 +2080,13 @@ static void mean_unit_float64(int ninputs, const T_float64 *const *src, const in
 {
     for (int64_t j = 0; j < w; j++) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
 }
-
-#ifdef MEANCLI_X86
-/* The vector loops: the same blocks, the same checks, so the same bits. */
-AVX2 static void block_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l)
-{
-    if (l->skip > 0) {
-        l->skip--;
-        double m = chunk_block_float64(x, 1, n, &l->acc);
-        pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
-        return;
-    }
-    if (l->A == 0.0 || n < 2 * VD_N) {
-        block_float64(x, 1, n, l);
-        return;
-    }
-    const vd g1 = vd_set1(l->sigma1), g2 = vd_set1(l->sigma2);
-    vd s1a = vd_set1(0.0), s1b = s1a, s2a = s1a, s2b = s1a, mxv = s1a, ro = s1a;
-    int64_t i = 0;
-    for (; i + 2 * VD_N <= n; i += 2 * VD_N) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
-        vd d0 = vd_load(x + i), d1 = vd_load(x + i + VD_N);
-        mxv = _mm256_max_pd(mxv, _mm256_max_pd(vd_abs(d0), vd_abs(d1)));
-        vd q0 = vd_sub(vd_add(g1, d0), g1), q1 = vd_sub(vd_add(g1, d1), g1);
-        s1a = vd_add(s1a, q0);
-        s1b = vd_add(s1b, q1);
-        vd r0 = vd_sub(d0, q0), r1 = vd_sub(d1, q1);
-        vd p0 = vd_sub(vd_add(g2, r0), g2), p1 = vd_sub(vd_add(g2, r1), g2);
-        s2a = vd_add(s2a, p0);
-        s2b = vd_add(s2b, p1);
-        ro = vd_or(ro, vd_or(vd_sub(r0, p0), vd_sub(r1, p1)));
-    }
-    double a[VD_N], b[VD_N], m[VD_N], sums[2] = {0.0, 0.0}, mx = 0.0;
-    vd_store(a, vd_add(s1a, s1b));
-    vd_store(b, vd_add(s2a, s2b));
-    vd_store(m, mxv);
-    for (int k = 0; k < VD_N; k++) {
-        sums[0] += a[k];
-        sums[1] += b[k];
-        mx = m[k] > mx ? m[k] : mx;
-    }
-    int clean = !vd_anybits(ro);
-    const double sg1 = l->sigma1, sg2 = l->sigma2;
-    for (; i < n; i++) {
-        double v = x[i], q1 = (sg1 + v) - sg1, r1 = v - q1, q2 = (sg2 + r1) - sg2;
-        mx = fabs(v) > mx ? fabs(v) : mx;
-        sums[0] += q1;
-        sums[1] += q2;
-        clean &= f64_to_bits(r1 - q2) == 0;
-    }
-    if (mx <= l->A && clean && isfinite(sums[0])) {
-        keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
-        l->fails = 0;
-    } else {
-        double mm = chunk_block_float64(x, 1, n, &l->acc);
-        pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
-        if (++l->fails >= 2) l->skip = EXACT_SKIP;
-    }
-}
-
-AVX2 static void add_rows_float64_vec(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
-{
-    const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
-    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
-    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
-        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
-        const T_float64 *b = x + i0 * rs;
-        if (r->skip > 0) {
-            nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
-            continue;
-        }
-        rows_block_begin_float64(r, b, rs, nb, 1, w);
-        vd bad = vd_set1(0.0);
-        for (int64_t i = 0; i < nb; i++) {
-            const T_float64 *p = b + i * rs;
-            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
-            int64_t j = 0;
-            for (; j + VD_N <= w; j += VD_N) {
-                vd d = vd_load(p + j), g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j);
-                vd q = vd_sub(vd_add(g1, d), g1);
-                vd r1 = vd_sub(d, q);
-                vd pp = vd_sub(vd_add(g2, r1), g2);
-                bad = vd_or(bad, vd_or(vd_above(d, vd_load(r->A + j)), vd_sub(r1, pp)));
-                vd_store(r->s1 + j, vd_add(vd_load(r->s1 + j), q));
-                vd_store(r->s2 + j, vd_add(vd_load(r->s2 + j), pp));
-            }
-            for (; j < w; j++) col_add_float64(r, j, p[j]);
-        }
-        r->bad |= (uint64_t)vd_anybits(bad);
-        if (rows_block_ok_float64(r, nb)) {
-            rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
-        } else {
-            uint8_t ok[TILE];
-            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
-            rows_block_end_float64(r, b, rs, nb, 1, w, ok);
-        }
-    }
-}
-
-AVX2 static void run_float64_vec(const T_float64 *x, int64_t n, lanes_float64 *l)
-{
-    for (int64_t i = 0; i < n; i += RUN_BLOCK_float64)
-        block_float64_vec(x + i, n - i < RUN_BLOCK_float64 ? n - i : RUN_BLOCK_float64, l);
-}
-#define RUN_float64(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2 ? run_float64_vec((x), (n), (l)) : run_float64((x), (s), (n), (l), (k0)))
-#define ADD_ROWS_float64(r, x, rs, nrows, s, w) \
-    ((s) == 1 && cpu_avx2 ? add_rows_float64_vec((r), (x), (rs), (nrows), (w)) \
-                                       : add_rows_float64_generic((r), (x), (rs), (nrows), (s), (w)))
-#else
-#define RUN_float64 run_float64
-#define ADD_ROWS_float64 add_rows_float64_generic
-#endif
 /* ======================================================================
  * int8: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int8_t T_int8;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^8 */
-#define BIASED_int8(x) ((uint64_t)(uint8_t)(((uint8_t)(x)) ^ (uint8_t)((uint64_t)1 << 7)))
+#define BIAS_int8 ((uint64_t)1 << 7)
+#define BIASED_int8(x) ((uint64_t)(uint8_t)(((uint8_t)(x)) ^ (uint8_t)BIAS_int8))
 typedef __int128 acc_int8;
 #define LANES_int8 8
 typedef struct { uint64_t lo[LANES_int8], hi[LANES_int8]; } lanes_int8;
@@ -3292,7 +2096,7 @@ static inline void lanes_init_int8(lanes_int8 *l) { memset(l, 0, sizeof *l); }
 
 static inline acc_int8 unbias_int8(unsigned __int128 u, int64_t count)
 {
-    return (__int128)u - (__int128)count * (__int128)((uint64_t)1 << 7);
+    return (__int128)u - (__int128)count * (__int128)BIAS_int8;
 }
 
 static inline acc_int8 lanes_sum_int8(const lanes_int8 *l, int64_t count)
@@ -3355,14 +2159,13 @@ static void add_rows_int8_generic(rowacc_int8 *r, const T_int8 *x, int64_t rs, i
 {
     for (int64_t i = 0; i < nrows; i++) add_row_int8(r, x + i * rs, s, w);
 }
-#define RUN_int8 run_int8
-#define ADD_ROWS_int8 add_rows_int8_generic
 /* ======================================================================
  * int16: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int16_t T_int16;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^16 */
-#define BIASED_int16(x) ((uint64_t)(uint16_t)(((uint16_t)(x)) ^ (uint16_t)((uint64_t)1 << 15)))
+#define BIAS_int16 ((uint64_t)1 << 15)
+#define BIASED_int16(x) ((uint64_t)(uint16_t)(((uint16_t)(x)) ^ (uint16_t)BIAS_int16))
 typedef __int128 acc_int16;
 #define LANES_int16 8
 typedef struct { uint64_t lo[LANES_int16], hi[LANES_int16]; } lanes_int16;
@@ -3372,7 +2175,7 @@ static inline void lanes_init_int16(lanes_int16 *l) { memset(l, 0, sizeof *l); }
 
 static inline acc_int16 unbias_int16(unsigned __int128 u, int64_t count)
 {
-    return (__int128)u - (__int128)count * (__int128)((uint64_t)1 << 15);
+    return (__int128)u - (__int128)count * (__int128)BIAS_int16;
 }
 
 static inline acc_int16 lanes_sum_int16(const lanes_int16 *l, int64_t count)
@@ -3435,14 +2238,13 @@ static void add_rows_int16_generic(rowacc_int16 *r, const T_int16 *x, int64_t rs
 {
     for (int64_t i = 0; i < nrows; i++) add_row_int16(r, x + i * rs, s, w);
 }
-#define RUN_int16 run_int16
-#define ADD_ROWS_int16 add_rows_int16_generic
 /* ======================================================================
  * int32: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int32_t T_int32;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^32 */
-#define BIASED_int32(x) ((uint64_t)(uint32_t)(((uint32_t)(x)) ^ (uint32_t)((uint64_t)1 << 31)))
+#define BIAS_int32 ((uint64_t)1 << 31)
+#define BIASED_int32(x) ((uint64_t)(uint32_t)(((uint32_t)(x)) ^ (uint32_t)BIAS_int32))
 typedef __int128 acc_int32;
 #define LANES_int32 8
 typedef struct { uint64_t lo[LANES_int32], hi[LANES_int32]; } lanes_int32;
@@ -3452,7 +2254,7 @@ static inline void lanes_init_int32(lanes_int32 *l) { memset(l, 0, sizeof *l); }
 
 static inline acc_int32 unbias_int32(unsigned __int128 u, int64_t count)
 {
-    return (__int128)u - (__int128)count * (__int128)((uint64_t)1 << 31);
+    return (__int128)u - (__int128)count * (__int128)BIAS_int32;
 }
 
 static inline acc_int32 lanes_sum_int32(const lanes_int32 *l, int64_t count)
@@ -3515,14 +2317,13 @@ static void add_rows_int32_generic(rowacc_int32 *r, const T_int32 *x, int64_t rs
 {
     for (int64_t i = 0; i < nrows; i++) add_row_int32(r, x + i * rs, s, w);
 }
-#define RUN_int32 run_int32
-#define ADD_ROWS_int32 add_rows_int32_generic
 /* ======================================================================
  * int64: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef int64_t T_int64;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^64 */
-#define BIASED_int64(x) ((uint64_t)(uint64_t)(((uint64_t)(x)) ^ (uint64_t)((uint64_t)1 << 63)))
+#define BIAS_int64 ((uint64_t)1 << 63)
+#define BIASED_int64(x) ((uint64_t)(uint64_t)(((uint64_t)(x)) ^ (uint64_t)BIAS_int64))
 typedef __int128 acc_int64;
 #define LANES_int64 8
 typedef struct { uint64_t lo[LANES_int64], hi[LANES_int64]; } lanes_int64;
@@ -3532,7 +2333,7 @@ static inline void lanes_init_int64(lanes_int64 *l) { memset(l, 0, sizeof *l); }
 
 static inline acc_int64 unbias_int64(unsigned __int128 u, int64_t count)
 {
-    return (__int128)u - (__int128)count * (__int128)((uint64_t)1 << 63);
+    return (__int128)u - (__int128)count * (__int128)BIAS_int64;
 }
 
 static inline acc_int64 lanes_sum_int64(const lanes_int64 *l, int64_t count)
@@ -3595,40 +2396,13 @@ static void add_rows_int64_generic(rowacc_int64 *r, const T_int64 *x, int64_t rs
 {
     for (int64_t i = 0; i < nrows; i++) add_row_int64(r, x + i * rs, s, w);
 }
-
-#ifdef MEANCLI_X86
-/* 64-bit integers: bias and split into 32-bit halves 4 lanes at a time. */
-AVX2 static void run_int64_avx2(const T_int64 *x, int64_t n, lanes_int64 *l)
-{
-    const __m256i bias = _mm256_set1_epi64x((long long)((uint64_t)1 << 63)), low = _mm256_set1_epi64x(0xffffffffLL);
-    __m256i lo0 = _mm256_loadu_si256((const __m256i *)l->lo), lo1 = _mm256_loadu_si256((const __m256i *)(l->lo + 4));
-    __m256i hi0 = _mm256_loadu_si256((const __m256i *)l->hi), hi1 = _mm256_loadu_si256((const __m256i *)(l->hi + 4));
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
-        __m256i u0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(x + i)), bias);
-        __m256i u1 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(x + i + 4)), bias);
-        lo0 = _mm256_add_epi64(lo0, _mm256_and_si256(u0, low));
-        lo1 = _mm256_add_epi64(lo1, _mm256_and_si256(u1, low));
-        hi0 = _mm256_add_epi64(hi0, _mm256_srli_epi64(u0, 32));
-        hi1 = _mm256_add_epi64(hi1, _mm256_srli_epi64(u1, 32));
-    }
-    _mm256_storeu_si256((__m256i *)l->lo, lo0); _mm256_storeu_si256((__m256i *)(l->lo + 4), lo1);
-    _mm256_storeu_si256((__m256i *)l->hi, hi0); _mm256_storeu_si256((__m256i *)(l->hi + 4), hi1);
-    for (int k = 0; i < n; i++, k++) ADD_BIASED_int64(l->lo[k], l->hi[k], BIASED_int64(x[i]));
-}
-#define RUN_int64(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2 ? run_int64_avx2((x), (n), (l)) : run_int64((x), (s), (n), (l), (k0)))
-#else
-#define RUN_int64 run_int64
-#endif
-#define ADD_ROWS_int64 add_rows_int64_generic
 /* ======================================================================
  * uint8: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint8_t T_uint8;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^8 */
-#define BIASED_uint8(x) ((uint64_t)(uint8_t)(((uint8_t)(x)) ^ (uint8_t)0))
+#define BIAS_uint8 0
+#define BIASED_uint8(x) ((uint64_t)(uint8_t)(((uint8_t)(x)) ^ (uint8_t)BIAS_uint8))
 typedef __int128 acc_uint8;
 #define LANES_uint8 8
 typedef struct { uint64_t lo[LANES_uint8], hi[LANES_uint8]; } lanes_uint8;
@@ -3638,7 +2412,7 @@ static inline void lanes_init_uint8(lanes_uint8 *l) { memset(l, 0, sizeof *l); }
 
 static inline acc_uint8 unbias_uint8(unsigned __int128 u, int64_t count)
 {
-    return (__int128)u - (__int128)count * (__int128)0;
+    return (__int128)u - (__int128)count * (__int128)BIAS_uint8;
 }
 
 static inline acc_uint8 lanes_sum_uint8(const lanes_uint8 *l, int64_t count)
@@ -3701,14 +2475,13 @@ static void add_rows_uint8_generic(rowacc_uint8 *r, const T_uint8 *x, int64_t rs
 {
     for (int64_t i = 0; i < nrows; i++) add_row_uint8(r, x + i * rs, s, w);
 }
-#define RUN_uint8 run_uint8
-#define ADD_ROWS_uint8 add_rows_uint8_generic
 /* ======================================================================
  * uint16: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint16_t T_uint16;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^16 */
-#define BIASED_uint16(x) ((uint64_t)(uint16_t)(((uint16_t)(x)) ^ (uint16_t)0))
+#define BIAS_uint16 0
+#define BIASED_uint16(x) ((uint64_t)(uint16_t)(((uint16_t)(x)) ^ (uint16_t)BIAS_uint16))
 typedef __int128 acc_uint16;
 #define LANES_uint16 8
 typedef struct { uint64_t lo[LANES_uint16], hi[LANES_uint16]; } lanes_uint16;
@@ -3718,7 +2491,7 @@ static inline void lanes_init_uint16(lanes_uint16 *l) { memset(l, 0, sizeof *l);
 
 static inline acc_uint16 unbias_uint16(unsigned __int128 u, int64_t count)
 {
-    return (__int128)u - (__int128)count * (__int128)0;
+    return (__int128)u - (__int128)count * (__int128)BIAS_uint16;
 }
 
 static inline acc_uint16 lanes_sum_uint16(const lanes_uint16 *l, int64_t count)
@@ -3781,14 +2554,13 @@ static void add_rows_uint16_generic(rowacc_uint16 *r, const T_uint16 *x, int64_t
 {
     for (int64_t i = 0; i < nrows; i++) add_row_uint16(r, x + i * rs, s, w);
 }
-#define RUN_uint16 run_uint16
-#define ADD_ROWS_uint16 add_rows_uint16_generic
 /* ======================================================================
  * uint32: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint32_t T_uint32;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^32 */
-#define BIASED_uint32(x) ((uint64_t)(uint32_t)(((uint32_t)(x)) ^ (uint32_t)0))
+#define BIAS_uint32 0
+#define BIASED_uint32(x) ((uint64_t)(uint32_t)(((uint32_t)(x)) ^ (uint32_t)BIAS_uint32))
 typedef __int128 acc_uint32;
 #define LANES_uint32 8
 typedef struct { uint64_t lo[LANES_uint32], hi[LANES_uint32]; } lanes_uint32;
@@ -3798,7 +2570,7 @@ static inline void lanes_init_uint32(lanes_uint32 *l) { memset(l, 0, sizeof *l);
 
 static inline acc_uint32 unbias_uint32(unsigned __int128 u, int64_t count)
 {
-    return (__int128)u - (__int128)count * (__int128)0;
+    return (__int128)u - (__int128)count * (__int128)BIAS_uint32;
 }
 
 static inline acc_uint32 lanes_sum_uint32(const lanes_uint32 *l, int64_t count)
@@ -3861,14 +2633,13 @@ static void add_rows_uint32_generic(rowacc_uint32 *r, const T_uint32 *x, int64_t
 {
     for (int64_t i = 0; i < nrows; i++) add_row_uint32(r, x + i * rs, s, w);
 }
-#define RUN_uint32 run_uint32
-#define ADD_ROWS_uint32 add_rows_uint32_generic
 /* ======================================================================
  * uint64: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
 typedef uint64_t T_uint64;
 /* biased value: x + 2^(bits-1) for signed types, so every value is an unsigned < 2^64 */
-#define BIASED_uint64(x) ((uint64_t)(uint64_t)(((uint64_t)(x)) ^ (uint64_t)0))
+#define BIAS_uint64 0
+#define BIASED_uint64(x) ((uint64_t)(uint64_t)(((uint64_t)(x)) ^ (uint64_t)BIAS_uint64))
 typedef __int128 acc_uint64;
 #define LANES_uint64 8
 typedef struct { uint64_t lo[LANES_uint64], hi[LANES_uint64]; } lanes_uint64;
@@ -3878,7 +2649,7 @@ static inline void lanes_init_uint64(lanes_uint64 *l) { memset(l, 0, sizeof *l);
 
 static inline acc_uint64 unbias_uint64(unsigned __int128 u, int64_t count)
 {
-    return (__int128)u - (__int128)count * (__int128)0;
+    return (__int128)u - (__int128)count * (__int128)BIAS_uint64;
 }
 
 static inline acc_uint64 lanes_sum_uint64(const lanes_uint64 *l, int64_t count)
@@ -3942,33 +2713,2913 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
     for (int64_t i = 0; i < nrows; i++) add_row_uint64(r, x + i * rs, s, w);
 }
 
+/* ======================================================================
+ * The vector kernels, once per instruction set: each ISA layer defines the
+ * primitives, kernel_vec.c.j2 is written on them, and the layer's names are
+ * undefined after it. The dispatchers below call the highest level the
+ * module picked whose vectors fit the row.
+ * ==================================================================== */
 #ifdef MEANCLI_X86
-/* 64-bit integers: bias and split into 32-bit halves 4 lanes at a time. */
-AVX2 static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint64 *l)
+/* ---- ISA layer: AVX2 with FMA and F16C (256-bit vectors) ----
+ * The primitives the vector kernels (kernel_vec.c.j2) are written on; each
+ * ISA layer defines the same names, and simd_undef.h.j2 removes them.
+ *   vd: VD_N doubles          vq: the same bits as 64-bit integers
+ *   vf: VF_N = 2 * VD_N floats vi: the same bits as 32-bit unsigned integers
+ *   vw: 2 * VF_N 16-bit lanes  vh: VD_N floats (a vd rounded, to store) */
+#define VEC_TARGET __attribute__((target("avx2,fma,f16c")))
+#define VD_N 4
+#define VF_N 8
+#define VH_ALIGN 16 /* bytes a streamed vh store needs */
+#define vd __m256d
+#define vq __m256i
+#define vf __m256
+#define vi __m256i
+#define vw __m256i
+#define vh __m128
+#define vd_set1 _mm256_set1_pd
+#define vd_load _mm256_loadu_pd
+#define vd_store _mm256_storeu_pd
+#define vd_add _mm256_add_pd
+#define vd_sub _mm256_sub_pd
+#define vd_mul _mm256_mul_pd
+#define vd_div _mm256_div_pd
+#define vd_max _mm256_max_pd
+#define vd_or _mm256_or_pd
+#define vd_and _mm256_and_pd
+#define vd_xor _mm256_xor_pd
+#define vd_fnmadd _mm256_fnmadd_pd
+#define vd_abs(a) _mm256_andnot_pd(_mm256_set1_pd(-0.0), (a))
+/* all-ones lanes where !(|a| <= b): above the bound, or NaN */
+#define vd_above(a, b) _mm256_cmp_pd(vd_abs(a), (b), _CMP_NLE_UQ)
+#define vd_anybits(a) (!_mm256_testz_si256(_mm256_castpd_si256(a), _mm256_castpd_si256(a)))
+/* all-ones 64-bit lanes where a != 0, a > 0, a < 0 (false for NaN) */
+#define vd_ne0(a) _mm256_castpd_si256(_mm256_cmp_pd((a), _mm256_setzero_pd(), _CMP_NEQ_OQ))
+#define vd_gt0(a) _mm256_castpd_si256(_mm256_cmp_pd((a), _mm256_setzero_pd(), _CMP_GT_OQ))
+#define vd_lt0(a) _mm256_castpd_si256(_mm256_cmp_pd((a), _mm256_setzero_pd(), _CMP_LT_OQ))
+#define vd_bits _mm256_castpd_si256
+#define vd_from_bits _mm256_castsi256_pd
+#define vq_set1(x) _mm256_set1_epi64x((long long)(x))
+#define vq_load(p) _mm256_loadu_si256((const __m256i *)(p))
+#define vq_store(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
+#define vq_add _mm256_add_epi64
+#define vq_sub _mm256_sub_epi64
+#define vq_and _mm256_and_si256
+#define vq_or _mm256_or_si256
+#define vq_xor _mm256_xor_si256
+#define vq_andnot _mm256_andnot_si256 /* ~a & b */
+#define vq_srli _mm256_srli_epi64
+/* VF_N values of a format at p as floats (exact) */
+#define vf_load_f32(p) _mm256_loadu_ps(p)
+#define vf_load_f16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
+#define vf_load_bf16(p) \
+    _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))), 16))
+/* the low and high VD_N floats of a vf as doubles (exact); VD_N floats at p as doubles */
+#define vf_lo(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
+#define vf_hi(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
+#define vd_load_f32(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+#define vi_zero _mm256_setzero_si256
+#define vi_ones() _mm256_set1_epi32(-1)
+#define vi_absbits(f) _mm256_and_si256(_mm256_castps_si256(f), _mm256_set1_epi32(0x7fffffff))
+#define vi_max_u32 _mm256_max_epu32
+#define vi_min_u32 _mm256_min_epu32
+#define vi_dec(a) _mm256_sub_epi32((a), _mm256_set1_epi32(1))
+#define vi_store(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
+#define vw_load(p) _mm256_loadu_si256((const __m256i *)(p))
+#define vw_zero _mm256_setzero_si256
+#define vw_ones() _mm256_set1_epi16(-1)
+#define vw_absbits(a) _mm256_and_si256((a), _mm256_set1_epi16(0x7fff))
+#define vw_max_u16 _mm256_max_epu16
+#define vw_min_u16 _mm256_min_epu16
+#define vw_dec(a) _mm256_sub_epi16((a), _mm256_set1_epi16(1))
+/* 16-bit lanes as the top halves of float32 lanes (zeros below): VF_N of
+ * them each, in an order of their own (exact sums do not mind) */
+#define vw_lo_f32(w) _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), (w)))
+#define vw_hi_f32(w) _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), (w)))
+#define vh_from_vd _mm256_cvtpd_ps
+#define vh_store(p, h) _mm_storeu_ps((p), (h))
+#define vh_stream(p, h) _mm_stream_ps((p), (h))
+
+VEC_TARGET static inline uint32_t vi_hmax_u32_avx2(__m256i v)
 {
-    const __m256i bias = _mm256_set1_epi64x((long long)0), low = _mm256_set1_epi64x(0xffffffffLL);
-    __m256i lo0 = _mm256_loadu_si256((const __m256i *)l->lo), lo1 = _mm256_loadu_si256((const __m256i *)(l->lo + 4));
-    __m256i hi0 = _mm256_loadu_si256((const __m256i *)l->hi), hi1 = _mm256_loadu_si256((const __m256i *)(l->hi + 4));
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
-        __m256i u0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(x + i)), bias);
-        __m256i u1 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(x + i + 4)), bias);
-        lo0 = _mm256_add_epi64(lo0, _mm256_and_si256(u0, low));
-        lo1 = _mm256_add_epi64(lo1, _mm256_and_si256(u1, low));
-        hi0 = _mm256_add_epi64(hi0, _mm256_srli_epi64(u0, 32));
-        hi1 = _mm256_add_epi64(hi1, _mm256_srli_epi64(u1, 32));
+    __m128i m = _mm_max_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_max_epu32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_max_epu32(m, _mm_shuffle_epi32(m, 0xb1));
+    return (uint32_t)_mm_cvtsi128_si32(m);
+}
+
+VEC_TARGET static inline uint32_t vi_hmin_u32_avx2(__m256i v)
+{
+    __m128i m = _mm_min_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0xb1));
+    return (uint32_t)_mm_cvtsi128_si32(m);
+}
+
+/* the largest and smallest of the 16-bit lanes (phminposuw finds the smallest of 8) */
+VEC_TARGET static inline uint32_t vw_hmax_u16_avx2(__m256i v)
+{
+    __m128i m = _mm_max_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return 0xffffu - ((uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(m, _mm_set1_epi32(-1)))) & 0xffffu);
+}
+
+VEC_TARGET static inline uint32_t vw_hmin_u16_avx2(__m256i v)
+{
+    __m128i m = _mm_min_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return (uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(m)) & 0xffffu;
+}
+#define vi_hmax_u32 vi_hmax_u32_avx2
+#define vi_hmin_u32 vi_hmin_u32_avx2
+#define vw_hmax_u16 vw_hmax_u16_avx2
+#define vw_hmin_u16 vw_hmin_u16_avx2
+
+/* float16, avx2: VD_N values at p (a vf f already loaded from p) as a vd */
+#define VF_LO_float16(f, p) vf_lo(f)
+#define VF_HI_float16(f, p) vf_hi(f)
+/* 2 * VF_N values at p: their |x| bit patterns folded into the running max
+ * and min - 1 (unsigned), and the values as 4 vd of doubles. */
+#define LOAD2_float16(p, d, mx, mn1) do { \
+        vf f0_ = vf_load_f16(p), f1_ = vf_load_f16((p) + VF_N); \
+        vi a0_ = vi_absbits(f0_), a1_ = vi_absbits(f1_); \
+        (mx) = vi_max_u32((mx), vi_max_u32(a0_, a1_)); \
+        (mn1) = vi_min_u32((mn1), vi_min_u32(vi_dec(a0_), vi_dec(a1_))); \
+        (d)[0] = VF_LO_float16(f0_, (p)); (d)[1] = VF_HI_float16(f0_, (p)); \
+        (d)[2] = VF_LO_float16(f1_, (p) + VF_N); (d)[3] = VF_HI_float16(f1_, (p) + VF_N); \
+    } while (0)
+
+VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l)
+{
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_float16(x, 1, n, &l->acc);
+        return;
     }
-    _mm256_storeu_si256((__m256i *)l->lo, lo0); _mm256_storeu_si256((__m256i *)(l->lo + 4), lo1);
-    _mm256_storeu_si256((__m256i *)l->hi, hi0); _mm256_storeu_si256((__m256i *)(l->hi + 4), hi1);
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    int64_t i = 0;
+    if (ALWAYS_EXACT_float16) {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            vf f0 = vf_load_f16(x + i), f1 = vf_load_f16(x + i + VF_N);
+            s[0] = vd_add(s[0], VF_LO_float16(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_float16(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_float16(f1, x + i + VF_N));
+            s[3] = vd_add(s[3], VF_HI_float16(f1, x + i + VF_N));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_float16(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_float16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    vi mxv = vi_zero(), mnv = vi_ones();
+    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+        vd d[4];
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        LOAD2_float16(x + i, d, mxv, mnv);
+        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    }
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    for (; i < n; i++) {
+        double v = LOAD_float16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else {
+        (void)chunk_block_float16(x, 1, n, &l->acc);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
+    }
+}
+
+/* div_odd on VD_N lanes: q = RN(S / n), e = S - q * n exactly; an inexact
+ * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
+VEC_TARGET static inline vd div_odd_float16_avx2(vd S, vd nv)
+{
+    vd q = vd_div(S, nv), e = vd_fnmadd(q, nv, S);
+    vq inexact = vd_ne0(e);
+    vq toward = vq_srli(vd_bits(vd_xor(e, q)), 63); /* signs differ */
+    vq b = vd_bits(q);
+    b = vq_sub(b, vq_and(inexact, toward));
+    b = vq_or(b, vq_and(inexact, vq_set1(1)));
+    return vd_from_bits(b);
+}
+
+/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
+ * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
+ * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_avx2(
+    const T_float16 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+{
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < nc; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            vf f = vf_load_f16(cont[i] + j);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            s0 = vd_add(s0, VF_LO_float16(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_float16(f, cont[i] + j));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, VF_N outputs at a time. */
+VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w,
+                                              T_float16 *dst, int stream)
+{
+    double S[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_float16 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_float16(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_float16(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
+    int64_t j = w / VF_N * VF_N;
+    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
+    case 1: mean_sums_float16_avx2(cont, 1, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_float16_avx2(cont, 2, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_float16_avx2(cont, 3, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_float16_avx2(cont, 4, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_float16_avx2(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) { /* rare: the portable unit checks output by output */
+        mean_unit_float16(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    j = 0;
+    (void)stream;
+    for (; j + VD_N <= w; j += VD_N) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_float16_avx2(Sv, nv);
+        double t[VD_N];
+        vd_store(t, q);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
+VEC_TARGET static void columns_ok_float16_avx2(const T_float16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    int64_t j = 0;
+    for (; j + VF_N <= w; j += VF_N) {
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            vi a = vi_absbits(vf_load_f16(b + i * rs + j));
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+        }
+        uint32_t mx[VF_N], mn1[VF_N];
+        vi_store(mx, mxv);
+        vi_store(mn1, mnv);
+        for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float16, LSB_MIN_float16);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_float16(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant ng, so the sums stay in registers. */
+VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16_avx2(
+    rowacc_float16 *r, int64_t j0, const T_float16 *x, int64_t rs, int64_t nrows, const int ng, int64_t ahead,
+    int64_t row_bytes)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float16);
+    for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_float16 *p = x + i * rs;
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        for (int q = 0; q < ng; q++) {
+            vf f = vf_load_f16(p + VF_N * q);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_float16(f, p + VF_N * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float16(f, p + VF_N * q));
+        }
+    }
+    for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+}
+
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    if (w <= PANEL_ROWS_MAX) {
+        const int64_t row_bytes = w * (int64_t)sizeof(T_float16);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_float16 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            rows_block_begin_float16(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
+             * rows (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_float16 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
+                    case 1: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+            if (rows_block_ok_float16(r, nb)) {
+                rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_float16_avx2(b, rs, nb, w, ok);
+                rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+            }
+        }
+        return;
+    }
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float16), rs_bytes = rs * (int64_t)sizeof(T_float16);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        rows_block_begin_float16(r, b, rs, nb, 1, w);
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float16 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + VF_N <= w; j += VF_N) {
+                vf f = vf_load_f16(p + j);
+                vi a = vi_absbits(f);
+                mxv = vi_max_u32(mxv, a);
+                mnv = vi_min_u32(mnv, vi_dec(a));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float16(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float16(f, p + j)));
+            }
+            for (; j < w; j++) col_add_float16(r, j, LOAD_float16(p[j]));
+        }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_float16(r, nb)) {
+            rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_float16_avx2(b, rs, nb, w, ok);
+            rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+#undef VF_LO_float16
+#undef VF_HI_float16
+#undef LOAD2_float16
+
+VEC_TARGET static void run_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l)
+{
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float16)
+        block_float16_avx2(x + i, n - i < RUN_BLOCK_float16 ? n - i : RUN_BLOCK_float16, l);
+}
+/* bfloat16, avx2: VD_N values at p (a vf f already loaded from p) as a vd */
+#define VF_LO_bfloat16(f, p) vf_lo(f)
+#define VF_HI_bfloat16(f, p) vf_hi(f)
+/* 2 * VF_N values at p: their |x| bit patterns folded into the running max
+ * and min - 1 (unsigned), and the values as 4 vd of doubles. */
+#define LOAD2_bfloat16(p, d, mx, mn1) do { \
+        vf f0_ = vf_load_bf16(p), f1_ = vf_load_bf16((p) + VF_N); \
+        vi a0_ = vi_absbits(f0_), a1_ = vi_absbits(f1_); \
+        (mx) = vi_max_u32((mx), vi_max_u32(a0_, a1_)); \
+        (mn1) = vi_min_u32((mn1), vi_min_u32(vi_dec(a0_), vi_dec(a1_))); \
+        (d)[0] = VF_LO_bfloat16(f0_, (p)); (d)[1] = VF_HI_bfloat16(f0_, (p)); \
+        (d)[2] = VF_LO_bfloat16(f1_, (p) + VF_N); (d)[3] = VF_HI_bfloat16(f1_, (p) + VF_N); \
+    } while (0)
+
+VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
+{
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_bfloat16(x, 1, n, &l->acc);
+        return;
+    }
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    int64_t i = 0;
+    if (ALWAYS_EXACT_bfloat16) {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            vf f0 = vf_load_bf16(x + i), f1 = vf_load_bf16(x + i + VF_N);
+            s[0] = vd_add(s[0], VF_LO_bfloat16(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_bfloat16(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_bfloat16(f1, x + i + VF_N));
+            s[3] = vd_add(s[3], VF_HI_bfloat16(f1, x + i + VF_N));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_bfloat16(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    /* the check on the 16-bit patterns (the float32 ones are them << 16) */
+    vw mxv = vw_zero(), mnv = vw_ones();
+    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        vw raw = vw_load(x + i), a = vw_absbits(raw);
+        mxv = vw_max_u16(mxv, a);
+        mnv = vw_min_u16(mnv, vw_dec(a));
+        vf f0 = vw_lo_f32(raw), f1 = vw_hi_f32(raw);
+        s[0] = vd_add(s[0], vf_lo(f0));
+        s[1] = vd_add(s[1], vf_hi(f0));
+        s[2] = vd_add(s[2], vf_lo(f1));
+        s[3] = vd_add(s[3], vf_hi(f1));
+    }
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = vw_hmax_u16(mxv) << 16, mn16 = vw_hmin_u16(mnv);
+    uint32_t mn1 = mn16 == 0xffffu ? UINT32_MAX : ((mn16 + 1u) << 16) - 1u;
+    for (; i < n; i++) {
+        double v = LOAD_bfloat16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else {
+        (void)chunk_block_bfloat16(x, 1, n, &l->acc);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
+    }
+}
+
+/* div_odd on VD_N lanes: q = RN(S / n), e = S - q * n exactly; an inexact
+ * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
+VEC_TARGET static inline vd div_odd_bfloat16_avx2(vd S, vd nv)
+{
+    vd q = vd_div(S, nv), e = vd_fnmadd(q, nv, S);
+    vq inexact = vd_ne0(e);
+    vq toward = vq_srli(vd_bits(vd_xor(e, q)), 63); /* signs differ */
+    vq b = vd_bits(q);
+    b = vq_sub(b, vq_and(inexact, toward));
+    b = vq_or(b, vq_and(inexact, vq_set1(1)));
+    return vd_from_bits(b);
+}
+
+/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
+ * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
+ * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_avx2(
+    const T_bfloat16 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+{
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < nc; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            vf f = vf_load_bf16(cont[i] + j);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            s0 = vd_add(s0, VF_LO_bfloat16(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_bfloat16(f, cont[i] + j));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, VF_N outputs at a time. */
+VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w,
+                                              T_bfloat16 *dst, int stream)
+{
+    double S[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_bfloat16 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_bfloat16(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_bfloat16(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
+    int64_t j = w / VF_N * VF_N;
+    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
+    case 1: mean_sums_bfloat16_avx2(cont, 1, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_bfloat16_avx2(cont, 2, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_bfloat16_avx2(cont, 3, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_bfloat16_avx2(cont, 4, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_bfloat16_avx2(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) { /* rare: the portable unit checks output by output */
+        mean_unit_bfloat16(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    j = 0;
+    (void)stream;
+    for (; j + VD_N <= w; j += VD_N) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_bfloat16_avx2(Sv, nv);
+        double t[VD_N];
+        vd_store(t, q);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
+VEC_TARGET static void columns_ok_bfloat16_avx2(const T_bfloat16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    int64_t j = 0;
+    for (; j + VF_N <= w; j += VF_N) {
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            vi a = vi_absbits(vf_load_bf16(b + i * rs + j));
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+        }
+        uint32_t mx[VF_N], mn1[VF_N];
+        vi_store(mx, mxv);
+        vi_store(mn1, mnv);
+        for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_bfloat16, LSB_MIN_bfloat16);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant ng, so the sums stay in registers. */
+VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat16_avx2(
+    rowacc_bfloat16 *r, int64_t j0, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int ng, int64_t ahead,
+    int64_t row_bytes)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
+    for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_bfloat16 *p = x + i * rs;
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        for (int q = 0; q < ng; q++) {
+            vf f = vf_load_bf16(p + VF_N * q);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_bfloat16(f, p + VF_N * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_bfloat16(f, p + VF_N * q));
+        }
+    }
+    for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+}
+
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    if (w <= PANEL_ROWS_MAX) {
+        const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_bfloat16 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
+             * rows (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_bfloat16 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
+                    case 1: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+            if (rows_block_ok_bfloat16(r, nb)) {
+                rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
+                rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+            }
+        }
+        return;
+    }
+    const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16), rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_bfloat16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            const T_bfloat16 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + VF_N <= w; j += VF_N) {
+                vf f = vf_load_bf16(p + j);
+                vi a = vi_absbits(f);
+                mxv = vi_max_u32(mxv, a);
+                mnv = vi_min_u32(mnv, vi_dec(a));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_bfloat16(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_bfloat16(f, p + j)));
+            }
+            for (; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(p[j]));
+        }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_bfloat16(r, nb)) {
+            rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
+            rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+#undef VF_LO_bfloat16
+#undef VF_HI_bfloat16
+#undef LOAD2_bfloat16
+
+VEC_TARGET static void run_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
+{
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_bfloat16)
+        block_bfloat16_avx2(x + i, n - i < RUN_BLOCK_bfloat16 ? n - i : RUN_BLOCK_bfloat16, l);
+}
+/* float32, avx2: VD_N values at p (a vf f already loaded from p) as a vd */
+#define VF_LO_float32(f, p) vd_load_f32(p)
+#define VF_HI_float32(f, p) vd_load_f32((p) + VD_N)
+/* 2 * VF_N values at p: their |x| bit patterns folded into the running max
+ * and min - 1 (unsigned), and the values as 4 vd of doubles. */
+#define LOAD2_float32(p, d, mx, mn1) do { \
+        vf f0_ = vf_load_f32(p), f1_ = vf_load_f32((p) + VF_N); \
+        vi a0_ = vi_absbits(f0_), a1_ = vi_absbits(f1_); \
+        (mx) = vi_max_u32((mx), vi_max_u32(a0_, a1_)); \
+        (mn1) = vi_min_u32((mn1), vi_min_u32(vi_dec(a0_), vi_dec(a1_))); \
+        (d)[0] = VF_LO_float32(f0_, (p)); (d)[1] = VF_HI_float32(f0_, (p)); \
+        (d)[2] = VF_LO_float32(f1_, (p) + VF_N); (d)[3] = VF_HI_float32(f1_, (p) + VF_N); \
+    } while (0)
+
+VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l)
+{
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_float32(x, 1, n, &l->acc);
+        return;
+    }
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    int64_t i = 0;
+    if (ALWAYS_EXACT_float32) {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            vf f0 = vf_load_f32(x + i), f1 = vf_load_f32(x + i + VF_N);
+            s[0] = vd_add(s[0], VF_LO_float32(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_float32(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_float32(f1, x + i + VF_N));
+            s[3] = vd_add(s[3], VF_HI_float32(f1, x + i + VF_N));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_float32(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_float32(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    vi mxv = vi_zero(), mnv = vi_ones();
+    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+        vd d[4];
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        LOAD2_float32(x + i, d, mxv, mnv);
+        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    }
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    for (; i < n; i++) {
+        double v = LOAD_float32(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else {
+        (void)chunk_block_float32(x, 1, n, &l->acc);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
+    }
+}
+
+/* div_odd on VD_N lanes: q = RN(S / n), e = S - q * n exactly; an inexact
+ * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
+VEC_TARGET static inline vd div_odd_float32_avx2(vd S, vd nv)
+{
+    vd q = vd_div(S, nv), e = vd_fnmadd(q, nv, S);
+    vq inexact = vd_ne0(e);
+    vq toward = vq_srli(vd_bits(vd_xor(e, q)), 63); /* signs differ */
+    vq b = vd_bits(q);
+    b = vq_sub(b, vq_and(inexact, toward));
+    b = vq_or(b, vq_and(inexact, vq_set1(1)));
+    return vd_from_bits(b);
+}
+
+/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
+ * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
+ * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float32_avx2(
+    const T_float32 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+{
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < nc; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            vf f = vf_load_f32(cont[i] + j);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            s0 = vd_add(s0, VF_LO_float32(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_float32(f, cont[i] + j));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, VF_N outputs at a time. */
+VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w,
+                                              T_float32 *dst, int stream)
+{
+    double S[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_float32 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_float32(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_float32(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
+    int64_t j = w / VF_N * VF_N;
+    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
+    case 1: mean_sums_float32_avx2(cont, 1, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_float32_avx2(cont, 2, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_float32_avx2(cont, 3, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_float32_avx2(cont, 4, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_float32_avx2(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float32(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) { /* rare: the portable unit checks output by output */
+        mean_unit_float32(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    j = 0;
+    /* a large output goes straight to memory (no read of the lines it overwrites) */
+    const int nt = stream && ((uintptr_t)dst & (VH_ALIGN - 1)) == 0;
+    /* Not a power of two: q = RN(S * RN(1 / n)) is within 1.6 of its ulps of
+     * S / n. The float32 rounding of S / n is decided by the midpoint M of
+     * q's float32 interval (q's low 29 bits set to 2^28; FLT_MAX's upper
+     * one is the overflow threshold): every other midpoint is 2^27 ulps away
+     * or more. For n < 2^28, M * n (25 + 28 bits) is exact, so the sign of
+     * d = fma(-M, n, S) = S - M * n is exact: M (a tie, to even) or M one
+     * ulp toward S / n rounds to float32 as S / n does. That holds while S / n
+     * and q are in float32's normal range: every nonzero S is at least 2^g
+     * (the grid of the unit's values, below), so |S / n| >= 2^(g - cl);
+     * a unit where that can fall below 2^-125 takes the division and
+     * rounding to odd. */
+    int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149; /* n <= 2^cl */
+    if (mn1 != UINT32_MAX) {
+        int t = (int)((mn1 + 1) >> 23) - 127;
+        g = t - 23 < -149 ? -149 : t - 23;
+    }
+    const int bymul = pow2 || (ninputs < (1 << 28) && g - cl >= -125);
+    const vq low29 = vq_set1((1 << 29) - 1), half = vq_set1(1 << 28);
+    const vd sign = vd_set1(-0.0);
+    for (; bymul && j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = vd_mul(Sv, rn);
+        if (!pow2) {
+            vd M = vd_from_bits(vq_or(vq_andnot(low29, vd_bits(q)), half));
+            /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */
+            vd d = vd_xor(vd_fnmadd(M, nv, Sv), vd_and(M, sign));
+            q = vd_from_bits(vq_add(vd_bits(M), vq_sub(vd_lt0(d), vd_gt0(d))));
+        }
+        vh f = vh_from_vd(q);
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+    }
+    for (; j + VD_N <= w; j += VD_N) {
+        vh f = vh_from_vd(div_odd_float32_avx2(vd_load(S + j), nv));
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+    }
+    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
+VEC_TARGET static void columns_ok_float32_avx2(const T_float32 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    int64_t j = 0;
+    for (; j + VF_N <= w; j += VF_N) {
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            vi a = vi_absbits(vf_load_f32(b + i * rs + j));
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+        }
+        uint32_t mx[VF_N], mn1[VF_N];
+        vi_store(mx, mxv);
+        vi_store(mn1, mnv);
+        for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float32, LSB_MIN_float32);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_float32(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant ng, so the sums stay in registers. */
+VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32_avx2(
+    rowacc_float32 *r, int64_t j0, const T_float32 *x, int64_t rs, int64_t nrows, const int ng, int64_t ahead,
+    int64_t row_bytes)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float32);
+    for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_float32 *p = x + i * rs;
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        for (int q = 0; q < ng; q++) {
+            vf f = vf_load_f32(p + VF_N * q);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_float32(f, p + VF_N * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float32(f, p + VF_N * q));
+        }
+    }
+    for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+}
+
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    if (w <= PANEL_ROWS_MAX) {
+        const int64_t row_bytes = w * (int64_t)sizeof(T_float32);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_float32 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            rows_block_begin_float32(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
+             * rows (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_float32 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
+                    case 1: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+            if (rows_block_ok_float32(r, nb)) {
+                rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_float32_avx2(b, rs, nb, w, ok);
+                rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+            }
+        }
+        return;
+    }
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float32), rs_bytes = rs * (int64_t)sizeof(T_float32);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float32 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        rows_block_begin_float32(r, b, rs, nb, 1, w);
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float32 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + VF_N <= w; j += VF_N) {
+                vf f = vf_load_f32(p + j);
+                vi a = vi_absbits(f);
+                mxv = vi_max_u32(mxv, a);
+                mnv = vi_min_u32(mnv, vi_dec(a));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float32(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float32(f, p + j)));
+            }
+            for (; j < w; j++) col_add_float32(r, j, LOAD_float32(p[j]));
+        }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_float32(r, nb)) {
+            rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_float32_avx2(b, rs, nb, w, ok);
+            rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+#undef VF_LO_float32
+#undef VF_HI_float32
+#undef LOAD2_float32
+
+VEC_TARGET static void run_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l)
+{
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float32)
+        block_float32_avx2(x + i, n - i < RUN_BLOCK_float32 ? n - i : RUN_BLOCK_float32, l);
+}
+VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
+{
+    if (l->skip > 0) {
+        l->skip--;
+        double m = chunk_block_float64(x, 1, n, &l->acc);
+        pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
+        return;
+    }
+    if (l->A == 0.0 || n < 2 * VD_N) {
+        block_float64(x, 1, n, l);
+        return;
+    }
+    const vd g1 = vd_set1(l->sigma1), g2 = vd_set1(l->sigma2);
+    vd s1a = vd_set1(0.0), s1b = s1a, s2a = s1a, s2b = s1a, mxv = s1a, ro = s1a;
+    int64_t i = 0;
+    for (; i + 2 * VD_N <= n; i += 2 * VD_N) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        vd d0 = vd_load(x + i), d1 = vd_load(x + i + VD_N);
+        mxv = vd_max(mxv, vd_max(vd_abs(d0), vd_abs(d1)));
+        vd q0 = vd_sub(vd_add(g1, d0), g1), q1 = vd_sub(vd_add(g1, d1), g1);
+        s1a = vd_add(s1a, q0);
+        s1b = vd_add(s1b, q1);
+        vd r0 = vd_sub(d0, q0), r1 = vd_sub(d1, q1);
+        vd p0 = vd_sub(vd_add(g2, r0), g2), p1 = vd_sub(vd_add(g2, r1), g2);
+        s2a = vd_add(s2a, p0);
+        s2b = vd_add(s2b, p1);
+        ro = vd_or(ro, vd_or(vd_sub(r0, p0), vd_sub(r1, p1)));
+    }
+    double a[VD_N], b[VD_N], m[VD_N], sums[2] = {0.0, 0.0}, mx = 0.0;
+    vd_store(a, vd_add(s1a, s1b));
+    vd_store(b, vd_add(s2a, s2b));
+    vd_store(m, mxv);
+    for (int k = 0; k < VD_N; k++) {
+        sums[0] += a[k];
+        sums[1] += b[k];
+        mx = m[k] > mx ? m[k] : mx;
+    }
+    int clean = !vd_anybits(ro);
+    const double sg1 = l->sigma1, sg2 = l->sigma2;
+    for (; i < n; i++) {
+        double v = x[i], q1 = (sg1 + v) - sg1, r1 = v - q1, q2 = (sg2 + r1) - sg2;
+        mx = fabs(v) > mx ? fabs(v) : mx;
+        sums[0] += q1;
+        sums[1] += q2;
+        clean &= f64_to_bits(r1 - q2) == 0;
+    }
+    if (mx <= l->A && clean && isfinite(sums[0])) {
+        keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
+        l->fails = 0;
+    } else {
+        double mm = chunk_block_float64(x, 1, n, &l->acc);
+        pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
+    }
+}
+
+VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float64 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        rows_block_begin_float64(r, b, rs, nb, 1, w);
+        vd bad = vd_set1(0.0);
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float64 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + VD_N <= w; j += VD_N) {
+                vd d = vd_load(p + j), g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j);
+                vd q = vd_sub(vd_add(g1, d), g1);
+                vd r1 = vd_sub(d, q);
+                vd pp = vd_sub(vd_add(g2, r1), g2);
+                bad = vd_or(bad, vd_or(vd_above(d, vd_load(r->A + j)), vd_sub(r1, pp)));
+                vd_store(r->s1 + j, vd_add(vd_load(r->s1 + j), q));
+                vd_store(r->s2 + j, vd_add(vd_load(r->s2 + j), pp));
+            }
+            for (; j < w; j++) col_add_float64(r, j, p[j]);
+        }
+        r->bad |= (uint64_t)vd_anybits(bad);
+        if (rows_block_ok_float64(r, nb)) {
+            rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
+            rows_block_end_float64(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+
+VEC_TARGET static void run_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
+{
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float64)
+        block_float64_avx2(x + i, n - i < RUN_BLOCK_float64 ? n - i : RUN_BLOCK_float64, l);
+}
+/* int64, avx2: bias and split into 32-bit halves, LANES_int64 lanes at a time. */
+VEC_TARGET static void run_int64_avx2(const T_int64 *x, int64_t n, lanes_int64 *l)
+{
+    enum { NV = LANES_int64 / VD_N }; /* vectors of lanes */
+    const vq bias = vq_set1(BIAS_int64), low = vq_set1(0xffffffffLL);
+    vq lo[NV], hi[NV];
+    for (int k = 0; k < NV; k++) {
+        lo[k] = vq_load(l->lo + VD_N * k);
+        hi[k] = vq_load(l->hi + VD_N * k);
+    }
+    int64_t i = 0;
+    for (; i + LANES_int64 <= n; i += LANES_int64) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        for (int k = 0; k < NV; k++) {
+            vq u = vq_xor(vq_load(x + i + VD_N * k), bias);
+            lo[k] = vq_add(lo[k], vq_and(u, low));
+            hi[k] = vq_add(hi[k], vq_srli(u, 32));
+        }
+    }
+    for (int k = 0; k < NV; k++) {
+        vq_store(l->lo + VD_N * k, lo[k]);
+        vq_store(l->hi + VD_N * k, hi[k]);
+    }
+    for (int k = 0; i < n; i++, k++) ADD_BIASED_int64(l->lo[k], l->hi[k], BIASED_int64(x[i]));
+}
+/* uint64, avx2: bias and split into 32-bit halves, LANES_uint64 lanes at a time. */
+VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint64 *l)
+{
+    enum { NV = LANES_uint64 / VD_N }; /* vectors of lanes */
+    const vq bias = vq_set1(BIAS_uint64), low = vq_set1(0xffffffffLL);
+    vq lo[NV], hi[NV];
+    for (int k = 0; k < NV; k++) {
+        lo[k] = vq_load(l->lo + VD_N * k);
+        hi[k] = vq_load(l->hi + VD_N * k);
+    }
+    int64_t i = 0;
+    for (; i + LANES_uint64 <= n; i += LANES_uint64) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        for (int k = 0; k < NV; k++) {
+            vq u = vq_xor(vq_load(x + i + VD_N * k), bias);
+            lo[k] = vq_add(lo[k], vq_and(u, low));
+            hi[k] = vq_add(hi[k], vq_srli(u, 32));
+        }
+    }
+    for (int k = 0; k < NV; k++) {
+        vq_store(l->lo + VD_N * k, lo[k]);
+        vq_store(l->hi + VD_N * k, hi[k]);
+    }
     for (int k = 0; i < n; i++, k++) ADD_BIASED_uint64(l->lo[k], l->hi[k], BIASED_uint64(x[i]));
 }
-#define RUN_uint64(x, s, n, l, k0) \
-    ((s) == 1 && cpu_avx2 ? run_uint64_avx2((x), (n), (l)) : run_uint64((x), (s), (n), (l), (k0)))
-#else
+/* ---- end of the avx2 layer ---- */
+#undef VEC_TARGET
+#undef VD_N
+#undef VF_N
+#undef VH_ALIGN
+#undef vd
+#undef vq
+#undef vf
+#undef vi
+#undef vw
+#undef vh
+#undef vd_set1
+#undef vd_load
+#undef vd_store
+#undef vd_add
+#undef vd_sub
+#undef vd_mul
+#undef vd_div
+#undef vd_max
+#undef vd_or
+#undef vd_and
+#undef vd_xor
+#undef vd_fnmadd
+#undef vd_abs
+#undef vd_above
+#undef vd_anybits
+#undef vd_ne0
+#undef vd_gt0
+#undef vd_lt0
+#undef vd_bits
+#undef vd_from_bits
+#undef vq_set1
+#undef vq_load
+#undef vq_store
+#undef vq_add
+#undef vq_sub
+#undef vq_and
+#undef vq_or
+#undef vq_xor
+#undef vq_andnot
+#undef vq_srli
+#undef vf_load_f32
+#undef vf_load_f16
+#undef vf_load_bf16
+#undef vf_lo
+#undef vf_hi
+#undef vd_load_f32
+#undef vi_zero
+#undef vi_ones
+#undef vi_absbits
+#undef vi_max_u32
+#undef vi_min_u32
+#undef vi_dec
+#undef vi_store
+#undef vw_load
+#undef vw_zero
+#undef vw_ones
+#undef vw_absbits
+#undef vw_max_u16
+#undef vw_min_u16
+#undef vw_dec
+#undef vw_lo_f32
+#undef vw_hi_f32
+#undef vh_from_vd
+#undef vh_store
+#undef vh_stream
+#undef vi_hmax_u32
+#undef vi_hmin_u32
+#undef vw_hmax_u16
+#undef vw_hmin_u16
+/* ---- ISA layer: AVX-512 F, BW, VL, DQ (512-bit vectors) ----
+ * The same primitives as simd_avx2.h.j2, twice as wide. Comparisons give
+ * mask registers here; the primitives that return lanes of ones turn them
+ * into vectors, so the kernels read the same on every ISA. */
+#define VEC_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")))
+#define VD_N 8
+#define VF_N 16
+#define VH_ALIGN 32
+#define vd __m512d
+#define vq __m512i
+#define vf __m512
+#define vi __m512i
+#define vw __m512i
+#define vh __m256
+#define vd_set1 _mm512_set1_pd
+#define vd_load _mm512_loadu_pd
+#define vd_store _mm512_storeu_pd
+#define vd_add _mm512_add_pd
+#define vd_sub _mm512_sub_pd
+#define vd_mul _mm512_mul_pd
+#define vd_div _mm512_div_pd
+#define vd_max _mm512_max_pd
+#define vd_or _mm512_or_pd
+#define vd_and _mm512_and_pd
+#define vd_xor _mm512_xor_pd
+#define vd_fnmadd _mm512_fnmadd_pd
+#define vd_abs(a) _mm512_abs_pd(a)
+#define vd_above(a, b) _mm512_castsi512_pd(_mm512_movm_epi64(_mm512_cmp_pd_mask(vd_abs(a), (b), _CMP_NLE_UQ)))
+#define vd_anybits(a) (_mm512_test_epi64_mask(_mm512_castpd_si512(a), _mm512_castpd_si512(a)) != 0)
+#define vd_ne0(a) _mm512_movm_epi64(_mm512_cmp_pd_mask((a), _mm512_setzero_pd(), _CMP_NEQ_OQ))
+#define vd_gt0(a) _mm512_movm_epi64(_mm512_cmp_pd_mask((a), _mm512_setzero_pd(), _CMP_GT_OQ))
+#define vd_lt0(a) _mm512_movm_epi64(_mm512_cmp_pd_mask((a), _mm512_setzero_pd(), _CMP_LT_OQ))
+#define vd_bits _mm512_castpd_si512
+#define vd_from_bits _mm512_castsi512_pd
+#define vq_set1(x) _mm512_set1_epi64((long long)(x))
+#define vq_load(p) _mm512_loadu_si512((const void *)(p))
+#define vq_store(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define vq_add _mm512_add_epi64
+#define vq_sub _mm512_sub_epi64
+#define vq_and _mm512_and_si512
+#define vq_or _mm512_or_si512
+#define vq_xor _mm512_xor_si512
+#define vq_andnot _mm512_andnot_si512
+#define vq_srli _mm512_srli_epi64
+#define vf_load_f32(p) _mm512_loadu_ps(p)
+#define vf_load_f16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
+#define vf_load_bf16(p) \
+    _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p))), 16))
+#define vf_lo(f) _mm512_cvtps_pd(_mm512_castps512_ps256(f))
+#define vf_hi(f) _mm512_cvtps_pd(_mm512_extractf32x8_ps((f), 1))
+#define vd_load_f32(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
+#define vi_zero _mm512_setzero_si512
+#define vi_ones() _mm512_set1_epi32(-1)
+#define vi_absbits(f) _mm512_and_si512(_mm512_castps_si512(f), _mm512_set1_epi32(0x7fffffff))
+#define vi_max_u32 _mm512_max_epu32
+#define vi_min_u32 _mm512_min_epu32
+#define vi_dec(a) _mm512_sub_epi32((a), _mm512_set1_epi32(1))
+#define vi_store(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define vw_load(p) _mm512_loadu_si512((const void *)(p))
+#define vw_zero _mm512_setzero_si512
+#define vw_ones() _mm512_set1_epi16(-1)
+#define vw_absbits(a) _mm512_and_si512((a), _mm512_set1_epi16(0x7fff))
+#define vw_max_u16 _mm512_max_epu16
+#define vw_min_u16 _mm512_min_epu16
+#define vw_dec(a) _mm512_sub_epi16((a), _mm512_set1_epi16(1))
+#define vw_lo_f32(w) _mm512_castsi512_ps(_mm512_unpacklo_epi16(_mm512_setzero_si512(), (w)))
+#define vw_hi_f32(w) _mm512_castsi512_ps(_mm512_unpackhi_epi16(_mm512_setzero_si512(), (w)))
+#define vh_from_vd _mm512_cvtpd_ps
+#define vh_store(p, h) _mm256_storeu_ps((p), (h))
+#define vh_stream(p, h) _mm256_stream_ps((p), (h))
+#define vi_hmax_u32 _mm512_reduce_max_epu32
+#define vi_hmin_u32 _mm512_reduce_min_epu32
+
+VEC_TARGET static inline uint32_t vw_hmax_u16_avx512(__m512i v)
+{
+    __m256i h = _mm256_max_epu16(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    __m128i m = _mm_max_epu16(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    return 0xffffu - ((uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(m, _mm_set1_epi32(-1)))) & 0xffffu);
+}
+
+VEC_TARGET static inline uint32_t vw_hmin_u16_avx512(__m512i v)
+{
+    __m256i h = _mm256_min_epu16(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    __m128i m = _mm_min_epu16(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    return (uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(m)) & 0xffffu;
+}
+#define vw_hmax_u16 vw_hmax_u16_avx512
+#define vw_hmin_u16 vw_hmin_u16_avx512
+
+/* float16, avx512: VD_N values at p (a vf f already loaded from p) as a vd */
+#define VF_LO_float16(f, p) vf_lo(f)
+#define VF_HI_float16(f, p) vf_hi(f)
+/* 2 * VF_N values at p: their |x| bit patterns folded into the running max
+ * and min - 1 (unsigned), and the values as 4 vd of doubles. */
+#define LOAD2_float16(p, d, mx, mn1) do { \
+        vf f0_ = vf_load_f16(p), f1_ = vf_load_f16((p) + VF_N); \
+        vi a0_ = vi_absbits(f0_), a1_ = vi_absbits(f1_); \
+        (mx) = vi_max_u32((mx), vi_max_u32(a0_, a1_)); \
+        (mn1) = vi_min_u32((mn1), vi_min_u32(vi_dec(a0_), vi_dec(a1_))); \
+        (d)[0] = VF_LO_float16(f0_, (p)); (d)[1] = VF_HI_float16(f0_, (p)); \
+        (d)[2] = VF_LO_float16(f1_, (p) + VF_N); (d)[3] = VF_HI_float16(f1_, (p) + VF_N); \
+    } while (0)
+
+VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l)
+{
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_float16(x, 1, n, &l->acc);
+        return;
+    }
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    int64_t i = 0;
+    if (ALWAYS_EXACT_float16) {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            vf f0 = vf_load_f16(x + i), f1 = vf_load_f16(x + i + VF_N);
+            s[0] = vd_add(s[0], VF_LO_float16(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_float16(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_float16(f1, x + i + VF_N));
+            s[3] = vd_add(s[3], VF_HI_float16(f1, x + i + VF_N));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_float16(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_float16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    vi mxv = vi_zero(), mnv = vi_ones();
+    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+        vd d[4];
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        LOAD2_float16(x + i, d, mxv, mnv);
+        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    }
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    for (; i < n; i++) {
+        double v = LOAD_float16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else {
+        (void)chunk_block_float16(x, 1, n, &l->acc);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
+    }
+}
+
+/* div_odd on VD_N lanes: q = RN(S / n), e = S - q * n exactly; an inexact
+ * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
+VEC_TARGET static inline vd div_odd_float16_avx512(vd S, vd nv)
+{
+    vd q = vd_div(S, nv), e = vd_fnmadd(q, nv, S);
+    vq inexact = vd_ne0(e);
+    vq toward = vq_srli(vd_bits(vd_xor(e, q)), 63); /* signs differ */
+    vq b = vd_bits(q);
+    b = vq_sub(b, vq_and(inexact, toward));
+    b = vq_or(b, vq_and(inexact, vq_set1(1)));
+    return vd_from_bits(b);
+}
+
+/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
+ * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
+ * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_avx512(
+    const T_float16 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+{
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < nc; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            vf f = vf_load_f16(cont[i] + j);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            s0 = vd_add(s0, VF_LO_float16(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_float16(f, cont[i] + j));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, VF_N outputs at a time. */
+VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w,
+                                              T_float16 *dst, int stream)
+{
+    double S[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_float16 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_float16(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_float16(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
+    int64_t j = w / VF_N * VF_N;
+    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
+    case 1: mean_sums_float16_avx512(cont, 1, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_float16_avx512(cont, 2, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_float16_avx512(cont, 3, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_float16_avx512(cont, 4, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_float16_avx512(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) { /* rare: the portable unit checks output by output */
+        mean_unit_float16(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    j = 0;
+    (void)stream;
+    for (; j + VD_N <= w; j += VD_N) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_float16_avx512(Sv, nv);
+        double t[VD_N];
+        vd_store(t, q);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
+VEC_TARGET static void columns_ok_float16_avx512(const T_float16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    int64_t j = 0;
+    for (; j + VF_N <= w; j += VF_N) {
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            vi a = vi_absbits(vf_load_f16(b + i * rs + j));
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+        }
+        uint32_t mx[VF_N], mn1[VF_N];
+        vi_store(mx, mxv);
+        vi_store(mn1, mnv);
+        for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float16, LSB_MIN_float16);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_float16(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant ng, so the sums stay in registers. */
+VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16_avx512(
+    rowacc_float16 *r, int64_t j0, const T_float16 *x, int64_t rs, int64_t nrows, const int ng, int64_t ahead,
+    int64_t row_bytes)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float16);
+    for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_float16 *p = x + i * rs;
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        for (int q = 0; q < ng; q++) {
+            vf f = vf_load_f16(p + VF_N * q);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_float16(f, p + VF_N * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float16(f, p + VF_N * q));
+        }
+    }
+    for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+}
+
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    if (w <= PANEL_ROWS_MAX) {
+        const int64_t row_bytes = w * (int64_t)sizeof(T_float16);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_float16 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            rows_block_begin_float16(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
+             * rows (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_float16 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
+                    case 1: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+            if (rows_block_ok_float16(r, nb)) {
+                rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_float16_avx512(b, rs, nb, w, ok);
+                rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+            }
+        }
+        return;
+    }
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float16), rs_bytes = rs * (int64_t)sizeof(T_float16);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        rows_block_begin_float16(r, b, rs, nb, 1, w);
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float16 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + VF_N <= w; j += VF_N) {
+                vf f = vf_load_f16(p + j);
+                vi a = vi_absbits(f);
+                mxv = vi_max_u32(mxv, a);
+                mnv = vi_min_u32(mnv, vi_dec(a));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float16(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float16(f, p + j)));
+            }
+            for (; j < w; j++) col_add_float16(r, j, LOAD_float16(p[j]));
+        }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_float16(r, nb)) {
+            rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_float16_avx512(b, rs, nb, w, ok);
+            rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+#undef VF_LO_float16
+#undef VF_HI_float16
+#undef LOAD2_float16
+
+VEC_TARGET static void run_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l)
+{
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float16)
+        block_float16_avx512(x + i, n - i < RUN_BLOCK_float16 ? n - i : RUN_BLOCK_float16, l);
+}
+/* bfloat16, avx512: VD_N values at p (a vf f already loaded from p) as a vd */
+#define VF_LO_bfloat16(f, p) vf_lo(f)
+#define VF_HI_bfloat16(f, p) vf_hi(f)
+/* 2 * VF_N values at p: their |x| bit patterns folded into the running max
+ * and min - 1 (unsigned), and the values as 4 vd of doubles. */
+#define LOAD2_bfloat16(p, d, mx, mn1) do { \
+        vf f0_ = vf_load_bf16(p), f1_ = vf_load_bf16((p) + VF_N); \
+        vi a0_ = vi_absbits(f0_), a1_ = vi_absbits(f1_); \
+        (mx) = vi_max_u32((mx), vi_max_u32(a0_, a1_)); \
+        (mn1) = vi_min_u32((mn1), vi_min_u32(vi_dec(a0_), vi_dec(a1_))); \
+        (d)[0] = VF_LO_bfloat16(f0_, (p)); (d)[1] = VF_HI_bfloat16(f0_, (p)); \
+        (d)[2] = VF_LO_bfloat16(f1_, (p) + VF_N); (d)[3] = VF_HI_bfloat16(f1_, (p) + VF_N); \
+    } while (0)
+
+VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
+{
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_bfloat16(x, 1, n, &l->acc);
+        return;
+    }
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    int64_t i = 0;
+    if (ALWAYS_EXACT_bfloat16) {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            vf f0 = vf_load_bf16(x + i), f1 = vf_load_bf16(x + i + VF_N);
+            s[0] = vd_add(s[0], VF_LO_bfloat16(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_bfloat16(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_bfloat16(f1, x + i + VF_N));
+            s[3] = vd_add(s[3], VF_HI_bfloat16(f1, x + i + VF_N));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_bfloat16(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    /* the check on the 16-bit patterns (the float32 ones are them << 16) */
+    vw mxv = vw_zero(), mnv = vw_ones();
+    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        vw raw = vw_load(x + i), a = vw_absbits(raw);
+        mxv = vw_max_u16(mxv, a);
+        mnv = vw_min_u16(mnv, vw_dec(a));
+        vf f0 = vw_lo_f32(raw), f1 = vw_hi_f32(raw);
+        s[0] = vd_add(s[0], vf_lo(f0));
+        s[1] = vd_add(s[1], vf_hi(f0));
+        s[2] = vd_add(s[2], vf_lo(f1));
+        s[3] = vd_add(s[3], vf_hi(f1));
+    }
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = vw_hmax_u16(mxv) << 16, mn16 = vw_hmin_u16(mnv);
+    uint32_t mn1 = mn16 == 0xffffu ? UINT32_MAX : ((mn16 + 1u) << 16) - 1u;
+    for (; i < n; i++) {
+        double v = LOAD_bfloat16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else {
+        (void)chunk_block_bfloat16(x, 1, n, &l->acc);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
+    }
+}
+
+/* div_odd on VD_N lanes: q = RN(S / n), e = S - q * n exactly; an inexact
+ * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
+VEC_TARGET static inline vd div_odd_bfloat16_avx512(vd S, vd nv)
+{
+    vd q = vd_div(S, nv), e = vd_fnmadd(q, nv, S);
+    vq inexact = vd_ne0(e);
+    vq toward = vq_srli(vd_bits(vd_xor(e, q)), 63); /* signs differ */
+    vq b = vd_bits(q);
+    b = vq_sub(b, vq_and(inexact, toward));
+    b = vq_or(b, vq_and(inexact, vq_set1(1)));
+    return vd_from_bits(b);
+}
+
+/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
+ * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
+ * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_avx512(
+    const T_bfloat16 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+{
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < nc; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            vf f = vf_load_bf16(cont[i] + j);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            s0 = vd_add(s0, VF_LO_bfloat16(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_bfloat16(f, cont[i] + j));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, VF_N outputs at a time. */
+VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w,
+                                              T_bfloat16 *dst, int stream)
+{
+    double S[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_bfloat16 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_bfloat16(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_bfloat16(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
+    int64_t j = w / VF_N * VF_N;
+    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
+    case 1: mean_sums_bfloat16_avx512(cont, 1, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_bfloat16_avx512(cont, 2, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_bfloat16_avx512(cont, 3, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_bfloat16_avx512(cont, 4, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_bfloat16_avx512(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) { /* rare: the portable unit checks output by output */
+        mean_unit_bfloat16(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    j = 0;
+    (void)stream;
+    for (; j + VD_N <= w; j += VD_N) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_bfloat16_avx512(Sv, nv);
+        double t[VD_N];
+        vd_store(t, q);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
+VEC_TARGET static void columns_ok_bfloat16_avx512(const T_bfloat16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    int64_t j = 0;
+    for (; j + VF_N <= w; j += VF_N) {
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            vi a = vi_absbits(vf_load_bf16(b + i * rs + j));
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+        }
+        uint32_t mx[VF_N], mn1[VF_N];
+        vi_store(mx, mxv);
+        vi_store(mn1, mnv);
+        for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_bfloat16, LSB_MIN_bfloat16);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant ng, so the sums stay in registers. */
+VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat16_avx512(
+    rowacc_bfloat16 *r, int64_t j0, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int ng, int64_t ahead,
+    int64_t row_bytes)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
+    for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_bfloat16 *p = x + i * rs;
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        for (int q = 0; q < ng; q++) {
+            vf f = vf_load_bf16(p + VF_N * q);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_bfloat16(f, p + VF_N * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_bfloat16(f, p + VF_N * q));
+        }
+    }
+    for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+}
+
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    if (w <= PANEL_ROWS_MAX) {
+        const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_bfloat16 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
+             * rows (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_bfloat16 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
+                    case 1: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+            if (rows_block_ok_bfloat16(r, nb)) {
+                rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
+                rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+            }
+        }
+        return;
+    }
+    const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16), rs_bytes = rs * (int64_t)sizeof(T_bfloat16);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_bfloat16 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            const T_bfloat16 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + VF_N <= w; j += VF_N) {
+                vf f = vf_load_bf16(p + j);
+                vi a = vi_absbits(f);
+                mxv = vi_max_u32(mxv, a);
+                mnv = vi_min_u32(mnv, vi_dec(a));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_bfloat16(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_bfloat16(f, p + j)));
+            }
+            for (; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(p[j]));
+        }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_bfloat16(r, nb)) {
+            rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
+            rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+#undef VF_LO_bfloat16
+#undef VF_HI_bfloat16
+#undef LOAD2_bfloat16
+
+VEC_TARGET static void run_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
+{
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_bfloat16)
+        block_bfloat16_avx512(x + i, n - i < RUN_BLOCK_bfloat16 ? n - i : RUN_BLOCK_bfloat16, l);
+}
+/* float32, avx512: VD_N values at p (a vf f already loaded from p) as a vd */
+#define VF_LO_float32(f, p) vd_load_f32(p)
+#define VF_HI_float32(f, p) vd_load_f32((p) + VD_N)
+/* 2 * VF_N values at p: their |x| bit patterns folded into the running max
+ * and min - 1 (unsigned), and the values as 4 vd of doubles. */
+#define LOAD2_float32(p, d, mx, mn1) do { \
+        vf f0_ = vf_load_f32(p), f1_ = vf_load_f32((p) + VF_N); \
+        vi a0_ = vi_absbits(f0_), a1_ = vi_absbits(f1_); \
+        (mx) = vi_max_u32((mx), vi_max_u32(a0_, a1_)); \
+        (mn1) = vi_min_u32((mn1), vi_min_u32(vi_dec(a0_), vi_dec(a1_))); \
+        (d)[0] = VF_LO_float32(f0_, (p)); (d)[1] = VF_HI_float32(f0_, (p)); \
+        (d)[2] = VF_LO_float32(f1_, (p) + VF_N); (d)[3] = VF_HI_float32(f1_, (p) + VF_N); \
+    } while (0)
+
+VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l)
+{
+    if (l->skip > 0) {
+        l->skip--;
+        (void)chunk_block_float32(x, 1, n, &l->acc);
+        return;
+    }
+    vd s[4] = {vd_set1(0.0), vd_set1(0.0), vd_set1(0.0), vd_set1(0.0)};
+    int64_t i = 0;
+    if (ALWAYS_EXACT_float32) {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            vf f0 = vf_load_f32(x + i), f1 = vf_load_f32(x + i + VF_N);
+            s[0] = vd_add(s[0], VF_LO_float32(f0, x + i));
+            s[1] = vd_add(s[1], VF_HI_float32(f0, x + i));
+            s[2] = vd_add(s[2], VF_LO_float32(f1, x + i + VF_N));
+            s[3] = vd_add(s[3], VF_HI_float32(f1, x + i + VF_N));
+        }
+        double part[4 * VD_N], total = 0.0;
+        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        for (; i < n; i++) part[0] += LOAD_float32(x[i]);
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        if (isfinite(total)) keep_block_float32(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
+        return;
+    }
+    vi mxv = vi_zero(), mnv = vi_ones();
+    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+        vd d[4];
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        LOAD2_float32(x + i, d, mxv, mnv);
+        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    }
+    double part[4 * VD_N], total = 0.0;
+    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    for (; i < n; i++) {
+        double v = LOAD_float32(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+        part[0] += v;
+    }
+    if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
+        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else {
+        (void)chunk_block_float32(x, 1, n, &l->acc);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
+    }
+}
+
+/* div_odd on VD_N lanes: q = RN(S / n), e = S - q * n exactly; an inexact
+ * lane steps toward zero when |q| is above |S / n|, then sets its last bit. */
+VEC_TARGET static inline vd div_odd_float32_avx512(vd S, vd nv)
+{
+    vd q = vd_div(S, nv), e = vd_fnmadd(q, nv, S);
+    vq inexact = vd_ne0(e);
+    vq toward = vq_srli(vd_bits(vd_xor(e, q)), 63); /* signs differ */
+    vq b = vd_bits(q);
+    b = vq_sub(b, vq_and(inexact, toward));
+    b = vq_or(b, vq_and(inexact, vq_set1(1)));
+    return vd_from_bits(b);
+}
+
+/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
+ * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
+ * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float32_avx512(
+    const T_float32 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+{
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0 = vd_set1(bsum), s1 = s0;
+        for (int i = 0; i < nc; i++) {
+            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+            vf f = vf_load_f32(cont[i] + j);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            s0 = vd_add(s0, VF_LO_float32(f, cont[i] + j));
+            s1 = vd_add(s1, VF_HI_float32(f, cont[i] + j));
+        }
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The vector form of mean_unit when every input is read contiguously or
+ * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
+ * rounding, VF_N outputs at a time. */
+VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w,
+                                              T_float32 *dst, int stream)
+{
+    double S[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    /* broadcast inputs once: their sum starts every output's sum (when the
+     * check passes, every order of the additions gives the same exact sum) */
+    const T_float32 *cont[MEAN_VEC_MAX];
+    int ncont = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i] && ncont < MEAN_VEC_MAX) {
+            cont[ncont++] = src[i];
+            continue;
+        }
+        if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            mean_unit_float32(ninputs, src, sinner, w, dst);
+            return;
+        }
+        double v = LOAD_float32(src[i][0]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+    }
+    int64_t j = w / VF_N * VF_N;
+    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
+    case 1: mean_sums_float32_avx512(cont, 1, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_float32_avx512(cont, 2, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_float32_avx512(cont, 3, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_float32_avx512(cont, 4, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_float32_avx512(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    for (; j < w; j++) {
+        S[j] = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float32(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            S[j] += v;
+        }
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) { /* rare: the portable unit checks output by output */
+        mean_unit_float32(ninputs, src, sinner, w, dst);
+        return;
+    }
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    j = 0;
+    /* a large output goes straight to memory (no read of the lines it overwrites) */
+    const int nt = stream && ((uintptr_t)dst & (VH_ALIGN - 1)) == 0;
+    /* Not a power of two: q = RN(S * RN(1 / n)) is within 1.6 of its ulps of
+     * S / n. The float32 rounding of S / n is decided by the midpoint M of
+     * q's float32 interval (q's low 29 bits set to 2^28; FLT_MAX's upper
+     * one is the overflow threshold): every other midpoint is 2^27 ulps away
+     * or more. For n < 2^28, M * n (25 + 28 bits) is exact, so the sign of
+     * d = fma(-M, n, S) = S - M * n is exact: M (a tie, to even) or M one
+     * ulp toward S / n rounds to float32 as S / n does. That holds while S / n
+     * and q are in float32's normal range: every nonzero S is at least 2^g
+     * (the grid of the unit's values, below), so |S / n| >= 2^(g - cl);
+     * a unit where that can fall below 2^-125 takes the division and
+     * rounding to odd. */
+    int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149; /* n <= 2^cl */
+    if (mn1 != UINT32_MAX) {
+        int t = (int)((mn1 + 1) >> 23) - 127;
+        g = t - 23 < -149 ? -149 : t - 23;
+    }
+    const int bymul = pow2 || (ninputs < (1 << 28) && g - cl >= -125);
+    const vq low29 = vq_set1((1 << 29) - 1), half = vq_set1(1 << 28);
+    const vd sign = vd_set1(-0.0);
+    for (; bymul && j + VD_N <= w; j += VD_N) {
+        vd Sv = vd_load(S + j), q = vd_mul(Sv, rn);
+        if (!pow2) {
+            vd M = vd_from_bits(vq_or(vq_andnot(low29, vd_bits(q)), half));
+            /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */
+            vd d = vd_xor(vd_fnmadd(M, nv, Sv), vd_and(M, sign));
+            q = vd_from_bits(vq_add(vd_bits(M), vq_sub(vd_lt0(d), vd_gt0(d))));
+        }
+        vh f = vh_from_vd(q);
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+    }
+    for (; j + VD_N <= w; j += VD_N) {
+        vh f = vh_from_vd(div_odd_float32_avx512(vd_load(S + j), nv));
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+    }
+    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+}
+
+/* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
+VEC_TARGET static void columns_ok_float32_avx512(const T_float32 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
+{
+    int64_t j = 0;
+    for (; j + VF_N <= w; j += VF_N) {
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            vi a = vi_absbits(vf_load_f32(b + i * rs + j));
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+        }
+        uint32_t mx[VF_N], mn1[VF_N];
+        vi_store(mx, mxv);
+        vi_store(mn1, mnv);
+        for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float32, LSB_MIN_float32);
+    }
+    for (; j < w; j++) ok[j] = (uint8_t)column_ok_float32(NULL, j, b + j, rs, nb);
+}
+
+/* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
+ * registers across the block's rows (each read once, in order, prefetched
+ * `ahead` rows early), the block's shared bound in two more. Inlined with a
+ * constant ng, so the sums stay in registers. */
+VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32_avx512(
+    rowacc_float32 *r, int64_t j0, const T_float32 *x, int64_t rs, int64_t nrows, const int ng, int64_t ahead,
+    int64_t row_bytes)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    vd c[2 * NARROW_PANEL];
+    const int64_t rs_bytes = rs * (int64_t)sizeof(T_float32);
+    for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_float32 *p = x + i * rs;
+        if (row_bytes) prefetch_rows(x, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+        for (int q = 0; q < ng; q++) {
+            vf f = vf_load_f32(p + VF_N * q);
+            vi a = vi_absbits(f);
+            mxv = vi_max_u32(mxv, a);
+            mnv = vi_min_u32(mnv, vi_dec(a));
+            c[2 * q] = vd_add(c[2 * q], VF_LO_float32(f, p + VF_N * q));
+            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float32(f, p + VF_N * q));
+        }
+    }
+    for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    r->bmx = mx > r->bmx ? mx : r->bmx;
+    r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+}
+
+/* Rows one after the other (each read once, in order, prefetched ahead):
+ * narrow ones as above, wide ones with the column sums in L1; the block's
+ * shared bound in registers. */
+VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    if (w <= PANEL_ROWS_MAX) {
+        const int64_t row_bytes = w * (int64_t)sizeof(T_float32);
+        const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+        int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
+        sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+            nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+            const T_float32 *b = x + i0 * rs;
+            if (r->skip > 0) {
+                nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            rows_block_begin_float32(r, b, rs, nb, 1, w);
+            /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
+             * rows (in L1 after the first panel, which prefetches whole rows) */
+            for (int64_t k0 = 0; k0 < nb; k0 += sub) {
+                int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                    int64_t pb = j0 == 0 ? row_bytes : 0;
+                    const T_float32 *src = b + k0 * rs + j0;
+                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
+                    case 1: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 1, ahead, pb); break;
+                    case 2: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 2, ahead, pb); break;
+                    case 3: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 3, ahead, pb); break;
+                    case 4: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 4, ahead, pb); break;
+                    case 5: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 5, ahead, pb); break;
+                    case 6: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 6, ahead, pb); break;
+                    case 7: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 7, ahead, pb); break;
+                    case 8: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 8, ahead, pb); break;
+                    default: break;
+                    }
+                }
+            }
+            for (int64_t i = 0; i < nb; i++)
+                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+            if (rows_block_ok_float32(r, nb)) {
+                rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+            } else {
+                uint8_t ok[TILE];
+                columns_ok_float32_avx512(b, rs, nb, w, ok);
+                rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+            }
+        }
+        return;
+    }
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float32), rs_bytes = rs * (int64_t)sizeof(T_float32);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float32 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        rows_block_begin_float32(r, b, rs, nb, 1, w);
+        vi mxv = vi_zero(), mnv = vi_ones();
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float32 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + VF_N <= w; j += VF_N) {
+                vf f = vf_load_f32(p + j);
+                vi a = vi_absbits(f);
+                mxv = vi_max_u32(mxv, a);
+                mnv = vi_min_u32(mnv, vi_dec(a));
+                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float32(f, p + j)));
+                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float32(f, p + j)));
+            }
+            for (; j < w; j++) col_add_float32(r, j, LOAD_float32(p[j]));
+        }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+        r->bmx = mx > r->bmx ? mx : r->bmx;
+        r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        if (rows_block_ok_float32(r, nb)) {
+            rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            columns_ok_float32_avx512(b, rs, nb, w, ok);
+            rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+#undef VF_LO_float32
+#undef VF_HI_float32
+#undef LOAD2_float32
+
+VEC_TARGET static void run_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l)
+{
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float32)
+        block_float32_avx512(x + i, n - i < RUN_BLOCK_float32 ? n - i : RUN_BLOCK_float32, l);
+}
+VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
+{
+    if (l->skip > 0) {
+        l->skip--;
+        double m = chunk_block_float64(x, 1, n, &l->acc);
+        pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
+        return;
+    }
+    if (l->A == 0.0 || n < 2 * VD_N) {
+        block_float64(x, 1, n, l);
+        return;
+    }
+    const vd g1 = vd_set1(l->sigma1), g2 = vd_set1(l->sigma2);
+    vd s1a = vd_set1(0.0), s1b = s1a, s2a = s1a, s2b = s1a, mxv = s1a, ro = s1a;
+    int64_t i = 0;
+    for (; i + 2 * VD_N <= n; i += 2 * VD_N) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        vd d0 = vd_load(x + i), d1 = vd_load(x + i + VD_N);
+        mxv = vd_max(mxv, vd_max(vd_abs(d0), vd_abs(d1)));
+        vd q0 = vd_sub(vd_add(g1, d0), g1), q1 = vd_sub(vd_add(g1, d1), g1);
+        s1a = vd_add(s1a, q0);
+        s1b = vd_add(s1b, q1);
+        vd r0 = vd_sub(d0, q0), r1 = vd_sub(d1, q1);
+        vd p0 = vd_sub(vd_add(g2, r0), g2), p1 = vd_sub(vd_add(g2, r1), g2);
+        s2a = vd_add(s2a, p0);
+        s2b = vd_add(s2b, p1);
+        ro = vd_or(ro, vd_or(vd_sub(r0, p0), vd_sub(r1, p1)));
+    }
+    double a[VD_N], b[VD_N], m[VD_N], sums[2] = {0.0, 0.0}, mx = 0.0;
+    vd_store(a, vd_add(s1a, s1b));
+    vd_store(b, vd_add(s2a, s2b));
+    vd_store(m, mxv);
+    for (int k = 0; k < VD_N; k++) {
+        sums[0] += a[k];
+        sums[1] += b[k];
+        mx = m[k] > mx ? m[k] : mx;
+    }
+    int clean = !vd_anybits(ro);
+    const double sg1 = l->sigma1, sg2 = l->sigma2;
+    for (; i < n; i++) {
+        double v = x[i], q1 = (sg1 + v) - sg1, r1 = v - q1, q2 = (sg2 + r1) - sg2;
+        mx = fabs(v) > mx ? fabs(v) : mx;
+        sums[0] += q1;
+        sums[1] += q2;
+        clean &= f64_to_bits(r1 - q2) == 0;
+    }
+    if (mx <= l->A && clean && isfinite(sums[0])) {
+        keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
+        l->fails = 0;
+    } else {
+        double mm = chunk_block_float64(x, 1, n, &l->acc);
+        pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
+        if (++l->fails >= 2) l->skip = EXACT_SKIP;
+    }
+}
+
+VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
+    const int64_t ahead = row_bytes ? PREFETCH_BYTES / row_bytes + 1 : 0;
+    for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
+        nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
+        const T_float64 *b = x + i0 * rs;
+        if (r->skip > 0) {
+            nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        rows_block_begin_float64(r, b, rs, nb, 1, w);
+        vd bad = vd_set1(0.0);
+        for (int64_t i = 0; i < nb; i++) {
+            const T_float64 *p = b + i * rs;
+            prefetch_rows(b, rs_bytes, i + ahead, i + ahead + 1, row_bytes);
+            int64_t j = 0;
+            for (; j + VD_N <= w; j += VD_N) {
+                vd d = vd_load(p + j), g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j);
+                vd q = vd_sub(vd_add(g1, d), g1);
+                vd r1 = vd_sub(d, q);
+                vd pp = vd_sub(vd_add(g2, r1), g2);
+                bad = vd_or(bad, vd_or(vd_above(d, vd_load(r->A + j)), vd_sub(r1, pp)));
+                vd_store(r->s1 + j, vd_add(vd_load(r->s1 + j), q));
+                vd_store(r->s2 + j, vd_add(vd_load(r->s2 + j), pp));
+            }
+            for (; j < w; j++) col_add_float64(r, j, p[j]);
+        }
+        r->bad |= (uint64_t)vd_anybits(bad);
+        if (rows_block_ok_float64(r, nb)) {
+            rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
+        } else {
+            uint8_t ok[TILE];
+            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
+            rows_block_end_float64(r, b, rs, nb, 1, w, ok);
+        }
+    }
+}
+
+VEC_TARGET static void run_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
+{
+    for (int64_t i = 0; i < n; i += RUN_BLOCK_float64)
+        block_float64_avx512(x + i, n - i < RUN_BLOCK_float64 ? n - i : RUN_BLOCK_float64, l);
+}
+/* int64, avx512: bias and split into 32-bit halves, LANES_int64 lanes at a time. */
+VEC_TARGET static void run_int64_avx512(const T_int64 *x, int64_t n, lanes_int64 *l)
+{
+    enum { NV = LANES_int64 / VD_N }; /* vectors of lanes */
+    const vq bias = vq_set1(BIAS_int64), low = vq_set1(0xffffffffLL);
+    vq lo[NV], hi[NV];
+    for (int k = 0; k < NV; k++) {
+        lo[k] = vq_load(l->lo + VD_N * k);
+        hi[k] = vq_load(l->hi + VD_N * k);
+    }
+    int64_t i = 0;
+    for (; i + LANES_int64 <= n; i += LANES_int64) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        for (int k = 0; k < NV; k++) {
+            vq u = vq_xor(vq_load(x + i + VD_N * k), bias);
+            lo[k] = vq_add(lo[k], vq_and(u, low));
+            hi[k] = vq_add(hi[k], vq_srli(u, 32));
+        }
+    }
+    for (int k = 0; k < NV; k++) {
+        vq_store(l->lo + VD_N * k, lo[k]);
+        vq_store(l->hi + VD_N * k, hi[k]);
+    }
+    for (int k = 0; i < n; i++, k++) ADD_BIASED_int64(l->lo[k], l->hi[k], BIASED_int64(x[i]));
+}
+/* uint64, avx512: bias and split into 32-bit halves, LANES_uint64 lanes at a time. */
+VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uint64 *l)
+{
+    enum { NV = LANES_uint64 / VD_N }; /* vectors of lanes */
+    const vq bias = vq_set1(BIAS_uint64), low = vq_set1(0xffffffffLL);
+    vq lo[NV], hi[NV];
+    for (int k = 0; k < NV; k++) {
+        lo[k] = vq_load(l->lo + VD_N * k);
+        hi[k] = vq_load(l->hi + VD_N * k);
+    }
+    int64_t i = 0;
+    for (; i + LANES_uint64 <= n; i += LANES_uint64) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        for (int k = 0; k < NV; k++) {
+            vq u = vq_xor(vq_load(x + i + VD_N * k), bias);
+            lo[k] = vq_add(lo[k], vq_and(u, low));
+            hi[k] = vq_add(hi[k], vq_srli(u, 32));
+        }
+    }
+    for (int k = 0; k < NV; k++) {
+        vq_store(l->lo + VD_N * k, lo[k]);
+        vq_store(l->hi + VD_N * k, hi[k]);
+    }
+    for (int k = 0; i < n; i++, k++) ADD_BIASED_uint64(l->lo[k], l->hi[k], BIASED_uint64(x[i]));
+}
+/* ---- end of the avx512 layer ---- */
+#undef VEC_TARGET
+#undef VD_N
+#undef VF_N
+#undef VH_ALIGN
+#undef vd
+#undef vq
+#undef vf
+#undef vi
+#undef vw
+#undef vh
+#undef vd_set1
+#undef vd_load
+#undef vd_store
+#undef vd_add
+#undef vd_sub
+#undef vd_mul
+#undef vd_div
+#undef vd_max
+#undef vd_or
+#undef vd_and
+#undef vd_xor
+#undef vd_fnmadd
+#undef vd_abs
+#undef vd_above
+#undef vd_anybits
+#undef vd_ne0
+#undef vd_gt0
+#undef vd_lt0
+#undef vd_bits
+#undef vd_from_bits
+#undef vq_set1
+#undef vq_load
+#undef vq_store
+#undef vq_add
+#undef vq_sub
+#undef vq_and
+#undef vq_or
+#undef vq_xor
+#undef vq_andnot
+#undef vq_srli
+#undef vf_load_f32
+#undef vf_load_f16
+#undef vf_load_bf16
+#undef vf_lo
+#undef vf_hi
+#undef vd_load_f32
+#undef vi_zero
+#undef vi_ones
+#undef vi_absbits
+#undef vi_max_u32
+#undef vi_min_u32
+#undef vi_dec
+#undef vi_store
+#undef vw_load
+#undef vw_zero
+#undef vw_ones
+#undef vw_absbits
+#undef vw_max_u16
+#undef vw_min_u16
+#undef vw_dec
+#undef vw_lo_f32
+#undef vw_hi_f32
+#undef vh_from_vd
+#undef vh_store
+#undef vh_stream
+#undef vi_hmax_u32
+#undef vi_hmin_u32
+#undef vw_hmax_u16
+#undef vw_hmin_u16
+
+/* float16: contiguous runs and rows to the picked ISA's kernels; rows
+ * narrower than its vectors to the next lower ISA */
+static void run_float16_dispatch(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l, int k0)
+{
+    if (s == 1) switch (isa_level) {
+    case 2: run_float16_avx512(x, n, l); return;
+    case 1: run_float16_avx2(x, n, l); return;
+    default: break;
+    }
+    run_float16(x, s, n, l, k0);
+}
+#define RUN_float16 run_float16_dispatch
+
+static void add_rows_float16_dispatch(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    if (s == 1) switch (isa_level) {
+    case 2:
+        if (w >= 16) {
+            add_rows_float16_avx512(r, x, rs, nrows, w);
+            return;
+        }
+        /* fall through */
+    case 1:
+        add_rows_float16_avx2(r, x, rs, nrows, w);
+        return;
+    default: break;
+    }
+    add_rows_float16_generic(r, x, rs, nrows, s, w);
+}
+#define ADD_ROWS_float16 add_rows_float16_dispatch
+
+/* only when isa_level > 0 */
+static void mean_unit_float16_dispatch(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w,
+                                      T_float16 *dst, int stream)
+{
+    switch (isa_level) {
+    case 2:
+        if (w >= 16) {
+            mean_unit_float16_avx512(ninputs, src, sinner, w, dst, stream);
+            return;
+        }
+        /* fall through */
+    default: mean_unit_float16_avx2(ninputs, src, sinner, w, dst, stream); return;
+    }
+}
+#define MEAN_UNIT_VEC_float16 mean_unit_float16_dispatch
+
+/* bfloat16: contiguous runs and rows to the picked ISA's kernels; rows
+ * narrower than its vectors to the next lower ISA */
+static void run_bfloat16_dispatch(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l, int k0)
+{
+    if (s == 1) switch (isa_level) {
+    case 2: run_bfloat16_avx512(x, n, l); return;
+    case 1: run_bfloat16_avx2(x, n, l); return;
+    default: break;
+    }
+    run_bfloat16(x, s, n, l, k0);
+}
+#define RUN_bfloat16 run_bfloat16_dispatch
+
+static void add_rows_bfloat16_dispatch(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    if (s == 1) switch (isa_level) {
+    case 2:
+        if (w >= 16) {
+            add_rows_bfloat16_avx512(r, x, rs, nrows, w);
+            return;
+        }
+        /* fall through */
+    case 1:
+        add_rows_bfloat16_avx2(r, x, rs, nrows, w);
+        return;
+    default: break;
+    }
+    add_rows_bfloat16_generic(r, x, rs, nrows, s, w);
+}
+#define ADD_ROWS_bfloat16 add_rows_bfloat16_dispatch
+
+/* only when isa_level > 0 */
+static void mean_unit_bfloat16_dispatch(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w,
+                                      T_bfloat16 *dst, int stream)
+{
+    switch (isa_level) {
+    case 2:
+        if (w >= 16) {
+            mean_unit_bfloat16_avx512(ninputs, src, sinner, w, dst, stream);
+            return;
+        }
+        /* fall through */
+    default: mean_unit_bfloat16_avx2(ninputs, src, sinner, w, dst, stream); return;
+    }
+}
+#define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_dispatch
+
+/* float32: contiguous runs and rows to the picked ISA's kernels; rows
+ * narrower than its vectors to the next lower ISA */
+static void run_float32_dispatch(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l, int k0)
+{
+    if (s == 1) switch (isa_level) {
+    case 2: run_float32_avx512(x, n, l); return;
+    case 1: run_float32_avx2(x, n, l); return;
+    default: break;
+    }
+    run_float32(x, s, n, l, k0);
+}
+#define RUN_float32 run_float32_dispatch
+
+static void add_rows_float32_dispatch(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    if (s == 1) switch (isa_level) {
+    case 2:
+        if (w >= 16) {
+            add_rows_float32_avx512(r, x, rs, nrows, w);
+            return;
+        }
+        /* fall through */
+    case 1:
+        add_rows_float32_avx2(r, x, rs, nrows, w);
+        return;
+    default: break;
+    }
+    add_rows_float32_generic(r, x, rs, nrows, s, w);
+}
+#define ADD_ROWS_float32 add_rows_float32_dispatch
+
+/* only when isa_level > 0 */
+static void mean_unit_float32_dispatch(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w,
+                                      T_float32 *dst, int stream)
+{
+    switch (isa_level) {
+    case 2:
+        if (w >= 16) {
+            mean_unit_float32_avx512(ninputs, src, sinner, w, dst, stream);
+            return;
+        }
+        /* fall through */
+    default: mean_unit_float32_avx2(ninputs, src, sinner, w, dst, stream); return;
+    }
+}
+#define MEAN_UNIT_VEC_float32 mean_unit_float32_dispatch
+
+/* float64: contiguous runs and rows to the picked ISA's kernels; rows
+ * narrower than its vectors to the next lower ISA */
+static void run_float64_dispatch(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l, int k0)
+{
+    if (s == 1) switch (isa_level) {
+    case 2: run_float64_avx512(x, n, l); return;
+    case 1: run_float64_avx2(x, n, l); return;
+    default: break;
+    }
+    run_float64(x, s, n, l, k0);
+}
+#define RUN_float64 run_float64_dispatch
+
+static void add_rows_float64_dispatch(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    if (s == 1) switch (isa_level) {
+    case 2:
+        if (w >= 8) {
+            add_rows_float64_avx512(r, x, rs, nrows, w);
+            return;
+        }
+        /* fall through */
+    case 1:
+        add_rows_float64_avx2(r, x, rs, nrows, w);
+        return;
+    default: break;
+    }
+    add_rows_float64_generic(r, x, rs, nrows, s, w);
+}
+#define ADD_ROWS_float64 add_rows_float64_dispatch
+
+/* int64: contiguous runs and rows to the picked ISA's kernels; rows
+ * narrower than its vectors to the next lower ISA */
+static void run_int64_dispatch(const T_int64 *x, int64_t s, int64_t n, lanes_int64 *l, int k0)
+{
+    if (s == 1) switch (isa_level) {
+    case 2: run_int64_avx512(x, n, l); return;
+    case 1: run_int64_avx2(x, n, l); return;
+    default: break;
+    }
+    run_int64(x, s, n, l, k0);
+}
+#define RUN_int64 run_int64_dispatch
+#define ADD_ROWS_int64 add_rows_int64_generic
+
+/* uint64: contiguous runs and rows to the picked ISA's kernels; rows
+ * narrower than its vectors to the next lower ISA */
+static void run_uint64_dispatch(const T_uint64 *x, int64_t s, int64_t n, lanes_uint64 *l, int k0)
+{
+    if (s == 1) switch (isa_level) {
+    case 2: run_uint64_avx512(x, n, l); return;
+    case 1: run_uint64_avx2(x, n, l); return;
+    default: break;
+    }
+    run_uint64(x, s, n, l, k0);
+}
+#define RUN_uint64 run_uint64_dispatch
+#define ADD_ROWS_uint64 add_rows_uint64_generic
+#endif
+#ifndef RUN_float16
+#define RUN_float16 run_float16
+#endif
+#ifndef ADD_ROWS_float16
+#define ADD_ROWS_float16 add_rows_float16_generic
+#endif
+#ifndef RUN_bfloat16
+#define RUN_bfloat16 run_bfloat16
+#endif
+#ifndef ADD_ROWS_bfloat16
+#define ADD_ROWS_bfloat16 add_rows_bfloat16_generic
+#endif
+#ifndef RUN_float32
+#define RUN_float32 run_float32
+#endif
+#ifndef ADD_ROWS_float32
+#define ADD_ROWS_float32 add_rows_float32_generic
+#endif
+#ifndef RUN_float64
+#define RUN_float64 run_float64
+#endif
+#ifndef ADD_ROWS_float64
+#define ADD_ROWS_float64 add_rows_float64_generic
+#endif
+#ifndef RUN_int8
+#define RUN_int8 run_int8
+#endif
+#ifndef ADD_ROWS_int8
+#define ADD_ROWS_int8 add_rows_int8_generic
+#endif
+#ifndef RUN_int16
+#define RUN_int16 run_int16
+#endif
+#ifndef ADD_ROWS_int16
+#define ADD_ROWS_int16 add_rows_int16_generic
+#endif
+#ifndef RUN_int32
+#define RUN_int32 run_int32
+#endif
+#ifndef ADD_ROWS_int32
+#define ADD_ROWS_int32 add_rows_int32_generic
+#endif
+#ifndef RUN_int64
+#define RUN_int64 run_int64
+#endif
+#ifndef ADD_ROWS_int64
+#define ADD_ROWS_int64 add_rows_int64_generic
+#endif
+#ifndef RUN_uint8
+#define RUN_uint8 run_uint8
+#endif
+#ifndef ADD_ROWS_uint8
+#define ADD_ROWS_uint8 add_rows_uint8_generic
+#endif
+#ifndef RUN_uint16
+#define RUN_uint16 run_uint16
+#endif
+#ifndef ADD_ROWS_uint16
+#define ADD_ROWS_uint16 add_rows_uint16_generic
+#endif
+#ifndef RUN_uint32
+#define RUN_uint32 run_uint32
+#endif
+#ifndef ADD_ROWS_uint32
+#define ADD_ROWS_uint32 add_rows_uint32_generic
+#endif
+#ifndef RUN_uint64
 #define RUN_uint64 run_uint64
 #endif
+#ifndef ADD_ROWS_uint64
 #define ADD_ROWS_uint64 add_rows_uint64_generic
+#endif
 /* ---- ReduceMean, float16 ------------------------------------------------ */
 
 static inline int64_t min64_float16(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -9136,7 +10787,7 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     /* an output far larger than the caches is written with non-temporal stores */
     const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_float16);
 #ifdef MEAN_UNIT_VEC_float16
-    vec = cpu_avx2_f16c;
+    vec = isa_level > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
@@ -9247,7 +10898,7 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     /* an output far larger than the caches is written with non-temporal stores */
     const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_bfloat16);
 #ifdef MEAN_UNIT_VEC_bfloat16
-    vec = cpu_avx2;
+    vec = isa_level > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
@@ -9358,7 +11009,7 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     /* an output far larger than the caches is written with non-temporal stores */
     const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_float32);
 #ifdef MEAN_UNIT_VEC_float32
-    vec = cpu_avx2;
+    vec = isa_level > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
@@ -9469,7 +11120,7 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     /* an output far larger than the caches is written with non-temporal stores */
     const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_float64);
 #ifdef MEAN_UNIT_VEC_float64
-    vec = cpu_avx2;
+    vec = isa_level > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;

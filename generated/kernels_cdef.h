@@ -7,6 +7,7 @@
 /* cffi declarations of generated/kernels.c (read by meancli/_ffi_build.py). */
 const char *meancli_source_sha256(void);
 int meancli_max_rank(void);
+const char *meancli_isa(void);
 typedef struct meancli_reduce_job meancli_reduce_job;
 void meancli_reduce_free(meancli_reduce_job *job);
 void meancli_reduce_job_info(const meancli_reduce_job *job, int64_t *info);

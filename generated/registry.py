@@ -12,7 +12,11 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "3103239efb9970f60d160db83987e4cd7a4e826e152965d8d4a2194a423af12e"
+KERNEL_SOURCE_SHA256 = "b113ef72c369107f8824b8919691b97ab3927c70628d7a3450a182bd674c2f99"
+
+# The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
+# MEANCLI_ISA names one to run below the highest the CPU supports.
+ISA_NAMES = ('portable', 'avx2', 'avx512')
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

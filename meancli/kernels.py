@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InternalError, KernelBuildError, SpecViolation
+from .errors import InternalError, KernelBuildError, SpecViolation, UsageError
 from .kernel_status import BY_VALUE, EMPTY_INT
 
 BUILD_HINT = "build it with `pip install -e .` (or `make install`) from the meancli source tree"
@@ -22,6 +22,11 @@ BUILD_HINT = "build it with `pip install -e .` (or `make install`) from the mean
 
 @lru_cache(maxsize=1)
 def _module() -> Any:
+    from .generated.registry import ISA_NAMES, KERNEL_SOURCE_SHA256
+
+    wanted = os.environ.get("MEANCLI_ISA", "")
+    if wanted and wanted not in ISA_NAMES:  # read by the module as it loads
+        raise UsageError(f"MEANCLI_ISA={wanted!r}: expected one of {', '.join(ISA_NAMES)}")
     try:
         import importlib
 
@@ -30,8 +35,6 @@ def _module() -> Any:
         raise KernelBuildError(
             f"the compiled kernel module meancli._kernels is missing ({exc}); {BUILD_HINT}"
         ) from None
-    from .generated.registry import KERNEL_SOURCE_SHA256
-
     built = _kernels.ffi.string(_kernels.lib.meancli_source_sha256()).decode()
     if built != KERNEL_SOURCE_SHA256:
         raise KernelBuildError(
@@ -48,6 +51,21 @@ def load() -> None:
         KernelBuildError: the module is missing or was built from other sources.
     """
     _module()
+
+
+def isa() -> str:
+    """The instruction set the kernels run: ``"avx512"``, ``"avx2"`` or ``"portable"``.
+
+    The highest the CPU supports (AVX-512 F/BW/VL/DQ; AVX2 with FMA and F16C),
+    or a lower one named by the environment variable ``MEANCLI_ISA``, read
+    once when the module loads. Every level gives the same bits.
+
+    Raises:
+        KernelBuildError: the module is missing or was built from other sources.
+        UsageError: ``MEANCLI_ISA`` names no level.
+    """
+    module = _module()
+    return str(module.ffi.string(module.lib.meancli_isa()).decode())
 
 
 def max_rank() -> int:

@@ -1,7 +1,8 @@
-"""The AVX2 loops and the portable loops give bit-identical results.
+"""Every instruction set's kernels give the portable loops' bits.
 
-MEANCLI_NO_SIMD=1 makes the kernels skip their intrinsics paths (read once
-when the compiled module loads), so each side runs in its own process.
+MEANCLI_ISA names the level the compiled module runs (read once when it
+loads), so each ISA runs in its own process; the levels this CPU lacks are
+skipped, and say so.
 """
 
 from __future__ import annotations
@@ -9,12 +10,32 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from functools import cache
+
+import pytest
+
+from meancli import kernels
+from meancli.generated.registry import ISA_NAMES
 
 SCRIPT = r"""
-import hashlib, itertools
+import hashlib, itertools, sys
 import ml_dtypes, numpy as np, meancli
+sys.path.insert(0, sys.argv[1])
+from adversarial import KINDS, values
 rng = np.random.default_rng(7)
 h = hashlib.sha256()
+# adversarial data (the exact fallbacks, skips and checks): long runs, rows
+# of every register layout, Mean units
+for dt in ["float32", "float64", "float16", "bfloat16"]:
+    for kind in KINDS:
+        v = values(rng, dt, 70001, kind)
+        h.update(meancli.reduce_mean(v, axes=[0]).tobytes())
+        for w in [5, 16, 37, 64, 300]:
+            x = v[: 70001 // w * w].reshape(-1, w)
+            h.update(meancli.reduce_mean(x, axes=[0]).tobytes())
+            h.update(meancli.reduce_mean(x, axes=[1]).tobytes())
+        m = v[: 3 * 7001].reshape(3, 7001)
+        h.update(meancli.mean(m[0], m[1], m[2], m[0, :1]).tobytes())
 dtypes = [np.float32, np.float64, np.float16, ml_dtypes.bfloat16, np.int64, np.uint64, np.int32]
 for shape in [(70001,), (3, 40000), (4000, 37), (5, 7, 9, 11), (200, 600), (7, 300, 50), (1000, 64)]:
     x = rng.standard_normal(shape) * 1000
@@ -26,7 +47,7 @@ for shape in [(70001,), (3, 40000), (4000, 37), (5, 7, 9, 11), (200, 600), (7, 3
                 for dt in dtypes:
                     y = np.abs(xx).astype(dt) if dt == np.uint64 else xx.astype(dt)
                     h.update(meancli.reduce_mean(y, axes=list(axes)).tobytes())
-# row accumulation: every narrow width (registers per 8 columns, a tail) and a wide one
+# row accumulation: every narrow width (registers per 8 or 16 columns, a tail) and a wide one
 for w in [*range(1, 66), 300]:
     x = rng.standard_normal((1100, w)) * 1000
     for dt in dtypes:
@@ -38,22 +59,39 @@ for dt in [np.float32, np.float64, np.float16, ml_dtypes.bfloat16]:
     h.update(meancli.mean(a, a[0], a[:, :1], a[::-1]).tobytes())
     # Mean: contiguous and broadcast inputs (the fused path), widths with
     # tails, up to and past the fused path's input count, a strided input
-    for w in [1, 7, 15, 16, 17, 33, 513, 1100]:
+    for w in [1, 7, 15, 16, 17, 31, 32, 33, 47, 63, 513, 1100]:
         b = rng.standard_normal((6, w)).astype(dt)
         c = rng.standard_normal((w,)).astype(dt)
         d = rng.standard_normal((6, 1)).astype(dt)
         for k in [1, 2, 3, 16, 17]:
             h.update(meancli.mean(*([b, c, d] * 6)[:k]).tobytes())
         h.update(meancli.mean(b, np.asfortranarray(b), c).tobytes())
-print(h.hexdigest())
+    # Mean outputs large enough for non-temporal stores, at offsets that
+    # leave them unaligned for every vector width
+    big = rng.standard_normal((3, 1 << 21)).astype(dt)
+    for off in [0, 1, 4]:
+        h.update(meancli.mean(big[0, off:], big[1, off:], big[2, off:]).tobytes())
+    h.update(meancli.mean(big[0, : 19 * 110000].reshape(-1, 19), big[1, :19]).tobytes())
+print(meancli.kernels.isa(), h.hexdigest())
 """
 
 
-def digest(no_simd: bool) -> str:
-    env = {**os.environ, "MEANCLI_NO_SIMD": "1" if no_simd else "0"}
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True)
-    return proc.stdout.strip()
+@cache
+def run(isa: str) -> tuple[str, str]:
+    """(the ISA the module ran, the digest of every result) with MEANCLI_ISA=isa."""
+    env = {**os.environ, "MEANCLI_ISA": isa}
+    tests = os.path.dirname(os.path.abspath(__file__))
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, tests], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    ran, digest = proc.stdout.split()
+    return ran, digest
 
 
-def test_vector_and_portable_paths_agree() -> None:
-    assert digest(no_simd=False) == digest(no_simd=True)
+@pytest.mark.parametrize("isa", ISA_NAMES[1:])
+def test_isa_gives_the_portable_bits(isa: str) -> None:
+    best = kernels.isa()
+    if ISA_NAMES.index(isa) > ISA_NAMES.index(best):
+        pytest.skip(f"this CPU runs at most {best}")
+    ran, digest = run(isa)
+    assert ran == isa  # the path asked for is the path measured
+    assert run("portable") == ("portable", digest)

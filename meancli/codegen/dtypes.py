@@ -32,15 +32,15 @@ class FloatFacts:
     store: str  # C function: a double holding a value of the format -> storage
     sacc_limbs: int  # 64-bit limbs of the superaccumulator
     sacc_lsb: int  # weight of its least significant bit: 2^sacc_lsb
-    simd_load8: str  # AVX2 expression: 8 values at pointer {p} as an __m256 of floats ("" for float64)
-    simd_target: str  # function attribute macro of the SIMD loops (kernels.c.j2)
-    cpu_flag: str  # C variable that is nonzero when the CPU runs simd_target code
-    # the storage is a float32's top 16 bits: exponent checks run on 16 raw values a
-    # vector, and 16 values widen to floats by interleaving them with zeros
+    # ISA-layer primitive (templates/simd_*.h.j2): VF_N values at a pointer as a vf
+    # of floats ("" for float64, whose vector loops read doubles)
+    simd_load: str
+    # the storage is a float32's top 16 bits: exponent checks run on the raw 16-bit
+    # lanes, and values widen to floats by interleaving them with zeros
     top_half_of_float32: bool = False
-    # AVX expression: 4 values at pointer {p} widened to a vd of doubles straight
-    # from memory (one instruction), "" where the widening goes through floats
-    simd_cvt4: str = ""
+    # ISA-layer primitive: VD_N values at a pointer widened to a vd straight from
+    # memory (one instruction), "" where the widening goes through floats
+    simd_widen: str = ""
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,16 @@ class DType:
     @property
     def is_float(self) -> bool:
         return self.flt is not None
+
+    @property
+    def vector_kernels(self) -> tuple[str, ...]:
+        """The kernels templates/kernel_vec.c.j2 writes for it, per ISA: contiguous
+        runs, rows, Mean units (the rest of its loops are portable C)."""
+        if self.family == "flt":
+            return ("run", "rows", "mean")
+        if self.family == "dbl":
+            return ("run", "rows")
+        return ("run",) if self.bits == 64 else ()
 
     def load(self, expr: str) -> str:
         """C expression converting the storage value ``expr`` to double (exact for floats)."""
@@ -112,9 +122,7 @@ DTYPES: dict[str, DType] = {
                 "f64_to_f16",
                 sacc_limbs=SINGLE_SACC_LIMBS,
                 sacc_lsb=SINGLE_SACC_LSB,
-                simd_load8="_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)({p})))",
-                simd_target="AVX2_F16C",
-                cpu_flag="cpu_avx2_f16c",
+                simd_load="vf_load_f16",
             ),
         ),
         DType(
@@ -134,10 +142,7 @@ DTYPES: dict[str, DType] = {
                 "f64_to_bf16",
                 sacc_limbs=SINGLE_SACC_LIMBS,
                 sacc_lsb=SINGLE_SACC_LSB,
-                simd_load8="_mm256_castsi256_ps(_mm256_slli_epi32("
-                "_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)({p}))), 16))",
-                simd_target="AVX2",
-                cpu_flag="cpu_avx2",
+                simd_load="vf_load_bf16",
                 top_half_of_float32=True,
             ),
         ),
@@ -158,10 +163,8 @@ DTYPES: dict[str, DType] = {
                 "(float)",
                 sacc_limbs=SINGLE_SACC_LIMBS,
                 sacc_lsb=SINGLE_SACC_LSB,
-                simd_load8="_mm256_loadu_ps({p})",
-                simd_target="AVX2",
-                cpu_flag="cpu_avx2",
-                simd_cvt4="_mm256_cvtps_pd(_mm_loadu_ps({p}))",
+                simd_load="vf_load_f32",
+                simd_widen="vd_load_f32",
             ),
         ),
         DType(
@@ -181,9 +184,7 @@ DTYPES: dict[str, DType] = {
                 "(double)",
                 sacc_limbs=34,
                 sacc_lsb=-1074,
-                simd_load8="",
-                simd_target="AVX2",
-                cpu_flag="cpu_avx2",
+                simd_load="",
             ),
         ),
         _int("int8", 8, True),

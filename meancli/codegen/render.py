@@ -8,6 +8,7 @@ fails, as CI's drift check.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import textwrap
 from collections.abc import Iterable
@@ -20,6 +21,7 @@ import jinja2
 from ..kernel_status import STATUSES
 from ..opversion import SPEC_FIELDS
 from .dtypes import DTYPES, DType
+from .isas import ISA_NAMES, ISAS
 from .kernel_sources import KERNEL_SOURCES, kernel_sources_sha256
 from .model import OpSpec, load_specs
 from .yamlsource import SpecError
@@ -39,6 +41,11 @@ OUTPUTS = (
 def _pytuple(items: Iterable[Any]) -> str:
     items = list(items)
     return "(" + ", ".join(repr(i) for i in items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _c_macros(text: str) -> list[str]:
+    """The names a C text #defines, in order: what an ISA layer must #undef after its kernels."""
+    return re.findall(r"^#define\s+(\w+)", text, flags=re.MULTILINE)
 
 
 def _pyvalue(value: Any, indent: int = 0) -> str:
@@ -112,6 +119,7 @@ def make_environment(template_dir: Path) -> jinja2.Environment:
     env.filters["pytuple"] = _pytuple
     env.filters["wrap_lines"] = _wrap_lines
     env.filters["pyvalue"] = _pyvalue
+    env.filters["c_macros"] = _c_macros
     return env
 
 
@@ -137,6 +145,8 @@ def render_all(specs: list[OpSpec], template_dir: Path) -> dict[str, str]:
         "mean_dtypes": mean_dtypes,
         "all_dtypes": [dt for dt in DTYPES.values() if dt in reduce_dtypes or dt in mean_dtypes],
         "kernel_statuses": STATUSES,
+        "isas": ISAS,
+        "isa_names": ISA_NAMES,
     }
     out: dict[str, str] = {}
     for target, template in OUTPUTS:

@@ -1,0 +1,40 @@
+"""The instruction sets the vector kernels are compiled for, lowest first.
+
+Every vector kernel (templates/kernel_vec.c.j2) is one source written on the
+primitives of an ISA layer (templates/simd_<name>.h.j2); the generator emits
+it once per ISA here, each copy compiled for its target by a function
+attribute, and the module picks the highest level the CPU supports when it
+loads (level 0 is the portable C loops). ``MEANCLI_ISA`` asks for a lower
+level, which is how the tests run every path the CPU has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Isa:
+    """One x86-64 instruction set: its name (symbol suffix, ``MEANCLI_ISA`` value) and CPU features."""
+
+    name: str
+    vector_bytes: int  # width of its vectors
+    features: tuple[str, ...]  # __builtin_cpu_supports names, all required; also the target() list
+
+    @property
+    def target(self) -> str:
+        """The GCC/Clang ``target`` attribute string of its functions."""
+        return ",".join(self.features)
+
+    @property
+    def layer(self) -> str:
+        """The template defining its primitives."""
+        return f"simd_{self.name}.h.j2"
+
+
+ISAS = (
+    Isa("avx2", 32, ("avx2", "fma", "f16c")),
+    Isa("avx512", 64, ("avx512f", "avx512bw", "avx512vl", "avx512dq", "avx2", "fma", "f16c")),
+)
+# The names MEANCLI_ISA takes, by level.
+ISA_NAMES = ("portable", *(isa.name for isa in ISAS))
