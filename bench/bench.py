@@ -710,6 +710,34 @@ def standalone(name: str, w: Workload, xs: list[np.ndarray], reps: int, warmup: 
 # --------------------------------------------------------------------------
 
 
+def mean_store_row(
+    w: Workload, xs: list[np.ndarray], out_bytes: int, reps: int, warmup: int, ref: Any
+) -> Row:
+    """meancli with the Mean output written the other way: cached stores where
+    this machine's threshold (its last-level cache size) streams it, streamed
+    where it does not, so the table shows whether the threshold chose well."""
+    from meancli import kernels
+
+    threshold = kernels.mean_stream_bytes()
+    streams = out_bytes >= threshold
+    kernels.mean_stream_bytes(2**62 if streams else max(1, out_bytes))
+    try:
+        what = "cached stores" if streams else "non-temporal stores"
+        return run_contender(
+            f"meancli {THREADS}t, {what}",
+            lambda: meancli_setup(w, xs, THREADS),
+            reps,
+            warmup,
+            ref,
+            w.dtype,
+            peer=False,
+            note=f"info: the {out_bytes / 2**20:.0f} MiB output with {what} (the threshold, "
+            f"{threshold / 2**20:g} MiB, {'streams' if streams else 'caches'} it)",
+        )
+    finally:
+        kernels.mean_stream_bytes(threshold)
+
+
 def run_workload(
     w: Workload, quick: bool, reps: int, warmup: int, probe: Probe, rounds: int = ROUNDS
 ) -> dict[str, Any]:
@@ -775,6 +803,8 @@ def run_workload(
                 note="info: a new output array each call (meancli.mean without out=)",
             )
         )
+    if w.kind == "mean":  # info: the other side of the non-temporal store threshold
+        rows.append(mean_store_row(w, xs, out_bytes, reps, warmup, ref))
     for name in ("numpy", "onnxruntime 1t", "onnxruntime 2t", "openvino 1t", "openvino 2t"):
         row = run_contender(name, setups[name], reps, warmup, ref, w.dtype)
         if row.na is None:
@@ -1458,25 +1488,13 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     return "\n".join(L)
 
 
-def kernel_isa(flags: list[str]) -> str:
-    """The instruction-set path meancli's kernels take on this machine: what the
-    compiled module reports when it exports ``const char *meancli_isa(void)``;
-    else what its load-time dispatch (templates/kernels.c.j2: AVX2, with F16C
-    for float16, or the portable loops; MEANCLI_NO_SIMD=1 forces those) picks
-    from the CPU flags."""
+def kernel_isa() -> str:
+    """The instruction set meancli's kernels run here (``meancli.kernels.isa()``),
+    and the Mean output size from which they stream their stores."""
     from meancli import kernels
 
-    mod = kernels._module()
-    query = getattr(mod.lib, "meancli_isa", None)
-    if query is not None:
-        return f"{mod.ffi.string(query()).decode()} (reported by the kernels)"
-    if os.environ.get("MEANCLI_NO_SIMD", "0") not in ("", "0"):
-        return "portable loops (MEANCLI_NO_SIMD is set)"
-    if "avx2" in flags:
-        path = "AVX2" + (" (float16: AVX2+F16C)" if "f16c" in flags else " (float16: portable)")
-    else:
-        path = "portable loops"
-    return f"{path}, predicted from the CPU flags (the kernels export no meancli_isa())"
+    stream = kernels.mean_stream_bytes()
+    return f"{kernels.isa()}; Mean streams outputs of {stream / 2**20:g} MiB or more (last-level cache)"
 
 
 def machine_meta(args: argparse.Namespace) -> dict[str, Any]:
@@ -1502,7 +1520,7 @@ def machine_meta(args: argparse.Namespace) -> dict[str, Any]:
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "cpu": cpu,
         "cpu_flags": " ".join(flags) or "none of " + " ".join(FLAGS_THAT_MATTER),
-        "isa": kernel_isa(flags),
+        "isa": kernel_isa(),
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "numpy": np.__version__,

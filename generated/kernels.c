@@ -45,6 +45,7 @@
  * strides must be non-negative multiples of the item size.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -104,9 +105,9 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
 #define PANEL_ROWS_MAX NARROW_ROW
 /* Mean: contiguous inputs the vector loop reads together (more go the portable way) */
 #define MEAN_VEC_MAX 64
-/* Mean: outputs of at least this many bytes bypass the caches (float32,
- * 16-byte aligned), as they would only evict the inputs' lines */
-#define MEAN_STREAM_BYTES ((int64_t)1 << 23)
+/* Mean: where this machine's last-level cache size is unknown, outputs of
+ * at least this many bytes bypass the caches (mean_stream_bytes, below) */
+#define MEAN_STREAM_FALLBACK_BYTES ((int64_t)1 << 23)
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
 
@@ -731,6 +732,36 @@ __attribute__((constructor)) static void meancli_pick_isa(void)
     for (int k = 0; want && k < best; k++)
         if (strcmp(want, ISA_NAMES[k]) == 0) isa_level = k;
 }
+/* Mean writes an output of at least mean_stream_bytes with non-temporal
+ * stores (the float32 vector loops): larger than the last-level cache, its
+ * lines would only evict the inputs' on their way to memory. The size is
+ * this machine's, read when the module loads, as C libraries pick the
+ * non-temporal threshold of their memcpy: the largest data cache Linux
+ * lists (the C library's figure is wrong in some virtual machines). */
+static int64_t mean_stream_bytes = MEAN_STREAM_FALLBACK_BYTES;
+__attribute__((constructor)) static void meancli_read_cache_size(void)
+{
+    int64_t best = 0;
+    for (int k = 0; k < 8; k++) {
+        char path[64], type[16] = "", size[32] = "";
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", k);
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        int ok = fscanf(f, "%15s", type) == 1;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", k);
+        f = ok && strcmp(type, "Instruction") != 0 ? fopen(path, "r") : NULL;
+        if (!f) continue;
+        char unit = 0;
+        long long v = 0;
+        if (fscanf(f, "%31s", size) == 1 && sscanf(size, "%lld%c", &v, &unit) >= 1 && v > 0 && v < (1LL << 40)) {
+            int64_t bytes = unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : unit == 'G' ? v << 30 : v;
+            best = bytes > best ? bytes : best;
+        }
+        fclose(f);
+    }
+    if (best > 0) mean_stream_bytes = best;
+}
 /* the portable loops the compiler vectorizes on its own, cloned for AVX2 */
 #define CLONES __attribute__((target_clones("avx2", "default")))
 #else
@@ -741,6 +772,20 @@ static const int isa_level = 0;
 
 /* The name of the instruction set the kernels run: "portable", "avx2" or "avx512". */
 const char *meancli_isa(void) { return ISA_NAMES[isa_level]; }
+
+/* The output size (bytes) from which Mean writes with non-temporal stores
+ * (x86-64 only; 0 elsewhere). bytes > 0 sets it first (the bench measures
+ * both sides of it); call it before any kernel runs. */
+int64_t meancli_mean_stream_bytes(int64_t bytes)
+{
+#ifdef MEANCLI_X86
+    if (bytes > 0) mean_stream_bytes = bytes;
+    return mean_stream_bytes;
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
 
 /* ======================================================================
  * float16: exact sum, the mean rounded once
@@ -2773,7 +2818,9 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 #define vf_load_f16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
 #define vf_load_bf16(p) \
     _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))), 16))
-/* the low and high VD_N floats of a vf as doubles (exact); VD_N floats at p as doubles */
+/* the low and high VD_N floats of a vf as doubles (exact); VD_N values at p
+ * as doubles, for the formats where that beats widening a loaded vf (a layer
+ * without vd_load_<format> widens through vf_lo and vf_hi) */
 #define vf_lo(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f))
 #define vf_hi(f) _mm256_cvtps_pd(_mm256_extractf128_ps((f), 1))
 #define vd_load_f32(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
@@ -2833,8 +2880,14 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx2(__m256i v)
 #define vw_hmin_u16 vw_hmin_u16_avx2
 
 /* float16, avx2: VD_N values at p (a vf f already loaded from p) as a vd */
+#ifdef vd_load_f16
+#define VF_LO_float16(f, p) vd_load_f16(p)
+#define VF_HI_float16(f, p) vd_load_f16((p) + VD_N)
+#endif
+#ifndef VF_LO_float16
 #define VF_LO_float16(f, p) vf_lo(f)
 #define VF_HI_float16(f, p) vf_hi(f)
+#endif
 /* 2 * VF_N values at p: their |x| bit patterns folded into the running max
  * and min - 1 (unsigned), and the values as 4 vd of doubles. */
 #define LOAD2_float16(p, d, mx, mn1) do { \
@@ -3152,8 +3205,10 @@ VEC_TARGET static void run_float16_avx2(const T_float16 *x, int64_t n, lanes_flo
         block_float16_avx2(x + i, n - i < RUN_BLOCK_float16 ? n - i : RUN_BLOCK_float16, l);
 }
 /* bfloat16, avx2: VD_N values at p (a vf f already loaded from p) as a vd */
+#ifndef VF_LO_bfloat16
 #define VF_LO_bfloat16(f, p) vf_lo(f)
 #define VF_HI_bfloat16(f, p) vf_hi(f)
+#endif
 /* 2 * VF_N values at p: their |x| bit patterns folded into the running max
  * and min - 1 (unsigned), and the values as 4 vd of doubles. */
 #define LOAD2_bfloat16(p, d, mx, mn1) do { \
@@ -3478,8 +3533,14 @@ VEC_TARGET static void run_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_b
         block_bfloat16_avx2(x + i, n - i < RUN_BLOCK_bfloat16 ? n - i : RUN_BLOCK_bfloat16, l);
 }
 /* float32, avx2: VD_N values at p (a vf f already loaded from p) as a vd */
+#ifdef vd_load_f32
 #define VF_LO_float32(f, p) vd_load_f32(p)
 #define VF_HI_float32(f, p) vd_load_f32((p) + VD_N)
+#endif
+#ifndef VF_LO_float32
+#define VF_LO_float32(f, p) vf_lo(f)
+#define VF_HI_float32(f, p) vf_hi(f)
+#endif
 /* 2 * VF_N values at p: their |x| bit patterns folded into the running max
  * and min - 1 (unsigned), and the values as 4 vd of doubles. */
 #define LOAD2_float32(p, d, mx, mn1) do { \
@@ -4096,6 +4157,8 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vf_lo(f) _mm512_cvtps_pd(_mm512_castps512_ps256(f))
 #define vf_hi(f) _mm512_cvtps_pd(_mm512_extractf32x8_ps((f), 1))
 #define vd_load_f32(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
+/* float16: two 256-bit conversions instead of one 512-bit one and an extract */
+#define vd_load_f16(p) _mm512_cvtps_pd(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p))))
 #define vi_zero _mm512_setzero_si512
 #define vi_ones() _mm512_set1_epi32(-1)
 #define vi_absbits(f) _mm512_and_si512(_mm512_castps_si512(f), _mm512_set1_epi32(0x7fffffff))
@@ -4135,8 +4198,14 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx512(__m512i v)
 #define vw_hmin_u16 vw_hmin_u16_avx512
 
 /* float16, avx512: VD_N values at p (a vf f already loaded from p) as a vd */
+#ifdef vd_load_f16
+#define VF_LO_float16(f, p) vd_load_f16(p)
+#define VF_HI_float16(f, p) vd_load_f16((p) + VD_N)
+#endif
+#ifndef VF_LO_float16
 #define VF_LO_float16(f, p) vf_lo(f)
 #define VF_HI_float16(f, p) vf_hi(f)
+#endif
 /* 2 * VF_N values at p: their |x| bit patterns folded into the running max
  * and min - 1 (unsigned), and the values as 4 vd of doubles. */
 #define LOAD2_float16(p, d, mx, mn1) do { \
@@ -4454,8 +4523,10 @@ VEC_TARGET static void run_float16_avx512(const T_float16 *x, int64_t n, lanes_f
         block_float16_avx512(x + i, n - i < RUN_BLOCK_float16 ? n - i : RUN_BLOCK_float16, l);
 }
 /* bfloat16, avx512: VD_N values at p (a vf f already loaded from p) as a vd */
+#ifndef VF_LO_bfloat16
 #define VF_LO_bfloat16(f, p) vf_lo(f)
 #define VF_HI_bfloat16(f, p) vf_hi(f)
+#endif
 /* 2 * VF_N values at p: their |x| bit patterns folded into the running max
  * and min - 1 (unsigned), and the values as 4 vd of doubles. */
 #define LOAD2_bfloat16(p, d, mx, mn1) do { \
@@ -4780,8 +4851,14 @@ VEC_TARGET static void run_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes
         block_bfloat16_avx512(x + i, n - i < RUN_BLOCK_bfloat16 ? n - i : RUN_BLOCK_bfloat16, l);
 }
 /* float32, avx512: VD_N values at p (a vf f already loaded from p) as a vd */
+#ifdef vd_load_f32
 #define VF_LO_float32(f, p) vd_load_f32(p)
 #define VF_HI_float32(f, p) vd_load_f32((p) + VD_N)
+#endif
+#ifndef VF_LO_float32
+#define VF_LO_float32(f, p) vf_lo(f)
+#define VF_HI_float32(f, p) vf_hi(f)
+#endif
 /* 2 * VF_N values at p: their |x| bit patterns folded into the running max
  * and min - 1 (unsigned), and the values as 4 vd of doubles. */
 #define LOAD2_float32(p, d, mx, mn1) do { \
@@ -5324,6 +5401,7 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vf_lo
 #undef vf_hi
 #undef vd_load_f32
+#undef vd_load_f16
 #undef vi_zero
 #undef vi_ones
 #undef vi_absbits
@@ -10784,8 +10862,11 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     const T_float16 *const *x = (const T_float16 *const *)inputs;
     T_float16 *y = (T_float16 *)out;
     int vec = 0;
-    /* an output far larger than the caches is written with non-temporal stores */
-    const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_float16);
+    int stream = 0;
+#ifdef MEANCLI_X86
+    /* an output larger than the last-level cache is written with non-temporal stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float16);
+#endif
 #ifdef MEAN_UNIT_VEC_float16
     vec = isa_level > 0;
     for (int i = 0; vec && i < ninputs; i++) {
@@ -10895,8 +10976,11 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     const T_bfloat16 *const *x = (const T_bfloat16 *const *)inputs;
     T_bfloat16 *y = (T_bfloat16 *)out;
     int vec = 0;
-    /* an output far larger than the caches is written with non-temporal stores */
-    const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_bfloat16);
+    int stream = 0;
+#ifdef MEANCLI_X86
+    /* an output larger than the last-level cache is written with non-temporal stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_bfloat16);
+#endif
 #ifdef MEAN_UNIT_VEC_bfloat16
     vec = isa_level > 0;
     for (int i = 0; vec && i < ninputs; i++) {
@@ -11006,8 +11090,11 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     const T_float32 *const *x = (const T_float32 *const *)inputs;
     T_float32 *y = (T_float32 *)out;
     int vec = 0;
-    /* an output far larger than the caches is written with non-temporal stores */
-    const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_float32);
+    int stream = 0;
+#ifdef MEANCLI_X86
+    /* an output larger than the last-level cache is written with non-temporal stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float32);
+#endif
 #ifdef MEAN_UNIT_VEC_float32
     vec = isa_level > 0;
     for (int i = 0; vec && i < ninputs; i++) {
@@ -11117,8 +11204,11 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     const T_float64 *const *x = (const T_float64 *const *)inputs;
     T_float64 *y = (T_float64 *)out;
     int vec = 0;
-    /* an output far larger than the caches is written with non-temporal stores */
-    const int stream = nout >= MEAN_STREAM_BYTES / (int64_t)sizeof(T_float64);
+    int stream = 0;
+#ifdef MEANCLI_X86
+    /* an output larger than the last-level cache is written with non-temporal stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float64);
+#endif
 #ifdef MEAN_UNIT_VEC_float64
     vec = isa_level > 0;
     for (int i = 0; vec && i < ninputs; i++) {

@@ -68,6 +68,20 @@ def isa() -> str:
     return str(module.ffi.string(module.lib.meancli_isa()).decode())
 
 
+def mean_stream_bytes(set_to: int = 0) -> int:
+    """The output size (bytes) from which Mean writes with non-temporal stores.
+
+    This machine's last-level cache size, read when the module loads (8 MiB
+    where Linux does not list it; 0 off x86-64, where there are none).
+    ``set_to > 0`` sets it first, for the whole process: the bench measures
+    both sides. Results are the same bits either way.
+
+    Raises:
+        KernelBuildError: the module is missing or was built from other sources.
+    """
+    return int(_module().lib.meancli_mean_stream_bytes(int(set_to)))
+
+
 def max_rank() -> int:
     """The highest rank the kernels accept (64, numpy's maximum)."""
     return int(_module().lib.meancli_max_rank())

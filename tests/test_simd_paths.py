@@ -13,9 +13,9 @@ import sys
 from functools import cache
 
 import pytest
+from meancli.generated.registry import ISA_NAMES
 
 from meancli import kernels
-from meancli.generated.registry import ISA_NAMES
 
 SCRIPT = r"""
 import hashlib, itertools, sys
@@ -95,3 +95,46 @@ def test_isa_gives_the_portable_bits(isa: str) -> None:
     ran, digest = run(isa)
     assert ran == isa  # the path asked for is the path measured
     assert run("portable") == ("portable", digest)
+
+
+def _largest_data_cache() -> int | None:
+    """The largest data or unified cache Linux lists for cpu0, in bytes."""
+    from pathlib import Path
+
+    sizes = []
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        if (index / "type").read_text().strip() == "Instruction":
+            continue
+        text = (index / "size").read_text().strip()
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1], 1)
+        sizes.append(int(text.rstrip("KMG")) * scale)
+    return max(sizes) if sizes else None
+
+
+@pytest.mark.skipif(kernels.isa() == "portable", reason="non-temporal stores are in the vector loops only")
+def test_stream_threshold_is_this_machines_last_level_cache() -> None:
+    assert kernels.mean_stream_bytes() == (_largest_data_cache() or 1 << 23)
+
+
+@pytest.mark.skipif(kernels.isa() == "portable", reason="non-temporal stores are in the vector loops only")
+def test_streamed_and_cached_stores_give_the_same_bits() -> None:
+    import ml_dtypes
+    import numpy as np
+
+    import meancli
+
+    rng = np.random.default_rng(3)
+    cases = []
+    for dt in (np.float32, np.float16, ml_dtypes.bfloat16, np.float64):
+        a = rng.standard_normal((5, 3001)).astype(dt)
+        cases += [(a[0], a[1], a[2]), (a[0, 1:], a[1, 1:], a[2, :1]), (a[:, 3:], a[0, 3:], a[:1, 3:])]
+    threshold = kernels.mean_stream_bytes()
+    try:
+        kernels.mean_stream_bytes(1)  # every output streamed where it is aligned
+        streamed = [meancli.mean(*c) for c in cases]
+        kernels.mean_stream_bytes(2**62)  # none
+        cached = [meancli.mean(*c) for c in cases]
+    finally:
+        kernels.mean_stream_bytes(threshold)
+    for s, c in zip(streamed, cached, strict=True):
+        assert s.tobytes() == c.tobytes()

@@ -96,10 +96,22 @@ class Report:
             "output": self.output.as_json() if self.output else None,
             "timings_ms": {k: round(v, 4) for k, v in self.timings_ms.items()},
             "threads": self.threads,
+            "isa": kernel_isa(),
             "repeat": self.repeats,
             "engine": self.engine,
             "meancli_version": __version__,
         }
+
+
+def kernel_isa() -> str | None:
+    """The instruction set this process's kernels run (None before they could load)."""
+    from .. import kernels
+    from ..errors import MeancliError
+
+    try:
+        return kernels.isa()
+    except MeancliError:
+        return None
 
 
 def _json_value(x: Any) -> Any:
@@ -190,7 +202,10 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         where = ""
     else:
         streamed = ", streamed" if report.engine["name"] == "streamed" else ""
-        where = f"{report.threads} thread{'s' if report.threads != 1 else ''}{streamed}"
+        isa = kernel_isa()
+        where = f"{report.threads} thread{'s' if report.threads != 1 else ''}{streamed}" + (
+            f", {isa} kernels" if isa else ""
+        )
     console.print(f"[dim]time[/dim]  {stages}" + (f"  [dim]({where})[/dim]" if where else ""))
     if result is not None:
         import numpy as np

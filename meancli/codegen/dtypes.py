@@ -39,7 +39,7 @@ class FloatFacts:
     # lanes, and values widen to floats by interleaving them with zeros
     top_half_of_float32: bool = False
     # ISA-layer primitive: VD_N values at a pointer widened to a vd straight from
-    # memory (one instruction), "" where the widening goes through floats
+    # memory, used where the layer defines it (else the widening goes through floats)
     simd_widen: str = ""
 
 
@@ -123,6 +123,7 @@ DTYPES: dict[str, DType] = {
                 sacc_limbs=SINGLE_SACC_LIMBS,
                 sacc_lsb=SINGLE_SACC_LSB,
                 simd_load="vf_load_f16",
+                simd_widen="vd_load_f16",
             ),
         ),
         DType(
