@@ -50,7 +50,9 @@
 #include <string.h>
 #include <math.h>
 #include <float.h>
-#if defined(__x86_64__) || defined(__i386__)
+/* MEANCLI_PORTABLE_ONLY builds what a CPU without x86 vectors (aarch64)
+ * gets: the portable loops alone (tests/test_portable_build.py) */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(MEANCLI_PORTABLE_ONLY)
 #include <immintrin.h>
 #define MEANCLI_X86 1
 #endif
@@ -2912,6 +2914,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             vf f0 = vf_load_f16(x + i), f1 = vf_load_f16(x + i + VF_N);
+            (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_float16(f0, x + i));
             s[1] = vd_add(s[1], VF_HI_float16(f0, x + i));
             s[2] = vd_add(s[2], VF_LO_float16(f1, x + i + VF_N));
@@ -3233,6 +3236,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             vf f0 = vf_load_bf16(x + i), f1 = vf_load_bf16(x + i + VF_N);
+            (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_bfloat16(f0, x + i));
             s[1] = vd_add(s[1], VF_HI_bfloat16(f0, x + i));
             s[2] = vd_add(s[2], VF_LO_bfloat16(f1, x + i + VF_N));
@@ -3565,6 +3569,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             vf f0 = vf_load_f32(x + i), f1 = vf_load_f32(x + i + VF_N);
+            (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_float32(f0, x + i));
             s[1] = vd_add(s[1], VF_HI_float32(f0, x + i));
             s[2] = vd_add(s[2], VF_LO_float32(f1, x + i + VF_N));
@@ -4230,6 +4235,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             vf f0 = vf_load_f16(x + i), f1 = vf_load_f16(x + i + VF_N);
+            (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_float16(f0, x + i));
             s[1] = vd_add(s[1], VF_HI_float16(f0, x + i));
             s[2] = vd_add(s[2], VF_LO_float16(f1, x + i + VF_N));
@@ -4551,6 +4557,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             vf f0 = vf_load_bf16(x + i), f1 = vf_load_bf16(x + i + VF_N);
+            (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_bfloat16(f0, x + i));
             s[1] = vd_add(s[1], VF_HI_bfloat16(f0, x + i));
             s[2] = vd_add(s[2], VF_LO_bfloat16(f1, x + i + VF_N));
@@ -4883,6 +4890,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
             PREFETCH_AT(x + i, PREFETCH_BYTES);
             vf f0 = vf_load_f32(x + i), f1 = vf_load_f32(x + i + VF_N);
+            (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_float32(f0, x + i));
             s[1] = vd_add(s[1], VF_HI_float32(f0, x + i));
             s[2] = vd_add(s[2], VF_LO_float32(f1, x + i + VF_N));

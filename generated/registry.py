@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "7ae3a426c1d249a1a44d1aa8d7ae34caf9a1ca38062bed9b94a7bc2be60b7634"
+KERNEL_SOURCE_SHA256 = "efc8640c8b07613600c8a14cb6be692d47d11828fd33a67537e30fe3ad12ca1a"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
