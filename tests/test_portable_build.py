@@ -26,7 +26,7 @@ def _compile(cc: list[str], *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*cc, *FLAGS, *extra, str(KERNELS)], capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("extra", [[], ["-DMEANCLI_PORTABLE_ONLY"]], ids=["native-isa-paths", "portable-only"])
+@pytest.mark.parametrize("extra", [[], ["-DMEANCLI_PORTABLE_ONLY"]], ids=["isa-paths", "portable-only"])
 def test_builds_without_warnings(extra: list[str]) -> None:
     proc = _compile(_cc(), "-fsyntax-only", *extra)
     assert proc.returncode == 0, proc.stderr
