@@ -2121,12 +2121,93 @@ static T_float64 mean_exact_float64(int ninputs, const T_float64 *const *src, co
     return finalize_float64(a, ninputs);
 }
 
-/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]], each
- * summed exactly in a superaccumulator. */
-static void mean_unit_float64(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w, T_float64 *dst)
+/* The sign of |d + e| - h, exactly, for TwoSum's d and e (|e| <= ulp(d) / 2)
+ * and h > 0 a double: |d| on either side of h decides it, |d| == h leaves
+ * it to e. */
+static inline int cmp_abs_dd(double d, double e, double h)
 {
-    for (int64_t j = 0; j < w; j++) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
+    double ad = fabs(d);
+    int tie_side = (e != 0.0) * (((e > 0.0) == (d > 0.0)) ? 1 : -1);
+    return ad > h ? 1 : (ad < h ? -1 : tie_side);
 }
+
+/* RN((s1 + s2) / n) into *q, ties to even, when double arithmetic decides
+ * it; 0 when the exact sum must (mean_unit says how). Branch-free. */
+static inline int dd_mean(double s1, double s2, double nd, double *q)
+{
+    double H = s1 + s2, bv = H - s1, L = (s1 - (H - bv)) + (s2 - bv);
+    double q0 = H / nd, rem = fma(-q0, nd, H), d = rem + L, dv = d - rem, e = (rem - (d - dv)) + (L - dv);
+    uint64_t b = f64_to_bits(q0);
+    int down = (d < 0.0) != (q0 < 0.0); /* D moves the quotient toward zero */
+    double h = nd * bits_to_f64((((b >> 52) & 0x7ff) - 53) << 52) * (down && (b & 0xfffffffffffffull) == 0 ? 0.5 : 1.0);
+    uint64_t next = down ? b - 1 : b + 1;
+    int c1 = cmp_abs_dd(d, e, h), c3 = cmp_abs_dd(d, e, 3.0 * h);
+    int keep = c1 < 0 || (c1 == 0 && (b & 1) == 0);
+    int step = c3 < 0 || (c3 == 0 && (next & 1) == 0);
+    *q = bits_to_f64(keep ? b : next);
+    return fabs(H) > 0x1p-900 && fabs(H) < 0x1p1000 && (keep || step);
+}
+
+/* Extraction of one input's values into the outputs' sums (see mean_unit):
+ * its own loop for contiguous and broadcast inputs, which vectorize. */
+#define EXTRACT_INTO_float64(V) do { \
+        double v = (V), q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2; \
+        s1[j] += q1; \
+        s2[j] += q2; \
+        bad[j] |= (uint8_t)(r1 - q2 != 0.0 || v != v); /* a lost bit, or NaN */ \
+    } while (0)
+
+/* w outputs: dst[j] = the mean over inputs i of src[i][j * sinner[i]].
+ * Each output's values are split against the unit's sigmas (two levels of
+ * extraction, as the blocks of a reduction, A from the unit's largest |x|),
+ * so their two sums s1, s2 are exact when every second remainder is zero.
+ * Then RN((s1 + s2) / n), ties to even, from double arithmetic alone:
+ * H + L = s1 + s2 exactly (TwoSum); q0 = RN(H / n) and rem = H - q0 * n
+ * exactly (the remainder of a rounded quotient, by fma), so the quotient is
+ * q0 + D / n with D = rem + L = d + e exactly (TwoSum again). Against
+ * h = n * ulp(q0) / 2 (half that toward zero from a power of two, where the
+ * gap below is half as wide): |D| below h keeps q0, between h and 3h gives
+ * its neighbour toward the quotient, equal to either is a tie (to even).
+ * Left to the exact sum, output by output: a lost bit, an inf or NaN, a
+ * zero sum (its sign), |D| beyond 3h, H outside (2^-900, 2^1000) (so q0 and
+ * h are normal and nothing overflows). The loops are branch-free
+ * element-wise arithmetic, for the compiler to vectorize. */
+CLONES static void mean_unit_float64(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w, T_float64 *dst)
+{
+    double m = 0.0;
+    for (int i = 0; i < ninputs; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double a = fabs(src[i][j * sinner[i]]);
+            m = a > m ? a : m; /* a NaN never wins: caught below */
+        }
+    double A, g1, g2;
+    pick_sigma_float64(m, &A, &g1, &g2);
+    if (!(m <= A) || ninputs > EXTRACT_CAP) {
+        for (int64_t j = 0; j < w; j++) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
+        return;
+    }
+    double s1[TILE], s2[TILE];
+    uint8_t bad[TILE];
+    for (int64_t j = 0; j < w; j++) {
+        s1[j] = s2[j] = 0.0;
+        bad[j] = 0;
+    }
+    for (int i = 0; i < ninputs; i++) {
+        const T_float64 *x = src[i];
+        const int64_t si = sinner[i];
+        if (si == 1)
+            for (int64_t j = 0; j < w; j++) EXTRACT_INTO_float64(x[j]);
+        else if (si == 0)
+            for (int64_t j = 0; j < w; j++) EXTRACT_INTO_float64(x[0]);
+        else
+            for (int64_t j = 0; j < w; j++) EXTRACT_INTO_float64(x[j * si]);
+    }
+    const double nd = (double)ninputs;
+    for (int64_t j = 0; j < w; j++) bad[j] |= (uint8_t)!dd_mean(s1[j], s2[j], nd, &dst[j]);
+    for (int64_t j = 0; j < w; j++)
+        if (bad[j]) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
+}
+#undef EXTRACT_INTO_float64
 /* ======================================================================
  * int8: exact sum (biased 32-bit halves, 128-bit totals), the mean truncated toward zero
  * ==================================================================== */
@@ -2803,6 +2884,11 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 #define vd_ne0(a) _mm256_castpd_si256(_mm256_cmp_pd((a), _mm256_setzero_pd(), _CMP_NEQ_OQ))
 #define vd_gt0(a) _mm256_castpd_si256(_mm256_cmp_pd((a), _mm256_setzero_pd(), _CMP_GT_OQ))
 #define vd_lt0(a) _mm256_castpd_si256(_mm256_cmp_pd((a), _mm256_setzero_pd(), _CMP_LT_OQ))
+/* all-ones 64-bit lanes where a > b, a < b (false for NaN); where a == b (integers) */
+#define vd_gt(a, b) _mm256_castpd_si256(_mm256_cmp_pd((a), (b), _CMP_GT_OQ))
+#define vd_lt(a, b) _mm256_castpd_si256(_mm256_cmp_pd((a), (b), _CMP_LT_OQ))
+#define vq_eq _mm256_cmpeq_epi64
+#define vq_slli _mm256_slli_epi64
 #define vd_bits _mm256_castpd_si256
 #define vd_from_bits _mm256_castsi256_pd
 #define vq_set1(x) _mm256_set1_epi64x((long long)(x))
@@ -3947,6 +4033,93 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
     }
 }
 
+/* mean_unit of kernel_exact.c.j2, VD_N outputs at a time (every input read
+ * contiguously or broadcast): the same extraction against the unit's
+ * sigmas, and dd_mean's decisions as lane masks; the lanes it leaves
+ * undecided, and the tail, as there. */
+VEC_TARGET static void mean_unit_float64_avx2(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
+                                              T_float64 *dst, int stream)
+{
+    (void)stream;
+    const int64_t wv = w / VD_N * VD_N;
+    double m = 0.0, mm[VD_N];
+    vd mv = vd_set1(0.0);
+    for (int i = 0; i < ninputs; i++) {
+        const T_float64 *x = src[i];
+        if (!sinner[i]) {
+            m = fabs(x[0]) > m ? fabs(x[0]) : m;
+            continue;
+        }
+        for (int64_t j = 0; j < wv; j += VD_N) mv = vd_max(mv, vd_abs(vd_load(x + j)));
+        for (int64_t j = wv; j < w; j++) m = fabs(x[j]) > m ? fabs(x[j]) : m;
+    }
+    vd_store(mm, mv);
+    for (int k = 0; k < VD_N; k++) m = mm[k] > m ? mm[k] : m;
+    double A, g1, g2;
+    pick_sigma_float64(m, &A, &g1, &g2);
+    if (!(m <= A) || ninputs > EXTRACT_CAP) { /* an inf or NaN (or a huge count): every output exactly */
+        mean_unit_float64(ninputs, src, sinner, w, dst);
+        return;
+    }
+    double s1[TILE], s2[TILE];
+    uint64_t bad[TILE]; /* the bits of every second remainder: nonzero where a bit was lost (or NaN) */
+    memset(s1, 0, (size_t)w * sizeof *s1);
+    memset(s2, 0, (size_t)w * sizeof *s2);
+    memset(bad, 0, (size_t)w * sizeof *bad);
+    const vd g1v = vd_set1(g1), g2v = vd_set1(g2);
+    for (int i = 0; i < ninputs; i++) {
+        const T_float64 *x = src[i];
+        const int64_t si = sinner[i];
+        for (int64_t j = 0; j < wv; j += VD_N) {
+            vd v = si ? vd_load(x + j) : vd_set1(x[0]);
+            vd q1 = vd_sub(vd_add(g1v, v), g1v), r1 = vd_sub(v, q1), q2 = vd_sub(vd_add(g2v, r1), g2v);
+            vd_store(s1 + j, vd_add(vd_load(s1 + j), q1));
+            vd_store(s2 + j, vd_add(vd_load(s2 + j), q2));
+            vq_store(bad + j, vq_or(vq_load(bad + j), vd_bits(vd_sub(r1, q2))));
+        }
+        for (int64_t j = wv; j < w; j++) {
+            double v = x[j * si], q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
+            s1[j] += q1;
+            s2[j] += q2;
+            bad[j] |= f64_to_bits(r1 - q2);
+        }
+    }
+    const double nd = (double)ninputs;
+    const vd nv = vd_set1(nd), lo = vd_set1(0x1p-900), hi = vd_set1(0x1p1000);
+    const vq one = vq_set1(1), mant = vq_set1(0xfffffffffffffull), expo = vq_set1(0x7ff), e53 = vq_set1(53);
+    const vq half = vq_set1((uint64_t)1 << 52), ones = vq_set1(-1);
+    for (int64_t j = 0; j < wv; j += VD_N) {
+        vd a = vd_load(s1 + j), c = vd_load(s2 + j);
+        vd H = vd_add(a, c), bv = vd_sub(H, a);
+        vd L = vd_add(vd_sub(a, vd_sub(H, bv)), vd_sub(c, bv));
+        vd q0 = vd_div(H, nv), rem = vd_fnmadd(q0, nv, H);
+        vd d = vd_add(rem, L), dv = vd_sub(d, rem);
+        vd e = vd_add(vd_sub(rem, vd_sub(d, dv)), vd_sub(L, dv));
+        vq b = vd_bits(q0);
+        vq down = vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(d, q0)), 63)); /* all ones where d moves q0 toward zero */
+        vd h = vd_mul(nv, vd_from_bits(vq_slli(vq_sub(vq_and(vq_srli(b, 52), expo), e53), 52)));
+        vq pow2 = vq_eq(vq_and(b, mant), vq_set1(0));
+        h = vd_from_bits(vq_sub(vd_bits(h), vq_and(vq_and(down, pow2), half))); /* halved below a power of two */
+        vd h3 = vd_mul(h, vd_set1(3.0)), ad = vd_abs(d);
+        /* all ones where e is nonzero, and where it moves |D| below |d| (signs differ) */
+        vq enz = vd_ne0(e), edown = vq_and(enz, vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(e, d)), 63)));
+        vq eq1 = vq_andnot(vq_or(vd_gt(ad, h), vd_lt(ad, h)), ones), eq3 = vq_andnot(vq_or(vd_gt(ad, h3), vd_lt(ad, h3)), ones);
+        vq below1 = vq_or(vd_lt(ad, h), vq_and(eq1, edown)), tie1 = vq_andnot(enz, eq1);
+        vq below3 = vq_or(vd_lt(ad, h3), vq_and(eq3, edown)), tie3 = vq_andnot(enz, eq3);
+        vq next = vq_add(b, vq_or(down, one));
+        vq b_even = vq_eq(vq_and(b, one), vq_set1(0)), next_even = vq_eq(vq_and(next, one), vq_set1(0));
+        vq keep = vq_or(below1, vq_and(tie1, b_even));
+        vq step = vq_or(below3, vq_and(tie3, next_even));
+        vd aH = vd_abs(H);
+        vq ok = vq_and(vq_and(vd_gt(aH, lo), vd_lt(aH, hi)), vq_or(keep, step)); /* false for NaN */
+        vd_store(dst + j, vd_from_bits(vq_or(vq_and(keep, b), vq_andnot(keep, next))));
+        vq_store(bad + j, vq_or(vq_load(bad + j), vq_andnot(ok, ones)));
+    }
+    for (int64_t j = wv; j < w; j++) bad[j] |= (uint64_t)!dd_mean(s1[j], s2[j], nd, &dst[j]);
+    for (int64_t j = 0; j < w; j++)
+        if (bad[j]) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
+}
+
 VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
@@ -4070,6 +4243,10 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vd_ne0
 #undef vd_gt0
 #undef vd_lt0
+#undef vd_gt
+#undef vd_lt
+#undef vq_eq
+#undef vq_slli
 #undef vd_bits
 #undef vd_from_bits
 #undef vq_set1
@@ -4143,6 +4320,10 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vd_ne0(a) _mm512_movm_epi64(_mm512_cmp_pd_mask((a), _mm512_setzero_pd(), _CMP_NEQ_OQ))
 #define vd_gt0(a) _mm512_movm_epi64(_mm512_cmp_pd_mask((a), _mm512_setzero_pd(), _CMP_GT_OQ))
 #define vd_lt0(a) _mm512_movm_epi64(_mm512_cmp_pd_mask((a), _mm512_setzero_pd(), _CMP_LT_OQ))
+#define vd_gt(a, b) _mm512_movm_epi64(_mm512_cmp_pd_mask((a), (b), _CMP_GT_OQ))
+#define vd_lt(a, b) _mm512_movm_epi64(_mm512_cmp_pd_mask((a), (b), _CMP_LT_OQ))
+#define vq_eq(a, b) _mm512_movm_epi64(_mm512_cmpeq_epi64_mask((a), (b)))
+#define vq_slli _mm512_slli_epi64
 #define vd_bits _mm512_castpd_si512
 #define vd_from_bits _mm512_castsi512_pd
 #define vq_set1(x) _mm512_set1_epi64((long long)(x))
@@ -5268,6 +5449,93 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
     }
 }
 
+/* mean_unit of kernel_exact.c.j2, VD_N outputs at a time (every input read
+ * contiguously or broadcast): the same extraction against the unit's
+ * sigmas, and dd_mean's decisions as lane masks; the lanes it leaves
+ * undecided, and the tail, as there. */
+VEC_TARGET static void mean_unit_float64_avx512(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
+                                              T_float64 *dst, int stream)
+{
+    (void)stream;
+    const int64_t wv = w / VD_N * VD_N;
+    double m = 0.0, mm[VD_N];
+    vd mv = vd_set1(0.0);
+    for (int i = 0; i < ninputs; i++) {
+        const T_float64 *x = src[i];
+        if (!sinner[i]) {
+            m = fabs(x[0]) > m ? fabs(x[0]) : m;
+            continue;
+        }
+        for (int64_t j = 0; j < wv; j += VD_N) mv = vd_max(mv, vd_abs(vd_load(x + j)));
+        for (int64_t j = wv; j < w; j++) m = fabs(x[j]) > m ? fabs(x[j]) : m;
+    }
+    vd_store(mm, mv);
+    for (int k = 0; k < VD_N; k++) m = mm[k] > m ? mm[k] : m;
+    double A, g1, g2;
+    pick_sigma_float64(m, &A, &g1, &g2);
+    if (!(m <= A) || ninputs > EXTRACT_CAP) { /* an inf or NaN (or a huge count): every output exactly */
+        mean_unit_float64(ninputs, src, sinner, w, dst);
+        return;
+    }
+    double s1[TILE], s2[TILE];
+    uint64_t bad[TILE]; /* the bits of every second remainder: nonzero where a bit was lost (or NaN) */
+    memset(s1, 0, (size_t)w * sizeof *s1);
+    memset(s2, 0, (size_t)w * sizeof *s2);
+    memset(bad, 0, (size_t)w * sizeof *bad);
+    const vd g1v = vd_set1(g1), g2v = vd_set1(g2);
+    for (int i = 0; i < ninputs; i++) {
+        const T_float64 *x = src[i];
+        const int64_t si = sinner[i];
+        for (int64_t j = 0; j < wv; j += VD_N) {
+            vd v = si ? vd_load(x + j) : vd_set1(x[0]);
+            vd q1 = vd_sub(vd_add(g1v, v), g1v), r1 = vd_sub(v, q1), q2 = vd_sub(vd_add(g2v, r1), g2v);
+            vd_store(s1 + j, vd_add(vd_load(s1 + j), q1));
+            vd_store(s2 + j, vd_add(vd_load(s2 + j), q2));
+            vq_store(bad + j, vq_or(vq_load(bad + j), vd_bits(vd_sub(r1, q2))));
+        }
+        for (int64_t j = wv; j < w; j++) {
+            double v = x[j * si], q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
+            s1[j] += q1;
+            s2[j] += q2;
+            bad[j] |= f64_to_bits(r1 - q2);
+        }
+    }
+    const double nd = (double)ninputs;
+    const vd nv = vd_set1(nd), lo = vd_set1(0x1p-900), hi = vd_set1(0x1p1000);
+    const vq one = vq_set1(1), mant = vq_set1(0xfffffffffffffull), expo = vq_set1(0x7ff), e53 = vq_set1(53);
+    const vq half = vq_set1((uint64_t)1 << 52), ones = vq_set1(-1);
+    for (int64_t j = 0; j < wv; j += VD_N) {
+        vd a = vd_load(s1 + j), c = vd_load(s2 + j);
+        vd H = vd_add(a, c), bv = vd_sub(H, a);
+        vd L = vd_add(vd_sub(a, vd_sub(H, bv)), vd_sub(c, bv));
+        vd q0 = vd_div(H, nv), rem = vd_fnmadd(q0, nv, H);
+        vd d = vd_add(rem, L), dv = vd_sub(d, rem);
+        vd e = vd_add(vd_sub(rem, vd_sub(d, dv)), vd_sub(L, dv));
+        vq b = vd_bits(q0);
+        vq down = vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(d, q0)), 63)); /* all ones where d moves q0 toward zero */
+        vd h = vd_mul(nv, vd_from_bits(vq_slli(vq_sub(vq_and(vq_srli(b, 52), expo), e53), 52)));
+        vq pow2 = vq_eq(vq_and(b, mant), vq_set1(0));
+        h = vd_from_bits(vq_sub(vd_bits(h), vq_and(vq_and(down, pow2), half))); /* halved below a power of two */
+        vd h3 = vd_mul(h, vd_set1(3.0)), ad = vd_abs(d);
+        /* all ones where e is nonzero, and where it moves |D| below |d| (signs differ) */
+        vq enz = vd_ne0(e), edown = vq_and(enz, vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(e, d)), 63)));
+        vq eq1 = vq_andnot(vq_or(vd_gt(ad, h), vd_lt(ad, h)), ones), eq3 = vq_andnot(vq_or(vd_gt(ad, h3), vd_lt(ad, h3)), ones);
+        vq below1 = vq_or(vd_lt(ad, h), vq_and(eq1, edown)), tie1 = vq_andnot(enz, eq1);
+        vq below3 = vq_or(vd_lt(ad, h3), vq_and(eq3, edown)), tie3 = vq_andnot(enz, eq3);
+        vq next = vq_add(b, vq_or(down, one));
+        vq b_even = vq_eq(vq_and(b, one), vq_set1(0)), next_even = vq_eq(vq_and(next, one), vq_set1(0));
+        vq keep = vq_or(below1, vq_and(tie1, b_even));
+        vq step = vq_or(below3, vq_and(tie3, next_even));
+        vd aH = vd_abs(H);
+        vq ok = vq_and(vq_and(vd_gt(aH, lo), vd_lt(aH, hi)), vq_or(keep, step)); /* false for NaN */
+        vd_store(dst + j, vd_from_bits(vq_or(vq_and(keep, b), vq_andnot(keep, next))));
+        vq_store(bad + j, vq_or(vq_load(bad + j), vq_andnot(ok, ones)));
+    }
+    for (int64_t j = wv; j < w; j++) bad[j] |= (uint64_t)!dd_mean(s1[j], s2[j], nd, &dst[j]);
+    for (int64_t j = 0; j < w; j++)
+        if (bad[j]) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
+}
+
 VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
@@ -5391,6 +5659,10 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vd_ne0
 #undef vd_gt0
 #undef vd_lt0
+#undef vd_gt
+#undef vd_lt
+#undef vq_eq
+#undef vq_slli
 #undef vd_bits
 #undef vd_from_bits
 #undef vq_set1
@@ -5605,6 +5877,22 @@ static void add_rows_float64_dispatch(rowacc_float64 *r, const T_float64 *x, int
     add_rows_float64_generic(r, x, rs, nrows, s, w);
 }
 #define ADD_ROWS_float64 add_rows_float64_dispatch
+
+/* only when isa_level > 0 */
+static void mean_unit_float64_dispatch(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
+                                      T_float64 *dst, int stream)
+{
+    switch (isa_level) {
+    case 2:
+        if (w >= 8) {
+            mean_unit_float64_avx512(ninputs, src, sinner, w, dst, stream);
+            return;
+        }
+        /* fall through */
+    default: mean_unit_float64_avx2(ninputs, src, sinner, w, dst, stream); return;
+    }
+}
+#define MEAN_UNIT_VEC_float64 mean_unit_float64_dispatch
 
 /* int64: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "efc8640c8b07613600c8a14cb6be692d47d11828fd33a67537e30fe3ad12ca1a"
+KERNEL_SOURCE_SHA256 = "d86b577006e9396b88de75128154f9d990fe4fc563252af76d7df819298b0be9"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

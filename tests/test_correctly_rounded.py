@@ -134,7 +134,7 @@ def _tie_inputs(rng: np.random.Generator, k: int, width: int, scale: int) -> lis
 def _assert_mean_exact(xs: list[np.ndarray]) -> None:
     shape = np.broadcast_shapes(*[x.shape for x in xs])
     stacked = np.stack([np.broadcast_to(x, shape) for x in xs], -1).reshape(-1, len(xs))
-    want = oracles.exact_truth("float32", oracles.Groups(stacked, shape)).value
+    want = oracles.exact_truth(oracles.spec_name(xs[0].dtype), oracles.Groups(stacked, shape)).value
     assert same_bits(meancli.mean(*xs, threads=1), want)
 
 
@@ -152,6 +152,34 @@ def test_mean_vector_finish_at_float32_ties(k: int) -> None:
     tiny = rng.integers(-300, 300, size=(k, 1, 104)).astype(np.float64) * 2.0**-149
     tiny[:, 0, :8] = [[2.0**-126], [2.0**-149]] * (k // 2) + [[0.0]] * (k % 2)
     _assert_mean_exact(list(tiny.astype(np.float32)))
+
+
+def _float64_near(rng: np.random.Generator, k: int, width: int, centre: float, spread: int) -> np.ndarray:
+    """k rows of `width` float64 integers within `spread` of `centre` (a
+    multiple of a power of two near 2^53): their means need 54 or more bits,
+    so they fall on, next to and between float64 rounding boundaries, often
+    exactly on a tie, and around 2^53 they cross the binade edge where the
+    gap below a power of two is half the gap above."""
+    return (centre + rng.integers(-spread, spread + 1, size=(k, width))).astype(np.float64)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 6, 7, 8, 9, 16, 33])
+def test_float64_mean_at_ties_and_binade_edges(k: int) -> None:
+    """float64 Mean decides each rounding from two exact double sums (its
+    branch-free and vector finish): ties to even, near ties, a power of two's
+    edge from both sides, negative means, values that cancel, widths with
+    vector tails, a broadcast input. Each output is the exact mean rounded
+    once."""
+    rng = np.random.default_rng(k)
+    for centre, spread in [(2.0**53, 40), (2.0**53, 3), (-(2.0**53), 40), (3 * 2.0**52, 9), (2.0**60, 2**10)]:
+        x = _float64_near(rng, k, 203, centre, spread)
+        x[:, ::7] *= -1  # some outputs cancel to near zero
+        for width in (203, 8, 5):
+            _assert_mean_exact(list(x[:, :width]))
+        _assert_mean_exact([*x[:-1], x[-1][:1]])  # one input broadcast
+    # scaled to the ends of the range where the double arithmetic is trusted
+    for scale in (2.0**-960, 2.0**-1000, 2.0**900, 2.0**960):
+        _assert_mean_exact(list(_float64_near(rng, k, 64, 2.0**53, 40) * scale))
 
 
 def _streamed(

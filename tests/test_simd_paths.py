@@ -72,6 +72,11 @@ for dt in [np.float32, np.float64, np.float16, ml_dtypes.bfloat16]:
     for off in [0, 1, 4]:
         h.update(meancli.mean(big[0, off:], big[1, off:], big[2, off:]).tobytes())
     h.update(meancli.mean(big[0, : 19 * 110000].reshape(-1, 19), big[1, :19]).tobytes())
+# float64 Mean near its rounding boundaries (ties, a power of two's edge)
+for k in (2, 3, 4, 7):
+    x = (2.0**53 + rng.integers(-40, 41, size=(k, 203))).astype(np.float64)
+    h.update(meancli.mean(*x).tobytes())
+    h.update(meancli.mean(*x[:-1], x[-1][:1]).tobytes())
 print(meancli.kernels.isa(), h.hexdigest())
 """
 

@@ -68,7 +68,7 @@ class DType:
         if self.family == "flt":
             return ("run", "rows", "mean")
         if self.family == "dbl":
-            return ("run", "rows")
+            return ("run", "rows", "mean")
         return ("run",) if self.bits == 64 else ()
 
     def load(self, expr: str) -> str:
