@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "d86b577006e9396b88de75128154f9d990fe4fc563252af76d7df819298b0be9"
+KERNEL_SOURCE_SHA256 = "81a2a19406fe3ad53693286388ae34fa7c726a75ba1c225a60c0c73c4db7345d"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
