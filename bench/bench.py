@@ -710,6 +710,35 @@ def standalone(name: str, w: Workload, xs: list[np.ndarray], reps: int, warmup: 
 # --------------------------------------------------------------------------
 
 
+def lower_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref: Any) -> Row | None:
+    """meancli on the vector instruction set below the one it picked (AVX2
+    where it runs AVX-512), or None where there is none: the kernels pick by
+    CPU features, and this row shows whether the higher one pays here."""
+    from meancli.generated.registry import ISA_NAMES
+
+    from meancli import kernels
+
+    best = kernels.isa()
+    level = ISA_NAMES.index(best)
+    if level < 2:
+        return None
+    lower = ISA_NAMES[level - 1]
+    kernels.use_isa(lower)
+    try:
+        return run_contender(
+            f"meancli {THREADS}t, {lower}",
+            lambda: meancli_setup(w, xs, THREADS),
+            reps,
+            warmup,
+            ref,
+            w.dtype,
+            peer=False,
+            note=f"info: the {lower} kernels (meancli runs {best} here)",
+        )
+    finally:
+        kernels.use_isa(best)
+
+
 def mean_store_row(
     w: Workload, xs: list[np.ndarray], out_bytes: int, reps: int, warmup: int, ref: Any
 ) -> Row:
@@ -805,6 +834,9 @@ def run_workload(
         )
     if w.kind == "mean":  # info: the other side of the non-temporal store threshold
         rows.append(mean_store_row(w, xs, out_bytes, reps, warmup, ref))
+    lower = lower_isa_row(w, xs, reps, warmup, ref)
+    if lower is not None:  # info: is the highest instruction set the fastest here?
+        rows.append(lower)
     for name in ("numpy", "onnxruntime 1t", "onnxruntime 2t", "openvino 1t", "openvino 2t"):
         row = run_contender(name, setups[name], reps, warmup, ref, w.dtype)
         if row.na is None:

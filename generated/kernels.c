@@ -722,14 +722,14 @@ static inline void odometer_next(int nd, const int64_t *size, const int64_t *str
  * every sum is exact, so every level gives the same bits. */
 #ifdef MEANCLI_X86
 static const char *const ISA_NAMES[] = {"portable", "avx2", "avx512"};
-static int isa_level;
+static int isa_level, isa_best;
 __attribute__((constructor)) static void meancli_pick_isa(void)
 {
     __builtin_cpu_init();
     int best = 0;
     if (best == 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) best = 1;
     if (best == 1 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) best = 2;
-    isa_level = best;
+    isa_level = isa_best = best;
     const char *want = getenv("MEANCLI_ISA");
     for (int k = 0; want && k < best; k++)
         if (strcmp(want, ISA_NAMES[k]) == 0) isa_level = k;
@@ -768,12 +768,25 @@ __attribute__((constructor)) static void meancli_read_cache_size(void)
 #define CLONES __attribute__((target_clones("avx2", "default")))
 #else
 static const char *const ISA_NAMES[] = {"portable"};
-static const int isa_level = 0;
+static const int isa_level = 0, isa_best = 0;
 #define CLONES
 #endif
 
 /* The name of the instruction set the kernels run: "portable", "avx2" or "avx512". */
 const char *meancli_isa(void) { return ISA_NAMES[isa_level]; }
+
+/* Run the instruction set of level `level` (an index of ISA_NAMES) from now
+ * on, or the highest the CPU has below it; returns the level in effect. For
+ * comparisons in one process (the bench); call it before any kernel runs. */
+int meancli_use_isa(int level)
+{
+#ifdef MEANCLI_X86
+    isa_level = level < 0 ? 0 : (level > isa_best ? isa_best : level);
+#else
+    (void)level;
+#endif
+    return isa_level;
+}
 
 /* The output size (bytes) from which Mean writes with non-temporal stores
  * (x86-64 only; 0 elsewhere). bytes > 0 sets it first (the bench measures

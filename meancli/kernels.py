@@ -68,6 +68,25 @@ def isa() -> str:
     return str(module.ffi.string(module.lib.meancli_isa()).decode())
 
 
+def use_isa(name: str) -> str:
+    """Run the kernels of instruction set ``name`` (``"portable"``, ``"avx2"``,
+    ``"avx512"``) from now on, for the whole process, or the highest the CPU
+    has below it; returns the one in effect. The results are the same bits;
+    the bench compares speeds with it. Not for use while kernels run.
+
+    Raises:
+        KernelBuildError: the module is missing or was built from other sources.
+        UsageError: ``name`` is not an instruction set.
+    """
+    from .generated.registry import ISA_NAMES
+
+    if name not in ISA_NAMES:
+        raise UsageError(f"instruction set {name!r}: expected one of {', '.join(ISA_NAMES)}")
+    module = _module()
+    module.lib.meancli_use_isa(ISA_NAMES.index(name))
+    return isa()
+
+
 def mean_stream_bytes(set_to: int = 0) -> int:
     """The output size (bytes) from which Mean writes with non-temporal stores.
 

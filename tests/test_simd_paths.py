@@ -143,3 +143,23 @@ def test_streamed_and_cached_stores_give_the_same_bits() -> None:
         kernels.mean_stream_bytes(threshold)
     for s, c in zip(streamed, cached, strict=True):
         assert s.tobytes() == c.tobytes()
+
+
+def test_use_isa_switches_in_process_and_refuses_unknown_names() -> None:
+    import numpy as np
+
+    import meancli
+    from meancli.errors import UsageError
+
+    best = kernels.isa()
+    x = np.random.default_rng(5).standard_normal((300, 77)).astype(np.float32)
+    want = meancli.reduce_mean(x, axes=[0]).tobytes()
+    try:
+        for name in ISA_NAMES[: ISA_NAMES.index(best) + 1]:
+            assert kernels.use_isa(name) == name
+            assert meancli.reduce_mean(x, axes=[0]).tobytes() == want
+        assert kernels.use_isa(ISA_NAMES[-1]) == best  # never above what the CPU has
+        with pytest.raises(UsageError, match="expected one of"):
+            kernels.use_isa("sse9")
+    finally:
+        kernels.use_isa(best)
