@@ -182,6 +182,21 @@ def test_float64_mean_at_ties_and_binade_edges(k: int) -> None:
         _assert_mean_exact(list(_float64_near(rng, k, 64, 2.0**53, 40) * scale))
 
 
+@pytest.mark.parametrize(
+    ("dtype", "values"),
+    [
+        ("float64", [2.0**1000, 2.0**1000]),  # was NaN (an overflowing split in the old division)
+        ("float32", [2.0, 1.0, 1 + 2.0**-22, 2.0**-60]),  # was rounded from a double sum that dropped 2^-60
+    ],
+)
+def test_former_conformance_issues(dtype: str, values: list[float]) -> None:
+    """The inputs docs/conformance.md once listed as meancli's known issues."""
+    x = np.array(values, dtype=dtype)
+    want = oracles.exact_truth(dtype, oracles.Groups(x.reshape(1, -1), ())).value
+    assert same_bits(meancli.reduce_mean(x, keepdims=False), want)
+    assert same_bits(meancli.mean(*x), want)
+
+
 def _streamed(
     path: Path, axes: tuple[int, ...], slab_bytes: int, monkeypatch: pytest.MonkeyPatch
 ) -> np.ndarray | None:
