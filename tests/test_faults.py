@@ -54,15 +54,16 @@ def _paused(array, fortran):
             time.sleep(60)
 npy_write._data_chunks = _paused
 """
-# A signal that arrives just as the temporary file is created (before mkstemp returns).
+# A signal that arrives just as the temporary file is created (before its creation returns).
 SIGNAL_AT_MKSTEMP = """
-import signal, tempfile
-_mkstemp = tempfile.mkstemp
+import signal
+from meancli.formats import atomic_write
+_create = atomic_write._create_temporary
 def _signalled(*args, **kwargs):
-    made = _mkstemp(*args, **kwargs)
+    made = _create(*args, **kwargs)
     os.kill(os.getpid(), int(os.environ["SIGNUM"]))
     return made
-tempfile.mkstemp = _signalled
+atomic_write._create_temporary = _signalled
 """
 # A bug while writing: an exception that is not an OSError after the first chunk.
 FAIL_MID_WRITE = """

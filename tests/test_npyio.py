@@ -742,10 +742,13 @@ def test_failed_write_keeps_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     path = tmp_path / "out.npy"
     path.write_bytes(b"precious")
 
-    def no_space(fd: int) -> None:
+    real = atomic_write.write_all
+
+    def no_space(fp: Any, parts: Any) -> int:
+        real(fp, [b"partial"])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "fsync", no_space)
+    monkeypatch.setattr(atomic_write, "write_all", no_space)
     with pytest.raises(InputFileError) as info:
         write_npy(str(path), np.ones((100, 100)))
     assert str(info.value) == f"cannot write {path}: No space left on device"
