@@ -109,6 +109,12 @@ def test_one_file_with_a_template_and_literal_braces(tree: Path) -> None:
         (["in/a.npy", "in/b.npy"], "{member}", "a template names files"),
         (["in/a.npy", "in/b.npy"], "in/b.npy{member}", "would replace the input in/b.npy"),
         (["-", "-"], "out/{index}.npy", "stdin"),
+        (["in/a.npy", "in/b.npy"], "out/{index:c}.npy", "a file name with a NUL character"),
+        (["in/a.npy", "in/b.npy"], "out/{index:999999999999d}.npy", "-o 'out/{index:999999999999d}.npy'"),
+        (["in/a.npy", "in/b.npy"], "out/{index:5000d}.npy", "more than 4096 characters"),
+        (["in/a.npy", "in/b.npy"], "out/{index}.npz", ".npz outputs are not supported"),
+        (["in/a.npy"], "out/x.npz", ".npz outputs are not supported"),
+        (["in/missing.npy"], "out/x.npz", ".npz outputs are not supported"),  # said before reading
     ],
 )
 def test_bad_output_names_are_usage_errors_before_any_file_is_read(
@@ -119,6 +125,11 @@ def test_bad_output_names_are_usage_errors_before_any_file_is_read(
     assert ran.stderr.startswith("error: ") and message in ran.stderr, ran.stderr
     assert len(ran.stderr.splitlines()) == 1
     assert os.listdir(tree / "out") == []
+
+
+def test_mean_refuses_an_npz_output_before_reading(tree: Path) -> None:
+    ran = run(["mean", "in/missing.npy", "in/a.npy", "-o", "out/m.npz"], tree)
+    assert ran.returncode == 2 and ".npz outputs are not supported" in ran.stderr, ran.stderr
 
 
 def test_output_paths_of_inputs_without_a_directory(tmp_path: Path) -> None:

@@ -118,12 +118,25 @@ def _check_template(template: str) -> None:
             )
 
 
+_PATH_MAX = 4096  # Linux's limit on a path's length
+
+
+def check_output_format(output: str, path: str) -> None:
+    """A usage error, before any file is read, for an output meancli does not write (.npz)."""
+    from ..formats.detect import output_format
+
+    if output_format(path) == "npz":
+        raise UsageError(f"-o {output}: .npz outputs are not supported; write .npy or .pb")
+
+
 def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
     """Each input's output path: None (the result is shown) when ``output`` is None.
 
     Raises:
         UsageError: ``-o -`` or an ``-o`` without a placeholder with several
-            FILEs; a malformed template; two inputs whose outputs are one file;
+            FILEs; a malformed template, or one whose format specs give a
+            name with a NUL or longer than a path can be; an ``.npz`` output
+            (meancli writes none); two inputs whose outputs are one file;
             an output that is another input (it would be replaced before it
             is read). An output may be its own input, as with one FILE.
     """
@@ -140,12 +153,18 @@ def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
                 f"-o {output!r} names one file for {len(files)} FILEs; "
                 "use a placeholder such as -o 'out/{stem}.npy' (see --help)"
             )
+        check_output_format(output, output)
         return [output]
     _check_template(output)
     try:
         named = [output.format(**fields_of(f, i)) for i, f in enumerate(files)]
-    except (ValueError, TypeError) as exc:  # a format spec that does not fit, e.g. {stem:03d}
-        raise UsageError(f"-o {output!r}: {exc}") from None
+    except (ValueError, TypeError, OverflowError, MemoryError) as exc:  # a spec that does not fit: {stem:03d}
+        raise UsageError(f"-o {output!r}: {str(exc) or 'the name does not fit in memory'}") from None
+    for path in named:
+        if "\0" in path or len(path) > _PATH_MAX:
+            what = "a NUL character" if "\0" in path else f"more than {_PATH_MAX} characters"
+            raise UsageError(f"-o {output!r}: a format spec gives a file name with {what}")
+        check_output_format(output, path)
     seen: dict[str, int] = {}
     from ..formats.npz import split_member
 

@@ -42,6 +42,10 @@ def mean(
 
         if files.count("-") > 1:
             raise UsageError("stdin ('-') can be read only once")
+        if output is not None:
+            from .batch import check_output_format
+
+            check_output_format(output, output)
         report = start("mean", "Mean", opset, threads)
         op, n_threads = report.op, report.threads
         assert op is not None

@@ -100,6 +100,8 @@ def reduce_mean(
             notes.extend(one.stderr_notes)
 
         if not batch.wants_many(files, output):
+            if output is not None:
+                batch.check_output_format(output, output)
             run_one(files[0], output)
             return
         status = batch.run_many(
