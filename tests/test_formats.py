@@ -413,6 +413,16 @@ def test_pb_refusals(tmp_path: Path) -> None:
     wide = helper.make_tensor("t", TensorProto.INT8, [1], [0])
     wide.int32_data[0] = 1000
     assert "out of the range [-128, 127]" in _pb_error(tmp_path, wide)
+    # uint32 values live in uint64_data: wider ones are refused, not wrapped
+    big = TensorProto(data_type=TensorProto.UINT32, dims=[2], uint64_data=[1, 2**40])
+    assert "uint64_data holds a value out of the range [0, 4294967295] of uint32" in _pb_error(tmp_path, big)
+    # values in two fields, or in the wrong one, are ambiguous: refused, not picked
+    both = TensorProto(data_type=TensorProto.DOUBLE, dims=[2], raw_data=bytes(16), double_data=[1.0, 2.0])
+    assert "the values are in double_data and raw_data" in _pb_error(tmp_path, both)
+    wrong = TensorProto(data_type=TensorProto.DOUBLE, dims=[2], float_data=[1.0, 2.0])
+    assert "the values are in float_data; a float64 tensor holds them in raw_data or double_data" in _pb_error(
+        tmp_path, wrong
+    )
     (tmp_path / "b.pb").write_bytes(
         helper.make_tensor("t", TensorProto.BOOL, [1], [True]).SerializeToString()
     )

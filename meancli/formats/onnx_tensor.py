@@ -54,16 +54,19 @@ _FIELDS = {
     13: "uint64_data",  # UINT64
     16: "int32_data",  # BFLOAT16 (its bits, as uint16)
 }
-# The range int32_data may hold for each type stored there.
-_INT32_RANGES = {
+# The range the typed field may hold for each type stored in a wider one.
+_FIELD_RANGES = {
     2: (0, 255),
     3: (-128, 127),
     4: (0, 65535),
     5: (-32768, 32767),
     6: (-(1 << 31), (1 << 31) - 1),
     10: (0, 65535),
+    12: (0, (1 << 32) - 1),  # uint64_data
     16: (0, 65535),
 }
+# Every field a TensorProto may hold values in.
+_VALUE_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 _EXTERNAL = 1  # TensorProto.DataLocation.EXTERNAL
 
 
@@ -150,6 +153,13 @@ def tensor_to_array(tensor: Any, where: str) -> npt.NDArray[Any]:
         count *= d
     if count * dtype.itemsize > MAX_DATA_BYTES:
         raise InputFileError(f"{where}: dims {list(dims)} are too large")
+    holding = [f for f in _VALUE_FIELDS if len(getattr(tensor, f))]
+    holding += ["raw_data"] if tensor.HasField("raw_data") else []
+    if len(holding) > 1 or (holding and holding[0] not in (field, "raw_data")):
+        raise InputFileError(
+            f"{where}: the values are in {' and '.join(holding)}; a {dtype} tensor holds them "
+            f"in raw_data or {field} alone"
+        )
     if tensor.HasField("raw_data"):
         held, need = len(tensor.raw_data), count * dtype.itemsize
         if held != need:
@@ -160,7 +170,7 @@ def tensor_to_array(tensor: Any, where: str) -> npt.NDArray[Any]:
         if len(values) != count:
             msg = f"{field} holds {len(values)} values; dims {list(dims)} need {count}"
             raise InputFileError(f"{where}: {msg}")
-        limits = _INT32_RANGES.get(data_type)
+        limits = _FIELD_RANGES.get(data_type)
         if limits is not None and count and not (limits[0] <= min(values) and max(values) <= limits[1]):
             raise InputFileError(f"{where}: {field} holds a value out of the range {list(limits)} of {dtype}")
     try:
