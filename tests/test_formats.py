@@ -420,9 +420,8 @@ def test_pb_refusals(tmp_path: Path) -> None:
     both = TensorProto(data_type=TensorProto.DOUBLE, dims=[2], raw_data=bytes(16), double_data=[1.0, 2.0])
     assert "the values are in double_data and raw_data" in _pb_error(tmp_path, both)
     wrong = TensorProto(data_type=TensorProto.DOUBLE, dims=[2], float_data=[1.0, 2.0])
-    assert "the values are in float_data; a float64 tensor holds them in raw_data or double_data" in _pb_error(
-        tmp_path, wrong
-    )
+    said = _pb_error(tmp_path, wrong)
+    assert "the values are in float_data; a float64 tensor holds them in raw_data or double_data" in said
     (tmp_path / "b.pb").write_bytes(
         helper.make_tensor("t", TensorProto.BOOL, [1], [True]).SerializeToString()
     )
