@@ -159,7 +159,7 @@ def attribute_values(
 
 def _attribute_value(a: Attribute, value: Any, label: str) -> Any:
     if a.is_flag:
-        if isinstance(value, bool) or type(value).__name__ == "bool_" or (_is_int(value) and value in (0, 1)):
+        if _is_bool(value) or (_is_int(value) and value in (0, 1)):
             return bool(value) if a.type == "bool" else int(value)
         raise SpecViolation(f"{label}: {a.name} must be 0, 1, True or False, got {value!r}")
     if a.type == "int":
@@ -173,8 +173,14 @@ def _attribute_value(a: Attribute, value: Any, label: str) -> Any:
     return tuple(operator.index(v) for v in items)
 
 
+def _is_bool(value: Any) -> bool:
+    """A Python bool or a numpy one (np.True_; its type is numpy.bool, numpy.bool_ before numpy 2)."""
+    kind = type(value)
+    return isinstance(value, bool) or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"))
+
+
 def _is_int(value: Any) -> bool:
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if _is_bool(value):
         return False
     try:
         operator.index(value)

@@ -130,3 +130,13 @@ def test_masked_arrays_are_refused() -> None:
         meancli.reduce_mean(x)
     with pytest.raises(UsageError, match="masked arrays are not supported"):
         meancli.mean(x, x)
+
+
+def test_numpy_scalars_as_attribute_values() -> None:
+    """keepdims as numpy's bools and ints, axes as a numpy array: taken as their Python values."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    want = x.astype(np.float64).mean(axis=1)
+    for flag, shape in [(np.False_, (2,)), (np.True_, (2, 1)), (np.int64(0), (2,)), (np.uint8(1), (2, 1))]:
+        got = meancli.reduce_mean(x, axes=np.array([1]), keepdims=flag)
+        assert got.shape == shape
+        assert np.array_equal(got.reshape(-1), want.astype(np.float32))
