@@ -657,13 +657,14 @@ def test_malformed_opset_is_a_usage_error(ran: dict[str, Ran]) -> None:
     assert codes == dict.fromkeys(codes, 2)
 
 
-# Malformed --axes values that are silently accepted today.
+# Malformed --axes values (each was once accepted).
 case("axes_lone_comma", "reduce-mean", "{x3}", "--axes", ",", "--opset", "openvino:1", "-o", "out.npy")
 case("axes_blank", "reduce-mean", "{x3}", "--axes", " ", "--opset", "openvino:1", "-o", "out.npy")
 case("axes_double_comma", "reduce-mean", "{x3}", "--axes=0,,2", "-o", "out.npy")
+case("axes_unicode_digits", "reduce-mean", "{x3}", "--axes", "\u0661", "-o", "out.npy")  # Arabic-Indic 1
 
 
-@pytest.mark.parametrize("name", ["axes_lone_comma", "axes_blank", "axes_double_comma"])
+@pytest.mark.parametrize("name", ["axes_lone_comma", "axes_blank", "axes_double_comma", "axes_unicode_digits"])
 def test_malformed_axes_lists_are_usage_errors(ran: dict[str, Ran], name: str) -> None:
     assert_error(ran[name], 2, "--axes")
 

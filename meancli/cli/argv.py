@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-_INTEGER = re.compile(r"[-+]?\d+")  # one axis, as --axes writes it
+_INTEGER = re.compile(r"[-+]?[0-9]+")  # one axis, as --axes writes it (ASCII digits only)
 
 
 def _is_int_list(token: str) -> bool:
