@@ -664,7 +664,9 @@ case("axes_double_comma", "reduce-mean", "{x3}", "--axes=0,,2", "-o", "out.npy")
 case("axes_unicode_digits", "reduce-mean", "{x3}", "--axes", "\u0661", "-o", "out.npy")  # Arabic-Indic 1
 
 
-@pytest.mark.parametrize("name", ["axes_lone_comma", "axes_blank", "axes_double_comma", "axes_unicode_digits"])
+@pytest.mark.parametrize(
+    "name", ["axes_lone_comma", "axes_blank", "axes_double_comma", "axes_unicode_digits"]
+)
 def test_malformed_axes_lists_are_usage_errors(ran: dict[str, Ran], name: str) -> None:
     assert_error(ran[name], 2, "--axes")
 
