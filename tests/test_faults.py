@@ -547,3 +547,45 @@ def test_non_blocking_stdin_pipe_waits_for_data(work: Path, argv: list[str]) -> 
         x.astype(np.float64).mean(axis=0, keepdims=True).astype(np.float32) if argv[0] == "reduce-mean" else x
     )
     np.testing.assert_array_equal(np.load(work / "out.npy"), want)
+
+
+@pytest.mark.parametrize("stdout", ["full", "closed"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["reduce-mean", "x.npy"],
+        ["reduce-mean", "x.npy", "--json"],
+        ["reduce-mean", "x.npy", "-o", "written.npy"],
+        ["mean", "x.npy", "x.npy"],
+        ["reduce-mean", "x.npy", "x.npy", "-o", "many/{index}.npy"],
+        ["--version"],
+        ["--help"],
+        ["spec", "list"],
+    ],
+)
+def test_stdout_that_cannot_be_written_is_one_error_line(tmp_path: Path, argv: list[str], stdout: str) -> None:
+    """A full disk behind stdout, or stdout closed before the run: exit 1 and
+    `cannot write <stdout>: ...` on stderr (JSON with --json), no traceback."""
+    np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(3, 4))
+    (tmp_path / "many").mkdir()
+    if stdout == "full":
+        with open("/dev/full", "wb") as full:
+            proc = subprocess.run(
+                [*MEANCLI, *argv], cwd=tmp_path, env=ENV, stdout=full, stderr=subprocess.PIPE, timeout=TIMEOUT
+            )
+    else:
+        proc = subprocess.run(
+            [*MEANCLI, *argv],
+            cwd=tmp_path,
+            env=ENV,
+            stdout=None,
+            stderr=subprocess.PIPE,
+            timeout=TIMEOUT,
+            preexec_fn=lambda: os.close(1),
+        )
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    assert "cannot write <stdout>" in err.splitlines()[0]
+    if "written.npy" in argv:  # the output itself is whole: only the report was lost
+        assert np.array_equal(np.load(tmp_path / "written.npy"), np.full((1, 1), 5.5, np.float32))

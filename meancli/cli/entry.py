@@ -19,23 +19,97 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from typing import Any
+
+
+class GuardedStdout:
+    """sys.stdout with a failure to write it (a full disk, a descriptor closed
+    before the run) turned into one error, ``cannot write <stdout>: REASON``
+    (an InputFileError: exit status 1), wherever the CLI writes it. A reader
+    that went away (BrokenPipeError) stays what it is: the commands stop
+    quietly on it. Everything else is the stream's own."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def _failed(self, exc: BaseException) -> Exception:
+        from ..errors import InputFileError
+
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return InputFileError(f"cannot write <stdout>: {why}")
+
+    def write(self, text: str) -> int:
+        if self._stream is None:
+            raise self._failed(OSError(9, "it is closed"))
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:
+            raise self._failed(exc) from None
+
+    def flush(self) -> None:
+        if self._stream is None:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:
+            raise self._failed(exc) from None
+
+    def isatty(self) -> bool:
+        return self._stream is not None and bool(self._stream.isatty())
+
+    def __getattr__(self, name: str) -> Any:
+        if self._stream is None:
+            raise self._failed(OSError(9, "it is closed"))
+        return getattr(self._stream, name)
+
+
+def _finish(status: int) -> int:
+    """Flush stdout now, so a failure to write it is a one-line error and a
+    status, not a traceback as the interpreter exits."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return status
+    except Exception as exc:  # GuardedStdout's InputFileError
+        sys.stderr.write(f"error: {exc}\n")
+        return status or 1
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run meancli with ``argv`` (default: sys.argv[1:]); returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if not isinstance(sys.stdout, GuardedStdout):
+        sys.stdout = GuardedStdout(sys.stdout)  # type: ignore[assignment]
     if args == ["--version"]:
         from .. import __version__
 
-        sys.stdout.write(f"meancli {__version__}\n")
-        return 0
+        try:
+            sys.stdout.write(f"meancli {__version__}\n")
+        except Exception as exc:
+            sys.stderr.write(f"error: {exc}\n")
+            return 1
+        return _finish(0)
     collecting = gc.isenabled()
     gc.disable()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         from .app import main as app_main
 
-        return app_main(args)
+        try:
+            status = app_main(args)
+        except Exception as exc:  # stdout failing where no command catches it (--help)
+            from ..errors import MeancliError
+
+            if not isinstance(exc, MeancliError):
+                raise
+            sys.stderr.write(f"error: {exc}\n")
+            return exc.exit_code
+        return _finish(status)
     finally:
         # A caller that passed argv gets the collector back as it was. The command
         # line's own run ends here: enabling it now would only run a full
