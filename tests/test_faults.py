@@ -563,7 +563,9 @@ def test_non_blocking_stdin_pipe_waits_for_data(work: Path, argv: list[str]) -> 
         ["spec", "list"],
     ],
 )
-def test_stdout_that_cannot_be_written_is_one_error_line(tmp_path: Path, argv: list[str], stdout: str) -> None:
+def test_stdout_that_cannot_be_written_is_one_error_line(
+    tmp_path: Path, argv: list[str], stdout: str
+) -> None:
     """A full disk behind stdout, or stdout closed before the run: exit 1 and
     `cannot write <stdout>: ...` on stderr (JSON with --json), no traceback."""
     np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(3, 4))

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run meancli with ``argv`` (default: sys.argv[1:]); returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not isinstance(sys.stdout, GuardedStdout):
-        sys.stdout = GuardedStdout(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = GuardedStdout(sys.stdout)
     if args == ["--version"]:
         from .. import __version__
 
