@@ -83,8 +83,17 @@ def _finish(status: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run meancli with ``argv`` (default: sys.argv[1:]); returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if not isinstance(sys.stdout, GuardedStdout):
-        sys.stdout = GuardedStdout(sys.stdout)
+    stdout = sys.stdout
+    if not isinstance(stdout, GuardedStdout):
+        sys.stdout = GuardedStdout(stdout)
+    try:
+        return _run(args, restore_gc=argv is not None)
+    finally:
+        if argv is not None:  # a caller that passed argv gets its stdout back as it was
+            sys.stdout = stdout
+
+
+def _run(args: list[str], *, restore_gc: bool) -> int:
     if args == ["--version"]:
         from .. import __version__
 
@@ -114,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         # A caller that passed argv gets the collector back as it was. The command
         # line's own run ends here: enabling it now would only run a full
         # collection of every object on the way out (about 3% of a run).
-        if collecting and argv is not None:
+        if collecting and restore_gc:
             gc.enable()
 
 
