@@ -591,3 +591,18 @@ def test_stdout_that_cannot_be_written_is_one_error_line(
     assert "cannot write <stdout>" in err.splitlines()[0]
     if "written.npy" in argv:  # the output itself is whole: only the report was lost
         assert np.array_equal(np.load(tmp_path / "written.npy"), np.full((1, 1), 5.5, np.float32))
+
+
+def test_control_characters_in_names_are_escaped(tmp_path: Path) -> None:
+    """A file name holding an escape sequence or a newline reaches the terminal
+    escaped, in the report and in error lines: it cannot recolour or split them."""
+    name = "esc\x1b]0;x\x07\nred.npy"
+    np.save(tmp_path / name, np.ones((2, 2), np.float32))
+    proc = run(["reduce-mean", name], tmp_path)
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in out and "\x07" not in out
+    assert "esc\\x1b]0;x\\x07\\nred.npy" in out
+    proc = run(["reduce-mean", "missing\x1b[2J.npy"], tmp_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 1 and "\x1b" not in err and len(err.splitlines()) == 1, err

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from .. import __version__
 from ..errors import MeancliError
+from ..formats.messages import display
 
 if TYPE_CHECKING:  # numpy loads only when there is a result to show
     import numpy as np
@@ -191,10 +192,11 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     for col in ("", "path", "shape", "dtype"):
         table.add_column(col, overflow="fold")  # a long path wraps, never loses characters
     for t in report.inputs:
-        table.add_row("input", None if t.path is None else escape(t.path), str(t.shape), escape(t.dtype))
+        path = None if t.path is None else escape(display(t.path))  # a name's control characters escaped
+        table.add_row("input", path, str(t.shape), escape(t.dtype))
     if report.output:
         shown = report.output.path if report.output.path is not None else "(shown)"
-        table.add_row("output", escape(shown), str(report.output.shape), escape(report.output.dtype))
+        table.add_row("output", escape(display(shown)), str(report.output.shape), escape(report.output.dtype))
     console.print(table)
     stages = "  ".join(f"{k} {v:.3f} ms" for k, v in report.timings_ms.items())
     if report.engine["name"] == "dask":
@@ -232,7 +234,7 @@ def engine_text(engine: dict[str, Any]) -> str:
 def emit_error(exc: BaseException, *, json_mode: bool, message: str | None = None) -> None:
     """One line on stderr: ``error: ...``, or ``{"error": ..., "kind": ...}`` with --json."""
     text = message if message is not None else str(exc)
-    text = " ".join(text.split())  # one line, whatever the message held
+    text = display(" ".join(text.split()))  # one line, no control character, whatever the message held
     if isinstance(exc, MeancliError):
         kind = exc.kind
     else:
