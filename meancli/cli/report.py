@@ -199,14 +199,15 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         table.add_row("output", escape(display(shown)), str(report.output.shape), escape(report.output.dtype))
     console.print(table)
     stages = "  ".join(f"{k} {v:.3f} ms" for k, v in report.timings_ms.items())
+    isa = kernel_isa()
+    kernels = f"{isa} kernels" if isa else ""
     if report.engine["name"] == "dask":
         console.print(f"[dim]engine[/dim]  {escape(engine_text(report.engine))}")
-        where = ""
+        where = f"{kernels} here" if kernels else ""  # workers pick their own (the same bits)
     else:
         streamed = ", streamed" if report.engine["name"] == "streamed" else ""
-        isa = kernel_isa()
         where = f"{report.threads} thread{'s' if report.threads != 1 else ''}{streamed}" + (
-            f", {isa} kernels" if isa else ""
+            f", {kernels}" if kernels else ""
         )
     console.print(f"[dim]time[/dim]  {stages}" + (f"  [dim]({where})[/dim]" if where else ""))
     if result is not None:
