@@ -58,13 +58,11 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
         directory, base = os.path.split(target)
     except OSError as exc:
         raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
-    import tempfile  # only when a file is written
-
     # A SIGINT or SIGTERM between the temporary file's creation and the try below would leave
     # it behind: they wait until the cleanup is in place.
     with _interrupts_deferred() as resume:
         try:
-            fd, tmp = tempfile.mkstemp(dir=directory or ".", prefix="." + base + ".", suffix=".tmp")
+            fd, tmp = create_temporary(directory or ".", base)
         except OSError as exc:
             raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
         try:
@@ -83,6 +81,27 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
             raise
     _fsync_directory(os.path.dirname(target) or ".")
     return total
+
+
+def create_temporary(directory: str, base: str) -> tuple[int, str]:
+    """A new file ``DIRECTORY/.BASE.XXXXXXXXXXXX.tmp`` (mode 0o600), open for writing: its
+    descriptor and path.
+
+    What ``tempfile.mkstemp`` does (an exclusive create under a random name, retried on a
+    clash), without importing ``tempfile`` and ``random``: about a millisecond of every
+    run that writes a file.
+
+    Raises:
+        OSError: the file cannot be created (FileExistsError after 100 clashes).
+    """
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        path = os.path.join(directory, f".{base}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(path, flags, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no unused temporary file name in {directory}")
 
 
 _INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
