@@ -64,6 +64,33 @@ def test_quiet_reduce_mean_loads_neither_rich_nor_other_commands(x: Path) -> Non
     assert not {m for m in modules if m == "rich" or m.startswith("rich.")}
 
 
+# What a run of one small .npy file into a .npy file never needs: the dask engine
+# (and logging, which it loads), streaming in slabs, zarr arrays and shard
+# datasets, .npz archives (zipfile), and tempfile (with random) for the output.
+NOT_FOR_ONE_FILE = (
+    "meancli.engine.distributed",
+    "meancli.streaming",
+    "meancli.chunked",
+    "meancli.formats.npz",
+    "zipfile",
+    "tempfile",
+    "random",
+    "logging",
+    "dataclasses",
+)
+
+
+@pytest.mark.parametrize("quiet", [["--quiet"], []], ids=["quiet", "report"])
+def test_one_file_loads_no_engine_it_does_not_use(x: Path, quiet: list[str]) -> None:
+    argv = ["reduce-mean", str(x), "--axes", "2", "3", "--keep-dims", "-o", "out.npy", *quiet]
+    status, modules, stderr = loaded_by(argv, x.parent)
+    assert (status, stderr) == (0, "")
+    np.testing.assert_array_equal(np.load(x.parent / "out.npy"), np.load(x).mean(axis=(2, 3), keepdims=True))
+    assert "meancli.engine.where" in modules  # the probe sees the modules the run imported
+    shown = {"random", "dataclasses"} if not quiet else set()  # rich loads these for the report
+    assert sorted((set(NOT_FOR_ONE_FILE) - shown) & modules) == []
+
+
 def test_quiet_mean_loads_neither_rich_nor_other_commands(x: Path) -> None:
     status, modules, stderr = loaded_by(["mean", str(x), str(x), "-o", "out.npy", "--quiet"], x.parent)
     assert (status, stderr) == (0, "")
