@@ -31,7 +31,9 @@ def split_name(text: str, *, op: bool) -> tuple[str | None, str | None, int | No
     """
     parts = text.strip().split(":")
     if not op:
-        if len(parts) > 2 or not re.match(_NUMBER, parts[-1]) or (len(parts) == 2 and not re.match(_NAME, parts[0])):
+        if len(parts) > 2 or not re.match(_NUMBER, parts[-1]):
+            return None
+        if len(parts) == 2 and not re.match(_NAME, parts[0]):
             return None
         return (parts[0] if len(parts) == 2 else None), None, int(parts[-1])
     if len(parts) == 3:
