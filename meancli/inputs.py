@@ -53,7 +53,7 @@ def read_inputs(arg: str, *, mmap: bool = True, stream: bool = False) -> list[Na
             ``:`` where it names an existing file), or a ``.pb`` TensorProto file.
         mmap: memory-map regular ``.npy`` files.
         stream: give a streaming.Source instead of an array for stdin, ``.npy`` files
-            and archive members of at least streaming.STREAM_MIN_BYTES.
+            and archive members of at least engine.where.STREAM_MIN_BYTES.
 
     Returns:
         One NamedArray for ``.npy``/``-``/a member/``.pb``; one per member for an archive.
@@ -64,8 +64,8 @@ def read_inputs(arg: str, *, mmap: bool = True, stream: bool = False) -> list[Na
             message lists the members there are), a member given for a file that is not
             an archive, or a ``.pb`` file without the onnx package installed.
     """
-    from .formats.detect import input_format
-    from .formats.npz import split_member
+    from .engine.where import streams_file
+    from .formats.detect import input_format, split_member
 
     if arg == "-":
         return [_stdin(stream)]
@@ -79,7 +79,7 @@ def read_inputs(arg: str, *, mmap: bool = True, stream: bool = False) -> list[Na
         from .formats.onnx_tensor import read_tensor_file
 
         return [NamedArray(path, read_tensor_file(path), None)]
-    if stream:
+    if stream and streams_file(path):  # meancli.streaming loads only for a large file
         from .streaming import file_source
 
         source = file_source(path)
@@ -93,15 +93,17 @@ def read_inputs(arg: str, *, mmap: bool = True, stream: bool = False) -> list[Na
 
 def _stdin(stream: bool) -> NamedArray:
     """stdin, streamed when asked and large; read whole (by the one reader) otherwise."""
+    from .engine import where
     from .formats.messages import STDIN_NAME, reason
     from .formats.npy_format import read_header
     from .formats.npy_read import read_data
     from .formats.pipes import stdin_buffer
-    from .streaming import STREAM_MIN_BYTES, Source
 
     buffer = stdin_buffer()
     header = read_header(buffer, STDIN_NAME)
-    if stream and header.nbytes >= STREAM_MIN_BYTES:
+    if stream and header.nbytes >= where.STREAM_MIN_BYTES:
+        from .streaming import Source
+
         return NamedArray("-", Source(STDIN_NAME, header, buffer, seekable=False), header)
     try:
         array = read_data(buffer, header, STDIN_NAME, known_size=False)
@@ -111,14 +113,14 @@ def _stdin(stream: bool) -> NamedArray:
 
 
 def _read_npz(path: str, member: str | None, *, stream: bool) -> list[NamedArray]:
+    from .engine import where
     from .formats.npz import Archive
-    from .streaming import STREAM_MIN_BYTES
 
     out: list[NamedArray] = []
     try:
         with Archive(path) as archive:
             for info in archive.wanted(member):
-                if stream and info.file_size >= STREAM_MIN_BYTES:
+                if stream and info.file_size >= where.STREAM_MIN_BYTES:
                     from .streaming import member_source
 
                     # a Source owns an archive of its own, open until Source.finish

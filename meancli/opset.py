@@ -16,9 +16,10 @@ from .errors import OpsetError, UsageError
 from .opversion import OpVersion
 
 DEFAULT_DOMAIN = "onnx"
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
-_NUMBER = re.compile(r"^[0-9]{1,18}$")
-_NAME_VERSION = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_.]*)(?:-(?P<version>[0-9]{1,18}))?$")
+# Patterns, compiled (and cached by re) on first use: a run without --opset never needs them.
+_NAME = r"^[A-Za-z_][A-Za-z0-9_.]*$"
+_NUMBER = r"^[0-9]{1,18}$"
+_NAME_VERSION = r"^(?P<name>[A-Za-z_][A-Za-z0-9_.]*)(?:-(?P<version>[0-9]{1,18}))?$"
 
 
 def split_name(text: str, *, op: bool) -> tuple[str | None, str | None, int | None] | None:
@@ -30,23 +31,25 @@ def split_name(text: str, *, op: bool) -> tuple[str | None, str | None, int | No
     """
     parts = text.strip().split(":")
     if not op:
-        if len(parts) > 2 or not _NUMBER.match(parts[-1]) or (len(parts) == 2 and not _NAME.match(parts[0])):
+        if len(parts) > 2 or not re.match(_NUMBER, parts[-1]):
+            return None
+        if len(parts) == 2 and not re.match(_NAME, parts[0]):
             return None
         return (parts[0] if len(parts) == 2 else None), None, int(parts[-1])
     if len(parts) == 3:
-        if _NAME.match(parts[0]) and _NAME.match(parts[1]) and _NUMBER.match(parts[2]):
+        if re.match(_NAME, parts[0]) and re.match(_NAME, parts[1]) and re.match(_NUMBER, parts[2]):
             return parts[0], parts[1], int(parts[2])
         return None
     domain: str | None = None
     if len(parts) == 2:
-        if _NUMBER.match(parts[1]):  # ReduceMean:18
-            return (None, parts[0], int(parts[1])) if _NAME.match(parts[0]) else None
-        if not _NAME.match(parts[0]):
+        if re.match(_NUMBER, parts[1]):  # ReduceMean:18
+            return (None, parts[0], int(parts[1])) if re.match(_NAME, parts[0]) else None
+        if not re.match(_NAME, parts[0]):
             return None
         domain = parts[0]
     elif len(parts) != 1:
         return None
-    m = _NAME_VERSION.match(parts[-1])
+    m = re.match(_NAME_VERSION, parts[-1])
     if not m:
         return None
     version = m.group("version")

@@ -1,6 +1,6 @@
 """Inputs larger than memory: ``.npy`` data read in slabs, never all at once.
 
-A large regular file (at least ``STREAM_MIN_BYTES`` of data) or any ``-``
+A large regular file (at least meancli.engine.where.STREAM_MIN_BYTES) or any ``-``
 (stdin) input becomes a :class:`Source`: its header is read and checked, and
 its data is read on demand into a reused buffer of about ``SLAB_BYTES``.
 
@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
+from .engine import where
 from .errors import InputFileError
 from .formats.dtypes import native_dtype
 from .formats.messages import STDIN_NAME, reason
@@ -46,7 +47,6 @@ from .formats.pipes import read_bytes, read_into, stdin_buffer
 if TYPE_CHECKING:
     from .formats.npz import Archive
 
-STREAM_MIN_BYTES = int(os.environ.get("MEANCLI_STREAM_MIN_BYTES", 256 << 20))
 SLAB_BYTES = int(os.environ.get("MEANCLI_SLAB_BYTES", 32 << 20))
 
 STREAM_READ_BYTES = 1 << 20  # bytes asked of a stream per read
@@ -164,7 +164,7 @@ class Source:
 
 def open_source(arg: str) -> Source | None:
     """A Source for ``-`` (stdin), a regular ``.npy`` file with at least
-    STREAM_MIN_BYTES of data, or an ``archive.npz:NAME`` member holding that
+    where.STREAM_MIN_BYTES, or an ``archive.npz:NAME`` member holding that
     much; None for anything else (read it in memory).
 
     Raises:
@@ -173,8 +173,7 @@ def open_source(arg: str) -> Source | None:
     """
     if arg == "-":
         return stdin_source()
-    from .formats.detect import input_format
-    from .formats.npz import split_member
+    from .formats.detect import input_format, split_member
 
     path, member = split_member(arg)
     kind = input_format(path)
@@ -187,7 +186,7 @@ def open_source(arg: str) -> Source | None:
         except BaseException:
             archive.close()
             raise
-        if info.file_size < STREAM_MIN_BYTES:
+        if info.file_size < where.STREAM_MIN_BYTES:
             archive.close()
             return None
         return member_source(archive, info)
@@ -207,7 +206,7 @@ def stdin_source() -> Source:
 
 
 def file_source(path: str) -> Source | None:
-    """A Source for a regular ``.npy`` file with at least STREAM_MIN_BYTES of data; None otherwise.
+    """A Source for a regular ``.npy`` file of at least where.STREAM_MIN_BYTES; None otherwise.
 
     Raises:
         InputFileError: a malformed header, truncated data or trailing bytes.
@@ -216,7 +215,7 @@ def file_source(path: str) -> Source | None:
         st = os.stat(path)
     except (OSError, ValueError):
         return None  # the in-memory reader reports it
-    if not stat.S_ISREG(st.st_mode) or st.st_size < STREAM_MIN_BYTES:
+    if not stat.S_ISREG(st.st_mode) or st.st_size < where.STREAM_MIN_BYTES:
         return None
     try:
         fp = open(path, "rb")  # noqa: SIM115 -- closed by Source.finish

@@ -203,10 +203,11 @@ def _streamed(
     """ReduceMean of a .npy streamed in slabs of about slab_bytes (None: the
     layout needs larger slabs, so it would not be streamed)."""
     from meancli import api, streaming
+    from meancli.engine import where
     from meancli.opset import resolve
 
     monkeypatch.setattr(streaming, "SLAB_BYTES", slab_bytes)
-    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 1)
+    monkeypatch.setattr(where, "STREAM_MIN_BYTES", 1)
     source = streaming.open_source(str(path))
     assert source is not None
     op = resolve("ReduceMean")

@@ -54,16 +54,15 @@ def _paused(array, fortran):
             time.sleep(60)
 npy_write._data_chunks = _paused
 """
-# A signal that arrives just as the temporary file is created (before its creation returns).
-SIGNAL_AT_MKSTEMP = """
-import signal
+# A signal that arrives just as the temporary file is created (before create_temporary returns).
+SIGNAL_AT_CREATE = """
 from meancli.formats import atomic_write
-_create = atomic_write._create_temporary
+_create = atomic_write.create_temporary
 def _signalled(*args, **kwargs):
     made = _create(*args, **kwargs)
     os.kill(os.getpid(), int(os.environ["SIGNUM"]))
     return made
-atomic_write._create_temporary = _signalled
+atomic_write.create_temporary = _signalled
 """
 # A bug while writing: an exception that is not an OSError after the first chunk.
 FAIL_MID_WRITE = """
@@ -291,9 +290,9 @@ def test_signal_mid_write(work: Path, signum: int, code: int, word: str, target:
 @pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
 def test_signal_as_the_temporary_file_is_created(work: Path, signum: int, code: int, word: str) -> None:
     # Regression: test_sigterm_racing_a_large_write once left `.existing.npy.XXXX.tmp` behind,
-    # the signal having landed between mkstemp's open() and the cleanup's try.
+    # the signal having landed between the temporary file's open() and the cleanup's try.
     before = digest(work / "existing.npy")
-    exe = wrapped(work, SIGNAL_AT_MKSTEMP)
+    exe = wrapped(work, SIGNAL_AT_CREATE)
     proc = run(
         ["mean", "in.npy", "-o", "existing.npy"], work, exe=exe, env={**ENV, "SIGNUM": str(int(signum))}
     )

@@ -22,8 +22,9 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from meancli import streaming
+from meancli.engine import where
 from meancli.errors import InputFileError, UnsupportedDtypeFile
-from meancli.formats.npz import split_member
+from meancli.formats.detect import split_member
 from meancli.formats.onnx_tensor import read_tensor_file, write_tensor_file
 from meancli.inputs import read_axes, read_inputs
 
@@ -277,7 +278,7 @@ def test_format_is_judged_by_content(tmp_path: Path) -> None:
 def test_large_member_streams(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compression: int) -> None:
     a = np.arange(1000, dtype=">f8").reshape(10, 100)
     (tmp_path / "a.npz").write_bytes(zipped({"a.npy": saved(a), "s.npy": saved(np.ones(2))}, compression))
-    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 1000)
+    monkeypatch.setattr(where, "STREAM_MIN_BYTES", 1000)
     big, small = read_inputs(str(tmp_path / "a.npz"), stream=True)
     assert isinstance(big.data, streaming.Source) and isinstance(small.data, np.ndarray)
     assert big.name == f"{tmp_path / 'a.npz'}:a"
@@ -296,7 +297,7 @@ def test_large_damaged_member_stream_reports_the_crc(tmp_path: Path, monkeypatch
     at = data.rfind(b"\x00\x00\x80?")
     data[at + 3] = ord(">")
     (tmp_path / "a.npz").write_bytes(bytes(data))
-    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 100)
+    monkeypatch.setattr(where, "STREAM_MIN_BYTES", 100)
     (item,) = read_inputs(str(tmp_path / "a.npz"), stream=True)
     assert isinstance(item.data, streaming.Source)
     with pytest.raises(InputFileError, match=r"a\.npz:a: read error: .*CRC"):

@@ -45,6 +45,7 @@ from hypothesis.errors import InvalidArgument
 
 import meancli
 from meancli import api, npyio, streaming
+from meancli.engine import where
 from meancli.errors import InputFileError, SpecViolation
 from meancli.formats.messages import display
 from meancli.inputs import read_inputs
@@ -304,7 +305,7 @@ def _check_array(data: bytes, got: tuple[np.ndarray, npyio.NpyHeader]) -> None:
 
 def _via_source(path: Path, data: bytes, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The file read as streaming reads a large file, and as it reads stdin."""
-    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(where, "STREAM_MIN_BYTES", 0)
 
     def from_file() -> tuple[np.ndarray, npyio.NpyHeader]:
         source = streaming.open_source(str(path))

@@ -64,6 +64,34 @@ def test_quiet_reduce_mean_loads_neither_rich_nor_other_commands(x: Path) -> Non
     assert not {m for m in modules if m == "rich" or m.startswith("rich.")}
 
 
+# What a run of one small .npy file into a .npy file never needs: the dask engine
+# (and logging, which it loads), streaming in slabs, zarr arrays and shard
+# datasets, .npz archives (zipfile), tempfile (with random) for the output, and
+# rich (and dataclasses, which it loads) for a report that does not go to a terminal.
+NOT_FOR_ONE_FILE = (
+    "rich",
+    "meancli.engine.distributed",
+    "meancli.streaming",
+    "meancli.chunked",
+    "meancli.formats.npz",
+    "zipfile",
+    "tempfile",
+    "random",
+    "logging",
+    "dataclasses",
+)
+
+
+@pytest.mark.parametrize("quiet", [["--quiet"], []], ids=["quiet", "report"])
+def test_one_file_loads_no_engine_it_does_not_use(x: Path, quiet: list[str]) -> None:
+    argv = ["reduce-mean", str(x), "--axes", "2", "3", "--keep-dims", "-o", "out.npy", *quiet]
+    status, modules, stderr = loaded_by(argv, x.parent)
+    assert (status, stderr) == (0, "")
+    np.testing.assert_array_equal(np.load(x.parent / "out.npy"), np.load(x).mean(axis=(2, 3), keepdims=True))
+    assert "meancli.engine.where" in modules  # the probe sees the modules the run imported
+    assert sorted(set(NOT_FOR_ONE_FILE) & modules) == []
+
+
 def test_quiet_mean_loads_neither_rich_nor_other_commands(x: Path) -> None:
     status, modules, stderr = loaded_by(["mean", str(x), str(x), "-o", "out.npy", "--quiet"], x.parent)
     assert (status, stderr) == (0, "")
@@ -168,3 +196,65 @@ def test_an_in_process_caller_gets_the_collector_back(x: Path) -> None:
     assert gc.isenabled()
     assert main(["reduce-mean", str(x), "--axes", "0", "-o", str(x.parent / "o.npy"), "--quiet"]) == 0
     assert gc.isenabled()
+
+
+def _report(paths: list[str], out: str, attributes: dict[str, object], engine: dict[str, object]) -> object:
+    from meancli.cli.report import Report, TensorInfo
+    from meancli.opset import resolve
+
+    op = resolve("Mean" if len(paths) > 1 else "ReduceMean")
+    report = Report("mean" if len(paths) > 1 else "reduce-mean", 1 if len(paths) == 3 else 2, op)
+    report.inputs = [TensorInfo(p, (2, 3, 1000)[: i + 1], "float32") for i, p in enumerate(paths)]
+    report.output = TensorInfo(out, (), "bfloat16")
+    report.attributes = attributes
+    report.engine = engine
+    report.timings_ms = {"read": 0.5, "validate": 0.0123, "kernel": 1234.5, "kernel_min": 1.0, "write": 3.25}
+    return report
+
+
+MEMORY = {"name": "memory"}
+DASK = {
+    "name": "dask",
+    "scheduler": "synchronous",
+    "workers": 0,
+    "chunks": [{"chunk_shape": [2], "grid": [3]}],
+}
+
+
+@pytest.mark.parametrize(
+    ("paths", "out", "attributes", "engine", "plain"),
+    [
+        (["x.npy"], "out.npy", {"axes": [2, 3], "keepdims": 1}, MEMORY, True),
+        (["a b/x.npy", "y.npy", "z.npy"], "o.npy", {}, {"name": "streamed"}, True),
+        (["d/" + "long" * 300 + ".npy"], "-", {"axes": []}, DASK, True),
+        (["[bold]x[/bold].npy"], "o[1].npy", {"axes": [-1]}, MEMORY, True),  # markup shown as written
+        (["data.npz:a"], "o.npy", {}, MEMORY, False),  # ':' -- rich would read :name: as an emoji
+        (["x\tt.npy"], "o.npy", {}, MEMORY, False),
+        (["naïve.npy"], "o.npy", {}, MEMORY, False),
+        (["x.npy"], "时.npy", {}, MEMORY, False),
+    ],
+)
+def test_a_written_output_is_reported_as_rich_would_without_loading_it(
+    paths: list[str],
+    out: str,
+    attributes: dict[str, object],
+    engine: dict[str, object],
+    plain: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Off a terminal, the report of a written output is rendered without rich,
+    to the byte what rich renders; text rich would change goes to rich."""
+    import io
+
+    from meancli.cli import report as report_module
+
+    report = _report(paths, out, attributes, engine)
+    assert (report_module.plain_report(report) is not None) == plain  # type: ignore[arg-type]
+    ours = io.StringIO()
+    report_module.emit(report, None, json_mode=False, quiet=False, stream=ours)  # type: ignore[arg-type]
+    monkeypatch.setattr(report_module, "plain_report", lambda report: None)
+    by_rich = io.StringIO()
+    report_module.emit(report, None, json_mode=False, quiet=False, stream=by_rich)  # type: ignore[arg-type]
+    assert ours.getvalue() == by_rich.getvalue()
+    if plain:
+        assert all(p in ours.getvalue() for p in [*paths, out])

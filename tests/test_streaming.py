@@ -47,10 +47,11 @@ def _streamed_reduce(
 ) -> bytes:
     """ReduceMean of a .npy through the streaming path, in process."""
     from meancli import api, streaming
+    from meancli.engine import where
     from meancli.opset import resolve
 
     monkeypatch.setattr(streaming, "SLAB_BYTES", slab_bytes)
-    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 1)
+    monkeypatch.setattr(where, "STREAM_MIN_BYTES", 1)
     source = streaming.open_source(str(path))
     assert source is not None
     op = resolve("ReduceMean")

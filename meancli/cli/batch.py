@@ -78,7 +78,7 @@ def fields_of(file: str, index: int) -> dict[str, Any]:
     """The placeholder values for input ``file`` at position ``index`` (OUTPUT_FIELDS)."""
     if file == "-":
         return {"stem": STDIN_STEM, "name": STDIN_STEM, "parent": ".", "member": "", "index": index}
-    from ..formats.npz import split_member
+    from ..formats.detect import split_member
 
     path, member = split_member(file)
     parent, name = os.path.split(path)
@@ -166,7 +166,7 @@ def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
             raise UsageError(f"-o {output!r}: a format spec gives a file name with {what}")
         check_output_format(output, path)
     seen: dict[str, int] = {}
-    from ..formats.npz import split_member
+    from ..formats.detect import split_member
 
     inputs = {os.path.realpath(split_member(f)[0]): i for i, f in enumerate(files) if f != "-"}
     for i, path in enumerate(named):
@@ -210,7 +210,7 @@ def _message_of(exc: BaseException, file: str, debug: bool) -> str:
             + ("" if debug else " (run with --debug for the traceback)")
         )
     text = " ".join(text.split())
-    from ..formats.npz import split_member
+    from ..formats.detect import split_member
 
     named = text.startswith((f"{shown}:", f"{split_member(file)[0]}:"))
     return text if named else f"{shown}: {text}"

@@ -56,16 +56,17 @@ def mean(
         with report.stage("validate"):
             check_input_dtypes(op, report)
             shape = api.prepare_mean(op, items, **attributes)
-        from ..engine import distributed
-        from ..streaming import Source
+        from ..engine.where import is_streamed, wanted
 
         progress = progress_factory(enabled=not (quiet or json_mode))
-        if distributed.wanted(where, output, items):
+        if wanted(where, output, items):
+            from ..engine import distributed
+
             symbol = op.kernels[api.spec_dtype_name(items[0].dtype)]
             result, report.engine = distributed.run_mean(
                 shape, items, symbol, where, threads=n_threads, output=output, clock=report, progress=progress
             )
-        elif any(isinstance(x, Source) for x in items):
+        elif any(is_streamed(x) for x in items):
             from ..engine.streamed import mean_streamed
             from ..formats.detect import output_format
 

@@ -15,7 +15,7 @@ from .report import Report
 from .run import check_input_dtypes, engine_where, finish, finish_written, read_inputs, session, start
 
 if TYPE_CHECKING:  # numpy and the engine load only when a command runs
-    from ..engine.distributed import Where
+    from ..engine.where import Where
     from ..opversion import OpVersion
 
 
@@ -129,8 +129,7 @@ def _reduce_file(
     """One FILE's whole run: read, validate, run on the engine ``where`` picks (in
     memory, streamed, dask), write ``output`` (None: show), report."""
     from .. import api
-    from ..engine import distributed
-    from ..streaming import Source
+    from ..engine.where import is_streamed, wanted
 
     n_threads = report.threads
     (data,) = read_inputs(
@@ -144,11 +143,13 @@ def _reduce_file(
         report.attributes[name] = int(value) if isinstance(value, bool) else value
 
     progress = progress_factory(enabled=not (quiet or json_mode))
-    if distributed.wanted(where, output, [data]):
+    if wanted(where, output, [data]):
+        from ..engine import distributed
+
         result, report.engine = distributed.run_reduce(
             call, data, where, threads=n_threads, output=output, clock=report, progress=progress
         )
-    elif isinstance(data, Source):
+    elif is_streamed(data):
         from ..engine.streamed import reduce_streamed
 
         report.engine = {"name": "streamed"}

@@ -168,6 +168,12 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         stream.write(json.dumps(obj) + "\n")
         stream.flush()
         return
+    if result is None and not stream.isatty():
+        lines = plain_report(report)
+        if lines is not None:  # what rich would print here, without importing it
+            stream.write("".join(line + "\n" for line in lines))
+            stream.flush()
+            return
     from rich.console import Console
     from rich.markup import escape  # paths and values are shown as they are, never read as markup
     from rich.table import Table
@@ -199,16 +205,9 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         table.add_row("output", escape(display(shown)), str(report.output.shape), escape(report.output.dtype))
     console.print(table)
     stages = "  ".join(f"{k} {v:.3f} ms" for k, v in report.timings_ms.items())
-    isa = kernel_isa()
-    kernels = f"{isa} kernels" if isa else ""
     if report.engine["name"] == "dask":
         console.print(f"[dim]engine[/dim]  {escape(engine_text(report.engine))}")
-        where = f"{kernels} here" if kernels else ""  # workers pick their own (the same bits)
-    else:
-        streamed = ", streamed" if report.engine["name"] == "streamed" else ""
-        where = f"{report.threads} thread{'s' if report.threads != 1 else ''}{streamed}" + (
-            f", {kernels}" if kernels else ""
-        )
+    where = _where(report)
     console.print(f"[dim]time[/dim]  {stages}" + (f"  [dim]({where})[/dim]" if where else ""))
     if result is not None:
         import numpy as np
@@ -217,6 +216,56 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         console.print(np.array2string(shown_values(result), separator=", "), markup=False)
     stream.write(buffer.getvalue())
     stream.flush()
+
+
+def _where(report: Report) -> str:
+    """``2 threads, avx2 kernels``, ``1 thread, streamed, avx512 kernels``; for dask
+    (its own line says where) the kernels of this process (workers pick their own)."""
+    isa = kernel_isa()
+    kernels = f"{isa} kernels" if isa else ""
+    if report.engine["name"] == "dask":
+        return f"{kernels} here" if kernels else ""
+    streamed = ", streamed" if report.engine["name"] == "streamed" else ""
+    return f"{report.threads} thread{'s' if report.threads != 1 else ''}{streamed}" + (
+        f", {kernels}" if kernels else ""
+    )
+
+
+def _is_plain(text: str) -> bool:
+    """Text rich prints as it is off a terminal: printable ASCII (no tab, no control
+    character, no wide character) without ``:`` (rich reads ``:name:`` as an emoji)."""
+    return text.isascii() and text.isprintable() and ":" not in text
+
+
+def plain_report(report: Report) -> list[str] | None:
+    """The lines of ``emit``'s report of a written output (no result shown) exactly as
+    rich renders them off a terminal (no styles, no width to fit): the title, the
+    table (columns left-aligned to their widest cell, two spaces apart, no edge
+    padding) and the engine and time lines. None when some text is not plain
+    (``_is_plain``): rich then renders it.
+
+    Loading rich costs a one-file run about a fifth of its time; output to a pipe
+    or a file does not need it.
+    """
+    title = report.op.label if report.op else report.command
+    if report.attributes:
+        title += "  " + "  ".join(f"{k}={v}" for k, v in report.attributes.items())
+    if any(t.path is None for t in report.inputs):
+        return None  # (not made by any command; rich shows an empty cell)
+    rows = [("", "path", "shape", "dtype")]
+    rows += [("input", str(t.path), str(t.shape), t.dtype) for t in report.inputs]
+    if report.output:
+        out = report.output
+        rows.append(("output", out.path if out.path is not None else "(shown)", str(out.shape), out.dtype))
+    engine = f"engine  {engine_text(report.engine)}" if report.engine["name"] == "dask" else None
+    stages = "  ".join(f"{k} {v:.3f} ms" for k, v in report.timings_ms.items())
+    where = _where(report)
+    timing = f"time  {stages}" + (f"  ({where})" if where else "")
+    if not all(_is_plain(text) for text in [title, engine or "", timing, *(c for row in rows for c in row)]):
+        return None
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    table = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    return [title, *table, *([engine] if engine else []), timing]
 
 
 def engine_text(engine: dict[str, Any]) -> str:

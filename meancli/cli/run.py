@@ -112,12 +112,12 @@ def resolve_op(op_name: str, opset: str | None) -> Any:
 
 
 def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> Any:
-    """--workers / --scheduler / --timeout as an engine.distributed.Where.
+    """--workers / --scheduler / --timeout as an engine.where.Where.
 
     Raises:
         UsageError: both --workers and --scheduler, or a scheduler address without a host.
     """
-    from ..engine.distributed import Where
+    from ..engine.where import Where
     from ..errors import UsageError
 
     if workers is not None and scheduler is not None:
@@ -166,7 +166,7 @@ def read_inputs(
         single: the command takes exactly one tensor (an archive must then
             hold one array or be given as ``path.npz:name``).
         stream: return a streaming.Source instead of an array for stdin,
-            .npy files and .npz members of at least streaming.STREAM_MIN_BYTES
+            .npy files and .npz members of at least engine.where.STREAM_MIN_BYTES
             (stdin holding less is read whole).
         chunked: the run goes to dask: a ``.npy`` file becomes a one-shard
             dataset, so the workers read it themselves.
@@ -179,11 +179,10 @@ def read_inputs(
         InputFileError: an unreadable input, or several tensors where one is wanted.
     """
     from ..api import kernel_input, spec_dtype_name
-    from ..chunked import ChunkedArray
+    from ..engine.where import is_chunked, is_streamed
     from ..errors import InputFileError
     from ..formats.dtypes import BFLOAT16_NOTE, is_bfloat16
     from ..inputs import read_inputs as read_arg
-    from ..streaming import Source
 
     items: list[Any] = []
     noted = False
@@ -203,7 +202,7 @@ def read_inputs(
                     noted = True
                     if not quiet:
                         report.stderr_notes.append(BFLOAT16_NOTE)
-                keep = isinstance(item.data, (Source, ChunkedArray))
+                keep = is_streamed(item.data) or is_chunked(item.data)
                 items.append(item.data if keep else kernel_input(item.data))
     return items
 
@@ -213,12 +212,15 @@ def _chunked_inputs(path: str, *, chunked: bool) -> list[Any] | None:
     or, when the run goes to dask (``chunked``), of a plain ``.npy`` file as a
     one-shard dataset; None for what meancli.inputs reads (``.npy``, ``.npz``, ``.pb``, stdin).
     """
-    from ..chunked import open_chunked
     from ..formats.detect import input_format
     from ..inputs import NamedArray
 
     plain = path != "-" and os.path.isfile(path) and input_format(path) != "npz"
-    opened = None if plain else open_chunked(path)
+    opened = None
+    if not plain:
+        from ..chunked import open_chunked
+
+        opened = open_chunked(path)
     if opened is None and chunked and plain and input_format(path) == "npy":
         from ..shards import ShardDataset
 

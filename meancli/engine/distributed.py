@@ -6,7 +6,7 @@
 - Mean: ``dask.array.blockwise`` over the inputs aligned on their trailing
   dims (multidirectional broadcasting: a size-1 dim stretches).
 
-Where it runs (:class:`Where`): this process with dask's synchronous
+Where it runs (meancli.engine.where.Where): this process with dask's synchronous
 scheduler (chunk by chunk, bounded memory), a ``LocalCluster`` of
 ``workers`` processes on 127.0.0.1, or the cluster at ``scheduler``. Only
 public dask and distributed API is used.
@@ -23,32 +23,19 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from functools import partial
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..chunked import ChunkedArray, require
 from ..errors import ClusterError, InputFileError
 from . import Clock, ProgressFactory
+from .where import Where, is_zarr_output
 
 if TYPE_CHECKING:
     from ..semantics import ReduceCall
 
-DEFAULT_TIMEOUT = 30.0  # seconds to reach a scheduler and see a worker
 NUMPY_CHUNK_BYTES = 64 << 20  # chunks of an in-memory input shipped to a cluster
-
-
-class Where(NamedTuple):
-    """Where a dask graph runs: ``workers`` (a LocalCluster), ``scheduler`` (an
-    address), or neither (this process, synchronously)."""
-
-    workers: int | None = None
-    scheduler: str | None = None
-    timeout: float = DEFAULT_TIMEOUT
-
-    @property
-    def cluster(self) -> bool:
-        return self.workers is not None or self.scheduler is not None
 
 
 def as_dask(item: Any, *, cluster: bool) -> Any:
@@ -431,22 +418,6 @@ def _replace(tmp: str, path: str) -> None:
 def chunk_grid(x: Any) -> dict[str, Any]:
     """How a dask array is cut: its largest chunk shape and the chunks along each dim."""
     return {"chunk_shape": [max(c) if c else 0 for c in x.chunks], "grid": list(x.numblocks)}
-
-
-def is_zarr_output(output: str | None) -> bool:
-    """``-o OUT.zarr``: the result goes to a zarr store."""
-    return output is not None and output.rstrip("/").lower().endswith(".zarr")
-
-
-def wanted(where: Where, output: str | None, items: list[Any]) -> bool:
-    """Whether a run goes to dask: a cluster was named, the output is a zarr
-    store, or an input is chunked (a zarr array, a shard dataset, a dask array)."""
-    da = sys.modules.get("dask.array")
-    return (
-        where.cluster
-        or is_zarr_output(output)
-        or any(isinstance(x, ChunkedArray) or (da is not None and isinstance(x, da.Array)) for x in items)
-    )
 
 
 def _graph_input(item: Any) -> Any:

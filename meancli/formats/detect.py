@@ -1,4 +1,5 @@
-"""Which format a file holds: by content for inputs (as ``np.load`` decides), by suffix for outputs."""
+"""Which format a file holds: by content for inputs (as ``np.load`` decides), by suffix for outputs;
+and where an ``archive.npz:member`` argument splits (without loading ``zipfile``)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,21 @@ def output_format(path: str) -> Format:
     if _has_pb_suffix(path):
         return "pb"
     return "npz" if path.lower().endswith(".npz") else "npy"
+
+
+def split_member(arg: str) -> tuple[str, str | None]:
+    """``data.npz:dense/kernel:0`` -> (``data.npz``, ``dense/kernel:0``).
+
+    An argument that names an existing file is a path; otherwise the path ends at the
+    first ``:`` where what comes before it is an existing file.  No such point: the
+    argument is a path (that the reader will report missing).
+    """
+    if arg == "-" or ":" not in arg or os.path.exists(arg):
+        return arg, None
+    at = arg.find(":")
+    while at >= 0:
+        head = arg[:at]
+        if head and os.path.isfile(head):
+            return head, arg[at + 1 :]
+        at = arg.find(":", at + 1)
+    return arg, None

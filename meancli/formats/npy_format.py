@@ -95,7 +95,7 @@ def _filter_python2_longs(text: str) -> str:
     return str(tokenize.untokenize(tokens))
 
 
-_AST_NODE = re.compile(r"<ast\.(\w+) object at 0x[0-9a-fA-F]+>")
+_AST_NODE = r"<ast\.(\w+) object at 0x[0-9a-fA-F]+>"  # compiled (by re) only for a bad header
 
 
 def _literal_reason(exc: BaseException) -> str:
@@ -103,7 +103,7 @@ def _literal_reason(exc: BaseException) -> str:
     text = reason(exc)
     if "Exceeds the limit" in text and "digits" in text:
         return "an integer literal with too many digits"
-    return _AST_NODE.sub(lambda m: f"a {m.group(1)} expression", text)
+    return re.sub(_AST_NODE, lambda m: f"a {m.group(1)} expression", text)
 
 
 def _literal(text: str, version: tuple[int, int]) -> object:

@@ -13,7 +13,6 @@ member's uncompressed size checked against its header before anything is read.
 
 from __future__ import annotations
 
-import os
 import struct
 import zipfile
 import zlib
@@ -41,24 +40,6 @@ ZIP_ERRORS: tuple[type[BaseException], ...] = (
     OverflowError,
     struct.error,
 )
-
-
-def split_member(arg: str) -> tuple[str, str | None]:
-    """``data.npz:dense/kernel:0`` -> (``data.npz``, ``dense/kernel:0``).
-
-    An argument that names an existing file is a path; otherwise the path ends at the
-    first ``:`` where what comes before it is an existing file.  No such point: the
-    argument is a path (that the reader will report missing).
-    """
-    if arg == "-" or ":" not in arg or os.path.exists(arg):
-        return arg, None
-    at = arg.find(":")
-    while at >= 0:
-        head = arg[:at]
-        if head and os.path.isfile(head):
-            return head, arg[at + 1 :]
-        at = arg.find(":", at + 1)
-    return arg, None
 
 
 def shown_name(stored: str) -> str:
