@@ -605,8 +605,3 @@ def test_control_characters_in_names_are_escaped(tmp_path: Path) -> None:
     proc = run(["reduce-mean", "missing\x1b[2J.npy"], tmp_path)
     err = proc.stderr.decode()
     assert proc.returncode == 1 and "\x1b" not in err and len(err.splitlines()) == 1, err
-
-
-def test_an_empty_file_name_is_shown_quoted(tmp_path: Path) -> None:
-    proc = run(["reduce-mean", ""], tmp_path)
-    assert proc.returncode == 1 and proc.stderr.decode() == "error: '': no such file\n"

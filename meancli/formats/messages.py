@@ -9,10 +9,7 @@ STDOUT_NAME = "<stdout>"
 
 
 def display(name: str) -> str:
-    """``name`` made safe to print on one line (control characters escaped; an
-    empty name as ``''``, which a message would otherwise lose)."""
-    if not name:
-        return "''"
+    """``name`` made safe to print on one line (control characters escaped)."""
     if name.isprintable():
         return name
     return name.encode("unicode_escape", "backslashreplace").decode("ascii")
