@@ -605,3 +605,10 @@ def test_control_characters_in_names_are_escaped(tmp_path: Path) -> None:
     proc = run(["reduce-mean", "missing\x1b[2J.npy"], tmp_path)
     err = proc.stderr.decode()
     assert proc.returncode == 1 and "\x1b" not in err and len(err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("argv", [["reduce-mean", ""], ["mean", "x.npy", " "]])
+def test_an_empty_file_argument_is_a_usage_error(tmp_path: Path, argv: list[str]) -> None:
+    np.save(tmp_path / "x.npy", np.ones(3, np.float32))
+    proc = run(argv, tmp_path)
+    assert proc.returncode == 2 and "an empty path" in proc.stderr.decode()

@@ -17,6 +17,7 @@ def mean(
         list[str],
         typer.Argument(
             metavar="FILE...",
+            callback=options.input_files,
             help="Input .npy or ONNX tensor .pb files ('-' reads stdin once; an .npz gives all its arrays, "
             "data.npz:NAME one), zarr arrays (STORE.zarr[:path]) or .npy shard datasets (a directory, "
             "a quoted glob, @LIST).",

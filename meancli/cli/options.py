@@ -31,6 +31,13 @@ def _output_path(value: Optional[str]) -> Optional[str]:  # noqa: UP045
     return value
 
 
+def input_files(values: list[str]) -> list[str]:
+    """A FILE given as '' is a malformed value (a usage error), not a missing file."""
+    if any(not v.strip() for v in values):
+        raise typer.BadParameter("an empty path; give a file name, or '-' for stdin")
+    return values
+
+
 Output = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
