@@ -167,6 +167,14 @@ WORKLOADS = [
         "W7", "Mean of 4 x (16,3,512,512)", "mean", F32, [(16, 3, 512, 512)] * 4, [(1, 3, 256, 256)] * 4
     ),
     Workload(
+        "W7-f64",
+        "Mean of 4 x (8,3,512,512), float64",
+        "mean",
+        F64,
+        [(8, 3, 512, 512)] * 4,
+        [(1, 3, 128, 128)] * 4,
+    ),
+    Workload(
         "W7b",
         "Mean of (16,3,512,512) + (3,1,1) + (512,)",
         "mean",
@@ -202,11 +210,12 @@ def make_data(w: Workload, shapes: list[tuple[int, ...]], seed: int) -> list[np.
 def reference(w: Workload, xs: list[np.ndarray]) -> np.ndarray:
     """The float64 (float64 input: long double) reference, keepdims shape."""
     if w.kind == "mean":
-        acc = np.zeros(np.broadcast_shapes(*(x.shape for x in xs)), dtype=np.float64)
+        wide = np.longdouble if w.dtype == F64 else np.float64
+        acc = np.zeros(np.broadcast_shapes(*(x.shape for x in xs)), dtype=wide)
         for x in xs:
-            acc += x.astype(np.float64)
+            acc += x.astype(wide)
         acc /= len(xs)
-        return acc
+        return acc.astype(np.float64)
     x = xs[0]
     if w.dtype == "int64":  # the values are small: the int64 sum is exact
         s = x.sum(axis=w.axes, keepdims=True, dtype=np.int64)
