@@ -372,39 +372,6 @@ static inline void sacc_combine(uint64_t *dst, const uint64_t *src, int nl)
     }
 }
 
-/* A block's sum the fast way can fail to be exact; then the block is summed
- * again into a chunk accumulator (Neal's "small superaccumulator"): signed
- * 64-bit chunks of 32-bit digits, chunk i weighing 2^(32 i) * 2^lsb. A value
- * adds its (at most 84-bit) shifted significand to three chunks without
- * carries, branch-free, so a chunk takes 2^31 values before it could
- * overflow; blocks hold at most EXTRACT_CAP. */
-static inline void chunk_add(int64_t *ch, int lsb, double x)
-{
-    uint64_t b = f64_to_bits(x);
-    int e = (int)((b >> 52) & 0x7ff);
-    uint64_t m = b & 0xfffffffffffffull;
-    if (e) m |= 1ull << 52; else e = 1;
-    int pos = e - 1075 - lsb;
-    if (pos < 0) { m >>= -pos; pos = 0; } /* only zero bits go: x is a multiple of 2^lsb */
-    unsigned __int128 v = (unsigned __int128)m << (pos & 31);
-    int64_t neg = -(int64_t)(b >> 63); /* 0 or -1: (d ^ neg) - neg negates when negative */
-    int64_t *c = ch + (pos >> 5);
-    c[0] += ((int64_t)((uint64_t)v & 0xffffffffu) ^ neg) - neg;
-    c[1] += ((int64_t)((uint64_t)(v >> 32) & 0xffffffffu) ^ neg) - neg;
-    c[2] += ((int64_t)(uint64_t)(v >> 64) ^ neg) - neg;
-}
-
-/* limbs += the chunks' value */
-static void chunk_fold(uint64_t *limb, int nl, const int64_t *ch, int nch)
-{
-    for (int i = 0; i < nch; i++) {
-        if (!ch[i]) continue;
-        int bit = 32 * i;
-        if (ch[i] > 0) sacc_add_at(limb, nl, bit >> 6, (unsigned __int128)(uint64_t)ch[i] << (bit & 63));
-        else sacc_sub_at(limb, nl, bit >> 6, (unsigned __int128)(0 - (uint64_t)ch[i]) << (bit & 63));
-    }
-}
-
 /* float16/bfloat16/float32 blocks are summed in plain doubles and kept when
  * that was exact: mx = the largest |x| and mn1 = the smallest nonzero |x|,
  * minus one (both as float32 bit patterns; mn1 = UINT32_MAX: no nonzero
@@ -761,9 +728,6 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* co
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_float16 (ALWAYS_EXACT_float16 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float16 1 /* exact sums: which lane a value goes to does not matter */
-/* chunks of the fallback accumulator: the top value's significand, shifted
- * by up to 31 bits, spans three chunks from its lowest */
-#define NCH_float16 (((15 - 11 + 1 - SACC_LSB_float16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct { int64_t skip, fails; acc_float16 acc; } lanes_float16; /* blocks to send straight to the exact path; failed blocks in a row */
@@ -786,6 +750,16 @@ static inline acc_float16 lanes_sum_float16(lanes_float16 *l, int64_t count)
 {
     (void)count;
     return l->acc;
+}
+
+/* Flags of a block whose values are all zeros: is one of them +0.0? */
+static void zero_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (f64_to_bits(LOAD_float16(x[i * s])) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
 }
 
 /* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
@@ -817,16 +791,6 @@ static double chunk_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_
         if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, t);
     }
     return 0.0;
-}
-
-/* Flags of a block whose values are all zeros: is one of them +0.0? */
-static void zero_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (f64_to_bits(LOAD_float16(x[i * s])) != 0x8000000000000000ull) {
-            acc->w[1] |= SACC_NONNEGZERO;
-            return;
-        }
 }
 
 /* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
@@ -1109,9 +1073,6 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* 
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_bfloat16 (ALWAYS_EXACT_bfloat16 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_bfloat16 1 /* exact sums: which lane a value goes to does not matter */
-/* chunks of the fallback accumulator: the top value's significand, shifted
- * by up to 31 bits, spans three chunks from its lowest */
-#define NCH_bfloat16 (((127 - 8 + 1 - SACC_LSB_bfloat16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct { int64_t skip, fails; acc_bfloat16 acc; } lanes_bfloat16; /* blocks to send straight to the exact path; failed blocks in a row */
@@ -1134,6 +1095,16 @@ static inline acc_bfloat16 lanes_sum_bfloat16(lanes_bfloat16 *l, int64_t count)
 {
     (void)count;
     return l->acc;
+}
+
+/* Flags of a block whose values are all zeros: is one of them +0.0? */
+static void zero_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (f64_to_bits(LOAD_bfloat16(x[i * s])) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
 }
 
 /* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
@@ -1165,16 +1136,6 @@ static double chunk_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, ac
         if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, t);
     }
     return 0.0;
-}
-
-/* Flags of a block whose values are all zeros: is one of them +0.0? */
-static void zero_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (f64_to_bits(LOAD_bfloat16(x[i * s])) != 0x8000000000000000ull) {
-            acc->w[1] |= SACC_NONNEGZERO;
-            return;
-        }
 }
 
 /* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
@@ -1457,9 +1418,6 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* co
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_float32 (ALWAYS_EXACT_float32 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float32 1 /* exact sums: which lane a value goes to does not matter */
-/* chunks of the fallback accumulator: the top value's significand, shifted
- * by up to 31 bits, spans three chunks from its lowest */
-#define NCH_float32 (((127 - 24 + 1 - SACC_LSB_float32) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct { int64_t skip, fails; acc_float32 acc; } lanes_float32; /* blocks to send straight to the exact path; failed blocks in a row */
@@ -1482,6 +1440,16 @@ static inline acc_float32 lanes_sum_float32(lanes_float32 *l, int64_t count)
 {
     (void)count;
     return l->acc;
+}
+
+/* Flags of a block whose values are all zeros: is one of them +0.0? */
+static void zero_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (f64_to_bits(LOAD_float32(x[i * s])) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
 }
 
 /* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
@@ -1513,16 +1481,6 @@ static double chunk_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_
         if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, t);
     }
     return 0.0;
-}
-
-/* Flags of a block whose values are all zeros: is one of them +0.0? */
-static void zero_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (f64_to_bits(LOAD_float32(x[i * s])) != 0x8000000000000000ull) {
-            acc->w[1] |= SACC_NONNEGZERO;
-            return;
-        }
 }
 
 /* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
@@ -1805,9 +1763,6 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* co
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_float64 (ALWAYS_EXACT_float64 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float64 1 /* exact sums: which lane a value goes to does not matter */
-/* chunks of the fallback accumulator: the top value's significand, shifted
- * by up to 31 bits, spans three chunks from its lowest */
-#define NCH_float64 (((1023 - 53 + 1 - SACC_LSB_float64) >> 5) + 3)
 /* Blocks: two levels of extraction (Rump, Ogita, Oishi, "Accurate
  * floating-point summation", ExtractScalar): with sigma_1 = A *
  * 2^(EXTRACT_LOG2CAP + 1) and |x| <= A, q1 = (sigma_1 + x) - sigma_1 and r1 =
@@ -1851,29 +1806,6 @@ static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
     return l->acc;
 }
 
-/* n values at stride s into *acc exactly, through the chunk accumulator;
- * returns the largest finite |x| (a failed block's next A comes from it). */
-static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
-{
-    int64_t ch[NCH_float64] = {0};
-    uint64_t nz = 0;
-    double mx = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        double v = x[i * s];
-        uint64_t b = f64_to_bits(v);
-        if ((b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
-            acc->w[1] |= sacc_flags_of(v);
-            continue;
-        }
-        nz |= b ^ 0x8000000000000000ull;
-        chunk_add(ch, SACC_LSB_float64, v);
-        mx = fabs(v) > mx ? fabs(v) : mx;
-    }
-    if (nz) acc->w[1] |= SACC_NONNEGZERO;
-    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float64, ch, NCH_float64);
-    return mx;
-}
-
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
 static void zero_block_flags_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
 {
@@ -1882,6 +1814,85 @@ static void zero_block_flags_float64(const T_float64 *x, int64_t s, int64_t n, a
             acc->w[1] |= SACC_NONNEGZERO;
             return;
         }
+}
+
+/* n values at stride s into *acc exactly, by exponent windows: window k
+ * takes the values whose exponent field e has e >> 5 == k, so |x| < A_k =
+ * 2^(32k - 991). Against sigma_k = A_k 2^(EXTRACT_LOG2CAP + 1) each splits
+ * exactly into q = (sigma_k + x) - sigma_k and r = x - q, as in the blocks:
+ * the q of up to EXTRACT_CAP values add exactly, and the r are multiples of
+ * the window's grid 2^(32k - 1075) (2^-1074 for k = 0) of at most
+ * sigma_k 2^-53 = 2^(32k - 1033), so EXTRACT_CAP of them stay below
+ * 2^(32k - 1023): exact too. Each window's q and r sums go to the
+ * superaccumulator every EXTRACT_CAP values. sigma_k's exponent field is
+ * (e & ~31) + 43, finite up to window 62; window 63 (|x| >= 2^993, inf,
+ * NaN) is taken value by value. Two sets of bins, for alternate values,
+ * halve the chains of additions to one bin. Returns the largest finite
+ * |x| (a failed block's next A comes from it). */
+static inline void win_add_float64(double *bin, double v, uint64_t a)
+{
+    double sg = bits_to_f64((a & 0x7e00000000000000ull) + (43ull << 52)), q = (sg + v) - sg;
+    double *w = bin + 2 * (a >> 57);
+    w[0] += q;
+    w[1] += v - q;
+}
+
+/* The slow side of win_add: window 63 (|x| >= 2^993, inf, NaN). */
+static void win_big_float64(double v, uint64_t a, uint64_t *amx, acc_float64 *acc)
+{
+    acc->w[1] |= sacc_flags_of(v);
+    if (a < 0x7ff0000000000000ull) {
+        sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, v);
+        *amx = a > *amx ? a : *amx;
+    }
+}
+
+/* The bins' sums into the superaccumulator, the bins zeroed. */
+static void win_flush_float64(double *b0, double *b1, acc_float64 *acc)
+{
+    for (int k = 0; k < 128; k++) {
+        double t = b0[k] + b1[k]; /* exact: EXTRACT_CAP values at most */
+        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, t);
+        b0[k] = b1[k] = 0.0;
+    }
+}
+
+static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
+{
+    double b0[128], b1[128]; /* [2k]: window k's q sum, [2k + 1]: its r sum */
+    uint64_t amx = 0;
+    memset(b0, 0, sizeof b0);
+    memset(b1, 0, sizeof b1);
+    for (int64_t i0 = 0; i0 < n; i0 += EXTRACT_CAP) {
+        int64_t i1 = n - i0 < EXTRACT_CAP ? n : i0 + EXTRACT_CAP, i = i0;
+        for (; i + 2 <= i1; i += 2) {
+            double u = x[i * s], v = x[(i + 1) * s];
+            uint64_t au = f64_to_bits(u) & 0x7fffffffffffffffull, av = f64_to_bits(v) & 0x7fffffffffffffffull;
+            if (au >= 0x7e00000000000000ull) win_big_float64(u, au, &amx, acc);
+            else {
+                amx = au > amx ? au : amx;
+                win_add_float64(b0, u, au);
+            }
+            if (av >= 0x7e00000000000000ull) win_big_float64(v, av, &amx, acc);
+            else {
+                amx = av > amx ? av : amx;
+                win_add_float64(b1, v, av);
+            }
+        }
+        for (; i < i1; i++) {
+            double v = x[i * s];
+            uint64_t a = f64_to_bits(v) & 0x7fffffffffffffffull;
+            if (a >= 0x7e00000000000000ull) win_big_float64(v, a, &amx, acc);
+            else {
+                amx = a > amx ? a : amx;
+                win_add_float64(b0, v, a);
+            }
+        }
+        win_flush_float64(b0, b1, acc);
+    }
+    if (amx) acc->w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_float64(x, s, n, acc);
+    return bits_to_f64(amx);
 }
 
 /* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
@@ -2727,6 +2738,12 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
  *   vf: VF_N = 2 * VD_N floats vi: the same bits as 32-bit unsigned integers
  *   vw: 2 * VF_N 16-bit lanes  vh: VD_N floats (a vd rounded, to store) */
 #define VEC_TARGET __attribute__((target("avx2,fma,f16c")))
+/* Before the vector kernels call scalar code compiled for plain x86-64 (the
+ * exact path, libm, the portable loops) and before they return: legacy-SSE
+ * instructions run far slower while the upper halves of the vector
+ * registers hold data (measured: the exact path at under half speed), and
+ * GCC leaves vzeroupper out before such calls. */
+#define vec_zeroupper _mm256_zeroupper
 #define VD_N 4
 #define VF_N 8
 #define VH_ALIGN 16 /* bytes a streamed vh store needs */
@@ -2850,6 +2867,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_float16(x, 1, n, &l->acc);
         return;
     }
@@ -2868,6 +2886,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_float16(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_float16(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -2889,6 +2908,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -2957,6 +2977,7 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_float16(ninputs, src, sinner, w, dst);
             return;
         }
@@ -2988,6 +3009,7 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_float16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -3004,6 +3026,7 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
     }
     for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -3022,6 +3045,7 @@ VEC_TARGET static void columns_ok_float16_avx2(const T_float16 *b, int64_t rs, i
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float16, LSB_MIN_float16);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float16(NULL, j, b + j, rs, nb);
 }
 
@@ -3069,6 +3093,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -3095,6 +3120,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -3111,6 +3137,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -3133,6 +3160,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -3169,6 +3197,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
         return;
     }
@@ -3187,6 +3216,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_bfloat16(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -3215,6 +3245,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -3283,6 +3314,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_bfloat16(ninputs, src, sinner, w, dst);
             return;
         }
@@ -3314,6 +3346,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_bfloat16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -3330,6 +3363,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
     }
     for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -3348,6 +3382,7 @@ VEC_TARGET static void columns_ok_bfloat16_avx2(const T_bfloat16 *b, int64_t rs,
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_bfloat16, LSB_MIN_bfloat16);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(NULL, j, b + j, rs, nb);
 }
 
@@ -3395,6 +3430,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -3421,6 +3457,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -3437,6 +3474,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -3459,6 +3497,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -3495,6 +3534,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_float32(x, 1, n, &l->acc);
         return;
     }
@@ -3513,6 +3553,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_float32(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_float32(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -3534,6 +3575,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -3602,6 +3644,7 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_float32(ninputs, src, sinner, w, dst);
             return;
         }
@@ -3633,6 +3676,7 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_float32(ninputs, src, sinner, w, dst);
         return;
     }
@@ -3678,6 +3722,7 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
         else vh_store((float *)dst + j, f);
     }
     for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -3696,6 +3741,7 @@ VEC_TARGET static void columns_ok_float32_avx2(const T_float32 *b, int64_t rs, i
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float32, LSB_MIN_float32);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float32(NULL, j, b + j, rs, nb);
 }
 
@@ -3743,6 +3789,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -3769,6 +3816,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -3785,6 +3833,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -3807,6 +3856,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -3829,11 +3879,13 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         double m = chunk_block_float64(x, 1, n, &l->acc);
         pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
         return;
     }
     if (l->A == 0.0 || n < 2 * VD_N) {
+        vec_zeroupper();
         block_float64(x, 1, n, l);
         return;
     }
@@ -3871,6 +3923,7 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
         sums[1] += q2;
         clean &= f64_to_bits(r1 - q2) == 0;
     }
+    vec_zeroupper();
     if (mx <= l->A && clean && isfinite(sums[0])) {
         keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
         l->fails = 0;
@@ -3889,6 +3942,7 @@ VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -3910,6 +3964,7 @@ VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 
             for (; j < w; j++) col_add_float64(r, j, p[j]);
         }
         r->bad |= (uint64_t)vd_anybits(bad);
+        vec_zeroupper();
         if (rows_block_ok_float64(r, nb)) {
             rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -3949,6 +4004,7 @@ VEC_TARGET static void run_int64_avx2(const T_int64 *x, int64_t n, lanes_int64 *
         vq_store(l->hi + VD_N * k, hi[k]);
     }
     for (int k = 0; i < n; i++, k++) ADD_BIASED_int64(l->lo[k], l->hi[k], BIASED_int64(x[i]));
+    vec_zeroupper();
 }
 /* uint64, avx2: bias and split into 32-bit halves, LANES_uint64 lanes at a time. */
 VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint64 *l)
@@ -3974,9 +4030,11 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
         vq_store(l->hi + VD_N * k, hi[k]);
     }
     for (int k = 0; i < n; i++, k++) ADD_BIASED_uint64(l->lo[k], l->hi[k], BIASED_uint64(x[i]));
+    vec_zeroupper();
 }
 /* ---- end of the avx2 layer ---- */
 #undef VEC_TARGET
+#undef vec_zeroupper
 #undef VD_N
 #undef VF_N
 #undef VH_ALIGN
@@ -4050,6 +4108,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
  * mask registers here; the primitives that return lanes of ones turn them
  * into vectors, so the kernels read the same on every ISA. */
 #define VEC_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")))
+#define vec_zeroupper _mm256_zeroupper /* clears the upper bits of zmm0-15 too */
 #define VD_N 8
 #define VF_N 16
 #define VH_ALIGN 32
@@ -4152,6 +4211,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_float16(x, 1, n, &l->acc);
         return;
     }
@@ -4170,6 +4230,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_float16(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_float16(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -4191,6 +4252,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -4259,6 +4321,7 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_float16(ninputs, src, sinner, w, dst);
             return;
         }
@@ -4290,6 +4353,7 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_float16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -4306,6 +4370,7 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
     }
     for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -4324,6 +4389,7 @@ VEC_TARGET static void columns_ok_float16_avx512(const T_float16 *b, int64_t rs,
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float16, LSB_MIN_float16);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float16(NULL, j, b + j, rs, nb);
 }
 
@@ -4371,6 +4437,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -4397,6 +4464,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -4413,6 +4481,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -4435,6 +4504,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -4471,6 +4541,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
         return;
     }
@@ -4489,6 +4560,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_bfloat16(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -4517,6 +4589,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -4585,6 +4658,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_bfloat16(ninputs, src, sinner, w, dst);
             return;
         }
@@ -4616,6 +4690,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_bfloat16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -4632,6 +4707,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
     }
     for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -4650,6 +4726,7 @@ VEC_TARGET static void columns_ok_bfloat16_avx512(const T_bfloat16 *b, int64_t r
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_bfloat16, LSB_MIN_bfloat16);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(NULL, j, b + j, rs, nb);
 }
 
@@ -4697,6 +4774,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -4723,6 +4801,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -4739,6 +4818,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -4761,6 +4841,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -4797,6 +4878,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_float32(x, 1, n, &l->acc);
         return;
     }
@@ -4815,6 +4897,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_float32(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_float32(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -4836,6 +4919,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -4904,6 +4988,7 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_float32(ninputs, src, sinner, w, dst);
             return;
         }
@@ -4935,6 +5020,7 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_float32(ninputs, src, sinner, w, dst);
         return;
     }
@@ -4980,6 +5066,7 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
         else vh_store((float *)dst + j, f);
     }
     for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -4998,6 +5085,7 @@ VEC_TARGET static void columns_ok_float32_avx512(const T_float32 *b, int64_t rs,
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float32, LSB_MIN_float32);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float32(NULL, j, b + j, rs, nb);
 }
 
@@ -5045,6 +5133,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -5071,6 +5160,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -5087,6 +5177,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -5109,6 +5200,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -5131,11 +5223,13 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         double m = chunk_block_float64(x, 1, n, &l->acc);
         pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
         return;
     }
     if (l->A == 0.0 || n < 2 * VD_N) {
+        vec_zeroupper();
         block_float64(x, 1, n, l);
         return;
     }
@@ -5173,6 +5267,7 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
         sums[1] += q2;
         clean &= f64_to_bits(r1 - q2) == 0;
     }
+    vec_zeroupper();
     if (mx <= l->A && clean && isfinite(sums[0])) {
         keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
         l->fails = 0;
@@ -5191,6 +5286,7 @@ VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float6
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -5212,6 +5308,7 @@ VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float6
             for (; j < w; j++) col_add_float64(r, j, p[j]);
         }
         r->bad |= (uint64_t)vd_anybits(bad);
+        vec_zeroupper();
         if (rows_block_ok_float64(r, nb)) {
             rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -5251,6 +5348,7 @@ VEC_TARGET static void run_int64_avx512(const T_int64 *x, int64_t n, lanes_int64
         vq_store(l->hi + VD_N * k, hi[k]);
     }
     for (int k = 0; i < n; i++, k++) ADD_BIASED_int64(l->lo[k], l->hi[k], BIASED_int64(x[i]));
+    vec_zeroupper();
 }
 /* uint64, avx512: bias and split into 32-bit halves, LANES_uint64 lanes at a time. */
 VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uint64 *l)
@@ -5276,9 +5374,11 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
         vq_store(l->hi + VD_N * k, hi[k]);
     }
     for (int k = 0; i < n; i++, k++) ADD_BIASED_uint64(l->lo[k], l->hi[k], BIASED_uint64(x[i]));
+    vec_zeroupper();
 }
 /* ---- end of the avx512 layer ---- */
 #undef VEC_TARGET
+#undef vec_zeroupper
 #undef VD_N
 #undef VF_N
 #undef VH_ALIGN

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "b113ef72c369107f8824b8919691b97ab3927c70628d7a3450a182bd674c2f99"
+KERNEL_SOURCE_SHA256 = "05bfe984914525e940714c75f2632f94c245f27b8271314598daac2e511a5ad9"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
