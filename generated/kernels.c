@@ -762,34 +762,42 @@ static void zero_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, a
         }
 }
 
-/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
- * range: each value adds in double to the bin of its float32 exponent field.
- * A bin's values are multiples of its last bit and below 2^24 of it, so up
- * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
- * stay below 2^50 of the lowest one's last bit, so they add exactly too,
- * and each group's sum goes to the superaccumulator. Returns 0 (float16,
- * bfloat16, float32 blocks need no sigma). */
+/* n values at stride s into *acc exactly, whatever their range: each adds
+ * in double to the bin of its window of 16 float32 exponents (the top 4
+ * bits of the exponent field e). Window k's values are multiples of
+ * 2^(16k - 150) (2^-149 for k = 0) below 2^(16k - 111), so up to 2^14 of
+ * them add exactly; each bin goes to the superaccumulator every
+ * EXTRACT_CAP values. Two sets of bins, for alternate values, halve the
+ * chains of additions to one bin. Returns 0 (float16, bfloat16, float32
+ * blocks need no sigma). */
+static inline void win_add_float16(double *bin, double v, uint32_t *nz, acc_float16 *acc)
+{
+    uint32_t b = f32_to_bits((float)v);
+    if (((b >> 23) & 0xffu) == 0xffu) {
+        acc->w[1] |= sacc_flags_of(v);
+        return;
+    }
+    *nz |= b ^ 0x80000000u;
+    bin[(b >> 27) & 0xfu] += v;
+}
+
 static double chunk_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
 {
-    double bin[256];
     uint32_t nz = 0;
-    memset(bin, 0, sizeof bin);
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_float16(x[i * s]);
-        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
-        if (e == 0xffu) {
-            acc->w[1] |= sacc_flags_of(v);
-            continue;
+    for (int64_t i0 = 0; i0 < n; i0 += EXTRACT_CAP) {
+        int64_t i1 = n - i0 < EXTRACT_CAP ? n : i0 + EXTRACT_CAP, i = i0;
+        double b0[16] = {0.0}, b1[16] = {0.0};
+        for (; i + 2 <= i1; i += 2) {
+            win_add_float16(b0, LOAD_float16(x[i * s]), &nz, acc);
+            win_add_float16(b1, LOAD_float16(x[(i + 1) * s]), &nz, acc);
         }
-        nz |= b ^ 0x80000000u;
-        bin[e] += v;
+        if (i < i1) win_add_float16(b0, LOAD_float16(x[i * s]), &nz, acc);
+        for (int k = 0; k < 16; k++) {
+            double t = b0[k] + b1[k]; /* exact: EXTRACT_CAP values at most */
+            if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, t);
+        }
     }
     if (nz) acc->w[1] |= SACC_NONNEGZERO;
-    for (int g = 0; g < 256; g += 16) {
-        double t = 0.0;
-        for (int k = 0; k < 16; k++) t += bin[g + k];
-        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, t);
-    }
     return 0.0;
 }
 
@@ -854,13 +862,13 @@ typedef struct {
     uint32_t tmx, tmn1;
     int64_t tn;
     uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
-    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
+    int64_t skip; /* blocks to send straight to the exact path */
     acc_float16 acc[TILE];
 } rowacc_float16;
 
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
-    r->skip = r->fails = 0;
+    r->skip = 0;
     r->tmx = 0;
     r->tmn1 = UINT32_MAX;
     r->tn = 0;
@@ -955,8 +963,8 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
-    r->fails = 2 * failed > w ? r->fails + 1 : 0;
-    if (r->fails >= 2) r->skip = EXACT_SKIP;
+    /* a rows accumulator lives ROW_CHUNK rows (a few blocks): skip after the first such block */
+    if (2 * failed > w) r->skip = EXACT_SKIP;
     if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
         uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
         if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_float16, LSB_MIN_float16)) {
@@ -1107,34 +1115,42 @@ static void zero_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n,
         }
 }
 
-/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
- * range: each value adds in double to the bin of its float32 exponent field.
- * A bin's values are multiples of its last bit and below 2^24 of it, so up
- * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
- * stay below 2^50 of the lowest one's last bit, so they add exactly too,
- * and each group's sum goes to the superaccumulator. Returns 0 (float16,
- * bfloat16, float32 blocks need no sigma). */
+/* n values at stride s into *acc exactly, whatever their range: each adds
+ * in double to the bin of its window of 16 float32 exponents (the top 4
+ * bits of the exponent field e). Window k's values are multiples of
+ * 2^(16k - 150) (2^-149 for k = 0) below 2^(16k - 111), so up to 2^14 of
+ * them add exactly; each bin goes to the superaccumulator every
+ * EXTRACT_CAP values. Two sets of bins, for alternate values, halve the
+ * chains of additions to one bin. Returns 0 (float16, bfloat16, float32
+ * blocks need no sigma). */
+static inline void win_add_bfloat16(double *bin, double v, uint32_t *nz, acc_bfloat16 *acc)
+{
+    uint32_t b = f32_to_bits((float)v);
+    if (((b >> 23) & 0xffu) == 0xffu) {
+        acc->w[1] |= sacc_flags_of(v);
+        return;
+    }
+    *nz |= b ^ 0x80000000u;
+    bin[(b >> 27) & 0xfu] += v;
+}
+
 static double chunk_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
 {
-    double bin[256];
     uint32_t nz = 0;
-    memset(bin, 0, sizeof bin);
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_bfloat16(x[i * s]);
-        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
-        if (e == 0xffu) {
-            acc->w[1] |= sacc_flags_of(v);
-            continue;
+    for (int64_t i0 = 0; i0 < n; i0 += EXTRACT_CAP) {
+        int64_t i1 = n - i0 < EXTRACT_CAP ? n : i0 + EXTRACT_CAP, i = i0;
+        double b0[16] = {0.0}, b1[16] = {0.0};
+        for (; i + 2 <= i1; i += 2) {
+            win_add_bfloat16(b0, LOAD_bfloat16(x[i * s]), &nz, acc);
+            win_add_bfloat16(b1, LOAD_bfloat16(x[(i + 1) * s]), &nz, acc);
         }
-        nz |= b ^ 0x80000000u;
-        bin[e] += v;
+        if (i < i1) win_add_bfloat16(b0, LOAD_bfloat16(x[i * s]), &nz, acc);
+        for (int k = 0; k < 16; k++) {
+            double t = b0[k] + b1[k]; /* exact: EXTRACT_CAP values at most */
+            if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, t);
+        }
     }
     if (nz) acc->w[1] |= SACC_NONNEGZERO;
-    for (int g = 0; g < 256; g += 16) {
-        double t = 0.0;
-        for (int k = 0; k < 16; k++) t += bin[g + k];
-        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, t);
-    }
     return 0.0;
 }
 
@@ -1199,13 +1215,13 @@ typedef struct {
     uint32_t tmx, tmn1;
     int64_t tn;
     uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
-    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
+    int64_t skip; /* blocks to send straight to the exact path */
     acc_bfloat16 acc[TILE];
 } rowacc_bfloat16;
 
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
-    r->skip = r->fails = 0;
+    r->skip = 0;
     r->tmx = 0;
     r->tmn1 = UINT32_MAX;
     r->tn = 0;
@@ -1300,8 +1316,8 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
-    r->fails = 2 * failed > w ? r->fails + 1 : 0;
-    if (r->fails >= 2) r->skip = EXACT_SKIP;
+    /* a rows accumulator lives ROW_CHUNK rows (a few blocks): skip after the first such block */
+    if (2 * failed > w) r->skip = EXACT_SKIP;
     if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
         uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
         if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_bfloat16, LSB_MIN_bfloat16)) {
@@ -1452,34 +1468,42 @@ static void zero_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, a
         }
 }
 
-/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
- * range: each value adds in double to the bin of its float32 exponent field.
- * A bin's values are multiples of its last bit and below 2^24 of it, so up
- * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
- * stay below 2^50 of the lowest one's last bit, so they add exactly too,
- * and each group's sum goes to the superaccumulator. Returns 0 (float16,
- * bfloat16, float32 blocks need no sigma). */
+/* n values at stride s into *acc exactly, whatever their range: each adds
+ * in double to the bin of its window of 16 float32 exponents (the top 4
+ * bits of the exponent field e). Window k's values are multiples of
+ * 2^(16k - 150) (2^-149 for k = 0) below 2^(16k - 111), so up to 2^14 of
+ * them add exactly; each bin goes to the superaccumulator every
+ * EXTRACT_CAP values. Two sets of bins, for alternate values, halve the
+ * chains of additions to one bin. Returns 0 (float16, bfloat16, float32
+ * blocks need no sigma). */
+static inline void win_add_float32(double *bin, double v, uint32_t *nz, acc_float32 *acc)
+{
+    uint32_t b = f32_to_bits((float)v);
+    if (((b >> 23) & 0xffu) == 0xffu) {
+        acc->w[1] |= sacc_flags_of(v);
+        return;
+    }
+    *nz |= b ^ 0x80000000u;
+    bin[(b >> 27) & 0xfu] += v;
+}
+
 static double chunk_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
 {
-    double bin[256];
     uint32_t nz = 0;
-    memset(bin, 0, sizeof bin);
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_float32(x[i * s]);
-        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
-        if (e == 0xffu) {
-            acc->w[1] |= sacc_flags_of(v);
-            continue;
+    for (int64_t i0 = 0; i0 < n; i0 += EXTRACT_CAP) {
+        int64_t i1 = n - i0 < EXTRACT_CAP ? n : i0 + EXTRACT_CAP, i = i0;
+        double b0[16] = {0.0}, b1[16] = {0.0};
+        for (; i + 2 <= i1; i += 2) {
+            win_add_float32(b0, LOAD_float32(x[i * s]), &nz, acc);
+            win_add_float32(b1, LOAD_float32(x[(i + 1) * s]), &nz, acc);
         }
-        nz |= b ^ 0x80000000u;
-        bin[e] += v;
+        if (i < i1) win_add_float32(b0, LOAD_float32(x[i * s]), &nz, acc);
+        for (int k = 0; k < 16; k++) {
+            double t = b0[k] + b1[k]; /* exact: EXTRACT_CAP values at most */
+            if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, t);
+        }
     }
     if (nz) acc->w[1] |= SACC_NONNEGZERO;
-    for (int g = 0; g < 256; g += 16) {
-        double t = 0.0;
-        for (int k = 0; k < 16; k++) t += bin[g + k];
-        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, t);
-    }
     return 0.0;
 }
 
@@ -1544,13 +1568,13 @@ typedef struct {
     uint32_t tmx, tmn1;
     int64_t tn;
     uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
-    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
+    int64_t skip; /* blocks to send straight to the exact path */
     acc_float32 acc[TILE];
 } rowacc_float32;
 
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
-    r->skip = r->fails = 0;
+    r->skip = 0;
     r->tmx = 0;
     r->tmn1 = UINT32_MAX;
     r->tn = 0;
@@ -1645,8 +1669,8 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
-    r->fails = 2 * failed > w ? r->fails + 1 : 0;
-    if (r->fails >= 2) r->skip = EXACT_SKIP;
+    /* a rows accumulator lives ROW_CHUNK rows (a few blocks): skip after the first such block */
+    if (2 * failed > w) r->skip = EXACT_SKIP;
     if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
         uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
         if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_float32, LSB_MIN_float32)) {
@@ -1948,13 +1972,13 @@ typedef struct {
     double A[TILE], sigma1[TILE], sigma2[TILE];
     double s1[TILE], s2[TILE];
     uint64_t bad; /* the block has a value above its column's A, or a nonzero r2 */
-    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
+    int64_t skip; /* blocks to send straight to the exact path */
     acc_float64 acc[TILE];
 } rowacc_float64;
 
 static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
 {
-    r->skip = r->fails = 0;
+    r->skip = 0;
     for (int64_t j = 0; j < w; j++) {
         r->A[j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
@@ -2035,8 +2059,8 @@ static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
-    r->fails = 2 * failed > w ? r->fails + 1 : 0;
-    if (r->fails >= 2) r->skip = EXACT_SKIP;
+    /* a rows accumulator lives ROW_CHUNK rows (a few blocks): skip after the first such block */
+    if (2 * failed > w) r->skip = EXACT_SKIP;
     for (int64_t j = 0; j < w; j++) {
         const T_float64 *c = x + j * s;
         if (!ok || ok[j]) {

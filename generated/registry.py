@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "05bfe984914525e940714c75f2632f94c245f27b8271314598daac2e511a5ad9"
+KERNEL_SOURCE_SHA256 = "3da466f83fc792c46f489e6222bfde8b4f5b623295dcdacc59cce8bbe5f3628b"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
