@@ -372,6 +372,43 @@ static inline void sacc_combine(uint64_t *dst, const uint64_t *src, int nl)
     }
 }
 
+/* A chunk accumulator (Neal's "small superaccumulator") gathers many
+ * additions for one pass over a superaccumulator: signed 64-bit chunks of
+ * 32-bit digits, chunk i weighing 2^(32 i) * 2^lsb. A double adds its (at
+ * most 84-bit) shifted significand to three chunks without carries,
+ * branch-free, so a chunk takes 2^31 additions before it could overflow.
+ * (Adding straight to the superaccumulator can carry or borrow through
+ * every limb each time a sum that hovers near zero changes sign.) */
+static inline void chunk_add(int64_t *ch, int lsb, double x)
+{
+    uint64_t b = f64_to_bits(x);
+    int e = (int)((b >> 52) & 0x7ff);
+    uint64_t m = b & 0xfffffffffffffull;
+    if (e) m |= 1ull << 52; else e = 1;
+    int pos = e - 1075 - lsb;
+    if (pos < 0) { m >>= -pos; pos = 0; } /* only zero bits go: x is a multiple of 2^lsb */
+    unsigned __int128 v = (unsigned __int128)m << (pos & 31);
+    int64_t neg = -(int64_t)(b >> 63); /* 0 or -1: (d ^ neg) - neg negates when negative */
+    int64_t *c = ch + (pos >> 5);
+    c[0] += ((int64_t)((uint64_t)v & 0xffffffffu) ^ neg) - neg;
+    c[1] += ((int64_t)((uint64_t)(v >> 32) & 0xffffffffu) ^ neg) - neg;
+    c[2] += ((int64_t)(uint64_t)(v >> 64) ^ neg) - neg;
+}
+
+/* limbs += the chunks' value, in one pass from the lowest limb (limb k
+ * takes chunks 2k and 2k + 1) with a signed carry; nch <= 2 * nl */
+static void chunk_fold(uint64_t *limb, int nl, const int64_t *ch, int nch)
+{
+    __int128 carry = 0;
+    for (int k = 0; k < nl && (2 * k < nch || carry != 0); k++) {
+        __int128 v = carry + (__int128)limb[k];
+        if (2 * k < nch) v += (__int128)ch[2 * k];
+        if (2 * k + 1 < nch) v += (__int128)ch[2 * k + 1] * ((__int128)1 << 32);
+        limb[k] = (uint64_t)v;
+        carry = v >> 64; /* arithmetic: a negative carry borrows from the limbs above */
+    }
+}
+
 /* float16/bfloat16/float32 blocks are summed in plain doubles and kept when
  * that was exact: mx = the largest |x| and mn1 = the smallest nonzero |x|,
  * minus one (both as float32 bit patterns; mn1 = UINT32_MAX: no nonzero
@@ -728,6 +765,9 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* co
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_float16 (ALWAYS_EXACT_float16 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float16 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of a chunk accumulator: the top value's significand, shifted by
+ * up to 31 bits, spans three chunks from its lowest */
+#define NCH_float16 (((15 - 11 + 1 - SACC_LSB_float16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct { int64_t skip, fails; acc_float16 acc; } lanes_float16; /* blocks to send straight to the exact path; failed blocks in a row */
@@ -1081,6 +1121,9 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* 
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_bfloat16 (ALWAYS_EXACT_bfloat16 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_bfloat16 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of a chunk accumulator: the top value's significand, shifted by
+ * up to 31 bits, spans three chunks from its lowest */
+#define NCH_bfloat16 (((127 - 8 + 1 - SACC_LSB_bfloat16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct { int64_t skip, fails; acc_bfloat16 acc; } lanes_bfloat16; /* blocks to send straight to the exact path; failed blocks in a row */
@@ -1434,6 +1477,9 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* co
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_float32 (ALWAYS_EXACT_float32 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float32 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of a chunk accumulator: the top value's significand, shifted by
+ * up to 31 bits, spans three chunks from its lowest */
+#define NCH_float32 (((127 - 24 + 1 - SACC_LSB_float32) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct { int64_t skip, fails; acc_float32 acc; } lanes_float32; /* blocks to send straight to the exact path; failed blocks in a row */
@@ -1787,6 +1833,9 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* co
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_float64 (ALWAYS_EXACT_float64 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float64 1 /* exact sums: which lane a value goes to does not matter */
+/* chunks of a chunk accumulator: the top value's significand, shifted by
+ * up to 31 bits, spans three chunks from its lowest */
+#define NCH_float64 (((1023 - 53 + 1 - SACC_LSB_float64) >> 5) + 3)
 /* Blocks: two levels of extraction (Rump, Ogita, Oishi, "Accurate
  * floating-point summation", ExtractScalar): with sigma_1 = A *
  * 2^(EXTRACT_LOG2CAP + 1) and |x| <= A, q1 = (sigma_1 + x) - sigma_1 and r1 =
@@ -1847,8 +1896,8 @@ static void zero_block_flags_float64(const T_float64 *x, int64_t s, int64_t n, a
  * the q of up to EXTRACT_CAP values add exactly, and the r are multiples of
  * the window's grid 2^(32k - 1075) (2^-1074 for k = 0) of at most
  * sigma_k 2^-53 = 2^(32k - 1033), so EXTRACT_CAP of them stay below
- * 2^(32k - 1023): exact too. Each window's q and r sums go to the
- * superaccumulator every EXTRACT_CAP values. sigma_k's exponent field is
+ * 2^(32k - 1023): exact too. Each window's q and r sums go to a chunk
+ * accumulator every EXTRACT_CAP values, and that to *acc at the end. sigma_k's exponent field is
  * (e & ~31) + 43, finite up to window 62; window 63 (|x| >= 2^993, inf,
  * NaN) is taken value by value. Two sets of bins, for alternate values,
  * halve the chains of additions to one bin. Returns the largest finite
@@ -1862,21 +1911,21 @@ static inline void win_add_float64(double *bin, double v, uint64_t a)
 }
 
 /* The slow side of win_add: window 63 (|x| >= 2^993, inf, NaN). */
-static void win_big_float64(double v, uint64_t a, uint64_t *amx, acc_float64 *acc)
+static void win_big_float64(double v, uint64_t a, uint64_t *amx, int64_t *ch, acc_float64 *acc)
 {
     acc->w[1] |= sacc_flags_of(v);
     if (a < 0x7ff0000000000000ull) {
-        sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, v);
+        chunk_add(ch, SACC_LSB_float64, v);
         *amx = a > *amx ? a : *amx;
     }
 }
 
-/* The bins' sums into the superaccumulator, the bins zeroed. */
-static void win_flush_float64(double *b0, double *b1, acc_float64 *acc)
+/* The bins' sums into the chunks, the bins zeroed. */
+static void win_flush_float64(double *b0, double *b1, int64_t *ch)
 {
     for (int k = 0; k < 128; k++) {
         double t = b0[k] + b1[k]; /* exact: EXTRACT_CAP values at most */
-        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, t);
+        if (t != 0.0) chunk_add(ch, SACC_LSB_float64, t);
         b0[k] = b1[k] = 0.0;
     }
 }
@@ -1884,6 +1933,7 @@ static void win_flush_float64(double *b0, double *b1, acc_float64 *acc)
 static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
 {
     double b0[128], b1[128]; /* [2k]: window k's q sum, [2k + 1]: its r sum */
+    int64_t ch[NCH_float64] = {0};
     uint64_t amx = 0;
     memset(b0, 0, sizeof b0);
     memset(b1, 0, sizeof b1);
@@ -1892,12 +1942,12 @@ static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_
         for (; i + 2 <= i1; i += 2) {
             double u = x[i * s], v = x[(i + 1) * s];
             uint64_t au = f64_to_bits(u) & 0x7fffffffffffffffull, av = f64_to_bits(v) & 0x7fffffffffffffffull;
-            if (au >= 0x7e00000000000000ull) win_big_float64(u, au, &amx, acc);
+            if (au >= 0x7e00000000000000ull) win_big_float64(u, au, &amx, ch, acc);
             else {
                 amx = au > amx ? au : amx;
                 win_add_float64(b0, u, au);
             }
-            if (av >= 0x7e00000000000000ull) win_big_float64(v, av, &amx, acc);
+            if (av >= 0x7e00000000000000ull) win_big_float64(v, av, &amx, ch, acc);
             else {
                 amx = av > amx ? av : amx;
                 win_add_float64(b1, v, av);
@@ -1906,14 +1956,15 @@ static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_
         for (; i < i1; i++) {
             double v = x[i * s];
             uint64_t a = f64_to_bits(v) & 0x7fffffffffffffffull;
-            if (a >= 0x7e00000000000000ull) win_big_float64(v, a, &amx, acc);
+            if (a >= 0x7e00000000000000ull) win_big_float64(v, a, &amx, ch, acc);
             else {
                 amx = a > amx ? a : amx;
                 win_add_float64(b0, v, a);
             }
         }
-        win_flush_float64(b0, b1, acc);
+        win_flush_float64(b0, b1, ch);
     }
+    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float64, ch, NCH_float64);
     if (amx) acc->w[1] |= SACC_NONNEGZERO;
     else zero_block_flags_float64(x, s, n, acc);
     return bits_to_f64(amx);

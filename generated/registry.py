@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "3da466f83fc792c46f489e6222bfde8b4f5b623295dcdacc59cce8bbe5f3628b"
+KERNEL_SOURCE_SHA256 = "cb8c0c34537735e51807d76a1f8012aa581061aa967a7d70f08e4682bf00db80"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
