@@ -983,13 +983,50 @@ static inline int rows_block_ok_float16(const rowacc_float16 *r, int64_t nrows)
     return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_float16, LSB_MIN_float16);
 }
 
-/* Rows straight through the exact path, column by column: returns how many
- * of the `avail` rows it took (float64's chunks take many rows per fold,
- * the bins of the narrower types EXTRACT_CAP at most). */
+/* Rows of at most NARROW_ROW columns through the exact path row by row
+ * (each row read once, in order): every value adds to its column's bin of
+ * its window, as in chunk_block; the bins go to the superaccumulators
+ * every EXTRACT_CAP rows. */
+static void rows_bins_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    double bin[NARROW_ROW][16];
+    uint32_t nz[NARROW_ROW];
+    memset(nz, 0, sizeof nz);
+    for (int64_t i0 = 0; i0 < nrows; i0 += EXTRACT_CAP) {
+        int64_t i1 = nrows - i0 < EXTRACT_CAP ? nrows : i0 + EXTRACT_CAP;
+        memset(bin, 0, (size_t)w * sizeof bin[0]);
+        for (int64_t i = i0; i < i1; i++) {
+            const T_float16 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) {
+                double v = LOAD_float16(p[j * s]);
+                uint32_t b = f32_to_bits((float)v);
+                if (((b >> 23) & 0xffu) == 0xffu) {
+                    r->acc[j].w[1] |= sacc_flags_of(v);
+                    continue;
+                }
+                nz[j] |= b ^ 0x80000000u;
+                bin[j][(b >> 27) & 0xfu] += v;
+            }
+        }
+        for (int64_t j = 0; j < w; j++)
+            for (int k = 0; k < 16; k++)
+                if (bin[j][k] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, bin[j][k]);
+    }
+    for (int64_t j = 0; j < w; j++)
+        if (nz[j]) r->acc[j].w[1] |= SACC_NONNEGZERO;
+}
+
+/* Rows straight through the exact path, column by column (narrow
+ * float16/bfloat16/float32 rows row by row): returns how many of the
+ * `avail` rows it took. */
 static int64_t rows_block_exact_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
-    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
+    int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
     r->skip--;
+    if (w <= NARROW_ROW) {
+        rows_bins_float16(r, x, rs, nrows, s, w);
+        return nrows;
+    }
     for (int64_t j = 0; j < w; j++) {
         (void)chunk_block_float16(x + j * s, rs, nrows, &r->acc[j]);
     }
@@ -1339,13 +1376,50 @@ static inline int rows_block_ok_bfloat16(const rowacc_bfloat16 *r, int64_t nrows
     return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_bfloat16, LSB_MIN_bfloat16);
 }
 
-/* Rows straight through the exact path, column by column: returns how many
- * of the `avail` rows it took (float64's chunks take many rows per fold,
- * the bins of the narrower types EXTRACT_CAP at most). */
+/* Rows of at most NARROW_ROW columns through the exact path row by row
+ * (each row read once, in order): every value adds to its column's bin of
+ * its window, as in chunk_block; the bins go to the superaccumulators
+ * every EXTRACT_CAP rows. */
+static void rows_bins_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    double bin[NARROW_ROW][16];
+    uint32_t nz[NARROW_ROW];
+    memset(nz, 0, sizeof nz);
+    for (int64_t i0 = 0; i0 < nrows; i0 += EXTRACT_CAP) {
+        int64_t i1 = nrows - i0 < EXTRACT_CAP ? nrows : i0 + EXTRACT_CAP;
+        memset(bin, 0, (size_t)w * sizeof bin[0]);
+        for (int64_t i = i0; i < i1; i++) {
+            const T_bfloat16 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) {
+                double v = LOAD_bfloat16(p[j * s]);
+                uint32_t b = f32_to_bits((float)v);
+                if (((b >> 23) & 0xffu) == 0xffu) {
+                    r->acc[j].w[1] |= sacc_flags_of(v);
+                    continue;
+                }
+                nz[j] |= b ^ 0x80000000u;
+                bin[j][(b >> 27) & 0xfu] += v;
+            }
+        }
+        for (int64_t j = 0; j < w; j++)
+            for (int k = 0; k < 16; k++)
+                if (bin[j][k] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, bin[j][k]);
+    }
+    for (int64_t j = 0; j < w; j++)
+        if (nz[j]) r->acc[j].w[1] |= SACC_NONNEGZERO;
+}
+
+/* Rows straight through the exact path, column by column (narrow
+ * float16/bfloat16/float32 rows row by row): returns how many of the
+ * `avail` rows it took. */
 static int64_t rows_block_exact_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
-    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
+    int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
     r->skip--;
+    if (w <= NARROW_ROW) {
+        rows_bins_bfloat16(r, x, rs, nrows, s, w);
+        return nrows;
+    }
     for (int64_t j = 0; j < w; j++) {
         (void)chunk_block_bfloat16(x + j * s, rs, nrows, &r->acc[j]);
     }
@@ -1695,13 +1769,50 @@ static inline int rows_block_ok_float32(const rowacc_float32 *r, int64_t nrows)
     return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_float32, LSB_MIN_float32);
 }
 
-/* Rows straight through the exact path, column by column: returns how many
- * of the `avail` rows it took (float64's chunks take many rows per fold,
- * the bins of the narrower types EXTRACT_CAP at most). */
+/* Rows of at most NARROW_ROW columns through the exact path row by row
+ * (each row read once, in order): every value adds to its column's bin of
+ * its window, as in chunk_block; the bins go to the superaccumulators
+ * every EXTRACT_CAP rows. */
+static void rows_bins_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    double bin[NARROW_ROW][16];
+    uint32_t nz[NARROW_ROW];
+    memset(nz, 0, sizeof nz);
+    for (int64_t i0 = 0; i0 < nrows; i0 += EXTRACT_CAP) {
+        int64_t i1 = nrows - i0 < EXTRACT_CAP ? nrows : i0 + EXTRACT_CAP;
+        memset(bin, 0, (size_t)w * sizeof bin[0]);
+        for (int64_t i = i0; i < i1; i++) {
+            const T_float32 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) {
+                double v = LOAD_float32(p[j * s]);
+                uint32_t b = f32_to_bits((float)v);
+                if (((b >> 23) & 0xffu) == 0xffu) {
+                    r->acc[j].w[1] |= sacc_flags_of(v);
+                    continue;
+                }
+                nz[j] |= b ^ 0x80000000u;
+                bin[j][(b >> 27) & 0xfu] += v;
+            }
+        }
+        for (int64_t j = 0; j < w; j++)
+            for (int k = 0; k < 16; k++)
+                if (bin[j][k] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, bin[j][k]);
+    }
+    for (int64_t j = 0; j < w; j++)
+        if (nz[j]) r->acc[j].w[1] |= SACC_NONNEGZERO;
+}
+
+/* Rows straight through the exact path, column by column (narrow
+ * float16/bfloat16/float32 rows row by row): returns how many of the
+ * `avail` rows it took. */
 static int64_t rows_block_exact_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
-    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
+    int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
     r->skip--;
+    if (w <= NARROW_ROW) {
+        rows_bins_float32(r, x, rs, nrows, s, w);
+        return nrows;
+    }
     for (int64_t j = 0; j < w; j++) {
         (void)chunk_block_float32(x + j * s, rs, nrows, &r->acc[j]);
     }
@@ -2089,9 +2200,9 @@ static inline int rows_block_ok_float64(const rowacc_float64 *r, int64_t nrows)
     return r->bad == 0;
 }
 
-/* Rows straight through the exact path, column by column: returns how many
- * of the `avail` rows it took (float64's chunks take many rows per fold,
- * the bins of the narrower types EXTRACT_CAP at most). */
+/* Rows straight through the exact path, column by column (narrow
+ * float16/bfloat16/float32 rows row by row): returns how many of the
+ * `avail` rows it took. */
 static int64_t rows_block_exact_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
     int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
