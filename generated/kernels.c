@@ -23,9 +23,12 @@
  *    largest and smallest nonzero magnitudes prove that sum exact
  *    (narrow_sum_exact); float64 blocks by two levels of error-free
  *    extraction against a sigma from the previous block (kernel_exact.c.j2).
- *    A block that fails its check is summed again through a chunk
- *    accumulator, exactly. A kept block costs the superaccumulator one or
- *    two additions.
+ *    A block that fails its check is summed again exactly by exponent
+ *    windows: float16/bfloat16/float32 values add in double to one bin per
+ *    16 exponents, float64 values split against one sigma per 32 exponents
+ *    into two bins (chunk_block); after two failed blocks in a row (one in a
+ *    row accumulation) the next EXACT_SKIP go there straight. A kept block
+ *    costs the superaccumulator one or two additions.
  *  - The mean: the top 128 bits of |sum| (and a sticky bit for the rest)
  *    divided by the count in one 128/64-bit division, rounded by
  *    round_quotient, one routine parameterised by precision and exponent

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "622c647dd78ac377a5c254cd7f93be562e33338d9ffc07c65e1a5350528b3e23"
+KERNEL_SOURCE_SHA256 = "aec139d0a81bb463c5acb16ec2bab01dacfef76939867f29b7495ee17017a01b"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
