@@ -1019,9 +1019,9 @@ static void rows_bins_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs,
         if (nz[j]) r->acc[j].w[1] |= SACC_NONNEGZERO;
 }
 
-/* Rows straight through the exact path, column by column (narrow
- * float16/bfloat16/float32 rows row by row): returns how many of the
- * `avail` rows it took. */
+/* Rows straight through the exact path, row by row when they are narrow
+ * (rows_bins), else column by column: returns how many of the `avail` rows
+ * it took. */
 static int64_t rows_block_exact_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
     int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
@@ -1412,9 +1412,9 @@ static void rows_bins_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t 
         if (nz[j]) r->acc[j].w[1] |= SACC_NONNEGZERO;
 }
 
-/* Rows straight through the exact path, column by column (narrow
- * float16/bfloat16/float32 rows row by row): returns how many of the
- * `avail` rows it took. */
+/* Rows straight through the exact path, row by row when they are narrow
+ * (rows_bins), else column by column: returns how many of the `avail` rows
+ * it took. */
 static int64_t rows_block_exact_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
     int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
@@ -1805,9 +1805,9 @@ static void rows_bins_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs,
         if (nz[j]) r->acc[j].w[1] |= SACC_NONNEGZERO;
 }
 
-/* Rows straight through the exact path, column by column (narrow
- * float16/bfloat16/float32 rows row by row): returns how many of the
- * `avail` rows it took. */
+/* Rows straight through the exact path, row by row when they are narrow
+ * (rows_bins), else column by column: returns how many of the `avail` rows
+ * it took. */
 static int64_t rows_block_exact_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
     int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
@@ -2203,13 +2203,60 @@ static inline int rows_block_ok_float64(const rowacc_float64 *r, int64_t nrows)
     return r->bad == 0;
 }
 
-/* Rows straight through the exact path, column by column (narrow
- * float16/bfloat16/float32 rows row by row): returns how many of the
- * `avail` rows it took. */
+/* Rows of at most NARROW_ROW columns through the exact path row by row
+ * (each row read once, in order): every value splits against its window's
+ * sigma into its column's bins, as in chunk_block. */
+static void rows_bins_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    double bin[NARROW_ROW][128];
+    int64_t ch[NCH_float64];
+    uint64_t amx[NARROW_ROW];
+    memset(amx, 0, sizeof amx);
+    for (int64_t i0 = 0; i0 < nrows; i0 += EXTRACT_CAP) {
+        int64_t i1 = nrows - i0 < EXTRACT_CAP ? nrows : i0 + EXTRACT_CAP;
+        memset(bin, 0, (size_t)w * sizeof bin[0]);
+        for (int64_t i = i0; i < i1; i++) {
+            const T_float64 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) {
+                double v = p[j * s];
+                uint64_t a = f64_to_bits(v) & 0x7fffffffffffffffull;
+                if (a >= 0x7e00000000000000ull) { /* window 63: into the column's accumulator as is */
+                    r->acc[j].w[1] |= sacc_flags_of(v);
+                    if (a < 0x7ff0000000000000ull) {
+                        sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, v);
+                        amx[j] = a > amx[j] ? a : amx[j];
+                    }
+                    continue;
+                }
+                amx[j] = a > amx[j] ? a : amx[j];
+                win_add_float64(bin[j], v, a);
+            }
+        }
+        for (int64_t j = 0; j < w; j++) {
+            memset(ch, 0, sizeof ch);
+            for (int k = 0; k < 128; k++)
+                if (bin[j][k] != 0.0) chunk_add(ch, SACC_LSB_float64, bin[j][k]);
+            chunk_fold(r->acc[j].w + SACC_HEADER, SACC_NL_float64, ch, NCH_float64);
+        }
+    }
+    for (int64_t j = 0; j < w; j++) {
+        if (amx[j]) r->acc[j].w[1] |= SACC_NONNEGZERO;
+        else zero_block_flags_float64(x + j * s, rs, nrows, &r->acc[j]);
+        pick_sigma_float64(bits_to_f64(amx[j]), &r->A[j], &r->sigma1[j], &r->sigma2[j]);
+    }
+}
+
+/* Rows straight through the exact path, row by row when they are narrow
+ * (rows_bins), else column by column: returns how many of the `avail` rows
+ * it took. */
 static int64_t rows_block_exact_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
     int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
     r->skip--;
+    if (w <= NARROW_ROW) {
+        rows_bins_float64(r, x, rs, nrows, s, w);
+        return nrows;
+    }
     for (int64_t j = 0; j < w; j++) {
         double m = chunk_block_float64(x + j * s, rs, nrows, &r->acc[j]);
         pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "aec139d0a81bb463c5acb16ec2bab01dacfef76939867f29b7495ee17017a01b"
+KERNEL_SOURCE_SHA256 = "b2faa0c59e76b35e09639553a10f83383837f706172650face199a85c15a96c2"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
