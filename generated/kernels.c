@@ -23,9 +23,12 @@
  *    largest and smallest nonzero magnitudes prove that sum exact
  *    (narrow_sum_exact); float64 blocks by two levels of error-free
  *    extraction against a sigma from the previous block (kernel_exact.c.j2).
- *    A block that fails its check is summed again through a chunk
- *    accumulator, exactly. A kept block costs the superaccumulator one or
- *    two additions.
+ *    A block that fails its check is summed again exactly by exponent
+ *    windows: float16/bfloat16/float32 values add in double to one bin per
+ *    16 exponents, float64 values split against one sigma per 32 exponents
+ *    into two bins (chunk_block); after two failed blocks in a row (one in a
+ *    row accumulation) the next EXACT_SKIP go there straight. A kept block
+ *    costs the superaccumulator one or two additions.
  *  - The mean: the top 128 bits of |sum| (and a sticky bit for the rest)
  *    divided by the count in one 128/64-bit division, rounded by
  *    round_quotient, one routine parameterised by precision and exponent
@@ -375,12 +378,13 @@ static inline void sacc_combine(uint64_t *dst, const uint64_t *src, int nl)
     }
 }
 
-/* A block's sum the fast way can fail to be exact; then the block is summed
- * again into a chunk accumulator (Neal's "small superaccumulator"): signed
- * 64-bit chunks of 32-bit digits, chunk i weighing 2^(32 i) * 2^lsb. A value
- * adds its (at most 84-bit) shifted significand to three chunks without
- * carries, branch-free, so a chunk takes 2^31 values before it could
- * overflow; blocks hold at most EXTRACT_CAP. */
+/* A chunk accumulator (Neal's "small superaccumulator") gathers many
+ * additions for one pass over a superaccumulator: signed 64-bit chunks of
+ * 32-bit digits, chunk i weighing 2^(32 i) * 2^lsb. A double adds its (at
+ * most 84-bit) shifted significand to three chunks without carries,
+ * branch-free, so a chunk takes 2^31 additions before it could overflow.
+ * (Adding straight to the superaccumulator can carry or borrow through
+ * every limb each time a sum that hovers near zero changes sign.) */
 static inline void chunk_add(int64_t *ch, int lsb, double x)
 {
     uint64_t b = f64_to_bits(x);
@@ -397,14 +401,17 @@ static inline void chunk_add(int64_t *ch, int lsb, double x)
     c[2] += ((int64_t)(uint64_t)(v >> 64) ^ neg) - neg;
 }
 
-/* limbs += the chunks' value */
+/* limbs += the chunks' value, in one pass from the lowest limb (limb k
+ * takes chunks 2k and 2k + 1) with a signed carry; nch <= 2 * nl */
 static void chunk_fold(uint64_t *limb, int nl, const int64_t *ch, int nch)
 {
-    for (int i = 0; i < nch; i++) {
-        if (!ch[i]) continue;
-        int bit = 32 * i;
-        if (ch[i] > 0) sacc_add_at(limb, nl, bit >> 6, (unsigned __int128)(uint64_t)ch[i] << (bit & 63));
-        else sacc_sub_at(limb, nl, bit >> 6, (unsigned __int128)(0 - (uint64_t)ch[i]) << (bit & 63));
+    __int128 carry = 0;
+    for (int k = 0; k < nl && (2 * k < nch || carry != 0); k++) {
+        __int128 v = carry + (__int128)limb[k];
+        if (2 * k < nch) v += (__int128)ch[2 * k];
+        if (2 * k + 1 < nch) v += (__int128)ch[2 * k + 1] * ((__int128)1 << 32);
+        limb[k] = (uint64_t)v;
+        carry = v >> 64; /* arithmetic: a negative carry borrows from the limbs above */
     }
 }
 
@@ -768,7 +775,7 @@ __attribute__((constructor)) static void meancli_read_cache_size(void)
 #define CLONES __attribute__((target_clones("avx2", "default")))
 #else
 static const char *const ISA_NAMES[] = {"portable"};
-static const int isa_level = 0, isa_best = 0;
+static const int isa_level = 0;
 #define CLONES
 #endif
 
@@ -821,8 +828,8 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* co
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_float16 (ALWAYS_EXACT_float16 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float16 1 /* exact sums: which lane a value goes to does not matter */
-/* chunks of the fallback accumulator: the top value's significand, shifted
- * by up to 31 bits, spans three chunks from its lowest */
+/* chunks of a chunk accumulator: the top value's significand, shifted by
+ * up to 31 bits, spans three chunks from its lowest */
 #define NCH_float16 (((15 - 11 + 1 - SACC_LSB_float16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
@@ -848,37 +855,6 @@ static inline acc_float16 lanes_sum_float16(lanes_float16 *l, int64_t count)
     return l->acc;
 }
 
-/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
- * range: each value adds in double to the bin of its float32 exponent field.
- * A bin's values are multiples of its last bit and below 2^24 of it, so up
- * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
- * stay below 2^50 of the lowest one's last bit, so they add exactly too,
- * and each group's sum goes to the superaccumulator. Returns 0 (float16,
- * bfloat16, float32 blocks need no sigma). */
-static double chunk_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
-{
-    double bin[256];
-    uint32_t nz = 0;
-    memset(bin, 0, sizeof bin);
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_float16(x[i * s]);
-        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
-        if (e == 0xffu) {
-            acc->w[1] |= sacc_flags_of(v);
-            continue;
-        }
-        nz |= b ^ 0x80000000u;
-        bin[e] += v;
-    }
-    if (nz) acc->w[1] |= SACC_NONNEGZERO;
-    for (int g = 0; g < 256; g += 16) {
-        double t = 0.0;
-        for (int k = 0; k < 16; k++) t += bin[g + k];
-        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, t);
-    }
-    return 0.0;
-}
-
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
 static void zero_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
 {
@@ -887,6 +863,45 @@ static void zero_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, a
             acc->w[1] |= SACC_NONNEGZERO;
             return;
         }
+}
+
+/* n values at stride s into *acc exactly, whatever their range: each adds
+ * in double to the bin of its window of 16 float32 exponents (the top 4
+ * bits of the exponent field e). Window k's values are multiples of
+ * 2^(16k - 150) (2^-149 for k = 0) below 2^(16k - 111), so up to 2^14 of
+ * them add exactly; each bin goes to the superaccumulator every
+ * EXTRACT_CAP values. Two sets of bins, for alternate values, halve the
+ * chains of additions to one bin. Returns 0 (float16, bfloat16, float32
+ * blocks need no sigma). */
+static inline void win_add_float16(double *bin, double v, uint32_t *nz, acc_float16 *acc)
+{
+    uint32_t b = f32_to_bits((float)v);
+    if (((b >> 23) & 0xffu) == 0xffu) {
+        acc->w[1] |= sacc_flags_of(v);
+        return;
+    }
+    *nz |= b ^ 0x80000000u;
+    bin[(b >> 27) & 0xfu] += v;
+}
+
+static double chunk_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
+{
+    uint32_t nz = 0;
+    for (int64_t i0 = 0; i0 < n; i0 += EXTRACT_CAP) {
+        int64_t i1 = n - i0 < EXTRACT_CAP ? n : i0 + EXTRACT_CAP, i = i0;
+        double b0[16] = {0.0}, b1[16] = {0.0};
+        for (; i + 2 <= i1; i += 2) {
+            win_add_float16(b0, LOAD_float16(x[i * s]), &nz, acc);
+            win_add_float16(b1, LOAD_float16(x[(i + 1) * s]), &nz, acc);
+        }
+        if (i < i1) win_add_float16(b0, LOAD_float16(x[i * s]), &nz, acc);
+        for (int k = 0; k < 16; k++) {
+            double t = b0[k] + b1[k]; /* exact: EXTRACT_CAP values at most */
+            if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, t);
+        }
+    }
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+    return 0.0;
 }
 
 /* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
@@ -950,13 +965,13 @@ typedef struct {
     uint32_t tmx, tmn1;
     int64_t tn;
     uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
-    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
+    int64_t skip; /* blocks to send straight to the exact path */
     acc_float16 acc[TILE];
 } rowacc_float16;
 
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
-    r->skip = r->fails = 0;
+    r->skip = 0;
     r->tmx = 0;
     r->tmn1 = UINT32_MAX;
     r->tn = 0;
@@ -1031,13 +1046,50 @@ static inline int rows_block_ok_float16(const rowacc_float16 *r, int64_t nrows)
     return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_float16, LSB_MIN_float16);
 }
 
-/* Rows straight through the exact path, column by column: returns how many
- * of the `avail` rows it took (float64's chunks take many rows per fold,
- * the bins of the narrower types EXTRACT_CAP at most). */
+/* Rows of at most NARROW_ROW columns through the exact path row by row
+ * (each row read once, in order): every value adds to its column's bin of
+ * its window, as in chunk_block; the bins go to the superaccumulators
+ * every EXTRACT_CAP rows. */
+static void rows_bins_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    double bin[NARROW_ROW][16];
+    uint32_t nz[NARROW_ROW];
+    memset(nz, 0, sizeof nz);
+    for (int64_t i0 = 0; i0 < nrows; i0 += EXTRACT_CAP) {
+        int64_t i1 = nrows - i0 < EXTRACT_CAP ? nrows : i0 + EXTRACT_CAP;
+        memset(bin, 0, (size_t)w * sizeof bin[0]);
+        for (int64_t i = i0; i < i1; i++) {
+            const T_float16 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) {
+                double v = LOAD_float16(p[j * s]);
+                uint32_t b = f32_to_bits((float)v);
+                if (((b >> 23) & 0xffu) == 0xffu) {
+                    r->acc[j].w[1] |= sacc_flags_of(v);
+                    continue;
+                }
+                nz[j] |= b ^ 0x80000000u;
+                bin[j][(b >> 27) & 0xfu] += v;
+            }
+        }
+        for (int64_t j = 0; j < w; j++)
+            for (int k = 0; k < 16; k++)
+                if (bin[j][k] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, bin[j][k]);
+    }
+    for (int64_t j = 0; j < w; j++)
+        if (nz[j]) r->acc[j].w[1] |= SACC_NONNEGZERO;
+}
+
+/* Rows straight through the exact path, row by row when they are narrow
+ * (rows_bins), else column by column: returns how many of the `avail` rows
+ * it took. */
 static int64_t rows_block_exact_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
-    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
+    int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
     r->skip--;
+    if (w <= NARROW_ROW) {
+        rows_bins_float16(r, x, rs, nrows, s, w);
+        return nrows;
+    }
     for (int64_t j = 0; j < w; j++) {
         (void)chunk_block_float16(x + j * s, rs, nrows, &r->acc[j]);
     }
@@ -1051,8 +1103,8 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
-    r->fails = 2 * failed > w ? r->fails + 1 : 0;
-    if (r->fails >= 2) r->skip = EXACT_SKIP;
+    /* a rows accumulator lives ROW_CHUNK rows (a few blocks): skip after the first such block */
+    if (2 * failed > w) r->skip = EXACT_SKIP;
     if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
         uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
         if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_float16, LSB_MIN_float16)) {
@@ -1169,8 +1221,8 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* 
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_bfloat16 (ALWAYS_EXACT_bfloat16 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_bfloat16 1 /* exact sums: which lane a value goes to does not matter */
-/* chunks of the fallback accumulator: the top value's significand, shifted
- * by up to 31 bits, spans three chunks from its lowest */
+/* chunks of a chunk accumulator: the top value's significand, shifted by
+ * up to 31 bits, spans three chunks from its lowest */
 #define NCH_bfloat16 (((127 - 8 + 1 - SACC_LSB_bfloat16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
@@ -1196,37 +1248,6 @@ static inline acc_bfloat16 lanes_sum_bfloat16(lanes_bfloat16 *l, int64_t count)
     return l->acc;
 }
 
-/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
- * range: each value adds in double to the bin of its float32 exponent field.
- * A bin's values are multiples of its last bit and below 2^24 of it, so up
- * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
- * stay below 2^50 of the lowest one's last bit, so they add exactly too,
- * and each group's sum goes to the superaccumulator. Returns 0 (float16,
- * bfloat16, float32 blocks need no sigma). */
-static double chunk_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
-{
-    double bin[256];
-    uint32_t nz = 0;
-    memset(bin, 0, sizeof bin);
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_bfloat16(x[i * s]);
-        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
-        if (e == 0xffu) {
-            acc->w[1] |= sacc_flags_of(v);
-            continue;
-        }
-        nz |= b ^ 0x80000000u;
-        bin[e] += v;
-    }
-    if (nz) acc->w[1] |= SACC_NONNEGZERO;
-    for (int g = 0; g < 256; g += 16) {
-        double t = 0.0;
-        for (int k = 0; k < 16; k++) t += bin[g + k];
-        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, t);
-    }
-    return 0.0;
-}
-
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
 static void zero_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
 {
@@ -1235,6 +1256,45 @@ static void zero_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n,
             acc->w[1] |= SACC_NONNEGZERO;
             return;
         }
+}
+
+/* n values at stride s into *acc exactly, whatever their range: each adds
+ * in double to the bin of its window of 16 float32 exponents (the top 4
+ * bits of the exponent field e). Window k's values are multiples of
+ * 2^(16k - 150) (2^-149 for k = 0) below 2^(16k - 111), so up to 2^14 of
+ * them add exactly; each bin goes to the superaccumulator every
+ * EXTRACT_CAP values. Two sets of bins, for alternate values, halve the
+ * chains of additions to one bin. Returns 0 (float16, bfloat16, float32
+ * blocks need no sigma). */
+static inline void win_add_bfloat16(double *bin, double v, uint32_t *nz, acc_bfloat16 *acc)
+{
+    uint32_t b = f32_to_bits((float)v);
+    if (((b >> 23) & 0xffu) == 0xffu) {
+        acc->w[1] |= sacc_flags_of(v);
+        return;
+    }
+    *nz |= b ^ 0x80000000u;
+    bin[(b >> 27) & 0xfu] += v;
+}
+
+static double chunk_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
+{
+    uint32_t nz = 0;
+    for (int64_t i0 = 0; i0 < n; i0 += EXTRACT_CAP) {
+        int64_t i1 = n - i0 < EXTRACT_CAP ? n : i0 + EXTRACT_CAP, i = i0;
+        double b0[16] = {0.0}, b1[16] = {0.0};
+        for (; i + 2 <= i1; i += 2) {
+            win_add_bfloat16(b0, LOAD_bfloat16(x[i * s]), &nz, acc);
+            win_add_bfloat16(b1, LOAD_bfloat16(x[(i + 1) * s]), &nz, acc);
+        }
+        if (i < i1) win_add_bfloat16(b0, LOAD_bfloat16(x[i * s]), &nz, acc);
+        for (int k = 0; k < 16; k++) {
+            double t = b0[k] + b1[k]; /* exact: EXTRACT_CAP values at most */
+            if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, t);
+        }
+    }
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+    return 0.0;
 }
 
 /* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
@@ -1298,13 +1358,13 @@ typedef struct {
     uint32_t tmx, tmn1;
     int64_t tn;
     uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
-    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
+    int64_t skip; /* blocks to send straight to the exact path */
     acc_bfloat16 acc[TILE];
 } rowacc_bfloat16;
 
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
-    r->skip = r->fails = 0;
+    r->skip = 0;
     r->tmx = 0;
     r->tmn1 = UINT32_MAX;
     r->tn = 0;
@@ -1379,13 +1439,50 @@ static inline int rows_block_ok_bfloat16(const rowacc_bfloat16 *r, int64_t nrows
     return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_bfloat16, LSB_MIN_bfloat16);
 }
 
-/* Rows straight through the exact path, column by column: returns how many
- * of the `avail` rows it took (float64's chunks take many rows per fold,
- * the bins of the narrower types EXTRACT_CAP at most). */
+/* Rows of at most NARROW_ROW columns through the exact path row by row
+ * (each row read once, in order): every value adds to its column's bin of
+ * its window, as in chunk_block; the bins go to the superaccumulators
+ * every EXTRACT_CAP rows. */
+static void rows_bins_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    double bin[NARROW_ROW][16];
+    uint32_t nz[NARROW_ROW];
+    memset(nz, 0, sizeof nz);
+    for (int64_t i0 = 0; i0 < nrows; i0 += EXTRACT_CAP) {
+        int64_t i1 = nrows - i0 < EXTRACT_CAP ? nrows : i0 + EXTRACT_CAP;
+        memset(bin, 0, (size_t)w * sizeof bin[0]);
+        for (int64_t i = i0; i < i1; i++) {
+            const T_bfloat16 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) {
+                double v = LOAD_bfloat16(p[j * s]);
+                uint32_t b = f32_to_bits((float)v);
+                if (((b >> 23) & 0xffu) == 0xffu) {
+                    r->acc[j].w[1] |= sacc_flags_of(v);
+                    continue;
+                }
+                nz[j] |= b ^ 0x80000000u;
+                bin[j][(b >> 27) & 0xfu] += v;
+            }
+        }
+        for (int64_t j = 0; j < w; j++)
+            for (int k = 0; k < 16; k++)
+                if (bin[j][k] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, bin[j][k]);
+    }
+    for (int64_t j = 0; j < w; j++)
+        if (nz[j]) r->acc[j].w[1] |= SACC_NONNEGZERO;
+}
+
+/* Rows straight through the exact path, row by row when they are narrow
+ * (rows_bins), else column by column: returns how many of the `avail` rows
+ * it took. */
 static int64_t rows_block_exact_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
-    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
+    int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
     r->skip--;
+    if (w <= NARROW_ROW) {
+        rows_bins_bfloat16(r, x, rs, nrows, s, w);
+        return nrows;
+    }
     for (int64_t j = 0; j < w; j++) {
         (void)chunk_block_bfloat16(x + j * s, rs, nrows, &r->acc[j]);
     }
@@ -1399,8 +1496,8 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
-    r->fails = 2 * failed > w ? r->fails + 1 : 0;
-    if (r->fails >= 2) r->skip = EXACT_SKIP;
+    /* a rows accumulator lives ROW_CHUNK rows (a few blocks): skip after the first such block */
+    if (2 * failed > w) r->skip = EXACT_SKIP;
     if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
         uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
         if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_bfloat16, LSB_MIN_bfloat16)) {
@@ -1517,8 +1614,8 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* co
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_float32 (ALWAYS_EXACT_float32 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float32 1 /* exact sums: which lane a value goes to does not matter */
-/* chunks of the fallback accumulator: the top value's significand, shifted
- * by up to 31 bits, spans three chunks from its lowest */
+/* chunks of a chunk accumulator: the top value's significand, shifted by
+ * up to 31 bits, spans three chunks from its lowest */
 #define NCH_float32 (((127 - 24 + 1 - SACC_LSB_float32) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
@@ -1544,37 +1641,6 @@ static inline acc_float32 lanes_sum_float32(lanes_float32 *l, int64_t count)
     return l->acc;
 }
 
-/* n values (n <= EXTRACT_CAP) at stride s into *acc exactly, whatever their
- * range: each value adds in double to the bin of its float32 exponent field.
- * A bin's values are multiples of its last bit and below 2^24 of it, so up
- * to 2^29 of them add exactly; 16 neighbouring bins of up to 2^10 values
- * stay below 2^50 of the lowest one's last bit, so they add exactly too,
- * and each group's sum goes to the superaccumulator. Returns 0 (float16,
- * bfloat16, float32 blocks need no sigma). */
-static double chunk_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
-{
-    double bin[256];
-    uint32_t nz = 0;
-    memset(bin, 0, sizeof bin);
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_float32(x[i * s]);
-        uint32_t b = f32_to_bits((float)v), e = (b >> 23) & 0xffu;
-        if (e == 0xffu) {
-            acc->w[1] |= sacc_flags_of(v);
-            continue;
-        }
-        nz |= b ^ 0x80000000u;
-        bin[e] += v;
-    }
-    if (nz) acc->w[1] |= SACC_NONNEGZERO;
-    for (int g = 0; g < 256; g += 16) {
-        double t = 0.0;
-        for (int k = 0; k < 16; k++) t += bin[g + k];
-        if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, t);
-    }
-    return 0.0;
-}
-
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
 static void zero_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
 {
@@ -1583,6 +1649,45 @@ static void zero_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, a
             acc->w[1] |= SACC_NONNEGZERO;
             return;
         }
+}
+
+/* n values at stride s into *acc exactly, whatever their range: each adds
+ * in double to the bin of its window of 16 float32 exponents (the top 4
+ * bits of the exponent field e). Window k's values are multiples of
+ * 2^(16k - 150) (2^-149 for k = 0) below 2^(16k - 111), so up to 2^14 of
+ * them add exactly; each bin goes to the superaccumulator every
+ * EXTRACT_CAP values. Two sets of bins, for alternate values, halve the
+ * chains of additions to one bin. Returns 0 (float16, bfloat16, float32
+ * blocks need no sigma). */
+static inline void win_add_float32(double *bin, double v, uint32_t *nz, acc_float32 *acc)
+{
+    uint32_t b = f32_to_bits((float)v);
+    if (((b >> 23) & 0xffu) == 0xffu) {
+        acc->w[1] |= sacc_flags_of(v);
+        return;
+    }
+    *nz |= b ^ 0x80000000u;
+    bin[(b >> 27) & 0xfu] += v;
+}
+
+static double chunk_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
+{
+    uint32_t nz = 0;
+    for (int64_t i0 = 0; i0 < n; i0 += EXTRACT_CAP) {
+        int64_t i1 = n - i0 < EXTRACT_CAP ? n : i0 + EXTRACT_CAP, i = i0;
+        double b0[16] = {0.0}, b1[16] = {0.0};
+        for (; i + 2 <= i1; i += 2) {
+            win_add_float32(b0, LOAD_float32(x[i * s]), &nz, acc);
+            win_add_float32(b1, LOAD_float32(x[(i + 1) * s]), &nz, acc);
+        }
+        if (i < i1) win_add_float32(b0, LOAD_float32(x[i * s]), &nz, acc);
+        for (int k = 0; k < 16; k++) {
+            double t = b0[k] + b1[k]; /* exact: EXTRACT_CAP values at most */
+            if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, t);
+        }
+    }
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+    return 0.0;
 }
 
 /* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
@@ -1646,13 +1751,13 @@ typedef struct {
     uint32_t tmx, tmn1;
     int64_t tn;
     uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
-    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
+    int64_t skip; /* blocks to send straight to the exact path */
     acc_float32 acc[TILE];
 } rowacc_float32;
 
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
-    r->skip = r->fails = 0;
+    r->skip = 0;
     r->tmx = 0;
     r->tmn1 = UINT32_MAX;
     r->tn = 0;
@@ -1727,13 +1832,50 @@ static inline int rows_block_ok_float32(const rowacc_float32 *r, int64_t nrows)
     return narrow_sum_exact(r->bmx, r->bmn1, nrows, PREC_float32, LSB_MIN_float32);
 }
 
-/* Rows straight through the exact path, column by column: returns how many
- * of the `avail` rows it took (float64's chunks take many rows per fold,
- * the bins of the narrower types EXTRACT_CAP at most). */
+/* Rows of at most NARROW_ROW columns through the exact path row by row
+ * (each row read once, in order): every value adds to its column's bin of
+ * its window, as in chunk_block; the bins go to the superaccumulators
+ * every EXTRACT_CAP rows. */
+static void rows_bins_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    double bin[NARROW_ROW][16];
+    uint32_t nz[NARROW_ROW];
+    memset(nz, 0, sizeof nz);
+    for (int64_t i0 = 0; i0 < nrows; i0 += EXTRACT_CAP) {
+        int64_t i1 = nrows - i0 < EXTRACT_CAP ? nrows : i0 + EXTRACT_CAP;
+        memset(bin, 0, (size_t)w * sizeof bin[0]);
+        for (int64_t i = i0; i < i1; i++) {
+            const T_float32 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) {
+                double v = LOAD_float32(p[j * s]);
+                uint32_t b = f32_to_bits((float)v);
+                if (((b >> 23) & 0xffu) == 0xffu) {
+                    r->acc[j].w[1] |= sacc_flags_of(v);
+                    continue;
+                }
+                nz[j] |= b ^ 0x80000000u;
+                bin[j][(b >> 27) & 0xfu] += v;
+            }
+        }
+        for (int64_t j = 0; j < w; j++)
+            for (int k = 0; k < 16; k++)
+                if (bin[j][k] != 0.0) sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, bin[j][k]);
+    }
+    for (int64_t j = 0; j < w; j++)
+        if (nz[j]) r->acc[j].w[1] |= SACC_NONNEGZERO;
+}
+
+/* Rows straight through the exact path, row by row when they are narrow
+ * (rows_bins), else column by column: returns how many of the `avail` rows
+ * it took. */
 static int64_t rows_block_exact_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
-    int64_t nrows = avail < EXTRACT_CAP ? avail : EXTRACT_CAP;
+    int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
     r->skip--;
+    if (w <= NARROW_ROW) {
+        rows_bins_float32(r, x, rs, nrows, s, w);
+        return nrows;
+    }
     for (int64_t j = 0; j < w; j++) {
         (void)chunk_block_float32(x + j * s, rs, nrows, &r->acc[j]);
     }
@@ -1747,8 +1889,8 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
-    r->fails = 2 * failed > w ? r->fails + 1 : 0;
-    if (r->fails >= 2) r->skip = EXACT_SKIP;
+    /* a rows accumulator lives ROW_CHUNK rows (a few blocks): skip after the first such block */
+    if (2 * failed > w) r->skip = EXACT_SKIP;
     if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
         uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
         if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_float32, LSB_MIN_float32)) {
@@ -1865,8 +2007,8 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* co
 /* values per block of a run: such formats take longer blocks (fewer flushes) */
 #define RUN_BLOCK_float64 (ALWAYS_EXACT_float64 ? (1 << EXACT_LOG2BLOCK) : EXTRACT_CAP)
 #define LANES_float64 1 /* exact sums: which lane a value goes to does not matter */
-/* chunks of the fallback accumulator: the top value's significand, shifted
- * by up to 31 bits, spans three chunks from its lowest */
+/* chunks of a chunk accumulator: the top value's significand, shifted by
+ * up to 31 bits, spans three chunks from its lowest */
 #define NCH_float64 (((1023 - 53 + 1 - SACC_LSB_float64) >> 5) + 3)
 /* Blocks: two levels of extraction (Rump, Ogita, Oishi, "Accurate
  * floating-point summation", ExtractScalar): with sigma_1 = A *
@@ -1911,29 +2053,6 @@ static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
     return l->acc;
 }
 
-/* n values at stride s into *acc exactly, through the chunk accumulator;
- * returns the largest finite |x| (a failed block's next A comes from it). */
-static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
-{
-    int64_t ch[NCH_float64] = {0};
-    uint64_t nz = 0;
-    double mx = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        double v = x[i * s];
-        uint64_t b = f64_to_bits(v);
-        if ((b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
-            acc->w[1] |= sacc_flags_of(v);
-            continue;
-        }
-        nz |= b ^ 0x8000000000000000ull;
-        chunk_add(ch, SACC_LSB_float64, v);
-        mx = fabs(v) > mx ? fabs(v) : mx;
-    }
-    if (nz) acc->w[1] |= SACC_NONNEGZERO;
-    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float64, ch, NCH_float64);
-    return mx;
-}
-
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
 static void zero_block_flags_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
 {
@@ -1942,6 +2061,87 @@ static void zero_block_flags_float64(const T_float64 *x, int64_t s, int64_t n, a
             acc->w[1] |= SACC_NONNEGZERO;
             return;
         }
+}
+
+/* n values at stride s into *acc exactly, by exponent windows: window k
+ * takes the values whose exponent field e has e >> 5 == k, so |x| < A_k =
+ * 2^(32k - 991). Against sigma_k = A_k 2^(EXTRACT_LOG2CAP + 1) each splits
+ * exactly into q = (sigma_k + x) - sigma_k and r = x - q, as in the blocks:
+ * the q of up to EXTRACT_CAP values add exactly, and the r are multiples of
+ * the window's grid 2^(32k - 1075) (2^-1074 for k = 0) of at most
+ * sigma_k 2^-53 = 2^(32k - 1033), so EXTRACT_CAP of them stay below
+ * 2^(32k - 1023): exact too. Each window's q and r sums go to a chunk
+ * accumulator every EXTRACT_CAP values, and that to *acc at the end. sigma_k's exponent field is
+ * (e & ~31) + 43, finite up to window 62; window 63 (|x| >= 2^993, inf,
+ * NaN) is taken value by value. Two sets of bins, for alternate values,
+ * halve the chains of additions to one bin. Returns the largest finite
+ * |x| (a failed block's next A comes from it). */
+static inline void win_add_float64(double *bin, double v, uint64_t a)
+{
+    double sg = bits_to_f64((a & 0x7e00000000000000ull) + (43ull << 52)), q = (sg + v) - sg;
+    double *w = bin + 2 * (a >> 57);
+    w[0] += q;
+    w[1] += v - q;
+}
+
+/* The slow side of win_add: window 63 (|x| >= 2^993, inf, NaN). */
+static void win_big_float64(double v, uint64_t a, uint64_t *amx, int64_t *ch, acc_float64 *acc)
+{
+    acc->w[1] |= sacc_flags_of(v);
+    if (a < 0x7ff0000000000000ull) {
+        chunk_add(ch, SACC_LSB_float64, v);
+        *amx = a > *amx ? a : *amx;
+    }
+}
+
+/* The bins' sums into the chunks, the bins zeroed. */
+static void win_flush_float64(double *b0, double *b1, int64_t *ch)
+{
+    for (int k = 0; k < 128; k++) {
+        double t = b0[k] + b1[k]; /* exact: EXTRACT_CAP values at most */
+        if (t != 0.0) chunk_add(ch, SACC_LSB_float64, t);
+        b0[k] = b1[k] = 0.0;
+    }
+}
+
+static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
+{
+    double b0[128], b1[128]; /* [2k]: window k's q sum, [2k + 1]: its r sum */
+    int64_t ch[NCH_float64] = {0};
+    uint64_t amx = 0;
+    memset(b0, 0, sizeof b0);
+    memset(b1, 0, sizeof b1);
+    for (int64_t i0 = 0; i0 < n; i0 += EXTRACT_CAP) {
+        int64_t i1 = n - i0 < EXTRACT_CAP ? n : i0 + EXTRACT_CAP, i = i0;
+        for (; i + 2 <= i1; i += 2) {
+            double u = x[i * s], v = x[(i + 1) * s];
+            uint64_t au = f64_to_bits(u) & 0x7fffffffffffffffull, av = f64_to_bits(v) & 0x7fffffffffffffffull;
+            if (au >= 0x7e00000000000000ull) win_big_float64(u, au, &amx, ch, acc);
+            else {
+                amx = au > amx ? au : amx;
+                win_add_float64(b0, u, au);
+            }
+            if (av >= 0x7e00000000000000ull) win_big_float64(v, av, &amx, ch, acc);
+            else {
+                amx = av > amx ? av : amx;
+                win_add_float64(b1, v, av);
+            }
+        }
+        for (; i < i1; i++) {
+            double v = x[i * s];
+            uint64_t a = f64_to_bits(v) & 0x7fffffffffffffffull;
+            if (a >= 0x7e00000000000000ull) win_big_float64(v, a, &amx, ch, acc);
+            else {
+                amx = a > amx ? a : amx;
+                win_add_float64(b0, v, a);
+            }
+        }
+        win_flush_float64(b0, b1, ch);
+    }
+    chunk_fold(acc->w + SACC_HEADER, SACC_NL_float64, ch, NCH_float64);
+    if (amx) acc->w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_float64(x, s, n, acc);
+    return bits_to_f64(amx);
 }
 
 /* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
@@ -1997,13 +2197,13 @@ typedef struct {
     double A[TILE], sigma1[TILE], sigma2[TILE];
     double s1[TILE], s2[TILE];
     uint64_t bad; /* the block has a value above its column's A, or a nonzero r2 */
-    int64_t skip, fails; /* blocks to send straight to the exact path; blocks in a row where most columns failed */
+    int64_t skip; /* blocks to send straight to the exact path */
     acc_float64 acc[TILE];
 } rowacc_float64;
 
 static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
 {
-    r->skip = r->fails = 0;
+    r->skip = 0;
     for (int64_t j = 0; j < w; j++) {
         r->A[j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
@@ -2063,13 +2263,60 @@ static inline int rows_block_ok_float64(const rowacc_float64 *r, int64_t nrows)
     return r->bad == 0;
 }
 
-/* Rows straight through the exact path, column by column: returns how many
- * of the `avail` rows it took (float64's chunks take many rows per fold,
- * the bins of the narrower types EXTRACT_CAP at most). */
+/* Rows of at most NARROW_ROW columns through the exact path row by row
+ * (each row read once, in order): every value splits against its window's
+ * sigma into its column's bins, as in chunk_block. */
+static void rows_bins_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    double bin[NARROW_ROW][128];
+    int64_t ch[NCH_float64];
+    uint64_t amx[NARROW_ROW];
+    memset(amx, 0, sizeof amx);
+    for (int64_t i0 = 0; i0 < nrows; i0 += EXTRACT_CAP) {
+        int64_t i1 = nrows - i0 < EXTRACT_CAP ? nrows : i0 + EXTRACT_CAP;
+        memset(bin, 0, (size_t)w * sizeof bin[0]);
+        for (int64_t i = i0; i < i1; i++) {
+            const T_float64 *p = x + i * rs;
+            for (int64_t j = 0; j < w; j++) {
+                double v = p[j * s];
+                uint64_t a = f64_to_bits(v) & 0x7fffffffffffffffull;
+                if (a >= 0x7e00000000000000ull) { /* window 63: into the column's accumulator as is */
+                    r->acc[j].w[1] |= sacc_flags_of(v);
+                    if (a < 0x7ff0000000000000ull) {
+                        sacc_add_f64(r->acc[j].w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, v);
+                        amx[j] = a > amx[j] ? a : amx[j];
+                    }
+                    continue;
+                }
+                amx[j] = a > amx[j] ? a : amx[j];
+                win_add_float64(bin[j], v, a);
+            }
+        }
+        for (int64_t j = 0; j < w; j++) {
+            memset(ch, 0, sizeof ch);
+            for (int k = 0; k < 128; k++)
+                if (bin[j][k] != 0.0) chunk_add(ch, SACC_LSB_float64, bin[j][k]);
+            chunk_fold(r->acc[j].w + SACC_HEADER, SACC_NL_float64, ch, NCH_float64);
+        }
+    }
+    for (int64_t j = 0; j < w; j++) {
+        if (amx[j]) r->acc[j].w[1] |= SACC_NONNEGZERO;
+        else zero_block_flags_float64(x + j * s, rs, nrows, &r->acc[j]);
+        pick_sigma_float64(bits_to_f64(amx[j]), &r->A[j], &r->sigma1[j], &r->sigma2[j]);
+    }
+}
+
+/* Rows straight through the exact path, row by row when they are narrow
+ * (rows_bins), else column by column: returns how many of the `avail` rows
+ * it took. */
 static int64_t rows_block_exact_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t avail, int64_t s, int64_t w)
 {
     int64_t nrows = avail < 16 * EXTRACT_CAP ? avail : 16 * EXTRACT_CAP;
     r->skip--;
+    if (w <= NARROW_ROW) {
+        rows_bins_float64(r, x, rs, nrows, s, w);
+        return nrows;
+    }
     for (int64_t j = 0; j < w; j++) {
         double m = chunk_block_float64(x + j * s, rs, nrows, &r->acc[j]);
         pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);
@@ -2084,8 +2331,8 @@ static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
-    r->fails = 2 * failed > w ? r->fails + 1 : 0;
-    if (r->fails >= 2) r->skip = EXACT_SKIP;
+    /* a rows accumulator lives ROW_CHUNK rows (a few blocks): skip after the first such block */
+    if (2 * failed > w) r->skip = EXACT_SKIP;
     for (int64_t j = 0; j < w; j++) {
         const T_float64 *c = x + j * s;
         if (!ok || ok[j]) {
@@ -2868,6 +3115,12 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
  *   vf: VF_N = 2 * VD_N floats vi: the same bits as 32-bit unsigned integers
  *   vw: 2 * VF_N 16-bit lanes  vh: VD_N floats (a vd rounded, to store) */
 #define VEC_TARGET __attribute__((target("avx2,fma,f16c")))
+/* Before the vector kernels call scalar code compiled for plain x86-64 (the
+ * exact path, libm, the portable loops) and before they return: legacy-SSE
+ * instructions run far slower while the upper halves of the vector
+ * registers hold data (measured: the exact path at under half speed), and
+ * GCC leaves vzeroupper out before such calls. */
+#define vec_zeroupper _mm256_zeroupper
 #define VD_N 4
 #define VF_N 8
 #define VH_ALIGN 16 /* bytes a streamed vh store needs */
@@ -3005,6 +3258,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_float16(x, 1, n, &l->acc);
         return;
     }
@@ -3024,6 +3278,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_float16(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_float16(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -3045,6 +3300,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -3113,6 +3369,7 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_float16(ninputs, src, sinner, w, dst);
             return;
         }
@@ -3144,6 +3401,7 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_float16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -3160,6 +3418,7 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
     }
     for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -3178,6 +3437,7 @@ VEC_TARGET static void columns_ok_float16_avx2(const T_float16 *b, int64_t rs, i
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float16, LSB_MIN_float16);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float16(NULL, j, b + j, rs, nb);
 }
 
@@ -3225,6 +3485,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -3251,6 +3512,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -3267,6 +3529,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -3289,6 +3552,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -3327,6 +3591,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
         return;
     }
@@ -3346,6 +3611,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_bfloat16(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -3374,6 +3640,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -3442,6 +3709,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_bfloat16(ninputs, src, sinner, w, dst);
             return;
         }
@@ -3473,6 +3741,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_bfloat16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -3489,6 +3758,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
     }
     for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -3507,6 +3777,7 @@ VEC_TARGET static void columns_ok_bfloat16_avx2(const T_bfloat16 *b, int64_t rs,
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_bfloat16, LSB_MIN_bfloat16);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(NULL, j, b + j, rs, nb);
 }
 
@@ -3554,6 +3825,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -3580,6 +3852,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -3596,6 +3869,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -3618,6 +3892,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -3660,6 +3935,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_float32(x, 1, n, &l->acc);
         return;
     }
@@ -3679,6 +3955,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_float32(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_float32(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -3700,6 +3977,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -3768,6 +4046,7 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_float32(ninputs, src, sinner, w, dst);
             return;
         }
@@ -3799,6 +4078,7 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_float32(ninputs, src, sinner, w, dst);
         return;
     }
@@ -3846,6 +4126,7 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
         else vh_store((float *)dst + j, f);
     }
     for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -3864,6 +4145,7 @@ VEC_TARGET static void columns_ok_float32_avx2(const T_float32 *b, int64_t rs, i
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float32, LSB_MIN_float32);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float32(NULL, j, b + j, rs, nb);
 }
 
@@ -3911,6 +4193,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -3937,6 +4220,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -3953,6 +4237,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -3975,6 +4260,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -3997,11 +4283,13 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         double m = chunk_block_float64(x, 1, n, &l->acc);
         pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
         return;
     }
     if (l->A == 0.0 || n < 2 * VD_N) {
+        vec_zeroupper();
         block_float64(x, 1, n, l);
         return;
     }
@@ -4039,6 +4327,7 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
         sums[1] += q2;
         clean &= f64_to_bits(r1 - q2) == 0;
     }
+    vec_zeroupper();
     if (mx <= l->A && clean && isfinite(sums[0])) {
         keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
         l->fails = 0;
@@ -4072,6 +4361,7 @@ VEC_TARGET static void mean_unit_float64_avx2(int ninputs, const T_float64 *cons
     vd_store(mm, mv);
     for (int k = 0; k < VD_N; k++) m = mm[k] > m ? mm[k] : m;
     double A, g1, g2;
+    vec_zeroupper();
     pick_sigma_float64(m, &A, &g1, &g2);
     if (!(m <= A) || ninputs > EXTRACT_CAP) { /* an inf or NaN (or a huge count): every output exactly */
         mean_unit_float64(ninputs, src, sinner, w, dst);
@@ -4131,6 +4421,7 @@ VEC_TARGET static void mean_unit_float64_avx2(int ninputs, const T_float64 *cons
         vd_store(dst + j, vd_from_bits(vq_or(vq_and(keep, b), vq_andnot(keep, next))));
         vq_store(bad + j, vq_or(vq_load(bad + j), vq_andnot(ok, ones)));
     }
+    vec_zeroupper();
     for (int64_t j = wv; j < w; j++) bad[j] |= (uint64_t)!dd_mean(s1[j], s2[j], nd, &dst[j]);
     for (int64_t j = 0; j < w; j++)
         if (bad[j]) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
@@ -4144,6 +4435,7 @@ VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -4165,6 +4457,7 @@ VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 
             for (; j < w; j++) col_add_float64(r, j, p[j]);
         }
         r->bad |= (uint64_t)vd_anybits(bad);
+        vec_zeroupper();
         if (rows_block_ok_float64(r, nb)) {
             rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -4204,6 +4497,7 @@ VEC_TARGET static void run_int64_avx2(const T_int64 *x, int64_t n, lanes_int64 *
         vq_store(l->hi + VD_N * k, hi[k]);
     }
     for (int k = 0; i < n; i++, k++) ADD_BIASED_int64(l->lo[k], l->hi[k], BIASED_int64(x[i]));
+    vec_zeroupper();
 }
 /* uint64, avx2: bias and split into 32-bit halves, LANES_uint64 lanes at a time. */
 VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint64 *l)
@@ -4229,9 +4523,11 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
         vq_store(l->hi + VD_N * k, hi[k]);
     }
     for (int k = 0; i < n; i++, k++) ADD_BIASED_uint64(l->lo[k], l->hi[k], BIASED_uint64(x[i]));
+    vec_zeroupper();
 }
 /* ---- end of the avx2 layer ---- */
 #undef VEC_TARGET
+#undef vec_zeroupper
 #undef VD_N
 #undef VF_N
 #undef VH_ALIGN
@@ -4310,6 +4606,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
  * mask registers here; the primitives that return lanes of ones turn them
  * into vectors, so the kernels read the same on every ISA. */
 #define VEC_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")))
+#define vec_zeroupper _mm256_zeroupper /* clears the upper bits of zmm0-15 too */
 #define VD_N 8
 #define VF_N 16
 #define VH_ALIGN 32
@@ -4425,6 +4722,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_float16(x, 1, n, &l->acc);
         return;
     }
@@ -4444,6 +4742,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_float16(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_float16(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -4465,6 +4764,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -4533,6 +4833,7 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_float16(ninputs, src, sinner, w, dst);
             return;
         }
@@ -4564,6 +4865,7 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_float16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -4580,6 +4882,7 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
     }
     for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -4598,6 +4901,7 @@ VEC_TARGET static void columns_ok_float16_avx512(const T_float16 *b, int64_t rs,
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float16, LSB_MIN_float16);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float16(NULL, j, b + j, rs, nb);
 }
 
@@ -4645,6 +4949,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -4671,6 +4976,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -4687,6 +4993,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -4709,6 +5016,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -4747,6 +5055,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
         return;
     }
@@ -4766,6 +5075,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_bfloat16(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -4794,6 +5104,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -4862,6 +5173,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_bfloat16(ninputs, src, sinner, w, dst);
             return;
         }
@@ -4893,6 +5205,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_bfloat16(ninputs, src, sinner, w, dst);
         return;
     }
@@ -4909,6 +5222,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
     }
     for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -4927,6 +5241,7 @@ VEC_TARGET static void columns_ok_bfloat16_avx512(const T_bfloat16 *b, int64_t r
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_bfloat16, LSB_MIN_bfloat16);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(NULL, j, b + j, rs, nb);
 }
 
@@ -4974,6 +5289,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -5000,6 +5316,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -5016,6 +5333,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -5038,6 +5356,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -5080,6 +5399,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         (void)chunk_block_float32(x, 1, n, &l->acc);
         return;
     }
@@ -5099,6 +5419,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
         for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
         for (; i < n; i++) part[0] += LOAD_float32(x[i]);
         for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        vec_zeroupper();
         if (isfinite(total)) keep_block_float32(x, 1, n, &l->acc, &total, 1, total != 0.0);
         else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
@@ -5120,6 +5441,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
+    vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
@@ -5188,6 +5510,7 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
             continue;
         }
         if (sinner[i]) { /* more contiguous inputs than the vector loop takes */
+            vec_zeroupper();
             mean_unit_float32(ninputs, src, sinner, w, dst);
             return;
         }
@@ -5219,6 +5542,7 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
         }
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) { /* rare: the portable unit checks output by output */
+        vec_zeroupper();
         mean_unit_float32(ninputs, src, sinner, w, dst);
         return;
     }
@@ -5266,6 +5590,7 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
         else vh_store((float *)dst + j, f);
     }
     for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -5284,6 +5609,7 @@ VEC_TARGET static void columns_ok_float32_avx512(const T_float32 *b, int64_t rs,
         vi_store(mn1, mnv);
         for (int k = 0; k < VF_N; k++) ok[j + k] = (uint8_t)narrow_sum_exact(mx[k], mn1[k], nb, PREC_float32, LSB_MIN_float32);
     }
+    vec_zeroupper();
     for (; j < w; j++) ok[j] = (uint8_t)column_ok_float32(NULL, j, b + j, rs, nb);
 }
 
@@ -5331,6 +5657,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
             if (r->skip > 0) {
+                vec_zeroupper();
                 nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
@@ -5357,6 +5684,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
             }
             for (int64_t i = 0; i < nb; i++)
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+            vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
             } else {
@@ -5373,6 +5701,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -5395,6 +5724,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
+        vec_zeroupper();
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -5417,11 +5747,13 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
 {
     if (l->skip > 0) {
         l->skip--;
+        vec_zeroupper();
         double m = chunk_block_float64(x, 1, n, &l->acc);
         pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
         return;
     }
     if (l->A == 0.0 || n < 2 * VD_N) {
+        vec_zeroupper();
         block_float64(x, 1, n, l);
         return;
     }
@@ -5459,6 +5791,7 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
         sums[1] += q2;
         clean &= f64_to_bits(r1 - q2) == 0;
     }
+    vec_zeroupper();
     if (mx <= l->A && clean && isfinite(sums[0])) {
         keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
         l->fails = 0;
@@ -5492,6 +5825,7 @@ VEC_TARGET static void mean_unit_float64_avx512(int ninputs, const T_float64 *co
     vd_store(mm, mv);
     for (int k = 0; k < VD_N; k++) m = mm[k] > m ? mm[k] : m;
     double A, g1, g2;
+    vec_zeroupper();
     pick_sigma_float64(m, &A, &g1, &g2);
     if (!(m <= A) || ninputs > EXTRACT_CAP) { /* an inf or NaN (or a huge count): every output exactly */
         mean_unit_float64(ninputs, src, sinner, w, dst);
@@ -5551,6 +5885,7 @@ VEC_TARGET static void mean_unit_float64_avx512(int ninputs, const T_float64 *co
         vd_store(dst + j, vd_from_bits(vq_or(vq_and(keep, b), vq_andnot(keep, next))));
         vq_store(bad + j, vq_or(vq_load(bad + j), vq_andnot(ok, ones)));
     }
+    vec_zeroupper();
     for (int64_t j = wv; j < w; j++) bad[j] |= (uint64_t)!dd_mean(s1[j], s2[j], nd, &dst[j]);
     for (int64_t j = 0; j < w; j++)
         if (bad[j]) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
@@ -5564,6 +5899,7 @@ VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float6
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
         if (r->skip > 0) {
+            vec_zeroupper();
             nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
             continue;
         }
@@ -5585,6 +5921,7 @@ VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float6
             for (; j < w; j++) col_add_float64(r, j, p[j]);
         }
         r->bad |= (uint64_t)vd_anybits(bad);
+        vec_zeroupper();
         if (rows_block_ok_float64(r, nb)) {
             rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
         } else {
@@ -5624,6 +5961,7 @@ VEC_TARGET static void run_int64_avx512(const T_int64 *x, int64_t n, lanes_int64
         vq_store(l->hi + VD_N * k, hi[k]);
     }
     for (int k = 0; i < n; i++, k++) ADD_BIASED_int64(l->lo[k], l->hi[k], BIASED_int64(x[i]));
+    vec_zeroupper();
 }
 /* uint64, avx512: bias and split into 32-bit halves, LANES_uint64 lanes at a time. */
 VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uint64 *l)
@@ -5649,9 +5987,11 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
         vq_store(l->hi + VD_N * k, hi[k]);
     }
     for (int k = 0; i < n; i++, k++) ADD_BIASED_uint64(l->lo[k], l->hi[k], BIASED_uint64(x[i]));
+    vec_zeroupper();
 }
 /* ---- end of the avx512 layer ---- */
 #undef VEC_TARGET
+#undef vec_zeroupper
 #undef VD_N
 #undef VF_N
 #undef VH_ALIGN

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "f974f7ce93652da33ddeee15caea4ff036eb41e4ab5f98c22896c72952dbd597"
+KERNEL_SOURCE_SHA256 = "ab6359a2729939816ae0e9b36e43e64e8c052d01f6dcdfea3858e54da3444b32"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

@@ -272,3 +272,32 @@ def test_partials_agree_with_reduce_mean(dtype: str) -> None:
             combined = kernels.combine_partials(states, (axes[0],), dtype)
             got = kernels.finalize_partials(combined, dtype)
             assert same_bits(got, meancli.reduce_mean(x, axes=list(axes), keepdims=True))
+
+
+# The exact path sorts values into windows of exponents: float64 by the top 6
+# bits of the exponent field (window 63, |x| >= 2^993, value by value),
+# float16/bfloat16/float32 by the top 4 bits of the float32 one. Values on
+# both sides of every window edge, with cancellation, in runs and in narrow
+# rows long enough that the blocks go straight to the exact path.
+WINDOW_EDGES = {"float64": (32, 2046, 1023), "float32": (16, 254, 127), "bfloat16": (16, 254, 127)}
+
+
+@pytest.mark.parametrize("dtype", sorted(WINDOW_EDGES))
+def test_exact_path_window_edges(dtype: str) -> None:
+    width, top, bias = WINDOW_EDGES[dtype]
+    fields = sorted({f for k in range(0, top + 2, width) for f in (k - 1, k) if 1 <= f <= top})
+    rng = np.random.default_rng(11)
+    n, extra = 64 * 2400, 64
+    half = (n - extra) // 2
+    exps = rng.choice(np.array(fields) - bias, half)
+    v = np.ldexp(rng.uniform(1.0, 2.0, half), exps) * rng.choice([-1.0, 1.0], half)
+    v = v.astype(oracles.DTYPES[dtype]).astype(np.float64)
+    # the pairs cancel: the mean is that of the smallest values, so a bit lost anywhere shows
+    scale = -900 if dtype == "float64" else -100
+    low = np.ldexp(rng.integers(-(2**7), 2**7, extra).astype(np.float64), scale)
+    x = np.concatenate([v, -v, low])[rng.permutation(n)].astype(oracles.DTYPES[dtype])
+    assert truth(x, (0,)).item() != 0.0
+    for arr, axes in ((x, (0,)), (x.reshape(-1, 64), (0,)), (x.reshape(-1, 16), (0,))):
+        for threads in (1, 2):
+            got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True, threads=threads)
+            assert same_bits(got, truth(arr, axes)), (arr.shape, threads)
