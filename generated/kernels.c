@@ -3154,7 +3154,6 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 #define vd_gt(a, b) _mm256_castpd_si256(_mm256_cmp_pd((a), (b), _CMP_GT_OQ))
 #define vd_lt(a, b) _mm256_castpd_si256(_mm256_cmp_pd((a), (b), _CMP_LT_OQ))
 #define vq_eq _mm256_cmpeq_epi64
-#define vq_gt _mm256_cmpgt_epi64 /* signed */
 #define vq_slli _mm256_slli_epi64
 #define vd_bits _mm256_castpd_si256
 #define vd_from_bits _mm256_castsi256_pd
@@ -4085,8 +4084,15 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
     const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     j = 0;
-    /* a large output goes straight to memory (no read of the lines it overwrites) */
-    const int nt = stream && ((uintptr_t)dst & (VH_ALIGN - 1)) == 0;
+    /* a large output goes straight to memory (no read of the lines it
+     * overwrites), in aligned vectors: the outputs before the first aligned
+     * one are finished one by one (numpy's large arrays are 16-byte aligned) */
+    int nt = stream && ((uintptr_t)dst & 3) == 0;
+    const int64_t lead = (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4);
+    if (nt && lead <= w)
+        for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    else
+        nt = 0;
     /* Not a power of two: q = RN(S * RN(1 / n)) is within 1.6 of its ulps of
      * S / n. The float32 rounding of S / n is decided by the midpoint M of
      * q's float32 interval (q's low 29 bits set to 2^28; FLT_MAX's upper
@@ -4104,13 +4110,13 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
         g = t - 23 < -149 ? -149 : t - 23;
     }
     const int bymul = pow2 || (ninputs < (1 << 28) && g - cl >= -125);
-    const vq low29 = vq_set1((1 << 29) - 1), half = vq_set1(1 << 28), near0 = vq_set1((1 << 28) - 2), five = vq_set1(5);
+    const vq low29 = vq_set1((1 << 29) - 1), half = vq_set1(1 << 28);
     const vd sign = vd_set1(-0.0);
+    /* (every lane corrected, branch-free: a test for lanes near a midpoint
+     * mispredicts, as the sums of a few floats put 5% of them there) */
     for (; bymul && j + VD_N <= w; j += VD_N) {
         vd Sv = vd_load(S + j), q = vd_mul(Sv, rn);
-        /* only where q's bits below float32's are within 2 of the midpoint
-         * pattern can S / n lie across a midpoint from q: else q rounds as it */
-        if (!pow2 && vd_anybits(vd_from_bits(vq_gt(five, vq_and(vq_sub(vd_bits(q), near0), low29))))) {
+        if (!pow2) {
             vd M = vd_from_bits(vq_or(vq_andnot(low29, vd_bits(q)), half));
             /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */
             vd d = vd_xor(vd_fnmadd(M, nv, Sv), vd_and(M, sign));
@@ -4558,7 +4564,6 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vd_gt
 #undef vd_lt
 #undef vq_eq
-#undef vq_gt
 #undef vq_slli
 #undef vd_bits
 #undef vd_from_bits
@@ -4637,7 +4642,6 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vd_gt(a, b) _mm512_movm_epi64(_mm512_cmp_pd_mask((a), (b), _CMP_GT_OQ))
 #define vd_lt(a, b) _mm512_movm_epi64(_mm512_cmp_pd_mask((a), (b), _CMP_LT_OQ))
 #define vq_eq(a, b) _mm512_movm_epi64(_mm512_cmpeq_epi64_mask((a), (b)))
-#define vq_gt(a, b) _mm512_movm_epi64(_mm512_cmpgt_epi64_mask((a), (b)))
 #define vq_slli _mm512_slli_epi64
 #define vd_bits _mm512_castpd_si512
 #define vd_from_bits _mm512_castsi512_pd
@@ -5549,8 +5553,15 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
     const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     j = 0;
-    /* a large output goes straight to memory (no read of the lines it overwrites) */
-    const int nt = stream && ((uintptr_t)dst & (VH_ALIGN - 1)) == 0;
+    /* a large output goes straight to memory (no read of the lines it
+     * overwrites), in aligned vectors: the outputs before the first aligned
+     * one are finished one by one (numpy's large arrays are 16-byte aligned) */
+    int nt = stream && ((uintptr_t)dst & 3) == 0;
+    const int64_t lead = (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4);
+    if (nt && lead <= w)
+        for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    else
+        nt = 0;
     /* Not a power of two: q = RN(S * RN(1 / n)) is within 1.6 of its ulps of
      * S / n. The float32 rounding of S / n is decided by the midpoint M of
      * q's float32 interval (q's low 29 bits set to 2^28; FLT_MAX's upper
@@ -5568,13 +5579,13 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
         g = t - 23 < -149 ? -149 : t - 23;
     }
     const int bymul = pow2 || (ninputs < (1 << 28) && g - cl >= -125);
-    const vq low29 = vq_set1((1 << 29) - 1), half = vq_set1(1 << 28), near0 = vq_set1((1 << 28) - 2), five = vq_set1(5);
+    const vq low29 = vq_set1((1 << 29) - 1), half = vq_set1(1 << 28);
     const vd sign = vd_set1(-0.0);
+    /* (every lane corrected, branch-free: a test for lanes near a midpoint
+     * mispredicts, as the sums of a few floats put 5% of them there) */
     for (; bymul && j + VD_N <= w; j += VD_N) {
         vd Sv = vd_load(S + j), q = vd_mul(Sv, rn);
-        /* only where q's bits below float32's are within 2 of the midpoint
-         * pattern can S / n lie across a midpoint from q: else q rounds as it */
-        if (!pow2 && vd_anybits(vd_from_bits(vq_gt(five, vq_and(vq_sub(vd_bits(q), near0), low29))))) {
+        if (!pow2) {
             vd M = vd_from_bits(vq_or(vq_andnot(low29, vd_bits(q)), half));
             /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */
             vd d = vd_xor(vd_fnmadd(M, nv, Sv), vd_and(M, sign));
@@ -6022,7 +6033,6 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vd_gt
 #undef vd_lt
 #undef vq_eq
-#undef vq_gt
 #undef vq_slli
 #undef vd_bits
 #undef vd_from_bits

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "ab6359a2729939816ae0e9b36e43e64e8c052d01f6dcdfea3858e54da3444b32"
+KERNEL_SOURCE_SHA256 = "1ce520e9dab813cbbbb2201756cc4ad137d7718d2e470083eb430ede93a8a8e8"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
