@@ -66,8 +66,9 @@ for dt in [np.float32, np.float64, np.float16, ml_dtypes.bfloat16]:
         for k in [1, 2, 3, 16, 17]:
             h.update(meancli.mean(*([b, c, d] * 6)[:k]).tobytes())
         h.update(meancli.mean(b, np.asfortranarray(b), c).tobytes())
-    # Mean outputs large enough for non-temporal stores, at offsets that
-    # leave them unaligned for every vector width
+    # Mean outputs streamed with non-temporal stores (threshold lowered), at
+    # offsets that leave them unaligned for every vector width
+    meancli.kernels.mean_stream_bytes(1 << 20)
     big = rng.standard_normal((3, 1 << 21)).astype(dt)
     for off in [0, 1, 4]:
         h.update(meancli.mean(big[0, off:], big[1, off:], big[2, off:]).tobytes())
