@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "1ce520e9dab813cbbbb2201756cc4ad137d7718d2e470083eb430ede93a8a8e8"
+KERNEL_SOURCE_SHA256 = "702d4cf6f13989c71ca8b4320e2a53164f7484d82b38ce9dfc5884e8b7cfe4ae"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

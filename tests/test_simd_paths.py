@@ -95,9 +95,8 @@ def run(isa: str) -> tuple[str, str]:
 
 @pytest.mark.parametrize("isa", ISA_NAMES[1:])
 def test_isa_gives_the_portable_bits(isa: str) -> None:
-    best = kernels.isa()
-    if ISA_NAMES.index(isa) > ISA_NAMES.index(best):
-        pytest.skip(f"this CPU runs at most {best}")
+    if isa not in kernels.supported_isas():
+        pytest.skip(f"this CPU runs at most {kernels.supported_isas()[-1]}")
     ran, digest = run(isa)
     assert ran == isa  # the path asked for is the path measured
     assert run("portable") == ("portable", digest)
@@ -147,20 +146,36 @@ def test_streamed_and_cached_stores_give_the_same_bits() -> None:
 
 
 def test_use_isa_switches_in_process_and_refuses_unknown_names() -> None:
+    """use_isa and supported_isas, in one process: every set the CPU has gives the same bits."""
     import numpy as np
 
     import meancli
     from meancli.errors import UsageError
 
-    best = kernels.isa()
+    picked = kernels.isa()
+    supported = kernels.supported_isas()
+    assert supported[0] == "portable" and picked in supported
+    assert supported == ISA_NAMES[: len(supported)]
     x = np.random.default_rng(5).standard_normal((300, 77)).astype(np.float32)
     want = meancli.reduce_mean(x, axes=[0]).tobytes()
     try:
-        for name in ISA_NAMES[: ISA_NAMES.index(best) + 1]:
+        for name in supported:
             assert kernels.use_isa(name) == name
             assert meancli.reduce_mean(x, axes=[0]).tobytes() == want
-        assert kernels.use_isa(ISA_NAMES[-1]) == best  # never above what the CPU has
+        assert kernels.use_isa(ISA_NAMES[-1]) == supported[-1]  # never above what the CPU has
         with pytest.raises(UsageError, match="expected one of"):
             kernels.use_isa("sse9")
     finally:
-        kernels.use_isa(best)
+        kernels.use_isa(picked)
+    assert kernels.isa() == picked
+
+
+def test_without_meancli_isa_a_vector_set_the_cpu_has_runs() -> None:
+    """The load-time pick: the widest set measured faster, never the portable loops
+    on a CPU with vectors, never a set the CPU lacks."""
+    env = {k: v for k, v in os.environ.items() if k != "MEANCLI_ISA"}
+    code = "import meancli.kernels as k; print(k.isa(), *k.supported_isas())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    picked, *supported = out.stdout.split()
+    assert picked in supported
+    assert picked != "portable" or supported == ["portable"]
