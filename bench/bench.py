@@ -719,6 +719,22 @@ def standalone(name: str, w: Workload, xs: list[np.ndarray], reps: int, warmup: 
 # --------------------------------------------------------------------------
 
 
+def meancli_variant_row(
+    w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref: Any, label: str, note: str
+) -> Row:
+    """meancli 2t, information only, under a setting the caller has made (``label``)."""
+    return run_contender(
+        f"meancli {THREADS}t, {label}",
+        lambda: meancli_setup(w, xs, THREADS),
+        reps,
+        warmup,
+        ref,
+        w.dtype,
+        peer=False,
+        note=f"info: {note}",
+    )
+
+
 def other_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref: Any) -> Row | None:
     """meancli on the other vector instruction set this CPU has (AVX2 where it
     picked AVX-512, AVX-512 where it measured AVX2 faster at load), or None
@@ -734,15 +750,8 @@ def other_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref
     other = min(others, key=lambda name: abs(ISA_NAMES.index(name) - ISA_NAMES.index(picked)))
     kernels.use_isa(other)
     try:
-        return run_contender(
-            f"meancli {THREADS}t, {other}",
-            lambda: meancli_setup(w, xs, THREADS),
-            reps,
-            warmup,
-            ref,
-            w.dtype,
-            peer=False,
-            note=f"info: the {other} kernels (meancli runs {picked} here)",
+        return meancli_variant_row(
+            w, xs, reps, warmup, ref, other, f"the {other} kernels (meancli runs {picked} here)"
         )
     finally:
         kernels.use_isa(picked)
@@ -761,17 +770,11 @@ def mean_store_row(
     kernels.mean_stream_bytes(2**62 if streams else max(1, out_bytes))
     try:
         what = "cached stores" if streams else "non-temporal stores"
-        return run_contender(
-            f"meancli {THREADS}t, {what}",
-            lambda: meancli_setup(w, xs, THREADS),
-            reps,
-            warmup,
-            ref,
-            w.dtype,
-            peer=False,
-            note=f"info: the {out_bytes / 2**20:.0f} MiB output with {what} (the threshold, "
-            f"{threshold / 2**20:g} MiB, {'streams' if streams else 'caches'} it)",
+        note = (
+            f"the {out_bytes / 2**20:.0f} MiB output with {what} (the threshold, "
+            f"{threshold / 2**20:g} MiB, {'streams' if streams else 'caches'} it)"
         )
+        return meancli_variant_row(w, xs, reps, warmup, ref, what, note)
     finally:
         kernels.mean_stream_bytes(threshold)
 
