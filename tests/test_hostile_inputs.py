@@ -613,7 +613,6 @@ PATHS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "eio": ("/proc/self/mem", "/proc/self/mem", ("read error",)),
     "dev_null": ("/dev/null", "/dev/null", ("empty",)),
     "dev_zero": ("/dev/zero", "/dev/zero", ("not a .npy file",)),
-    "empty_name": ("", "error: :", ("no such file",)),
     "newline_name": ("a\nb.npy", "a\\nb.npy", ("no such file",)),
     "undecodable_name": ("\udcff.npy", "\\udcff.npy", ("truncated",)),  # the bytes ff 2e 6e 70 79
     "long_name": ("n" * 300 + ".npy", "n" * 300 + ".npy", ("name too long",)),
