@@ -265,12 +265,10 @@ def write_output(output: str, result: Any) -> None:
         UsageError: OUT names an ``.npz`` archive, which meancli does not write.
     """
     from ..formats.detect import output_format
+    from .batch import check_output_format
 
+    check_output_format(output, output)  # (the commands check it before reading, too)
     kind = output_format(output)
-    if kind == "npz":
-        from ..errors import UsageError
-
-        raise UsageError(f"-o {output}: .npz outputs are not supported; write .npy or .pb")
     if kind == "pb":
         from ..formats.onnx_tensor import write_tensor_file
 
