@@ -28,11 +28,15 @@
  *    16 exponents, float64 values split against one sigma per 32 exponents
  *    into two bins (chunk_block); after two failed blocks in a row (one in a
  *    row accumulation) the next EXACT_SKIP go there straight. A kept block
- *    costs the superaccumulator one or two additions.
- *  - The mean: the top 128 bits of |sum| (and a sticky bit for the rest)
- *    divided by the count in one 128/64-bit division, rounded by
- *    round_quotient, one routine parameterised by precision and exponent
- *    range. Mean of N inputs: an exact double sum divided and rounded to odd
+ *    costs the superaccumulator one or two additions; in a row
+ *    accumulation, a column's kept float16/bfloat16/float32 block sums are
+ *    first added on in double while TwoSum shows that exact.
+ *  - The mean: where |sum| is a double and the format at least two bits
+ *    narrower, that double divided and rounded to odd (div_odd), then
+ *    rounded once to the format. Otherwise the top 128 bits of |sum| (and a
+ *    sticky bit for the rest) divided by the count in one 128/64-bit
+ *    division, rounded by round_quotient, one routine parameterised by
+ *    precision and exponent range. Mean of N inputs: an exact double sum divided and rounded to odd
  *    (div_odd), then rounded once to the format; the float32 vector loop
  *    multiplies by 1/N instead and settles the rounding by the exact sign
  *    of S - M * N, M the float32 midpoint next to the product.
@@ -520,7 +524,11 @@ static double round_quotient(unsigned __int128 a, int64_t scale, uint64_t n, int
     return neg ? -v : v;
 }
 
-/* The mean of a state, correctly rounded to fmt (as a double holding it). */
+/* The mean of a state as a double that store_<format> rounds to the
+ * correctly rounded mean: the mean rounded to fmt itself, or, for formats at
+ * least two bits narrower than double, the mean rounded to odd at double's
+ * precision (div_odd) when |sum| is a double (the common case: a sum of few
+ * blocks), which saves the 128-bit division. */
 static double sacc_mean(const uint64_t *s, int nl, int lsb, float_format fmt)
 {
     int64_t count = (int64_t)s[0];
@@ -553,6 +561,16 @@ static double sacc_mean(const uint64_t *s, int nl, int lsb, float_format fmt)
         a = ((unsigned __int128)mag[top] << 64) | mag[top - 1];
         scale = (int64_t)lsb + 64 * (int64_t)(top - 1);
         for (int k = 0; k < top - 1; k++) sticky |= mag[k] != 0;
+    }
+    if (fmt.p <= 51 && !sticky && count < ((int64_t)1 << 53)) {
+        uint64_t lo = (uint64_t)a, hi = (uint64_t)(a >> 64);
+        int tz = lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(hi);
+        int64_t e = scale + tz;
+        if (bitlen128(a) - tz <= 53 && e >= -1022 && e <= 1023 - 53) {
+            double S = (double)(uint64_t)(a >> tz) * bits_to_f64((uint64_t)(e + 1023) << 52); /* exact */
+            double v = div_odd(S, (double)count);
+            return neg ? -v : v;
+        }
     }
     return round_quotient(a, scale, (uint64_t)count, sticky, fmt, neg);
 }
@@ -960,12 +978,10 @@ static void run_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
-    /* blocks that passed, summed on in double while the bound shared by all
-     * their values (tn rows) still proves the sum exact: one flush to the
-     * superaccumulator per run of them instead of one per block */
+    /* each column's kept block sums, added on in double while that is exact
+     * (TwoSum's error is zero): the superaccumulator sees the column only
+     * when an addition would round, or when a block fails its check */
     double t[TILE];
-    uint32_t tmx, tmn1;
-    int64_t tn;
     uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
     int64_t skip; /* blocks to send straight to the exact path */
     acc_float16 acc[TILE];
@@ -974,9 +990,6 @@ typedef struct {
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
     r->skip = 0;
-    r->tmx = 0;
-    r->tmn1 = UINT32_MAX;
-    r->tn = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
         r->tnz[j] = 0;
@@ -991,16 +1004,17 @@ static inline void t_into_float16(double t, uint8_t nz, acc_float16 *acc)
     if (nz) acc->w[1] |= SACC_NONNEGZERO;
 }
 
-static inline void rowacc_flush_float16(rowacc_float16 *r, int64_t w)
+/* Column j's exact block sum b on into its kept sum: in double when that is
+ * exact, else the kept sum goes to the superaccumulator and b starts anew. */
+static inline void t_keep_float16(rowacc_float16 *r, int64_t j, double b)
 {
-    for (int64_t j = 0; j < w; j++) {
-        t_into_float16(r->t[j], r->tnz[j], &r->acc[j]);
-        r->t[j] = 0.0;
-        r->tnz[j] = 0;
+    double a = r->t[j], sum = a + b, bv = sum - a;
+    if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
+        t_into_float16(a, 0, &r->acc[j]);
+        sum = b;
     }
-    r->tmx = 0;
-    r->tmn1 = UINT32_MAX;
-    r->tn = 0;
+    r->t[j] = sum;
+    r->tnz[j] |= (uint8_t)(b != 0.0);
 }
 
 static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64_t count, acc_float16 *part)
@@ -1010,6 +1024,23 @@ static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64
         part[j] = r->acc[j];
         t_into_float16(r->t[j], r->tnz[j], &part[j]);
     }
+}
+
+/* The mean of column j when the accumulator holds all `count` of its rows.
+ * float16/bfloat16/float32: while no block went to the superaccumulator,
+ * the kept double sum is the exact sum, divided and rounded to odd (div_odd)
+ * and then once to the format, without the superaccumulator's division. */
+static inline T_float16 rowacc_mean_float16(const rowacc_float16 *r, int64_t j, int64_t count)
+{
+    acc_float16 s = r->acc[j];
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_float16; k++) limbs |= s.w[SACC_HEADER + k];
+    if (!limbs && !(s.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
+        if (r->t[j] != 0.0) return store_float16(div_odd(r->t[j], (double)count));
+        return store_float16(r->tnz[j] || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
+    }
+    t_into_float16(r->t[j], r->tnz[j], &s);
+    return finalize_float16(s, count);
 }
 
 static inline void rows_block_begin_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -1107,28 +1138,11 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
     /* a rows accumulator lives ROW_CHUNK rows (a few blocks): skip after the first such block */
     if (2 * failed > w) r->skip = EXACT_SKIP;
-    if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
-        uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
-        if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_float16, LSB_MIN_float16)) {
-            rowacc_flush_float16(r, w);
-            cmx = r->bmx;
-            cmn1 = r->bmn1;
-        }
-        r->tmx = cmx;
-        r->tmn1 = cmn1;
-        r->tn += nrows;
-        for (int64_t j = 0; j < w; j++) {
-            r->t[j] += r->s[j];
-            r->tnz[j] |= (uint8_t)(r->s[j] != 0.0);
-        }
-        for (int64_t j = 0; j < w; j++)
-            if (r->s[j] == 0.0) zero_block_flags_float16(x + j * s, rs, nrows, &r->acc[j]);
-        return;
-    }
     for (int64_t j = 0; j < w; j++) {
         const T_float16 *c = x + j * s;
         if (!ok || ok[j]) {
-            keep_block_float16(c, rs, nrows, &r->acc[j], &r->s[j], 1, r->s[j] != 0.0);
+            t_keep_float16(r, j, r->s[j]);
+            if (r->s[j] == 0.0) zero_block_flags_float16(c, rs, nrows, &r->acc[j]);
         } else {
             (void)chunk_block_float16(c, rs, nrows, &r->acc[j]);
         }
@@ -1353,12 +1367,10 @@ static void run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
-    /* blocks that passed, summed on in double while the bound shared by all
-     * their values (tn rows) still proves the sum exact: one flush to the
-     * superaccumulator per run of them instead of one per block */
+    /* each column's kept block sums, added on in double while that is exact
+     * (TwoSum's error is zero): the superaccumulator sees the column only
+     * when an addition would round, or when a block fails its check */
     double t[TILE];
-    uint32_t tmx, tmn1;
-    int64_t tn;
     uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
     int64_t skip; /* blocks to send straight to the exact path */
     acc_bfloat16 acc[TILE];
@@ -1367,9 +1379,6 @@ typedef struct {
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
     r->skip = 0;
-    r->tmx = 0;
-    r->tmn1 = UINT32_MAX;
-    r->tn = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
         r->tnz[j] = 0;
@@ -1384,16 +1393,17 @@ static inline void t_into_bfloat16(double t, uint8_t nz, acc_bfloat16 *acc)
     if (nz) acc->w[1] |= SACC_NONNEGZERO;
 }
 
-static inline void rowacc_flush_bfloat16(rowacc_bfloat16 *r, int64_t w)
+/* Column j's exact block sum b on into its kept sum: in double when that is
+ * exact, else the kept sum goes to the superaccumulator and b starts anew. */
+static inline void t_keep_bfloat16(rowacc_bfloat16 *r, int64_t j, double b)
 {
-    for (int64_t j = 0; j < w; j++) {
-        t_into_bfloat16(r->t[j], r->tnz[j], &r->acc[j]);
-        r->t[j] = 0.0;
-        r->tnz[j] = 0;
+    double a = r->t[j], sum = a + b, bv = sum - a;
+    if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
+        t_into_bfloat16(a, 0, &r->acc[j]);
+        sum = b;
     }
-    r->tmx = 0;
-    r->tmn1 = UINT32_MAX;
-    r->tn = 0;
+    r->t[j] = sum;
+    r->tnz[j] |= (uint8_t)(b != 0.0);
 }
 
 static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int64_t count, acc_bfloat16 *part)
@@ -1403,6 +1413,23 @@ static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int
         part[j] = r->acc[j];
         t_into_bfloat16(r->t[j], r->tnz[j], &part[j]);
     }
+}
+
+/* The mean of column j when the accumulator holds all `count` of its rows.
+ * float16/bfloat16/float32: while no block went to the superaccumulator,
+ * the kept double sum is the exact sum, divided and rounded to odd (div_odd)
+ * and then once to the format, without the superaccumulator's division. */
+static inline T_bfloat16 rowacc_mean_bfloat16(const rowacc_bfloat16 *r, int64_t j, int64_t count)
+{
+    acc_bfloat16 s = r->acc[j];
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_bfloat16; k++) limbs |= s.w[SACC_HEADER + k];
+    if (!limbs && !(s.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
+        if (r->t[j] != 0.0) return store_bfloat16(div_odd(r->t[j], (double)count));
+        return store_bfloat16(r->tnz[j] || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
+    }
+    t_into_bfloat16(r->t[j], r->tnz[j], &s);
+    return finalize_bfloat16(s, count);
 }
 
 static inline void rows_block_begin_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -1500,28 +1527,11 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
     /* a rows accumulator lives ROW_CHUNK rows (a few blocks): skip after the first such block */
     if (2 * failed > w) r->skip = EXACT_SKIP;
-    if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
-        uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
-        if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_bfloat16, LSB_MIN_bfloat16)) {
-            rowacc_flush_bfloat16(r, w);
-            cmx = r->bmx;
-            cmn1 = r->bmn1;
-        }
-        r->tmx = cmx;
-        r->tmn1 = cmn1;
-        r->tn += nrows;
-        for (int64_t j = 0; j < w; j++) {
-            r->t[j] += r->s[j];
-            r->tnz[j] |= (uint8_t)(r->s[j] != 0.0);
-        }
-        for (int64_t j = 0; j < w; j++)
-            if (r->s[j] == 0.0) zero_block_flags_bfloat16(x + j * s, rs, nrows, &r->acc[j]);
-        return;
-    }
     for (int64_t j = 0; j < w; j++) {
         const T_bfloat16 *c = x + j * s;
         if (!ok || ok[j]) {
-            keep_block_bfloat16(c, rs, nrows, &r->acc[j], &r->s[j], 1, r->s[j] != 0.0);
+            t_keep_bfloat16(r, j, r->s[j]);
+            if (r->s[j] == 0.0) zero_block_flags_bfloat16(c, rs, nrows, &r->acc[j]);
         } else {
             (void)chunk_block_bfloat16(c, rs, nrows, &r->acc[j]);
         }
@@ -1746,12 +1756,10 @@ static void run_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 
 typedef struct {
     double s[TILE];
     uint32_t bmx, bmn1; /* the block's largest |x| and smallest nonzero |x| - 1 (float32 bits) */
-    /* blocks that passed, summed on in double while the bound shared by all
-     * their values (tn rows) still proves the sum exact: one flush to the
-     * superaccumulator per run of them instead of one per block */
+    /* each column's kept block sums, added on in double while that is exact
+     * (TwoSum's error is zero): the superaccumulator sees the column only
+     * when an addition would round, or when a block fails its check */
     double t[TILE];
-    uint32_t tmx, tmn1;
-    int64_t tn;
     uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
     int64_t skip; /* blocks to send straight to the exact path */
     acc_float32 acc[TILE];
@@ -1760,9 +1768,6 @@ typedef struct {
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
     r->skip = 0;
-    r->tmx = 0;
-    r->tmn1 = UINT32_MAX;
-    r->tn = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
         r->tnz[j] = 0;
@@ -1777,16 +1782,17 @@ static inline void t_into_float32(double t, uint8_t nz, acc_float32 *acc)
     if (nz) acc->w[1] |= SACC_NONNEGZERO;
 }
 
-static inline void rowacc_flush_float32(rowacc_float32 *r, int64_t w)
+/* Column j's exact block sum b on into its kept sum: in double when that is
+ * exact, else the kept sum goes to the superaccumulator and b starts anew. */
+static inline void t_keep_float32(rowacc_float32 *r, int64_t j, double b)
 {
-    for (int64_t j = 0; j < w; j++) {
-        t_into_float32(r->t[j], r->tnz[j], &r->acc[j]);
-        r->t[j] = 0.0;
-        r->tnz[j] = 0;
+    double a = r->t[j], sum = a + b, bv = sum - a;
+    if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
+        t_into_float32(a, 0, &r->acc[j]);
+        sum = b;
     }
-    r->tmx = 0;
-    r->tmn1 = UINT32_MAX;
-    r->tn = 0;
+    r->t[j] = sum;
+    r->tnz[j] |= (uint8_t)(b != 0.0);
 }
 
 static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64_t count, acc_float32 *part)
@@ -1796,6 +1802,23 @@ static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64
         part[j] = r->acc[j];
         t_into_float32(r->t[j], r->tnz[j], &part[j]);
     }
+}
+
+/* The mean of column j when the accumulator holds all `count` of its rows.
+ * float16/bfloat16/float32: while no block went to the superaccumulator,
+ * the kept double sum is the exact sum, divided and rounded to odd (div_odd)
+ * and then once to the format, without the superaccumulator's division. */
+static inline T_float32 rowacc_mean_float32(const rowacc_float32 *r, int64_t j, int64_t count)
+{
+    acc_float32 s = r->acc[j];
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_float32; k++) limbs |= s.w[SACC_HEADER + k];
+    if (!limbs && !(s.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
+        if (r->t[j] != 0.0) return store_float32(div_odd(r->t[j], (double)count));
+        return store_float32(r->tnz[j] || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
+    }
+    t_into_float32(r->t[j], r->tnz[j], &s);
+    return finalize_float32(s, count);
 }
 
 static inline void rows_block_begin_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -1893,28 +1916,11 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
     /* a rows accumulator lives ROW_CHUNK rows (a few blocks): skip after the first such block */
     if (2 * failed > w) r->skip = EXACT_SKIP;
-    if (!ok) { /* the whole block passed: on into the kept sums, when they stay exact */
-        uint32_t cmx = r->bmx > r->tmx ? r->bmx : r->tmx, cmn1 = r->bmn1 < r->tmn1 ? r->bmn1 : r->tmn1;
-        if (!narrow_sum_exact(cmx, cmn1, r->tn + nrows, PREC_float32, LSB_MIN_float32)) {
-            rowacc_flush_float32(r, w);
-            cmx = r->bmx;
-            cmn1 = r->bmn1;
-        }
-        r->tmx = cmx;
-        r->tmn1 = cmn1;
-        r->tn += nrows;
-        for (int64_t j = 0; j < w; j++) {
-            r->t[j] += r->s[j];
-            r->tnz[j] |= (uint8_t)(r->s[j] != 0.0);
-        }
-        for (int64_t j = 0; j < w; j++)
-            if (r->s[j] == 0.0) zero_block_flags_float32(x + j * s, rs, nrows, &r->acc[j]);
-        return;
-    }
     for (int64_t j = 0; j < w; j++) {
         const T_float32 *c = x + j * s;
         if (!ok || ok[j]) {
-            keep_block_float32(c, rs, nrows, &r->acc[j], &r->s[j], 1, r->s[j] != 0.0);
+            t_keep_float32(r, j, r->s[j]);
+            if (r->s[j] == 0.0) zero_block_flags_float32(c, rs, nrows, &r->acc[j]);
         } else {
             (void)chunk_block_float32(c, rs, nrows, &r->acc[j]);
         }
@@ -2218,6 +2224,16 @@ static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64
     for (int64_t j = 0; j < w; j++) {
         part[j] = r->acc[j];
     }
+}
+
+/* The mean of column j when the accumulator holds all `count` of its rows.
+ * float16/bfloat16/float32: while no block went to the superaccumulator,
+ * the kept double sum is the exact sum, divided and rounded to odd (div_odd)
+ * and then once to the format, without the superaccumulator's division. */
+static inline T_float64 rowacc_mean_float64(const rowacc_float64 *r, int64_t j, int64_t count)
+{
+    acc_float64 s = r->acc[j];
+    return finalize_float64(s, count);
 }
 
 static inline void rows_block_begin_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -6714,14 +6730,23 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         acc_float16 *total = local_total;
         rowacc_float16 *r = &local_open;
         const T_float16 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= ROW_CHUNK) {
+            /* one chunk holds every row: the means straight from it */
+            rowacc_init_float16(r, w);
+            rows_piece_float16(src, p, 0, p->nred, sin, w, r);
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            for (int64_t j = 0; j < w; j++)
+                ((T_float16 *)out)[out_off + (t * TILE + j) * sout] = rowacc_mean_float16(r, j, p->nred);
+            continue;
+        }
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_float16){ {0} };
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_float16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {
@@ -7137,14 +7162,23 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         acc_bfloat16 *total = local_total;
         rowacc_bfloat16 *r = &local_open;
         const T_bfloat16 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= ROW_CHUNK) {
+            /* one chunk holds every row: the means straight from it */
+            rowacc_init_bfloat16(r, w);
+            rows_piece_bfloat16(src, p, 0, p->nred, sin, w, r);
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            for (int64_t j = 0; j < w; j++)
+                ((T_bfloat16 *)out)[out_off + (t * TILE + j) * sout] = rowacc_mean_bfloat16(r, j, p->nred);
+            continue;
+        }
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_bfloat16){ {0} };
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_bfloat16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {
@@ -7560,14 +7594,23 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         acc_float32 *total = local_total;
         rowacc_float32 *r = &local_open;
         const T_float32 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= ROW_CHUNK) {
+            /* one chunk holds every row: the means straight from it */
+            rowacc_init_float32(r, w);
+            rows_piece_float32(src, p, 0, p->nred, sin, w, r);
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            for (int64_t j = 0; j < w; j++)
+                ((T_float32 *)out)[out_off + (t * TILE + j) * sout] = rowacc_mean_float32(r, j, p->nred);
+            continue;
+        }
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_float32){ {0} };
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_float32(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {
@@ -7983,14 +8026,23 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         acc_float64 *total = local_total;
         rowacc_float64 *r = &local_open;
         const T_float64 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
+        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= ROW_CHUNK) {
+            /* one chunk holds every row: the means straight from it */
+            rowacc_init_float64(r, w);
+            rows_piece_float64(src, p, 0, p->nred, sin, w, r);
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            for (int64_t j = 0; j < w; j++)
+                ((T_float64 *)out)[out_off + (t * TILE + j) * sout] = rowacc_mean_float64(r, j, p->nred);
+            continue;
+        }
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_float64){ {0} };
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_float64(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {
@@ -8408,14 +8460,14 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
         acc_int8 *total = local_total;
         rowacc_int8 *r = &local_open;
         const T_int8 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_int8)0;
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_int8(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {
@@ -8835,14 +8887,14 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
         acc_int16 *total = local_total;
         rowacc_int16 *r = &local_open;
         const T_int16 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_int16)0;
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_int16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {
@@ -9262,14 +9314,14 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
         acc_int32 *total = local_total;
         rowacc_int32 *r = &local_open;
         const T_int32 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_int32)0;
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_int32(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {
@@ -9689,14 +9741,14 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
         acc_int64 *total = local_total;
         rowacc_int64 *r = &local_open;
         const T_int64 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_int64)0;
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_int64(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {
@@ -10116,14 +10168,14 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
         acc_uint8 *total = local_total;
         rowacc_uint8 *r = &local_open;
         const T_uint8 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_uint8)0;
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_uint8(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {
@@ -10543,14 +10595,14 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
         acc_uint16 *total = local_total;
         rowacc_uint16 *r = &local_open;
         const T_uint16 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_uint16)0;
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_uint16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {
@@ -10970,14 +11022,14 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
         acc_uint32 *total = local_total;
         rowacc_uint32 *r = &local_open;
         const T_uint32 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_uint32)0;
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_uint32(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {
@@ -11397,14 +11449,14 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
         acc_uint64 *total = local_total;
         rowacc_uint64 *r = &local_open;
         const T_uint64 *src;
+        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+        src = base + in_off + t * TILE * sin;
         if (p->d0_reduced && !whole) {
             total = totals + slot * TILE;
             r = &open[slot];
         } else {
             for (int64_t j = 0; j < w; j++) total[j] = (acc_uint64)0;
         }
-        unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-        src = base + in_off + t * TILE * sin;
         if (parts) {
             rows_span_uint64(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
             for (int64_t c = 0; c < nfull; c++) {

@@ -301,3 +301,28 @@ def test_exact_path_window_edges(dtype: str) -> None:
         for threads in (1, 2):
             got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True, threads=threads)
             assert same_bits(got, truth(arr, axes)), (arr.shape, threads)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("width", [5, 64, 256, 300])
+@pytest.mark.parametrize("nrows", [800, 1024, 1500])
+def test_row_blocks_whose_kept_sums_would_round(dtype: str, width: int, nrows: int) -> None:
+    """Innermost dim kept, rows in blocks: each block's sum is exact, but the
+    blocks' sums added in double would round (large values in a block, small
+    ones after, then the large ones negated); a column of -0.0s; a column that cancels to an
+    exact zero. One chunk of rows (the means straight from it) and more."""
+    rng = np.random.default_rng(width * 7919 + nrows)
+    big = 2.0**12 if dtype == "float16" else 2.0**40
+    x = rng.uniform(-1.0, 1.0, (nrows, width)) * 2.0 ** rng.integers(-12, 0, (nrows, width))
+    # blocks of their own (ROWS_CAP rows) that cancel each other, small values between
+    x[:256] = rng.choice([-1.0, 1.0], (256, width)) * big
+    x[512:768] = -x[:256]
+    x = x.astype(oracles.DTYPES[dtype])
+    x[:, 0] = -0.0
+    x[: nrows // 2 * 2, 1] = np.repeat(x[: nrows // 2, 2], 2) * np.tile([1, -1], nrows // 2).astype(x.dtype)
+    if nrows % 2:
+        x[-1, 1] = 0.0
+    for threads in (1, 2):
+        got = meancli.reduce_mean(x, axes=[0], keepdims=True, threads=threads)
+        assert same_bits(got, truth(x, (0,))), (threads,)
+    assert np.signbit(got[0, 0]) and got[0, 1] == 0.0 and not np.signbit(got[0, 1])
