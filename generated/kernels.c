@@ -6701,24 +6701,36 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_float16 *parts = NULL;
     const int64_t pw = min64_float16(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_float16 *)alloc_array(slots, (int64_t)sizeof(acc_float16));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_float16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_float16(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_float16 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_float16 *mine = parts;
+#endif
+            acc_float16 part[TILE];
             rowacc_float16 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_float16(&r, w);
-            rows_piece_float16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_float16(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_float16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_float16(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_float16(&r, w);
+                rows_piece_float16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_float16(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_float16(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -6749,8 +6761,8 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         }
         if (parts) {
             rows_span_float16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_float16 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_float16 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_float16(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_float16(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
@@ -7133,24 +7145,36 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_bfloat16 *parts = NULL;
     const int64_t pw = min64_bfloat16(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_bfloat16 *)alloc_array(slots, (int64_t)sizeof(acc_bfloat16));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_bfloat16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_bfloat16(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_bfloat16 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_bfloat16 *mine = parts;
+#endif
+            acc_bfloat16 part[TILE];
             rowacc_bfloat16 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_bfloat16(&r, w);
-            rows_piece_bfloat16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_bfloat16(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_bfloat16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_bfloat16(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_bfloat16(&r, w);
+                rows_piece_bfloat16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_bfloat16(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_bfloat16(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -7181,8 +7205,8 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         }
         if (parts) {
             rows_span_bfloat16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_bfloat16 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_bfloat16 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_bfloat16(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_bfloat16(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
@@ -7565,24 +7589,36 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_float32 *parts = NULL;
     const int64_t pw = min64_float32(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_float32 *)alloc_array(slots, (int64_t)sizeof(acc_float32));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_float32(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_float32(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_float32 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_float32 *mine = parts;
+#endif
+            acc_float32 part[TILE];
             rowacc_float32 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_float32(&r, w);
-            rows_piece_float32(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_float32(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_float32(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_float32(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_float32(&r, w);
+                rows_piece_float32(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_float32(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_float32(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -7613,8 +7649,8 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         }
         if (parts) {
             rows_span_float32(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_float32 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_float32 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_float32(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_float32(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
@@ -7997,24 +8033,36 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_float64 *parts = NULL;
     const int64_t pw = min64_float64(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_float64 *)alloc_array(slots, (int64_t)sizeof(acc_float64));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_float64(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_float64(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_float64 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_float64 *mine = parts;
+#endif
+            acc_float64 part[TILE];
             rowacc_float64 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_float64(&r, w);
-            rows_piece_float64(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_float64(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_float64(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_float64(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_float64(&r, w);
+                rows_piece_float64(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_float64(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_float64(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -8045,8 +8093,8 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         }
         if (parts) {
             rows_span_float64(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_float64 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_float64 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_float64(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_float64(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
@@ -8431,24 +8479,36 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_int8 *parts = NULL;
     const int64_t pw = min64_int8(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_int8 *)alloc_array(slots, (int64_t)sizeof(acc_int8));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_int8(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_int8(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_int8 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_int8 *mine = parts;
+#endif
+            acc_int8 part[TILE];
             rowacc_int8 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_int8(&r, w);
-            rows_piece_int8(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_int8(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_int8(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_int8(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_int8(&r, w);
+                rows_piece_int8(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_int8(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_int8(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -8470,8 +8530,8 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
         }
         if (parts) {
             rows_span_int8(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_int8 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_int8 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_int8(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_int8(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
@@ -8858,24 +8918,36 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_int16 *parts = NULL;
     const int64_t pw = min64_int16(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_int16 *)alloc_array(slots, (int64_t)sizeof(acc_int16));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_int16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_int16(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_int16 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_int16 *mine = parts;
+#endif
+            acc_int16 part[TILE];
             rowacc_int16 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_int16(&r, w);
-            rows_piece_int16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_int16(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_int16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_int16(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_int16(&r, w);
+                rows_piece_int16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_int16(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_int16(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -8897,8 +8969,8 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
         }
         if (parts) {
             rows_span_int16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_int16 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_int16 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_int16(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_int16(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
@@ -9285,24 +9357,36 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_int32 *parts = NULL;
     const int64_t pw = min64_int32(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_int32 *)alloc_array(slots, (int64_t)sizeof(acc_int32));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_int32(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_int32(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_int32 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_int32 *mine = parts;
+#endif
+            acc_int32 part[TILE];
             rowacc_int32 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_int32(&r, w);
-            rows_piece_int32(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_int32(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_int32(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_int32(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_int32(&r, w);
+                rows_piece_int32(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_int32(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_int32(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -9324,8 +9408,8 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
         }
         if (parts) {
             rows_span_int32(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_int32 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_int32 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_int32(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_int32(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
@@ -9712,24 +9796,36 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_int64 *parts = NULL;
     const int64_t pw = min64_int64(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_int64 *)alloc_array(slots, (int64_t)sizeof(acc_int64));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_int64(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_int64(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_int64 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_int64 *mine = parts;
+#endif
+            acc_int64 part[TILE];
             rowacc_int64 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_int64(&r, w);
-            rows_piece_int64(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_int64(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_int64(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_int64(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_int64(&r, w);
+                rows_piece_int64(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_int64(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_int64(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -9751,8 +9847,8 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
         }
         if (parts) {
             rows_span_int64(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_int64 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_int64 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_int64(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_int64(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
@@ -10139,24 +10235,36 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_uint8 *parts = NULL;
     const int64_t pw = min64_uint8(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_uint8 *)alloc_array(slots, (int64_t)sizeof(acc_uint8));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_uint8(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_uint8(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_uint8 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_uint8 *mine = parts;
+#endif
+            acc_uint8 part[TILE];
             rowacc_uint8 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_uint8(&r, w);
-            rows_piece_uint8(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_uint8(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_uint8(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_uint8(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_uint8(&r, w);
+                rows_piece_uint8(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_uint8(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_uint8(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -10178,8 +10286,8 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
         }
         if (parts) {
             rows_span_uint8(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_uint8 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_uint8 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint8(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_uint8(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
@@ -10566,24 +10674,36 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_uint16 *parts = NULL;
     const int64_t pw = min64_uint16(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_uint16 *)alloc_array(slots, (int64_t)sizeof(acc_uint16));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_uint16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_uint16(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_uint16 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_uint16 *mine = parts;
+#endif
+            acc_uint16 part[TILE];
             rowacc_uint16 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_uint16(&r, w);
-            rows_piece_uint16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_uint16(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_uint16(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_uint16(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_uint16(&r, w);
+                rows_piece_uint16(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_uint16(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_uint16(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -10605,8 +10725,8 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
         }
         if (parts) {
             rows_span_uint16(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_uint16 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_uint16 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint16(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_uint16(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
@@ -10993,24 +11113,36 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_uint32 *parts = NULL;
     const int64_t pw = min64_uint32(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_uint32 *)alloc_array(slots, (int64_t)sizeof(acc_uint32));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_uint32(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_uint32(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_uint32 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_uint32 *mine = parts;
+#endif
+            acc_uint32 part[TILE];
             rowacc_uint32 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_uint32(&r, w);
-            rows_piece_uint32(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_uint32(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_uint32(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_uint32(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_uint32(&r, w);
+                rows_piece_uint32(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_uint32(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_uint32(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -11032,8 +11164,8 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
         }
         if (parts) {
             rows_span_uint32(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_uint32 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_uint32 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint32(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_uint32(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);
@@ -11420,24 +11552,36 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
     int64_t nfull = c_end > c_first ? c_end - c_first : 0;
     int64_t ntl = t1 - t0, nunits = (o1 - o0) * ntl;
     int nt = clamp_threads(nthreads, mul_sat(mul_sat(nunits, TILE), f1 - f0));
+    /* few units: threads share their whole chunks, each summing into its own
+     * totals per unit (exact, so which thread took which chunk cannot show) */
     acc_uint64 *parts = NULL;
     const int64_t pw = min64_uint64(K, TILE); /* the widest unit: the stride of parts */
     if (!(nfull <= 1 || nunits >= 4 * (int64_t)nt)) {
         int64_t nparts, slots;
-        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nparts, pw, &slots)) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nunits, nfull, &nparts) || !mul_ok(nunits * nt, pw, &slots)) return MEANCLI_E_SHAPE;
         parts = (acc_uint64 *)alloc_array(slots, (int64_t)sizeof(acc_uint64));
         if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t wi = 0; wi < nparts; wi++) {
-            int64_t unit = wi / nfull, c = c_first + wi % nfull;
-            int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
-            int64_t w = min64_uint64(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
-            int64_t cend = min64_uint64(cstart + ROW_CHUNK, p->nred);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#ifdef _OPENMP
+            acc_uint64 *mine = parts + (int64_t)omp_get_thread_num() * nunits * pw;
+#else
+            acc_uint64 *mine = parts;
+#endif
+            acc_uint64 part[TILE];
             rowacc_uint64 r;
-            unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
-            rowacc_init_uint64(&r, w);
-            rows_piece_uint64(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
-            rowacc_take_uint64(&r, w, cend - cstart, parts + wi * pw);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t wi = 0; wi < nparts; wi++) {
+                int64_t unit = wi / nfull, c = c_first + wi % nfull;
+                int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off;
+                int64_t w = min64_uint64(K - t * TILE, TILE), cstart = c * ROW_CHUNK;
+                int64_t cend = min64_uint64(cstart + ROW_CHUNK, p->nred);
+                unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
+                rowacc_init_uint64(&r, w);
+                rows_piece_uint64(base + in_off + t * TILE * sin, p, cstart, cend, sin, w, &r);
+                rowacc_take_uint64(&r, w, cend - cstart, part);
+                for (int64_t j = 0; j < w; j++) mine[unit * pw + j] = acc_add_uint64(mine[unit * pw + j], part[j]);
+            }
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
@@ -11459,8 +11603,8 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
         }
         if (parts) {
             rows_span_uint64(src, p, f0, c_first * ROW_CHUNK, sin, w, total, r);
-            for (int64_t c = 0; c < nfull; c++) {
-                const acc_uint64 *part = parts + (unit * nfull + c) * pw;
+            for (int k = 0; k < nt; k++) {
+                const acc_uint64 *part = parts + (k * nunits + unit) * pw;
                 for (int64_t j = 0; j < w; j++) total[j] = acc_add_uint64(total[j], part[j]);
             }
             if (c_end * ROW_CHUNK < f1) rows_span_uint64(src, p, c_end * ROW_CHUNK, f1, sin, w, total, r);

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "91b87f29053b26162e41dd3b0b4f70d80e4fd78705a3ebaf8283403c00c7c02b"
+KERNEL_SOURCE_SHA256 = "8840bf510901ec9d06221a1f4b9890d20abe436203e60977686900bb8c7ecc4e"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
