@@ -3217,6 +3217,10 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 #define vh_from_vd _mm256_cvtpd_ps
 #define vh_store(p, h) _mm_storeu_ps((p), (h))
 #define vh_stream(p, h) _mm_stream_ps((p), (h))
+/* two vh as one vf (lo first), to store or stream a full vector */
+#define vf_join(lo, hi) _mm256_set_m128((hi), (lo))
+#define vf_store(p, f) _mm256_storeu_ps((p), (f))
+#define vf_stream(p, f) _mm256_stream_ps((p), (f))
 
 VEC_TARGET static inline uint32_t vi_hmax_u32_avx2(__m256i v)
 {
@@ -4131,19 +4135,41 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
     const vq low29 = vq_set1((1 << 29) - 1), half = vq_set1(1 << 28);
     const vd sign = vd_set1(-0.0);
     /* (every lane corrected, branch-free: a test for lanes near a midpoint
-     * mispredicts, as the sums of a few floats put 5% of them there) */
+     * mispredicts, as the sums of a few floats put 5% of them there);
+     * VF_N outputs a step, so a streamed store fills a whole vector */
+#define MEAN_BYMUL_float32(Sv, q) do { \
+        (q) = vd_mul((Sv), rn); \
+        if (!pow2) { \
+            vd M_ = vd_from_bits(vq_or(vq_andnot(low29, vd_bits(q)), half)); \
+            /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */ \
+            vd d_ = vd_xor(vd_fnmadd(M_, nv, (Sv)), vd_and(M_, sign)); \
+            (q) = vd_from_bits(vq_add(vd_bits(M_), vq_sub(vd_lt0(d_), vd_gt0(d_)))); \
+        } \
+    } while (0)
+    if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
+        vd q;
+        MEAN_BYMUL_float32(vd_load(S + j), q);
+        vh f = vh_from_vd(q);
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+        j += VD_N;
+    }
+    for (; bymul && j + VF_N <= w; j += VF_N) {
+        vd q0, q1;
+        MEAN_BYMUL_float32(vd_load(S + j), q0);
+        MEAN_BYMUL_float32(vd_load(S + j + VD_N), q1);
+        vf f = vf_join(vh_from_vd(q0), vh_from_vd(q1));
+        if (nt) vf_stream((float *)dst + j, f);
+        else vf_store((float *)dst + j, f);
+    }
     for (; bymul && j + VD_N <= w; j += VD_N) {
-        vd Sv = vd_load(S + j), q = vd_mul(Sv, rn);
-        if (!pow2) {
-            vd M = vd_from_bits(vq_or(vq_andnot(low29, vd_bits(q)), half));
-            /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */
-            vd d = vd_xor(vd_fnmadd(M, nv, Sv), vd_and(M, sign));
-            q = vd_from_bits(vq_add(vd_bits(M), vq_sub(vd_lt0(d), vd_gt0(d))));
-        }
+        vd q;
+        MEAN_BYMUL_float32(vd_load(S + j), q);
         vh f = vh_from_vd(q);
         if (nt) vh_stream((float *)dst + j, f);
         else vh_store((float *)dst + j, f);
     }
+#undef MEAN_BYMUL_float32
     for (; j + VD_N <= w; j += VD_N) {
         vh f = vh_from_vd(div_odd_float32_avx2(vd_load(S + j), nv));
         if (nt) vh_stream((float *)dst + j, f);
@@ -4620,6 +4646,9 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vh_from_vd
 #undef vh_store
 #undef vh_stream
+#undef vf_join
+#undef vf_store
+#undef vf_stream
 #undef vi_hmax_u32
 #undef vi_hmin_u32
 #undef vw_hmax_u16
@@ -4701,6 +4730,9 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vh_from_vd _mm512_cvtpd_ps
 #define vh_store(p, h) _mm256_storeu_ps((p), (h))
 #define vh_stream(p, h) _mm256_stream_ps((p), (h))
+#define vf_join(lo, hi) _mm512_insertf32x8(_mm512_castps256_ps512(lo), (hi), 1)
+#define vf_store(p, f) _mm512_storeu_ps((p), (f))
+#define vf_stream(p, f) _mm512_stream_ps((p), (f))
 #define vi_hmax_u32 _mm512_reduce_max_epu32
 #define vi_hmin_u32 _mm512_reduce_min_epu32
 
@@ -5600,19 +5632,41 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
     const vq low29 = vq_set1((1 << 29) - 1), half = vq_set1(1 << 28);
     const vd sign = vd_set1(-0.0);
     /* (every lane corrected, branch-free: a test for lanes near a midpoint
-     * mispredicts, as the sums of a few floats put 5% of them there) */
+     * mispredicts, as the sums of a few floats put 5% of them there);
+     * VF_N outputs a step, so a streamed store fills a whole vector */
+#define MEAN_BYMUL_float32(Sv, q) do { \
+        (q) = vd_mul((Sv), rn); \
+        if (!pow2) { \
+            vd M_ = vd_from_bits(vq_or(vq_andnot(low29, vd_bits(q)), half)); \
+            /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */ \
+            vd d_ = vd_xor(vd_fnmadd(M_, nv, (Sv)), vd_and(M_, sign)); \
+            (q) = vd_from_bits(vq_add(vd_bits(M_), vq_sub(vd_lt0(d_), vd_gt0(d_)))); \
+        } \
+    } while (0)
+    if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
+        vd q;
+        MEAN_BYMUL_float32(vd_load(S + j), q);
+        vh f = vh_from_vd(q);
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+        j += VD_N;
+    }
+    for (; bymul && j + VF_N <= w; j += VF_N) {
+        vd q0, q1;
+        MEAN_BYMUL_float32(vd_load(S + j), q0);
+        MEAN_BYMUL_float32(vd_load(S + j + VD_N), q1);
+        vf f = vf_join(vh_from_vd(q0), vh_from_vd(q1));
+        if (nt) vf_stream((float *)dst + j, f);
+        else vf_store((float *)dst + j, f);
+    }
     for (; bymul && j + VD_N <= w; j += VD_N) {
-        vd Sv = vd_load(S + j), q = vd_mul(Sv, rn);
-        if (!pow2) {
-            vd M = vd_from_bits(vq_or(vq_andnot(low29, vd_bits(q)), half));
-            /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */
-            vd d = vd_xor(vd_fnmadd(M, nv, Sv), vd_and(M, sign));
-            q = vd_from_bits(vq_add(vd_bits(M), vq_sub(vd_lt0(d), vd_gt0(d))));
-        }
+        vd q;
+        MEAN_BYMUL_float32(vd_load(S + j), q);
         vh f = vh_from_vd(q);
         if (nt) vh_stream((float *)dst + j, f);
         else vh_store((float *)dst + j, f);
     }
+#undef MEAN_BYMUL_float32
     for (; j + VD_N <= w; j += VD_N) {
         vh f = vh_from_vd(div_odd_float32_avx512(vd_load(S + j), nv));
         if (nt) vh_stream((float *)dst + j, f);
@@ -6090,6 +6144,9 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vh_from_vd
 #undef vh_store
 #undef vh_stream
+#undef vf_join
+#undef vf_store
+#undef vf_stream
 #undef vi_hmax_u32
 #undef vi_hmin_u32
 #undef vw_hmax_u16
