@@ -935,6 +935,42 @@ static inline void keep_block_float16(const T_float16 *x, int64_t s, int64_t n, 
     else zero_block_flags_float16(x, s, n, acc);
 }
 
+/* A block that failed narrow_sum_exact for a few small values, summed in
+ * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
+ * exponent that keeps every partial sum of n values below 2^(m + 1) exact
+ * (so their sum is exact whatever the small ones), and the values below,
+ * with a check of their own. 1 when both sums are exact (kept), else 0. */
+static inline uint32_t split_threshold_float16(uint32_t mx, int64_t n)
+{
+    if (mx >= 0x7f800000u || n < 2) return 0;
+    int m = (int)(mx >> 23) - 127, cl = 64 - __builtin_clzll((uint64_t)(n - 1));
+    int t = cl + (m < -126 ? -126 : m) + PREC_float16 - 53;
+    if (t <= -126 || t > 127) return 0;
+    uint32_t thr = (uint32_t)(t + 127) << 23;
+    return narrow_sum_exact(mx, thr - 1u, n, PREC_float16, LSB_MIN_float16) ? thr : 0;
+}
+
+static int split_block_float16(const T_float16 *x, int64_t s, int64_t n, uint32_t mx, acc_float16 *acc)
+{
+    uint32_t thr = split_threshold_float16(mx, n), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double sums[2] = {0.0, 0.0};
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float16(x[i * s]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        if (a >= thr) {
+            sums[0] += v;
+        } else {
+            smx = a > smx ? a : smx;
+            smn1 = a - 1u < smn1 ? a - 1u : smn1;
+            sums[1] += v;
+        }
+    }
+    if (!narrow_sum_exact(smx, smn1, n, PREC_float16, LSB_MIN_float16)) return 0;
+    keep_block_float16(x, s, n, acc, sums, 2, mx != 0);
+    return 1;
+}
+
 /* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
 static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l)
 {
@@ -959,7 +995,7 @@ static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float1
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         keep_block_float16(x, s, n, &l->acc, &total, 1, mx != 0);
-    } else {
+    } else if (!split_block_float16(x, s, n, mx, &l->acc)) {
         (void)chunk_block_float16(x, s, n, &l->acc);
     }
 }
@@ -1324,6 +1360,42 @@ static inline void keep_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n
     else zero_block_flags_bfloat16(x, s, n, acc);
 }
 
+/* A block that failed narrow_sum_exact for a few small values, summed in
+ * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
+ * exponent that keeps every partial sum of n values below 2^(m + 1) exact
+ * (so their sum is exact whatever the small ones), and the values below,
+ * with a check of their own. 1 when both sums are exact (kept), else 0. */
+static inline uint32_t split_threshold_bfloat16(uint32_t mx, int64_t n)
+{
+    if (mx >= 0x7f800000u || n < 2) return 0;
+    int m = (int)(mx >> 23) - 127, cl = 64 - __builtin_clzll((uint64_t)(n - 1));
+    int t = cl + (m < -126 ? -126 : m) + PREC_bfloat16 - 53;
+    if (t <= -126 || t > 127) return 0;
+    uint32_t thr = (uint32_t)(t + 127) << 23;
+    return narrow_sum_exact(mx, thr - 1u, n, PREC_bfloat16, LSB_MIN_bfloat16) ? thr : 0;
+}
+
+static int split_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, uint32_t mx, acc_bfloat16 *acc)
+{
+    uint32_t thr = split_threshold_bfloat16(mx, n), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double sums[2] = {0.0, 0.0};
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_bfloat16(x[i * s]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        if (a >= thr) {
+            sums[0] += v;
+        } else {
+            smx = a > smx ? a : smx;
+            smn1 = a - 1u < smn1 ? a - 1u : smn1;
+            sums[1] += v;
+        }
+    }
+    if (!narrow_sum_exact(smx, smn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
+    keep_block_bfloat16(x, s, n, acc, sums, 2, mx != 0);
+    return 1;
+}
+
 /* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
 static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l)
 {
@@ -1348,7 +1420,7 @@ static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bflo
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         keep_block_bfloat16(x, s, n, &l->acc, &total, 1, mx != 0);
-    } else {
+    } else if (!split_block_bfloat16(x, s, n, mx, &l->acc)) {
         (void)chunk_block_bfloat16(x, s, n, &l->acc);
     }
 }
@@ -1713,6 +1785,42 @@ static inline void keep_block_float32(const T_float32 *x, int64_t s, int64_t n, 
     else zero_block_flags_float32(x, s, n, acc);
 }
 
+/* A block that failed narrow_sum_exact for a few small values, summed in
+ * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
+ * exponent that keeps every partial sum of n values below 2^(m + 1) exact
+ * (so their sum is exact whatever the small ones), and the values below,
+ * with a check of their own. 1 when both sums are exact (kept), else 0. */
+static inline uint32_t split_threshold_float32(uint32_t mx, int64_t n)
+{
+    if (mx >= 0x7f800000u || n < 2) return 0;
+    int m = (int)(mx >> 23) - 127, cl = 64 - __builtin_clzll((uint64_t)(n - 1));
+    int t = cl + (m < -126 ? -126 : m) + PREC_float32 - 53;
+    if (t <= -126 || t > 127) return 0;
+    uint32_t thr = (uint32_t)(t + 127) << 23;
+    return narrow_sum_exact(mx, thr - 1u, n, PREC_float32, LSB_MIN_float32) ? thr : 0;
+}
+
+static int split_block_float32(const T_float32 *x, int64_t s, int64_t n, uint32_t mx, acc_float32 *acc)
+{
+    uint32_t thr = split_threshold_float32(mx, n), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double sums[2] = {0.0, 0.0};
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float32(x[i * s]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        if (a >= thr) {
+            sums[0] += v;
+        } else {
+            smx = a > smx ? a : smx;
+            smn1 = a - 1u < smn1 ? a - 1u : smn1;
+            sums[1] += v;
+        }
+    }
+    if (!narrow_sum_exact(smx, smn1, n, PREC_float32, LSB_MIN_float32)) return 0;
+    keep_block_float32(x, s, n, acc, sums, 2, mx != 0);
+    return 1;
+}
+
 /* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
 static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l)
 {
@@ -1737,7 +1845,7 @@ static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float3
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         keep_block_float32(x, s, n, &l->acc, &total, 1, mx != 0);
-    } else {
+    } else if (!split_block_float32(x, s, n, mx, &l->acc)) {
         (void)chunk_block_float32(x, s, n, &l->acc);
     }
 }
@@ -3198,11 +3306,17 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 #define vd_load_f32(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
 #define vi_zero _mm256_setzero_si256
 #define vi_ones() _mm256_set1_epi32(-1)
+#define vi_set1 _mm256_set1_epi32
 #define vi_absbits(f) _mm256_and_si256(_mm256_castps_si256(f), _mm256_set1_epi32(0x7fffffff))
 #define vi_max_u32 _mm256_max_epu32
 #define vi_min_u32 _mm256_min_epu32
 #define vi_dec(a) _mm256_sub_epi32((a), _mm256_set1_epi32(1))
 #define vi_store(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
+#define vi_gt_s32 _mm256_cmpgt_epi32 /* lanes of ones where a > b (signed) */
+#define vi_and _mm256_and_si256
+#define vi_andnot _mm256_andnot_si256 /* ~a & b */
+#define vf_bits _mm256_castps_si256
+#define vf_from_bits _mm256_castsi256_ps
 #define vw_load(p) _mm256_loadu_si256((const __m256i *)(p))
 #define vw_zero _mm256_setzero_si256
 #define vw_ones() _mm256_set1_epi16(-1)
@@ -3275,6 +3389,52 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx2(__m256i v)
         (d)[2] = VF_LO_float16(f1_, (p) + VF_N); (d)[3] = VF_HI_float16(f1_, (p) + VF_N); \
     } while (0)
 
+/* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
+ * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
+VEC_TARGET static int split_block_float16_avx2(const T_float16 *x, int64_t n, uint32_t mx, acc_float16 *acc)
+{
+    uint32_t thr = split_threshold_float16(mx, n);
+    if (!thr) return 0;
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vd b0 = vd_set1(0.0), b1 = b0, s0 = b0, s1 = b0;
+    vi smxv = vi_zero(), smnv = vi_ones();
+    int64_t i = 0;
+    for (; i + VF_N <= n; i += VF_N) {
+        vf f = vf_load_f16(x + i);
+        vi a = vi_absbits(f), big = vi_gt_s32(a, below), as = vi_andnot(big, a);
+        smxv = vi_max_u32(smxv, as);
+        smnv = vi_min_u32(smnv, vi_dec(as));
+        vf fb = vf_from_bits(vi_and(big, vf_bits(f))), fs = vf_from_bits(vi_andnot(big, vf_bits(f)));
+        b0 = vd_add(b0, vf_lo(fb));
+        b1 = vd_add(b1, vf_hi(fb));
+        s0 = vd_add(s0, vf_lo(fs));
+        s1 = vd_add(s1, vf_hi(fs));
+    }
+    double pb[VD_N], ps[VD_N], sums[2] = {0.0, 0.0};
+    vd_store(pb, vd_add(b0, b1));
+    vd_store(ps, vd_add(s0, s1));
+    uint32_t smx = vi_hmax_u32(smxv), smn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int k = 0; k < VD_N; k++) {
+        sums[0] += pb[k];
+        sums[1] += ps[k];
+    }
+    for (; i < n; i++) {
+        double v = LOAD_float16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        if (a >= thr) {
+            sums[0] += v;
+        } else {
+            smx = a > smx ? a : smx;
+            smn1 = a - 1u < smn1 ? a - 1u : smn1;
+            sums[1] += v;
+        }
+    }
+    if (!narrow_sum_exact(smx, smn1, n, PREC_float16, LSB_MIN_float16)) return 0;
+    keep_block_float16(x, 1, n, acc, sums, 2, mx != 0);
+    return 1;
+}
+
 VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
     if (l->skip > 0) {
@@ -3325,6 +3485,8 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else if (split_block_float16_avx2(x, n, mx, &l->acc)) {
         l->fails = 0;
     } else {
         (void)chunk_block_float16(x, 1, n, &l->acc);
@@ -3608,6 +3770,52 @@ VEC_TARGET static void run_float16_avx2(const T_float16 *x, int64_t n, lanes_flo
         (d)[2] = VF_LO_bfloat16(f1_, (p) + VF_N); (d)[3] = VF_HI_bfloat16(f1_, (p) + VF_N); \
     } while (0)
 
+/* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
+ * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
+VEC_TARGET static int split_block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, uint32_t mx, acc_bfloat16 *acc)
+{
+    uint32_t thr = split_threshold_bfloat16(mx, n);
+    if (!thr) return 0;
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vd b0 = vd_set1(0.0), b1 = b0, s0 = b0, s1 = b0;
+    vi smxv = vi_zero(), smnv = vi_ones();
+    int64_t i = 0;
+    for (; i + VF_N <= n; i += VF_N) {
+        vf f = vf_load_bf16(x + i);
+        vi a = vi_absbits(f), big = vi_gt_s32(a, below), as = vi_andnot(big, a);
+        smxv = vi_max_u32(smxv, as);
+        smnv = vi_min_u32(smnv, vi_dec(as));
+        vf fb = vf_from_bits(vi_and(big, vf_bits(f))), fs = vf_from_bits(vi_andnot(big, vf_bits(f)));
+        b0 = vd_add(b0, vf_lo(fb));
+        b1 = vd_add(b1, vf_hi(fb));
+        s0 = vd_add(s0, vf_lo(fs));
+        s1 = vd_add(s1, vf_hi(fs));
+    }
+    double pb[VD_N], ps[VD_N], sums[2] = {0.0, 0.0};
+    vd_store(pb, vd_add(b0, b1));
+    vd_store(ps, vd_add(s0, s1));
+    uint32_t smx = vi_hmax_u32(smxv), smn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int k = 0; k < VD_N; k++) {
+        sums[0] += pb[k];
+        sums[1] += ps[k];
+    }
+    for (; i < n; i++) {
+        double v = LOAD_bfloat16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        if (a >= thr) {
+            sums[0] += v;
+        } else {
+            smx = a > smx ? a : smx;
+            smn1 = a - 1u < smn1 ? a - 1u : smn1;
+            sums[1] += v;
+        }
+    }
+    if (!narrow_sum_exact(smx, smn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
+    keep_block_bfloat16(x, 1, n, acc, sums, 2, mx != 0);
+    return 1;
+}
+
 VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
     if (l->skip > 0) {
@@ -3665,6 +3873,8 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else if (split_block_bfloat16_avx2(x, n, mx, &l->acc)) {
         l->fails = 0;
     } else {
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
@@ -3952,6 +4162,52 @@ VEC_TARGET static void run_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_b
         (d)[2] = VF_LO_float32(f1_, (p) + VF_N); (d)[3] = VF_HI_float32(f1_, (p) + VF_N); \
     } while (0)
 
+/* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
+ * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
+VEC_TARGET static int split_block_float32_avx2(const T_float32 *x, int64_t n, uint32_t mx, acc_float32 *acc)
+{
+    uint32_t thr = split_threshold_float32(mx, n);
+    if (!thr) return 0;
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vd b0 = vd_set1(0.0), b1 = b0, s0 = b0, s1 = b0;
+    vi smxv = vi_zero(), smnv = vi_ones();
+    int64_t i = 0;
+    for (; i + VF_N <= n; i += VF_N) {
+        vf f = vf_load_f32(x + i);
+        vi a = vi_absbits(f), big = vi_gt_s32(a, below), as = vi_andnot(big, a);
+        smxv = vi_max_u32(smxv, as);
+        smnv = vi_min_u32(smnv, vi_dec(as));
+        vf fb = vf_from_bits(vi_and(big, vf_bits(f))), fs = vf_from_bits(vi_andnot(big, vf_bits(f)));
+        b0 = vd_add(b0, vf_lo(fb));
+        b1 = vd_add(b1, vf_hi(fb));
+        s0 = vd_add(s0, vf_lo(fs));
+        s1 = vd_add(s1, vf_hi(fs));
+    }
+    double pb[VD_N], ps[VD_N], sums[2] = {0.0, 0.0};
+    vd_store(pb, vd_add(b0, b1));
+    vd_store(ps, vd_add(s0, s1));
+    uint32_t smx = vi_hmax_u32(smxv), smn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int k = 0; k < VD_N; k++) {
+        sums[0] += pb[k];
+        sums[1] += ps[k];
+    }
+    for (; i < n; i++) {
+        double v = LOAD_float32(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        if (a >= thr) {
+            sums[0] += v;
+        } else {
+            smx = a > smx ? a : smx;
+            smn1 = a - 1u < smn1 ? a - 1u : smn1;
+            sums[1] += v;
+        }
+    }
+    if (!narrow_sum_exact(smx, smn1, n, PREC_float32, LSB_MIN_float32)) return 0;
+    keep_block_float32(x, 1, n, acc, sums, 2, mx != 0);
+    return 1;
+}
+
 VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
     if (l->skip > 0) {
@@ -4002,6 +4258,8 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else if (split_block_float32_avx2(x, n, mx, &l->acc)) {
         l->fails = 0;
     } else {
         (void)chunk_block_float32(x, 1, n, &l->acc);
@@ -4629,11 +4887,17 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vd_load_f32
 #undef vi_zero
 #undef vi_ones
+#undef vi_set1
 #undef vi_absbits
 #undef vi_max_u32
 #undef vi_min_u32
 #undef vi_dec
 #undef vi_store
+#undef vi_gt_s32
+#undef vi_and
+#undef vi_andnot
+#undef vf_bits
+#undef vf_from_bits
 #undef vw_load
 #undef vw_zero
 #undef vw_ones
@@ -4713,11 +4977,17 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vd_load_f16(p) _mm512_cvtps_pd(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p))))
 #define vi_zero _mm512_setzero_si512
 #define vi_ones() _mm512_set1_epi32(-1)
+#define vi_set1 _mm512_set1_epi32
 #define vi_absbits(f) _mm512_and_si512(_mm512_castps_si512(f), _mm512_set1_epi32(0x7fffffff))
 #define vi_max_u32 _mm512_max_epu32
 #define vi_min_u32 _mm512_min_epu32
 #define vi_dec(a) _mm512_sub_epi32((a), _mm512_set1_epi32(1))
 #define vi_store(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define vi_gt_s32(a, b) _mm512_movm_epi32(_mm512_cmpgt_epi32_mask((a), (b)))
+#define vi_and _mm512_and_si512
+#define vi_andnot _mm512_andnot_si512
+#define vf_bits _mm512_castps_si512
+#define vf_from_bits _mm512_castsi512_ps
 #define vw_load(p) _mm512_loadu_si512((const void *)(p))
 #define vw_zero _mm512_setzero_si512
 #define vw_ones() _mm512_set1_epi16(-1)
@@ -4772,6 +5042,52 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx512(__m512i v)
         (d)[2] = VF_LO_float16(f1_, (p) + VF_N); (d)[3] = VF_HI_float16(f1_, (p) + VF_N); \
     } while (0)
 
+/* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
+ * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
+VEC_TARGET static int split_block_float16_avx512(const T_float16 *x, int64_t n, uint32_t mx, acc_float16 *acc)
+{
+    uint32_t thr = split_threshold_float16(mx, n);
+    if (!thr) return 0;
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vd b0 = vd_set1(0.0), b1 = b0, s0 = b0, s1 = b0;
+    vi smxv = vi_zero(), smnv = vi_ones();
+    int64_t i = 0;
+    for (; i + VF_N <= n; i += VF_N) {
+        vf f = vf_load_f16(x + i);
+        vi a = vi_absbits(f), big = vi_gt_s32(a, below), as = vi_andnot(big, a);
+        smxv = vi_max_u32(smxv, as);
+        smnv = vi_min_u32(smnv, vi_dec(as));
+        vf fb = vf_from_bits(vi_and(big, vf_bits(f))), fs = vf_from_bits(vi_andnot(big, vf_bits(f)));
+        b0 = vd_add(b0, vf_lo(fb));
+        b1 = vd_add(b1, vf_hi(fb));
+        s0 = vd_add(s0, vf_lo(fs));
+        s1 = vd_add(s1, vf_hi(fs));
+    }
+    double pb[VD_N], ps[VD_N], sums[2] = {0.0, 0.0};
+    vd_store(pb, vd_add(b0, b1));
+    vd_store(ps, vd_add(s0, s1));
+    uint32_t smx = vi_hmax_u32(smxv), smn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int k = 0; k < VD_N; k++) {
+        sums[0] += pb[k];
+        sums[1] += ps[k];
+    }
+    for (; i < n; i++) {
+        double v = LOAD_float16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        if (a >= thr) {
+            sums[0] += v;
+        } else {
+            smx = a > smx ? a : smx;
+            smn1 = a - 1u < smn1 ? a - 1u : smn1;
+            sums[1] += v;
+        }
+    }
+    if (!narrow_sum_exact(smx, smn1, n, PREC_float16, LSB_MIN_float16)) return 0;
+    keep_block_float16(x, 1, n, acc, sums, 2, mx != 0);
+    return 1;
+}
+
 VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
     if (l->skip > 0) {
@@ -4822,6 +5138,8 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else if (split_block_float16_avx512(x, n, mx, &l->acc)) {
         l->fails = 0;
     } else {
         (void)chunk_block_float16(x, 1, n, &l->acc);
@@ -5105,6 +5423,52 @@ VEC_TARGET static void run_float16_avx512(const T_float16 *x, int64_t n, lanes_f
         (d)[2] = VF_LO_bfloat16(f1_, (p) + VF_N); (d)[3] = VF_HI_bfloat16(f1_, (p) + VF_N); \
     } while (0)
 
+/* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
+ * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
+VEC_TARGET static int split_block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, uint32_t mx, acc_bfloat16 *acc)
+{
+    uint32_t thr = split_threshold_bfloat16(mx, n);
+    if (!thr) return 0;
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vd b0 = vd_set1(0.0), b1 = b0, s0 = b0, s1 = b0;
+    vi smxv = vi_zero(), smnv = vi_ones();
+    int64_t i = 0;
+    for (; i + VF_N <= n; i += VF_N) {
+        vf f = vf_load_bf16(x + i);
+        vi a = vi_absbits(f), big = vi_gt_s32(a, below), as = vi_andnot(big, a);
+        smxv = vi_max_u32(smxv, as);
+        smnv = vi_min_u32(smnv, vi_dec(as));
+        vf fb = vf_from_bits(vi_and(big, vf_bits(f))), fs = vf_from_bits(vi_andnot(big, vf_bits(f)));
+        b0 = vd_add(b0, vf_lo(fb));
+        b1 = vd_add(b1, vf_hi(fb));
+        s0 = vd_add(s0, vf_lo(fs));
+        s1 = vd_add(s1, vf_hi(fs));
+    }
+    double pb[VD_N], ps[VD_N], sums[2] = {0.0, 0.0};
+    vd_store(pb, vd_add(b0, b1));
+    vd_store(ps, vd_add(s0, s1));
+    uint32_t smx = vi_hmax_u32(smxv), smn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int k = 0; k < VD_N; k++) {
+        sums[0] += pb[k];
+        sums[1] += ps[k];
+    }
+    for (; i < n; i++) {
+        double v = LOAD_bfloat16(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        if (a >= thr) {
+            sums[0] += v;
+        } else {
+            smx = a > smx ? a : smx;
+            smn1 = a - 1u < smn1 ? a - 1u : smn1;
+            sums[1] += v;
+        }
+    }
+    if (!narrow_sum_exact(smx, smn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
+    keep_block_bfloat16(x, 1, n, acc, sums, 2, mx != 0);
+    return 1;
+}
+
 VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
     if (l->skip > 0) {
@@ -5162,6 +5526,8 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else if (split_block_bfloat16_avx512(x, n, mx, &l->acc)) {
         l->fails = 0;
     } else {
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
@@ -5449,6 +5815,52 @@ VEC_TARGET static void run_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes
         (d)[2] = VF_LO_float32(f1_, (p) + VF_N); (d)[3] = VF_HI_float32(f1_, (p) + VF_N); \
     } while (0)
 
+/* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
+ * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
+VEC_TARGET static int split_block_float32_avx512(const T_float32 *x, int64_t n, uint32_t mx, acc_float32 *acc)
+{
+    uint32_t thr = split_threshold_float32(mx, n);
+    if (!thr) return 0;
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vd b0 = vd_set1(0.0), b1 = b0, s0 = b0, s1 = b0;
+    vi smxv = vi_zero(), smnv = vi_ones();
+    int64_t i = 0;
+    for (; i + VF_N <= n; i += VF_N) {
+        vf f = vf_load_f32(x + i);
+        vi a = vi_absbits(f), big = vi_gt_s32(a, below), as = vi_andnot(big, a);
+        smxv = vi_max_u32(smxv, as);
+        smnv = vi_min_u32(smnv, vi_dec(as));
+        vf fb = vf_from_bits(vi_and(big, vf_bits(f))), fs = vf_from_bits(vi_andnot(big, vf_bits(f)));
+        b0 = vd_add(b0, vf_lo(fb));
+        b1 = vd_add(b1, vf_hi(fb));
+        s0 = vd_add(s0, vf_lo(fs));
+        s1 = vd_add(s1, vf_hi(fs));
+    }
+    double pb[VD_N], ps[VD_N], sums[2] = {0.0, 0.0};
+    vd_store(pb, vd_add(b0, b1));
+    vd_store(ps, vd_add(s0, s1));
+    uint32_t smx = vi_hmax_u32(smxv), smn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int k = 0; k < VD_N; k++) {
+        sums[0] += pb[k];
+        sums[1] += ps[k];
+    }
+    for (; i < n; i++) {
+        double v = LOAD_float32(x[i]);
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        if (a >= thr) {
+            sums[0] += v;
+        } else {
+            smx = a > smx ? a : smx;
+            smn1 = a - 1u < smn1 ? a - 1u : smn1;
+            sums[1] += v;
+        }
+    }
+    if (!narrow_sum_exact(smx, smn1, n, PREC_float32, LSB_MIN_float32)) return 0;
+    keep_block_float32(x, 1, n, acc, sums, 2, mx != 0);
+    return 1;
+}
+
 VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
     if (l->skip > 0) {
@@ -5499,6 +5911,8 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
         keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
+        l->fails = 0;
+    } else if (split_block_float32_avx512(x, n, mx, &l->acc)) {
         l->fails = 0;
     } else {
         (void)chunk_block_float32(x, 1, n, &l->acc);
@@ -6127,11 +6541,17 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vd_load_f16
 #undef vi_zero
 #undef vi_ones
+#undef vi_set1
 #undef vi_absbits
 #undef vi_max_u32
 #undef vi_min_u32
 #undef vi_dec
 #undef vi_store
+#undef vi_gt_s32
+#undef vi_and
+#undef vi_andnot
+#undef vf_bits
+#undef vf_from_bits
 #undef vw_load
 #undef vw_zero
 #undef vw_ones

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "936e6ad39d8990e52f767fe802a31535d9cf2ef4f95ef9fff644d90513d47351"
+KERNEL_SOURCE_SHA256 = "f02e173c13f04f9306f071f9f584fc026e9091352b4e1aea4f9c69f57170ea39"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

@@ -1,6 +1,7 @@
 """Adversarial float data for exactness tests: cancelling pairs at random
 positions, exponent spread, near-ties, sums beyond the format's maximum with
-a finite mean, subnormals, signed zeros, NaN and infinities.
+a finite mean, subnormals, signed zeros, NaN and infinities, and benign
+values with a few far smaller ones among them.
 
 ``values(rng, dtype, n, kind)`` returns n values of the spec dtype ``dtype``
 (a numpy array of that dtype); every kind is reproducible from the rng.
@@ -13,7 +14,7 @@ import math
 import numpy as np
 from oracles import DTYPES, FLOAT_FORMATS, float_max
 
-KINDS = ("cancel", "spread", "tie", "overflow", "subnormal", "zeros", "special", "benign")
+KINDS = ("cancel", "spread", "tie", "overflow", "subnormal", "zeros", "special", "benign", "sparse_tiny")
 
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -46,6 +47,15 @@ def values(rng: np.random.Generator, dtype: str, n: int, kind: str) -> np.ndarra
         return _as(dtype, rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4))
     if kind == "spread":
         return _as(dtype, _spread(rng, dtype, n))
+    if kind == "sparse_tiny":
+        # benign values and, at random positions, a few far smaller ones: blocks
+        # that fail the one-sum check and are summed as a large and a small part
+        v = rng.standard_normal(n)
+        k = max(1, n // int(rng.choice([30, 300, 3000])))
+        pos = rng.choice(n, k, replace=False)
+        lo = 14 if dtype == "float16" else 40
+        v[pos] *= np.ldexp(1.0, -rng.integers(lo // 2, lo + 1, k))
+        return _as(dtype, v)
     if kind == "cancel":
         # pairs x, -x of huge magnitude around a few small values, shuffled
         small = _as(dtype, rng.standard_normal(n) * rng.choice([1.0, 1e-3, 1e3]))

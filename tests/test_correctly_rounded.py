@@ -326,3 +326,30 @@ def test_row_blocks_whose_kept_sums_would_round(dtype: str, width: int, nrows: i
         got = meancli.reduce_mean(x, axes=[0], keepdims=True, threads=threads)
         assert same_bits(got, truth(x, (0,))), (threads,)
     assert np.signbit(got[0, 0]) and got[0, 1] == 0.0 and not np.signbit(got[0, 1])
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+def test_blocks_with_a_few_far_smaller_values(dtype: str) -> None:
+    """Benign values with a few far smaller ones: a block fails its one-sum
+    check and is summed as a large and a small part (split_block), or
+    exactly when the small part spreads too far; every instruction set."""
+    rng = np.random.default_rng(5)
+    cases = []
+    for k in (3, 100, 1000):
+        v = rng.standard_normal(30_000)
+        x = np.concatenate([v, -v])  # the large values cancel: the small ones decide the mean
+        pos = rng.choice(30_000, k, replace=False)
+        x[pos] = np.ldexp(rng.uniform(-1.0, 1.0, k), -rng.integers(20, 41, k))
+        x[30_000 + pos] = 0.0
+        x = x.astype(oracles.DTYPES[dtype])
+        for y in (x, x[rng.permutation(x.size)], adversarial.values(rng, dtype, 60_000, "sparse_tiny")):
+            cases += [(y, (0,)), (y.reshape(-1, 600), (1,)), (y.reshape(-1, 25), (1,))]
+    picked = kernels.isa()
+    try:
+        for name in kernels.supported_isas():
+            kernels.use_isa(name)
+            for arr, axes in cases:
+                got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True)
+                assert same_bits(got, truth(arr, axes)), (name, arr.shape)
+    finally:
+        kernels.use_isa(picked)
