@@ -1165,6 +1165,44 @@ static int64_t rows_block_exact_float16(rowacc_float16 *r, const T_float16 *x, i
     return nrows;
 }
 
+/* A rows block split as split_block does a run (large and small parts
+ * per column, the small ones' check shared by the block): each column's two
+ * sums on into its kept sum. */
+static void rows_keep_split_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
+                                    const double *big, const double *small)
+{
+    for (int64_t j = 0; j < w; j++) {
+        t_keep_float16(r, j, big[j]);
+        t_keep_float16(r, j, small[j]);
+        if (big[j] == 0.0 && small[j] == 0.0) zero_block_flags_float16(x + j * s, rs, nrows, &r->acc[j]);
+    }
+}
+
+/* A rows block that failed its shared check, split (the scalar form of the
+ * vector one): 1 when both parts of every column are proven exact and kept. */
+static int rows_split_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    uint32_t thr = split_threshold_float16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double big[TILE], small[TILE];
+    for (int64_t j = 0; j < w; j++) big[j] = small[j] = 0.0;
+    for (int64_t i = 0; i < nrows; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_float16(x[i * rs + j * s]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            if (a >= thr) {
+                big[j] += v;
+            } else {
+                smx = a > smx ? a : smx;
+                smn1 = a - 1u < smn1 ? a - 1u : smn1;
+                small[j] += v;
+            }
+        }
+    if (!narrow_sum_exact(smx, smn1, nrows, PREC_float16, LSB_MIN_float16)) return 0;
+    rows_keep_split_float16(r, x, rs, nrows, s, w, big, small);
+    return 1;
+}
+
 /* Keep each column's block sums, or sum its block again exactly. ok:
  * NULL when the block passed its shared check, else each column's own. */
 static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
@@ -1200,6 +1238,7 @@ static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int6
             for (int64_t j = 0; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j * s]));
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, s, w, NULL);
+        } else if (rows_split_float16(r, b, rs, nb, s, w)) {
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float16(r, j, b + j * s, rs, nb);
@@ -1590,6 +1629,44 @@ static int64_t rows_block_exact_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x
     return nrows;
 }
 
+/* A rows block split as split_block does a run (large and small parts
+ * per column, the small ones' check shared by the block): each column's two
+ * sums on into its kept sum. */
+static void rows_keep_split_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
+                                    const double *big, const double *small)
+{
+    for (int64_t j = 0; j < w; j++) {
+        t_keep_bfloat16(r, j, big[j]);
+        t_keep_bfloat16(r, j, small[j]);
+        if (big[j] == 0.0 && small[j] == 0.0) zero_block_flags_bfloat16(x + j * s, rs, nrows, &r->acc[j]);
+    }
+}
+
+/* A rows block that failed its shared check, split (the scalar form of the
+ * vector one): 1 when both parts of every column are proven exact and kept. */
+static int rows_split_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    uint32_t thr = split_threshold_bfloat16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double big[TILE], small[TILE];
+    for (int64_t j = 0; j < w; j++) big[j] = small[j] = 0.0;
+    for (int64_t i = 0; i < nrows; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_bfloat16(x[i * rs + j * s]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            if (a >= thr) {
+                big[j] += v;
+            } else {
+                smx = a > smx ? a : smx;
+                smn1 = a - 1u < smn1 ? a - 1u : smn1;
+                small[j] += v;
+            }
+        }
+    if (!narrow_sum_exact(smx, smn1, nrows, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
+    rows_keep_split_bfloat16(r, x, rs, nrows, s, w, big, small);
+    return 1;
+}
+
 /* Keep each column's block sums, or sum its block again exactly. ok:
  * NULL when the block passed its shared check, else each column's own. */
 static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
@@ -1625,6 +1702,7 @@ static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, i
             for (int64_t j = 0; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j * s]));
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, s, w, NULL);
+        } else if (rows_split_bfloat16(r, b, rs, nb, s, w)) {
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(r, j, b + j * s, rs, nb);
@@ -2015,6 +2093,44 @@ static int64_t rows_block_exact_float32(rowacc_float32 *r, const T_float32 *x, i
     return nrows;
 }
 
+/* A rows block split as split_block does a run (large and small parts
+ * per column, the small ones' check shared by the block): each column's two
+ * sums on into its kept sum. */
+static void rows_keep_split_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
+                                    const double *big, const double *small)
+{
+    for (int64_t j = 0; j < w; j++) {
+        t_keep_float32(r, j, big[j]);
+        t_keep_float32(r, j, small[j]);
+        if (big[j] == 0.0 && small[j] == 0.0) zero_block_flags_float32(x + j * s, rs, nrows, &r->acc[j]);
+    }
+}
+
+/* A rows block that failed its shared check, split (the scalar form of the
+ * vector one): 1 when both parts of every column are proven exact and kept. */
+static int rows_split_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    uint32_t thr = split_threshold_float32(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double big[TILE], small[TILE];
+    for (int64_t j = 0; j < w; j++) big[j] = small[j] = 0.0;
+    for (int64_t i = 0; i < nrows; i++)
+        for (int64_t j = 0; j < w; j++) {
+            double v = LOAD_float32(x[i * rs + j * s]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            if (a >= thr) {
+                big[j] += v;
+            } else {
+                smx = a > smx ? a : smx;
+                smn1 = a - 1u < smn1 ? a - 1u : smn1;
+                small[j] += v;
+            }
+        }
+    if (!narrow_sum_exact(smx, smn1, nrows, PREC_float32, LSB_MIN_float32)) return 0;
+    rows_keep_split_float32(r, x, rs, nrows, s, w, big, small);
+    return 1;
+}
+
 /* Keep each column's block sums, or sum its block again exactly. ok:
  * NULL when the block passed its shared check, else each column's own. */
 static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
@@ -2050,6 +2166,7 @@ static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int6
             for (int64_t j = 0; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j * s]));
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, s, w, NULL);
+        } else if (rows_split_float32(r, b, rs, nb, s, w)) {
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float32(r, j, b + j * s, rs, nb);
@@ -2449,6 +2566,7 @@ static int64_t rows_block_exact_float64(rowacc_float64 *r, const T_float64 *x, i
     }
     return nrows;
 }
+
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
  * NULL when the block passed its shared check, else each column's own. */
@@ -3604,6 +3722,53 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
     vec_zeroupper();
 }
 
+/* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
+ * L1 or L2: it was just read). */
+VEC_TARGET static int rows_split_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    uint32_t thr = split_threshold_float16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double big[TILE], small[TILE];
+    memset(big, 0, (size_t)w * sizeof *big);
+    memset(small, 0, (size_t)w * sizeof *small);
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vi smxv = vi_zero(), smnv = vi_ones();
+    const int64_t wv = w / VF_N * VF_N;
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_float16 *p = x + i * rs;
+        for (int64_t j = 0; j < wv; j += VF_N) {
+            vf f = vf_load_f16(p + j);
+            vi a = vi_absbits(f), bg = vi_gt_s32(a, below), as = vi_andnot(bg, a);
+            smxv = vi_max_u32(smxv, as);
+            smnv = vi_min_u32(smnv, vi_dec(as));
+            vf fb = vf_from_bits(vi_and(bg, vf_bits(f))), fs = vf_from_bits(vi_andnot(bg, vf_bits(f)));
+            vd_store(big + j, vd_add(vd_load(big + j), vf_lo(fb)));
+            vd_store(big + j + VD_N, vd_add(vd_load(big + j + VD_N), vf_hi(fb)));
+            vd_store(small + j, vd_add(vd_load(small + j), vf_lo(fs)));
+            vd_store(small + j + VD_N, vd_add(vd_load(small + j + VD_N), vf_hi(fs)));
+        }
+    }
+    uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int64_t i = 0; i < nrows; i++)
+        for (int64_t j = wv; j < w; j++) {
+            double v = LOAD_float16(x[i * rs + j]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            if (a >= thr) {
+                big[j] += v;
+            } else {
+                smx = a > smx ? a : smx;
+                smn1 = a - 1u < smn1 ? a - 1u : smn1;
+                small[j] += v;
+            }
+        }
+    smx = vmx > smx ? vmx : smx;
+    smn1 = vmn1 < smn1 ? vmn1 : smn1;
+    if (!narrow_sum_exact(smx, smn1, nrows, PREC_float16, LSB_MIN_float16)) return 0;
+    rows_keep_split_float16(r, x, rs, nrows, 1, w, big, small);
+    return 1;
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_float16_avx2(const T_float16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -3698,7 +3863,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
             vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
-            } else {
+            } else if (!rows_split_float16_avx2(r, b, rs, nb, w)) {
                 uint8_t ok[TILE];
                 columns_ok_float16_avx2(b, rs, nb, w, ok);
                 rows_block_end_float16(r, b, rs, nb, 1, w, ok);
@@ -3738,7 +3903,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         vec_zeroupper();
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
-        } else {
+        } else if (!rows_split_float16_avx2(r, b, rs, nb, w)) {
             uint8_t ok[TILE];
             columns_ok_float16_avx2(b, rs, nb, w, ok);
             rows_block_end_float16(r, b, rs, nb, 1, w, ok);
@@ -3992,6 +4157,53 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
     vec_zeroupper();
 }
 
+/* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
+ * L1 or L2: it was just read). */
+VEC_TARGET static int rows_split_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    uint32_t thr = split_threshold_bfloat16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double big[TILE], small[TILE];
+    memset(big, 0, (size_t)w * sizeof *big);
+    memset(small, 0, (size_t)w * sizeof *small);
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vi smxv = vi_zero(), smnv = vi_ones();
+    const int64_t wv = w / VF_N * VF_N;
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_bfloat16 *p = x + i * rs;
+        for (int64_t j = 0; j < wv; j += VF_N) {
+            vf f = vf_load_bf16(p + j);
+            vi a = vi_absbits(f), bg = vi_gt_s32(a, below), as = vi_andnot(bg, a);
+            smxv = vi_max_u32(smxv, as);
+            smnv = vi_min_u32(smnv, vi_dec(as));
+            vf fb = vf_from_bits(vi_and(bg, vf_bits(f))), fs = vf_from_bits(vi_andnot(bg, vf_bits(f)));
+            vd_store(big + j, vd_add(vd_load(big + j), vf_lo(fb)));
+            vd_store(big + j + VD_N, vd_add(vd_load(big + j + VD_N), vf_hi(fb)));
+            vd_store(small + j, vd_add(vd_load(small + j), vf_lo(fs)));
+            vd_store(small + j + VD_N, vd_add(vd_load(small + j + VD_N), vf_hi(fs)));
+        }
+    }
+    uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int64_t i = 0; i < nrows; i++)
+        for (int64_t j = wv; j < w; j++) {
+            double v = LOAD_bfloat16(x[i * rs + j]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            if (a >= thr) {
+                big[j] += v;
+            } else {
+                smx = a > smx ? a : smx;
+                smn1 = a - 1u < smn1 ? a - 1u : smn1;
+                small[j] += v;
+            }
+        }
+    smx = vmx > smx ? vmx : smx;
+    smn1 = vmn1 < smn1 ? vmn1 : smn1;
+    if (!narrow_sum_exact(smx, smn1, nrows, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
+    rows_keep_split_bfloat16(r, x, rs, nrows, 1, w, big, small);
+    return 1;
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_bfloat16_avx2(const T_bfloat16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -4086,7 +4298,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
             vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
-            } else {
+            } else if (!rows_split_bfloat16_avx2(r, b, rs, nb, w)) {
                 uint8_t ok[TILE];
                 columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
                 rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
@@ -4126,7 +4338,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         vec_zeroupper();
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
-        } else {
+        } else if (!rows_split_bfloat16_avx2(r, b, rs, nb, w)) {
             uint8_t ok[TILE];
             columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
             rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
@@ -4437,6 +4649,53 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
     vec_zeroupper();
 }
 
+/* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
+ * L1 or L2: it was just read). */
+VEC_TARGET static int rows_split_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    uint32_t thr = split_threshold_float32(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double big[TILE], small[TILE];
+    memset(big, 0, (size_t)w * sizeof *big);
+    memset(small, 0, (size_t)w * sizeof *small);
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vi smxv = vi_zero(), smnv = vi_ones();
+    const int64_t wv = w / VF_N * VF_N;
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_float32 *p = x + i * rs;
+        for (int64_t j = 0; j < wv; j += VF_N) {
+            vf f = vf_load_f32(p + j);
+            vi a = vi_absbits(f), bg = vi_gt_s32(a, below), as = vi_andnot(bg, a);
+            smxv = vi_max_u32(smxv, as);
+            smnv = vi_min_u32(smnv, vi_dec(as));
+            vf fb = vf_from_bits(vi_and(bg, vf_bits(f))), fs = vf_from_bits(vi_andnot(bg, vf_bits(f)));
+            vd_store(big + j, vd_add(vd_load(big + j), vf_lo(fb)));
+            vd_store(big + j + VD_N, vd_add(vd_load(big + j + VD_N), vf_hi(fb)));
+            vd_store(small + j, vd_add(vd_load(small + j), vf_lo(fs)));
+            vd_store(small + j + VD_N, vd_add(vd_load(small + j + VD_N), vf_hi(fs)));
+        }
+    }
+    uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int64_t i = 0; i < nrows; i++)
+        for (int64_t j = wv; j < w; j++) {
+            double v = LOAD_float32(x[i * rs + j]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            if (a >= thr) {
+                big[j] += v;
+            } else {
+                smx = a > smx ? a : smx;
+                smn1 = a - 1u < smn1 ? a - 1u : smn1;
+                small[j] += v;
+            }
+        }
+    smx = vmx > smx ? vmx : smx;
+    smn1 = vmn1 < smn1 ? vmn1 : smn1;
+    if (!narrow_sum_exact(smx, smn1, nrows, PREC_float32, LSB_MIN_float32)) return 0;
+    rows_keep_split_float32(r, x, rs, nrows, 1, w, big, small);
+    return 1;
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_float32_avx2(const T_float32 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -4531,7 +4790,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
             vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
-            } else {
+            } else if (!rows_split_float32_avx2(r, b, rs, nb, w)) {
                 uint8_t ok[TILE];
                 columns_ok_float32_avx2(b, rs, nb, w, ok);
                 rows_block_end_float32(r, b, rs, nb, 1, w, ok);
@@ -4571,7 +4830,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         vec_zeroupper();
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
-        } else {
+        } else if (!rows_split_float32_avx2(r, b, rs, nb, w)) {
             uint8_t ok[TILE];
             columns_ok_float32_avx2(b, rs, nb, w, ok);
             rows_block_end_float32(r, b, rs, nb, 1, w, ok);
@@ -5257,6 +5516,53 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
     vec_zeroupper();
 }
 
+/* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
+ * L1 or L2: it was just read). */
+VEC_TARGET static int rows_split_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    uint32_t thr = split_threshold_float16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double big[TILE], small[TILE];
+    memset(big, 0, (size_t)w * sizeof *big);
+    memset(small, 0, (size_t)w * sizeof *small);
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vi smxv = vi_zero(), smnv = vi_ones();
+    const int64_t wv = w / VF_N * VF_N;
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_float16 *p = x + i * rs;
+        for (int64_t j = 0; j < wv; j += VF_N) {
+            vf f = vf_load_f16(p + j);
+            vi a = vi_absbits(f), bg = vi_gt_s32(a, below), as = vi_andnot(bg, a);
+            smxv = vi_max_u32(smxv, as);
+            smnv = vi_min_u32(smnv, vi_dec(as));
+            vf fb = vf_from_bits(vi_and(bg, vf_bits(f))), fs = vf_from_bits(vi_andnot(bg, vf_bits(f)));
+            vd_store(big + j, vd_add(vd_load(big + j), vf_lo(fb)));
+            vd_store(big + j + VD_N, vd_add(vd_load(big + j + VD_N), vf_hi(fb)));
+            vd_store(small + j, vd_add(vd_load(small + j), vf_lo(fs)));
+            vd_store(small + j + VD_N, vd_add(vd_load(small + j + VD_N), vf_hi(fs)));
+        }
+    }
+    uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int64_t i = 0; i < nrows; i++)
+        for (int64_t j = wv; j < w; j++) {
+            double v = LOAD_float16(x[i * rs + j]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            if (a >= thr) {
+                big[j] += v;
+            } else {
+                smx = a > smx ? a : smx;
+                smn1 = a - 1u < smn1 ? a - 1u : smn1;
+                small[j] += v;
+            }
+        }
+    smx = vmx > smx ? vmx : smx;
+    smn1 = vmn1 < smn1 ? vmn1 : smn1;
+    if (!narrow_sum_exact(smx, smn1, nrows, PREC_float16, LSB_MIN_float16)) return 0;
+    rows_keep_split_float16(r, x, rs, nrows, 1, w, big, small);
+    return 1;
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_float16_avx512(const T_float16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -5351,7 +5657,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
             vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
-            } else {
+            } else if (!rows_split_float16_avx512(r, b, rs, nb, w)) {
                 uint8_t ok[TILE];
                 columns_ok_float16_avx512(b, rs, nb, w, ok);
                 rows_block_end_float16(r, b, rs, nb, 1, w, ok);
@@ -5391,7 +5697,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         vec_zeroupper();
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
-        } else {
+        } else if (!rows_split_float16_avx512(r, b, rs, nb, w)) {
             uint8_t ok[TILE];
             columns_ok_float16_avx512(b, rs, nb, w, ok);
             rows_block_end_float16(r, b, rs, nb, 1, w, ok);
@@ -5645,6 +5951,53 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
     vec_zeroupper();
 }
 
+/* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
+ * L1 or L2: it was just read). */
+VEC_TARGET static int rows_split_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    uint32_t thr = split_threshold_bfloat16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double big[TILE], small[TILE];
+    memset(big, 0, (size_t)w * sizeof *big);
+    memset(small, 0, (size_t)w * sizeof *small);
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vi smxv = vi_zero(), smnv = vi_ones();
+    const int64_t wv = w / VF_N * VF_N;
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_bfloat16 *p = x + i * rs;
+        for (int64_t j = 0; j < wv; j += VF_N) {
+            vf f = vf_load_bf16(p + j);
+            vi a = vi_absbits(f), bg = vi_gt_s32(a, below), as = vi_andnot(bg, a);
+            smxv = vi_max_u32(smxv, as);
+            smnv = vi_min_u32(smnv, vi_dec(as));
+            vf fb = vf_from_bits(vi_and(bg, vf_bits(f))), fs = vf_from_bits(vi_andnot(bg, vf_bits(f)));
+            vd_store(big + j, vd_add(vd_load(big + j), vf_lo(fb)));
+            vd_store(big + j + VD_N, vd_add(vd_load(big + j + VD_N), vf_hi(fb)));
+            vd_store(small + j, vd_add(vd_load(small + j), vf_lo(fs)));
+            vd_store(small + j + VD_N, vd_add(vd_load(small + j + VD_N), vf_hi(fs)));
+        }
+    }
+    uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int64_t i = 0; i < nrows; i++)
+        for (int64_t j = wv; j < w; j++) {
+            double v = LOAD_bfloat16(x[i * rs + j]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            if (a >= thr) {
+                big[j] += v;
+            } else {
+                smx = a > smx ? a : smx;
+                smn1 = a - 1u < smn1 ? a - 1u : smn1;
+                small[j] += v;
+            }
+        }
+    smx = vmx > smx ? vmx : smx;
+    smn1 = vmn1 < smn1 ? vmn1 : smn1;
+    if (!narrow_sum_exact(smx, smn1, nrows, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
+    rows_keep_split_bfloat16(r, x, rs, nrows, 1, w, big, small);
+    return 1;
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_bfloat16_avx512(const T_bfloat16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -5739,7 +6092,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
             vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
-            } else {
+            } else if (!rows_split_bfloat16_avx512(r, b, rs, nb, w)) {
                 uint8_t ok[TILE];
                 columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
                 rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
@@ -5779,7 +6132,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         vec_zeroupper();
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
-        } else {
+        } else if (!rows_split_bfloat16_avx512(r, b, rs, nb, w)) {
             uint8_t ok[TILE];
             columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
             rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
@@ -6090,6 +6443,53 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
     vec_zeroupper();
 }
 
+/* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
+ * L1 or L2: it was just read). */
+VEC_TARGET static int rows_split_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    uint32_t thr = split_threshold_float32(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
+    if (!thr) return 0;
+    double big[TILE], small[TILE];
+    memset(big, 0, (size_t)w * sizeof *big);
+    memset(small, 0, (size_t)w * sizeof *small);
+    const vi below = vi_set1((int32_t)thr - 1); /* a > below: a >= thr */
+    vi smxv = vi_zero(), smnv = vi_ones();
+    const int64_t wv = w / VF_N * VF_N;
+    for (int64_t i = 0; i < nrows; i++) {
+        const T_float32 *p = x + i * rs;
+        for (int64_t j = 0; j < wv; j += VF_N) {
+            vf f = vf_load_f32(p + j);
+            vi a = vi_absbits(f), bg = vi_gt_s32(a, below), as = vi_andnot(bg, a);
+            smxv = vi_max_u32(smxv, as);
+            smnv = vi_min_u32(smnv, vi_dec(as));
+            vf fb = vf_from_bits(vi_and(bg, vf_bits(f))), fs = vf_from_bits(vi_andnot(bg, vf_bits(f)));
+            vd_store(big + j, vd_add(vd_load(big + j), vf_lo(fb)));
+            vd_store(big + j + VD_N, vd_add(vd_load(big + j + VD_N), vf_hi(fb)));
+            vd_store(small + j, vd_add(vd_load(small + j), vf_lo(fs)));
+            vd_store(small + j + VD_N, vd_add(vd_load(small + j + VD_N), vf_hi(fs)));
+        }
+    }
+    uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
+    vec_zeroupper();
+    for (int64_t i = 0; i < nrows; i++)
+        for (int64_t j = wv; j < w; j++) {
+            double v = LOAD_float32(x[i * rs + j]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            if (a >= thr) {
+                big[j] += v;
+            } else {
+                smx = a > smx ? a : smx;
+                smn1 = a - 1u < smn1 ? a - 1u : smn1;
+                small[j] += v;
+            }
+        }
+    smx = vmx > smx ? vmx : smx;
+    smn1 = vmn1 < smn1 ? vmn1 : smn1;
+    if (!narrow_sum_exact(smx, smn1, nrows, PREC_float32, LSB_MIN_float32)) return 0;
+    rows_keep_split_float32(r, x, rs, nrows, 1, w, big, small);
+    return 1;
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_float32_avx512(const T_float32 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -6184,7 +6584,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
             vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
-            } else {
+            } else if (!rows_split_float32_avx512(r, b, rs, nb, w)) {
                 uint8_t ok[TILE];
                 columns_ok_float32_avx512(b, rs, nb, w, ok);
                 rows_block_end_float32(r, b, rs, nb, 1, w, ok);
@@ -6224,7 +6624,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         vec_zeroupper();
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
-        } else {
+        } else if (!rows_split_float32_avx512(r, b, rs, nb, w)) {
             uint8_t ok[TILE];
             columns_ok_float32_avx512(b, rs, nb, w, ok);
             rows_block_end_float32(r, b, rs, nb, 1, w, ok);

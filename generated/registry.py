@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "f02e173c13f04f9306f071f9f584fc026e9091352b4e1aea4f9c69f57170ea39"
+KERNEL_SOURCE_SHA256 = "fc0eab26b9573e1776a18f5718b2d348e32fb0618497d60f8245c69365e76303"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

@@ -331,8 +331,9 @@ def test_row_blocks_whose_kept_sums_would_round(dtype: str, width: int, nrows: i
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
 def test_blocks_with_a_few_far_smaller_values(dtype: str) -> None:
     """Benign values with a few far smaller ones: a block fails its one-sum
-    check and is summed as a large and a small part (split_block), or
-    exactly when the small part spreads too far; every instruction set."""
+    check and is summed as a large and a small part (split_block, rows_split
+    for row blocks), or exactly when the small part spreads too far; every
+    instruction set."""
     rng = np.random.default_rng(5)
     cases = []
     for k in (3, 100, 1000):
@@ -343,7 +344,9 @@ def test_blocks_with_a_few_far_smaller_values(dtype: str) -> None:
         x[30_000 + pos] = 0.0
         x = x.astype(oracles.DTYPES[dtype])
         for y in (x, x[rng.permutation(x.size)], adversarial.values(rng, dtype, 60_000, "sparse_tiny")):
-            cases += [(y, (0,)), (y.reshape(-1, 600), (1,)), (y.reshape(-1, 25), (1,))]
+            runs = [(y, (0,)), (y.reshape(-1, 600), (1,)), (y.reshape(-1, 25), (1,))]
+            rows = [(y.reshape(-1, 300), (0,)), (y.reshape(-1, 40), (0,)), (y.reshape(-1, 25), (0,))]
+            cases += runs + rows
     picked = kernels.isa()
     try:
         for name in kernels.supported_isas():
