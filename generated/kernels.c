@@ -853,7 +853,11 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* co
 #define NCH_float16 (((15 - 11 + 1 - SACC_LSB_float16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { int64_t skip, fails; acc_float16 acc; } lanes_float16; /* blocks to send straight to the exact path; failed blocks in a row */
+typedef struct {
+    int64_t skip, fails; /* blocks to send straight to the exact path; failed blocks in a row */
+    double t; /* kept block sums, added on in double while exact (lanes_keep) */
+    acc_float16 acc;
+} lanes_float16;
 
 static inline acc_float16 acc_add_float16(acc_float16 a, acc_float16 b)
 {
@@ -871,8 +875,10 @@ static inline void lanes_init_float16(lanes_float16 *l) { memset(l, 0, sizeof *l
 
 static inline acc_float16 lanes_sum_float16(lanes_float16 *l, int64_t count)
 {
+    acc_float16 a = l->acc;
     (void)count;
-    return l->acc;
+    if (l->t != 0.0) sacc_add_f64(a.w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, l->t);
+    return a;
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -935,6 +941,24 @@ static inline void keep_block_float16(const T_float16 *x, int64_t s, int64_t n, 
     else zero_block_flags_float16(x, s, n, acc);
 }
 
+/* A kept block's exact sums into the lanes: added on to t in double while
+ * TwoSum shows that exact, so the superaccumulator takes one addition per
+ * run of blocks rather than one or two per block. */
+static inline void lanes_keep_float16(lanes_float16 *l, const T_float16 *x, int64_t s, int64_t n, const double *sums,
+                                      int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++) {
+        double a = l->t, b = sums[k], sum = a + b, bv = sum - a;
+        if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
+            if (a != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, a);
+            sum = b;
+        }
+        l->t = sum;
+    }
+    if (any_nonzero) l->acc.w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_float16(x, s, n, &l->acc);
+}
+
 /* A block that failed narrow_sum_exact for a few small values, summed in
  * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
  * exponent that keeps every partial sum of n values below 2^(m + 1) exact
@@ -950,7 +974,7 @@ static inline uint32_t split_threshold_float16(uint32_t mx, int64_t n)
     return narrow_sum_exact(mx, thr - 1u, n, PREC_float16, LSB_MIN_float16) ? thr : 0;
 }
 
-static int split_block_float16(const T_float16 *x, int64_t s, int64_t n, uint32_t mx, acc_float16 *acc)
+static int split_block_float16(const T_float16 *x, int64_t s, int64_t n, uint32_t mx, lanes_float16 *l)
 {
     uint32_t thr = split_threshold_float16(mx, n), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
@@ -967,7 +991,7 @@ static int split_block_float16(const T_float16 *x, int64_t s, int64_t n, uint32_
         }
     }
     if (!narrow_sum_exact(smx, smn1, n, PREC_float16, LSB_MIN_float16)) return 0;
-    keep_block_float16(x, s, n, acc, sums, 2, mx != 0);
+    lanes_keep_float16(l, x, s, n, sums, 2, mx != 0);
     return 1;
 }
 
@@ -994,8 +1018,8 @@ static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float1
     }
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
-        keep_block_float16(x, s, n, &l->acc, &total, 1, mx != 0);
-    } else if (!split_block_float16(x, s, n, mx, &l->acc)) {
+        lanes_keep_float16(l, x, s, n, &total, 1, mx != 0);
+    } else if (!split_block_float16(x, s, n, mx, l)) {
         (void)chunk_block_float16(x, s, n, &l->acc);
     }
 }
@@ -1317,7 +1341,11 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* 
 #define NCH_bfloat16 (((127 - 8 + 1 - SACC_LSB_bfloat16) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { int64_t skip, fails; acc_bfloat16 acc; } lanes_bfloat16; /* blocks to send straight to the exact path; failed blocks in a row */
+typedef struct {
+    int64_t skip, fails; /* blocks to send straight to the exact path; failed blocks in a row */
+    double t; /* kept block sums, added on in double while exact (lanes_keep) */
+    acc_bfloat16 acc;
+} lanes_bfloat16;
 
 static inline acc_bfloat16 acc_add_bfloat16(acc_bfloat16 a, acc_bfloat16 b)
 {
@@ -1335,8 +1363,10 @@ static inline void lanes_init_bfloat16(lanes_bfloat16 *l) { memset(l, 0, sizeof 
 
 static inline acc_bfloat16 lanes_sum_bfloat16(lanes_bfloat16 *l, int64_t count)
 {
+    acc_bfloat16 a = l->acc;
     (void)count;
-    return l->acc;
+    if (l->t != 0.0) sacc_add_f64(a.w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, l->t);
+    return a;
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -1399,6 +1429,24 @@ static inline void keep_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n
     else zero_block_flags_bfloat16(x, s, n, acc);
 }
 
+/* A kept block's exact sums into the lanes: added on to t in double while
+ * TwoSum shows that exact, so the superaccumulator takes one addition per
+ * run of blocks rather than one or two per block. */
+static inline void lanes_keep_bfloat16(lanes_bfloat16 *l, const T_bfloat16 *x, int64_t s, int64_t n, const double *sums,
+                                      int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++) {
+        double a = l->t, b = sums[k], sum = a + b, bv = sum - a;
+        if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
+            if (a != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, a);
+            sum = b;
+        }
+        l->t = sum;
+    }
+    if (any_nonzero) l->acc.w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_bfloat16(x, s, n, &l->acc);
+}
+
 /* A block that failed narrow_sum_exact for a few small values, summed in
  * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
  * exponent that keeps every partial sum of n values below 2^(m + 1) exact
@@ -1414,7 +1462,7 @@ static inline uint32_t split_threshold_bfloat16(uint32_t mx, int64_t n)
     return narrow_sum_exact(mx, thr - 1u, n, PREC_bfloat16, LSB_MIN_bfloat16) ? thr : 0;
 }
 
-static int split_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, uint32_t mx, acc_bfloat16 *acc)
+static int split_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, uint32_t mx, lanes_bfloat16 *l)
 {
     uint32_t thr = split_threshold_bfloat16(mx, n), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
@@ -1431,7 +1479,7 @@ static int split_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, uint3
         }
     }
     if (!narrow_sum_exact(smx, smn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
-    keep_block_bfloat16(x, s, n, acc, sums, 2, mx != 0);
+    lanes_keep_bfloat16(l, x, s, n, sums, 2, mx != 0);
     return 1;
 }
 
@@ -1458,8 +1506,8 @@ static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bflo
     }
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
-        keep_block_bfloat16(x, s, n, &l->acc, &total, 1, mx != 0);
-    } else if (!split_block_bfloat16(x, s, n, mx, &l->acc)) {
+        lanes_keep_bfloat16(l, x, s, n, &total, 1, mx != 0);
+    } else if (!split_block_bfloat16(x, s, n, mx, l)) {
         (void)chunk_block_bfloat16(x, s, n, &l->acc);
     }
 }
@@ -1781,7 +1829,11 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* co
 #define NCH_float32 (((127 - 24 + 1 - SACC_LSB_float32) >> 5) + 3)
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
-typedef struct { int64_t skip, fails; acc_float32 acc; } lanes_float32; /* blocks to send straight to the exact path; failed blocks in a row */
+typedef struct {
+    int64_t skip, fails; /* blocks to send straight to the exact path; failed blocks in a row */
+    double t; /* kept block sums, added on in double while exact (lanes_keep) */
+    acc_float32 acc;
+} lanes_float32;
 
 static inline acc_float32 acc_add_float32(acc_float32 a, acc_float32 b)
 {
@@ -1799,8 +1851,10 @@ static inline void lanes_init_float32(lanes_float32 *l) { memset(l, 0, sizeof *l
 
 static inline acc_float32 lanes_sum_float32(lanes_float32 *l, int64_t count)
 {
+    acc_float32 a = l->acc;
     (void)count;
-    return l->acc;
+    if (l->t != 0.0) sacc_add_f64(a.w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, l->t);
+    return a;
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -1863,6 +1917,24 @@ static inline void keep_block_float32(const T_float32 *x, int64_t s, int64_t n, 
     else zero_block_flags_float32(x, s, n, acc);
 }
 
+/* A kept block's exact sums into the lanes: added on to t in double while
+ * TwoSum shows that exact, so the superaccumulator takes one addition per
+ * run of blocks rather than one or two per block. */
+static inline void lanes_keep_float32(lanes_float32 *l, const T_float32 *x, int64_t s, int64_t n, const double *sums,
+                                      int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++) {
+        double a = l->t, b = sums[k], sum = a + b, bv = sum - a;
+        if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
+            if (a != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, a);
+            sum = b;
+        }
+        l->t = sum;
+    }
+    if (any_nonzero) l->acc.w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_float32(x, s, n, &l->acc);
+}
+
 /* A block that failed narrow_sum_exact for a few small values, summed in
  * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
  * exponent that keeps every partial sum of n values below 2^(m + 1) exact
@@ -1878,7 +1950,7 @@ static inline uint32_t split_threshold_float32(uint32_t mx, int64_t n)
     return narrow_sum_exact(mx, thr - 1u, n, PREC_float32, LSB_MIN_float32) ? thr : 0;
 }
 
-static int split_block_float32(const T_float32 *x, int64_t s, int64_t n, uint32_t mx, acc_float32 *acc)
+static int split_block_float32(const T_float32 *x, int64_t s, int64_t n, uint32_t mx, lanes_float32 *l)
 {
     uint32_t thr = split_threshold_float32(mx, n), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
@@ -1895,7 +1967,7 @@ static int split_block_float32(const T_float32 *x, int64_t s, int64_t n, uint32_
         }
     }
     if (!narrow_sum_exact(smx, smn1, n, PREC_float32, LSB_MIN_float32)) return 0;
-    keep_block_float32(x, s, n, acc, sums, 2, mx != 0);
+    lanes_keep_float32(l, x, s, n, sums, 2, mx != 0);
     return 1;
 }
 
@@ -1922,8 +1994,8 @@ static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float3
     }
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
-        keep_block_float32(x, s, n, &l->acc, &total, 1, mx != 0);
-    } else if (!split_block_float32(x, s, n, mx, &l->acc)) {
+        lanes_keep_float32(l, x, s, n, &total, 1, mx != 0);
+    } else if (!split_block_float32(x, s, n, mx, l)) {
         (void)chunk_block_float32(x, s, n, &l->acc);
     }
 }
@@ -2252,7 +2324,7 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* co
  * at most A, the sums are finite and every r2 is zero (values at most about
  * 2^30 below A); A comes from the previous block (the first block's first
  * values), and a failed block picks it again from its own largest value. */
-typedef struct { double A, sigma1, sigma2; int64_t skip, fails; acc_float64 acc; } lanes_float64;
+typedef struct { double A, sigma1, sigma2, t; int64_t skip, fails; acc_float64 acc; } lanes_float64;
 
 /* A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m, kept below what keeps sigma_1 finite */
 static inline void pick_sigma_float64(double m, double *A, double *sigma1, double *sigma2)
@@ -2282,8 +2354,10 @@ static inline void lanes_init_float64(lanes_float64 *l) { memset(l, 0, sizeof *l
 
 static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
 {
+    acc_float64 a = l->acc;
     (void)count;
-    return l->acc;
+    if (l->t != 0.0) sacc_add_f64(a.w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, l->t);
+    return a;
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -2388,6 +2462,24 @@ static inline void keep_block_float64(const T_float64 *x, int64_t s, int64_t n, 
     else zero_block_flags_float64(x, s, n, acc);
 }
 
+/* A kept block's exact sums into the lanes: added on to t in double while
+ * TwoSum shows that exact, so the superaccumulator takes one addition per
+ * run of blocks rather than one or two per block. */
+static inline void lanes_keep_float64(lanes_float64 *l, const T_float64 *x, int64_t s, int64_t n, const double *sums,
+                                      int nsums, int any_nonzero)
+{
+    for (int k = 0; k < nsums; k++) {
+        double a = l->t, b = sums[k], sum = a + b, bv = sum - a;
+        if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
+            if (a != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, a);
+            sum = b;
+        }
+        l->t = sum;
+    }
+    if (any_nonzero) l->acc.w[1] |= SACC_NONNEGZERO;
+    else zero_block_flags_float64(x, s, n, &l->acc);
+}
+
 static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l)
 {
     if (l->A == 0.0) {
@@ -2408,7 +2500,7 @@ static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float6
     }
     double sums[2] = {(s1[0] + s1[1]) + (s1[2] + s1[3]), (s2[0] + s2[1]) + (s2[2] + s2[3])};
     if (mx <= A && ro == 0 && isfinite(sums[0])) {
-        keep_block_float64(x, s, n, &l->acc, sums, 2, mx != 0.0);
+        lanes_keep_float64(l, x, s, n, sums, 2, mx != 0.0);
     } else {
         double m = chunk_block_float64(x, s, n, &l->acc);
         pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
@@ -3509,7 +3601,7 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx2(__m256i v)
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_float16_avx2(const T_float16 *x, int64_t n, uint32_t mx, acc_float16 *acc)
+VEC_TARGET static int split_block_float16_avx2(const T_float16 *x, int64_t n, uint32_t mx, lanes_float16 *l)
 {
     uint32_t thr = split_threshold_float16(mx, n);
     if (!thr) return 0;
@@ -3549,7 +3641,7 @@ VEC_TARGET static int split_block_float16_avx2(const T_float16 *x, int64_t n, ui
         }
     }
     if (!narrow_sum_exact(smx, smn1, n, PREC_float16, LSB_MIN_float16)) return 0;
-    keep_block_float16(x, 1, n, acc, sums, 2, mx != 0);
+    lanes_keep_float16(l, x, 1, n, sums, 2, mx != 0);
     return 1;
 }
 
@@ -3573,12 +3665,12 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
             s[2] = vd_add(s[2], VF_LO_float16(f1, x + i + VF_N));
             s[3] = vd_add(s[3], VF_HI_float16(f1, x + i + VF_N));
         }
-        double part[4 * VD_N], total = 0.0;
-        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        double part[VD_N], total = 0.0;
+        vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
         for (; i < n; i++) part[0] += LOAD_float16(x[i]);
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
-        if (isfinite(total)) keep_block_float16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        if (isfinite(total)) lanes_keep_float16(l, x, 1, n, &total, 1, total != 0.0);
         else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
     }
@@ -3589,8 +3681,10 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
         LOAD2_float16(x + i, d, mxv, mnv);
         for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
     }
-    double part[4 * VD_N], total = 0.0;
-    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    /* the four sums in a tree: when the block passes its check, every
+     * partial sum is exact, so no order of the additions changes a bit */
+    double part[VD_N], total = 0.0;
+    vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float16(x[i]);
@@ -3601,10 +3695,10 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
     }
     vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
-        keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        lanes_keep_float16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
-    } else if (split_block_float16_avx2(x, n, mx, &l->acc)) {
+    } else if (split_block_float16_avx2(x, n, mx, l)) {
         l->fails = 0;
     } else {
         (void)chunk_block_float16(x, 1, n, &l->acc);
@@ -3937,7 +4031,7 @@ VEC_TARGET static void run_float16_avx2(const T_float16 *x, int64_t n, lanes_flo
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, uint32_t mx, acc_bfloat16 *acc)
+VEC_TARGET static int split_block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, uint32_t mx, lanes_bfloat16 *l)
 {
     uint32_t thr = split_threshold_bfloat16(mx, n);
     if (!thr) return 0;
@@ -3977,7 +4071,7 @@ VEC_TARGET static int split_block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, 
         }
     }
     if (!narrow_sum_exact(smx, smn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
-    keep_block_bfloat16(x, 1, n, acc, sums, 2, mx != 0);
+    lanes_keep_bfloat16(l, x, 1, n, sums, 2, mx != 0);
     return 1;
 }
 
@@ -4001,12 +4095,12 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
             s[2] = vd_add(s[2], VF_LO_bfloat16(f1, x + i + VF_N));
             s[3] = vd_add(s[3], VF_HI_bfloat16(f1, x + i + VF_N));
         }
-        double part[4 * VD_N], total = 0.0;
-        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        double part[VD_N], total = 0.0;
+        vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
         for (; i < n; i++) part[0] += LOAD_bfloat16(x[i]);
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
-        if (isfinite(total)) keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        if (isfinite(total)) lanes_keep_bfloat16(l, x, 1, n, &total, 1, total != 0.0);
         else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
     }
@@ -4023,8 +4117,10 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
         s[2] = vd_add(s[2], vf_lo(f1));
         s[3] = vd_add(s[3], vf_hi(f1));
     }
-    double part[4 * VD_N], total = 0.0;
-    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    /* the four sums in a tree: when the block passes its check, every
+     * partial sum is exact, so no order of the additions changes a bit */
+    double part[VD_N], total = 0.0;
+    vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
     uint32_t mx = vw_hmax_u16(mxv) << 16, mn16 = vw_hmin_u16(mnv);
     uint32_t mn1 = mn16 == 0xffffu ? UINT32_MAX : ((mn16 + 1u) << 16) - 1u;
     for (; i < n; i++) {
@@ -4036,10 +4132,10 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
     }
     vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
-        keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        lanes_keep_bfloat16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
-    } else if (split_block_bfloat16_avx2(x, n, mx, &l->acc)) {
+    } else if (split_block_bfloat16_avx2(x, n, mx, l)) {
         l->fails = 0;
     } else {
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
@@ -4376,7 +4472,7 @@ VEC_TARGET static void run_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_b
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_float32_avx2(const T_float32 *x, int64_t n, uint32_t mx, acc_float32 *acc)
+VEC_TARGET static int split_block_float32_avx2(const T_float32 *x, int64_t n, uint32_t mx, lanes_float32 *l)
 {
     uint32_t thr = split_threshold_float32(mx, n);
     if (!thr) return 0;
@@ -4416,7 +4512,7 @@ VEC_TARGET static int split_block_float32_avx2(const T_float32 *x, int64_t n, ui
         }
     }
     if (!narrow_sum_exact(smx, smn1, n, PREC_float32, LSB_MIN_float32)) return 0;
-    keep_block_float32(x, 1, n, acc, sums, 2, mx != 0);
+    lanes_keep_float32(l, x, 1, n, sums, 2, mx != 0);
     return 1;
 }
 
@@ -4440,12 +4536,12 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
             s[2] = vd_add(s[2], VF_LO_float32(f1, x + i + VF_N));
             s[3] = vd_add(s[3], VF_HI_float32(f1, x + i + VF_N));
         }
-        double part[4 * VD_N], total = 0.0;
-        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        double part[VD_N], total = 0.0;
+        vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
         for (; i < n; i++) part[0] += LOAD_float32(x[i]);
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
-        if (isfinite(total)) keep_block_float32(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        if (isfinite(total)) lanes_keep_float32(l, x, 1, n, &total, 1, total != 0.0);
         else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
     }
@@ -4456,8 +4552,10 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
         LOAD2_float32(x + i, d, mxv, mnv);
         for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
     }
-    double part[4 * VD_N], total = 0.0;
-    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    /* the four sums in a tree: when the block passes its check, every
+     * partial sum is exact, so no order of the additions changes a bit */
+    double part[VD_N], total = 0.0;
+    vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float32(x[i]);
@@ -4468,10 +4566,10 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
     }
     vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
-        keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
+        for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        lanes_keep_float32(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
-    } else if (split_block_float32_avx2(x, n, mx, &l->acc)) {
+    } else if (split_block_float32_avx2(x, n, mx, l)) {
         l->fails = 0;
     } else {
         (void)chunk_block_float32(x, 1, n, &l->acc);
@@ -4896,7 +4994,7 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
     }
     vec_zeroupper();
     if (mx <= l->A && clean && isfinite(sums[0])) {
-        keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
+        lanes_keep_float64(l, x, 1, n, sums, 2, mx != 0.0);
         l->fails = 0;
     } else {
         double mm = chunk_block_float64(x, 1, n, &l->acc);
@@ -5303,7 +5401,7 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx512(__m512i v)
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_float16_avx512(const T_float16 *x, int64_t n, uint32_t mx, acc_float16 *acc)
+VEC_TARGET static int split_block_float16_avx512(const T_float16 *x, int64_t n, uint32_t mx, lanes_float16 *l)
 {
     uint32_t thr = split_threshold_float16(mx, n);
     if (!thr) return 0;
@@ -5343,7 +5441,7 @@ VEC_TARGET static int split_block_float16_avx512(const T_float16 *x, int64_t n, 
         }
     }
     if (!narrow_sum_exact(smx, smn1, n, PREC_float16, LSB_MIN_float16)) return 0;
-    keep_block_float16(x, 1, n, acc, sums, 2, mx != 0);
+    lanes_keep_float16(l, x, 1, n, sums, 2, mx != 0);
     return 1;
 }
 
@@ -5367,12 +5465,12 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
             s[2] = vd_add(s[2], VF_LO_float16(f1, x + i + VF_N));
             s[3] = vd_add(s[3], VF_HI_float16(f1, x + i + VF_N));
         }
-        double part[4 * VD_N], total = 0.0;
-        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        double part[VD_N], total = 0.0;
+        vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
         for (; i < n; i++) part[0] += LOAD_float16(x[i]);
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
-        if (isfinite(total)) keep_block_float16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        if (isfinite(total)) lanes_keep_float16(l, x, 1, n, &total, 1, total != 0.0);
         else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
     }
@@ -5383,8 +5481,10 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
         LOAD2_float16(x + i, d, mxv, mnv);
         for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
     }
-    double part[4 * VD_N], total = 0.0;
-    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    /* the four sums in a tree: when the block passes its check, every
+     * partial sum is exact, so no order of the additions changes a bit */
+    double part[VD_N], total = 0.0;
+    vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float16(x[i]);
@@ -5395,10 +5495,10 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
     }
     vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
-        keep_block_float16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        lanes_keep_float16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
-    } else if (split_block_float16_avx512(x, n, mx, &l->acc)) {
+    } else if (split_block_float16_avx512(x, n, mx, l)) {
         l->fails = 0;
     } else {
         (void)chunk_block_float16(x, 1, n, &l->acc);
@@ -5731,7 +5831,7 @@ VEC_TARGET static void run_float16_avx512(const T_float16 *x, int64_t n, lanes_f
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, uint32_t mx, acc_bfloat16 *acc)
+VEC_TARGET static int split_block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, uint32_t mx, lanes_bfloat16 *l)
 {
     uint32_t thr = split_threshold_bfloat16(mx, n);
     if (!thr) return 0;
@@ -5771,7 +5871,7 @@ VEC_TARGET static int split_block_bfloat16_avx512(const T_bfloat16 *x, int64_t n
         }
     }
     if (!narrow_sum_exact(smx, smn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
-    keep_block_bfloat16(x, 1, n, acc, sums, 2, mx != 0);
+    lanes_keep_bfloat16(l, x, 1, n, sums, 2, mx != 0);
     return 1;
 }
 
@@ -5795,12 +5895,12 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
             s[2] = vd_add(s[2], VF_LO_bfloat16(f1, x + i + VF_N));
             s[3] = vd_add(s[3], VF_HI_bfloat16(f1, x + i + VF_N));
         }
-        double part[4 * VD_N], total = 0.0;
-        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        double part[VD_N], total = 0.0;
+        vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
         for (; i < n; i++) part[0] += LOAD_bfloat16(x[i]);
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
-        if (isfinite(total)) keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        if (isfinite(total)) lanes_keep_bfloat16(l, x, 1, n, &total, 1, total != 0.0);
         else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
     }
@@ -5817,8 +5917,10 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
         s[2] = vd_add(s[2], vf_lo(f1));
         s[3] = vd_add(s[3], vf_hi(f1));
     }
-    double part[4 * VD_N], total = 0.0;
-    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    /* the four sums in a tree: when the block passes its check, every
+     * partial sum is exact, so no order of the additions changes a bit */
+    double part[VD_N], total = 0.0;
+    vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
     uint32_t mx = vw_hmax_u16(mxv) << 16, mn16 = vw_hmin_u16(mnv);
     uint32_t mn1 = mn16 == 0xffffu ? UINT32_MAX : ((mn16 + 1u) << 16) - 1u;
     for (; i < n; i++) {
@@ -5830,10 +5932,10 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
     }
     vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
-        keep_block_bfloat16(x, 1, n, &l->acc, &total, 1, mx != 0);
+        for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        lanes_keep_bfloat16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
-    } else if (split_block_bfloat16_avx512(x, n, mx, &l->acc)) {
+    } else if (split_block_bfloat16_avx512(x, n, mx, l)) {
         l->fails = 0;
     } else {
         (void)chunk_block_bfloat16(x, 1, n, &l->acc);
@@ -6170,7 +6272,7 @@ VEC_TARGET static void run_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_float32_avx512(const T_float32 *x, int64_t n, uint32_t mx, acc_float32 *acc)
+VEC_TARGET static int split_block_float32_avx512(const T_float32 *x, int64_t n, uint32_t mx, lanes_float32 *l)
 {
     uint32_t thr = split_threshold_float32(mx, n);
     if (!thr) return 0;
@@ -6210,7 +6312,7 @@ VEC_TARGET static int split_block_float32_avx512(const T_float32 *x, int64_t n, 
         }
     }
     if (!narrow_sum_exact(smx, smn1, n, PREC_float32, LSB_MIN_float32)) return 0;
-    keep_block_float32(x, 1, n, acc, sums, 2, mx != 0);
+    lanes_keep_float32(l, x, 1, n, sums, 2, mx != 0);
     return 1;
 }
 
@@ -6234,12 +6336,12 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
             s[2] = vd_add(s[2], VF_LO_float32(f1, x + i + VF_N));
             s[3] = vd_add(s[3], VF_HI_float32(f1, x + i + VF_N));
         }
-        double part[4 * VD_N], total = 0.0;
-        for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+        double part[VD_N], total = 0.0;
+        vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
         for (; i < n; i++) part[0] += LOAD_float32(x[i]);
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k];
+        for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
-        if (isfinite(total)) keep_block_float32(x, 1, n, &l->acc, &total, 1, total != 0.0);
+        if (isfinite(total)) lanes_keep_float32(l, x, 1, n, &total, 1, total != 0.0);
         else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
     }
@@ -6250,8 +6352,10 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
         LOAD2_float32(x + i, d, mxv, mnv);
         for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
     }
-    double part[4 * VD_N], total = 0.0;
-    for (int k = 0; k < 4; k++) vd_store(part + VD_N * k, s[k]);
+    /* the four sums in a tree: when the block passes its check, every
+     * partial sum is exact, so no order of the additions changes a bit */
+    double part[VD_N], total = 0.0;
+    vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float32(x[i]);
@@ -6262,10 +6366,10 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
     }
     vec_zeroupper();
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
-        for (int k = 0; k < 4 * VD_N; k++) total += part[k]; /* exact, as every partial sum */
-        keep_block_float32(x, 1, n, &l->acc, &total, 1, mx != 0);
+        for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
+        lanes_keep_float32(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
-    } else if (split_block_float32_avx512(x, n, mx, &l->acc)) {
+    } else if (split_block_float32_avx512(x, n, mx, l)) {
         l->fails = 0;
     } else {
         (void)chunk_block_float32(x, 1, n, &l->acc);
@@ -6690,7 +6794,7 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
     }
     vec_zeroupper();
     if (mx <= l->A && clean && isfinite(sums[0])) {
-        keep_block_float64(x, 1, n, &l->acc, sums, 2, mx != 0.0);
+        lanes_keep_float64(l, x, 1, n, sums, 2, mx != 0.0);
         l->fails = 0;
     } else {
         double mm = chunk_block_float64(x, 1, n, &l->acc);

@@ -356,3 +356,23 @@ def test_blocks_with_a_few_far_smaller_values(dtype: str) -> None:
                 assert same_bits(got, truth(arr, axes)), (name, arr.shape)
     finally:
         kernels.use_isa(picked)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("tail", [0, 777])
+def test_run_blocks_whose_kept_sums_would_round(dtype: str, tail: int) -> None:
+    """A run in blocks (1024 values; float16 8192): each block's sum is exact,
+    but adding the blocks' sums in double would round (large values in a
+    block, small ones after, then the large ones negated); a run of -0.0s."""
+    block = 8192 if dtype == "float16" else 1024
+    rng = np.random.default_rng(block + tail)
+    big = 2.0**10 if dtype == "float16" else 2.0**40
+    x = rng.uniform(-1.0, 1.0, 5 * block + tail) * 2.0 ** rng.integers(-12, 0, 5 * block + tail)
+    x[:block] = rng.choice([-1.0, 1.0], block) * big
+    x[2 * block : 3 * block] = -x[:block]
+    x = x.astype(oracles.DTYPES[dtype])
+    runs = np.stack([x, np.full_like(x, -0.0), x[::-1]])
+    for threads in (1, 2):
+        got = meancli.reduce_mean(runs, axes=[1], keepdims=True, threads=threads)
+        assert same_bits(got, truth(runs, (1,))), (threads,)
+    assert np.signbit(got[1, 0])
