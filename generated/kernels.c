@@ -151,6 +151,14 @@ static int clamp_threads(int nthreads, int64_t work_elements)
 #endif
 }
 
+/* Is each of the w flags set? */
+static inline int all_ok(const uint8_t *ok, int64_t w)
+{
+    for (int64_t j = 0; j < w; j++)
+        if (!ok[j]) return 0;
+    return 1;
+}
+
 static int mul_ok(int64_t a, int64_t b, int64_t *out)
 {
     return !__builtin_mul_overflow(a, b, out);
@@ -1202,8 +1210,9 @@ static void rows_keep_split_float16(rowacc_float16 *r, const T_float16 *x, int64
     }
 }
 
-/* A rows block that failed its shared check, split (the scalar form of the
- * vector one): 1 when both parts of every column are proven exact and kept. */
+/* A rows block where the shared check and some column's own failed, split
+ * (the scalar form of the vector one): 1 when both parts of every column
+ * are proven exact and kept. */
 static int rows_split_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
     uint32_t thr = split_threshold_float16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
@@ -1262,11 +1271,11 @@ static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int6
             for (int64_t j = 0; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j * s]));
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, s, w, NULL);
-        } else if (rows_split_float16(r, b, rs, nb, s, w)) {
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float16(r, j, b + j * s, rs, nb);
-            rows_block_end_float16(r, b, rs, nb, s, w, ok);
+            if (all_ok(ok, w) || !rows_split_float16(r, b, rs, nb, s, w))
+                rows_block_end_float16(r, b, rs, nb, s, w, ok);
         }
     }
 }
@@ -1690,8 +1699,9 @@ static void rows_keep_split_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, in
     }
 }
 
-/* A rows block that failed its shared check, split (the scalar form of the
- * vector one): 1 when both parts of every column are proven exact and kept. */
+/* A rows block where the shared check and some column's own failed, split
+ * (the scalar form of the vector one): 1 when both parts of every column
+ * are proven exact and kept. */
 static int rows_split_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
     uint32_t thr = split_threshold_bfloat16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
@@ -1750,11 +1760,11 @@ static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, i
             for (int64_t j = 0; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j * s]));
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, s, w, NULL);
-        } else if (rows_split_bfloat16(r, b, rs, nb, s, w)) {
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(r, j, b + j * s, rs, nb);
-            rows_block_end_bfloat16(r, b, rs, nb, s, w, ok);
+            if (all_ok(ok, w) || !rows_split_bfloat16(r, b, rs, nb, s, w))
+                rows_block_end_bfloat16(r, b, rs, nb, s, w, ok);
         }
     }
 }
@@ -2178,8 +2188,9 @@ static void rows_keep_split_float32(rowacc_float32 *r, const T_float32 *x, int64
     }
 }
 
-/* A rows block that failed its shared check, split (the scalar form of the
- * vector one): 1 when both parts of every column are proven exact and kept. */
+/* A rows block where the shared check and some column's own failed, split
+ * (the scalar form of the vector one): 1 when both parts of every column
+ * are proven exact and kept. */
 static int rows_split_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
     uint32_t thr = split_threshold_float32(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
@@ -2238,11 +2249,11 @@ static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int6
             for (int64_t j = 0; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j * s]));
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, s, w, NULL);
-        } else if (rows_split_float32(r, b, rs, nb, s, w)) {
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float32(r, j, b + j * s, rs, nb);
-            rows_block_end_float32(r, b, rs, nb, s, w, ok);
+            if (all_ok(ok, w) || !rows_split_float32(r, b, rs, nb, s, w))
+                rows_block_end_float32(r, b, rs, nb, s, w, ok);
         }
     }
 }
@@ -2699,7 +2710,7 @@ static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int6
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j * s, rs, nb);
-            rows_block_end_float64(r, b, rs, nb, s, w, ok);
+                rows_block_end_float64(r, b, rs, nb, s, w, ok);
         }
     }
 }
@@ -3601,7 +3612,7 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx2(__m256i v)
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_float16_avx2(const T_float16 *x, int64_t n, uint32_t mx, lanes_float16 *l)
+VEC_TARGET __attribute__((noinline)) static int split_block_float16_avx2(const T_float16 *x, int64_t n, uint32_t mx, lanes_float16 *l)
 {
     uint32_t thr = split_threshold_float16(mx, n);
     if (!thr) return 0;
@@ -3818,7 +3829,7 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
  * L1 or L2: it was just read). */
-VEC_TARGET static int rows_split_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+VEC_TARGET __attribute__((noinline)) static int rows_split_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     uint32_t thr = split_threshold_float16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
@@ -3957,10 +3968,10 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
             vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
-            } else if (!rows_split_float16_avx2(r, b, rs, nb, w)) {
+            } else {
                 uint8_t ok[TILE];
                 columns_ok_float16_avx2(b, rs, nb, w, ok);
-                rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+                if (all_ok(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -3997,10 +4008,10 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         vec_zeroupper();
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
-        } else if (!rows_split_float16_avx2(r, b, rs, nb, w)) {
+        } else {
             uint8_t ok[TILE];
             columns_ok_float16_avx2(b, rs, nb, w, ok);
-            rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+            if (all_ok(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
         }
     }
 }
@@ -4031,7 +4042,7 @@ VEC_TARGET static void run_float16_avx2(const T_float16 *x, int64_t n, lanes_flo
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, uint32_t mx, lanes_bfloat16 *l)
+VEC_TARGET __attribute__((noinline)) static int split_block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, uint32_t mx, lanes_bfloat16 *l)
 {
     uint32_t thr = split_threshold_bfloat16(mx, n);
     if (!thr) return 0;
@@ -4255,7 +4266,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
  * L1 or L2: it was just read). */
-VEC_TARGET static int rows_split_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+VEC_TARGET __attribute__((noinline)) static int rows_split_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     uint32_t thr = split_threshold_bfloat16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
@@ -4394,10 +4405,10 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
             vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
-            } else if (!rows_split_bfloat16_avx2(r, b, rs, nb, w)) {
+            } else {
                 uint8_t ok[TILE];
                 columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
-                rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+                if (all_ok(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -4434,10 +4445,10 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         vec_zeroupper();
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
-        } else if (!rows_split_bfloat16_avx2(r, b, rs, nb, w)) {
+        } else {
             uint8_t ok[TILE];
             columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
-            rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+            if (all_ok(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
         }
     }
 }
@@ -4472,7 +4483,7 @@ VEC_TARGET static void run_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_b
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_float32_avx2(const T_float32 *x, int64_t n, uint32_t mx, lanes_float32 *l)
+VEC_TARGET __attribute__((noinline)) static int split_block_float32_avx2(const T_float32 *x, int64_t n, uint32_t mx, lanes_float32 *l)
 {
     uint32_t thr = split_threshold_float32(mx, n);
     if (!thr) return 0;
@@ -4749,7 +4760,7 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
  * L1 or L2: it was just read). */
-VEC_TARGET static int rows_split_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+VEC_TARGET __attribute__((noinline)) static int rows_split_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     uint32_t thr = split_threshold_float32(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
@@ -4888,10 +4899,10 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
             vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
-            } else if (!rows_split_float32_avx2(r, b, rs, nb, w)) {
+            } else {
                 uint8_t ok[TILE];
                 columns_ok_float32_avx2(b, rs, nb, w, ok);
-                rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+                if (all_ok(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -4928,10 +4939,10 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         vec_zeroupper();
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
-        } else if (!rows_split_float32_avx2(r, b, rs, nb, w)) {
+        } else {
             uint8_t ok[TILE];
             columns_ok_float32_avx2(b, rs, nb, w, ok);
-            rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+            if (all_ok(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
         }
     }
 }
@@ -5401,7 +5412,7 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx512(__m512i v)
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_float16_avx512(const T_float16 *x, int64_t n, uint32_t mx, lanes_float16 *l)
+VEC_TARGET __attribute__((noinline)) static int split_block_float16_avx512(const T_float16 *x, int64_t n, uint32_t mx, lanes_float16 *l)
 {
     uint32_t thr = split_threshold_float16(mx, n);
     if (!thr) return 0;
@@ -5618,7 +5629,7 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
  * L1 or L2: it was just read). */
-VEC_TARGET static int rows_split_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+VEC_TARGET __attribute__((noinline)) static int rows_split_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     uint32_t thr = split_threshold_float16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
@@ -5757,10 +5768,10 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
             vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
-            } else if (!rows_split_float16_avx512(r, b, rs, nb, w)) {
+            } else {
                 uint8_t ok[TILE];
                 columns_ok_float16_avx512(b, rs, nb, w, ok);
-                rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+                if (all_ok(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -5797,10 +5808,10 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         vec_zeroupper();
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
-        } else if (!rows_split_float16_avx512(r, b, rs, nb, w)) {
+        } else {
             uint8_t ok[TILE];
             columns_ok_float16_avx512(b, rs, nb, w, ok);
-            rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+            if (all_ok(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
         }
     }
 }
@@ -5831,7 +5842,7 @@ VEC_TARGET static void run_float16_avx512(const T_float16 *x, int64_t n, lanes_f
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, uint32_t mx, lanes_bfloat16 *l)
+VEC_TARGET __attribute__((noinline)) static int split_block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, uint32_t mx, lanes_bfloat16 *l)
 {
     uint32_t thr = split_threshold_bfloat16(mx, n);
     if (!thr) return 0;
@@ -6055,7 +6066,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
  * L1 or L2: it was just read). */
-VEC_TARGET static int rows_split_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+VEC_TARGET __attribute__((noinline)) static int rows_split_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     uint32_t thr = split_threshold_bfloat16(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
@@ -6194,10 +6205,10 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
             vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
-            } else if (!rows_split_bfloat16_avx512(r, b, rs, nb, w)) {
+            } else {
                 uint8_t ok[TILE];
                 columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
-                rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+                if (all_ok(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -6234,10 +6245,10 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         vec_zeroupper();
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
-        } else if (!rows_split_bfloat16_avx512(r, b, rs, nb, w)) {
+        } else {
             uint8_t ok[TILE];
             columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
-            rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+            if (all_ok(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
         }
     }
 }
@@ -6272,7 +6283,7 @@ VEC_TARGET static void run_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes
 
 /* split_block of kernel_exact.c.j2 (a block in L1 that failed its check),
  * VF_N values at a time: the lanes of at least 2^T and those below, apart. */
-VEC_TARGET static int split_block_float32_avx512(const T_float32 *x, int64_t n, uint32_t mx, lanes_float32 *l)
+VEC_TARGET __attribute__((noinline)) static int split_block_float32_avx512(const T_float32 *x, int64_t n, uint32_t mx, lanes_float32 *l)
 {
     uint32_t thr = split_threshold_float32(mx, n);
     if (!thr) return 0;
@@ -6549,7 +6560,7 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
  * L1 or L2: it was just read). */
-VEC_TARGET static int rows_split_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+VEC_TARGET __attribute__((noinline)) static int rows_split_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     uint32_t thr = split_threshold_float32(r->bmx, nrows), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
@@ -6688,10 +6699,10 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
             vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
-            } else if (!rows_split_float32_avx512(r, b, rs, nb, w)) {
+            } else {
                 uint8_t ok[TILE];
                 columns_ok_float32_avx512(b, rs, nb, w, ok);
-                rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+                if (all_ok(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -6728,10 +6739,10 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         vec_zeroupper();
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
-        } else if (!rows_split_float32_avx512(r, b, rs, nb, w)) {
+        } else {
             uint8_t ok[TILE];
             columns_ok_float32_avx512(b, rs, nb, w, ok);
-            rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+            if (all_ok(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
         }
     }
 }

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "ceb65c35d758625e439de69975090e3f09e2c901b345187af3a26bf9d565fa5f"
+KERNEL_SOURCE_SHA256 = "594711b60c8b1c5e1a9f34f53fe00cecb373187770dd2ff650b4827bce2c623b"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
