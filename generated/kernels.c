@@ -889,6 +889,21 @@ static inline acc_float16 lanes_sum_float16(lanes_float16 *l, int64_t count)
     return a;
 }
 
+/* The mean of an output whose `count` values all went through these lanes.
+ * While no block reached the superaccumulator, t is their exact sum: float64
+ * divides it once (IEEE division rounds the exact quotient), the narrower
+ * formats divide it rounding to odd (div_odd) and round once to the format. */
+static inline T_float16 lanes_mean_float16(lanes_float16 *l, int64_t count)
+{
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_float16; k++) limbs |= l->acc.w[SACC_HEADER + k];
+    if (!limbs && !(l->acc.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
+        if (l->t == 0.0) return store_float16(l->acc.w[1] & SACC_NONNEGZERO ? 0.0 : -0.0);
+        return store_float16(div_odd(l->t, (double)count));
+    }
+    return finalize_float16(lanes_sum_float16(l, count), count);
+}
+
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
 static void zero_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
 {
@@ -1378,6 +1393,21 @@ static inline acc_bfloat16 lanes_sum_bfloat16(lanes_bfloat16 *l, int64_t count)
     return a;
 }
 
+/* The mean of an output whose `count` values all went through these lanes.
+ * While no block reached the superaccumulator, t is their exact sum: float64
+ * divides it once (IEEE division rounds the exact quotient), the narrower
+ * formats divide it rounding to odd (div_odd) and round once to the format. */
+static inline T_bfloat16 lanes_mean_bfloat16(lanes_bfloat16 *l, int64_t count)
+{
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_bfloat16; k++) limbs |= l->acc.w[SACC_HEADER + k];
+    if (!limbs && !(l->acc.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
+        if (l->t == 0.0) return store_bfloat16(l->acc.w[1] & SACC_NONNEGZERO ? 0.0 : -0.0);
+        return store_bfloat16(div_odd(l->t, (double)count));
+    }
+    return finalize_bfloat16(lanes_sum_bfloat16(l, count), count);
+}
+
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
 static void zero_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
 {
@@ -1865,6 +1895,21 @@ static inline acc_float32 lanes_sum_float32(lanes_float32 *l, int64_t count)
     (void)count;
     if (l->t != 0.0) sacc_add_f64(a.w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, l->t);
     return a;
+}
+
+/* The mean of an output whose `count` values all went through these lanes.
+ * While no block reached the superaccumulator, t is their exact sum: float64
+ * divides it once (IEEE division rounds the exact quotient), the narrower
+ * formats divide it rounding to odd (div_odd) and round once to the format. */
+static inline T_float32 lanes_mean_float32(lanes_float32 *l, int64_t count)
+{
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_float32; k++) limbs |= l->acc.w[SACC_HEADER + k];
+    if (!limbs && !(l->acc.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
+        if (l->t == 0.0) return store_float32(l->acc.w[1] & SACC_NONNEGZERO ? 0.0 : -0.0);
+        return store_float32(div_odd(l->t, (double)count));
+    }
+    return finalize_float32(lanes_sum_float32(l, count), count);
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -2369,6 +2414,21 @@ static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
     (void)count;
     if (l->t != 0.0) sacc_add_f64(a.w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, l->t);
     return a;
+}
+
+/* The mean of an output whose `count` values all went through these lanes.
+ * While no block reached the superaccumulator, t is their exact sum: float64
+ * divides it once (IEEE division rounds the exact quotient), the narrower
+ * formats divide it rounding to odd (div_odd) and round once to the format. */
+static inline T_float64 lanes_mean_float64(lanes_float64 *l, int64_t count)
+{
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_float64; k++) limbs |= l->acc.w[SACC_HEADER + k];
+    if (!limbs && !(l->acc.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
+        if (l->t == 0.0) return store_float64(l->acc.w[1] & SACC_NONNEGZERO ? 0.0 : -0.0);
+        return store_float64(l->t / (double)count);
+    }
+    return finalize_float64(lanes_sum_float64(l, count), count);
 }
 
 /* Flags of a block whose values are all zeros: is one of them +0.0? */
@@ -7581,20 +7641,27 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_float16 total = (acc_float16){ {0} };
                 lanes_float16 local;
-                lanes_float16 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
+                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                    /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_float16(&local);
+                    inner_piece_float16(base + in_off, p, 0, p->nred, &local);
+                    ((T_float16 *)out)[out_off] = lanes_mean_float16(&local, p->nred);
+                } else {
+                    acc_float16 total = (acc_float16){ {0} };
+                    lanes_float16 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_float16(&local);
+                    }
+                    inner_span_float16(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_float16(job, out, out_off, total, p->nred);
                 }
-                inner_span_float16(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_float16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -8025,20 +8092,27 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_bfloat16 total = (acc_bfloat16){ {0} };
                 lanes_bfloat16 local;
-                lanes_bfloat16 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
+                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                    /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_bfloat16(&local);
+                    inner_piece_bfloat16(base + in_off, p, 0, p->nred, &local);
+                    ((T_bfloat16 *)out)[out_off] = lanes_mean_bfloat16(&local, p->nred);
+                } else {
+                    acc_bfloat16 total = (acc_bfloat16){ {0} };
+                    lanes_bfloat16 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_bfloat16(&local);
+                    }
+                    inner_span_bfloat16(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_bfloat16(job, out, out_off, total, p->nred);
                 }
-                inner_span_bfloat16(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_bfloat16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -8469,20 +8543,27 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_float32 total = (acc_float32){ {0} };
                 lanes_float32 local;
-                lanes_float32 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
+                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                    /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_float32(&local);
+                    inner_piece_float32(base + in_off, p, 0, p->nred, &local);
+                    ((T_float32 *)out)[out_off] = lanes_mean_float32(&local, p->nred);
+                } else {
+                    acc_float32 total = (acc_float32){ {0} };
+                    lanes_float32 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_float32(&local);
+                    }
+                    inner_span_float32(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_float32(job, out, out_off, total, p->nred);
                 }
-                inner_span_float32(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_float32(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -8913,20 +8994,27 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_float64 total = (acc_float64){ {0} };
                 lanes_float64 local;
-                lanes_float64 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
+                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                    /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_float64(&local);
+                    inner_piece_float64(base + in_off, p, 0, p->nred, &local);
+                    ((T_float64 *)out)[out_off] = lanes_mean_float64(&local, p->nred);
+                } else {
+                    acc_float64 total = (acc_float64){ {0} };
+                    lanes_float64 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_float64(&local);
+                    }
+                    inner_span_float64(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_float64(job, out, out_off, total, p->nred);
                 }
-                inner_span_float64(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_float64(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -9359,20 +9447,22 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_int8 total = (acc_int8)0;
                 lanes_int8 local;
-                lanes_int8 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
-                    lanes_init_int8(&local);
+                {
+                    acc_int8 total = (acc_int8)0;
+                    lanes_int8 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_int8(&local);
+                    }
+                    inner_span_int8(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_int8(job, out, out_off, total, p->nred);
                 }
-                inner_span_int8(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_int8(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -9798,20 +9888,22 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_int16 total = (acc_int16)0;
                 lanes_int16 local;
-                lanes_int16 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
-                    lanes_init_int16(&local);
+                {
+                    acc_int16 total = (acc_int16)0;
+                    lanes_int16 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_int16(&local);
+                    }
+                    inner_span_int16(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_int16(job, out, out_off, total, p->nred);
                 }
-                inner_span_int16(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_int16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -10237,20 +10329,22 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_int32 total = (acc_int32)0;
                 lanes_int32 local;
-                lanes_int32 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
-                    lanes_init_int32(&local);
+                {
+                    acc_int32 total = (acc_int32)0;
+                    lanes_int32 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_int32(&local);
+                    }
+                    inner_span_int32(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_int32(job, out, out_off, total, p->nred);
                 }
-                inner_span_int32(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_int32(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -10676,20 +10770,22 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_int64 total = (acc_int64)0;
                 lanes_int64 local;
-                lanes_int64 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
-                    lanes_init_int64(&local);
+                {
+                    acc_int64 total = (acc_int64)0;
+                    lanes_int64 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_int64(&local);
+                    }
+                    inner_span_int64(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_int64(job, out, out_off, total, p->nred);
                 }
-                inner_span_int64(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_int64(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -11115,20 +11211,22 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_uint8 total = (acc_uint8)0;
                 lanes_uint8 local;
-                lanes_uint8 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
-                    lanes_init_uint8(&local);
+                {
+                    acc_uint8 total = (acc_uint8)0;
+                    lanes_uint8 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_uint8(&local);
+                    }
+                    inner_span_uint8(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_uint8(job, out, out_off, total, p->nred);
                 }
-                inner_span_uint8(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_uint8(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -11554,20 +11652,22 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_uint16 total = (acc_uint16)0;
                 lanes_uint16 local;
-                lanes_uint16 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
-                    lanes_init_uint16(&local);
+                {
+                    acc_uint16 total = (acc_uint16)0;
+                    lanes_uint16 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_uint16(&local);
+                    }
+                    inner_span_uint16(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_uint16(job, out, out_off, total, p->nred);
                 }
-                inner_span_uint16(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_uint16(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -11993,20 +12093,22 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_uint32 total = (acc_uint32)0;
                 lanes_uint32 local;
-                lanes_uint32 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
-                    lanes_init_uint32(&local);
+                {
+                    acc_uint32 total = (acc_uint32)0;
+                    lanes_uint32 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_uint32(&local);
+                    }
+                    inner_span_uint32(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_uint32(job, out, out_off, total, p->nred);
                 }
-                inner_span_uint32(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_uint32(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];
@@ -12432,20 +12534,22 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
             unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
-                acc_uint64 total = (acc_uint64)0;
                 lanes_uint64 local;
-                lanes_uint64 *lanes = &local;
-                if (p->d0_reduced && !whole) {
-                    total = totals[u];
-                    lanes = &open[u];
-                } else {
-                    lanes_init_uint64(&local);
+                {
+                    acc_uint64 total = (acc_uint64)0;
+                    lanes_uint64 *lanes = &local;
+                    if (p->d0_reduced && !whole) {
+                        total = totals[u];
+                        lanes = &open[u];
+                    } else {
+                        lanes_init_uint64(&local);
+                    }
+                    inner_span_uint64(base + in_off, p, f0, f1, &total, lanes);
+                    if (p->d0_reduced && !whole)
+                        totals[u] = total;
+                    else
+                        emit_uint64(job, out, out_off, total, p->nred);
                 }
-                inner_span_uint64(base + in_off, p, f0, f1, &total, lanes);
-                if (p->d0_reduced && !whole)
-                    totals[u] = total;
-                else
-                    emit_uint64(job, out, out_off, total, p->nred);
                 for (int d = p->nk - 1; d >= 0; d--) {
                     idx[d]++;
                     in_off += p->kin[d];

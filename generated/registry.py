@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "594711b60c8b1c5e1a9f34f53fe00cecb373187770dd2ff650b4827bce2c623b"
+KERNEL_SOURCE_SHA256 = "f15dcfd30c48f1f953ad2069bb4d4f5b297d39f6995009264cf468d11008510e"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

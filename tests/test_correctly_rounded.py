@@ -376,3 +376,16 @@ def test_run_blocks_whose_kept_sums_would_round(dtype: str, tail: int) -> None:
         got = meancli.reduce_mean(runs, axes=[1], keepdims=True, threads=threads)
         assert same_bits(got, truth(runs, (1,))), (threads,)
     assert np.signbit(got[1, 0])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("count", [3, 5, 7, 10, 49, 1000])
+def test_one_chunk_means_from_the_kept_sum(dtype: str, count: int) -> None:
+    """Outputs of one chunk of values take their mean straight from the kept
+    double sum (float64: one IEEE division; narrower: divided rounding to odd,
+    then rounded to the format): 300 outputs per count, each checked."""
+    rng = np.random.default_rng(count)
+    x = rng.standard_normal((300, count)) * 2.0 ** rng.integers(-8, 8, (300, 1))
+    x = x.astype(oracles.DTYPES[dtype])
+    got = meancli.reduce_mean(x, axes=[1], keepdims=True, threads=1)
+    assert same_bits(got, truth(x, (1,)))
