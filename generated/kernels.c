@@ -1065,7 +1065,7 @@ typedef struct {
      * (TwoSum's error is zero): the superaccumulator sees the column only
      * when an addition would round, or when a block fails its check */
     double t[TILE];
-    uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
+    double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
     acc_float16 acc[TILE];
 } rowacc_float16;
@@ -1075,7 +1075,7 @@ static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
     r->skip = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
-        r->tnz[j] = 0;
+        r->tnz[j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
 }
@@ -1097,7 +1097,7 @@ static inline void t_keep_float16(rowacc_float16 *r, int64_t j, double b)
         sum = b;
     }
     r->t[j] = sum;
-    r->tnz[j] |= (uint8_t)(b != 0.0);
+    r->tnz[j] = fabs(b) > r->tnz[j] ? fabs(b) : r->tnz[j];
 }
 
 static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64_t count, acc_float16 *part)
@@ -1105,7 +1105,7 @@ static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64
     (void)count;
     for (int64_t j = 0; j < w; j++) {
         part[j] = r->acc[j];
-        t_into_float16(r->t[j], r->tnz[j], &part[j]);
+        t_into_float16(r->t[j], r->tnz[j] != 0.0, &part[j]);
     }
 }
 
@@ -1120,9 +1120,9 @@ static inline T_float16 rowacc_mean_float16(const rowacc_float16 *r, int64_t j, 
     for (int k = 0; k < SACC_NL_float16; k++) limbs |= s.w[SACC_HEADER + k];
     if (!limbs && !(s.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
         if (r->t[j] != 0.0) return store_float16(div_odd(r->t[j], (double)count));
-        return store_float16(r->tnz[j] || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
+        return store_float16(r->tnz[j] != 0.0 || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
     }
-    t_into_float16(r->t[j], r->tnz[j], &s);
+    t_into_float16(r->t[j], r->tnz[j] != 0.0, &s);
     return finalize_float16(s, count);
 }
 
@@ -1251,6 +1251,13 @@ static int rows_split_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs,
     return 1;
 }
 
+/* Column j's block (x: its first value) passed: its sum on into the kept one. */
+static inline void keep_column_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t j)
+{
+    t_keep_float16(r, j, r->s[j]);
+    if (r->s[j] == 0.0) zero_block_flags_float16(x, rs, nrows, &r->acc[j]);
+}
+
 /* Keep each column's block sums, or sum its block again exactly. ok:
  * NULL when the block passed its shared check, else each column's own. */
 static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
@@ -1263,8 +1270,7 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
     for (int64_t j = 0; j < w; j++) {
         const T_float16 *c = x + j * s;
         if (!ok || ok[j]) {
-            t_keep_float16(r, j, r->s[j]);
-            if (r->s[j] == 0.0) zero_block_flags_float16(c, rs, nrows, &r->acc[j]);
+            keep_column_float16(r, c, rs, nrows, j);
         } else {
             (void)chunk_block_float16(c, rs, nrows, &r->acc[j]);
         }
@@ -1569,7 +1575,7 @@ typedef struct {
      * (TwoSum's error is zero): the superaccumulator sees the column only
      * when an addition would round, or when a block fails its check */
     double t[TILE];
-    uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
+    double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
     acc_bfloat16 acc[TILE];
 } rowacc_bfloat16;
@@ -1579,7 +1585,7 @@ static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
     r->skip = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
-        r->tnz[j] = 0;
+        r->tnz[j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
 }
@@ -1601,7 +1607,7 @@ static inline void t_keep_bfloat16(rowacc_bfloat16 *r, int64_t j, double b)
         sum = b;
     }
     r->t[j] = sum;
-    r->tnz[j] |= (uint8_t)(b != 0.0);
+    r->tnz[j] = fabs(b) > r->tnz[j] ? fabs(b) : r->tnz[j];
 }
 
 static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int64_t count, acc_bfloat16 *part)
@@ -1609,7 +1615,7 @@ static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int
     (void)count;
     for (int64_t j = 0; j < w; j++) {
         part[j] = r->acc[j];
-        t_into_bfloat16(r->t[j], r->tnz[j], &part[j]);
+        t_into_bfloat16(r->t[j], r->tnz[j] != 0.0, &part[j]);
     }
 }
 
@@ -1624,9 +1630,9 @@ static inline T_bfloat16 rowacc_mean_bfloat16(const rowacc_bfloat16 *r, int64_t 
     for (int k = 0; k < SACC_NL_bfloat16; k++) limbs |= s.w[SACC_HEADER + k];
     if (!limbs && !(s.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
         if (r->t[j] != 0.0) return store_bfloat16(div_odd(r->t[j], (double)count));
-        return store_bfloat16(r->tnz[j] || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
+        return store_bfloat16(r->tnz[j] != 0.0 || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
     }
-    t_into_bfloat16(r->t[j], r->tnz[j], &s);
+    t_into_bfloat16(r->t[j], r->tnz[j] != 0.0, &s);
     return finalize_bfloat16(s, count);
 }
 
@@ -1755,6 +1761,13 @@ static int rows_split_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t 
     return 1;
 }
 
+/* Column j's block (x: its first value) passed: its sum on into the kept one. */
+static inline void keep_column_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t j)
+{
+    t_keep_bfloat16(r, j, r->s[j]);
+    if (r->s[j] == 0.0) zero_block_flags_bfloat16(x, rs, nrows, &r->acc[j]);
+}
+
 /* Keep each column's block sums, or sum its block again exactly. ok:
  * NULL when the block passed its shared check, else each column's own. */
 static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
@@ -1767,8 +1780,7 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
     for (int64_t j = 0; j < w; j++) {
         const T_bfloat16 *c = x + j * s;
         if (!ok || ok[j]) {
-            t_keep_bfloat16(r, j, r->s[j]);
-            if (r->s[j] == 0.0) zero_block_flags_bfloat16(c, rs, nrows, &r->acc[j]);
+            keep_column_bfloat16(r, c, rs, nrows, j);
         } else {
             (void)chunk_block_bfloat16(c, rs, nrows, &r->acc[j]);
         }
@@ -2073,7 +2085,7 @@ typedef struct {
      * (TwoSum's error is zero): the superaccumulator sees the column only
      * when an addition would round, or when a block fails its check */
     double t[TILE];
-    uint8_t tnz[TILE]; /* a kept block sum of the column was nonzero */
+    double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
     acc_float32 acc[TILE];
 } rowacc_float32;
@@ -2083,7 +2095,7 @@ static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
     r->skip = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
-        r->tnz[j] = 0;
+        r->tnz[j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
 }
@@ -2105,7 +2117,7 @@ static inline void t_keep_float32(rowacc_float32 *r, int64_t j, double b)
         sum = b;
     }
     r->t[j] = sum;
-    r->tnz[j] |= (uint8_t)(b != 0.0);
+    r->tnz[j] = fabs(b) > r->tnz[j] ? fabs(b) : r->tnz[j];
 }
 
 static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64_t count, acc_float32 *part)
@@ -2113,7 +2125,7 @@ static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64
     (void)count;
     for (int64_t j = 0; j < w; j++) {
         part[j] = r->acc[j];
-        t_into_float32(r->t[j], r->tnz[j], &part[j]);
+        t_into_float32(r->t[j], r->tnz[j] != 0.0, &part[j]);
     }
 }
 
@@ -2128,9 +2140,9 @@ static inline T_float32 rowacc_mean_float32(const rowacc_float32 *r, int64_t j, 
     for (int k = 0; k < SACC_NL_float32; k++) limbs |= s.w[SACC_HEADER + k];
     if (!limbs && !(s.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
         if (r->t[j] != 0.0) return store_float32(div_odd(r->t[j], (double)count));
-        return store_float32(r->tnz[j] || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
+        return store_float32(r->tnz[j] != 0.0 || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
     }
-    t_into_float32(r->t[j], r->tnz[j], &s);
+    t_into_float32(r->t[j], r->tnz[j] != 0.0, &s);
     return finalize_float32(s, count);
 }
 
@@ -2259,6 +2271,13 @@ static int rows_split_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs,
     return 1;
 }
 
+/* Column j's block (x: its first value) passed: its sum on into the kept one. */
+static inline void keep_column_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t j)
+{
+    t_keep_float32(r, j, r->s[j]);
+    if (r->s[j] == 0.0) zero_block_flags_float32(x, rs, nrows, &r->acc[j]);
+}
+
 /* Keep each column's block sums, or sum its block again exactly. ok:
  * NULL when the block passed its shared check, else each column's own. */
 static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
@@ -2271,8 +2290,7 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
     for (int64_t j = 0; j < w; j++) {
         const T_float32 *c = x + j * s;
         if (!ok || ok[j]) {
-            t_keep_float32(r, j, r->s[j]);
-            if (r->s[j] == 0.0) zero_block_flags_float32(c, rs, nrows, &r->acc[j]);
+            keep_column_float32(r, c, rs, nrows, j);
         } else {
             (void)chunk_block_float32(c, rs, nrows, &r->acc[j]);
         }
@@ -2729,6 +2747,7 @@ static int64_t rows_block_exact_float64(rowacc_float64 *r, const T_float64 *x, i
     }
     return nrows;
 }
+
 
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
@@ -3934,6 +3953,32 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float16_avx2(rowacc_f
     return 1;
 }
 
+/* rows_block_end of a block that passed its shared check, VD_N columns at a
+ * time: the block sums on into the kept sums where TwoSum shows each lane's
+ * addition exact and no block sum is zero; other lanes one by one. */
+VEC_TARGET static void rows_block_keep_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    const vd zero = vd_set1(0.0);
+    const vq ones = vq_set1(-1);
+    int64_t j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd a = vd_load(r->t + j), b = vd_load(r->s + j);
+        vd sum = vd_add(a, b), bv = vd_sub(sum, a);
+        vd err = vd_add(vd_sub(a, vd_sub(sum, bv)), vd_sub(b, bv)); /* NaN where sum overflowed */
+        vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
+        if (vd_anybits(vd_from_bits(slow))) {
+            vec_zeroupper();
+            for (int k = 0; k < VD_N; k++) keep_column_float16(r, x + j + k, rs, nrows, j + k);
+            continue;
+        }
+        vd_store(r->t + j, sum);
+        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+    }
+    vec_zeroupper();
+    for (; j < w; j++) keep_column_float16(r, x + j, rs, nrows, j);
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_float16_avx2(const T_float16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -4027,7 +4072,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
-                rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+                rows_block_keep_float16_avx2(r, b, rs, nb, w);
             } else {
                 uint8_t ok[TILE];
                 columns_ok_float16_avx2(b, rs, nb, w, ok);
@@ -4067,7 +4112,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
         if (rows_block_ok_float16(r, nb)) {
-            rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+            rows_block_keep_float16_avx2(r, b, rs, nb, w);
         } else {
             uint8_t ok[TILE];
             columns_ok_float16_avx2(b, rs, nb, w, ok);
@@ -4371,6 +4416,32 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_bfloat16_avx2(rowacc_
     return 1;
 }
 
+/* rows_block_end of a block that passed its shared check, VD_N columns at a
+ * time: the block sums on into the kept sums where TwoSum shows each lane's
+ * addition exact and no block sum is zero; other lanes one by one. */
+VEC_TARGET static void rows_block_keep_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    const vd zero = vd_set1(0.0);
+    const vq ones = vq_set1(-1);
+    int64_t j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd a = vd_load(r->t + j), b = vd_load(r->s + j);
+        vd sum = vd_add(a, b), bv = vd_sub(sum, a);
+        vd err = vd_add(vd_sub(a, vd_sub(sum, bv)), vd_sub(b, bv)); /* NaN where sum overflowed */
+        vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
+        if (vd_anybits(vd_from_bits(slow))) {
+            vec_zeroupper();
+            for (int k = 0; k < VD_N; k++) keep_column_bfloat16(r, x + j + k, rs, nrows, j + k);
+            continue;
+        }
+        vd_store(r->t + j, sum);
+        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+    }
+    vec_zeroupper();
+    for (; j < w; j++) keep_column_bfloat16(r, x + j, rs, nrows, j);
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_bfloat16_avx2(const T_bfloat16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -4464,7 +4535,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
-                rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+                rows_block_keep_bfloat16_avx2(r, b, rs, nb, w);
             } else {
                 uint8_t ok[TILE];
                 columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
@@ -4504,7 +4575,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
         if (rows_block_ok_bfloat16(r, nb)) {
-            rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+            rows_block_keep_bfloat16_avx2(r, b, rs, nb, w);
         } else {
             uint8_t ok[TILE];
             columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
@@ -4865,6 +4936,32 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float32_avx2(rowacc_f
     return 1;
 }
 
+/* rows_block_end of a block that passed its shared check, VD_N columns at a
+ * time: the block sums on into the kept sums where TwoSum shows each lane's
+ * addition exact and no block sum is zero; other lanes one by one. */
+VEC_TARGET static void rows_block_keep_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    const vd zero = vd_set1(0.0);
+    const vq ones = vq_set1(-1);
+    int64_t j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd a = vd_load(r->t + j), b = vd_load(r->s + j);
+        vd sum = vd_add(a, b), bv = vd_sub(sum, a);
+        vd err = vd_add(vd_sub(a, vd_sub(sum, bv)), vd_sub(b, bv)); /* NaN where sum overflowed */
+        vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
+        if (vd_anybits(vd_from_bits(slow))) {
+            vec_zeroupper();
+            for (int k = 0; k < VD_N; k++) keep_column_float32(r, x + j + k, rs, nrows, j + k);
+            continue;
+        }
+        vd_store(r->t + j, sum);
+        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+    }
+    vec_zeroupper();
+    for (; j < w; j++) keep_column_float32(r, x + j, rs, nrows, j);
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_float32_avx2(const T_float32 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -4958,7 +5055,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
-                rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+                rows_block_keep_float32_avx2(r, b, rs, nb, w);
             } else {
                 uint8_t ok[TILE];
                 columns_ok_float32_avx2(b, rs, nb, w, ok);
@@ -4998,7 +5095,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
         if (rows_block_ok_float32(r, nb)) {
-            rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+            rows_block_keep_float32_avx2(r, b, rs, nb, w);
         } else {
             uint8_t ok[TILE];
             columns_ok_float32_avx2(b, rs, nb, w, ok);
@@ -5734,6 +5831,32 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float16_avx512(rowacc
     return 1;
 }
 
+/* rows_block_end of a block that passed its shared check, VD_N columns at a
+ * time: the block sums on into the kept sums where TwoSum shows each lane's
+ * addition exact and no block sum is zero; other lanes one by one. */
+VEC_TARGET static void rows_block_keep_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    const vd zero = vd_set1(0.0);
+    const vq ones = vq_set1(-1);
+    int64_t j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd a = vd_load(r->t + j), b = vd_load(r->s + j);
+        vd sum = vd_add(a, b), bv = vd_sub(sum, a);
+        vd err = vd_add(vd_sub(a, vd_sub(sum, bv)), vd_sub(b, bv)); /* NaN where sum overflowed */
+        vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
+        if (vd_anybits(vd_from_bits(slow))) {
+            vec_zeroupper();
+            for (int k = 0; k < VD_N; k++) keep_column_float16(r, x + j + k, rs, nrows, j + k);
+            continue;
+        }
+        vd_store(r->t + j, sum);
+        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+    }
+    vec_zeroupper();
+    for (; j < w; j++) keep_column_float16(r, x + j, rs, nrows, j);
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_float16_avx512(const T_float16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -5827,7 +5950,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
-                rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+                rows_block_keep_float16_avx512(r, b, rs, nb, w);
             } else {
                 uint8_t ok[TILE];
                 columns_ok_float16_avx512(b, rs, nb, w, ok);
@@ -5867,7 +5990,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
         if (rows_block_ok_float16(r, nb)) {
-            rows_block_end_float16(r, b, rs, nb, 1, w, NULL);
+            rows_block_keep_float16_avx512(r, b, rs, nb, w);
         } else {
             uint8_t ok[TILE];
             columns_ok_float16_avx512(b, rs, nb, w, ok);
@@ -6171,6 +6294,32 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_bfloat16_avx512(rowac
     return 1;
 }
 
+/* rows_block_end of a block that passed its shared check, VD_N columns at a
+ * time: the block sums on into the kept sums where TwoSum shows each lane's
+ * addition exact and no block sum is zero; other lanes one by one. */
+VEC_TARGET static void rows_block_keep_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    const vd zero = vd_set1(0.0);
+    const vq ones = vq_set1(-1);
+    int64_t j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd a = vd_load(r->t + j), b = vd_load(r->s + j);
+        vd sum = vd_add(a, b), bv = vd_sub(sum, a);
+        vd err = vd_add(vd_sub(a, vd_sub(sum, bv)), vd_sub(b, bv)); /* NaN where sum overflowed */
+        vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
+        if (vd_anybits(vd_from_bits(slow))) {
+            vec_zeroupper();
+            for (int k = 0; k < VD_N; k++) keep_column_bfloat16(r, x + j + k, rs, nrows, j + k);
+            continue;
+        }
+        vd_store(r->t + j, sum);
+        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+    }
+    vec_zeroupper();
+    for (; j < w; j++) keep_column_bfloat16(r, x + j, rs, nrows, j);
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_bfloat16_avx512(const T_bfloat16 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -6264,7 +6413,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
-                rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+                rows_block_keep_bfloat16_avx512(r, b, rs, nb, w);
             } else {
                 uint8_t ok[TILE];
                 columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
@@ -6304,7 +6453,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
         if (rows_block_ok_bfloat16(r, nb)) {
-            rows_block_end_bfloat16(r, b, rs, nb, 1, w, NULL);
+            rows_block_keep_bfloat16_avx512(r, b, rs, nb, w);
         } else {
             uint8_t ok[TILE];
             columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
@@ -6665,6 +6814,32 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float32_avx512(rowacc
     return 1;
 }
 
+/* rows_block_end of a block that passed its shared check, VD_N columns at a
+ * time: the block sums on into the kept sums where TwoSum shows each lane's
+ * addition exact and no block sum is zero; other lanes one by one. */
+VEC_TARGET static void rows_block_keep_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    const vd zero = vd_set1(0.0);
+    const vq ones = vq_set1(-1);
+    int64_t j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        vd a = vd_load(r->t + j), b = vd_load(r->s + j);
+        vd sum = vd_add(a, b), bv = vd_sub(sum, a);
+        vd err = vd_add(vd_sub(a, vd_sub(sum, bv)), vd_sub(b, bv)); /* NaN where sum overflowed */
+        vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
+        if (vd_anybits(vd_from_bits(slow))) {
+            vec_zeroupper();
+            for (int k = 0; k < VD_N; k++) keep_column_float32(r, x + j + k, rs, nrows, j + k);
+            continue;
+        }
+        vd_store(r->t + j, sum);
+        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+    }
+    vec_zeroupper();
+    for (; j < w; j++) keep_column_float32(r, x + j, rs, nrows, j);
+}
+
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
 VEC_TARGET static void columns_ok_float32_avx512(const T_float32 *b, int64_t rs, int64_t nb, int64_t w, uint8_t *ok)
 {
@@ -6758,7 +6933,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
                 for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
-                rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+                rows_block_keep_float32_avx512(r, b, rs, nb, w);
             } else {
                 uint8_t ok[TILE];
                 columns_ok_float32_avx512(b, rs, nb, w, ok);
@@ -6798,7 +6973,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
         if (rows_block_ok_float32(r, nb)) {
-            rows_block_end_float32(r, b, rs, nb, 1, w, NULL);
+            rows_block_keep_float32_avx512(r, b, rs, nb, w);
         } else {
             uint8_t ok[TILE];
             columns_ok_float32_avx512(b, rs, nb, w, ok);
