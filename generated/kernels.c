@@ -997,22 +997,27 @@ static inline uint32_t split_threshold_float16(uint32_t mx, int64_t n)
     return narrow_sum_exact(mx, thr - 1u, n, PREC_float16, LSB_MIN_float16) ? thr : 0;
 }
 
+/* One value of a split block into its part's sum: at or above thr into *big,
+ * below into *small with the small part's bounds (largest |x| and smallest
+ * nonzero |x| - 1, as float32 bits). */
+static inline void split_add_float16(double v, uint32_t thr, double *big, double *small, uint32_t *smx, uint32_t *smn1)
+{
+    uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+    if (a >= thr) {
+        *big += v;
+    } else {
+        *smx = a > *smx ? a : *smx;
+        *smn1 = a - 1u < *smn1 ? a - 1u : *smn1;
+        *small += v;
+    }
+}
+
 static int split_block_float16(const T_float16 *x, int64_t s, int64_t n, uint32_t mx, lanes_float16 *l)
 {
     uint32_t thr = split_threshold_float16(mx, n), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
     double sums[2] = {0.0, 0.0};
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_float16(x[i * s]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        if (a >= thr) {
-            sums[0] += v;
-        } else {
-            smx = a > smx ? a : smx;
-            smn1 = a - 1u < smn1 ? a - 1u : smn1;
-            sums[1] += v;
-        }
-    }
+    for (int64_t i = 0; i < n; i++) split_add_float16(LOAD_float16(x[i * s]), thr, &sums[0], &sums[1], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, n, PREC_float16, LSB_MIN_float16)) return 0;
     lanes_keep_float16(l, x, s, n, sums, 2, mx != 0);
     return 1;
@@ -1235,17 +1240,7 @@ static int rows_split_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs,
     double big[TILE], small[TILE];
     for (int64_t j = 0; j < w; j++) big[j] = small[j] = 0.0;
     for (int64_t i = 0; i < nrows; i++)
-        for (int64_t j = 0; j < w; j++) {
-            double v = LOAD_float16(x[i * rs + j * s]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            if (a >= thr) {
-                big[j] += v;
-            } else {
-                smx = a > smx ? a : smx;
-                smn1 = a - 1u < smn1 ? a - 1u : smn1;
-                small[j] += v;
-            }
-        }
+        for (int64_t j = 0; j < w; j++) split_add_float16(LOAD_float16(x[i * rs + j * s]), thr, &big[j], &small[j], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, nrows, PREC_float16, LSB_MIN_float16)) return 0;
     rows_keep_split_float16(r, x, rs, nrows, s, w, big, small);
     return 1;
@@ -1507,22 +1502,27 @@ static inline uint32_t split_threshold_bfloat16(uint32_t mx, int64_t n)
     return narrow_sum_exact(mx, thr - 1u, n, PREC_bfloat16, LSB_MIN_bfloat16) ? thr : 0;
 }
 
+/* One value of a split block into its part's sum: at or above thr into *big,
+ * below into *small with the small part's bounds (largest |x| and smallest
+ * nonzero |x| - 1, as float32 bits). */
+static inline void split_add_bfloat16(double v, uint32_t thr, double *big, double *small, uint32_t *smx, uint32_t *smn1)
+{
+    uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+    if (a >= thr) {
+        *big += v;
+    } else {
+        *smx = a > *smx ? a : *smx;
+        *smn1 = a - 1u < *smn1 ? a - 1u : *smn1;
+        *small += v;
+    }
+}
+
 static int split_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, uint32_t mx, lanes_bfloat16 *l)
 {
     uint32_t thr = split_threshold_bfloat16(mx, n), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
     double sums[2] = {0.0, 0.0};
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_bfloat16(x[i * s]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        if (a >= thr) {
-            sums[0] += v;
-        } else {
-            smx = a > smx ? a : smx;
-            smn1 = a - 1u < smn1 ? a - 1u : smn1;
-            sums[1] += v;
-        }
-    }
+    for (int64_t i = 0; i < n; i++) split_add_bfloat16(LOAD_bfloat16(x[i * s]), thr, &sums[0], &sums[1], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
     lanes_keep_bfloat16(l, x, s, n, sums, 2, mx != 0);
     return 1;
@@ -1745,17 +1745,7 @@ static int rows_split_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t 
     double big[TILE], small[TILE];
     for (int64_t j = 0; j < w; j++) big[j] = small[j] = 0.0;
     for (int64_t i = 0; i < nrows; i++)
-        for (int64_t j = 0; j < w; j++) {
-            double v = LOAD_bfloat16(x[i * rs + j * s]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            if (a >= thr) {
-                big[j] += v;
-            } else {
-                smx = a > smx ? a : smx;
-                smn1 = a - 1u < smn1 ? a - 1u : smn1;
-                small[j] += v;
-            }
-        }
+        for (int64_t j = 0; j < w; j++) split_add_bfloat16(LOAD_bfloat16(x[i * rs + j * s]), thr, &big[j], &small[j], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, nrows, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
     rows_keep_split_bfloat16(r, x, rs, nrows, s, w, big, small);
     return 1;
@@ -2017,22 +2007,27 @@ static inline uint32_t split_threshold_float32(uint32_t mx, int64_t n)
     return narrow_sum_exact(mx, thr - 1u, n, PREC_float32, LSB_MIN_float32) ? thr : 0;
 }
 
+/* One value of a split block into its part's sum: at or above thr into *big,
+ * below into *small with the small part's bounds (largest |x| and smallest
+ * nonzero |x| - 1, as float32 bits). */
+static inline void split_add_float32(double v, uint32_t thr, double *big, double *small, uint32_t *smx, uint32_t *smn1)
+{
+    uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+    if (a >= thr) {
+        *big += v;
+    } else {
+        *smx = a > *smx ? a : *smx;
+        *smn1 = a - 1u < *smn1 ? a - 1u : *smn1;
+        *small += v;
+    }
+}
+
 static int split_block_float32(const T_float32 *x, int64_t s, int64_t n, uint32_t mx, lanes_float32 *l)
 {
     uint32_t thr = split_threshold_float32(mx, n), smx = 0, smn1 = UINT32_MAX;
     if (!thr) return 0;
     double sums[2] = {0.0, 0.0};
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_float32(x[i * s]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        if (a >= thr) {
-            sums[0] += v;
-        } else {
-            smx = a > smx ? a : smx;
-            smn1 = a - 1u < smn1 ? a - 1u : smn1;
-            sums[1] += v;
-        }
-    }
+    for (int64_t i = 0; i < n; i++) split_add_float32(LOAD_float32(x[i * s]), thr, &sums[0], &sums[1], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, n, PREC_float32, LSB_MIN_float32)) return 0;
     lanes_keep_float32(l, x, s, n, sums, 2, mx != 0);
     return 1;
@@ -2255,17 +2250,7 @@ static int rows_split_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs,
     double big[TILE], small[TILE];
     for (int64_t j = 0; j < w; j++) big[j] = small[j] = 0.0;
     for (int64_t i = 0; i < nrows; i++)
-        for (int64_t j = 0; j < w; j++) {
-            double v = LOAD_float32(x[i * rs + j * s]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            if (a >= thr) {
-                big[j] += v;
-            } else {
-                smx = a > smx ? a : smx;
-                smn1 = a - 1u < smn1 ? a - 1u : smn1;
-                small[j] += v;
-            }
-        }
+        for (int64_t j = 0; j < w; j++) split_add_float32(LOAD_float32(x[i * rs + j * s]), thr, &big[j], &small[j], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, nrows, PREC_float32, LSB_MIN_float32)) return 0;
     rows_keep_split_float32(r, x, rs, nrows, s, w, big, small);
     return 1;
@@ -3719,17 +3704,7 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float16_avx2(const T
         sums[0] += pb[k];
         sums[1] += ps[k];
     }
-    for (; i < n; i++) {
-        double v = LOAD_float16(x[i]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        if (a >= thr) {
-            sums[0] += v;
-        } else {
-            smx = a > smx ? a : smx;
-            smn1 = a - 1u < smn1 ? a - 1u : smn1;
-            sums[1] += v;
-        }
-    }
+    for (; i < n; i++) split_add_float16(LOAD_float16(x[i]), thr, &sums[0], &sums[1], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, n, PREC_float16, LSB_MIN_float16)) return 0;
     lanes_keep_float16(l, x, 1, n, sums, 2, mx != 0);
     return 1;
@@ -3935,17 +3910,7 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float16_avx2(rowacc_f
     uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
     vec_zeroupper();
     for (int64_t i = 0; i < nrows; i++)
-        for (int64_t j = wv; j < w; j++) {
-            double v = LOAD_float16(x[i * rs + j]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            if (a >= thr) {
-                big[j] += v;
-            } else {
-                smx = a > smx ? a : smx;
-                smn1 = a - 1u < smn1 ? a - 1u : smn1;
-                small[j] += v;
-            }
-        }
+        for (int64_t j = wv; j < w; j++) split_add_float16(LOAD_float16(x[i * rs + j]), thr, &big[j], &small[j], &smx, &smn1);
     smx = vmx > smx ? vmx : smx;
     smn1 = vmn1 < smn1 ? vmn1 : smn1;
     if (!narrow_sum_exact(smx, smn1, nrows, PREC_float16, LSB_MIN_float16)) return 0;
@@ -4175,17 +4140,7 @@ VEC_TARGET __attribute__((noinline)) static int split_block_bfloat16_avx2(const 
         sums[0] += pb[k];
         sums[1] += ps[k];
     }
-    for (; i < n; i++) {
-        double v = LOAD_bfloat16(x[i]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        if (a >= thr) {
-            sums[0] += v;
-        } else {
-            smx = a > smx ? a : smx;
-            smn1 = a - 1u < smn1 ? a - 1u : smn1;
-            sums[1] += v;
-        }
-    }
+    for (; i < n; i++) split_add_bfloat16(LOAD_bfloat16(x[i]), thr, &sums[0], &sums[1], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
     lanes_keep_bfloat16(l, x, 1, n, sums, 2, mx != 0);
     return 1;
@@ -4398,17 +4353,7 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_bfloat16_avx2(rowacc_
     uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
     vec_zeroupper();
     for (int64_t i = 0; i < nrows; i++)
-        for (int64_t j = wv; j < w; j++) {
-            double v = LOAD_bfloat16(x[i * rs + j]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            if (a >= thr) {
-                big[j] += v;
-            } else {
-                smx = a > smx ? a : smx;
-                smn1 = a - 1u < smn1 ? a - 1u : smn1;
-                small[j] += v;
-            }
-        }
+        for (int64_t j = wv; j < w; j++) split_add_bfloat16(LOAD_bfloat16(x[i * rs + j]), thr, &big[j], &small[j], &smx, &smn1);
     smx = vmx > smx ? vmx : smx;
     smn1 = vmn1 < smn1 ? vmn1 : smn1;
     if (!narrow_sum_exact(smx, smn1, nrows, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
@@ -4642,17 +4587,7 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float32_avx2(const T
         sums[0] += pb[k];
         sums[1] += ps[k];
     }
-    for (; i < n; i++) {
-        double v = LOAD_float32(x[i]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        if (a >= thr) {
-            sums[0] += v;
-        } else {
-            smx = a > smx ? a : smx;
-            smn1 = a - 1u < smn1 ? a - 1u : smn1;
-            sums[1] += v;
-        }
-    }
+    for (; i < n; i++) split_add_float32(LOAD_float32(x[i]), thr, &sums[0], &sums[1], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, n, PREC_float32, LSB_MIN_float32)) return 0;
     lanes_keep_float32(l, x, 1, n, sums, 2, mx != 0);
     return 1;
@@ -4918,17 +4853,7 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float32_avx2(rowacc_f
     uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
     vec_zeroupper();
     for (int64_t i = 0; i < nrows; i++)
-        for (int64_t j = wv; j < w; j++) {
-            double v = LOAD_float32(x[i * rs + j]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            if (a >= thr) {
-                big[j] += v;
-            } else {
-                smx = a > smx ? a : smx;
-                smn1 = a - 1u < smn1 ? a - 1u : smn1;
-                small[j] += v;
-            }
-        }
+        for (int64_t j = wv; j < w; j++) split_add_float32(LOAD_float32(x[i * rs + j]), thr, &big[j], &small[j], &smx, &smn1);
     smx = vmx > smx ? vmx : smx;
     smn1 = vmn1 < smn1 ? vmn1 : smn1;
     if (!narrow_sum_exact(smx, smn1, nrows, PREC_float32, LSB_MIN_float32)) return 0;
@@ -5597,17 +5522,7 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float16_avx512(const
         sums[0] += pb[k];
         sums[1] += ps[k];
     }
-    for (; i < n; i++) {
-        double v = LOAD_float16(x[i]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        if (a >= thr) {
-            sums[0] += v;
-        } else {
-            smx = a > smx ? a : smx;
-            smn1 = a - 1u < smn1 ? a - 1u : smn1;
-            sums[1] += v;
-        }
-    }
+    for (; i < n; i++) split_add_float16(LOAD_float16(x[i]), thr, &sums[0], &sums[1], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, n, PREC_float16, LSB_MIN_float16)) return 0;
     lanes_keep_float16(l, x, 1, n, sums, 2, mx != 0);
     return 1;
@@ -5813,17 +5728,7 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float16_avx512(rowacc
     uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
     vec_zeroupper();
     for (int64_t i = 0; i < nrows; i++)
-        for (int64_t j = wv; j < w; j++) {
-            double v = LOAD_float16(x[i * rs + j]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            if (a >= thr) {
-                big[j] += v;
-            } else {
-                smx = a > smx ? a : smx;
-                smn1 = a - 1u < smn1 ? a - 1u : smn1;
-                small[j] += v;
-            }
-        }
+        for (int64_t j = wv; j < w; j++) split_add_float16(LOAD_float16(x[i * rs + j]), thr, &big[j], &small[j], &smx, &smn1);
     smx = vmx > smx ? vmx : smx;
     smn1 = vmn1 < smn1 ? vmn1 : smn1;
     if (!narrow_sum_exact(smx, smn1, nrows, PREC_float16, LSB_MIN_float16)) return 0;
@@ -6053,17 +5958,7 @@ VEC_TARGET __attribute__((noinline)) static int split_block_bfloat16_avx512(cons
         sums[0] += pb[k];
         sums[1] += ps[k];
     }
-    for (; i < n; i++) {
-        double v = LOAD_bfloat16(x[i]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        if (a >= thr) {
-            sums[0] += v;
-        } else {
-            smx = a > smx ? a : smx;
-            smn1 = a - 1u < smn1 ? a - 1u : smn1;
-            sums[1] += v;
-        }
-    }
+    for (; i < n; i++) split_add_bfloat16(LOAD_bfloat16(x[i]), thr, &sums[0], &sums[1], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
     lanes_keep_bfloat16(l, x, 1, n, sums, 2, mx != 0);
     return 1;
@@ -6276,17 +6171,7 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_bfloat16_avx512(rowac
     uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
     vec_zeroupper();
     for (int64_t i = 0; i < nrows; i++)
-        for (int64_t j = wv; j < w; j++) {
-            double v = LOAD_bfloat16(x[i * rs + j]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            if (a >= thr) {
-                big[j] += v;
-            } else {
-                smx = a > smx ? a : smx;
-                smn1 = a - 1u < smn1 ? a - 1u : smn1;
-                small[j] += v;
-            }
-        }
+        for (int64_t j = wv; j < w; j++) split_add_bfloat16(LOAD_bfloat16(x[i * rs + j]), thr, &big[j], &small[j], &smx, &smn1);
     smx = vmx > smx ? vmx : smx;
     smn1 = vmn1 < smn1 ? vmn1 : smn1;
     if (!narrow_sum_exact(smx, smn1, nrows, PREC_bfloat16, LSB_MIN_bfloat16)) return 0;
@@ -6520,17 +6405,7 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float32_avx512(const
         sums[0] += pb[k];
         sums[1] += ps[k];
     }
-    for (; i < n; i++) {
-        double v = LOAD_float32(x[i]);
-        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        if (a >= thr) {
-            sums[0] += v;
-        } else {
-            smx = a > smx ? a : smx;
-            smn1 = a - 1u < smn1 ? a - 1u : smn1;
-            sums[1] += v;
-        }
-    }
+    for (; i < n; i++) split_add_float32(LOAD_float32(x[i]), thr, &sums[0], &sums[1], &smx, &smn1);
     if (!narrow_sum_exact(smx, smn1, n, PREC_float32, LSB_MIN_float32)) return 0;
     lanes_keep_float32(l, x, 1, n, sums, 2, mx != 0);
     return 1;
@@ -6796,17 +6671,7 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float32_avx512(rowacc
     uint32_t vmx = vi_hmax_u32(smxv), vmn1 = vi_hmin_u32(smnv);
     vec_zeroupper();
     for (int64_t i = 0; i < nrows; i++)
-        for (int64_t j = wv; j < w; j++) {
-            double v = LOAD_float32(x[i * rs + j]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            if (a >= thr) {
-                big[j] += v;
-            } else {
-                smx = a > smx ? a : smx;
-                smn1 = a - 1u < smn1 ? a - 1u : smn1;
-                small[j] += v;
-            }
-        }
+        for (int64_t j = wv; j < w; j++) split_add_float32(LOAD_float32(x[i * rs + j]), thr, &big[j], &small[j], &smx, &smn1);
     smx = vmx > smx ? vmx : smx;
     smn1 = vmn1 < smn1 ? vmn1 : smn1;
     if (!narrow_sum_exact(smx, smn1, nrows, PREC_float32, LSB_MIN_float32)) return 0;

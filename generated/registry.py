@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "82255c10bc93585f3211364c42cf94f0fc56cc0d2a0db7157a3b66484192a1b5"
+KERNEL_SOURCE_SHA256 = "5cdf0cefca17cba9a1aa5688aa825a780b1a7e712e8dd63d37fd9f87acde2e3d"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
