@@ -23,7 +23,11 @@
  *    largest and smallest nonzero magnitudes prove that sum exact
  *    (narrow_sum_exact); float64 blocks by two levels of error-free
  *    extraction against a sigma from the previous block (kernel_exact.c.j2).
- *    A block that fails its check is summed again exactly by exponent
+ *    A float16/bfloat16/float32 block that fails its check is first split
+ *    at the lowest exponent its largest value allows (split_block,
+ *    rows_split): the part above and the part below, each with its own
+ *    check, which keeps a few far smaller values off the exact path.
+ *    A block that fails that too is summed again exactly by exponent
  *    windows: float16/bfloat16/float32 values add in double to one bin per
  *    16 exponents, float64 values split against one sigma per 32 exponents
  *    into two bins (chunk_block); after two failed blocks in a row (one in a
