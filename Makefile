@@ -15,7 +15,7 @@ help:
 	@echo "make generate         regenerate generated/ from spec/ and templates/"
 	@echo "make check-generated  fail if generated/ differs from a fresh generation"
 	@echo "make lint             ruff (check, format check) and mypy over meancli/"
-	@echo "make bench            benchmarks against numpy, onnxruntime and OpenVINO; exact-path GB/s"
+	@echo "make bench            benchmarks against numpy, onnxruntime and OpenVINO; exact-path GB/s; earlier kernels"
 	@echo "make bench-distributed  4 GiB zarr on 2 dask workers against dask and xarray"
 	@echo "make conformance      regenerate docs/conformance.md (onnxruntime, ONNX reference, OpenVINO)"
 	@echo "make sanitize         run the kernel tests under AddressSanitizer and UBSan"
@@ -64,6 +64,8 @@ bench: $(STAMP)
 	$(PY) bench/bench.py
 	$(PY) bench/adversarial.py > bench/adversarial.md
 	@cat bench/adversarial.md
+	$(PY) bench/baseline.py > bench/baseline.md
+	@cat bench/baseline.md
 
 bench-distributed: $(STAMP)
 	@$(PY) -c "import xarray" 2>/dev/null || $(PIP) install -e '.[bench]'

@@ -62,21 +62,16 @@ sys.path.insert(0, str(ROOT))
 
 if str(HERE) in sys.path:  # run as a script: bench/ is on the path
     from machine import FLAGS_THAT_MATTER, cpu_info
+    from workloads import BF16, F16, F32, F64, WORKLOADS, Workload, make_data
 else:  # imported (tests/test_bench_quick.py): bench/ must not shadow the tests' modules
     sys.path.insert(0, str(HERE))
     try:
         from machine import FLAGS_THAT_MATTER, cpu_info
+        from workloads import BF16, F16, F32, F64, WORKLOADS, Workload, make_data
     finally:
         sys.path.remove(str(HERE))
 
 import meancli  # noqa: E402
-
-try:
-    import ml_dtypes
-
-    BF16: Any = ml_dtypes.bfloat16
-except ImportError:  # pragma: no cover
-    BF16 = None
 
 ENV_NOTE = (
     f"removed {os.environ['MEANCLI_BENCH_REEXEC']} for this process (re-exec)"
@@ -97,114 +92,8 @@ def log(msg: str) -> None:
 # --------------------------------------------------------------------------
 
 
-@dataclass
-class Workload:
-    name: str
-    title: str
-    kind: str  # "reduce" or "mean"
-    dtype: str  # float32, float16, bfloat16, float64, int64
-    shapes: list[tuple[int, ...]]  # one for reduce; the inputs for mean
-    quick_shapes: list[tuple[int, ...]]
-    axes: tuple[int, ...] | None = None  # reduce: None = reduce all
-    limit_factor: float = 1.25
-
-    def np_dtype(self) -> Any:
-        return BF16 if self.dtype == "bfloat16" else np.dtype(self.dtype)
-
-
-F32, F16, F64 = "float32", "float16", "float64"
-WORKLOADS = [
-    Workload(
-        "W1",
-        "global average pool (32,256,56,56) axes 2 3",
-        "reduce",
-        F32,
-        [(32, 256, 56, 56)],
-        [(2, 64, 56, 56)],
-        (2, 3),
-    ),
-    Workload(
-        "W1-bf16",
-        "global average pool (32,256,56,56) axes 2 3, bfloat16",
-        "reduce",
-        "bfloat16",
-        [(32, 256, 56, 56)],
-        [(2, 64, 56, 56)],
-        (2, 3),
-        1.5,
-    ),
-    Workload("W2", "last axis (8192,4096) axis -1", "reduce", F32, [(8192, 4096)], [(256, 4096)], (-1,)),
-    Workload("W3", "first axis (1000000,64) axis 0", "reduce", F32, [(1_000_000, 64)], [(16_384, 64)], (0,)),
-    Workload("W4", "reduce all, 10^8 values", "reduce", F32, [(100_000_000,)], [(1_000_000,)], None),
-    Workload(
-        "W4-bf16",
-        "reduce all, 10^8 values, bfloat16",
-        "reduce",
-        "bfloat16",
-        [(100_000_000,)],
-        [(1_000_000,)],
-        None,
-        1.5,
-    ),
-    Workload(
-        "W4-i64", "reduce all, 10^8 values, int64", "reduce", "int64", [(100_000_000,)], [(1_000_000,)], None
-    ),
-    Workload(
-        "W5", "middle axis (64,1024,256) axis 1", "reduce", F32, [(64, 1024, 256)], [(2, 1024, 256)], (1,)
-    ),
-    Workload(
-        "W6",
-        "global average pool (32,256,56,56) axes 2 3, float16",
-        "reduce",
-        F16,
-        [(32, 256, 56, 56)],
-        [(2, 64, 56, 56)],
-        (2, 3),
-        1.5,
-    ),
-    Workload("W6b", "reduce all, 5*10^7 values, float64", "reduce", F64, [(50_000_000,)], [(500_000,)], None),
-    Workload(
-        "W7", "Mean of 4 x (16,3,512,512)", "mean", F32, [(16, 3, 512, 512)] * 4, [(1, 3, 256, 256)] * 4
-    ),
-    Workload(
-        "W7-f64",
-        "Mean of 4 x (8,3,512,512), float64",
-        "mean",
-        F64,
-        [(8, 3, 512, 512)] * 4,
-        [(1, 3, 128, 128)] * 4,
-    ),
-    Workload(
-        "W7b",
-        "Mean of (16,3,512,512) + (3,1,1) + (512,)",
-        "mean",
-        F32,
-        [(16, 3, 512, 512), (3, 1, 1), (512,)],
-        [(1, 3, 512, 512), (3, 1, 1), (512,)],
-    ),
-]
 EXTRA = ["W8", "CLI", "ONEFILE", "MANY", "VERSION", "MEM"]
 ALL_NAMES = [w.name for w in WORKLOADS] + EXTRA
-
-
-def make_data(w: Workload, shapes: list[tuple[int, ...]], seed: int) -> list[np.ndarray]:
-    """Inputs with values in [0.5, 1.5) (floats) or [0, 2e6) (int64): means
-    far from 0, so a relative error is meaningful."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for shape in shapes:
-        if w.dtype == "int64":
-            a = rng.integers(0, 2_000_000, size=shape, dtype=np.int64)
-        elif w.dtype == F64:
-            a = rng.random(shape, dtype=np.float64)
-            a += 0.5
-        else:
-            a = rng.random(shape, dtype=np.float32)
-            a += 0.5
-            if w.dtype != F32:
-                a = a.astype(w.np_dtype())
-        out.append(a)
-    return out
 
 
 def reference(w: Workload, xs: list[np.ndarray]) -> np.ndarray:

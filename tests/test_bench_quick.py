@@ -1,6 +1,8 @@
 """``bench/bench.py --quick`` runs every workload's code path (small sizes, one
-round) and writes its tables, so the benchmark cannot rot unnoticed between
-the runs of ``make bench``. Its timings mean nothing and are not checked."""
+round) and writes its tables, and ``bench/baseline.py --quick`` builds the
+earlier kernels and times both builds, so the benchmarks cannot rot unnoticed
+between the runs of ``make bench``. Their timings mean nothing and are not
+checked."""
 
 from __future__ import annotations
 
@@ -78,3 +80,30 @@ def test_tables_name_the_machine_and_every_target(quick_run: tuple[str, dict[str
     for name in ("W1", "W4-i64", "W7b", "W8", "CLI", "ONEFILE", "MANY", "--version"):
         lines = [line for line in targets.splitlines() if line.startswith(f"| {name} |")]
         assert lines and all(line.endswith(("| **yes** |", "| **NO** |")) for line in lines), name
+
+
+def test_baseline_builds_the_earlier_kernels_and_times_both() -> None:
+    """bench/baseline.py --quick: the earlier commit's kernels built from git and
+    both builds timed on small data (the timings mean nothing; the run proves
+    each side imported its own build)."""
+    if subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", "0ac6716^{commit}"]).returncode:
+        pytest.skip("no git history here (an archive, not a clone)")
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "baseline.py"),
+            "--quick",
+            "--rounds",
+            "1",
+            "--reps",
+            "1",
+            "--only",
+            "W1,W7b",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    rows = [line for line in out.stdout.splitlines() if line.startswith(("| W1 ", "| W7b "))]
+    assert len(rows) == 2, out.stdout
