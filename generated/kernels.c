@@ -893,18 +893,27 @@ static inline acc_float16 lanes_sum_float16(lanes_float16 *l, int64_t count)
     return a;
 }
 
-/* The mean of an output whose `count` values all went through these lanes.
- * While no block reached the superaccumulator, t is their exact sum: float64
- * divides it once (IEEE division rounds the exact quotient), the narrower
- * formats divide it rounding to odd (div_odd) and round once to the format. */
-static inline T_float16 lanes_mean_float16(lanes_float16 *l, int64_t count)
+/* The mean of `count` values whose exact sum is the kept double t plus acc
+ * (nz: a kept block sum was nonzero), when acc holds nothing (else 0):
+ * float64 divides t once (IEEE division rounds the exact quotient), the
+ * narrower formats divide it rounding to odd (div_odd), then round once. */
+static inline int kept_mean_float16(const acc_float16 *acc, double t, int nz, int64_t count, T_float16 *mean)
 {
     uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_float16; k++) limbs |= l->acc.w[SACC_HEADER + k];
-    if (!limbs && !(l->acc.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
-        if (l->t == 0.0) return store_float16(l->acc.w[1] & SACC_NONNEGZERO ? 0.0 : -0.0);
-        return store_float16(div_odd(l->t, (double)count));
-    }
+    for (int k = 0; k < SACC_NL_float16; k++) limbs |= acc->w[SACC_HEADER + k];
+    if (limbs || (acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) || count >= ((int64_t)1 << 53)) return 0;
+    if (t == 0.0)
+        *mean = store_float16(nz || (acc->w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
+    else
+        *mean = store_float16(div_odd(t, (double)count));
+    return 1;
+}
+
+/* The mean of an output whose `count` values all went through these lanes. */
+static inline T_float16 lanes_mean_float16(lanes_float16 *l, int64_t count)
+{
+    T_float16 mean;
+    if (kept_mean_float16(&l->acc, l->t, 0, count, &mean)) return mean;
     return finalize_float16(lanes_sum_float16(l, count), count);
 }
 
@@ -1125,12 +1134,8 @@ static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64
 static inline T_float16 rowacc_mean_float16(const rowacc_float16 *r, int64_t j, int64_t count)
 {
     acc_float16 s = r->acc[j];
-    uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_float16; k++) limbs |= s.w[SACC_HEADER + k];
-    if (!limbs && !(s.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
-        if (r->t[j] != 0.0) return store_float16(div_odd(r->t[j], (double)count));
-        return store_float16(r->tnz[j] != 0.0 || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
-    }
+    T_float16 mean;
+    if (kept_mean_float16(&s, r->t[j], r->tnz[j] != 0.0, count, &mean)) return mean;
     t_into_float16(r->t[j], r->tnz[j] != 0.0, &s);
     return finalize_float16(s, count);
 }
@@ -1398,18 +1403,27 @@ static inline acc_bfloat16 lanes_sum_bfloat16(lanes_bfloat16 *l, int64_t count)
     return a;
 }
 
-/* The mean of an output whose `count` values all went through these lanes.
- * While no block reached the superaccumulator, t is their exact sum: float64
- * divides it once (IEEE division rounds the exact quotient), the narrower
- * formats divide it rounding to odd (div_odd) and round once to the format. */
-static inline T_bfloat16 lanes_mean_bfloat16(lanes_bfloat16 *l, int64_t count)
+/* The mean of `count` values whose exact sum is the kept double t plus acc
+ * (nz: a kept block sum was nonzero), when acc holds nothing (else 0):
+ * float64 divides t once (IEEE division rounds the exact quotient), the
+ * narrower formats divide it rounding to odd (div_odd), then round once. */
+static inline int kept_mean_bfloat16(const acc_bfloat16 *acc, double t, int nz, int64_t count, T_bfloat16 *mean)
 {
     uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_bfloat16; k++) limbs |= l->acc.w[SACC_HEADER + k];
-    if (!limbs && !(l->acc.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
-        if (l->t == 0.0) return store_bfloat16(l->acc.w[1] & SACC_NONNEGZERO ? 0.0 : -0.0);
-        return store_bfloat16(div_odd(l->t, (double)count));
-    }
+    for (int k = 0; k < SACC_NL_bfloat16; k++) limbs |= acc->w[SACC_HEADER + k];
+    if (limbs || (acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) || count >= ((int64_t)1 << 53)) return 0;
+    if (t == 0.0)
+        *mean = store_bfloat16(nz || (acc->w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
+    else
+        *mean = store_bfloat16(div_odd(t, (double)count));
+    return 1;
+}
+
+/* The mean of an output whose `count` values all went through these lanes. */
+static inline T_bfloat16 lanes_mean_bfloat16(lanes_bfloat16 *l, int64_t count)
+{
+    T_bfloat16 mean;
+    if (kept_mean_bfloat16(&l->acc, l->t, 0, count, &mean)) return mean;
     return finalize_bfloat16(lanes_sum_bfloat16(l, count), count);
 }
 
@@ -1630,12 +1644,8 @@ static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int
 static inline T_bfloat16 rowacc_mean_bfloat16(const rowacc_bfloat16 *r, int64_t j, int64_t count)
 {
     acc_bfloat16 s = r->acc[j];
-    uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_bfloat16; k++) limbs |= s.w[SACC_HEADER + k];
-    if (!limbs && !(s.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
-        if (r->t[j] != 0.0) return store_bfloat16(div_odd(r->t[j], (double)count));
-        return store_bfloat16(r->tnz[j] != 0.0 || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
-    }
+    T_bfloat16 mean;
+    if (kept_mean_bfloat16(&s, r->t[j], r->tnz[j] != 0.0, count, &mean)) return mean;
     t_into_bfloat16(r->t[j], r->tnz[j] != 0.0, &s);
     return finalize_bfloat16(s, count);
 }
@@ -1903,18 +1913,27 @@ static inline acc_float32 lanes_sum_float32(lanes_float32 *l, int64_t count)
     return a;
 }
 
-/* The mean of an output whose `count` values all went through these lanes.
- * While no block reached the superaccumulator, t is their exact sum: float64
- * divides it once (IEEE division rounds the exact quotient), the narrower
- * formats divide it rounding to odd (div_odd) and round once to the format. */
-static inline T_float32 lanes_mean_float32(lanes_float32 *l, int64_t count)
+/* The mean of `count` values whose exact sum is the kept double t plus acc
+ * (nz: a kept block sum was nonzero), when acc holds nothing (else 0):
+ * float64 divides t once (IEEE division rounds the exact quotient), the
+ * narrower formats divide it rounding to odd (div_odd), then round once. */
+static inline int kept_mean_float32(const acc_float32 *acc, double t, int nz, int64_t count, T_float32 *mean)
 {
     uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_float32; k++) limbs |= l->acc.w[SACC_HEADER + k];
-    if (!limbs && !(l->acc.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
-        if (l->t == 0.0) return store_float32(l->acc.w[1] & SACC_NONNEGZERO ? 0.0 : -0.0);
-        return store_float32(div_odd(l->t, (double)count));
-    }
+    for (int k = 0; k < SACC_NL_float32; k++) limbs |= acc->w[SACC_HEADER + k];
+    if (limbs || (acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) || count >= ((int64_t)1 << 53)) return 0;
+    if (t == 0.0)
+        *mean = store_float32(nz || (acc->w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
+    else
+        *mean = store_float32(div_odd(t, (double)count));
+    return 1;
+}
+
+/* The mean of an output whose `count` values all went through these lanes. */
+static inline T_float32 lanes_mean_float32(lanes_float32 *l, int64_t count)
+{
+    T_float32 mean;
+    if (kept_mean_float32(&l->acc, l->t, 0, count, &mean)) return mean;
     return finalize_float32(lanes_sum_float32(l, count), count);
 }
 
@@ -2135,12 +2154,8 @@ static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64
 static inline T_float32 rowacc_mean_float32(const rowacc_float32 *r, int64_t j, int64_t count)
 {
     acc_float32 s = r->acc[j];
-    uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_float32; k++) limbs |= s.w[SACC_HEADER + k];
-    if (!limbs && !(s.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
-        if (r->t[j] != 0.0) return store_float32(div_odd(r->t[j], (double)count));
-        return store_float32(r->tnz[j] != 0.0 || (s.w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
-    }
+    T_float32 mean;
+    if (kept_mean_float32(&s, r->t[j], r->tnz[j] != 0.0, count, &mean)) return mean;
     t_into_float32(r->t[j], r->tnz[j] != 0.0, &s);
     return finalize_float32(s, count);
 }
@@ -2423,18 +2438,27 @@ static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
     return a;
 }
 
-/* The mean of an output whose `count` values all went through these lanes.
- * While no block reached the superaccumulator, t is their exact sum: float64
- * divides it once (IEEE division rounds the exact quotient), the narrower
- * formats divide it rounding to odd (div_odd) and round once to the format. */
-static inline T_float64 lanes_mean_float64(lanes_float64 *l, int64_t count)
+/* The mean of `count` values whose exact sum is the kept double t plus acc
+ * (nz: a kept block sum was nonzero), when acc holds nothing (else 0):
+ * float64 divides t once (IEEE division rounds the exact quotient), the
+ * narrower formats divide it rounding to odd (div_odd), then round once. */
+static inline int kept_mean_float64(const acc_float64 *acc, double t, int nz, int64_t count, T_float64 *mean)
 {
     uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_float64; k++) limbs |= l->acc.w[SACC_HEADER + k];
-    if (!limbs && !(l->acc.w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53)) {
-        if (l->t == 0.0) return store_float64(l->acc.w[1] & SACC_NONNEGZERO ? 0.0 : -0.0);
-        return store_float64(l->t / (double)count);
-    }
+    for (int k = 0; k < SACC_NL_float64; k++) limbs |= acc->w[SACC_HEADER + k];
+    if (limbs || (acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) || count >= ((int64_t)1 << 53)) return 0;
+    if (t == 0.0)
+        *mean = store_float64(nz || (acc->w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
+    else
+        *mean = store_float64(t / (double)count);
+    return 1;
+}
+
+/* The mean of an output whose `count` values all went through these lanes. */
+static inline T_float64 lanes_mean_float64(lanes_float64 *l, int64_t count)
+{
+    T_float64 mean;
+    if (kept_mean_float64(&l->acc, l->t, 0, count, &mean)) return mean;
     return finalize_float64(lanes_sum_float64(l, count), count);
 }
 
