@@ -2902,9 +2902,10 @@ CLONES static void mean_unit_float64(int ninputs, const T_float64 *const *src, c
             for (int64_t j = 0; j < w; j++) EXTRACT_INTO_float64(x[j * si]);
     }
     const double nd = (double)ninputs;
-    for (int64_t j = 0; j < w; j++) bad[j] |= (uint8_t)!dd_mean(s1[j], s2[j], nd, &dst[j]);
-    for (int64_t j = 0; j < w; j++)
-        if (bad[j]) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
+    double q[TILE];
+    for (int64_t j = 0; j < w; j++) bad[j] |= (uint8_t)!dd_mean(s1[j], s2[j], nd, &q[j]);
+    /* output j's values read before dst[j] is written: out may be an input */
+    for (int64_t j = 0; j < w; j++) dst[j] = bad[j] ? mean_exact_float64(ninputs, src, sinner, j) : q[j];
 }
 #undef EXTRACT_INTO_float64
 /* ======================================================================
@@ -5124,93 +5125,183 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
     }
 }
 
-/* mean_unit of kernel_exact.c.j2, VD_N outputs at a time (every input read
- * contiguously or broadcast): the same extraction against the unit's
- * sigmas, and dd_mean's decisions as lane masks; the lanes it leaves
- * undecided, and the tail, as there. */
+/* dd_mean of kernel_exact.c.j2 on VD_N lanes: RN((a + c) / n), ties to
+ * even, as lane masks; the lanes it leaves to the exact sum (and those
+ * outside (2^-900, 2^1000), and NaN) get all ones in *bad. */
+VEC_TARGET __attribute__((always_inline)) static inline vd dd_mean_float64_avx2(vd a, vd c, vd nv, vq *bad)
+{
+    const vd lo = vd_set1(0x1p-900), hi = vd_set1(0x1p1000);
+    const vq one = vq_set1(1), mant = vq_set1(0xfffffffffffffull), expo = vq_set1(0x7ff), e53 = vq_set1(53);
+    const vq half = vq_set1((uint64_t)1 << 52), ones = vq_set1(-1);
+    vd H = vd_add(a, c), bv = vd_sub(H, a);
+    vd L = vd_add(vd_sub(a, vd_sub(H, bv)), vd_sub(c, bv));
+    vd q0 = vd_div(H, nv), rem = vd_fnmadd(q0, nv, H);
+    vd d = vd_add(rem, L), dv = vd_sub(d, rem);
+    vd e = vd_add(vd_sub(rem, vd_sub(d, dv)), vd_sub(L, dv));
+    vq b = vd_bits(q0);
+    vq down = vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(d, q0)), 63)); /* all ones where d moves q0 toward zero */
+    vd h = vd_mul(nv, vd_from_bits(vq_slli(vq_sub(vq_and(vq_srli(b, 52), expo), e53), 52)));
+    vq pow2 = vq_eq(vq_and(b, mant), vq_set1(0));
+    h = vd_from_bits(vq_sub(vd_bits(h), vq_and(vq_and(down, pow2), half))); /* halved below a power of two */
+    vd h3 = vd_mul(h, vd_set1(3.0)), ad = vd_abs(d);
+    /* all ones where e is nonzero, and where it moves |D| below |d| (signs differ) */
+    vq enz = vd_ne0(e), edown = vq_and(enz, vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(e, d)), 63)));
+    vq eq1 = vq_andnot(vq_or(vd_gt(ad, h), vd_lt(ad, h)), ones), eq3 = vq_andnot(vq_or(vd_gt(ad, h3), vd_lt(ad, h3)), ones);
+    vq below1 = vq_or(vd_lt(ad, h), vq_and(eq1, edown)), tie1 = vq_andnot(enz, eq1);
+    vq below3 = vq_or(vd_lt(ad, h3), vq_and(eq3, edown)), tie3 = vq_andnot(enz, eq3);
+    vq next = vq_add(b, vq_or(down, one));
+    vq b_even = vq_eq(vq_and(b, one), vq_set1(0)), next_even = vq_eq(vq_and(next, one), vq_set1(0));
+    vq keep = vq_or(below1, vq_and(tie1, b_even));
+    vq step = vq_or(below3, vq_and(tie3, next_even));
+    vd aH = vd_abs(H);
+    vq ok = vq_and(vq_and(vd_gt(aH, lo), vd_lt(aH, hi)), vq_or(keep, step)); /* false for NaN */
+    *bad = vq_or(*bad, vq_andnot(ok, ones));
+    return vd_from_bits(vq_or(vq_and(keep, b), vq_andnot(keep, next)));
+}
+
+/* Stores q (VD_N means) at dst + j, the lanes of bad summed exactly first
+ * (before the store: out may be an input). */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_store_float64_avx2(
+    vd q, vq bad, const T_float64 *const *x, const int64_t *si, int k, int64_t j, T_float64 *dst)
+{
+    if (vd_anybits(vd_from_bits(bad))) { /* rare on benign data */
+        double ql[VD_N];
+        uint64_t lane[VD_N];
+        vd_store(ql, q);
+        vq_store(lane, bad);
+        vec_zeroupper();
+        for (int l = 0; l < VD_N; l++)
+            if (lane[l]) ql[l] = mean_exact_float64(k, x, si, j + l);
+        q = vd_load(ql);
+    }
+    vd_store(dst + j, q);
+}
+
+/* Outputs [0, wv) of a unit (wv a multiple of VD_N, at most TILE), VD_N at
+ * a time with each output's values in registers. Each lane splits its k
+ * values against sigmas of its own: with m its largest |x| (at least
+ * 2^-900), 2^E <= m < 2^e, e = E + 1, and 2^c >= k, sigma_1 = 2^(e + c + 1)
+ * and sigma_2 = 2^(e + 2c + 2 - 53), so the k parts of each level add
+ * exactly (as a reduction's block with EXTRACT_LOG2CAP = c), and the lane's
+ * sum is s1 + s2 exactly when every second remainder is zero (its values
+ * at most about 2^(50 - 2c) below m). Then n a power of two: RN(s1 + s2)
+ * (one IEEE addition of two doubles) times 1 / n is the mean (s1 + s2 is 0
+ * or at least sigma_2's ulp, 2^-1002 or more: the product is normal);
+ * otherwise dd_mean decides, in a second pass over the unit (its long
+ * chain of dependent steps would stall the first). A lane left undecided
+ * (a lost bit, so also a -0.0; m >= 2^1000; an inf or NaN; and for dd_mean
+ * |s1 + s2| outside (2^-900, 2^1000)) is summed exactly. Inlined with a
+ * constant k. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_lanes_float64_avx2(
+    const T_float64 *const *x, const int64_t *si, const int k, int c, int64_t wv, T_float64 *dst)
+{
+    const vd lo = vd_set1(0x1p-900), hi = vd_set1(0x1p1000), zero = vd_set1(0.0);
+    const vd nv = vd_set1((double)k), rn = vd_set1(1.0 / (double)k);
+    const vq expmask = vq_set1(0x7ff0000000000000ull), ones = vq_set1(-1);
+    const vq sh1 = vq_set1((uint64_t)(c + 2) << 52), sh2 = vq_set1((uint64_t)(int64_t)(2 * c - 50) << 52);
+    const int pow2 = (k & (k - 1)) == 0;
+    double S1[TILE], S2[TILE];
+    uint64_t B[TILE];
+    for (int64_t j = 0; j < wv; j += VD_N) {
+        vd m = lo;
+        for (int i = 0; i < k; i++) {
+            PREFETCH_AT(x[i] + j * si[i], PREFETCH_BYTES);
+            m = vd_max(m, vd_abs(si[i] ? vd_load(x[i] + j) : vd_set1(x[i][0])));
+        }
+        vq eb = vq_and(vd_bits(m), expmask); /* 2^E */
+        vd g1 = vd_from_bits(vq_add(eb, sh1)), g2 = vd_from_bits(vq_add(eb, sh2));
+        vd s1 = zero, s2 = zero, ro = zero;
+        for (int i = 0; i < k; i++) {
+            vd v = si[i] ? vd_load(x[i] + j) : vd_set1(x[i][0]);
+            vd q1 = vd_sub(vd_add(g1, v), g1), r1 = vd_sub(v, q1), q2 = vd_sub(vd_add(g2, r1), g2);
+            s1 = vd_add(s1, q1);
+            s2 = vd_add(s2, q2);
+            ro = vd_or(ro, vd_sub(r1, q2));
+        }
+        /* all ones where a bit was lost (or NaN), or m is too large for the sigmas */
+        vq bad = vq_or(vq_andnot(vq_eq(vd_bits(ro), vq_set1(0)), ones), vq_andnot(vd_lt(m, hi), ones));
+        if (pow2) {
+            mean_store_float64_avx2(vd_mul(vd_add(s1, s2), rn), bad, x, si, k, j, dst);
+        } else {
+            vd_store(S1 + j, s1);
+            vd_store(S2 + j, s2);
+            vq_store(B + j, bad);
+        }
+    }
+    for (int64_t j = 0; !pow2 && j < wv; j += VD_N) {
+        vq bad = vq_load(B + j);
+        vd q = dd_mean_float64_avx2(vd_load(S1 + j), vd_load(S2 + j), nv, &bad);
+        mean_store_float64_avx2(q, bad, x, si, k, j, dst);
+    }
+}
+
+/* Outputs [j, j + cnt) of a unit, cnt < VD_N, by mean_lanes on a copy of
+ * their values (the first output's values fill the unused lanes). */
+VEC_TARGET __attribute__((noinline)) static void mean_part_float64_avx2(int ninputs, int c, const T_float64 *const *src,
+                                                                        const int64_t *sinner, int64_t j, int64_t cnt, T_float64 *dst)
+{
+    double buf[MEAN_VEC_MAX][VD_N], q[VD_N];
+    const double *bp[MEAN_VEC_MAX];
+    int64_t one[MEAN_VEC_MAX];
+    for (int i = 0; i < ninputs; i++) {
+        for (int l = 0; l < VD_N; l++) buf[i][l] = src[i][(j + (l < cnt ? l : 0)) * sinner[i]];
+        bp[i] = buf[i];
+        one[i] = 1;
+    }
+    mean_lanes_float64_avx2(bp, one, ninputs, c, VD_N, q);
+    for (int64_t l = 0; l < cnt; l++) dst[j + l] = q[l];
+}
+
+/* A unit's w >= VD_N outputs: mean_lanes on the whole vectors; the outputs
+ * after them as a whole vector that overlaps them (the same values again),
+ * or, where out is an input and the overlap would read outputs already
+ * written, by mean_part. Inlined with a constant k. (float64 outputs are
+ * not streamed: numpy's large arrays are 16-byte aligned, and the partial
+ * vectors around aligned streamed ones cost more than streaming saved.) */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_span_float64_avx2(
+    const T_float64 *const *src, const int64_t *sinner, const int k, int c, int64_t w, T_float64 *dst, int alias)
+{
+    const int64_t wv = w / VD_N * VD_N;
+    mean_lanes_float64_avx2(src, sinner, k, c, wv, dst);
+    if (wv < w) {
+        if (alias) {
+            mean_part_float64_avx2(k, c, src, sinner, wv, w - wv, dst);
+        } else {
+            const T_float64 *at[MEAN_VEC_MAX];
+            for (int i = 0; i < k; i++) at[i] = src[i] + (w - VD_N) * sinner[i];
+            mean_lanes_float64_avx2(at, sinner, k, c, VD_N, dst + w - VD_N);
+        }
+    }
+}
+
+/* mean_unit of kernel_exact.c.j2 (the same results), every input read
+ * contiguously or broadcast: mean_span, or mean_part for fewer than VD_N
+ * outputs. */
 VEC_TARGET static void mean_unit_float64_avx2(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
                                               T_float64 *dst, int stream)
 {
     (void)stream;
-    const int64_t wv = w / VD_N * VD_N;
-    double m = 0.0, mm[VD_N];
-    vd mv = vd_set1(0.0);
-    for (int i = 0; i < ninputs; i++) {
-        const T_float64 *x = src[i];
-        if (!sinner[i]) {
-            m = fabs(x[0]) > m ? fabs(x[0]) : m;
-            continue;
-        }
-        for (int64_t j = 0; j < wv; j += VD_N) mv = vd_max(mv, vd_abs(vd_load(x + j)));
-        for (int64_t j = wv; j < w; j++) m = fabs(x[j]) > m ? fabs(x[j]) : m;
-    }
-    vd_store(mm, mv);
-    for (int k = 0; k < VD_N; k++) m = mm[k] > m ? mm[k] : m;
-    double A, g1, g2;
-    vec_zeroupper();
-    pick_sigma_float64(m, &A, &g1, &g2);
-    if (!(m <= A) || ninputs > EXTRACT_CAP) { /* an inf or NaN (or a huge count): every output exactly */
+    if (ninputs > MEAN_VEC_MAX) {
+        vec_zeroupper();
         mean_unit_float64(ninputs, src, sinner, w, dst);
         return;
     }
-    double s1[TILE], s2[TILE];
-    uint64_t bad[TILE]; /* the bits of every second remainder: nonzero where a bit was lost (or NaN) */
-    memset(s1, 0, (size_t)w * sizeof *s1);
-    memset(s2, 0, (size_t)w * sizeof *s2);
-    memset(bad, 0, (size_t)w * sizeof *bad);
-    const vd g1v = vd_set1(g1), g2v = vd_set1(g2);
-    for (int i = 0; i < ninputs; i++) {
-        const T_float64 *x = src[i];
-        const int64_t si = sinner[i];
-        for (int64_t j = 0; j < wv; j += VD_N) {
-            vd v = si ? vd_load(x + j) : vd_set1(x[0]);
-            vd q1 = vd_sub(vd_add(g1v, v), g1v), r1 = vd_sub(v, q1), q2 = vd_sub(vd_add(g2v, r1), g2v);
-            vd_store(s1 + j, vd_add(vd_load(s1 + j), q1));
-            vd_store(s2 + j, vd_add(vd_load(s2 + j), q2));
-            vq_store(bad + j, vq_or(vq_load(bad + j), vd_bits(vd_sub(r1, q2))));
-        }
-        for (int64_t j = wv; j < w; j++) {
-            double v = x[j * si], q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
-            s1[j] += q1;
-            s2[j] += q2;
-            bad[j] |= f64_to_bits(r1 - q2);
-        }
+    int c = 0, alias = 0;
+    while ((1 << c) < ninputs) c++;
+    if (w < VD_N) {
+        mean_part_float64_avx2(ninputs, c, src, sinner, 0, w, dst);
+        vec_zeroupper();
+        return;
     }
-    const double nd = (double)ninputs;
-    const vd nv = vd_set1(nd), lo = vd_set1(0x1p-900), hi = vd_set1(0x1p1000);
-    const vq one = vq_set1(1), mant = vq_set1(0xfffffffffffffull), expo = vq_set1(0x7ff), e53 = vq_set1(53);
-    const vq half = vq_set1((uint64_t)1 << 52), ones = vq_set1(-1);
-    for (int64_t j = 0; j < wv; j += VD_N) {
-        vd a = vd_load(s1 + j), c = vd_load(s2 + j);
-        vd H = vd_add(a, c), bv = vd_sub(H, a);
-        vd L = vd_add(vd_sub(a, vd_sub(H, bv)), vd_sub(c, bv));
-        vd q0 = vd_div(H, nv), rem = vd_fnmadd(q0, nv, H);
-        vd d = vd_add(rem, L), dv = vd_sub(d, rem);
-        vd e = vd_add(vd_sub(rem, vd_sub(d, dv)), vd_sub(L, dv));
-        vq b = vd_bits(q0);
-        vq down = vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(d, q0)), 63)); /* all ones where d moves q0 toward zero */
-        vd h = vd_mul(nv, vd_from_bits(vq_slli(vq_sub(vq_and(vq_srli(b, 52), expo), e53), 52)));
-        vq pow2 = vq_eq(vq_and(b, mant), vq_set1(0));
-        h = vd_from_bits(vq_sub(vd_bits(h), vq_and(vq_and(down, pow2), half))); /* halved below a power of two */
-        vd h3 = vd_mul(h, vd_set1(3.0)), ad = vd_abs(d);
-        /* all ones where e is nonzero, and where it moves |D| below |d| (signs differ) */
-        vq enz = vd_ne0(e), edown = vq_and(enz, vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(e, d)), 63)));
-        vq eq1 = vq_andnot(vq_or(vd_gt(ad, h), vd_lt(ad, h)), ones), eq3 = vq_andnot(vq_or(vd_gt(ad, h3), vd_lt(ad, h3)), ones);
-        vq below1 = vq_or(vd_lt(ad, h), vq_and(eq1, edown)), tie1 = vq_andnot(enz, eq1);
-        vq below3 = vq_or(vd_lt(ad, h3), vq_and(eq3, edown)), tie3 = vq_andnot(enz, eq3);
-        vq next = vq_add(b, vq_or(down, one));
-        vq b_even = vq_eq(vq_and(b, one), vq_set1(0)), next_even = vq_eq(vq_and(next, one), vq_set1(0));
-        vq keep = vq_or(below1, vq_and(tie1, b_even));
-        vq step = vq_or(below3, vq_and(tie3, next_even));
-        vd aH = vd_abs(H);
-        vq ok = vq_and(vq_and(vd_gt(aH, lo), vd_lt(aH, hi)), vq_or(keep, step)); /* false for NaN */
-        vd_store(dst + j, vd_from_bits(vq_or(vq_and(keep, b), vq_andnot(keep, next))));
-        vq_store(bad + j, vq_or(vq_load(bad + j), vq_andnot(ok, ones)));
+    for (int i = 0; i < ninputs; i++) alias |= sinner[i] && src[i] == dst;
+    switch (ninputs) { /* a constant count each: the loops over the inputs unrolled */
+    case 1: mean_span_float64_avx2(src, sinner, 1, c, w, dst, alias); break;
+    case 2: mean_span_float64_avx2(src, sinner, 2, c, w, dst, alias); break;
+    case 3: mean_span_float64_avx2(src, sinner, 3, c, w, dst, alias); break;
+    case 4: mean_span_float64_avx2(src, sinner, 4, c, w, dst, alias); break;
+    default: mean_span_float64_avx2(src, sinner, ninputs, c, w, dst, alias); break;
     }
     vec_zeroupper();
-    for (int64_t j = wv; j < w; j++) bad[j] |= (uint64_t)!dd_mean(s1[j], s2[j], nd, &dst[j]);
-    for (int64_t j = 0; j < w; j++)
-        if (bad[j]) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
 }
 
 VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
@@ -6942,93 +7033,183 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
     }
 }
 
-/* mean_unit of kernel_exact.c.j2, VD_N outputs at a time (every input read
- * contiguously or broadcast): the same extraction against the unit's
- * sigmas, and dd_mean's decisions as lane masks; the lanes it leaves
- * undecided, and the tail, as there. */
+/* dd_mean of kernel_exact.c.j2 on VD_N lanes: RN((a + c) / n), ties to
+ * even, as lane masks; the lanes it leaves to the exact sum (and those
+ * outside (2^-900, 2^1000), and NaN) get all ones in *bad. */
+VEC_TARGET __attribute__((always_inline)) static inline vd dd_mean_float64_avx512(vd a, vd c, vd nv, vq *bad)
+{
+    const vd lo = vd_set1(0x1p-900), hi = vd_set1(0x1p1000);
+    const vq one = vq_set1(1), mant = vq_set1(0xfffffffffffffull), expo = vq_set1(0x7ff), e53 = vq_set1(53);
+    const vq half = vq_set1((uint64_t)1 << 52), ones = vq_set1(-1);
+    vd H = vd_add(a, c), bv = vd_sub(H, a);
+    vd L = vd_add(vd_sub(a, vd_sub(H, bv)), vd_sub(c, bv));
+    vd q0 = vd_div(H, nv), rem = vd_fnmadd(q0, nv, H);
+    vd d = vd_add(rem, L), dv = vd_sub(d, rem);
+    vd e = vd_add(vd_sub(rem, vd_sub(d, dv)), vd_sub(L, dv));
+    vq b = vd_bits(q0);
+    vq down = vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(d, q0)), 63)); /* all ones where d moves q0 toward zero */
+    vd h = vd_mul(nv, vd_from_bits(vq_slli(vq_sub(vq_and(vq_srli(b, 52), expo), e53), 52)));
+    vq pow2 = vq_eq(vq_and(b, mant), vq_set1(0));
+    h = vd_from_bits(vq_sub(vd_bits(h), vq_and(vq_and(down, pow2), half))); /* halved below a power of two */
+    vd h3 = vd_mul(h, vd_set1(3.0)), ad = vd_abs(d);
+    /* all ones where e is nonzero, and where it moves |D| below |d| (signs differ) */
+    vq enz = vd_ne0(e), edown = vq_and(enz, vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(e, d)), 63)));
+    vq eq1 = vq_andnot(vq_or(vd_gt(ad, h), vd_lt(ad, h)), ones), eq3 = vq_andnot(vq_or(vd_gt(ad, h3), vd_lt(ad, h3)), ones);
+    vq below1 = vq_or(vd_lt(ad, h), vq_and(eq1, edown)), tie1 = vq_andnot(enz, eq1);
+    vq below3 = vq_or(vd_lt(ad, h3), vq_and(eq3, edown)), tie3 = vq_andnot(enz, eq3);
+    vq next = vq_add(b, vq_or(down, one));
+    vq b_even = vq_eq(vq_and(b, one), vq_set1(0)), next_even = vq_eq(vq_and(next, one), vq_set1(0));
+    vq keep = vq_or(below1, vq_and(tie1, b_even));
+    vq step = vq_or(below3, vq_and(tie3, next_even));
+    vd aH = vd_abs(H);
+    vq ok = vq_and(vq_and(vd_gt(aH, lo), vd_lt(aH, hi)), vq_or(keep, step)); /* false for NaN */
+    *bad = vq_or(*bad, vq_andnot(ok, ones));
+    return vd_from_bits(vq_or(vq_and(keep, b), vq_andnot(keep, next)));
+}
+
+/* Stores q (VD_N means) at dst + j, the lanes of bad summed exactly first
+ * (before the store: out may be an input). */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_store_float64_avx512(
+    vd q, vq bad, const T_float64 *const *x, const int64_t *si, int k, int64_t j, T_float64 *dst)
+{
+    if (vd_anybits(vd_from_bits(bad))) { /* rare on benign data */
+        double ql[VD_N];
+        uint64_t lane[VD_N];
+        vd_store(ql, q);
+        vq_store(lane, bad);
+        vec_zeroupper();
+        for (int l = 0; l < VD_N; l++)
+            if (lane[l]) ql[l] = mean_exact_float64(k, x, si, j + l);
+        q = vd_load(ql);
+    }
+    vd_store(dst + j, q);
+}
+
+/* Outputs [0, wv) of a unit (wv a multiple of VD_N, at most TILE), VD_N at
+ * a time with each output's values in registers. Each lane splits its k
+ * values against sigmas of its own: with m its largest |x| (at least
+ * 2^-900), 2^E <= m < 2^e, e = E + 1, and 2^c >= k, sigma_1 = 2^(e + c + 1)
+ * and sigma_2 = 2^(e + 2c + 2 - 53), so the k parts of each level add
+ * exactly (as a reduction's block with EXTRACT_LOG2CAP = c), and the lane's
+ * sum is s1 + s2 exactly when every second remainder is zero (its values
+ * at most about 2^(50 - 2c) below m). Then n a power of two: RN(s1 + s2)
+ * (one IEEE addition of two doubles) times 1 / n is the mean (s1 + s2 is 0
+ * or at least sigma_2's ulp, 2^-1002 or more: the product is normal);
+ * otherwise dd_mean decides, in a second pass over the unit (its long
+ * chain of dependent steps would stall the first). A lane left undecided
+ * (a lost bit, so also a -0.0; m >= 2^1000; an inf or NaN; and for dd_mean
+ * |s1 + s2| outside (2^-900, 2^1000)) is summed exactly. Inlined with a
+ * constant k. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_lanes_float64_avx512(
+    const T_float64 *const *x, const int64_t *si, const int k, int c, int64_t wv, T_float64 *dst)
+{
+    const vd lo = vd_set1(0x1p-900), hi = vd_set1(0x1p1000), zero = vd_set1(0.0);
+    const vd nv = vd_set1((double)k), rn = vd_set1(1.0 / (double)k);
+    const vq expmask = vq_set1(0x7ff0000000000000ull), ones = vq_set1(-1);
+    const vq sh1 = vq_set1((uint64_t)(c + 2) << 52), sh2 = vq_set1((uint64_t)(int64_t)(2 * c - 50) << 52);
+    const int pow2 = (k & (k - 1)) == 0;
+    double S1[TILE], S2[TILE];
+    uint64_t B[TILE];
+    for (int64_t j = 0; j < wv; j += VD_N) {
+        vd m = lo;
+        for (int i = 0; i < k; i++) {
+            PREFETCH_AT(x[i] + j * si[i], PREFETCH_BYTES);
+            m = vd_max(m, vd_abs(si[i] ? vd_load(x[i] + j) : vd_set1(x[i][0])));
+        }
+        vq eb = vq_and(vd_bits(m), expmask); /* 2^E */
+        vd g1 = vd_from_bits(vq_add(eb, sh1)), g2 = vd_from_bits(vq_add(eb, sh2));
+        vd s1 = zero, s2 = zero, ro = zero;
+        for (int i = 0; i < k; i++) {
+            vd v = si[i] ? vd_load(x[i] + j) : vd_set1(x[i][0]);
+            vd q1 = vd_sub(vd_add(g1, v), g1), r1 = vd_sub(v, q1), q2 = vd_sub(vd_add(g2, r1), g2);
+            s1 = vd_add(s1, q1);
+            s2 = vd_add(s2, q2);
+            ro = vd_or(ro, vd_sub(r1, q2));
+        }
+        /* all ones where a bit was lost (or NaN), or m is too large for the sigmas */
+        vq bad = vq_or(vq_andnot(vq_eq(vd_bits(ro), vq_set1(0)), ones), vq_andnot(vd_lt(m, hi), ones));
+        if (pow2) {
+            mean_store_float64_avx512(vd_mul(vd_add(s1, s2), rn), bad, x, si, k, j, dst);
+        } else {
+            vd_store(S1 + j, s1);
+            vd_store(S2 + j, s2);
+            vq_store(B + j, bad);
+        }
+    }
+    for (int64_t j = 0; !pow2 && j < wv; j += VD_N) {
+        vq bad = vq_load(B + j);
+        vd q = dd_mean_float64_avx512(vd_load(S1 + j), vd_load(S2 + j), nv, &bad);
+        mean_store_float64_avx512(q, bad, x, si, k, j, dst);
+    }
+}
+
+/* Outputs [j, j + cnt) of a unit, cnt < VD_N, by mean_lanes on a copy of
+ * their values (the first output's values fill the unused lanes). */
+VEC_TARGET __attribute__((noinline)) static void mean_part_float64_avx512(int ninputs, int c, const T_float64 *const *src,
+                                                                        const int64_t *sinner, int64_t j, int64_t cnt, T_float64 *dst)
+{
+    double buf[MEAN_VEC_MAX][VD_N], q[VD_N];
+    const double *bp[MEAN_VEC_MAX];
+    int64_t one[MEAN_VEC_MAX];
+    for (int i = 0; i < ninputs; i++) {
+        for (int l = 0; l < VD_N; l++) buf[i][l] = src[i][(j + (l < cnt ? l : 0)) * sinner[i]];
+        bp[i] = buf[i];
+        one[i] = 1;
+    }
+    mean_lanes_float64_avx512(bp, one, ninputs, c, VD_N, q);
+    for (int64_t l = 0; l < cnt; l++) dst[j + l] = q[l];
+}
+
+/* A unit's w >= VD_N outputs: mean_lanes on the whole vectors; the outputs
+ * after them as a whole vector that overlaps them (the same values again),
+ * or, where out is an input and the overlap would read outputs already
+ * written, by mean_part. Inlined with a constant k. (float64 outputs are
+ * not streamed: numpy's large arrays are 16-byte aligned, and the partial
+ * vectors around aligned streamed ones cost more than streaming saved.) */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_span_float64_avx512(
+    const T_float64 *const *src, const int64_t *sinner, const int k, int c, int64_t w, T_float64 *dst, int alias)
+{
+    const int64_t wv = w / VD_N * VD_N;
+    mean_lanes_float64_avx512(src, sinner, k, c, wv, dst);
+    if (wv < w) {
+        if (alias) {
+            mean_part_float64_avx512(k, c, src, sinner, wv, w - wv, dst);
+        } else {
+            const T_float64 *at[MEAN_VEC_MAX];
+            for (int i = 0; i < k; i++) at[i] = src[i] + (w - VD_N) * sinner[i];
+            mean_lanes_float64_avx512(at, sinner, k, c, VD_N, dst + w - VD_N);
+        }
+    }
+}
+
+/* mean_unit of kernel_exact.c.j2 (the same results), every input read
+ * contiguously or broadcast: mean_span, or mean_part for fewer than VD_N
+ * outputs. */
 VEC_TARGET static void mean_unit_float64_avx512(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
                                               T_float64 *dst, int stream)
 {
     (void)stream;
-    const int64_t wv = w / VD_N * VD_N;
-    double m = 0.0, mm[VD_N];
-    vd mv = vd_set1(0.0);
-    for (int i = 0; i < ninputs; i++) {
-        const T_float64 *x = src[i];
-        if (!sinner[i]) {
-            m = fabs(x[0]) > m ? fabs(x[0]) : m;
-            continue;
-        }
-        for (int64_t j = 0; j < wv; j += VD_N) mv = vd_max(mv, vd_abs(vd_load(x + j)));
-        for (int64_t j = wv; j < w; j++) m = fabs(x[j]) > m ? fabs(x[j]) : m;
-    }
-    vd_store(mm, mv);
-    for (int k = 0; k < VD_N; k++) m = mm[k] > m ? mm[k] : m;
-    double A, g1, g2;
-    vec_zeroupper();
-    pick_sigma_float64(m, &A, &g1, &g2);
-    if (!(m <= A) || ninputs > EXTRACT_CAP) { /* an inf or NaN (or a huge count): every output exactly */
+    if (ninputs > MEAN_VEC_MAX) {
+        vec_zeroupper();
         mean_unit_float64(ninputs, src, sinner, w, dst);
         return;
     }
-    double s1[TILE], s2[TILE];
-    uint64_t bad[TILE]; /* the bits of every second remainder: nonzero where a bit was lost (or NaN) */
-    memset(s1, 0, (size_t)w * sizeof *s1);
-    memset(s2, 0, (size_t)w * sizeof *s2);
-    memset(bad, 0, (size_t)w * sizeof *bad);
-    const vd g1v = vd_set1(g1), g2v = vd_set1(g2);
-    for (int i = 0; i < ninputs; i++) {
-        const T_float64 *x = src[i];
-        const int64_t si = sinner[i];
-        for (int64_t j = 0; j < wv; j += VD_N) {
-            vd v = si ? vd_load(x + j) : vd_set1(x[0]);
-            vd q1 = vd_sub(vd_add(g1v, v), g1v), r1 = vd_sub(v, q1), q2 = vd_sub(vd_add(g2v, r1), g2v);
-            vd_store(s1 + j, vd_add(vd_load(s1 + j), q1));
-            vd_store(s2 + j, vd_add(vd_load(s2 + j), q2));
-            vq_store(bad + j, vq_or(vq_load(bad + j), vd_bits(vd_sub(r1, q2))));
-        }
-        for (int64_t j = wv; j < w; j++) {
-            double v = x[j * si], q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
-            s1[j] += q1;
-            s2[j] += q2;
-            bad[j] |= f64_to_bits(r1 - q2);
-        }
+    int c = 0, alias = 0;
+    while ((1 << c) < ninputs) c++;
+    if (w < VD_N) {
+        mean_part_float64_avx512(ninputs, c, src, sinner, 0, w, dst);
+        vec_zeroupper();
+        return;
     }
-    const double nd = (double)ninputs;
-    const vd nv = vd_set1(nd), lo = vd_set1(0x1p-900), hi = vd_set1(0x1p1000);
-    const vq one = vq_set1(1), mant = vq_set1(0xfffffffffffffull), expo = vq_set1(0x7ff), e53 = vq_set1(53);
-    const vq half = vq_set1((uint64_t)1 << 52), ones = vq_set1(-1);
-    for (int64_t j = 0; j < wv; j += VD_N) {
-        vd a = vd_load(s1 + j), c = vd_load(s2 + j);
-        vd H = vd_add(a, c), bv = vd_sub(H, a);
-        vd L = vd_add(vd_sub(a, vd_sub(H, bv)), vd_sub(c, bv));
-        vd q0 = vd_div(H, nv), rem = vd_fnmadd(q0, nv, H);
-        vd d = vd_add(rem, L), dv = vd_sub(d, rem);
-        vd e = vd_add(vd_sub(rem, vd_sub(d, dv)), vd_sub(L, dv));
-        vq b = vd_bits(q0);
-        vq down = vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(d, q0)), 63)); /* all ones where d moves q0 toward zero */
-        vd h = vd_mul(nv, vd_from_bits(vq_slli(vq_sub(vq_and(vq_srli(b, 52), expo), e53), 52)));
-        vq pow2 = vq_eq(vq_and(b, mant), vq_set1(0));
-        h = vd_from_bits(vq_sub(vd_bits(h), vq_and(vq_and(down, pow2), half))); /* halved below a power of two */
-        vd h3 = vd_mul(h, vd_set1(3.0)), ad = vd_abs(d);
-        /* all ones where e is nonzero, and where it moves |D| below |d| (signs differ) */
-        vq enz = vd_ne0(e), edown = vq_and(enz, vq_sub(vq_set1(0), vq_srli(vd_bits(vd_xor(e, d)), 63)));
-        vq eq1 = vq_andnot(vq_or(vd_gt(ad, h), vd_lt(ad, h)), ones), eq3 = vq_andnot(vq_or(vd_gt(ad, h3), vd_lt(ad, h3)), ones);
-        vq below1 = vq_or(vd_lt(ad, h), vq_and(eq1, edown)), tie1 = vq_andnot(enz, eq1);
-        vq below3 = vq_or(vd_lt(ad, h3), vq_and(eq3, edown)), tie3 = vq_andnot(enz, eq3);
-        vq next = vq_add(b, vq_or(down, one));
-        vq b_even = vq_eq(vq_and(b, one), vq_set1(0)), next_even = vq_eq(vq_and(next, one), vq_set1(0));
-        vq keep = vq_or(below1, vq_and(tie1, b_even));
-        vq step = vq_or(below3, vq_and(tie3, next_even));
-        vd aH = vd_abs(H);
-        vq ok = vq_and(vq_and(vd_gt(aH, lo), vd_lt(aH, hi)), vq_or(keep, step)); /* false for NaN */
-        vd_store(dst + j, vd_from_bits(vq_or(vq_and(keep, b), vq_andnot(keep, next))));
-        vq_store(bad + j, vq_or(vq_load(bad + j), vq_andnot(ok, ones)));
+    for (int i = 0; i < ninputs; i++) alias |= sinner[i] && src[i] == dst;
+    switch (ninputs) { /* a constant count each: the loops over the inputs unrolled */
+    case 1: mean_span_float64_avx512(src, sinner, 1, c, w, dst, alias); break;
+    case 2: mean_span_float64_avx512(src, sinner, 2, c, w, dst, alias); break;
+    case 3: mean_span_float64_avx512(src, sinner, 3, c, w, dst, alias); break;
+    case 4: mean_span_float64_avx512(src, sinner, 4, c, w, dst, alias); break;
+    default: mean_span_float64_avx512(src, sinner, ninputs, c, w, dst, alias); break;
     }
     vec_zeroupper();
-    for (int64_t j = wv; j < w; j++) bad[j] |= (uint64_t)!dd_mean(s1[j], s2[j], nd, &dst[j]);
-    for (int64_t j = 0; j < w; j++)
-        if (bad[j]) dst[j] = mean_exact_float64(ninputs, src, sinner, j);
 }
 
 VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "181c488c96950f95e73e4313a3042ef538d282cd9932df1f24c187dda91506d7"
+KERNEL_SOURCE_SHA256 = "c38701070a77badb4f47fe24b0421126dbfa370751f584d893ae3cac36472c8e"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

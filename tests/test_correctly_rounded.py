@@ -389,3 +389,92 @@ def test_one_chunk_means_from_the_kept_sum(dtype: str, count: int) -> None:
     x = x.astype(oracles.DTYPES[dtype])
     got = meancli.reduce_mean(x, axes=[1], keepdims=True, threads=1)
     assert same_bits(got, truth(x, (1,)))
+
+
+def _exact_path_inputs(rng: np.random.Generator, dtype: str, k: int, n: int, big: float) -> list[np.ndarray]:
+    """k inputs of n values whose outputs mostly need the exact sum: -0.0s,
+    values of size `big` (beyond the format's range when summed) that leave
+    a far smaller one when they cancel, values spread over the exponent
+    range, and plain normal values in between."""
+    xs = np.array(rng.standard_normal((k, n)), dtype=np.float64)
+    xs[:, 0::5] = -0.0
+    xs[:, 1::5] = big
+    xs[: k // 2, 2::5] = big / 4
+    xs[k // 2 :, 2::5] = -big / 4
+    xs[-1, 2::5] = 2.0**-10
+    xs[:, 3::5] = adversarial.values(rng, dtype, k * len(range(3, n, 5)), "spread").reshape(k, -1)
+    return [x.astype(oracles.DTYPES[dtype]) for x in xs]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("k", [2, 3, 4, 7])
+def test_mean_into_an_input_on_the_exact_path(dtype: str, k: int) -> None:
+    """Mean may write into an input of its own layout; an output whose sum
+    must be exact reads that input's value before its output is written
+    (once read after: a mean of -0.0s came out +0.0, an overflowing sum inf),
+    on every instruction set and thread count."""
+    rng = np.random.default_rng(k)
+    top = float(np.finfo(oracles.DTYPES[dtype]).max) if dtype != "bfloat16" else 3.0e38
+    picked = kernels.isa()
+    try:
+        for name in kernels.supported_isas():
+            kernels.use_isa(name)
+            for n, threads, big in ((1037, 1, top / 2), (1037, 1, 1024.0), (2600, 2, 1.0e4)):
+                xs = _exact_path_inputs(rng, dtype, k, n, big)
+                stacked = np.stack(xs, -1)
+                want = oracles.exact_truth(dtype, oracles.Groups(stacked, (n,))).value
+                got = meancli.mean(*xs, out=xs[0], threads=threads)
+                assert got is xs[0]
+                assert same_bits(got, want), (name, n)
+    finally:
+        kernels.use_isa(picked)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 8, 64, 65])
+def test_float64_mean_lanes_at_their_limits(k: int) -> None:
+    """float64 Mean splits each output's values against sigmas of its own
+    largest |x|: values right at the edge of what two levels hold (2^(50 -
+    2c) below the largest, 2^c >= k), largest values at 2^1000 and around
+    2^-900 (where the lane goes exact), one input broadcast, and outputs
+    before the first aligned one and after the last whole vector (out at
+    every 8-byte offset, streamed or not), units narrower than a vector;
+    nothing outside out is written."""
+    rng = np.random.default_rng(k)
+    c = max(0, (k - 1).bit_length())
+    n = 203
+    x = rng.standard_normal((k, n)) * 2.0 ** rng.integers(-4, 4, (k, n))
+    top = np.abs(x).max(axis=0)
+    for shift in range(46 - 2 * c, 58 - c):  # around the second level's last bit
+        cols = rng.choice(n, 12, replace=False)
+        x[-1, cols] = np.ldexp(top[cols], -shift) * (1 + 2.0**-52)
+    if k > 1:  # a tie of the sum (1 + 2^-51 + 2^-53), moved off it by far smaller parts, or not
+        cols = np.arange(0, n, 3)
+        x[:, cols] = 0.0
+        x[0, cols] = 1 + 2.0**-51
+        x[1, cols] = np.ldexp(1 + np.ldexp(1.0, -rng.integers(44, 53, cols.size)), -53)
+        x[1, cols[::4]] = 2.0**-53
+        x[:, cols[1::2]] *= -1
+    # largest values near 2^1000, 2^-900 (where the lane goes exact), means subnormal
+    scaled = [x * 2.0**990, x * 2.0**-895, x * 2.0**-905, np.ldexp(np.sign(x), 1000), x * 2.0**-1066]
+    cases = [list(x), *map(list, scaled)] + ([[*x[:-1], x[-1, :1]]] if k > 1 else [])
+    picked, threshold = kernels.isa(), kernels.mean_stream_bytes()
+    try:
+        for name in kernels.supported_isas():
+            kernels.use_isa(name)
+            for xs in cases:
+                shape = np.broadcast_shapes(*[v.shape for v in xs])
+                stacked = np.stack([np.broadcast_to(v, shape) for v in xs], -1)
+                want = oracles.exact_truth("float64", oracles.Groups(stacked, shape)).value
+                for width, offset, stream_from in [(n, o, t) for o in range(8) for t in (threshold, 1)] + [
+                    (w, 3, threshold) for w in (1, 2, 3, 5)
+                ]:
+                    buf = np.full(n + 24, 7.0)  # out, and values either side that must stay as they are
+                    start = 8 + offset
+                    out = buf[start : start + width]
+                    kernels.mean_stream_bytes(stream_from)  # cached stores, then every output streamed
+                    meancli.mean(*[v[..., :width] if v.shape[-1] == n else v for v in xs], out=out, threads=1)
+                    assert same_bits(out, want[..., :width]), (name, width, offset, stream_from)
+                    assert (buf[:start] == 7.0).all() and (buf[start + width :] == 7.0).all(), (name, width)
+    finally:
+        kernels.use_isa(picked)
+        kernels.mean_stream_bytes(threshold)
