@@ -10,6 +10,7 @@ oracle of tests/oracles.py.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,15 @@ LAYOUTS = ("C", "F", "strided")
 SETTINGS = settings(
     deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
+
+
+@pytest.fixture
+def isas() -> Iterator[tuple[str, ...]]:
+    """Every instruction set this CPU runs, for a test that switches among
+    them (kernels.use_isa); the one in use before is restored after."""
+    picked = kernels.isa()
+    yield kernels.supported_isas()
+    kernels.use_isa(picked)
 
 
 def layout(x: np.ndarray, how: str) -> np.ndarray:
@@ -329,7 +339,7 @@ def test_row_blocks_whose_kept_sums_would_round(dtype: str, width: int, nrows: i
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
-def test_blocks_with_a_few_far_smaller_values(dtype: str) -> None:
+def test_blocks_with_a_few_far_smaller_values(dtype: str, isas: tuple[str, ...]) -> None:
     """Benign values with a few far smaller ones: a block fails its one-sum
     check and is summed as a large and a small part (split_block, rows_split
     for row blocks), or exactly when the small part spreads too far; every
@@ -347,15 +357,11 @@ def test_blocks_with_a_few_far_smaller_values(dtype: str) -> None:
             runs = [(y, (0,)), (y.reshape(-1, 600), (1,)), (y.reshape(-1, 25), (1,))]
             rows = [(y.reshape(-1, 300), (0,)), (y.reshape(-1, 40), (0,)), (y.reshape(-1, 25), (0,))]
             cases += runs + rows
-    picked = kernels.isa()
-    try:
-        for name in kernels.supported_isas():
-            kernels.use_isa(name)
-            for arr, axes in cases:
-                got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True)
-                assert same_bits(got, truth(arr, axes)), (name, arr.shape)
-    finally:
-        kernels.use_isa(picked)
+    for name in isas:
+        kernels.use_isa(name)
+        for arr, axes in cases:
+            got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True)
+            assert same_bits(got, truth(arr, axes)), (name, arr.shape)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -389,3 +395,134 @@ def test_one_chunk_means_from_the_kept_sum(dtype: str, count: int) -> None:
     x = x.astype(oracles.DTYPES[dtype])
     got = meancli.reduce_mean(x, axes=[1], keepdims=True, threads=1)
     assert same_bits(got, truth(x, (1,)))
+
+
+@pytest.mark.parametrize("n", [32767, 32768, 32769])
+def test_float64_sums_beyond_dbl_max_with_finite_means(n: int, isas: tuple[str, ...]) -> None:
+    """float64 values of 2^1000 to 2^1013 with mixed signs, about a run's
+    chunk of values (32768: one chunk takes its mean straight from the kept
+    double sum, more combine their partials): the blocks' sums added on in
+    double pass DBL_MAX while the mean is finite. As runs (one reduced
+    whole) and as rows of 8 columns; every instruction set, 1 and 2 threads."""
+    rng = np.random.default_rng(n)
+    # exponents 1012 down to 1000, each half as likely as the one above: |x| averages 2^1012
+    x = np.ldexp(rng.uniform(1.0, 2.0, (n, 8)), 1013 - np.minimum(rng.geometric(0.5, (n, 8)), 13))
+    x *= rng.choice([-1.0, 1.0], (n, 8), p=[0.25, 0.75])  # sums of about 2^1026
+    x[:, 1] = np.abs(x[:, 1]) * np.where(np.arange(n) < n // 2, 1.0, -1.0)  # past DBL_MAX, then back
+    x[:, 2] = np.abs(x[:, 2]) * rng.choice([-1.0, 1.0], n)
+    x[:, 3] = np.ldexp(np.round(x[:, 3] * 2.0**-992), 992)  # a coarse grid: many equal values, exact ties
+    runs = np.ascontiguousarray(x.T)
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert not np.isfinite(np.cumsum(runs[:2], axis=1)).all(axis=1).any()
+    cases = [(runs[0], (0,)), (runs[1], (0,)), (runs, (1,)), (x, (0,))]
+    wants = [truth(arr, axes) for arr, axes in cases]
+    assert all(np.isfinite(w).all() for w in wants)
+    for name in isas:
+        kernels.use_isa(name)
+        for (arr, axes), want in zip(cases, wants, strict=True):
+            for threads in (1, 2):
+                got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True, threads=threads)
+                assert same_bits(got, want), (name, arr.shape, axes, threads)
+
+
+def _at_split_threshold(rng: np.random.Generator, m: int, nb: int, width: int) -> np.ndarray:
+    """Three blocks of nb float32 values (nb a power of two, 2^cl) down each
+    of `width` columns, built so a block splits at T = cl + m + 24 - 53 (the
+    threshold split_threshold picks from a largest value of exponent m):
+    block 1 holds values in [1.5, 2) 2^m, two of exactly 2^T, one just below
+    2^T (late in the block) and three small ones (k 2^(T - 12)): it fails
+    its one-sum check, and its part of values >= 2^T sums exactly only
+    without the one just below (with it, that part's exact sum is an odd
+    multiple of 2^(T - 24) of at least 2^(m + cl): no double). Blocks 2 and
+    3 negate block 1 but for the small values, half each, so the mean is
+    that of the small values: a bit lost anywhere shows."""
+    t = (nb - 1).bit_length() + m + 24 - 53
+    block = np.ldexp(rng.uniform(1.5, 2.0, (nb, width)), m)
+    block[[5, 17]] = 2.0**t
+    block[nb - 24] = 2.0**t * (1 - 2.0**-24)
+    small = [3, 40, nb - 9]  # odd multiples of 2^(T - 12), three a column: never a zero sum
+    block[small] = rng.choice([-7, -3, -1, 1, 5], (len(small), width)) * 2.0 ** (t - 12)
+    block = block.astype(np.float32)
+    negated = -block
+    negated[small] = 0.0
+    half = nb // 2
+    zeros = np.zeros((half, width), np.float32)
+    return np.concatenate([block, negated[:half], zeros, zeros, negated[half:]])
+
+
+@pytest.mark.parametrize("m", [-90, 0, 40, 100])
+def test_float32_blocks_split_at_their_threshold(m: int, isas: tuple[str, ...]) -> None:
+    """float32 blocks whose values sit at exactly 2^T and just below, T the
+    exponent that splits a block into a part at or above 2^T and one below
+    (split_block for a run of blocks of 1024 values; rows_split for blocks
+    of 256 rows, T from the largest value of the whole block): the small
+    values decide the mean. Every instruction set, 1 and 2 threads."""
+    rng = np.random.default_rng(m + 1000)
+    runs = np.ascontiguousarray(_at_split_threshold(rng, m, 1024, 5).T)  # 5 runs of 3 blocks
+    rows = _at_split_threshold(rng, m, 256, 40)  # rows of 40 columns: vector registers and a tail
+    cases = [(runs, (1,)), (rows, (0,))]
+    wants = [truth(arr, axes) for arr, axes in cases]
+    assert all((w != 0).all() for w in wants)
+    for name in isas:
+        kernels.use_isa(name)
+        for (arr, axes), want in zip(cases, wants, strict=True):
+            for threads in (1, 2):
+                got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True, threads=threads)
+                assert same_bits(got, want), (name, arr.shape, threads)
+
+
+@pytest.fixture
+def every_mean_output_streamed() -> Iterator[None]:
+    """Mean writes every output with non-temporal stores (where the ISA has
+    them and the output is aligned for them); the threshold is restored after."""
+    threshold = kernels.mean_stream_bytes()
+    kernels.mean_stream_bytes(1)
+    yield
+    kernels.mean_stream_bytes(threshold)
+
+
+def _nan_filled_at(shape: tuple[int, ...], dtype: np.dtype[Any], offset: int) -> np.ndarray:
+    """A C-contiguous array of NaNs whose first element is `offset` bytes past a 64-byte boundary."""
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    buf = np.empty(nbytes + 128, np.uint8)
+    start = -buf.ctypes.data % 64 + offset
+    out = buf[start : start + nbytes].view(dtype).reshape(shape)
+    out[...] = np.nan
+    return out
+
+
+@pytest.mark.usefixtures("every_mean_output_streamed")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k", [2, 3])
+def test_streamed_mean_into_out_at_every_offset(dtype: str, k: int, isas: tuple[str, ...]) -> None:
+    """Mean with every output streamed into an `out=` array whose first
+    element sits at each offset its dtype allows from a 64-byte boundary (so
+    each row and column tile starts at another alignment, and the outputs
+    before the first aligned vector are finished one by one): 2 and 3
+    inputs, one of them broadcast or none; benign values, near ties and
+    means far below 1. Every output is the exact mean rounded once, none
+    left unwritten (out starts as NaNs). Every instruction set."""
+    rng = np.random.default_rng(k)
+    rows, width = 3, 1100  # tiles of 512, 512 and 76 outputs; rows start 4400 bytes apart
+    sets = []
+    for scale in (0, -120):
+        if dtype == "float64":
+            v = _float64_near(rng, k, rows * width, 2.0**53, 40) * 2.0**scale
+        elif k >= 3:
+            v = np.stack([np.concatenate(_tie_inputs(rng, k, width, scale)) for _ in range(rows)], 1)
+        else:
+            v = np.ldexp(rng.standard_normal((k, rows * width)), scale)
+        xs = list(v.astype(dtype).reshape(k, rows, width))
+        sets += [xs, [*xs[:-1], xs[-1][:, :1]]]
+    for name in isas:
+        kernels.use_isa(name)
+        for xs in sets:
+            shape = np.broadcast_shapes(*[x.shape for x in xs])
+            stacked = np.stack([np.broadcast_to(x, shape) for x in xs], -1).reshape(-1, k)
+            want = oracles.exact_truth(dtype, oracles.Groups(stacked, shape)).value
+            step = np.dtype(dtype).itemsize  # out must be aligned for its dtype
+            for offset in range(0, 64, step):
+                for threads in (1, 2):
+                    out = _nan_filled_at(shape, np.dtype(dtype), offset)
+                    assert meancli.mean(*xs, out=out, threads=threads) is out
+                    assert same_bits(out, want), (name, offset, threads, [x.shape for x in xs])
