@@ -405,16 +405,25 @@ def test_float64_sums_beyond_dbl_max_with_finite_means(n: int, isas: tuple[str, 
     double pass DBL_MAX while the mean is finite. As runs (one reduced
     whole) and as rows of 8 columns; every instruction set, 1 and 2 threads."""
     rng = np.random.default_rng(n)
-    # exponents 1012 down to 1000, each half as likely as the one above: |x| averages 2^1012
-    x = np.ldexp(rng.uniform(1.0, 2.0, (n, 8)), 1013 - np.minimum(rng.geometric(0.5, (n, 8)), 13))
-    x *= rng.choice([-1.0, 1.0], (n, 8), p=[0.25, 0.75])  # sums of about 2^1026
-    x[:, 1] = np.abs(x[:, 1]) * np.where(np.arange(n) < n // 2, 1.0, -1.0)  # past DBL_MAX, then back
-    x[:, 2] = np.abs(x[:, 2]) * rng.choice([-1.0, 1.0], n)
-    x[:, 3] = np.ldexp(np.round(x[:, 3] * 2.0**-992), 992)  # a coarse grid: many equal values, exact ties
+    # exponents 1011 down to 1000, each half as likely as the one above (|x| averages
+    # 2^1011): below 2^1012, so the blocks' fast sums are kept (the exact path takes larger)
+    x = np.ldexp(rng.uniform(1.0, 2.0, (n, 8)), 1012 - np.minimum(rng.geometric(0.5, (n, 8)), 12))
+    x *= rng.choice([-1.0, 1.0], (n, 8), p=[0.2, 0.8])  # sums of about 2^1025
+    # columns 0 and 1 on a grid of 2^992: the kept sum of their blocks' sums stays exact
+    # in double until it passes DBL_MAX (column 1: positive, then as many negative)
+    x[:, :2] = np.ldexp(np.round(x[:, :2] * 2.0**-992), 992)
+    x[:, 1] = np.abs(x[:, 1]) * np.where(np.arange(n) < n // 2, 1.0, -1.0)
+    x[:, 2] = np.abs(x[:, 2]) * rng.choice([-1.0, 1.0], n)  # signs at random
+    # column 3: some up to 2^1013 (blocks on the exact path between kept ones); its second
+    # half cancels the first in another order but for one ulp, so a bit lost shows
+    x[::5, 3] *= 2.0
+    half = n // 2
+    x[half : 2 * half, 3] = -x[:half, 3][rng.permutation(half)]
+    x[half, 3] = np.nextafter(x[half, 3], 0.0)
     runs = np.ascontiguousarray(x.T)
     with np.errstate(over="ignore", invalid="ignore"):
         assert not np.isfinite(np.cumsum(runs[:2], axis=1)).all(axis=1).any()
-    cases = [(runs[0], (0,)), (runs[1], (0,)), (runs, (1,)), (x, (0,))]
+    cases = [(runs[0], (0,)), (runs[1], (0,)), (runs[3], (0,)), (runs, (1,)), (x, (0,))]
     wants = [truth(arr, axes) for arr, axes in cases]
     assert all(np.isfinite(w).all() for w in wants)
     for name in isas:
