@@ -109,13 +109,19 @@ def mean_case(draw: Any) -> list[np.ndarray]:
     return xs
 
 
-@SETTINGS
-@given(mean_case(), st.sampled_from([1, 2, 8]))
-def test_mean_is_the_exact_mean_rounded_once(xs: list[np.ndarray], threads: int) -> None:
+def mean_truth(xs: list[np.ndarray]) -> np.ndarray:
+    """The exact Mean of xs (multidirectional broadcasting) rounded once to their dtype."""
     shape = np.broadcast_shapes(*[x.shape for x in xs])
     stacked = np.stack([np.broadcast_to(x, shape) for x in xs], -1).reshape(-1, len(xs))
     want = oracles.exact_truth(oracles.spec_name(xs[0].dtype), oracles.Groups(stacked, shape)).value
-    assert same_bits(meancli.mean(*xs, threads=threads), want)
+    assert want is not None
+    return want
+
+
+@SETTINGS
+@given(mean_case(), st.sampled_from([1, 2, 8]))
+def test_mean_is_the_exact_mean_rounded_once(xs: list[np.ndarray], threads: int) -> None:
+    assert same_bits(meancli.mean(*xs, threads=threads), mean_truth(xs))
 
 
 def _tie_inputs(rng: np.random.Generator, k: int, width: int, scale: int) -> list[np.ndarray]:
@@ -142,10 +148,7 @@ def _tie_inputs(rng: np.random.Generator, k: int, width: int, scale: int) -> lis
 
 
 def _assert_mean_exact(xs: list[np.ndarray]) -> None:
-    shape = np.broadcast_shapes(*[x.shape for x in xs])
-    stacked = np.stack([np.broadcast_to(x, shape) for x in xs], -1).reshape(-1, len(xs))
-    want = oracles.exact_truth(oracles.spec_name(xs[0].dtype), oracles.Groups(stacked, shape)).value
-    assert same_bits(meancli.mean(*xs, threads=1), want)
+    assert same_bits(meancli.mean(*xs, threads=1), mean_truth(xs))
 
 
 @pytest.mark.parametrize("k", [3, 5, 6, 7, 12, 49])
@@ -526,12 +529,10 @@ def test_streamed_mean_into_out_at_every_offset(dtype: str, k: int, isas: tuple[
     for name in isas:
         kernels.use_isa(name)
         for xs in sets:
-            shape = np.broadcast_shapes(*[x.shape for x in xs])
-            stacked = np.stack([np.broadcast_to(x, shape) for x in xs], -1).reshape(-1, k)
-            want = oracles.exact_truth(dtype, oracles.Groups(stacked, shape)).value
+            want = mean_truth(xs)
             step = np.dtype(dtype).itemsize  # out must be aligned for its dtype
             for offset in range(0, 64, step):
                 for threads in (1, 2):
-                    out = _nan_filled_at(shape, np.dtype(dtype), offset)
+                    out = _nan_filled_at(want.shape, np.dtype(dtype), offset)
                     assert meancli.mean(*xs, out=out, threads=threads) is out
                     assert same_bits(out, want), (name, offset, threads, [x.shape for x in xs])
