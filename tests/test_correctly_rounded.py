@@ -10,6 +10,7 @@ oracle of tests/oracles.py.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,15 @@ LAYOUTS = ("C", "F", "strided")
 SETTINGS = settings(
     deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
+
+
+@pytest.fixture
+def isas() -> Iterator[tuple[str, ...]]:
+    """Every instruction set this CPU runs, for a test that switches among
+    them (kernels.use_isa); the one in use before is restored after."""
+    picked = kernels.isa()
+    yield kernels.supported_isas()
+    kernels.use_isa(picked)
 
 
 def layout(x: np.ndarray, how: str) -> np.ndarray:
@@ -99,13 +109,19 @@ def mean_case(draw: Any) -> list[np.ndarray]:
     return xs
 
 
-@SETTINGS
-@given(mean_case(), st.sampled_from([1, 2, 8]))
-def test_mean_is_the_exact_mean_rounded_once(xs: list[np.ndarray], threads: int) -> None:
+def mean_truth(xs: list[np.ndarray]) -> np.ndarray:
+    """The exact Mean of xs (multidirectional broadcasting) rounded once to their dtype."""
     shape = np.broadcast_shapes(*[x.shape for x in xs])
     stacked = np.stack([np.broadcast_to(x, shape) for x in xs], -1).reshape(-1, len(xs))
     want = oracles.exact_truth(oracles.spec_name(xs[0].dtype), oracles.Groups(stacked, shape)).value
-    assert same_bits(meancli.mean(*xs, threads=threads), want)
+    assert want is not None
+    return want
+
+
+@SETTINGS
+@given(mean_case(), st.sampled_from([1, 2, 8]))
+def test_mean_is_the_exact_mean_rounded_once(xs: list[np.ndarray], threads: int) -> None:
+    assert same_bits(meancli.mean(*xs, threads=threads), mean_truth(xs))
 
 
 def _tie_inputs(rng: np.random.Generator, k: int, width: int, scale: int) -> list[np.ndarray]:
@@ -132,10 +148,7 @@ def _tie_inputs(rng: np.random.Generator, k: int, width: int, scale: int) -> lis
 
 
 def _assert_mean_exact(xs: list[np.ndarray]) -> None:
-    shape = np.broadcast_shapes(*[x.shape for x in xs])
-    stacked = np.stack([np.broadcast_to(x, shape) for x in xs], -1).reshape(-1, len(xs))
-    want = oracles.exact_truth(oracles.spec_name(xs[0].dtype), oracles.Groups(stacked, shape)).value
-    assert same_bits(meancli.mean(*xs, threads=1), want)
+    assert same_bits(meancli.mean(*xs, threads=1), mean_truth(xs))
 
 
 @pytest.mark.parametrize("k", [3, 5, 6, 7, 12, 49])
@@ -329,7 +342,7 @@ def test_row_blocks_whose_kept_sums_would_round(dtype: str, width: int, nrows: i
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
-def test_blocks_with_a_few_far_smaller_values(dtype: str) -> None:
+def test_blocks_with_a_few_far_smaller_values(dtype: str, isas: tuple[str, ...]) -> None:
     """Benign values with a few far smaller ones: a block fails its one-sum
     check and is summed as a large and a small part (split_block, rows_split
     for row blocks), or exactly when the small part spreads too far; every
@@ -347,15 +360,11 @@ def test_blocks_with_a_few_far_smaller_values(dtype: str) -> None:
             runs = [(y, (0,)), (y.reshape(-1, 600), (1,)), (y.reshape(-1, 25), (1,))]
             rows = [(y.reshape(-1, 300), (0,)), (y.reshape(-1, 40), (0,)), (y.reshape(-1, 25), (0,))]
             cases += runs + rows
-    picked = kernels.isa()
-    try:
-        for name in kernels.supported_isas():
-            kernels.use_isa(name)
-            for arr, axes in cases:
-                got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True)
-                assert same_bits(got, truth(arr, axes)), (name, arr.shape)
-    finally:
-        kernels.use_isa(picked)
+    for name in isas:
+        kernels.use_isa(name)
+        for arr, axes in cases:
+            got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True)
+            assert same_bits(got, truth(arr, axes)), (name, arr.shape)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -408,37 +417,32 @@ def _exact_path_inputs(rng: np.random.Generator, dtype: str, k: int, n: int, big
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("k", [2, 3, 4, 7])
-def test_mean_into_an_input_on_the_exact_path(dtype: str, k: int) -> None:
+def test_mean_into_an_input_on_the_exact_path(dtype: str, k: int, isas: tuple[str, ...]) -> None:
     """Mean may write into an input of its own layout; an output whose sum
     must be exact reads that input's value before its output is written
     (once read after: a mean of -0.0s came out +0.0, an overflowing sum inf),
     on every instruction set and thread count."""
     rng = np.random.default_rng(k)
     top = float(np.finfo(oracles.DTYPES[dtype]).max) if dtype != "bfloat16" else 3.0e38
-    picked = kernels.isa()
-    try:
-        for name in kernels.supported_isas():
-            kernels.use_isa(name)
-            for n, threads, big in ((1037, 1, top / 2), (1037, 1, 1024.0), (2600, 2, 1.0e4)):
-                xs = _exact_path_inputs(rng, dtype, k, n, big)
-                stacked = np.stack(xs, -1)
-                want = oracles.exact_truth(dtype, oracles.Groups(stacked, (n,))).value
-                got = meancli.mean(*xs, out=xs[0], threads=threads)
-                assert got is xs[0]
-                assert same_bits(got, want), (name, n)
-    finally:
-        kernels.use_isa(picked)
+    for name in isas:
+        kernels.use_isa(name)
+        for n, threads, big in ((1037, 1, top / 2), (1037, 1, 1024.0), (2600, 2, 1.0e4), (3, 1, 1.0)):
+            xs = _exact_path_inputs(rng, dtype, k, n, big)
+            want = mean_truth(xs)
+            got = meancli.mean(*xs, out=xs[0], threads=threads)
+            assert got is xs[0]
+            assert same_bits(got, want), (name, n)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 8, 64, 65])
-def test_float64_mean_lanes_at_their_limits(k: int) -> None:
+def test_float64_mean_lanes_at_their_limits(k: int, isas: tuple[str, ...]) -> None:
     """float64 Mean splits each output's values against sigmas of its own
     largest |x|: values right at the edge of what two levels hold (2^(50 -
     2c) below the largest, 2^c >= k), largest values at 2^1000 and around
-    2^-900 (where the lane goes exact), one input broadcast, and outputs
-    before the first aligned one and after the last whole vector (out at
-    every 8-byte offset, streamed or not), units narrower than a vector;
-    nothing outside out is written."""
+    2^-900 (where the lane goes exact), means below the normal range, one
+    input broadcast, outputs after the last whole vector (out at every
+    8-byte offset) and units narrower than a vector; nothing outside out is
+    written."""
     rng = np.random.default_rng(k)
     c = max(0, (k - 1).bit_length())
     n = 203
@@ -454,27 +458,154 @@ def test_float64_mean_lanes_at_their_limits(k: int) -> None:
         x[1, cols] = np.ldexp(1 + np.ldexp(1.0, -rng.integers(44, 53, cols.size)), -53)
         x[1, cols[::4]] = 2.0**-53
         x[:, cols[1::2]] *= -1
-    # largest values near 2^1000, 2^-900 (where the lane goes exact), means subnormal
     scaled = [x * 2.0**990, x * 2.0**-895, x * 2.0**-905, np.ldexp(np.sign(x), 1000), x * 2.0**-1066]
     cases = [list(x), *map(list, scaled)] + ([[*x[:-1], x[-1, :1]]] if k > 1 else [])
-    picked, threshold = kernels.isa(), kernels.mean_stream_bytes()
-    try:
-        for name in kernels.supported_isas():
-            kernels.use_isa(name)
-            for xs in cases:
-                shape = np.broadcast_shapes(*[v.shape for v in xs])
-                stacked = np.stack([np.broadcast_to(v, shape) for v in xs], -1)
-                want = oracles.exact_truth("float64", oracles.Groups(stacked, shape)).value
-                for width, offset, stream_from in [(n, o, t) for o in range(8) for t in (threshold, 1)] + [
-                    (w, 3, threshold) for w in (1, 2, 3, 5)
-                ]:
-                    buf = np.full(n + 24, 7.0)  # out, and values either side that must stay as they are
-                    start = 8 + offset
-                    out = buf[start : start + width]
-                    kernels.mean_stream_bytes(stream_from)  # cached stores, then every output streamed
-                    meancli.mean(*[v[..., :width] if v.shape[-1] == n else v for v in xs], out=out, threads=1)
-                    assert same_bits(out, want[..., :width]), (name, width, offset, stream_from)
-                    assert (buf[:start] == 7.0).all() and (buf[start + width :] == 7.0).all(), (name, width)
-    finally:
-        kernels.use_isa(picked)
-        kernels.mean_stream_bytes(threshold)
+    for name in isas:
+        kernels.use_isa(name)
+        for xs in cases:
+            want = mean_truth(xs)
+            for width, offset in [(n, o) for o in range(8)] + [(w, 3) for w in (1, 2, 3, 5)]:
+                buf = np.full(n + 24, 7.0)  # out, and values either side that must stay as they are
+                start = 8 + offset
+                out = buf[start : start + width]
+                meancli.mean(*[v[..., :width] if v.shape[-1] == n else v for v in xs], out=out, threads=1)
+                assert same_bits(out, want[..., :width]), (name, width, offset)
+                assert (buf[:start] == 7.0).all() and (buf[start + width :] == 7.0).all(), (name, width)
+
+
+@pytest.mark.parametrize("n", [32767, 32768, 32769])
+def test_float64_sums_beyond_dbl_max_with_finite_means(n: int, isas: tuple[str, ...]) -> None:
+    """float64 values of 2^1000 to 2^1013 with mixed signs, about a run's
+    chunk of values (32768: one chunk takes its mean straight from the kept
+    double sum, more combine their partials): the blocks' sums added on in
+    double pass DBL_MAX while the mean is finite. As runs (one reduced
+    whole) and as rows of 8 columns; every instruction set, 1 and 2 threads."""
+    rng = np.random.default_rng(n)
+    # exponents 1011 down to 1000, each half as likely as the one above (|x| averages
+    # 2^1011): below 2^1012, so the blocks' fast sums are kept (the exact path takes larger)
+    x = np.ldexp(rng.uniform(1.0, 2.0, (n, 8)), 1012 - np.minimum(rng.geometric(0.5, (n, 8)), 12))
+    x *= rng.choice([-1.0, 1.0], (n, 8), p=[0.2, 0.8])  # sums of about 2^1025
+    # columns 0 and 1 on a grid of 2^992: the kept sum of their blocks' sums stays exact
+    # in double until it passes DBL_MAX (column 1: positive, then as many negative)
+    x[:, :2] = np.ldexp(np.round(x[:, :2] * 2.0**-992), 992)
+    x[:, 1] = np.abs(x[:, 1]) * np.where(np.arange(n) < n // 2, 1.0, -1.0)
+    x[:, 2] = np.abs(x[:, 2]) * rng.choice([-1.0, 1.0], n)  # signs at random
+    # column 3: some up to 2^1013 (blocks on the exact path between kept ones); its second
+    # half cancels the first in another order but for one ulp, so a bit lost shows
+    x[::5, 3] *= 2.0
+    half = n // 2
+    x[half : 2 * half, 3] = -x[:half, 3][rng.permutation(half)]
+    x[half, 3] = np.nextafter(x[half, 3], 0.0)
+    runs = np.ascontiguousarray(x.T)
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert not np.isfinite(np.cumsum(runs[:2], axis=1)).all(axis=1).any()
+    cases = [(runs[0], (0,)), (runs[1], (0,)), (runs[3], (0,)), (runs, (1,)), (x, (0,))]
+    wants = [truth(arr, axes) for arr, axes in cases]
+    assert all(np.isfinite(w).all() for w in wants)
+    for name in isas:
+        kernels.use_isa(name)
+        for (arr, axes), want in zip(cases, wants, strict=True):
+            for threads in (1, 2):
+                got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True, threads=threads)
+                assert same_bits(got, want), (name, arr.shape, axes, threads)
+
+
+def _at_split_threshold(rng: np.random.Generator, m: int, nb: int, width: int) -> np.ndarray:
+    """Three blocks of nb float32 values (nb a power of two, 2^cl) down each
+    of `width` columns, built so a block splits at T = cl + m + 24 - 53 (the
+    threshold split_threshold picks from a largest value of exponent m):
+    block 1 holds values in [1.5, 2) 2^m, two of exactly 2^T, one just below
+    2^T (late in the block) and three small ones (k 2^(T - 12)): it fails
+    its one-sum check, and its part of values >= 2^T sums exactly only
+    without the one just below (with it, that part's exact sum is an odd
+    multiple of 2^(T - 24) of at least 2^(m + cl): no double). Blocks 2 and
+    3 negate block 1 but for the small values, half each, so the mean is
+    that of the small values: a bit lost anywhere shows."""
+    t = (nb - 1).bit_length() + m + 24 - 53
+    block = np.ldexp(rng.uniform(1.5, 2.0, (nb, width)), m)
+    block[[5, 17]] = 2.0**t
+    block[nb - 24] = 2.0**t * (1 - 2.0**-24)
+    small = [3, 40, nb - 9]  # odd multiples of 2^(T - 12), three a column: never a zero sum
+    block[small] = rng.choice([-7, -3, -1, 1, 5], (len(small), width)) * 2.0 ** (t - 12)
+    block = block.astype(np.float32)
+    negated = -block
+    negated[small] = 0.0
+    half = nb // 2
+    zeros = np.zeros((half, width), np.float32)
+    return np.concatenate([block, negated[:half], zeros, zeros, negated[half:]])
+
+
+@pytest.mark.parametrize("m", [-90, 0, 40, 100])
+def test_float32_blocks_split_at_their_threshold(m: int, isas: tuple[str, ...]) -> None:
+    """float32 blocks whose values sit at exactly 2^T and just below, T the
+    exponent that splits a block into a part at or above 2^T and one below
+    (split_block for a run of blocks of 1024 values; rows_split for blocks
+    of 256 rows, T from the largest value of the whole block): the small
+    values decide the mean. Every instruction set, 1 and 2 threads."""
+    rng = np.random.default_rng(m + 1000)
+    runs = np.ascontiguousarray(_at_split_threshold(rng, m, 1024, 5).T)  # 5 runs of 3 blocks
+    rows = _at_split_threshold(rng, m, 256, 40)  # rows of 40 columns: vector registers and a tail
+    cases = [(runs, (1,)), (rows, (0,))]
+    wants = [truth(arr, axes) for arr, axes in cases]
+    assert all((w != 0).all() for w in wants)
+    for name in isas:
+        kernels.use_isa(name)
+        for (arr, axes), want in zip(cases, wants, strict=True):
+            for threads in (1, 2):
+                got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True, threads=threads)
+                assert same_bits(got, want), (name, arr.shape, threads)
+
+
+@pytest.fixture
+def every_mean_output_streamed() -> Iterator[None]:
+    """Mean writes every output with non-temporal stores (where the ISA has
+    them and the output is aligned for them); the threshold is restored after."""
+    threshold = kernels.mean_stream_bytes()
+    kernels.mean_stream_bytes(1)
+    yield
+    kernels.mean_stream_bytes(threshold)
+
+
+def _nan_filled_at(shape: tuple[int, ...], dtype: np.dtype[Any], offset: int) -> np.ndarray:
+    """A C-contiguous array of NaNs whose first element is `offset` bytes past a 64-byte boundary."""
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    buf = np.empty(nbytes + 128, np.uint8)
+    start = -buf.ctypes.data % 64 + offset
+    out = buf[start : start + nbytes].view(dtype).reshape(shape)
+    out[...] = np.nan
+    return out
+
+
+@pytest.mark.usefixtures("every_mean_output_streamed")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k", [2, 3])
+def test_streamed_mean_into_out_at_every_offset(dtype: str, k: int, isas: tuple[str, ...]) -> None:
+    """Mean with every output streamed into an `out=` array whose first
+    element sits at each offset its dtype allows from a 64-byte boundary (so
+    each row and column tile starts at another alignment, and the outputs
+    before the first aligned vector are finished one by one): 2 and 3
+    inputs, one of them broadcast or none; benign values, near ties and
+    means far below 1. Every output is the exact mean rounded once, none
+    left unwritten (out starts as NaNs). Every instruction set."""
+    rng = np.random.default_rng(k)
+    rows, width = 3, 1100  # tiles of 512, 512 and 76 outputs; rows start 4400 bytes apart
+    sets = []
+    for scale in (0, -120):
+        if dtype == "float64":
+            v = _float64_near(rng, k, rows * width, 2.0**53, 40) * 2.0**scale
+        elif k >= 3:
+            v = np.stack([np.concatenate(_tie_inputs(rng, k, width, scale)) for _ in range(rows)], 1)
+        else:
+            v = np.ldexp(rng.standard_normal((k, rows * width)), scale)
+        xs = list(v.astype(dtype).reshape(k, rows, width))
+        sets += [xs, [*xs[:-1], xs[-1][:, :1]]]
+    for name in isas:
+        kernels.use_isa(name)
+        for xs in sets:
+            want = mean_truth(xs)
+            step = np.dtype(dtype).itemsize  # out must be aligned for its dtype
+            for offset in range(0, 64, step):
+                for threads in (1, 2):
+                    out = _nan_filled_at(want.shape, np.dtype(dtype), offset)
+                    assert meancli.mean(*xs, out=out, threads=threads) is out
+                    assert same_bits(out, want), (name, offset, threads, [x.shape for x in xs])
