@@ -43,7 +43,11 @@
  *    precision and exponent range. Mean of N inputs: an exact double sum divided and rounded to odd
  *    (div_odd), then rounded once to the format; the float32 vector loop
  *    multiplies by 1/N instead and settles the rounding by the exact sign
- *    of S - M * N, M the float32 midpoint next to the product.
+ *    of S - M * N, M the float32 midpoint next to the product. float64
+ *    Mean: each output's values split in two levels against sigmas of its
+ *    own largest |x| (the vector loop) or the unit's (the portable one),
+ *    two exact double sums s1, s2; RN(s1 + s2) / N for N a power of two,
+ *    else the rounding of (s1 + s2) / N decided in double (dd_mean).
  *  - integers: each value is biased to unsigned (x + 2^(bits-1) for signed
  *    types) and split into 32-bit halves; the halves are summed in 64-bit
  *    lanes, which cannot overflow within one chunk (< 2^32 values of

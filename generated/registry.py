@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "c38701070a77badb4f47fe24b0421126dbfa370751f584d893ae3cac36472c8e"
+KERNEL_SOURCE_SHA256 = "75d398ed2599347ea78c9467b893cb3022b9879a0f403b14fb5f9e87a0bfc9ac"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
