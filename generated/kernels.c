@@ -13139,30 +13139,43 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(dynamic, 8)
-        for (int64_t unit = 0; unit < nunits; unit++) {
+        /* threads take 8 units at a time; a unit's output row o and tile t
+         * (and o's index) are divided out once per 8, then stepped */
+        const int64_t ngroups = (nunits + 7) / 8;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t g = 0; g < ngroups; g++) {
             if (!src || !sin) continue;
+            int64_t unit = g * 8, uend = unit + 8 < nunits ? unit + 8 : nunits;
             int64_t o = unit / ntiles, t = unit % ntiles;
-            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
             int64_t idx[MEANCLI_MAX_RANK];
             {
                 int64_t rem = o;
                 for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
             }
-            for (int i = 0; i < ninputs; i++) {
-                const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0;
-                sin[i] = nd > 0 ? s[nd - 1] : 0;
-                for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = x[i] + off + t * TILE * sin[i];
-            }
+            for (; unit < uend; unit++) {
+                int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+                for (int i = 0; i < ninputs; i++) {
+                    const int64_t *s = strides + (int64_t)i * nd;
+                    int64_t off = 0;
+                    sin[i] = nd > 0 ? s[nd - 1] : 0;
+                    for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
+                    src[i] = x[i] + off + t * TILE * sin[i];
+                }
 #ifdef MEAN_UNIT_VEC_float16
-            if (vec) {
-                MEAN_UNIT_VEC_float16(ninputs, src, sin, w, y + o * L + t * TILE, stream);
-                continue;
-            }
+                if (vec)
+                    MEAN_UNIT_VEC_float16(ninputs, src, sin, w, y + o * L + t * TILE, stream);
+                else
 #endif
-            mean_unit_float16(ninputs, src, sin, w, y + o * L + t * TILE);
+                    mean_unit_float16(ninputs, src, sin, w, y + o * L + t * TILE);
+                if (++t == ntiles) { /* the next output row */
+                    t = 0;
+                    o++;
+                    for (int d = nd - 2; d >= 0; d--) {
+                        if (++idx[d] < size[d]) break;
+                        idx[d] = 0;
+                    }
+                }
+            }
         }
 #ifdef MEAN_UNIT_VEC_float16
         if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */
@@ -13253,30 +13266,43 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(dynamic, 8)
-        for (int64_t unit = 0; unit < nunits; unit++) {
+        /* threads take 8 units at a time; a unit's output row o and tile t
+         * (and o's index) are divided out once per 8, then stepped */
+        const int64_t ngroups = (nunits + 7) / 8;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t g = 0; g < ngroups; g++) {
             if (!src || !sin) continue;
+            int64_t unit = g * 8, uend = unit + 8 < nunits ? unit + 8 : nunits;
             int64_t o = unit / ntiles, t = unit % ntiles;
-            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
             int64_t idx[MEANCLI_MAX_RANK];
             {
                 int64_t rem = o;
                 for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
             }
-            for (int i = 0; i < ninputs; i++) {
-                const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0;
-                sin[i] = nd > 0 ? s[nd - 1] : 0;
-                for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = x[i] + off + t * TILE * sin[i];
-            }
+            for (; unit < uend; unit++) {
+                int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+                for (int i = 0; i < ninputs; i++) {
+                    const int64_t *s = strides + (int64_t)i * nd;
+                    int64_t off = 0;
+                    sin[i] = nd > 0 ? s[nd - 1] : 0;
+                    for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
+                    src[i] = x[i] + off + t * TILE * sin[i];
+                }
 #ifdef MEAN_UNIT_VEC_bfloat16
-            if (vec) {
-                MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE, stream);
-                continue;
-            }
+                if (vec)
+                    MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE, stream);
+                else
 #endif
-            mean_unit_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
+                    mean_unit_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
+                if (++t == ntiles) { /* the next output row */
+                    t = 0;
+                    o++;
+                    for (int d = nd - 2; d >= 0; d--) {
+                        if (++idx[d] < size[d]) break;
+                        idx[d] = 0;
+                    }
+                }
+            }
         }
 #ifdef MEAN_UNIT_VEC_bfloat16
         if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */
@@ -13367,30 +13393,43 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(dynamic, 8)
-        for (int64_t unit = 0; unit < nunits; unit++) {
+        /* threads take 8 units at a time; a unit's output row o and tile t
+         * (and o's index) are divided out once per 8, then stepped */
+        const int64_t ngroups = (nunits + 7) / 8;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t g = 0; g < ngroups; g++) {
             if (!src || !sin) continue;
+            int64_t unit = g * 8, uend = unit + 8 < nunits ? unit + 8 : nunits;
             int64_t o = unit / ntiles, t = unit % ntiles;
-            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
             int64_t idx[MEANCLI_MAX_RANK];
             {
                 int64_t rem = o;
                 for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
             }
-            for (int i = 0; i < ninputs; i++) {
-                const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0;
-                sin[i] = nd > 0 ? s[nd - 1] : 0;
-                for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = x[i] + off + t * TILE * sin[i];
-            }
+            for (; unit < uend; unit++) {
+                int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+                for (int i = 0; i < ninputs; i++) {
+                    const int64_t *s = strides + (int64_t)i * nd;
+                    int64_t off = 0;
+                    sin[i] = nd > 0 ? s[nd - 1] : 0;
+                    for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
+                    src[i] = x[i] + off + t * TILE * sin[i];
+                }
 #ifdef MEAN_UNIT_VEC_float32
-            if (vec) {
-                MEAN_UNIT_VEC_float32(ninputs, src, sin, w, y + o * L + t * TILE, stream);
-                continue;
-            }
+                if (vec)
+                    MEAN_UNIT_VEC_float32(ninputs, src, sin, w, y + o * L + t * TILE, stream);
+                else
 #endif
-            mean_unit_float32(ninputs, src, sin, w, y + o * L + t * TILE);
+                    mean_unit_float32(ninputs, src, sin, w, y + o * L + t * TILE);
+                if (++t == ntiles) { /* the next output row */
+                    t = 0;
+                    o++;
+                    for (int d = nd - 2; d >= 0; d--) {
+                        if (++idx[d] < size[d]) break;
+                        idx[d] = 0;
+                    }
+                }
+            }
         }
 #ifdef MEAN_UNIT_VEC_float32
         if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */
@@ -13481,30 +13520,43 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(dynamic, 8)
-        for (int64_t unit = 0; unit < nunits; unit++) {
+        /* threads take 8 units at a time; a unit's output row o and tile t
+         * (and o's index) are divided out once per 8, then stepped */
+        const int64_t ngroups = (nunits + 7) / 8;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t g = 0; g < ngroups; g++) {
             if (!src || !sin) continue;
+            int64_t unit = g * 8, uend = unit + 8 < nunits ? unit + 8 : nunits;
             int64_t o = unit / ntiles, t = unit % ntiles;
-            int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
             int64_t idx[MEANCLI_MAX_RANK];
             {
                 int64_t rem = o;
                 for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
             }
-            for (int i = 0; i < ninputs; i++) {
-                const int64_t *s = strides + (int64_t)i * nd;
-                int64_t off = 0;
-                sin[i] = nd > 0 ? s[nd - 1] : 0;
-                for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
-                src[i] = x[i] + off + t * TILE * sin[i];
-            }
+            for (; unit < uend; unit++) {
+                int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+                for (int i = 0; i < ninputs; i++) {
+                    const int64_t *s = strides + (int64_t)i * nd;
+                    int64_t off = 0;
+                    sin[i] = nd > 0 ? s[nd - 1] : 0;
+                    for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
+                    src[i] = x[i] + off + t * TILE * sin[i];
+                }
 #ifdef MEAN_UNIT_VEC_float64
-            if (vec) {
-                MEAN_UNIT_VEC_float64(ninputs, src, sin, w, y + o * L + t * TILE, stream);
-                continue;
-            }
+                if (vec)
+                    MEAN_UNIT_VEC_float64(ninputs, src, sin, w, y + o * L + t * TILE, stream);
+                else
 #endif
-            mean_unit_float64(ninputs, src, sin, w, y + o * L + t * TILE);
+                    mean_unit_float64(ninputs, src, sin, w, y + o * L + t * TILE);
+                if (++t == ntiles) { /* the next output row */
+                    t = 0;
+                    o++;
+                    for (int d = nd - 2; d >= 0; d--) {
+                        if (++idx[d] < size[d]) break;
+                        idx[d] = 0;
+                    }
+                }
+            }
         }
 #ifdef MEAN_UNIT_VEC_float64
         if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "75d398ed2599347ea78c9467b893cb3022b9879a0f403b14fb5f9e87a0bfc9ac"
+KERNEL_SOURCE_SHA256 = "b7004e487cc0d1c8b6e18c308acb7d7aa9f8e17137ab78bfb7a085b3fa93ad91"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
