@@ -42,8 +42,9 @@
  *    division, rounded by round_quotient, one routine parameterised by
  *    precision and exponent range. Mean of N inputs: an exact double sum divided and rounded to odd
  *    (div_odd), then rounded once to the format; the float32 vector loop
- *    multiplies by 1/N instead and settles the rounding by the exact sign
- *    of S - M * N, M the float32 midpoint next to the product. float64
+ *    multiplies by 1/N instead and corrects the product q by the exact
+ *    remainder S - q * N (the unit's exactness check keeps every float32
+ *    midpoint either hit exactly or a double's ulp away). float64
  *    Mean: each output's values split in two levels against sigmas of its
  *    own largest |x| (the vector loop) or the unit's (the portable one),
  *    two exact double sums s1, s2; RN(s1 + s2) / N for N a power of two,
@@ -3585,6 +3586,7 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 #define vd_or _mm256_or_pd
 #define vd_and _mm256_and_pd
 #define vd_xor _mm256_xor_pd
+#define vd_fmadd _mm256_fmadd_pd
 #define vd_fnmadd _mm256_fnmadd_pd
 #define vd_abs(a) _mm256_andnot_pd(_mm256_set1_pd(-0.0), (a))
 /* all-ones lanes where !(|a| <= b): above the bound, or NaN */
@@ -4793,36 +4795,34 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
         for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
     else
         nt = 0;
-    /* Not a power of two: q = RN(S * RN(1 / n)) is within 1.6 of its ulps of
-     * S / n. The float32 rounding of S / n is decided by the midpoint M of
-     * q's float32 interval (q's low 29 bits set to 2^28; FLT_MAX's upper
-     * one is the overflow threshold): every other midpoint is 2^27 ulps away
-     * or more. For n < 2^28, M * n (25 + 28 bits) is exact, so the sign of
-     * d = fma(-M, n, S) = S - M * n is exact: M (a tie, to even) or M one
-     * ulp toward S / n rounds to float32 as S / n does. That holds while S / n
-     * and q are in float32's normal range: every nonzero S is at least 2^g
-     * (the grid of the unit's values, below), so |S / n| >= 2^(g - cl);
-     * a unit where that can fall below 2^-125 takes the division and
-     * rounding to odd. */
+    /* Not a power of two (n >= 3): q = RN(S * RN(1 / n)) is within 1.6 of
+     * its ulps of S / n, so r = S - q * n is a multiple of ulp(q) (n is an
+     * integer, |S| > |q|) below 2^53 of them: fma(-q, n, S) is exact, and
+     * q' = fma(r, rn, q) is RN(S / n + e), |e| < 2^-51 ulp(q). The unit
+     * passed narrow_sum_exact, so its values are multiples of 2^g >= n *
+     * 2^(m - 52), |S / n| < 2^(m + 1) (m the largest value's exponent); S - n
+     * * M, for M a float32 midpoint (or FLT_MAX's upper one, the overflow
+     * threshold) next to S / n, is a multiple of min(2^g, ulp32(M) / 2): when
+     * it is not zero, |S / n - M| >= ulp(M) (the double's: ulp32(M) =
+     * 2^29 ulp(M) <= 2^(m - 23), n < 2^28), so q' is on S / n's side of every
+     * midpoint, and when it is zero q' = M, a tie (to even): q' rounds to
+     * float32 as S / n does. S = -0.0 keeps its sign (q's, ORed in; a
+     * nonzero q' has it too). That holds while S / n and q are in float32's
+     * normal range: every nonzero S is at least 2^g (the grid of the unit's
+     * values, below), so |S / n| >= 2^(g - cl); a unit where that can fall
+     * below 2^-125 takes the division and rounding to odd. */
     int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149; /* n <= 2^cl */
     if (mn1 != UINT32_MAX) {
         int t = (int)((mn1 + 1) >> 23) - 127;
         g = t - 23 < -149 ? -149 : t - 23;
     }
     const int bymul = pow2 || (ninputs < (1 << 28) && g - cl >= -125);
-    const vq low29 = vq_set1((1 << 29) - 1), half = vq_set1(1 << 28);
     const vd sign = vd_set1(-0.0);
-    /* (every lane corrected, branch-free: a test for lanes near a midpoint
-     * mispredicts, as the sums of a few floats put 5% of them there);
-     * VF_N outputs a step, so a streamed store fills a whole vector */
+    /* VF_N outputs a step, so a streamed store fills a whole vector */
 #define MEAN_BYMUL_float32(Sv, q) do { \
         (q) = vd_mul((Sv), rn); \
-        if (!pow2) { \
-            vd M_ = vd_from_bits(vq_or(vq_andnot(low29, vd_bits(q)), half)); \
-            /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */ \
-            vd d_ = vd_xor(vd_fnmadd(M_, nv, (Sv)), vd_and(M_, sign)); \
-            (q) = vd_from_bits(vq_add(vd_bits(M_), vq_sub(vd_lt0(d_), vd_gt0(d_)))); \
-        } \
+        if (!pow2) \
+            (q) = vd_or(vd_fmadd(vd_fnmadd((q), nv, (Sv)), rn, (q)), vd_and((q), sign)); \
     } while (0)
     if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
         vd q;
@@ -5429,6 +5429,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vd_or
 #undef vd_and
 #undef vd_xor
+#undef vd_fmadd
 #undef vd_fnmadd
 #undef vd_abs
 #undef vd_above
@@ -5516,6 +5517,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vd_or _mm512_or_pd
 #define vd_and _mm512_and_pd
 #define vd_xor _mm512_xor_pd
+#define vd_fmadd _mm512_fmadd_pd
 #define vd_fnmadd _mm512_fnmadd_pd
 #define vd_abs(a) _mm512_abs_pd(a)
 #define vd_above(a, b) _mm512_castsi512_pd(_mm512_movm_epi64(_mm512_cmp_pd_mask(vd_abs(a), (b), _CMP_NLE_UQ)))
@@ -6701,36 +6703,34 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
         for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
     else
         nt = 0;
-    /* Not a power of two: q = RN(S * RN(1 / n)) is within 1.6 of its ulps of
-     * S / n. The float32 rounding of S / n is decided by the midpoint M of
-     * q's float32 interval (q's low 29 bits set to 2^28; FLT_MAX's upper
-     * one is the overflow threshold): every other midpoint is 2^27 ulps away
-     * or more. For n < 2^28, M * n (25 + 28 bits) is exact, so the sign of
-     * d = fma(-M, n, S) = S - M * n is exact: M (a tie, to even) or M one
-     * ulp toward S / n rounds to float32 as S / n does. That holds while S / n
-     * and q are in float32's normal range: every nonzero S is at least 2^g
-     * (the grid of the unit's values, below), so |S / n| >= 2^(g - cl);
-     * a unit where that can fall below 2^-125 takes the division and
-     * rounding to odd. */
+    /* Not a power of two (n >= 3): q = RN(S * RN(1 / n)) is within 1.6 of
+     * its ulps of S / n, so r = S - q * n is a multiple of ulp(q) (n is an
+     * integer, |S| > |q|) below 2^53 of them: fma(-q, n, S) is exact, and
+     * q' = fma(r, rn, q) is RN(S / n + e), |e| < 2^-51 ulp(q). The unit
+     * passed narrow_sum_exact, so its values are multiples of 2^g >= n *
+     * 2^(m - 52), |S / n| < 2^(m + 1) (m the largest value's exponent); S - n
+     * * M, for M a float32 midpoint (or FLT_MAX's upper one, the overflow
+     * threshold) next to S / n, is a multiple of min(2^g, ulp32(M) / 2): when
+     * it is not zero, |S / n - M| >= ulp(M) (the double's: ulp32(M) =
+     * 2^29 ulp(M) <= 2^(m - 23), n < 2^28), so q' is on S / n's side of every
+     * midpoint, and when it is zero q' = M, a tie (to even): q' rounds to
+     * float32 as S / n does. S = -0.0 keeps its sign (q's, ORed in; a
+     * nonzero q' has it too). That holds while S / n and q are in float32's
+     * normal range: every nonzero S is at least 2^g (the grid of the unit's
+     * values, below), so |S / n| >= 2^(g - cl); a unit where that can fall
+     * below 2^-125 takes the division and rounding to odd. */
     int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149; /* n <= 2^cl */
     if (mn1 != UINT32_MAX) {
         int t = (int)((mn1 + 1) >> 23) - 127;
         g = t - 23 < -149 ? -149 : t - 23;
     }
     const int bymul = pow2 || (ninputs < (1 << 28) && g - cl >= -125);
-    const vq low29 = vq_set1((1 << 29) - 1), half = vq_set1(1 << 28);
     const vd sign = vd_set1(-0.0);
-    /* (every lane corrected, branch-free: a test for lanes near a midpoint
-     * mispredicts, as the sums of a few floats put 5% of them there);
-     * VF_N outputs a step, so a streamed store fills a whole vector */
+    /* VF_N outputs a step, so a streamed store fills a whole vector */
 #define MEAN_BYMUL_float32(Sv, q) do { \
         (q) = vd_mul((Sv), rn); \
-        if (!pow2) { \
-            vd M_ = vd_from_bits(vq_or(vq_andnot(low29, vd_bits(q)), half)); \
-            /* S - M * n, its sign flipped for a negative M: > 0 when |S / n| > |M| */ \
-            vd d_ = vd_xor(vd_fnmadd(M_, nv, (Sv)), vd_and(M_, sign)); \
-            (q) = vd_from_bits(vq_add(vd_bits(M_), vq_sub(vd_lt0(d_), vd_gt0(d_)))); \
-        } \
+        if (!pow2) \
+            (q) = vd_or(vd_fmadd(vd_fnmadd((q), nv, (Sv)), rn, (q)), vd_and((q), sign)); \
     } while (0)
     if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
         vd q;
@@ -7337,6 +7337,7 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vd_or
 #undef vd_and
 #undef vd_xor
+#undef vd_fmadd
 #undef vd_fnmadd
 #undef vd_abs
 #undef vd_above

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "b7004e487cc0d1c8b6e18c308acb7d7aa9f8e17137ab78bfb7a085b3fa93ad91"
+KERNEL_SOURCE_SHA256 = "2a16e09b1e91b377d879e18e90dd6da3297ced35f37ca14eb478985db3cc89af"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

@@ -153,14 +153,22 @@ def _assert_mean_exact(xs: list[np.ndarray]) -> None:
 
 @pytest.mark.parametrize("k", [3, 5, 6, 7, 12, 49])
 def test_mean_vector_finish_at_float32_ties(k: int) -> None:
-    """The vector Mean's finish multiplies by 1/k and checks how close to a
-    rounding boundary of float32 the product is: ties, near ties, zero and
-    subnormal means are each the exact mean rounded once."""
+    """The vector Mean's finish multiplies by 1/k and corrects the product by
+    its exact remainder: ties, near ties, zero means (signed) and subnormal
+    means are each the exact mean rounded once."""
     rng = np.random.default_rng(k)
     for scale in (0, -120, 100):
         xs = [np.concatenate([x, x[:, ::-1]]) for x in _tie_inputs(rng, k, 100, scale)]
         _assert_mean_exact(xs)
         _assert_mean_exact([*xs[:-1], xs[-1][:1, :1]])  # one input broadcast (summed once per unit)
+    # zeros among normal means: -0.0s alone (-0.0), with +0.0 or cancelling (+0.0)
+    z = rng.standard_normal((k, 1, 96)).astype(np.float32)
+    z[:, 0, ::4] = -0.0
+    z[0, 0, 1::4] = 0.0
+    z[:, 0, 1::4] = -0.0
+    z[:, 0, 2::4] = 0.0
+    z[0, 0, 2::4], z[1, 0, 2::4] = 1.5, -1.5
+    _assert_mean_exact(list(z))
     # means below float32's normal range (subnormal results have other ties)
     tiny = rng.integers(-300, 300, size=(k, 1, 104)).astype(np.float64) * 2.0**-149
     tiny[:, 0, :8] = [[2.0**-126], [2.0**-149]] * (k // 2) + [[0.0]] * (k % 2)
