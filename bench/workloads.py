@@ -107,20 +107,29 @@ WORKLOADS = [
 
 
 def make_data(w: Workload, shapes: list[tuple[int, ...]], seed: int) -> list[np.ndarray]:
-    """Inputs with values in [0.5, 1.5) (floats) or [0, 2e6) (int64): means
-    far from 0, so a relative error is meaningful."""
+    """The inputs of w. Reductions: floats drawn from a normal distribution
+    of mean 1 and standard deviation 1, as real data spread over many
+    binades near 0, so the kernels' exactness checks face what they face in
+    use (values in a narrow range would pass every fast check), while every
+    mean is near 1 and a relative error stays meaningful. Mean: floats in
+    [0.5, 1.5), as a mean of a few values near 0 would make every peer's
+    relative error look huge (meancli's checks pass either way: a unit
+    fails only when its values span more than about 2^27). int64: [0, 2e6)."""
     rng = np.random.default_rng(seed)
     out = []
     for shape in shapes:
+        a: np.ndarray[Any, Any]
         if w.dtype == "int64":
             a = rng.integers(0, 2_000_000, size=shape, dtype=np.int64)
-        elif w.dtype == F64:
-            a = rng.random(shape, dtype=np.float64)
-            a += 0.5
         else:
-            a = rng.random(shape, dtype=np.float32)
-            a += 0.5
-            if w.dtype != F32:
+            wide = np.float64 if w.dtype == F64 else np.float32
+            if w.kind == "reduce":
+                a = rng.standard_normal(shape, dtype=wide)
+                a += 1
+            else:
+                a = rng.random(shape, dtype=wide)
+                a += 0.5
+            if w.dtype not in (F32, F64):
                 a = a.astype(w.np_dtype())
         out.append(a)
     return out

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench" / "bench.py"
 
-# the relative size of one unit in the last place, for values in [0.5, 1.5)
+# the relative size of one unit in the last place, for means in [0.5, 1.5)
 ULP = {"float16": 2**-10, "bfloat16": 2**-7, "float32": 2**-23, "float64": 2**-52, "int64": 2e-6}
 
 pytest.importorskip("onnxruntime")
