@@ -1,7 +1,7 @@
 """Failures and interruptions while meancli writes its output.
 
 An output file is written to a temporary file beside the target
-(``.NAME.XXXX.tmp``) and renamed into place only when complete, so an error,
+(``.meancli-XXXX.tmp``) and renamed into place only when complete, so an error,
 SIGINT or SIGTERM mid-write, or a full disk leaves any existing file at the
 output path untouched and no temporary file behind. Also: ``-o`` naming the
 input itself, a reader that closes the pipe early, and the documented exit
@@ -112,7 +112,7 @@ def digest(path: Path) -> str:
 
 
 def leftovers(directory: Path) -> list[str]:
-    """Temporary files meancli may have left: ``.NAME.XXXX.tmp``."""
+    """Temporary files meancli may have left: ``.meancli-XXXX.tmp``."""
     return sorted(n for n in os.listdir(directory) if n.startswith(".") and n.endswith(".tmp"))
 
 

@@ -122,11 +122,18 @@ _PATH_MAX = 4096  # Linux's limit on a path's length
 
 
 def check_output_format(output: str, path: str) -> None:
-    """A usage error, before any file is read, for an output meancli does not write (.npz)."""
+    """Before any file is read: a usage error for an output meancli does not write
+    (.npz), an input error for a zarr output that would replace something other
+    than a zarr array (formats.zarr_target)."""
+    from ..engine.where import is_zarr_output
     from ..formats.detect import output_format
 
     if output_format(path) == "npz":
         raise UsageError(f"-o {output}: .npz outputs are not supported; write .npy or .pb")
+    if is_zarr_output(path):
+        from ..formats.zarr_target import check_zarr_target
+
+        check_zarr_target(path)
 
 
 def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:

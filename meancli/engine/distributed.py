@@ -392,8 +392,10 @@ def write_zarr(result: Any, path: str, tmp: str, client: Any, progress: Progress
 @contextmanager
 def temporary_store(path: str) -> Iterator[str]:
     """A fresh name beside ``path`` for write_zarr's temporary store, removed on exit if left."""
+    from ..formats.atomic_write import temporary_name
+
     directory = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{uuid.uuid4().hex[:12]}")
+    tmp = os.path.join(directory, temporary_name())
     try:
         yield tmp
     finally:
@@ -402,7 +404,11 @@ def temporary_store(path: str) -> Iterator[str]:
 
 
 def _replace(tmp: str, path: str) -> None:
-    """Rename the finished store ``tmp`` to ``path``, replacing what is there."""
+    """Rename the finished store ``tmp`` to ``path``, replacing what is there: only a
+    zarr array (checked before the run, and again here in case it changed since)."""
+    from ..formats.zarr_target import check_zarr_target
+
+    check_zarr_target(path)
     if os.path.lexists(path):
         old = f"{tmp}.old"
         os.rename(path, old)
