@@ -277,7 +277,7 @@ def test_signal_mid_write(work: Path, signum: int, code: int, word: str, target:
     )
     _wait_for(marker, proc)
     partial = leftovers(work)
-    assert len(partial) == 1 and partial[0].startswith(f".{target}.")  # the half-written file
+    assert len(partial) == 1 and partial[0].startswith(".meancli-")  # the half-written file
     assert (work / partial[0]).stat().st_size > 0
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=TIMEOUT)
@@ -289,7 +289,7 @@ def test_signal_mid_write(work: Path, signum: int, code: int, word: str, target:
 
 @pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
 def test_signal_as_the_temporary_file_is_created(work: Path, signum: int, code: int, word: str) -> None:
-    # Regression: test_sigterm_racing_a_large_write once left `.existing.npy.XXXX.tmp` behind,
+    # Regression: test_sigterm_racing_a_large_write once left its temporary file behind,
     # the signal having landed between the temporary file's open() and the cleanup's try.
     before = digest(work / "existing.npy")
     exe = wrapped(work, SIGNAL_AT_CREATE)
