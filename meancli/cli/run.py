@@ -115,7 +115,8 @@ def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> 
     """--workers / --scheduler / --timeout as an engine.where.Where.
 
     Raises:
-        UsageError: both --workers and --scheduler, or a scheduler address without a host.
+        UsageError: both --workers and --scheduler, or a malformed scheduler address
+            (engine.distributed.scheduler_address_error), before anything is read.
     """
     from ..engine.where import Where
     from ..errors import UsageError
@@ -124,6 +125,12 @@ def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> 
         raise UsageError("--workers and --scheduler cannot be combined (--workers starts its own cluster)")
     if scheduler is not None and not scheduler.strip():
         raise UsageError("--scheduler needs an address such as tcp://HOST:8786")
+    if scheduler is not None:
+        from ..engine.distributed import scheduler_address_error
+
+        why = scheduler_address_error(scheduler)
+        if why is not None:
+            raise UsageError(f"--scheduler {scheduler!r}: {why} (give an address such as tcp://HOST:8786)")
     return Where(workers, scheduler, timeout)
 
 

@@ -199,7 +199,7 @@ def connect(where: Where) -> Iterator[Any]:
                         dashboard_address="127.0.0.1:0",  # its HTTP routes: local, on a free port
                         silence_logs=quiet,
                     )
-                client = distributed.Client(cluster, timeout=where.timeout, set_as_default=False)
+                client = _client(distributed, cluster, timeout=where.timeout)
             except (OSError, TimeoutError, RuntimeError) as exc:  # RuntimeError: a worker failed to start
                 raise ClusterError(
                     f"cannot start a local cluster of {where.workers} workers: {exc}"
@@ -207,7 +207,7 @@ def connect(where: Where) -> Iterator[Any]:
         else:
             assert where.scheduler is not None
             try:
-                client = distributed.Client(where.scheduler, timeout=where.timeout, set_as_default=False)
+                client = _client(distributed, where.scheduler, timeout=where.timeout)
             except (OSError, TimeoutError, ValueError) as exc:
                 reason = " ".join(str(exc).split()) or type(exc).__name__
                 raise ClusterError(
@@ -224,6 +224,51 @@ def connect(where: Where) -> Iterator[Any]:
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _client(distributed: Any, address: Any, *, timeout: float) -> Any:
+    """A started distributed.Client of ``address`` (an address or a cluster).
+
+    A Client whose start fails is left half made, and its ``__del__`` closes it
+    as the interpreter exits, when its event loop is gone: a wait of twice the
+    timeout, then an ``Exception ignored in Client.__del__`` traceback. This one
+    is closed at once when its start fails (KeyboardInterrupt included)."""
+
+    class ClosedOnFailure(distributed.Client):  # type: ignore[misc, name-defined]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            try:
+                super().__init__(*args, **kwargs)
+            except BaseException:
+                try:
+                    self.close(timeout=1)
+                except Exception:  # (it is being abandoned either way)
+                    pass
+                raise
+
+    return ClosedOnFailure(address, timeout=timeout, set_as_default=False)
+
+
+def scheduler_address_error(address: str) -> str | None:
+    """Why ``address`` cannot name a dask scheduler (None when it can): checked by
+    distributed's own address parsing, and for the TCP-like schemes a host and a
+    port from 1 to 65535; an ``inproc://`` address exists only inside one process."""
+    distributed = require("distributed")
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        distributed.comm.registry.get_backend(scheme)
+        if scheme == "inproc":
+            return "an inproc:// address names a scheduler inside one process, not one meancli can reach"
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            host, port = parse_host_port(location)
+            if not host:
+                return "no host"
+            if not 1 <= int(port) <= 65535:
+                return f"port {port} is not from 1 to 65535"
+    except (ValueError, TypeError) as exc:
+        return " ".join(str(exc).split()) or type(exc).__name__
+    return None
 
 
 @contextmanager
