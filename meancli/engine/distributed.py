@@ -14,6 +14,7 @@ public dask and distributed API is used.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -234,15 +235,13 @@ def _client(distributed: Any, address: Any, *, timeout: float) -> Any:
     timeout, then an ``Exception ignored in Client.__del__`` traceback. This one
     is closed at once when its start fails (KeyboardInterrupt included)."""
 
-    class ClosedOnFailure(distributed.Client):  # type: ignore[misc, name-defined]
+    class ClosedOnFailure(distributed.Client):  # type: ignore[misc]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             try:
                 super().__init__(*args, **kwargs)
             except BaseException:
-                try:
+                with contextlib.suppress(Exception):  # (it is being abandoned either way)
                     self.close(timeout=1)
-                except Exception:  # (it is being abandoned either way)
-                    pass
                 raise
 
     return ClosedOnFailure(address, timeout=timeout, set_as_default=False)

@@ -46,7 +46,7 @@ def check_zarr_target(path: str) -> None:
     if is_zarr_array_dir(path):
         return
     if os.path.isdir(path):
-        group = os.path.isfile(os.path.join(path, "zarr.json")) or os.path.isfile(os.path.join(path, ".zgroup"))
+        group = any(os.path.isfile(os.path.join(path, meta)) for meta in ("zarr.json", ".zgroup"))
         what = "a zarr group" if group else "a directory that is not a zarr array"
     elif os.path.islink(path) and not os.path.exists(path):
         what = "a dangling symbolic link"
