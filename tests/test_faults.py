@@ -612,3 +612,39 @@ def test_an_empty_file_argument_is_a_usage_error(tmp_path: Path, argv: list[str]
     np.save(tmp_path / "x.npy", np.ones(3, np.float32))
     proc = run(argv, tmp_path)
     assert proc.returncode == 2 and "an empty path" in proc.stderr.decode()
+
+
+# A Ctrl-C that lands while start-up imports MODULE (before any command runs):
+# the import raises KeyboardInterrupt, as the signal's default handler would there.
+INTERRUPT_AT_IMPORT = """
+import os, sys
+class _Interrupting:
+    def find_spec(self, name, path=None, target=None):
+        if name == os.environ["MODULE"]:
+            raise KeyboardInterrupt
+        return None
+sys.meta_path.insert(0, _Interrupting())
+from meancli.cli.entry import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("module", ["typer", "typer.main", "meancli.cli.app", "meancli.cli.argv", "numpy"])
+def test_ctrl_c_during_start_up_is_one_line(work: Path, module: str) -> None:
+    before = digest(work / "existing.npy")
+    exe = [sys.executable, "-c", INTERRUPT_AT_IMPORT]
+    proc = run(["mean", "in.npy", "-o", "existing.npy"], work, exe=exe, env={**ENV, "MODULE": module})
+    assert error_line(proc, EXIT_INTERRUPTED) == "error: interrupted"
+    assert_untouched(work, before)
+
+
+def test_meancli_code_before_main_imports_nothing_but_builtins() -> None:
+    # What the console script runs before main(): the narrower, the fewer Ctrl-Cs
+    # land where only Python's own traceback can answer them.
+    probe = (
+        "import sys; before = set(sys.modules); import meancli.cli.entry; "
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    added = set(proc.stdout.split())
+    assert added <= {"meancli", "meancli.cli", "meancli.cli.entry", "gc"}, added
