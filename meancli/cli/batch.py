@@ -205,8 +205,11 @@ def _status_of(exc: BaseException) -> int:
 
 
 def _message_of(exc: BaseException, file: str, debug: bool) -> str:
-    """One line naming ``file`` (unless the message already begins with it)."""
-    shown = "<stdin>" if file == "-" else file
+    """One line naming ``file`` (unless the message already begins with it), escaped
+    as every error line is (formats.messages.one_line)."""
+    from ..formats.detect import split_member
+    from ..formats.messages import one_line, shown_input
+
     if isinstance(exc, MeancliError):
         text = str(exc)
     elif isinstance(exc, MemoryError):
@@ -216,10 +219,9 @@ def _message_of(exc: BaseException, file: str, debug: bool) -> str:
             f"internal error: {type(exc).__name__}: {exc} -- this is a bug in meancli; please report it"
             + ("" if debug else " (run with --debug for the traceback)")
         )
-    text = " ".join(text.split())
-    from ..formats.detect import split_member
-
-    named = text.startswith((f"{shown}:", f"{split_member(file)[0]}:"))
+    text = one_line(text)
+    shown = shown_input(file)
+    named = text.startswith((f"{shown}:", f"{shown_input(split_member(file)[0])}:"))
     return text if named else f"{shown}: {text}"
 
 
@@ -303,7 +305,9 @@ def _summary(
             sys.stdout.write(f"{done} of {total} files done\n")
             sys.stdout.flush()
         return
-    listed = ", ".join("<stdin>" if f == "-" else f for f in failed[:10])
+    from ..formats.messages import shown_input
+
+    listed = ", ".join(shown_input(f) for f in failed[:10])
     if len(failed) > 10:
         listed += f", and {len(failed) - 10} more"
     text = f"{len(failed)} of {total} files failed ({listed}); {done} done"

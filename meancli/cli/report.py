@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from .. import __version__
 from ..errors import MeancliError
-from ..formats.messages import display
+from ..formats.messages import display, one_line
 
 if TYPE_CHECKING:  # numpy loads only when there is a result to show
     import numpy as np
@@ -284,7 +284,7 @@ def engine_text(engine: dict[str, Any]) -> str:
 def emit_error(exc: BaseException, *, json_mode: bool, message: str | None = None) -> None:
     """One line on stderr: ``error: ...``, or ``{"error": ..., "kind": ...}`` with --json."""
     text = message if message is not None else str(exc)
-    text = display(" ".join(text.split()))  # one line, no control character, whatever the message held
+    text = one_line(text)  # one line, no control character, whatever the message held
     if isinstance(exc, MeancliError):
         kind = exc.kind
     else:

@@ -134,21 +134,17 @@ def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> 
     return Where(workers, scheduler, timeout)
 
 
-def _shown(path: str | None) -> str:
-    """How an error names an input: stdin as <stdin>."""
-    return "<stdin>" if path in ("-", None) else path
-
-
 def check_input_dtypes(op: Any, report: Report) -> None:
     """Name the file whose dtype ``op`` does not allow (the validator names only the dtype).
 
     Raises:
         SpecViolation: ``FILE: <Op-version> does not accept <dtype> (it accepts: ...)``.
     """
+    from ..formats.messages import shown_input
     from ..semantics import check_dtype
 
     for tensor in report.inputs:
-        check_dtype(tensor.dtype, op.types, f"{_shown(tensor.path)}: {op.label}")
+        check_dtype(tensor.dtype, op.types, f"{shown_input(tensor.path)}: {op.label}")
 
 
 def human_stream(output: str | None) -> TextIO:
