@@ -47,10 +47,12 @@ KeepGoing = Annotated[
 
 #: The placeholders an ``-o`` template may use, and what each holds for ``dir/a.npy``.
 OUTPUT_FIELDS = {
-    "stem": "the input's file name without its suffix (a)",
-    "name": "the input's file name (a.npy)",
+    "stem": "the input's file name without its suffix (a; data for data.npz:NAME, era5 for era5.zarr:t2m)",
+    "name": "the input's file name (a.npy; the archive's or store's for a member, the list file's "
+    "for @LIST, the directory's for a shard directory or a glob dir/part-*.npy)",
     "parent": "the input's directory as given (dir; '.' when none)",
-    "member": "the member of an archive input data.npz:NAME (NAME; empty otherwise)",
+    "member": "the member of an archive or zarr group (NAME of data.npz:NAME, t2m of era5.zarr:t2m; "
+    "empty otherwise)",
     "index": "the input's position among the FILEs, from 0 (a format spec works: {index:03d})",
 }
 STDIN_STEM = "stdin"
@@ -75,13 +77,20 @@ def wants_many(files: Sequence[str], output: str | None) -> bool:
 
 
 def fields_of(file: str, index: int) -> dict[str, Any]:
-    """The placeholder values for input ``file`` at position ``index`` (OUTPUT_FIELDS)."""
+    """The placeholder values for input ``file`` at position ``index`` (OUTPUT_FIELDS).
+
+    Every kind of FILE names a path its placeholders come from (dataset_path):
+    a file itself; an archive or zarr store for a member of it (``data.npz:NAME``,
+    ``g.zarr:path/in/group``: ``{member}`` is NAME or the path in the group); a
+    shard directory or zarr store given with a trailing ``/`` without it; the list
+    file of ``@LIST``; for a glob, the directory its matches are searched in.
+    """
     if file == "-":
         return {"stem": STDIN_STEM, "name": STDIN_STEM, "parent": ".", "member": "", "index": index}
-    from ..formats.detect import split_member
-
-    path, member = split_member(file)
+    path, member = dataset_path(file)
     parent, name = os.path.split(path)
+    if name in ("", ".", ".."):  # a directory given as '.', '..' or '/': its own name
+        parent, name = os.path.split(os.path.abspath(path))
     stem, _suffix = os.path.splitext(name)
     return {
         "stem": stem or name,
@@ -90,6 +99,27 @@ def fields_of(file: str, index: int) -> dict[str, Any]:
         "member": member or "",
         "index": index,
     }
+
+
+def dataset_path(file: str) -> tuple[str, str | None]:
+    """The path a FILE argument's ``-o`` placeholders describe, and its member (see fields_of)."""
+    from ..formats.detect import split_member
+
+    path, member = split_member(file)
+    if member is not None or os.path.exists(file):  # (a file as given: no store, list or glob to look for)
+        return (path.rstrip("/") or path), member
+    from ..chunked import GLOB_CHARS, split_store
+
+    store = split_store(file) if ":" in file else None
+    if store is not None:
+        path, member = store[0], store[1] or None
+    elif file.startswith("@"):
+        path = file[1:]
+    elif GLOB_CHARS & set(file):
+        parts = file.split("/")
+        fixed = next(i for i, part in enumerate(parts) if GLOB_CHARS & set(part))
+        path = "/".join(parts[:fixed]) or ("/" if file.startswith("/") else ".")
+    return (path.rstrip("/") or path), member
 
 
 def _check_template(template: str) -> None:
