@@ -10,12 +10,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+# Not ``from typing import TYPE_CHECKING``: this is the first of meancli's code
+# every run executes, and importing typing here would widen the start-up window
+# in which a Ctrl-C can only end in a traceback (the command line reports it as
+# ``error: interrupted`` from cli/entry.py's main on). Type checkers read the
+# name as typing's.
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "mean", "open_lazy", "reduce_mean"]
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api import mean, reduce_mean
     from .engine.distributed import open_lazy
 

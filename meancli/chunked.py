@@ -156,7 +156,7 @@ def is_zarr_zip(path: str) -> bool:
     return bool(names & {"zarr.json", ".zarray", ".zgroup"})
 
 
-def _split_store(arg: str) -> tuple[str, str] | None:
+def split_store(arg: str) -> tuple[str, str] | None:
     """``STORE`` or ``STORE:path/in/group`` -> (store, path) when STORE is a zarr store."""
     if is_zarr_directory(arg) or is_zarr_zip(arg):
         return arg, ""
@@ -185,7 +185,7 @@ def open_chunked(arg: str) -> list[ChunkedArray] | None:
     """
     if arg == "-":
         return None
-    store = _split_store(arg)
+    store = split_store(arg)
     if store is not None:
         from .zarr_input import open_zarr
 

@@ -236,3 +236,74 @@ def test_the_bfloat16_note_is_said_once_per_run(tree: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     assert ran.stderr.count("read as bfloat16") == 1, ran.stderr
     assert np.load(tree / "out" / "q.npy").view(ml_dtypes.bfloat16).astype(np.float32).tolist() == [2.5]
+
+
+# Names with an escape sequence, a tab and a newline: printed raw they would recolour or
+# split the terminal's lines. Each is shown as a one-file run shows it (formats.messages.display).
+HOSTILE_NAMES = ["b\x1b[31mred", "t\tab", "n\nl"]
+
+
+@pytest.mark.parametrize("stem", HOSTILE_NAMES)
+def test_control_characters_in_a_failed_file_name_are_escaped(tree: Path, stem: str) -> None:
+    from meancli.formats.messages import display
+
+    bad = f"in/{stem}.npy"
+    (tree / bad).write_bytes(b"not a npy file\n")
+    alone = run(["reduce-mean", bad, "--axes", "0", "-o", "out/alone.npy"], tree)
+    assert alone.returncode == 1
+    shown = display(bad)
+    assert alone.stderr == f"error: {shown}: not a .npy file (it does not start with \\x93NUMPY)\n"
+    ran = run(["reduce-mean", "in/a.npy", bad, "--axes", "0", "-o", "out/{index}.npy", "-k", "-q"], tree)
+    assert ran.returncode == 1
+    assert ran.stderr.splitlines() == [
+        alone.stderr.rstrip("\n"),  # the same line as the file's own run
+        f"error: 1 of 2 files failed ({shown}); 1 done",
+    ]
+    assert sorted(os.listdir(tree / "out")) == ["0.npy"]
+
+
+def test_control_characters_in_a_refused_dtype_file_name_are_escaped(tree: Path) -> None:
+    from meancli.formats.messages import display
+
+    name = "in/i\x1b[31mint.npy"
+    np.save(tree / name, np.ones((2, 3), np.int8))
+    ran = run(["reduce-mean", "in/a.npy", name, "--opset", "6", "-o", "out/{index}.npy", "-k", "-q"], tree)
+    assert ran.returncode == 1
+    lines = ran.stderr.splitlines()
+    assert lines[0].startswith(f"error: {display(name)}: ReduceMean-1 (onnx) does not accept int8 ")
+    assert lines[1] == f"error: 1 of 2 files failed ({display(name)}); 1 done"
+    assert all(line.isprintable() for line in lines)
+
+
+def test_placeholders_of_zarr_members_shard_datasets_lists_and_globs(tree: Path) -> None:
+    """Every kind of FILE fills the placeholders as an .npz member does: {stem} and
+    {name} from the file, store, list or directory the data comes from (never empty,
+    never a glob character), {member} the array's path in a zarr group."""
+    zarr = pytest.importorskip("zarr")
+    pytest.importorskip("dask")
+    rng = np.random.default_rng(5)
+    t2m = rng.standard_normal((4, 3))
+    group = zarr.open_group(str(tree / "in" / "era5.zarr"), mode="w")
+    group.create_array("t2m", shape=t2m.shape, dtype=t2m.dtype)[...] = t2m
+    (tree / "in" / "shards").mkdir()
+    parts = [rng.standard_normal((2, 3)) for _ in range(2)]
+    for i, part in enumerate(parts):
+        np.save(tree / "in" / "shards" / f"part-{i}.npy", part)
+    (tree / "in" / "parts.txt").write_text("shards/part-1.npy\nshards/part-0.npy\n")
+    whole = np.concatenate(parts)
+    cases = {
+        "in/era5.zarr:t2m": ("era5|era5.zarr|in|t2m", t2m),
+        "in/shards/": ("shards|shards|in|", whole),
+        "in/shards": ("shards|shards|in|", whole),
+        "in/shards/part-*.npy": ("shards|shards|in|", whole),
+        "@in/parts.txt": ("parts|parts.txt|in|", np.concatenate(parts[::-1])),
+    }
+    for file, (fields, x) in cases.items():
+        out = tree / "out" / f"{fields}.npy"
+        ran = run(
+            ["reduce-mean", file, "--axes", "0", "-o", "out/{stem}|{name}|{parent}|{member}.npy", "-q"], tree
+        )
+        assert ran.returncode == 0, (file, ran.stderr)
+        assert sorted(os.listdir(tree / "out")) == [out.name], file  # nothing hidden, no '*'
+        assert_float_close(np.load(out), oracle_reduce_mean(x, [0], keepdims=True), context=file)
+        out.unlink()

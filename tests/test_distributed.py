@@ -357,6 +357,43 @@ def test_unreachable_scheduler_is_one_line_within_timeout(tmp_path: Path) -> Non
     )
 
 
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("bogus", "missing port number in address 'bogus'"),
+        ("tcp://[::1", "invalid address '[::1'; maybe: ipv6 needs brackets like [::1]"),
+        ("tcp://127.0.0.1:99999", "port 99999 is not from 1 to 65535"),
+        ("tcp://:8786", "no host"),
+        ("nope://127.0.0.1:8786", "unknown address scheme 'nope'"),
+    ],
+)
+def test_a_malformed_scheduler_address_is_an_immediate_usage_error(
+    tmp_path: Path, address: str, why: str
+) -> None:
+    np.save(tmp_path / "x.npy", np.ones(4, np.float32))
+    for command in (["reduce-mean", "x.npy"], ["mean", "x.npy"]):
+        started = time.monotonic()
+        proc = cli([*command, "--scheduler", address, "--timeout", "60", "-o", "r.npy"], tmp_path)
+        assert time.monotonic() - started < 20  # not the 60 s timeout, nor twice it
+        assert proc.returncode == 2
+        lines = proc.stderr.decode().splitlines()
+        assert len(lines) == 1, lines  # no traceback from Client.__del__
+        assert lines[0].startswith(f"error: --scheduler {address!r}: {why}")
+        assert lines[0].endswith("(give an address such as tcp://HOST:8786)")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "1e308", "604801", "0"])
+def test_a_timeout_that_is_not_a_sane_number_of_seconds_is_a_usage_error(tmp_path: Path, value: str) -> None:
+    np.save(tmp_path / "x.npy", np.ones(4, np.float32))
+    for command in (["reduce-mean", "x.npy"], ["mean", "x.npy"]):
+        proc = cli([*command, "--workers", "1", "--timeout", value], tmp_path, timeout=60)
+        assert proc.returncode == 2, proc.stderr.decode()
+        lines = proc.stderr.decode().splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0].startswith("error: Invalid value for '--timeout': ")
+
+
 def test_corrupt_chunk_named_and_nothing_written(tmp_path: Path) -> None:
     x = np.arange(60, dtype=np.float32).reshape(10, 6)
     write_zarr_stores(tmp_path, x, (4, 3))
@@ -366,7 +403,7 @@ def test_corrupt_chunk_named_and_nothing_written(tmp_path: Path) -> None:
         assert proc.returncode == 1, proc.stderr.decode()
         lines = proc.stderr.decode().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: a3.zarr: chunk (1, 1): cannot be read"), lines
-        assert not [p.name for p in tmp_path.iterdir() if p.name.startswith((".out", "out"))]
+        assert not [p.name for p in tmp_path.iterdir() if p.name.startswith((".meancli-", "out"))]
 
 
 def test_wrongly_sized_chunk_named(tmp_path: Path) -> None:

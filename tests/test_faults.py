@@ -1,7 +1,7 @@
 """Failures and interruptions while meancli writes its output.
 
 An output file is written to a temporary file beside the target
-(``.NAME.XXXX.tmp``) and renamed into place only when complete, so an error,
+(``.meancli-XXXX.tmp``) and renamed into place only when complete, so an error,
 SIGINT or SIGTERM mid-write, or a full disk leaves any existing file at the
 output path untouched and no temporary file behind. Also: ``-o`` naming the
 input itself, a reader that closes the pipe early, and the documented exit
@@ -112,7 +112,7 @@ def digest(path: Path) -> str:
 
 
 def leftovers(directory: Path) -> list[str]:
-    """Temporary files meancli may have left: ``.NAME.XXXX.tmp``."""
+    """Temporary files meancli may have left: ``.meancli-XXXX.tmp``."""
     return sorted(n for n in os.listdir(directory) if n.startswith(".") and n.endswith(".tmp"))
 
 
@@ -277,7 +277,7 @@ def test_signal_mid_write(work: Path, signum: int, code: int, word: str, target:
     )
     _wait_for(marker, proc)
     partial = leftovers(work)
-    assert len(partial) == 1 and partial[0].startswith(f".{target}.")  # the half-written file
+    assert len(partial) == 1 and partial[0].startswith(".meancli-")  # the half-written file
     assert (work / partial[0]).stat().st_size > 0
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=TIMEOUT)
@@ -289,7 +289,7 @@ def test_signal_mid_write(work: Path, signum: int, code: int, word: str, target:
 
 @pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
 def test_signal_as_the_temporary_file_is_created(work: Path, signum: int, code: int, word: str) -> None:
-    # Regression: test_sigterm_racing_a_large_write once left `.existing.npy.XXXX.tmp` behind,
+    # Regression: test_sigterm_racing_a_large_write once left its temporary file behind,
     # the signal having landed between the temporary file's open() and the cleanup's try.
     before = digest(work / "existing.npy")
     exe = wrapped(work, SIGNAL_AT_CREATE)
@@ -612,3 +612,39 @@ def test_an_empty_file_argument_is_a_usage_error(tmp_path: Path, argv: list[str]
     np.save(tmp_path / "x.npy", np.ones(3, np.float32))
     proc = run(argv, tmp_path)
     assert proc.returncode == 2 and "an empty path" in proc.stderr.decode()
+
+
+# A Ctrl-C that lands while start-up imports MODULE (before any command runs):
+# the import raises KeyboardInterrupt, as the signal's default handler would there.
+INTERRUPT_AT_IMPORT = """
+import os, sys
+class _Interrupting:
+    def find_spec(self, name, path=None, target=None):
+        if name == os.environ["MODULE"]:
+            raise KeyboardInterrupt
+        return None
+sys.meta_path.insert(0, _Interrupting())
+from meancli.cli.entry import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("module", ["typer", "typer.main", "meancli.cli.app", "meancli.cli.argv", "numpy"])
+def test_ctrl_c_during_start_up_is_one_line(work: Path, module: str) -> None:
+    before = digest(work / "existing.npy")
+    exe = [sys.executable, "-c", INTERRUPT_AT_IMPORT]
+    proc = run(["mean", "in.npy", "-o", "existing.npy"], work, exe=exe, env={**ENV, "MODULE": module})
+    assert error_line(proc, EXIT_INTERRUPTED) == "error: interrupted"
+    assert_untouched(work, before)
+
+
+def test_meancli_code_before_main_imports_nothing_but_builtins() -> None:
+    # What the console script runs before main(): the narrower, the fewer Ctrl-Cs
+    # land where only Python's own traceback can answer them.
+    probe = (
+        "import sys; before = set(sys.modules); import meancli.cli.entry; "
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    added = set(proc.stdout.split())
+    assert added <= {"meancli", "meancli.cli", "meancli.cli.entry", "gc"}, added

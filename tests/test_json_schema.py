@@ -85,3 +85,21 @@ def test_errors_match_schema(files: Path, args: tuple[str, ...], code: int, kind
     error = json.loads(lines[0])
     jsonschema.validate(error, ERROR)
     assert error["kind"] == kind
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "float32", "float64"])
+def test_json_result_reads_back_as_the_exact_result(tmp_path: Path, name: str) -> None:
+    """A JSON reader parses numbers as doubles: each value must be the double that
+    equals the result value (float16 65504 is not 65500.0, its own shortest form)."""
+    import ml_dtypes
+
+    dtype = np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+    top = float(ml_dtypes.finfo(dtype).max)
+    x = np.array([top, 0.1, 1 / 3, -2.5e-3, 1e-5, -0.0, 6e-8, 7.0], dtype=np.float64).astype(dtype)
+    np.save(tmp_path / "x.npy", x)
+    for args in (["reduce-mean", "x.npy", "--axes=", "--noop-with-empty-axes"], ["mean", "x.npy", "x.npy"]):
+        proc = run(*args, "--json", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        got = json.loads(proc.stdout)["result"]
+        assert [float(v).hex() for v in got] == [float(v).hex() for v in x.astype(np.float64)]
+        assert got[0] == top  # the largest finite value, exactly (65504.0 for float16)

@@ -126,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         ctx = getattr(exc, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        message = " ".join(format_message().split()) + hint
+        from ..formats.messages import one_line
+
+        message = one_line(format_message() + hint)
         if "--json" in args[: args.index("--") if "--" in args else len(args)]:
             import json
 

@@ -47,10 +47,12 @@ KeepGoing = Annotated[
 
 #: The placeholders an ``-o`` template may use, and what each holds for ``dir/a.npy``.
 OUTPUT_FIELDS = {
-    "stem": "the input's file name without its suffix (a)",
-    "name": "the input's file name (a.npy)",
+    "stem": "the input's file name without its suffix (a; data for data.npz:NAME, era5 for era5.zarr:t2m)",
+    "name": "the input's file name (a.npy; the archive's or store's for a member, the list file's "
+    "for @LIST, the directory's for a shard directory or a glob dir/part-*.npy)",
     "parent": "the input's directory as given (dir; '.' when none)",
-    "member": "the member of an archive input data.npz:NAME (NAME; empty otherwise)",
+    "member": "the member of an archive or zarr group (NAME of data.npz:NAME, t2m of era5.zarr:t2m; "
+    "empty otherwise)",
     "index": "the input's position among the FILEs, from 0 (a format spec works: {index:03d})",
 }
 STDIN_STEM = "stdin"
@@ -75,13 +77,20 @@ def wants_many(files: Sequence[str], output: str | None) -> bool:
 
 
 def fields_of(file: str, index: int) -> dict[str, Any]:
-    """The placeholder values for input ``file`` at position ``index`` (OUTPUT_FIELDS)."""
+    """The placeholder values for input ``file`` at position ``index`` (OUTPUT_FIELDS).
+
+    Every kind of FILE names a path its placeholders come from (dataset_path):
+    a file itself; an archive or zarr store for a member of it (``data.npz:NAME``,
+    ``g.zarr:path/in/group``: ``{member}`` is NAME or the path in the group); a
+    shard directory or zarr store given with a trailing ``/`` without it; the list
+    file of ``@LIST``; for a glob, the directory its matches are searched in.
+    """
     if file == "-":
         return {"stem": STDIN_STEM, "name": STDIN_STEM, "parent": ".", "member": "", "index": index}
-    from ..formats.detect import split_member
-
-    path, member = split_member(file)
+    path, member = dataset_path(file)
     parent, name = os.path.split(path)
+    if name in ("", ".", ".."):  # a directory given as '.', '..' or '/': its own name
+        parent, name = os.path.split(os.path.abspath(path))
     stem, _suffix = os.path.splitext(name)
     return {
         "stem": stem or name,
@@ -90,6 +99,27 @@ def fields_of(file: str, index: int) -> dict[str, Any]:
         "member": member or "",
         "index": index,
     }
+
+
+def dataset_path(file: str) -> tuple[str, str | None]:
+    """The path a FILE argument's ``-o`` placeholders describe, and its member (see fields_of)."""
+    from ..formats.detect import split_member
+
+    path, member = split_member(file)
+    if member is not None or os.path.exists(file):  # (a file as given: no store, list or glob to look for)
+        return (path.rstrip("/") or path), member
+    from ..chunked import GLOB_CHARS, split_store
+
+    store = split_store(file) if ":" in file else None
+    if store is not None:
+        path, member = store[0], store[1] or None
+    elif file.startswith("@"):
+        path = file[1:]
+    elif GLOB_CHARS & set(file):
+        parts = file.split("/")
+        fixed = next(i for i, part in enumerate(parts) if GLOB_CHARS & set(part))
+        path = "/".join(parts[:fixed]) or ("/" if file.startswith("/") else ".")
+    return (path.rstrip("/") or path), member
 
 
 def _check_template(template: str) -> None:
@@ -122,11 +152,18 @@ _PATH_MAX = 4096  # Linux's limit on a path's length
 
 
 def check_output_format(output: str, path: str) -> None:
-    """A usage error, before any file is read, for an output meancli does not write (.npz)."""
+    """Before any file is read: a usage error for an output meancli does not write
+    (.npz), an input error for a zarr output that would replace something other
+    than a zarr array (formats.zarr_target)."""
+    from ..engine.where import is_zarr_output
     from ..formats.detect import output_format
 
     if output_format(path) == "npz":
         raise UsageError(f"-o {output}: .npz outputs are not supported; write .npy or .pb")
+    if is_zarr_output(path):
+        from ..formats.zarr_target import check_zarr_target
+
+        check_zarr_target(path)
 
 
 def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
@@ -198,8 +235,11 @@ def _status_of(exc: BaseException) -> int:
 
 
 def _message_of(exc: BaseException, file: str, debug: bool) -> str:
-    """One line naming ``file`` (unless the message already begins with it)."""
-    shown = "<stdin>" if file == "-" else file
+    """One line naming ``file`` (unless the message already begins with it), escaped
+    as every error line is (formats.messages.one_line)."""
+    from ..formats.detect import split_member
+    from ..formats.messages import one_line, shown_input
+
     if isinstance(exc, MeancliError):
         text = str(exc)
     elif isinstance(exc, MemoryError):
@@ -209,10 +249,9 @@ def _message_of(exc: BaseException, file: str, debug: bool) -> str:
             f"internal error: {type(exc).__name__}: {exc} -- this is a bug in meancli; please report it"
             + ("" if debug else " (run with --debug for the traceback)")
         )
-    text = " ".join(text.split())
-    from ..formats.detect import split_member
-
-    named = text.startswith((f"{shown}:", f"{split_member(file)[0]}:"))
+    text = one_line(text)
+    shown = shown_input(file)
+    named = text.startswith((f"{shown}:", f"{shown_input(split_member(file)[0])}:"))
     return text if named else f"{shown}: {text}"
 
 
@@ -296,7 +335,9 @@ def _summary(
             sys.stdout.write(f"{done} of {total} files done\n")
             sys.stdout.flush()
         return
-    listed = ", ".join("<stdin>" if f == "-" else f for f in failed[:10])
+    from ..formats.messages import shown_input
+
+    listed = ", ".join(shown_input(f) for f in failed[:10])
     if len(failed) > 10:
         listed += f", and {len(failed) - 10} more"
     text = f"{len(failed)} of {total} files failed ({listed}); {done} done"

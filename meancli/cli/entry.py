@@ -19,7 +19,12 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # (not typing's: see meancli/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 
 
 class GuardedStdout:
@@ -81,16 +86,34 @@ def _finish(status: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run meancli with ``argv`` (default: sys.argv[1:]); returns the exit status."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Run meancli with ``argv`` (default: sys.argv[1:]); returns the exit status.
+
+    A Ctrl-C (or SIGTERM, once its handler is installed) anywhere in the run,
+    start-up's imports included, is ``error: interrupted`` and status 130, never
+    a traceback; the commands report it themselves once they run (run.session).
+    """
     stdout = sys.stdout
-    if not isinstance(stdout, GuardedStdout):
-        sys.stdout = GuardedStdout(stdout)
     try:
+        args = list(sys.argv[1:] if argv is None else argv)
+        if not isinstance(stdout, GuardedStdout):
+            sys.stdout = GuardedStdout(stdout)
         return _run(args, restore_gc=argv is not None)
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     finally:
         if argv is not None:  # a caller that passed argv gets its stdout back as it was
             sys.stdout = stdout
+
+
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    """The one line and the status of a run interrupted outside a command's session."""
+    terminated = type(exc).__name__ == "Terminated"  # run.Terminated: SIGTERM
+    try:
+        sys.stderr.write("error: terminated\n" if terminated else "error: interrupted\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, KeyboardInterrupt):
+        pass
+    return 128 + 15 if terminated else EXIT_INTERRUPTED
 
 
 def _run(args: list[str], *, restore_gc: bool) -> int:

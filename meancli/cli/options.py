@@ -153,12 +153,24 @@ Scheduler = Annotated[
         help="Run on the existing dask cluster whose scheduler is at ADDRESS (tcp://HOST:PORT).",
     ),
 ]
+MAX_TIMEOUT = 7 * 86_400.0  # seconds: a week; past it a wait is a mistake, and an infinite one hangs
+
+
+def _timeout_seconds(value: float) -> float:
+    """--timeout nan passes click's range (every comparison with NaN is false): refuse it here."""
+    if value != value:
+        raise typer.BadParameter(f"nan is not a number of seconds (give one from 0.1 to {MAX_TIMEOUT:g})")
+    return value
+
+
 Timeout = Annotated[
     float,
     typer.Option(
         "--timeout",
         metavar="SECONDS",
         min=0.1,
+        max=MAX_TIMEOUT,
+        callback=_timeout_seconds,
         help="Give up when the scheduler does not answer, or no worker joins it, within SECONDS.",
     ),
 ]

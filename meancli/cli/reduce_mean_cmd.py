@@ -75,8 +75,10 @@ def reduce_mean(
 
     Several FILEs run in one process, each on its own, in order; -o is then a
     template with placeholders {stem}, {name}, {parent}, {member}, {index}
-    (for dir/a.npy: a, a.npy, dir; the member of data.npz:NAME; the position
-    from 0). --json prints one object per file, one per line.
+    (for dir/a.npy: a, a.npy, dir; the member of data.npz:NAME or of
+    STORE.zarr:PATH; the position from 0; a shard directory or glob by its
+    directory, @LIST by its list file). --json prints one object per file,
+    one per line.
     """
     # attributes: the options the specs' attributes give (options.with_attribute_options)
     with session(json_mode=json_mode, debug=debug, quiet=quiet):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from .. import __version__
 from ..errors import MeancliError
-from ..formats.messages import display
+from ..formats.messages import display, one_line
 
 if TYPE_CHECKING:  # numpy loads only when there is a result to show
     import numpy as np
@@ -118,8 +118,6 @@ def kernel_isa() -> str | None:
 def _json_value(x: Any) -> Any:
     if isinstance(x, list):
         return [_json_value(v) for v in x]
-    if isinstance(x, str):  # a narrow float in its shortest round-trip form
-        x = float(x)
     if isinstance(x, float) and not math.isfinite(x):
         return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
     return x
@@ -139,12 +137,16 @@ def shown_values(result: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 
 
 def result_json(result: np.ndarray[Any, Any]) -> Any:
-    """The result as nested lists: ints as ints, floats narrower than 64 bits
-    in their shortest form (0.32346863, not 0.3234686255455017), non-finite
-    values as the strings "nan", "inf", "-inf"."""
-    if result.dtype.kind in "iu" or result.dtype.itemsize == 8:
-        return _json_value(result.tolist())
-    return _json_value(shown_values(result).astype(str).tolist())
+    """The result as nested lists: ints as ints; floats as the double that holds
+    each value exactly, in the shortest form that reads back as that double
+    (float16 65504 as 65504.0, not its own shortest form 65500.0, which a JSON
+    reader takes for another number; float32 0.1 as 0.10000000149011612);
+    non-finite values as the strings "nan", "inf", "-inf"."""
+    if result.dtype.kind in "iu":
+        return result.tolist()
+    import numpy as np
+
+    return _json_value(shown_values(result).astype(np.float64).tolist())
 
 
 def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: bool, stream: TextIO) -> None:
@@ -284,7 +286,7 @@ def engine_text(engine: dict[str, Any]) -> str:
 def emit_error(exc: BaseException, *, json_mode: bool, message: str | None = None) -> None:
     """One line on stderr: ``error: ...``, or ``{"error": ..., "kind": ...}`` with --json."""
     text = message if message is not None else str(exc)
-    text = display(" ".join(text.split()))  # one line, no control character, whatever the message held
+    text = one_line(text)  # one line, no control character, whatever the message held
     if isinstance(exc, MeancliError):
         kind = exc.kind
     else:

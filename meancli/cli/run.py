@@ -115,7 +115,8 @@ def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> 
     """--workers / --scheduler / --timeout as an engine.where.Where.
 
     Raises:
-        UsageError: both --workers and --scheduler, or a scheduler address without a host.
+        UsageError: both --workers and --scheduler, or a malformed scheduler address
+            (engine.distributed.scheduler_address_error), before anything is read.
     """
     from ..engine.where import Where
     from ..errors import UsageError
@@ -124,12 +125,13 @@ def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> 
         raise UsageError("--workers and --scheduler cannot be combined (--workers starts its own cluster)")
     if scheduler is not None and not scheduler.strip():
         raise UsageError("--scheduler needs an address such as tcp://HOST:8786")
+    if scheduler is not None:
+        from ..engine.distributed import scheduler_address_error
+
+        why = scheduler_address_error(scheduler)
+        if why is not None:
+            raise UsageError(f"--scheduler {scheduler!r}: {why} (give an address such as tcp://HOST:8786)")
     return Where(workers, scheduler, timeout)
-
-
-def _shown(path: str | None) -> str:
-    """How an error names an input: stdin as <stdin>."""
-    return "<stdin>" if path in ("-", None) else path
 
 
 def check_input_dtypes(op: Any, report: Report) -> None:
@@ -138,10 +140,11 @@ def check_input_dtypes(op: Any, report: Report) -> None:
     Raises:
         SpecViolation: ``FILE: <Op-version> does not accept <dtype> (it accepts: ...)``.
     """
+    from ..formats.messages import shown_input
     from ..semantics import check_dtype
 
     for tensor in report.inputs:
-        check_dtype(tensor.dtype, op.types, f"{_shown(tensor.path)}: {op.label}")
+        check_dtype(tensor.dtype, op.types, f"{shown_input(tensor.path)}: {op.label}")
 
 
 def human_stream(output: str | None) -> TextIO:

@@ -14,6 +14,7 @@ public dask and distributed API is used.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -199,7 +200,7 @@ def connect(where: Where) -> Iterator[Any]:
                         dashboard_address="127.0.0.1:0",  # its HTTP routes: local, on a free port
                         silence_logs=quiet,
                     )
-                client = distributed.Client(cluster, timeout=where.timeout, set_as_default=False)
+                client = _client(distributed, cluster, timeout=where.timeout)
             except (OSError, TimeoutError, RuntimeError) as exc:  # RuntimeError: a worker failed to start
                 raise ClusterError(
                     f"cannot start a local cluster of {where.workers} workers: {exc}"
@@ -207,7 +208,7 @@ def connect(where: Where) -> Iterator[Any]:
         else:
             assert where.scheduler is not None
             try:
-                client = distributed.Client(where.scheduler, timeout=where.timeout, set_as_default=False)
+                client = _client(distributed, where.scheduler, timeout=where.timeout)
             except (OSError, TimeoutError, ValueError) as exc:
                 reason = " ".join(str(exc).split()) or type(exc).__name__
                 raise ClusterError(
@@ -224,6 +225,49 @@ def connect(where: Where) -> Iterator[Any]:
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _client(distributed: Any, address: Any, *, timeout: float) -> Any:
+    """A started distributed.Client of ``address`` (an address or a cluster).
+
+    A Client whose start fails is left half made, and its ``__del__`` closes it
+    as the interpreter exits, when its event loop is gone: a wait of twice the
+    timeout, then an ``Exception ignored in Client.__del__`` traceback. This one
+    is closed at once when its start fails (KeyboardInterrupt included)."""
+
+    class ClosedOnFailure(distributed.Client):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            try:
+                super().__init__(*args, **kwargs)
+            except BaseException:
+                with contextlib.suppress(Exception):  # (it is being abandoned either way)
+                    self.close(timeout=1)
+                raise
+
+    return ClosedOnFailure(address, timeout=timeout, set_as_default=False)
+
+
+def scheduler_address_error(address: str) -> str | None:
+    """Why ``address`` cannot name a dask scheduler (None when it can): checked by
+    distributed's own address parsing, and for the TCP-like schemes a host and a
+    port from 1 to 65535; an ``inproc://`` address exists only inside one process."""
+    distributed = require("distributed")
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        distributed.comm.registry.get_backend(scheme)
+        if scheme == "inproc":
+            return "an inproc:// address names a scheduler inside one process, not one meancli can reach"
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            host, port = parse_host_port(location)
+            if not host:
+                return "no host"
+            if not 1 <= int(port) <= 65535:
+                return f"port {port} is not from 1 to 65535"
+    except (ValueError, TypeError) as exc:
+        return " ".join(str(exc).split()) or type(exc).__name__
+    return None
 
 
 @contextmanager
@@ -392,8 +436,10 @@ def write_zarr(result: Any, path: str, tmp: str, client: Any, progress: Progress
 @contextmanager
 def temporary_store(path: str) -> Iterator[str]:
     """A fresh name beside ``path`` for write_zarr's temporary store, removed on exit if left."""
+    from ..formats.atomic_write import temporary_name
+
     directory = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{uuid.uuid4().hex[:12]}")
+    tmp = os.path.join(directory, temporary_name())
     try:
         yield tmp
     finally:
@@ -402,7 +448,11 @@ def temporary_store(path: str) -> Iterator[str]:
 
 
 def _replace(tmp: str, path: str) -> None:
-    """Rename the finished store ``tmp`` to ``path``, replacing what is there."""
+    """Rename the finished store ``tmp`` to ``path``, replacing what is there: only a
+    zarr array (checked before the run, and again here in case it changed since)."""
+    from ..formats.zarr_target import check_zarr_target
+
+    check_zarr_target(path)
     if os.path.lexists(path):
         old = f"{tmp}.old"
         os.rename(path, old)

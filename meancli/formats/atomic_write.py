@@ -60,14 +60,14 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
             with open(target, "wb") as fp:
                 return write_all(fp, parts)
         mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_current_umask()
-        directory, base = os.path.split(target)
+        directory = os.path.dirname(target)
     except OSError as exc:
         raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
     # A SIGINT or SIGTERM between the temporary file's creation and the try below would leave
     # it behind: they wait until the cleanup is in place.
     with _interrupts_deferred() as resume:
         try:
-            fd, tmp = create_temporary(directory or ".", base)
+            fd, tmp = create_temporary(directory or ".")
         except OSError as exc:
             raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
         try:
@@ -85,9 +85,17 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
     return total
 
 
-def create_temporary(directory: str, base: str) -> tuple[int, str]:
-    """A new file ``DIRECTORY/.BASE.XXXXXXXXXXXX.tmp`` (mode 0o600), open for writing: its
-    descriptor and path.
+def temporary_name() -> str:
+    """A fresh name for a temporary file or store beside an output: ``.meancli-XXXXXXXXXXXX.tmp``.
+
+    Of a fixed, short length, not derived from the output's name: any output
+    name that fits the file system's NAME_MAX has a temporary that fits too."""
+    return f".meancli-{os.urandom(6).hex()}.tmp"
+
+
+def create_temporary(directory: str) -> tuple[int, str]:
+    """A new file ``DIRECTORY/.meancli-XXXXXXXXXXXX.tmp`` (temporary_name; mode 0o600),
+    open for writing: its descriptor and path.
 
     What ``tempfile.mkstemp`` does (an exclusive create under a random name, retried on a
     clash), without importing ``tempfile`` and ``random``: about a millisecond of every
@@ -98,7 +106,7 @@ def create_temporary(directory: str, base: str) -> tuple[int, str]:
     """
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(100):
-        path = os.path.join(directory, f".{base}.{os.urandom(6).hex()}.tmp")
+        path = os.path.join(directory, temporary_name())
         try:
             return os.open(path, flags, 0o600), path
         except FileExistsError:

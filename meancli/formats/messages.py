@@ -15,6 +15,18 @@ def display(name: str) -> str:
     return name.encode("unicode_escape", "backslashreplace").decode("ascii")
 
 
+def shown_input(path: str | None) -> str:
+    """How a message names an input argument: stdin (``-``) as ``<stdin>``, any other
+    name made safe to print (display)."""
+    return STDIN_NAME if path in ("-", None) else display(path)
+
+
+def one_line(text: str) -> str:
+    """A message as every ``error:`` line prints it: whitespace runs (newlines
+    included) as one space, control characters escaped (display)."""
+    return display(" ".join(text.split()))
+
+
 def reason(exc: BaseException) -> str:
     """A one-line reason from an exception (``strerror`` for an OSError)."""
     if isinstance(exc, OSError) and exc.strerror:

@@ -1,0 +1,150 @@
+"""What an output may replace, and the names it may have: run for real, in subprocesses.
+
+``-o OUT.zarr`` replaces OUT only when OUT is an earlier zarr array; anything
+else there (a directory of other files, a zarr group, a plain file) is
+refused with one ``error:`` line and exit status 1, and left as it was.
+A valid output name up to NAME_MAX bytes is written (its temporary file,
+beside it, has a name of its own that fits).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+zarr = pytest.importorskip("zarr")
+pytest.importorskip("dask")
+
+MEANCLI = [sys.executable, "-m", "meancli"]
+NAME_MAX = os.pathconf("/", "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
+
+
+def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*MEANCLI, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every path under ``root`` with its bytes (None for a directory)."""
+    found: dict[str, bytes | None] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for d in dirnames:
+            found[os.path.relpath(os.path.join(dirpath, d), root)] = None
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            found[os.path.relpath(p, root)] = Path(p).read_bytes()
+    return found
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    x = np.arange(12.0).reshape(3, 4)
+    np.save(tmp_path / "x.npy", x)
+    z = zarr.create_array(str(tmp_path / "a.zarr"), shape=x.shape, chunks=(2, 4), dtype=x.dtype)
+    z[...] = x
+    return tmp_path
+
+
+def _plain_directory(path: Path) -> str:
+    path.mkdir()
+    (path / "notes.txt").write_text("important\n")
+    return "a directory that is not a zarr array"
+
+
+def _zarr_group(path: Path) -> str:
+    group = zarr.open_group(str(path), mode="w")
+    group.create_array("t2m", shape=(3, 4), dtype="f8")[...] = 1.0
+    group.create_array("u10", shape=(2,), dtype="f8")[...] = 2.0
+    return "a zarr group"
+
+
+def _zarr2_group(path: Path) -> str:
+    group = zarr.open_group(str(path), mode="w", zarr_format=2)
+    group.create_array("t2m", shape=(3, 4), dtype="f8")[...] = 1.0
+    return "a zarr group"
+
+
+def _plain_file(path: Path) -> str:
+    path.write_text("not a store\n")
+    return "a file, not a zarr array"
+
+
+def _empty_directory(path: Path) -> str:
+    path.mkdir()
+    return "a directory that is not a zarr array"
+
+
+TARGETS = {
+    "directory": _plain_directory,
+    "zarr group": _zarr_group,
+    "zarr 2 group": _zarr2_group,
+    "plain file": _plain_file,
+    "empty directory": _empty_directory,
+}
+COMMANDS = {
+    "reduce-mean zarr": ["reduce-mean", "a.zarr", "--axes", "0"],
+    "reduce-mean npy": ["reduce-mean", "x.npy", "--axes", "0"],
+    "mean": ["mean", "x.npy", "a.zarr"],
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_zarr_output_never_replaces_what_is_not_a_zarr_array(work: Path, target: str, command: str) -> None:
+    what = TARGETS[target](work / "mydata.zarr")
+    before = snapshot(work)
+    proc = run([*COMMANDS[command], "-o", "mydata.zarr"], work)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == (
+        f"error: mydata.zarr: exists and is {what}; -o replaces only an earlier zarr array "
+        "(remove it or choose another name)\n"
+    )
+    assert proc.stdout == ""
+    assert snapshot(work) == before  # nothing changed, no temporary store left
+
+
+def test_a_templated_zarr_output_is_checked_before_any_file_is_read(work: Path) -> None:
+    _plain_directory(work / "r1.zarr")
+    before = snapshot(work)
+    proc = run(["reduce-mean", "x.npy", "x.npy", "--axes", "0", "-o", "r{index}.zarr", "-q"], work)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith("error: r1.zarr: exists and is a directory that is not a zarr array;")
+    assert proc.stderr.count("\n") == 1
+    assert snapshot(work) == before  # r0.zarr was not written either
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_an_earlier_zarr_array_is_replaced(work: Path, zarr_format: int) -> None:
+    old = zarr.create_array(str(work / "out.zarr"), shape=(7,), dtype="i4", zarr_format=zarr_format)
+    old[...] = 7
+    proc = run(["reduce-mean", "a.zarr", "--axes", "0", "-o", "out.zarr", "-q"], work)
+    assert proc.returncode == 0, proc.stderr
+    got = zarr.open_array(str(work / "out.zarr"), mode="r")[...]
+    np.testing.assert_array_equal(got, np.arange(12.0).reshape(3, 4).mean(axis=0, keepdims=True))
+    assert sorted(os.listdir(work)) == ["a.zarr", "out.zarr", "x.npy"]
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".pb", ".zarr"])
+def test_an_output_name_of_name_max_bytes_is_written(work: Path, suffix: str) -> None:
+    if suffix == ".pb":
+        pytest.importorskip("onnx")
+    for length in (NAME_MAX - 16, NAME_MAX):
+        name = "r" * (length - len(suffix)) + suffix
+        proc = run(["reduce-mean", "x.npy", "--axes", "0", "-o", name, "-q"], work)
+        assert proc.returncode == 0, proc.stderr
+        assert (work / name).exists()
+        assert not [n for n in os.listdir(work) if n.startswith(".")]  # no temporary left
+
+
+def test_a_name_past_name_max_is_one_error_line(work: Path) -> None:
+    name = "r" * (NAME_MAX + 1 - 4) + ".npy"
+    proc = run(["reduce-mean", "x.npy", "--axes", "0", "-o", name], work)
+    assert proc.returncode == 1
+    assert proc.stderr == f"error: cannot write {name}: File name too long\n"
+    assert sorted(os.listdir(work)) == ["a.zarr", "x.npy"]
