@@ -606,6 +606,8 @@ ERRORS_2 = {
     "use_stdin_twice": (["mean", "-", "-"], ["stdin"]),
     "use_axes_empty_and_listed": (["reduce-mean", "{x3}", "--axes", "0", "--axes="], ["--axes="]),
     "use_output_empty": (["reduce-mean", "{x3}", "-o", ""], ["--output", "an empty path"]),
+    # --axes= takes one value: the 2 of `--axes=0 2` is no file but an axis left behind
+    "use_axes_equals_then_axis": (["reduce-mean", "{x3}", "--axes=0", "2"], ["2: no such file", "an axis"]),
 }
 for _name, (_argv, _) in ERRORS_2.items():
     case(

@@ -38,6 +38,22 @@ def input_files(values: list[str]) -> list[str]:
     return values
 
 
+def reduce_input_files(values: list[str]) -> list[str]:
+    """input_files, and a FILE that is an integer and no file is an axis that
+    `--axes=2 3` left behind (`--axes=` takes one value): a usage error
+    before any file is read, not a result for 2 and then a missing file."""
+    import os
+    import re
+
+    for v in input_files(values):
+        if re.fullmatch(r"[+-]?[0-9]+", v) and not os.path.lexists(v):
+            raise typer.BadParameter(
+                f"{v}: no such file, and it looks like an axis: --axes=A takes one value; "
+                "write --axes 2 3 or --axes=2,3"
+            )
+    return values
+
+
 Output = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(

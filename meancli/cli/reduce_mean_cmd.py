@@ -24,7 +24,7 @@ def reduce_mean(
         list[str],
         typer.Argument(
             metavar="FILE...",
-            callback=options.input_files,
+            callback=options.reduce_input_files,
             help="Input .npy, .npz:NAME or ONNX tensor .pb files, zarr arrays (STORE.zarr, "
             "STORE.zarr:path/in/group, a zipped store) or .npy shards concatenated along axis 0 "
             "(a directory, a quoted glob, @LIST); each FILE is reduced on its own ('-' reads stdin). "
