@@ -632,7 +632,8 @@ def other_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref
 
     from meancli import kernels
 
-    picked = kernels.isa()
+    picked = kernels.isa(w.dtype)  # the set this workload's dtype runs
+    main, narrow = kernels.isa(), kernels.isa("float16")
     others = [name for name in kernels.supported_isas()[1:] if name != picked]  # vector sets
     if not others or picked == "portable":
         return None
@@ -643,7 +644,7 @@ def other_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref
             w, xs, reps, warmup, ref, other, f"the {other} kernels (meancli runs {picked} here)"
         )
     finally:
-        kernels.use_isa(picked)
+        kernels.use_isa(main, narrow=narrow)
 
 
 def mean_store_row(
@@ -1427,8 +1428,10 @@ def kernel_isa() -> str:
     from meancli import kernels
 
     stream = kernels.mean_stream_bytes()
+    main, narrow = kernels.isa(), kernels.isa("float16")
+    sets = main if narrow == main else f"{main}, float16 and bfloat16 {narrow}"
     return (
-        f"{kernels.isa()} (measured faster at load where the CPU has more than one); "
+        f"{sets} (measured faster at load where the CPU has more than one); "
         f"Mean streams outputs of {stream / 2**20:g} MiB or more (last-level cache)"
     )
 

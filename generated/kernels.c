@@ -765,18 +765,21 @@ static inline void odometer_next(int nd, const int64_t *size, const int64_t *str
  * every sum is exact, so every level gives the same bits. */
 #ifdef MEANCLI_X86
 static const char *const ISA_NAMES[] = {"portable", "avx2", "avx512"};
-static int isa_level, isa_best, isa_asked;
+/* isa_level: every dtype but float16 and bfloat16, which run isa_level_narrow:
+ * widened from 16 bits, they can gain from 512-bit vectors where float32
+ * does not, so their level is measured on its own */
+static int isa_level, isa_level_narrow, isa_best, isa_asked;
 __attribute__((constructor(201))) static void meancli_pick_isa(void)
 {
     __builtin_cpu_init();
     int best = 0;
     if (best == 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) best = 1;
     if (best == 1 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) best = 2;
-    isa_level = isa_best = best;
+    isa_level = isa_level_narrow = isa_best = best;
     const char *want = getenv("MEANCLI_ISA");
     isa_asked = want && *want;
     for (int k = 0; want && k < best; k++)
-        if (strcmp(want, ISA_NAMES[k]) == 0) isa_level = k;
+        if (strcmp(want, ISA_NAMES[k]) == 0) isa_level = isa_level_narrow = k;
 }
 /* Mean writes an output of at least mean_stream_bytes with non-temporal
  * stores (the float32 vector loops): larger than the last-level cache, its
@@ -812,24 +815,41 @@ __attribute__((constructor)) static void meancli_read_cache_size(void)
 #define CLONES __attribute__((target_clones("avx2", "default")))
 #else
 static const char *const ISA_NAMES[] = {"portable"};
-static const int isa_level = 0;
+static const int isa_level = 0, isa_level_narrow = 0, isa_best = 0;
 #define CLONES
 #endif
 
-/* The name of the instruction set the kernels run: "portable", "avx2" or "avx512". */
+/* The name of the instruction set the kernels run: "portable", "avx2" or
+ * "avx512" (float16 and bfloat16: meancli_isa_narrow). */
 const char *meancli_isa(void) { return ISA_NAMES[isa_level]; }
+const char *meancli_isa_narrow(void) { return ISA_NAMES[isa_level_narrow]; }
+
+/* The highest level (an index of ISA_NAMES) this CPU runs. */
+int meancli_isa_best(void) { return isa_best; }
 
 /* Run the instruction set of level `level` (an index of ISA_NAMES) from now
- * on, or the highest the CPU has below it; returns the level in effect. For
- * comparisons in one process (the bench); call it before any kernel runs. */
+ * on, for every dtype, or the highest the CPU has below it; returns the
+ * level in effect. For comparisons in one process (the bench, the tests);
+ * call it before any kernel runs. */
 int meancli_use_isa(int level)
 {
 #ifdef MEANCLI_X86
-    isa_level = level < 0 ? 0 : (level > isa_best ? isa_best : level);
+    isa_level = isa_level_narrow = level < 0 ? 0 : (level > isa_best ? isa_best : level);
 #else
     (void)level;
 #endif
     return isa_level;
+}
+
+/* The same for float16 and bfloat16 alone. */
+int meancli_use_isa_narrow(int level)
+{
+#ifdef MEANCLI_X86
+    isa_level_narrow = level < 0 ? 0 : (level > isa_best ? isa_best : level);
+#else
+    (void)level;
+#endif
+    return isa_level_narrow;
 }
 
 /* The output size (bytes) from which Mean writes with non-temporal stores
@@ -7400,12 +7420,13 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vi_hmin_u32
 #undef vw_hmax_u16
 #undef vw_hmin_u16
+#define ISA_LEVEL_float16 isa_level_narrow
 
 /* float16: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
 static void run_float16_dispatch(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l, int k0)
 {
-    if (s == 1) switch (isa_level) {
+    if (s == 1) switch (ISA_LEVEL_float16) {
     case 2: run_float16_avx512(x, n, l); return;
     case 1: run_float16_avx2(x, n, l); return;
     default: break;
@@ -7416,7 +7437,7 @@ static void run_float16_dispatch(const T_float16 *x, int64_t s, int64_t n, lanes
 
 static void add_rows_float16_dispatch(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    if (s == 1) switch (isa_level) {
+    if (s == 1) switch (ISA_LEVEL_float16) {
     case 2:
         if (w >= 16) {
             add_rows_float16_avx512(r, x, rs, nrows, w);
@@ -7432,11 +7453,11 @@ static void add_rows_float16_dispatch(rowacc_float16 *r, const T_float16 *x, int
 }
 #define ADD_ROWS_float16 add_rows_float16_dispatch
 
-/* only when isa_level > 0 */
+/* only when ISA_LEVEL_float16 > 0 */
 static void mean_unit_float16_dispatch(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w,
                                       T_float16 *dst, int stream)
 {
-    switch (isa_level) {
+    switch (ISA_LEVEL_float16) {
     case 2:
         if (w >= 16) {
             mean_unit_float16_avx512(ninputs, src, sinner, w, dst, stream);
@@ -7447,12 +7468,13 @@ static void mean_unit_float16_dispatch(int ninputs, const T_float16 *const *src,
     }
 }
 #define MEAN_UNIT_VEC_float16 mean_unit_float16_dispatch
+#define ISA_LEVEL_bfloat16 isa_level_narrow
 
 /* bfloat16: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
 static void run_bfloat16_dispatch(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l, int k0)
 {
-    if (s == 1) switch (isa_level) {
+    if (s == 1) switch (ISA_LEVEL_bfloat16) {
     case 2: run_bfloat16_avx512(x, n, l); return;
     case 1: run_bfloat16_avx2(x, n, l); return;
     default: break;
@@ -7463,7 +7485,7 @@ static void run_bfloat16_dispatch(const T_bfloat16 *x, int64_t s, int64_t n, lan
 
 static void add_rows_bfloat16_dispatch(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    if (s == 1) switch (isa_level) {
+    if (s == 1) switch (ISA_LEVEL_bfloat16) {
     case 2:
         if (w >= 16) {
             add_rows_bfloat16_avx512(r, x, rs, nrows, w);
@@ -7479,11 +7501,11 @@ static void add_rows_bfloat16_dispatch(rowacc_bfloat16 *r, const T_bfloat16 *x, 
 }
 #define ADD_ROWS_bfloat16 add_rows_bfloat16_dispatch
 
-/* only when isa_level > 0 */
+/* only when ISA_LEVEL_bfloat16 > 0 */
 static void mean_unit_bfloat16_dispatch(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w,
                                       T_bfloat16 *dst, int stream)
 {
-    switch (isa_level) {
+    switch (ISA_LEVEL_bfloat16) {
     case 2:
         if (w >= 16) {
             mean_unit_bfloat16_avx512(ninputs, src, sinner, w, dst, stream);
@@ -7494,12 +7516,13 @@ static void mean_unit_bfloat16_dispatch(int ninputs, const T_bfloat16 *const *sr
     }
 }
 #define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_dispatch
+#define ISA_LEVEL_float32 isa_level
 
 /* float32: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
 static void run_float32_dispatch(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l, int k0)
 {
-    if (s == 1) switch (isa_level) {
+    if (s == 1) switch (ISA_LEVEL_float32) {
     case 2: run_float32_avx512(x, n, l); return;
     case 1: run_float32_avx2(x, n, l); return;
     default: break;
@@ -7510,7 +7533,7 @@ static void run_float32_dispatch(const T_float32 *x, int64_t s, int64_t n, lanes
 
 static void add_rows_float32_dispatch(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    if (s == 1) switch (isa_level) {
+    if (s == 1) switch (ISA_LEVEL_float32) {
     case 2:
         if (w >= 16) {
             add_rows_float32_avx512(r, x, rs, nrows, w);
@@ -7526,11 +7549,11 @@ static void add_rows_float32_dispatch(rowacc_float32 *r, const T_float32 *x, int
 }
 #define ADD_ROWS_float32 add_rows_float32_dispatch
 
-/* only when isa_level > 0 */
+/* only when ISA_LEVEL_float32 > 0 */
 static void mean_unit_float32_dispatch(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w,
                                       T_float32 *dst, int stream)
 {
-    switch (isa_level) {
+    switch (ISA_LEVEL_float32) {
     case 2:
         if (w >= 16) {
             mean_unit_float32_avx512(ninputs, src, sinner, w, dst, stream);
@@ -7541,12 +7564,13 @@ static void mean_unit_float32_dispatch(int ninputs, const T_float32 *const *src,
     }
 }
 #define MEAN_UNIT_VEC_float32 mean_unit_float32_dispatch
+#define ISA_LEVEL_float64 isa_level
 
 /* float64: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
 static void run_float64_dispatch(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l, int k0)
 {
-    if (s == 1) switch (isa_level) {
+    if (s == 1) switch (ISA_LEVEL_float64) {
     case 2: run_float64_avx512(x, n, l); return;
     case 1: run_float64_avx2(x, n, l); return;
     default: break;
@@ -7557,7 +7581,7 @@ static void run_float64_dispatch(const T_float64 *x, int64_t s, int64_t n, lanes
 
 static void add_rows_float64_dispatch(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    if (s == 1) switch (isa_level) {
+    if (s == 1) switch (ISA_LEVEL_float64) {
     case 2:
         if (w >= 8) {
             add_rows_float64_avx512(r, x, rs, nrows, w);
@@ -7573,11 +7597,11 @@ static void add_rows_float64_dispatch(rowacc_float64 *r, const T_float64 *x, int
 }
 #define ADD_ROWS_float64 add_rows_float64_dispatch
 
-/* only when isa_level > 0 */
+/* only when ISA_LEVEL_float64 > 0 */
 static void mean_unit_float64_dispatch(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
                                       T_float64 *dst, int stream)
 {
-    switch (isa_level) {
+    switch (ISA_LEVEL_float64) {
     case 2:
         if (w >= 8) {
             mean_unit_float64_avx512(ninputs, src, sinner, w, dst, stream);
@@ -7588,12 +7612,13 @@ static void mean_unit_float64_dispatch(int ninputs, const T_float64 *const *src,
     }
 }
 #define MEAN_UNIT_VEC_float64 mean_unit_float64_dispatch
+#define ISA_LEVEL_int64 isa_level
 
 /* int64: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
 static void run_int64_dispatch(const T_int64 *x, int64_t s, int64_t n, lanes_int64 *l, int k0)
 {
-    if (s == 1) switch (isa_level) {
+    if (s == 1) switch (ISA_LEVEL_int64) {
     case 2: run_int64_avx512(x, n, l); return;
     case 1: run_int64_avx2(x, n, l); return;
     default: break;
@@ -7602,12 +7627,13 @@ static void run_int64_dispatch(const T_int64 *x, int64_t s, int64_t n, lanes_int
 }
 #define RUN_int64 run_int64_dispatch
 #define ADD_ROWS_int64 add_rows_int64_generic
+#define ISA_LEVEL_uint64 isa_level
 
 /* uint64: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
 static void run_uint64_dispatch(const T_uint64 *x, int64_t s, int64_t n, lanes_uint64 *l, int k0)
 {
-    if (s == 1) switch (isa_level) {
+    if (s == 1) switch (ISA_LEVEL_uint64) {
     case 2: run_uint64_avx512(x, n, l); return;
     case 1: run_uint64_avx2(x, n, l); return;
     default: break;
@@ -7620,21 +7646,60 @@ static void run_uint64_dispatch(const T_uint64 *x, int64_t s, int64_t n, lanes_u
 /* Of the vector instruction sets the CPU has, the wider one runs only where
  * it is faster here: some CPUs split 512-bit work into two 256-bit halves,
  * and gain nothing from AVX-512 but its costs. Measured once as the module
- * loads (unless MEANCLI_ISA names one): the float32 run kernel over 16 KiB
- * in L1, alternated, the fastest of a few rounds each, about 0.2 ms in all;
+ * loads (unless MEANCLI_ISA names one): the run kernels over 16 KiB in L1,
+ * alternated, the fastest of a few rounds each, well under 1 ms in all;
+ * float32 picks isa_level, float16 and bfloat16 together isa_level_narrow;
  * a wider set must be 5% faster (beyond the timing noise) to be taken. */
 typedef void (*run_float32_fn)(const T_float32 *, int64_t, lanes_float32 *);
-static const run_float32_fn ISA_PROBE[] = {NULL, run_float32_avx2, run_float32_avx512};
+static const run_float32_fn ISA_PROBE_float32[] = {NULL, run_float32_avx2, run_float32_avx512};
 
-static double isa_probe_seconds(run_float32_fn run, const T_float32 *x, int64_t n)
+/* seconds of 8 passes of level k's float32 run kernel over x[0, n) */
+static double isa_probe_float32(int k, const T_float32 *x, int64_t n)
 {
     lanes_float32 l;
     lanes_init_float32(&l);
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int k = 0; k < 8; k++) run(x, n, &l);
+    for (int r = 0; r < 8; r++) ISA_PROBE_float32[k](x, n, &l);
     clock_gettime(CLOCK_MONOTONIC, &b);
     return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+}
+typedef void (*run_bfloat16_fn)(const T_bfloat16 *, int64_t, lanes_bfloat16 *);
+static const run_bfloat16_fn ISA_PROBE_bfloat16[] = {NULL, run_bfloat16_avx2, run_bfloat16_avx512};
+
+/* seconds of 8 passes of level k's bfloat16 run kernel over x[0, n) */
+static double isa_probe_bfloat16(int k, const T_bfloat16 *x, int64_t n)
+{
+    lanes_bfloat16 l;
+    lanes_init_bfloat16(&l);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int r = 0; r < 8; r++) ISA_PROBE_bfloat16[k](x, n, &l);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+}
+typedef void (*run_float16_fn)(const T_float16 *, int64_t, lanes_float16 *);
+static const run_float16_fn ISA_PROBE_float16[] = {NULL, run_float16_avx2, run_float16_avx512};
+
+/* seconds of 8 passes of level k's float16 run kernel over x[0, n) */
+static double isa_probe_float16(int k, const T_float16 *x, int64_t n)
+{
+    lanes_float16 l;
+    lanes_init_float16(&l);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int r = 0; r < 8; r++) ISA_PROBE_float16[k](x, n, &l);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+}
+
+/* the lowest level of t[1..isa_best] that no wider one beats by 5% */
+static int isa_fastest(const double *t)
+{
+    int pick = 1;
+    for (int k = 2; k <= isa_best; k++)
+        if (t[k] < 0.95 * t[pick]) pick = k;
+    return pick;
 }
 
 __attribute__((constructor(202))) static void meancli_measure_isa(void)
@@ -7642,20 +7707,30 @@ __attribute__((constructor(202))) static void meancli_measure_isa(void)
     enum { N = 4096, ROUNDS = 5 };
     if (isa_asked || isa_best < 2) return;
     T_float32 *x = (T_float32 *)malloc(N * sizeof *x);
-    if (!x) return;
-    for (int i = 0; i < N; i++) x[i] = 1.0f + 0.25f * (float)(i % 7);
-    double t[sizeof ISA_PROBE / sizeof *ISA_PROBE];
-    for (int k = 1; k <= isa_best; k++) t[k] = 1e30;
-    for (int r = 0; r < ROUNDS; r++)
-        for (int k = 1; k <= isa_best; k++) {
-            double s = isa_probe_seconds(ISA_PROBE[k], x, N);
-            t[k] = s < t[k] ? s : t[k];
+    T_bfloat16 *xb = (T_bfloat16 *)malloc(N * sizeof *xb);
+    T_float16 *xh = (T_float16 *)malloc(N * sizeof *xh);
+    if (x && xb && xh) {
+        for (int i = 0; i < N; i++) {
+            double v = 1.0 + 0.25 * (double)(i % 7);
+            x[i] = store_float32(v);
+            xb[i] = store_bfloat16(v);
+            xh[i] = store_float16(v);
         }
+        double t[sizeof ISA_PROBE_float32 / sizeof *ISA_PROBE_float32];
+        double tn[sizeof ISA_PROBE_float32 / sizeof *ISA_PROBE_float32];
+        for (int k = 1; k <= isa_best; k++) t[k] = tn[k] = 1e30;
+        for (int r = 0; r < ROUNDS; r++)
+            for (int k = 1; k <= isa_best; k++) {
+                double s = isa_probe_float32(k, x, N), sn = isa_probe_bfloat16(k, xb, N) + isa_probe_float16(k, xh, N);
+                t[k] = s < t[k] ? s : t[k];
+                tn[k] = sn < tn[k] ? sn : tn[k];
+            }
+        isa_level = isa_fastest(t);
+        isa_level_narrow = isa_fastest(tn);
+    }
     free(x);
-    int pick = 1;
-    for (int k = 2; k <= isa_best; k++)
-        if (t[k] < 0.95 * t[pick]) pick = k;
-    isa_level = pick;
+    free(xb);
+    free(xh);
 }
 #endif
 #ifndef RUN_float16
@@ -13124,7 +13199,7 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float16);
 #endif
 #ifdef MEAN_UNIT_VEC_float16
-    vec = isa_level > 0;
+    vec = ISA_LEVEL_float16 > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
@@ -13251,7 +13326,7 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_bfloat16);
 #endif
 #ifdef MEAN_UNIT_VEC_bfloat16
-    vec = isa_level > 0;
+    vec = ISA_LEVEL_bfloat16 > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
@@ -13378,7 +13453,7 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float32);
 #endif
 #ifdef MEAN_UNIT_VEC_float32
-    vec = isa_level > 0;
+    vec = ISA_LEVEL_float32 > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
@@ -13505,7 +13580,7 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float64);
 #endif
 #ifdef MEAN_UNIT_VEC_float64
-    vec = isa_level > 0;
+    vec = ISA_LEVEL_float64 > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;

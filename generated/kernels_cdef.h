@@ -8,7 +8,10 @@
 const char *meancli_source_sha256(void);
 int meancli_max_rank(void);
 const char *meancli_isa(void);
+const char *meancli_isa_narrow(void);
+int meancli_isa_best(void);
 int meancli_use_isa(int level);
+int meancli_use_isa_narrow(int level);
 int64_t meancli_mean_stream_bytes(int64_t bytes);
 typedef struct meancli_reduce_job meancli_reduce_job;
 void meancli_reduce_free(meancli_reduce_job *job);

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "2a16e09b1e91b377d879e18e90dd6da3297ced35f37ca14eb478985db3cc89af"
+KERNEL_SOURCE_SHA256 = "bc560f62c070a9ab80850bf590aa77fca0c39622bba13dff75feb28959355adc"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

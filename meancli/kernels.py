@@ -53,20 +53,25 @@ def load() -> None:
     _module()
 
 
-def isa() -> str:
+def isa(dtype: str | None = None) -> str:
     """The instruction set the kernels run: ``"avx512"``, ``"avx2"`` or ``"portable"``.
 
     Picked when the module loads: AVX2 (with FMA and F16C) where the CPU has
     it, AVX-512 (F/BW/VL/DQ) where the CPU has it too and a short measurement
     finds it at least 5% faster; or the one the environment variable
-    ``MEANCLI_ISA`` names (at most what the CPU has). Every one gives the same bits.
+    ``MEANCLI_ISA`` names (at most what the CPU has). float16 and bfloat16
+    (``dtype`` one of those names) are measured on their own and may run
+    another set than the rest (None: every other dtype). Every one gives the
+    same bits.
 
     Raises:
         KernelBuildError: the module is missing or was built from other sources.
         UsageError: ``MEANCLI_ISA`` names no level.
     """
     module = _module()
-    return str(module.ffi.string(module.lib.meancli_isa()).decode())
+    narrow = dtype in ("float16", "bfloat16")
+    name = module.lib.meancli_isa_narrow() if narrow else module.lib.meancli_isa()
+    return str(module.ffi.string(name).decode())
 
 
 def supported_isas() -> tuple[str, ...]:
@@ -79,28 +84,29 @@ def supported_isas() -> tuple[str, ...]:
     from .generated.registry import ISA_NAMES
 
     module = _module()
-    running = ISA_NAMES.index(isa())
-    top = int(module.lib.meancli_use_isa(len(ISA_NAMES) - 1))  # clamped to what the CPU has
-    module.lib.meancli_use_isa(running)
-    return tuple(ISA_NAMES[: top + 1])
+    return tuple(ISA_NAMES[: int(module.lib.meancli_isa_best()) + 1])
 
 
-def use_isa(name: str) -> str:
+def use_isa(name: str, narrow: str | None = None) -> str:
     """Run the kernels of instruction set ``name`` (``"portable"``, ``"avx2"``,
     ``"avx512"``) from now on, for the whole process, or the highest the CPU
-    has below it; returns the one in effect. The results are the same bits;
+    has below it; float16 and bfloat16 run ``narrow`` (None: ``name``). Returns
+    the one in effect for the other dtypes. The results are the same bits;
     the bench compares speeds with it. Not for use while kernels run.
 
     Raises:
         KernelBuildError: the module is missing or was built from other sources.
-        UsageError: ``name`` is not an instruction set.
+        UsageError: ``name`` or ``narrow`` is not an instruction set.
     """
     from .generated.registry import ISA_NAMES
 
-    if name not in ISA_NAMES:
-        raise UsageError(f"instruction set {name!r}: expected one of {', '.join(ISA_NAMES)}")
+    for given in (name, narrow):
+        if given is not None and given not in ISA_NAMES:
+            raise UsageError(f"instruction set {given!r}: expected one of {', '.join(ISA_NAMES)}")
     module = _module()
     module.lib.meancli_use_isa(ISA_NAMES.index(name))
+    if narrow is not None:
+        module.lib.meancli_use_isa_narrow(ISA_NAMES.index(narrow))
     return isa()
 
 

@@ -36,9 +36,9 @@ SETTINGS = settings(
 def isas() -> Iterator[tuple[str, ...]]:
     """Every instruction set this CPU runs, for a test that switches among
     them (kernels.use_isa); the one in use before is restored after."""
-    picked = kernels.isa()
+    picked, narrow = kernels.isa(), kernels.isa("float16")
     yield kernels.supported_isas()
-    kernels.use_isa(picked)
+    kernels.use_isa(picked, narrow=narrow)
 
 
 def layout(x: np.ndarray, how: str) -> np.ndarray:

@@ -152,7 +152,7 @@ def test_use_isa_switches_in_process_and_refuses_unknown_names() -> None:
     import meancli
     from meancli.errors import UsageError
 
-    picked = kernels.isa()
+    picked, narrow = kernels.isa(), kernels.isa("bfloat16")
     supported = kernels.supported_isas()
     assert supported[0] == "portable" and picked in supported
     assert supported == ISA_NAMES[: len(supported)]
@@ -166,8 +166,34 @@ def test_use_isa_switches_in_process_and_refuses_unknown_names() -> None:
         with pytest.raises(UsageError, match="expected one of"):
             kernels.use_isa("sse9")
     finally:
-        kernels.use_isa(picked)
-    assert kernels.isa() == picked
+        kernels.use_isa(picked, narrow=narrow)
+    assert kernels.isa() == picked and kernels.isa("float16") == narrow
+
+
+def test_float16_and_bfloat16_have_a_level_of_their_own() -> None:
+    """float16 and bfloat16 run the set measured fastest for them, which may
+    differ from the rest's; use_isa sets both, or each on its own, and the
+    bits are the same on every combination."""
+    import numpy as np
+
+    import meancli
+
+    picked, narrow = kernels.isa(), kernels.isa("bfloat16")
+    supported = kernels.supported_isas()
+    assert narrow in supported and kernels.isa("float16") == narrow
+    assert narrow != "portable" or supported == ("portable",)
+    x = np.random.default_rng(6).standard_normal((40, 300)).astype(np.float16)
+    want = meancli.reduce_mean(x, axes=[1]).tobytes()
+    try:
+        for name in supported:
+            for narrow_name in supported:
+                assert kernels.use_isa(name, narrow=narrow_name) == name
+                assert kernels.isa("float16") == narrow_name and kernels.isa("float32") == name
+                assert meancli.reduce_mean(x, axes=[1]).tobytes() == want
+            kernels.use_isa(name)
+            assert kernels.isa("bfloat16") == name
+    finally:
+        kernels.use_isa(picked, narrow=narrow)
 
 
 def test_without_meancli_isa_a_vector_set_the_cpu_has_runs() -> None:
