@@ -5276,31 +5276,20 @@ VEC_TARGET __attribute__((noinline)) static void mean_part_float64_avx2(int ninp
     for (int64_t l = 0; l < cnt; l++) dst[j + l] = q[l];
 }
 
-/* A unit's w >= VD_N outputs: mean_lanes on the whole vectors; the outputs
- * after them as a whole vector that overlaps them (the same values again),
- * or, where out is an input and the overlap would read outputs already
- * written, by mean_part. Inlined with a constant k. (float64 outputs are
+/* A unit's outputs: mean_lanes on the whole vectors, mean_part on
+ * the outputs after them. Inlined with a constant k. (float64 outputs are
  * not streamed: numpy's large arrays are 16-byte aligned, and the partial
  * vectors around aligned streamed ones cost more than streaming saved.) */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_span_float64_avx2(
-    const T_float64 *const *src, const int64_t *sinner, const int k, int c, int64_t w, T_float64 *dst, int alias)
+    const T_float64 *const *src, const int64_t *sinner, const int k, int c, int64_t w, T_float64 *dst)
 {
     const int64_t wv = w / VD_N * VD_N;
     mean_lanes_float64_avx2(src, sinner, k, c, wv, dst);
-    if (wv < w) {
-        if (alias) {
-            mean_part_float64_avx2(k, c, src, sinner, wv, w - wv, dst);
-        } else {
-            const T_float64 *at[MEAN_VEC_MAX];
-            for (int i = 0; i < k; i++) at[i] = src[i] + (w - VD_N) * sinner[i];
-            mean_lanes_float64_avx2(at, sinner, k, c, VD_N, dst + w - VD_N);
-        }
-    }
+    if (wv < w) mean_part_float64_avx2(k, c, src, sinner, wv, w - wv, dst);
 }
 
 /* mean_unit of kernel_exact.c.j2 (the same results), every input read
- * contiguously or broadcast: mean_span, or mean_part for fewer than VD_N
- * outputs. */
+ * contiguously or broadcast: mean_span. */
 VEC_TARGET static void mean_unit_float64_avx2(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
                                               T_float64 *dst, int stream)
 {
@@ -5310,20 +5299,14 @@ VEC_TARGET static void mean_unit_float64_avx2(int ninputs, const T_float64 *cons
         mean_unit_float64(ninputs, src, sinner, w, dst);
         return;
     }
-    int c = 0, alias = 0;
+    int c = 0;
     while ((1 << c) < ninputs) c++;
-    if (w < VD_N) {
-        mean_part_float64_avx2(ninputs, c, src, sinner, 0, w, dst);
-        vec_zeroupper();
-        return;
-    }
-    for (int i = 0; i < ninputs; i++) alias |= sinner[i] && src[i] == dst;
     switch (ninputs) { /* a constant count each: the loops over the inputs unrolled */
-    case 1: mean_span_float64_avx2(src, sinner, 1, c, w, dst, alias); break;
-    case 2: mean_span_float64_avx2(src, sinner, 2, c, w, dst, alias); break;
-    case 3: mean_span_float64_avx2(src, sinner, 3, c, w, dst, alias); break;
-    case 4: mean_span_float64_avx2(src, sinner, 4, c, w, dst, alias); break;
-    default: mean_span_float64_avx2(src, sinner, ninputs, c, w, dst, alias); break;
+    case 1: mean_span_float64_avx2(src, sinner, 1, c, w, dst); break;
+    case 2: mean_span_float64_avx2(src, sinner, 2, c, w, dst); break;
+    case 3: mean_span_float64_avx2(src, sinner, 3, c, w, dst); break;
+    case 4: mean_span_float64_avx2(src, sinner, 4, c, w, dst); break;
+    default: mean_span_float64_avx2(src, sinner, ninputs, c, w, dst); break;
     }
     vec_zeroupper();
 }
@@ -7184,31 +7167,20 @@ VEC_TARGET __attribute__((noinline)) static void mean_part_float64_avx512(int ni
     for (int64_t l = 0; l < cnt; l++) dst[j + l] = q[l];
 }
 
-/* A unit's w >= VD_N outputs: mean_lanes on the whole vectors; the outputs
- * after them as a whole vector that overlaps them (the same values again),
- * or, where out is an input and the overlap would read outputs already
- * written, by mean_part. Inlined with a constant k. (float64 outputs are
+/* A unit's outputs: mean_lanes on the whole vectors, mean_part on
+ * the outputs after them. Inlined with a constant k. (float64 outputs are
  * not streamed: numpy's large arrays are 16-byte aligned, and the partial
  * vectors around aligned streamed ones cost more than streaming saved.) */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_span_float64_avx512(
-    const T_float64 *const *src, const int64_t *sinner, const int k, int c, int64_t w, T_float64 *dst, int alias)
+    const T_float64 *const *src, const int64_t *sinner, const int k, int c, int64_t w, T_float64 *dst)
 {
     const int64_t wv = w / VD_N * VD_N;
     mean_lanes_float64_avx512(src, sinner, k, c, wv, dst);
-    if (wv < w) {
-        if (alias) {
-            mean_part_float64_avx512(k, c, src, sinner, wv, w - wv, dst);
-        } else {
-            const T_float64 *at[MEAN_VEC_MAX];
-            for (int i = 0; i < k; i++) at[i] = src[i] + (w - VD_N) * sinner[i];
-            mean_lanes_float64_avx512(at, sinner, k, c, VD_N, dst + w - VD_N);
-        }
-    }
+    if (wv < w) mean_part_float64_avx512(k, c, src, sinner, wv, w - wv, dst);
 }
 
 /* mean_unit of kernel_exact.c.j2 (the same results), every input read
- * contiguously or broadcast: mean_span, or mean_part for fewer than VD_N
- * outputs. */
+ * contiguously or broadcast: mean_span. */
 VEC_TARGET static void mean_unit_float64_avx512(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
                                               T_float64 *dst, int stream)
 {
@@ -7218,20 +7190,14 @@ VEC_TARGET static void mean_unit_float64_avx512(int ninputs, const T_float64 *co
         mean_unit_float64(ninputs, src, sinner, w, dst);
         return;
     }
-    int c = 0, alias = 0;
+    int c = 0;
     while ((1 << c) < ninputs) c++;
-    if (w < VD_N) {
-        mean_part_float64_avx512(ninputs, c, src, sinner, 0, w, dst);
-        vec_zeroupper();
-        return;
-    }
-    for (int i = 0; i < ninputs; i++) alias |= sinner[i] && src[i] == dst;
     switch (ninputs) { /* a constant count each: the loops over the inputs unrolled */
-    case 1: mean_span_float64_avx512(src, sinner, 1, c, w, dst, alias); break;
-    case 2: mean_span_float64_avx512(src, sinner, 2, c, w, dst, alias); break;
-    case 3: mean_span_float64_avx512(src, sinner, 3, c, w, dst, alias); break;
-    case 4: mean_span_float64_avx512(src, sinner, 4, c, w, dst, alias); break;
-    default: mean_span_float64_avx512(src, sinner, ninputs, c, w, dst, alias); break;
+    case 1: mean_span_float64_avx512(src, sinner, 1, c, w, dst); break;
+    case 2: mean_span_float64_avx512(src, sinner, 2, c, w, dst); break;
+    case 3: mean_span_float64_avx512(src, sinner, 3, c, w, dst); break;
+    case 4: mean_span_float64_avx512(src, sinner, 4, c, w, dst); break;
+    default: mean_span_float64_avx512(src, sinner, ninputs, c, w, dst); break;
     }
     vec_zeroupper();
 }

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "bc560f62c070a9ab80850bf590aa77fca0c39622bba13dff75feb28959355adc"
+KERNEL_SOURCE_SHA256 = "b3da2bd1a404a8a5bed42e0e4be57a8dcb8a82fcaa7b62d1315da0603e9a56a8"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
