@@ -124,6 +124,15 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
 #define PANEL_ROWS_MAX NARROW_ROW
 /* Mean: contiguous inputs the vector loop reads together (more go the portable way) */
 #define MEAN_VEC_MAX 64
+/* Mean: inputs broadcast along every dim but the inner one (a bias row)
+ * read alike by every output row: summed in double once per call, with one
+ * bound per tile, where the inner dim has at most this many elements */
+#define MEAN_ROWSUM_MAX 65536
+typedef struct {
+    const double *sum;      /* the unit's columns: the bias rows' sums */
+    uint32_t mx, mn1;       /* their values' bound over the unit's tile (as narrow_sum_exact takes) */
+    const uint8_t *taken;   /* per input: 1 where it is in sum */
+} mean_rowsum;
 /* Mean: where this machine's last-level cache size is unknown, outputs of
  * at least this many bytes bypass the caches (mean_stream_bytes, below) */
 #define MEAN_STREAM_FALLBACK_BYTES ((int64_t)1 << 23)
@@ -3606,7 +3615,7 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 #define vd_or _mm256_or_pd
 #define vd_and _mm256_and_pd
 #define vd_xor _mm256_xor_pd
-#define vd_fmadd _mm256_fmadd_pd
+#define vd_fmsub _mm256_fmsub_pd
 #define vd_fnmadd _mm256_fnmadd_pd
 #define vd_abs(a) _mm256_andnot_pd(_mm256_set1_pd(-0.0), (a))
 /* all-ones lanes where !(|a| <= b): above the bound, or NaN */
@@ -3839,24 +3848,41 @@ VEC_TARGET static inline vd div_odd_float16_avx2(vd S, vd nv)
     return vd_from_bits(b);
 }
 
-/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
- * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
- * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+/* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
+ * + the nc contiguous inputs at j; their values' |x| bit patterns folded
+ * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float16_avx2(
+    const T_float16 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
+    vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    if (hr) {
+        a0 = vd_add(a0, vd_load(rsum + j));
+        a1 = vd_add(a1, vd_load(rsum + j + VD_N));
+    }
+    for (int i = 0; i < nc; i++) {
+        PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+        vf f = vf_load_f16(cont[i] + j);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, VF_LO_float16(f, cont[i] + j));
+        a1 = vd_add(a1, VF_HI_float16(f, cont[i] + j));
+    }
+    *s0 = a0;
+    *s1 = a1;
+}
+
+/* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_avx2(
-    const T_float16 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+    const T_float16 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
+    vi *mxp, vi *mnp)
 {
     vi mxv = *mxp, mnv = *mnp;
+    const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < nc; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            vf f = vf_load_f16(cont[i] + j);
-            vi a = vi_absbits(f);
-            mxv = vi_max_u32(mxv, a);
-            mnv = vi_min_u32(mnv, vi_dec(a));
-            s0 = vd_add(s0, VF_LO_float16(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_float16(f, cont[i] + j));
-        }
+        vd s0, s1;
+        mean_vsum_float16_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
@@ -3868,7 +3894,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_a
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
 VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w,
-                                              T_float16 *dst, int stream)
+                                              T_float16 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
     vi mxv = vi_zero(), mnv = vi_ones();
@@ -3879,6 +3905,7 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
     double bsum = -0.0;
     uint32_t bmx = 0, bmn1 = UINT32_MAX;
     for (int i = 0; i < ninputs; i++) {
+        if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
             cont[ncont++] = src[i];
             continue;
@@ -3894,13 +3921,24 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
         bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
         bsum += v;
     }
+    const double *rsum = NULL;
+    if (rows) {
+        rsum = rows->sum;
+        bmx = rows->mx > bmx ? rows->mx : bmx;
+        bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
+    }
     int64_t j = w / VF_N * VF_N;
-    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
-    case 1: mean_sums_float16_avx2(cont, 1, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_float16_avx2(cont, 2, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_float16_avx2(cont, 3, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_float16_avx2(cont, 4, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_float16_avx2(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+    case 1: mean_sums_float16_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_float16_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_float16_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_float16_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 5: mean_sums_float16_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 6: mean_sums_float16_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 7: mean_sums_float16_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 8: mean_sums_float16_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 9: mean_sums_float16_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_float16_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
     }
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     mx = bmx > mx ? bmx : mx;
@@ -4282,24 +4320,41 @@ VEC_TARGET static inline vd div_odd_bfloat16_avx2(vd S, vd nv)
     return vd_from_bits(b);
 }
 
-/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
- * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
- * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+/* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
+ * + the nc contiguous inputs at j; their values' |x| bit patterns folded
+ * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_bfloat16_avx2(
+    const T_bfloat16 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
+    vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    if (hr) {
+        a0 = vd_add(a0, vd_load(rsum + j));
+        a1 = vd_add(a1, vd_load(rsum + j + VD_N));
+    }
+    for (int i = 0; i < nc; i++) {
+        PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+        vf f = vf_load_bf16(cont[i] + j);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, VF_LO_bfloat16(f, cont[i] + j));
+        a1 = vd_add(a1, VF_HI_bfloat16(f, cont[i] + j));
+    }
+    *s0 = a0;
+    *s1 = a1;
+}
+
+/* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_avx2(
-    const T_bfloat16 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+    const T_bfloat16 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
+    vi *mxp, vi *mnp)
 {
     vi mxv = *mxp, mnv = *mnp;
+    const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < nc; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            vf f = vf_load_bf16(cont[i] + j);
-            vi a = vi_absbits(f);
-            mxv = vi_max_u32(mxv, a);
-            mnv = vi_min_u32(mnv, vi_dec(a));
-            s0 = vd_add(s0, VF_LO_bfloat16(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_bfloat16(f, cont[i] + j));
-        }
+        vd s0, s1;
+        mean_vsum_bfloat16_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
@@ -4311,7 +4366,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
 VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w,
-                                              T_bfloat16 *dst, int stream)
+                                              T_bfloat16 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
     vi mxv = vi_zero(), mnv = vi_ones();
@@ -4322,6 +4377,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
     double bsum = -0.0;
     uint32_t bmx = 0, bmn1 = UINT32_MAX;
     for (int i = 0; i < ninputs; i++) {
+        if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
             cont[ncont++] = src[i];
             continue;
@@ -4337,13 +4393,24 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
         bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
         bsum += v;
     }
+    const double *rsum = NULL;
+    if (rows) {
+        rsum = rows->sum;
+        bmx = rows->mx > bmx ? rows->mx : bmx;
+        bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
+    }
     int64_t j = w / VF_N * VF_N;
-    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
-    case 1: mean_sums_bfloat16_avx2(cont, 1, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_bfloat16_avx2(cont, 2, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_bfloat16_avx2(cont, 3, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_bfloat16_avx2(cont, 4, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_bfloat16_avx2(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+    case 1: mean_sums_bfloat16_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_bfloat16_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_bfloat16_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_bfloat16_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 5: mean_sums_bfloat16_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 6: mean_sums_bfloat16_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 7: mean_sums_bfloat16_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 8: mean_sums_bfloat16_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 9: mean_sums_bfloat16_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_bfloat16_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
     }
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     mx = bmx > mx ? bmx : mx;
@@ -4722,24 +4789,41 @@ VEC_TARGET static inline vd div_odd_float32_avx2(vd S, vd nv)
     return vd_from_bits(b);
 }
 
-/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
- * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
- * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+/* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
+ * + the nc contiguous inputs at j; their values' |x| bit patterns folded
+ * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float32_avx2(
+    const T_float32 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
+    vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    if (hr) {
+        a0 = vd_add(a0, vd_load(rsum + j));
+        a1 = vd_add(a1, vd_load(rsum + j + VD_N));
+    }
+    for (int i = 0; i < nc; i++) {
+        PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+        vf f = vf_load_f32(cont[i] + j);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, VF_LO_float32(f, cont[i] + j));
+        a1 = vd_add(a1, VF_HI_float32(f, cont[i] + j));
+    }
+    *s0 = a0;
+    *s1 = a1;
+}
+
+/* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float32_avx2(
-    const T_float32 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+    const T_float32 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
+    vi *mxp, vi *mnp)
 {
     vi mxv = *mxp, mnv = *mnp;
+    const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < nc; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            vf f = vf_load_f32(cont[i] + j);
-            vi a = vi_absbits(f);
-            mxv = vi_max_u32(mxv, a);
-            mnv = vi_min_u32(mnv, vi_dec(a));
-            s0 = vd_add(s0, VF_LO_float32(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_float32(f, cont[i] + j));
-        }
+        vd s0, s1;
+        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
@@ -4747,11 +4831,114 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float32_a
     *mnp = mnv;
 }
 
+/* Whether mean_bymul rounds as S / n does, for a unit of n inputs that
+ * passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. For n a
+ * power of two, S * (1 / n) is exact. Not a power of two (n >= 3): q = RN(S * RN(1 / n)) is within 1.6 of
+ * its ulps of S / n, so r = q * n - S is a multiple of ulp(q) (n is an
+ * integer, |S| > |q|) below 2^53 of them: fma(q, n, -S) is exact, and
+ * q' = fma(-r, rn, q) is RN(S / n + e), |e| < 2^-51 ulp(q). The unit
+ * passed narrow_sum_exact, so its values are multiples of 2^g >= n *
+ * 2^(m - 52), |S / n| < 2^(m + 1) (m the largest value's exponent); S - n
+ * * M, for M a float32 midpoint (or FLT_MAX's upper one, the overflow
+ * threshold) next to S / n, is a multiple of min(2^g, ulp32(M) / 2): when
+ * it is not zero, |S / n - M| >= ulp(M) (the double's: ulp32(M) =
+ * 2^29 ulp(M) <= 2^(m - 23), n < 2^28), so q' is on S / n's side of every
+ * midpoint, and when it is zero q' = M, a tie (to even): q' rounds to
+ * float32 as S / n does. A zero S makes r +0.0 and -r * rn -0.0, which
+ * leaves either zero q as it is (-0.0 for a mean of -0.0s). That holds
+ * while S / n and q are in float32's normal range: every nonzero S is at
+ * least 2^g (the grid of the unit's values, below), so |S / n| >= 2^(g -
+ * cl); a unit where that can fall below 2^-125 takes the division and
+ * rounding to odd. */
+static inline int mean_bymul_ok_float32_avx2(int ninputs, uint32_t mn1)
+{
+    if ((ninputs & (ninputs - 1)) == 0) return 1;
+    int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149; /* n <= 2^cl */
+    if (mn1 != UINT32_MAX) {
+        int t = (int)((mn1 + 1) >> 23) - 127;
+        g = t - 23 < -149 ? -149 : t - 23;
+    }
+    return ninputs < (1 << 28) && g - cl >= -125;
+}
+
+/* RN(S / n) as float32 will round it, from an exact S (mean_bymul_ok). */
+VEC_TARGET __attribute__((always_inline)) static inline vd mean_bymul_float32_avx2(vd Sv, vd nv, vd rn, const int pow2)
+{
+    vd q = vd_mul(Sv, rn);
+    return pow2 ? q : vd_fnmadd(vd_fmsub(q, nv, Sv), rn, q);
+}
+
+/* mean_unit in one pass, for a unit whose output overlaps none of its
+ * inputs: each vector of outputs summed (mean_vsum), divided (mean_bymul)
+ * and stored at once, the unit's bound folded on the way and checked at the
+ * end, with the outputs before the first aligned vector (streamed stores)
+ * and after the last whole one summed aside and written once it passed.
+ * Returns 0 when the check or the multiply's range fails: the outputs
+ * written are then wrong, and the caller computes the unit again (its
+ * inputs are intact). Inlined with constant nc and hr. */
+VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_avx2(
+    const T_float32 *const *cont, const int nc, const int hr, const double *rsum, double bsum, uint32_t mx,
+    uint32_t mn1, int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst, int stream)
+{
+    const vd b = vd_set1(bsum), nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    vi mxv = vi_zero(), mnv = vi_ones();
+    vd s0, s1;
+    /* streamed: a line is written by streamed stores alone (one mixed with
+     * cached stores costs a read of it), so the outputs before the first
+     * VH_ALIGN-aligned one are the only ones left to cached stores */
+    const int nt = stream && ((uintptr_t)dst & 3) == 0 && w >= 2 * VF_N;
+    const int64_t j0 = nt ? (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4) : 0;
+    int64_t j = j0;
+    if (nt && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* half a vector on to a whole vector's alignment */
+        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
+        vh_stream((float *)dst + j, vh_from_vd(mean_bymul_float32_avx2(s0, nv, rn, pow2)));
+        j += VD_N;
+    }
+    for (; j + VF_N <= w; j += VF_N) {
+        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
+        vf f = vf_join(vh_from_vd(mean_bymul_float32_avx2(s0, nv, rn, pow2)),
+                       vh_from_vd(mean_bymul_float32_avx2(s1, nv, rn, pow2)));
+        if (nt) vf_stream((float *)dst + j, f);
+        else vf_store((float *)dst + j, f);
+    }
+    if (nt && j + VD_N <= w) { /* the last half vector: the upper half of the vector before */
+        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, j - VD_N, &s0, &s1, &mxv, &mnv);
+        vh_stream((float *)dst + j, vh_from_vd(mean_bymul_float32_avx2(s1, nv, rn, pow2)));
+        j += VD_N;
+    }
+    const int64_t j1 = j;
+    uint32_t vmx = vi_hmax_u32(mxv), vmn1 = vi_hmin_u32(mnv);
+    vec_zeroupper();
+    mx = vmx > mx ? vmx : mx;
+    mn1 = vmn1 < mn1 ? vmn1 : mn1;
+    double side[2 * VF_N]; /* the sums of outputs [0, j0) and [j1, w) */
+    int64_t ns = 0;
+    for (int64_t j = 0; j < w; j++) {
+        if (j == j0 && (j = j1) >= w) break;
+        double sj = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float32(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            sj += v;
+        }
+        side[ns++] = sj;
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32) || !mean_bymul_ok_float32_avx2(ninputs, mn1))
+        return 0;
+    ns = 0;
+    for (int64_t j = 0; j < j0; j++) dst[j] = store_float32(div_odd(side[ns++], (double)ninputs));
+    for (int64_t j = j1; j < w; j++) dst[j] = store_float32(div_odd(side[ns++], (double)ninputs));
+    return 1;
+}
+
 /* The vector form of mean_unit when every input is read contiguously or
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
 VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w,
-                                              T_float32 *dst, int stream)
+                                              T_float32 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
     vi mxv = vi_zero(), mnv = vi_ones();
@@ -4762,6 +4949,7 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
     double bsum = -0.0;
     uint32_t bmx = 0, bmn1 = UINT32_MAX;
     for (int i = 0; i < ninputs; i++) {
+        if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
             cont[ncont++] = src[i];
             continue;
@@ -4777,13 +4965,67 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
         bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
         bsum += v;
     }
+    const double *rsum = NULL;
+    if (rows) {
+        rsum = rows->sum;
+        bmx = rows->mx > bmx ? rows->mx : bmx;
+        bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
+    }
+    int apart = 1; /* the output overlaps no input: one pass */
+    for (int i = 0; apart && i < ninputs; i++) {
+        uintptr_t lo = (uintptr_t)src[i], hi = (uintptr_t)(src[i] + (sinner[i] ? w : 1));
+        apart = hi <= (uintptr_t)dst || (uintptr_t)(dst + w) <= lo;
+    }
+    if (apart) {
+        int done;
+        switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+        case 1:
+            done = mean_fused_float32_avx2(cont, 0, 1, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 2:
+            done = mean_fused_float32_avx2(cont, 1, 0, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 3:
+            done = mean_fused_float32_avx2(cont, 1, 1, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 4:
+            done = mean_fused_float32_avx2(cont, 2, 0, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 5:
+            done = mean_fused_float32_avx2(cont, 2, 1, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 6:
+            done = mean_fused_float32_avx2(cont, 3, 0, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 7:
+            done = mean_fused_float32_avx2(cont, 3, 1, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 8:
+            done = mean_fused_float32_avx2(cont, 4, 0, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 9:
+            done = mean_fused_float32_avx2(cont, 4, 1, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        default:
+            done = mean_fused_float32_avx2(cont, ncont, rsum != NULL, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst,
+                                             stream);
+            break;
+        }
+        if (done) return;
+        if (stream) _mm_sfence(); /* the streamed stores land before those that redo them */
+    }
     int64_t j = w / VF_N * VF_N;
-    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
-    case 1: mean_sums_float32_avx2(cont, 1, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_float32_avx2(cont, 2, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_float32_avx2(cont, 3, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_float32_avx2(cont, 4, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_float32_avx2(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+    case 1: mean_sums_float32_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_float32_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_float32_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_float32_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 5: mean_sums_float32_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 6: mean_sums_float32_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 7: mean_sums_float32_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 8: mean_sums_float32_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 9: mean_sums_float32_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_float32_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
     }
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     mx = bmx > mx ? bmx : mx;
@@ -4815,59 +5057,28 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
         for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
     else
         nt = 0;
-    /* Not a power of two (n >= 3): q = RN(S * RN(1 / n)) is within 1.6 of
-     * its ulps of S / n, so r = S - q * n is a multiple of ulp(q) (n is an
-     * integer, |S| > |q|) below 2^53 of them: fma(-q, n, S) is exact, and
-     * q' = fma(r, rn, q) is RN(S / n + e), |e| < 2^-51 ulp(q). The unit
-     * passed narrow_sum_exact, so its values are multiples of 2^g >= n *
-     * 2^(m - 52), |S / n| < 2^(m + 1) (m the largest value's exponent); S - n
-     * * M, for M a float32 midpoint (or FLT_MAX's upper one, the overflow
-     * threshold) next to S / n, is a multiple of min(2^g, ulp32(M) / 2): when
-     * it is not zero, |S / n - M| >= ulp(M) (the double's: ulp32(M) =
-     * 2^29 ulp(M) <= 2^(m - 23), n < 2^28), so q' is on S / n's side of every
-     * midpoint, and when it is zero q' = M, a tie (to even): q' rounds to
-     * float32 as S / n does. S = -0.0 keeps its sign (q's, ORed in; a
-     * nonzero q' has it too). That holds while S / n and q are in float32's
-     * normal range: every nonzero S is at least 2^g (the grid of the unit's
-     * values, below), so |S / n| >= 2^(g - cl); a unit where that can fall
-     * below 2^-125 takes the division and rounding to odd. */
-    int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149; /* n <= 2^cl */
-    if (mn1 != UINT32_MAX) {
-        int t = (int)((mn1 + 1) >> 23) - 127;
-        g = t - 23 < -149 ? -149 : t - 23;
-    }
-    const int bymul = pow2 || (ninputs < (1 << 28) && g - cl >= -125);
-    const vd sign = vd_set1(-0.0);
+    const int bymul = mean_bymul_ok_float32_avx2(ninputs, mn1);
     /* VF_N outputs a step, so a streamed store fills a whole vector */
-#define MEAN_BYMUL_float32(Sv, q) do { \
-        (q) = vd_mul((Sv), rn); \
-        if (!pow2) \
-            (q) = vd_or(vd_fmadd(vd_fnmadd((q), nv, (Sv)), rn, (q)), vd_and((q), sign)); \
-    } while (0)
     if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
-        vd q;
-        MEAN_BYMUL_float32(vd_load(S + j), q);
+        vd q = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
         vh f = vh_from_vd(q);
         if (nt) vh_stream((float *)dst + j, f);
         else vh_store((float *)dst + j, f);
         j += VD_N;
     }
     for (; bymul && j + VF_N <= w; j += VF_N) {
-        vd q0, q1;
-        MEAN_BYMUL_float32(vd_load(S + j), q0);
-        MEAN_BYMUL_float32(vd_load(S + j + VD_N), q1);
+        vd q0 = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
+        vd q1 = mean_bymul_float32_avx2(vd_load(S + j + VD_N), nv, rn, pow2);
         vf f = vf_join(vh_from_vd(q0), vh_from_vd(q1));
         if (nt) vf_stream((float *)dst + j, f);
         else vf_store((float *)dst + j, f);
     }
     for (; bymul && j + VD_N <= w; j += VD_N) {
-        vd q;
-        MEAN_BYMUL_float32(vd_load(S + j), q);
+        vd q = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
         vh f = vh_from_vd(q);
         if (nt) vh_stream((float *)dst + j, f);
         else vh_store((float *)dst + j, f);
     }
-#undef MEAN_BYMUL_float32
     for (; j + VD_N <= w; j += VD_N) {
         vh f = vh_from_vd(div_odd_float32_avx2(vd_load(S + j), nv));
         if (nt) vh_stream((float *)dst + j, f);
@@ -5291,9 +5502,10 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_span_float64_a
 /* mean_unit of kernel_exact.c.j2 (the same results), every input read
  * contiguously or broadcast: mean_span. */
 VEC_TARGET static void mean_unit_float64_avx2(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
-                                              T_float64 *dst, int stream)
+                                              T_float64 *dst, int stream, const mean_rowsum *rows)
 {
     (void)stream;
+    (void)rows; /* never given: float64 sums are not summed ahead */
     if (ninputs > MEAN_VEC_MAX) {
         vec_zeroupper();
         mean_unit_float64(ninputs, src, sinner, w, dst);
@@ -5432,7 +5644,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vd_or
 #undef vd_and
 #undef vd_xor
-#undef vd_fmadd
+#undef vd_fmsub
 #undef vd_fnmadd
 #undef vd_abs
 #undef vd_above
@@ -5520,7 +5732,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vd_or _mm512_or_pd
 #define vd_and _mm512_and_pd
 #define vd_xor _mm512_xor_pd
-#define vd_fmadd _mm512_fmadd_pd
+#define vd_fmsub _mm512_fmsub_pd
 #define vd_fnmadd _mm512_fnmadd_pd
 #define vd_abs(a) _mm512_abs_pd(a)
 #define vd_above(a, b) _mm512_castsi512_pd(_mm512_movm_epi64(_mm512_cmp_pd_mask(vd_abs(a), (b), _CMP_NLE_UQ)))
@@ -5730,24 +5942,41 @@ VEC_TARGET static inline vd div_odd_float16_avx512(vd S, vd nv)
     return vd_from_bits(b);
 }
 
-/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
- * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
- * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+/* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
+ * + the nc contiguous inputs at j; their values' |x| bit patterns folded
+ * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float16_avx512(
+    const T_float16 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
+    vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    if (hr) {
+        a0 = vd_add(a0, vd_load(rsum + j));
+        a1 = vd_add(a1, vd_load(rsum + j + VD_N));
+    }
+    for (int i = 0; i < nc; i++) {
+        PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+        vf f = vf_load_f16(cont[i] + j);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, VF_LO_float16(f, cont[i] + j));
+        a1 = vd_add(a1, VF_HI_float16(f, cont[i] + j));
+    }
+    *s0 = a0;
+    *s1 = a1;
+}
+
+/* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_avx512(
-    const T_float16 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+    const T_float16 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
+    vi *mxp, vi *mnp)
 {
     vi mxv = *mxp, mnv = *mnp;
+    const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < nc; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            vf f = vf_load_f16(cont[i] + j);
-            vi a = vi_absbits(f);
-            mxv = vi_max_u32(mxv, a);
-            mnv = vi_min_u32(mnv, vi_dec(a));
-            s0 = vd_add(s0, VF_LO_float16(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_float16(f, cont[i] + j));
-        }
+        vd s0, s1;
+        mean_vsum_float16_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
@@ -5759,7 +5988,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_a
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
 VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w,
-                                              T_float16 *dst, int stream)
+                                              T_float16 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
     vi mxv = vi_zero(), mnv = vi_ones();
@@ -5770,6 +5999,7 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
     double bsum = -0.0;
     uint32_t bmx = 0, bmn1 = UINT32_MAX;
     for (int i = 0; i < ninputs; i++) {
+        if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
             cont[ncont++] = src[i];
             continue;
@@ -5785,13 +6015,24 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
         bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
         bsum += v;
     }
+    const double *rsum = NULL;
+    if (rows) {
+        rsum = rows->sum;
+        bmx = rows->mx > bmx ? rows->mx : bmx;
+        bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
+    }
     int64_t j = w / VF_N * VF_N;
-    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
-    case 1: mean_sums_float16_avx512(cont, 1, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_float16_avx512(cont, 2, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_float16_avx512(cont, 3, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_float16_avx512(cont, 4, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_float16_avx512(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+    case 1: mean_sums_float16_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_float16_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_float16_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_float16_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 5: mean_sums_float16_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 6: mean_sums_float16_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 7: mean_sums_float16_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 8: mean_sums_float16_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 9: mean_sums_float16_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_float16_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
     }
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     mx = bmx > mx ? bmx : mx;
@@ -6173,24 +6414,41 @@ VEC_TARGET static inline vd div_odd_bfloat16_avx512(vd S, vd nv)
     return vd_from_bits(b);
 }
 
-/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
- * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
- * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+/* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
+ * + the nc contiguous inputs at j; their values' |x| bit patterns folded
+ * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_bfloat16_avx512(
+    const T_bfloat16 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
+    vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    if (hr) {
+        a0 = vd_add(a0, vd_load(rsum + j));
+        a1 = vd_add(a1, vd_load(rsum + j + VD_N));
+    }
+    for (int i = 0; i < nc; i++) {
+        PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+        vf f = vf_load_bf16(cont[i] + j);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, VF_LO_bfloat16(f, cont[i] + j));
+        a1 = vd_add(a1, VF_HI_bfloat16(f, cont[i] + j));
+    }
+    *s0 = a0;
+    *s1 = a1;
+}
+
+/* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_avx512(
-    const T_bfloat16 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+    const T_bfloat16 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
+    vi *mxp, vi *mnp)
 {
     vi mxv = *mxp, mnv = *mnp;
+    const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < nc; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            vf f = vf_load_bf16(cont[i] + j);
-            vi a = vi_absbits(f);
-            mxv = vi_max_u32(mxv, a);
-            mnv = vi_min_u32(mnv, vi_dec(a));
-            s0 = vd_add(s0, VF_LO_bfloat16(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_bfloat16(f, cont[i] + j));
-        }
+        vd s0, s1;
+        mean_vsum_bfloat16_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
@@ -6202,7 +6460,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
 VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w,
-                                              T_bfloat16 *dst, int stream)
+                                              T_bfloat16 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
     vi mxv = vi_zero(), mnv = vi_ones();
@@ -6213,6 +6471,7 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
     double bsum = -0.0;
     uint32_t bmx = 0, bmn1 = UINT32_MAX;
     for (int i = 0; i < ninputs; i++) {
+        if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
             cont[ncont++] = src[i];
             continue;
@@ -6228,13 +6487,24 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
         bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
         bsum += v;
     }
+    const double *rsum = NULL;
+    if (rows) {
+        rsum = rows->sum;
+        bmx = rows->mx > bmx ? rows->mx : bmx;
+        bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
+    }
     int64_t j = w / VF_N * VF_N;
-    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
-    case 1: mean_sums_bfloat16_avx512(cont, 1, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_bfloat16_avx512(cont, 2, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_bfloat16_avx512(cont, 3, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_bfloat16_avx512(cont, 4, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_bfloat16_avx512(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+    case 1: mean_sums_bfloat16_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_bfloat16_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_bfloat16_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_bfloat16_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 5: mean_sums_bfloat16_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 6: mean_sums_bfloat16_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 7: mean_sums_bfloat16_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 8: mean_sums_bfloat16_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 9: mean_sums_bfloat16_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_bfloat16_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
     }
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     mx = bmx > mx ? bmx : mx;
@@ -6613,24 +6883,41 @@ VEC_TARGET static inline vd div_odd_float32_avx512(vd S, vd nv)
     return vd_from_bits(b);
 }
 
-/* S[j] = bsum + the sum over the nc contiguous inputs at j, for j < wv (a
- * multiple of VF_N), VF_N outputs at a time; the values' |x| bit patterns
- * folded into *mxp (max) and *mnp (min of |x| - 1). Inlined with a constant nc. */
+/* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
+ * + the nc contiguous inputs at j; their values' |x| bit patterns folded
+ * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float32_avx512(
+    const T_float32 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
+    vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    if (hr) {
+        a0 = vd_add(a0, vd_load(rsum + j));
+        a1 = vd_add(a1, vd_load(rsum + j + VD_N));
+    }
+    for (int i = 0; i < nc; i++) {
+        PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
+        vf f = vf_load_f32(cont[i] + j);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, VF_LO_float32(f, cont[i] + j));
+        a1 = vd_add(a1, VF_HI_float32(f, cont[i] + j));
+    }
+    *s0 = a0;
+    *s1 = a1;
+}
+
+/* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float32_avx512(
-    const T_float32 *const *cont, const int nc, int64_t wv, double bsum, double *S, vi *mxp, vi *mnp)
+    const T_float32 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
+    vi *mxp, vi *mnp)
 {
     vi mxv = *mxp, mnv = *mnp;
+    const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
-        vd s0 = vd_set1(bsum), s1 = s0;
-        for (int i = 0; i < nc; i++) {
-            PREFETCH_AT(cont[i] + j, PREFETCH_BYTES);
-            vf f = vf_load_f32(cont[i] + j);
-            vi a = vi_absbits(f);
-            mxv = vi_max_u32(mxv, a);
-            mnv = vi_min_u32(mnv, vi_dec(a));
-            s0 = vd_add(s0, VF_LO_float32(f, cont[i] + j));
-            s1 = vd_add(s1, VF_HI_float32(f, cont[i] + j));
-        }
+        vd s0, s1;
+        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
@@ -6638,11 +6925,114 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float32_a
     *mnp = mnv;
 }
 
+/* Whether mean_bymul rounds as S / n does, for a unit of n inputs that
+ * passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. For n a
+ * power of two, S * (1 / n) is exact. Not a power of two (n >= 3): q = RN(S * RN(1 / n)) is within 1.6 of
+ * its ulps of S / n, so r = q * n - S is a multiple of ulp(q) (n is an
+ * integer, |S| > |q|) below 2^53 of them: fma(q, n, -S) is exact, and
+ * q' = fma(-r, rn, q) is RN(S / n + e), |e| < 2^-51 ulp(q). The unit
+ * passed narrow_sum_exact, so its values are multiples of 2^g >= n *
+ * 2^(m - 52), |S / n| < 2^(m + 1) (m the largest value's exponent); S - n
+ * * M, for M a float32 midpoint (or FLT_MAX's upper one, the overflow
+ * threshold) next to S / n, is a multiple of min(2^g, ulp32(M) / 2): when
+ * it is not zero, |S / n - M| >= ulp(M) (the double's: ulp32(M) =
+ * 2^29 ulp(M) <= 2^(m - 23), n < 2^28), so q' is on S / n's side of every
+ * midpoint, and when it is zero q' = M, a tie (to even): q' rounds to
+ * float32 as S / n does. A zero S makes r +0.0 and -r * rn -0.0, which
+ * leaves either zero q as it is (-0.0 for a mean of -0.0s). That holds
+ * while S / n and q are in float32's normal range: every nonzero S is at
+ * least 2^g (the grid of the unit's values, below), so |S / n| >= 2^(g -
+ * cl); a unit where that can fall below 2^-125 takes the division and
+ * rounding to odd. */
+static inline int mean_bymul_ok_float32_avx512(int ninputs, uint32_t mn1)
+{
+    if ((ninputs & (ninputs - 1)) == 0) return 1;
+    int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149; /* n <= 2^cl */
+    if (mn1 != UINT32_MAX) {
+        int t = (int)((mn1 + 1) >> 23) - 127;
+        g = t - 23 < -149 ? -149 : t - 23;
+    }
+    return ninputs < (1 << 28) && g - cl >= -125;
+}
+
+/* RN(S / n) as float32 will round it, from an exact S (mean_bymul_ok). */
+VEC_TARGET __attribute__((always_inline)) static inline vd mean_bymul_float32_avx512(vd Sv, vd nv, vd rn, const int pow2)
+{
+    vd q = vd_mul(Sv, rn);
+    return pow2 ? q : vd_fnmadd(vd_fmsub(q, nv, Sv), rn, q);
+}
+
+/* mean_unit in one pass, for a unit whose output overlaps none of its
+ * inputs: each vector of outputs summed (mean_vsum), divided (mean_bymul)
+ * and stored at once, the unit's bound folded on the way and checked at the
+ * end, with the outputs before the first aligned vector (streamed stores)
+ * and after the last whole one summed aside and written once it passed.
+ * Returns 0 when the check or the multiply's range fails: the outputs
+ * written are then wrong, and the caller computes the unit again (its
+ * inputs are intact). Inlined with constant nc and hr. */
+VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_avx512(
+    const T_float32 *const *cont, const int nc, const int hr, const double *rsum, double bsum, uint32_t mx,
+    uint32_t mn1, int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst, int stream)
+{
+    const vd b = vd_set1(bsum), nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    vi mxv = vi_zero(), mnv = vi_ones();
+    vd s0, s1;
+    /* streamed: a line is written by streamed stores alone (one mixed with
+     * cached stores costs a read of it), so the outputs before the first
+     * VH_ALIGN-aligned one are the only ones left to cached stores */
+    const int nt = stream && ((uintptr_t)dst & 3) == 0 && w >= 2 * VF_N;
+    const int64_t j0 = nt ? (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4) : 0;
+    int64_t j = j0;
+    if (nt && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* half a vector on to a whole vector's alignment */
+        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
+        vh_stream((float *)dst + j, vh_from_vd(mean_bymul_float32_avx512(s0, nv, rn, pow2)));
+        j += VD_N;
+    }
+    for (; j + VF_N <= w; j += VF_N) {
+        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
+        vf f = vf_join(vh_from_vd(mean_bymul_float32_avx512(s0, nv, rn, pow2)),
+                       vh_from_vd(mean_bymul_float32_avx512(s1, nv, rn, pow2)));
+        if (nt) vf_stream((float *)dst + j, f);
+        else vf_store((float *)dst + j, f);
+    }
+    if (nt && j + VD_N <= w) { /* the last half vector: the upper half of the vector before */
+        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, j - VD_N, &s0, &s1, &mxv, &mnv);
+        vh_stream((float *)dst + j, vh_from_vd(mean_bymul_float32_avx512(s1, nv, rn, pow2)));
+        j += VD_N;
+    }
+    const int64_t j1 = j;
+    uint32_t vmx = vi_hmax_u32(mxv), vmn1 = vi_hmin_u32(mnv);
+    vec_zeroupper();
+    mx = vmx > mx ? vmx : mx;
+    mn1 = vmn1 < mn1 ? vmn1 : mn1;
+    double side[2 * VF_N]; /* the sums of outputs [0, j0) and [j1, w) */
+    int64_t ns = 0;
+    for (int64_t j = 0; j < w; j++) {
+        if (j == j0 && (j = j1) >= w) break;
+        double sj = -0.0;
+        for (int i = 0; i < ninputs; i++) {
+            double v = LOAD_float32(src[i][j * sinner[i]]);
+            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+            mx = a > mx ? a : mx;
+            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            sj += v;
+        }
+        side[ns++] = sj;
+    }
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32) || !mean_bymul_ok_float32_avx512(ninputs, mn1))
+        return 0;
+    ns = 0;
+    for (int64_t j = 0; j < j0; j++) dst[j] = store_float32(div_odd(side[ns++], (double)ninputs));
+    for (int64_t j = j1; j < w; j++) dst[j] = store_float32(div_odd(side[ns++], (double)ninputs));
+    return 1;
+}
+
 /* The vector form of mean_unit when every input is read contiguously or
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
 VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w,
-                                              T_float32 *dst, int stream)
+                                              T_float32 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
     vi mxv = vi_zero(), mnv = vi_ones();
@@ -6653,6 +7043,7 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
     double bsum = -0.0;
     uint32_t bmx = 0, bmn1 = UINT32_MAX;
     for (int i = 0; i < ninputs; i++) {
+        if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
             cont[ncont++] = src[i];
             continue;
@@ -6668,13 +7059,67 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
         bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
         bsum += v;
     }
+    const double *rsum = NULL;
+    if (rows) {
+        rsum = rows->sum;
+        bmx = rows->mx > bmx ? rows->mx : bmx;
+        bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
+    }
+    int apart = 1; /* the output overlaps no input: one pass */
+    for (int i = 0; apart && i < ninputs; i++) {
+        uintptr_t lo = (uintptr_t)src[i], hi = (uintptr_t)(src[i] + (sinner[i] ? w : 1));
+        apart = hi <= (uintptr_t)dst || (uintptr_t)(dst + w) <= lo;
+    }
+    if (apart) {
+        int done;
+        switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+        case 1:
+            done = mean_fused_float32_avx512(cont, 0, 1, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 2:
+            done = mean_fused_float32_avx512(cont, 1, 0, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 3:
+            done = mean_fused_float32_avx512(cont, 1, 1, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 4:
+            done = mean_fused_float32_avx512(cont, 2, 0, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 5:
+            done = mean_fused_float32_avx512(cont, 2, 1, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 6:
+            done = mean_fused_float32_avx512(cont, 3, 0, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 7:
+            done = mean_fused_float32_avx512(cont, 3, 1, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 8:
+            done = mean_fused_float32_avx512(cont, 4, 0, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        case 9:
+            done = mean_fused_float32_avx512(cont, 4, 1, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst, stream);
+            break;
+        default:
+            done = mean_fused_float32_avx512(cont, ncont, rsum != NULL, rsum, bsum, bmx, bmn1, ninputs, src, sinner, w, dst,
+                                             stream);
+            break;
+        }
+        if (done) return;
+        if (stream) _mm_sfence(); /* the streamed stores land before those that redo them */
+    }
     int64_t j = w / VF_N * VF_N;
-    switch (ncont) { /* a constant count each: the loop over the inputs unrolled */
-    case 1: mean_sums_float32_avx512(cont, 1, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_float32_avx512(cont, 2, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_float32_avx512(cont, 3, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_float32_avx512(cont, 4, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_float32_avx512(cont, ncont, j, bsum, S, &mxv, &mnv); break;
+    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+    case 1: mean_sums_float32_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 2: mean_sums_float32_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 3: mean_sums_float32_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 4: mean_sums_float32_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 5: mean_sums_float32_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 6: mean_sums_float32_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 7: mean_sums_float32_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 8: mean_sums_float32_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
+    case 9: mean_sums_float32_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
+    default: mean_sums_float32_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
     }
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     mx = bmx > mx ? bmx : mx;
@@ -6706,59 +7151,28 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
         for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
     else
         nt = 0;
-    /* Not a power of two (n >= 3): q = RN(S * RN(1 / n)) is within 1.6 of
-     * its ulps of S / n, so r = S - q * n is a multiple of ulp(q) (n is an
-     * integer, |S| > |q|) below 2^53 of them: fma(-q, n, S) is exact, and
-     * q' = fma(r, rn, q) is RN(S / n + e), |e| < 2^-51 ulp(q). The unit
-     * passed narrow_sum_exact, so its values are multiples of 2^g >= n *
-     * 2^(m - 52), |S / n| < 2^(m + 1) (m the largest value's exponent); S - n
-     * * M, for M a float32 midpoint (or FLT_MAX's upper one, the overflow
-     * threshold) next to S / n, is a multiple of min(2^g, ulp32(M) / 2): when
-     * it is not zero, |S / n - M| >= ulp(M) (the double's: ulp32(M) =
-     * 2^29 ulp(M) <= 2^(m - 23), n < 2^28), so q' is on S / n's side of every
-     * midpoint, and when it is zero q' = M, a tie (to even): q' rounds to
-     * float32 as S / n does. S = -0.0 keeps its sign (q's, ORed in; a
-     * nonzero q' has it too). That holds while S / n and q are in float32's
-     * normal range: every nonzero S is at least 2^g (the grid of the unit's
-     * values, below), so |S / n| >= 2^(g - cl); a unit where that can fall
-     * below 2^-125 takes the division and rounding to odd. */
-    int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149; /* n <= 2^cl */
-    if (mn1 != UINT32_MAX) {
-        int t = (int)((mn1 + 1) >> 23) - 127;
-        g = t - 23 < -149 ? -149 : t - 23;
-    }
-    const int bymul = pow2 || (ninputs < (1 << 28) && g - cl >= -125);
-    const vd sign = vd_set1(-0.0);
+    const int bymul = mean_bymul_ok_float32_avx512(ninputs, mn1);
     /* VF_N outputs a step, so a streamed store fills a whole vector */
-#define MEAN_BYMUL_float32(Sv, q) do { \
-        (q) = vd_mul((Sv), rn); \
-        if (!pow2) \
-            (q) = vd_or(vd_fmadd(vd_fnmadd((q), nv, (Sv)), rn, (q)), vd_and((q), sign)); \
-    } while (0)
     if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
-        vd q;
-        MEAN_BYMUL_float32(vd_load(S + j), q);
+        vd q = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
         vh f = vh_from_vd(q);
         if (nt) vh_stream((float *)dst + j, f);
         else vh_store((float *)dst + j, f);
         j += VD_N;
     }
     for (; bymul && j + VF_N <= w; j += VF_N) {
-        vd q0, q1;
-        MEAN_BYMUL_float32(vd_load(S + j), q0);
-        MEAN_BYMUL_float32(vd_load(S + j + VD_N), q1);
+        vd q0 = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
+        vd q1 = mean_bymul_float32_avx512(vd_load(S + j + VD_N), nv, rn, pow2);
         vf f = vf_join(vh_from_vd(q0), vh_from_vd(q1));
         if (nt) vf_stream((float *)dst + j, f);
         else vf_store((float *)dst + j, f);
     }
     for (; bymul && j + VD_N <= w; j += VD_N) {
-        vd q;
-        MEAN_BYMUL_float32(vd_load(S + j), q);
+        vd q = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
         vh f = vh_from_vd(q);
         if (nt) vh_stream((float *)dst + j, f);
         else vh_store((float *)dst + j, f);
     }
-#undef MEAN_BYMUL_float32
     for (; j + VD_N <= w; j += VD_N) {
         vh f = vh_from_vd(div_odd_float32_avx512(vd_load(S + j), nv));
         if (nt) vh_stream((float *)dst + j, f);
@@ -7182,9 +7596,10 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_span_float64_a
 /* mean_unit of kernel_exact.c.j2 (the same results), every input read
  * contiguously or broadcast: mean_span. */
 VEC_TARGET static void mean_unit_float64_avx512(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
-                                              T_float64 *dst, int stream)
+                                              T_float64 *dst, int stream, const mean_rowsum *rows)
 {
     (void)stream;
+    (void)rows; /* never given: float64 sums are not summed ahead */
     if (ninputs > MEAN_VEC_MAX) {
         vec_zeroupper();
         mean_unit_float64(ninputs, src, sinner, w, dst);
@@ -7323,7 +7738,7 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vd_or
 #undef vd_and
 #undef vd_xor
-#undef vd_fmadd
+#undef vd_fmsub
 #undef vd_fnmadd
 #undef vd_abs
 #undef vd_above
@@ -7421,16 +7836,16 @@ static void add_rows_float16_dispatch(rowacc_float16 *r, const T_float16 *x, int
 
 /* only when ISA_LEVEL_float16 > 0 */
 static void mean_unit_float16_dispatch(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w,
-                                      T_float16 *dst, int stream)
+                                      T_float16 *dst, int stream, const mean_rowsum *rows)
 {
     switch (ISA_LEVEL_float16) {
     case 2:
         if (w >= 16) {
-            mean_unit_float16_avx512(ninputs, src, sinner, w, dst, stream);
+            mean_unit_float16_avx512(ninputs, src, sinner, w, dst, stream, rows);
             return;
         }
         /* fall through */
-    default: mean_unit_float16_avx2(ninputs, src, sinner, w, dst, stream); return;
+    default: mean_unit_float16_avx2(ninputs, src, sinner, w, dst, stream, rows); return;
     }
 }
 #define MEAN_UNIT_VEC_float16 mean_unit_float16_dispatch
@@ -7469,16 +7884,16 @@ static void add_rows_bfloat16_dispatch(rowacc_bfloat16 *r, const T_bfloat16 *x, 
 
 /* only when ISA_LEVEL_bfloat16 > 0 */
 static void mean_unit_bfloat16_dispatch(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w,
-                                      T_bfloat16 *dst, int stream)
+                                      T_bfloat16 *dst, int stream, const mean_rowsum *rows)
 {
     switch (ISA_LEVEL_bfloat16) {
     case 2:
         if (w >= 16) {
-            mean_unit_bfloat16_avx512(ninputs, src, sinner, w, dst, stream);
+            mean_unit_bfloat16_avx512(ninputs, src, sinner, w, dst, stream, rows);
             return;
         }
         /* fall through */
-    default: mean_unit_bfloat16_avx2(ninputs, src, sinner, w, dst, stream); return;
+    default: mean_unit_bfloat16_avx2(ninputs, src, sinner, w, dst, stream, rows); return;
     }
 }
 #define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_dispatch
@@ -7517,16 +7932,16 @@ static void add_rows_float32_dispatch(rowacc_float32 *r, const T_float32 *x, int
 
 /* only when ISA_LEVEL_float32 > 0 */
 static void mean_unit_float32_dispatch(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w,
-                                      T_float32 *dst, int stream)
+                                      T_float32 *dst, int stream, const mean_rowsum *rows)
 {
     switch (ISA_LEVEL_float32) {
     case 2:
         if (w >= 16) {
-            mean_unit_float32_avx512(ninputs, src, sinner, w, dst, stream);
+            mean_unit_float32_avx512(ninputs, src, sinner, w, dst, stream, rows);
             return;
         }
         /* fall through */
-    default: mean_unit_float32_avx2(ninputs, src, sinner, w, dst, stream); return;
+    default: mean_unit_float32_avx2(ninputs, src, sinner, w, dst, stream, rows); return;
     }
 }
 #define MEAN_UNIT_VEC_float32 mean_unit_float32_dispatch
@@ -7565,16 +7980,16 @@ static void add_rows_float64_dispatch(rowacc_float64 *r, const T_float64 *x, int
 
 /* only when ISA_LEVEL_float64 > 0 */
 static void mean_unit_float64_dispatch(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
-                                      T_float64 *dst, int stream)
+                                      T_float64 *dst, int stream, const mean_rowsum *rows)
 {
     switch (ISA_LEVEL_float64) {
     case 2:
         if (w >= 8) {
-            mean_unit_float64_avx512(ninputs, src, sinner, w, dst, stream);
+            mean_unit_float64_avx512(ninputs, src, sinner, w, dst, stream, rows);
             return;
         }
         /* fall through */
-    default: mean_unit_float64_avx2(ninputs, src, sinner, w, dst, stream); return;
+    default: mean_unit_float64_avx2(ninputs, src, sinner, w, dst, stream, rows); return;
     }
 }
 #define MEAN_UNIT_VEC_float64 mean_unit_float64_dispatch
@@ -13171,6 +13586,49 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
         vec = sinner == 0 || sinner == 1;
     }
 #endif
+    /* bias rows: inputs broadcast along every dim but the inner one, read
+     * alike by every output row, summed once here (mean_rowsum) */
+    double *rowsum = NULL;
+    uint32_t *rowbound = NULL; /* per tile: max |x| bits, min |x| bits - 1 */
+    uint8_t *taken = NULL;
+    int nrow = 0;
+    for (int i = 0; vec && nd >= 2 && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++) {
+        const int64_t *s = strides + (int64_t)i * nd;
+        int row = s[nd - 1] == 1;
+        for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
+        nrow += row;
+    }
+    if (nrow > 0) {
+        rowsum = (double *)malloc((size_t)L * sizeof *rowsum);
+        rowbound = (uint32_t *)malloc((size_t)ntiles * 2 * sizeof *rowbound);
+        taken = (uint8_t *)calloc((size_t)ninputs, 1);
+        if (!rowsum || !rowbound || !taken) {
+            free(rowsum);
+            free(rowbound);
+            free(taken);
+            free(strides);
+            return MEANCLI_E_NOMEM;
+        }
+        for (int64_t j = 0; j < L; j++) rowsum[j] = -0.0;
+        for (int64_t t = 0; t < ntiles; t++) {
+            rowbound[2 * t] = 0;
+            rowbound[2 * t + 1] = UINT32_MAX;
+        }
+        for (int i = 0; i < ninputs; i++) {
+            const int64_t *s = strides + (int64_t)i * nd;
+            int row = s[nd - 1] == 1;
+            for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
+            if (!row) continue;
+            taken[i] = 1;
+            for (int64_t j = 0; j < L; j++) {
+                double v = LOAD_float16(x[i][j]);
+                uint32_t a = f32_to_bits((float)v) & 0x7fffffffu, *b = rowbound + 2 * (j / TILE);
+                b[0] = a > b[0] ? a : b[0];
+                b[1] = a - 1u < b[1] ? a - 1u : b[1];
+                rowsum[j] += v;
+            }
+        }
+    }
     int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -13204,9 +13662,11 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
                     src[i] = x[i] + off + t * TILE * sin[i];
                 }
 #ifdef MEAN_UNIT_VEC_float16
-                if (vec)
-                    MEAN_UNIT_VEC_float16(ninputs, src, sin, w, y + o * L + t * TILE, stream);
-                else
+                if (vec) {
+                    mean_rowsum rt = {rowsum ? rowsum + t * TILE : NULL, rowsum ? rowbound[2 * t] : 0,
+                                      rowsum ? rowbound[2 * t + 1] : 0, taken};
+                    MEAN_UNIT_VEC_float16(ninputs, src, sin, w, y + o * L + t * TILE, stream, rowsum ? &rt : NULL);
+                } else
 #endif
                     mean_unit_float16(ninputs, src, sin, w, y + o * L + t * TILE);
                 if (++t == ntiles) { /* the next output row */
@@ -13227,6 +13687,9 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     }
     (void)vec;
     (void)stream;
+    free(rowsum);
+    free(rowbound);
+    free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
@@ -13298,6 +13761,49 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
         vec = sinner == 0 || sinner == 1;
     }
 #endif
+    /* bias rows: inputs broadcast along every dim but the inner one, read
+     * alike by every output row, summed once here (mean_rowsum) */
+    double *rowsum = NULL;
+    uint32_t *rowbound = NULL; /* per tile: max |x| bits, min |x| bits - 1 */
+    uint8_t *taken = NULL;
+    int nrow = 0;
+    for (int i = 0; vec && nd >= 2 && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++) {
+        const int64_t *s = strides + (int64_t)i * nd;
+        int row = s[nd - 1] == 1;
+        for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
+        nrow += row;
+    }
+    if (nrow > 0) {
+        rowsum = (double *)malloc((size_t)L * sizeof *rowsum);
+        rowbound = (uint32_t *)malloc((size_t)ntiles * 2 * sizeof *rowbound);
+        taken = (uint8_t *)calloc((size_t)ninputs, 1);
+        if (!rowsum || !rowbound || !taken) {
+            free(rowsum);
+            free(rowbound);
+            free(taken);
+            free(strides);
+            return MEANCLI_E_NOMEM;
+        }
+        for (int64_t j = 0; j < L; j++) rowsum[j] = -0.0;
+        for (int64_t t = 0; t < ntiles; t++) {
+            rowbound[2 * t] = 0;
+            rowbound[2 * t + 1] = UINT32_MAX;
+        }
+        for (int i = 0; i < ninputs; i++) {
+            const int64_t *s = strides + (int64_t)i * nd;
+            int row = s[nd - 1] == 1;
+            for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
+            if (!row) continue;
+            taken[i] = 1;
+            for (int64_t j = 0; j < L; j++) {
+                double v = LOAD_bfloat16(x[i][j]);
+                uint32_t a = f32_to_bits((float)v) & 0x7fffffffu, *b = rowbound + 2 * (j / TILE);
+                b[0] = a > b[0] ? a : b[0];
+                b[1] = a - 1u < b[1] ? a - 1u : b[1];
+                rowsum[j] += v;
+            }
+        }
+    }
     int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -13331,9 +13837,11 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
                     src[i] = x[i] + off + t * TILE * sin[i];
                 }
 #ifdef MEAN_UNIT_VEC_bfloat16
-                if (vec)
-                    MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE, stream);
-                else
+                if (vec) {
+                    mean_rowsum rt = {rowsum ? rowsum + t * TILE : NULL, rowsum ? rowbound[2 * t] : 0,
+                                      rowsum ? rowbound[2 * t + 1] : 0, taken};
+                    MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE, stream, rowsum ? &rt : NULL);
+                } else
 #endif
                     mean_unit_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
                 if (++t == ntiles) { /* the next output row */
@@ -13354,6 +13862,9 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     }
     (void)vec;
     (void)stream;
+    free(rowsum);
+    free(rowbound);
+    free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
@@ -13425,6 +13936,49 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
         vec = sinner == 0 || sinner == 1;
     }
 #endif
+    /* bias rows: inputs broadcast along every dim but the inner one, read
+     * alike by every output row, summed once here (mean_rowsum) */
+    double *rowsum = NULL;
+    uint32_t *rowbound = NULL; /* per tile: max |x| bits, min |x| bits - 1 */
+    uint8_t *taken = NULL;
+    int nrow = 0;
+    for (int i = 0; vec && nd >= 2 && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++) {
+        const int64_t *s = strides + (int64_t)i * nd;
+        int row = s[nd - 1] == 1;
+        for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
+        nrow += row;
+    }
+    if (nrow > 0) {
+        rowsum = (double *)malloc((size_t)L * sizeof *rowsum);
+        rowbound = (uint32_t *)malloc((size_t)ntiles * 2 * sizeof *rowbound);
+        taken = (uint8_t *)calloc((size_t)ninputs, 1);
+        if (!rowsum || !rowbound || !taken) {
+            free(rowsum);
+            free(rowbound);
+            free(taken);
+            free(strides);
+            return MEANCLI_E_NOMEM;
+        }
+        for (int64_t j = 0; j < L; j++) rowsum[j] = -0.0;
+        for (int64_t t = 0; t < ntiles; t++) {
+            rowbound[2 * t] = 0;
+            rowbound[2 * t + 1] = UINT32_MAX;
+        }
+        for (int i = 0; i < ninputs; i++) {
+            const int64_t *s = strides + (int64_t)i * nd;
+            int row = s[nd - 1] == 1;
+            for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
+            if (!row) continue;
+            taken[i] = 1;
+            for (int64_t j = 0; j < L; j++) {
+                double v = LOAD_float32(x[i][j]);
+                uint32_t a = f32_to_bits((float)v) & 0x7fffffffu, *b = rowbound + 2 * (j / TILE);
+                b[0] = a > b[0] ? a : b[0];
+                b[1] = a - 1u < b[1] ? a - 1u : b[1];
+                rowsum[j] += v;
+            }
+        }
+    }
     int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -13458,9 +14012,11 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
                     src[i] = x[i] + off + t * TILE * sin[i];
                 }
 #ifdef MEAN_UNIT_VEC_float32
-                if (vec)
-                    MEAN_UNIT_VEC_float32(ninputs, src, sin, w, y + o * L + t * TILE, stream);
-                else
+                if (vec) {
+                    mean_rowsum rt = {rowsum ? rowsum + t * TILE : NULL, rowsum ? rowbound[2 * t] : 0,
+                                      rowsum ? rowbound[2 * t + 1] : 0, taken};
+                    MEAN_UNIT_VEC_float32(ninputs, src, sin, w, y + o * L + t * TILE, stream, rowsum ? &rt : NULL);
+                } else
 #endif
                     mean_unit_float32(ninputs, src, sin, w, y + o * L + t * TILE);
                 if (++t == ntiles) { /* the next output row */
@@ -13481,6 +14037,9 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     }
     (void)vec;
     (void)stream;
+    free(rowsum);
+    free(rowbound);
+    free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
@@ -13552,6 +14111,11 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
         vec = sinner == 0 || sinner == 1;
     }
 #endif
+    /* bias rows: inputs broadcast along every dim but the inner one, read
+     * alike by every output row, summed once here (mean_rowsum) */
+    double *rowsum = NULL;
+    uint32_t *rowbound = NULL; /* per tile: max |x| bits, min |x| bits - 1 */
+    uint8_t *taken = NULL;
     int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -13585,9 +14149,11 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
                     src[i] = x[i] + off + t * TILE * sin[i];
                 }
 #ifdef MEAN_UNIT_VEC_float64
-                if (vec)
-                    MEAN_UNIT_VEC_float64(ninputs, src, sin, w, y + o * L + t * TILE, stream);
-                else
+                if (vec) {
+                    mean_rowsum rt = {rowsum ? rowsum + t * TILE : NULL, rowsum ? rowbound[2 * t] : 0,
+                                      rowsum ? rowbound[2 * t + 1] : 0, taken};
+                    MEAN_UNIT_VEC_float64(ninputs, src, sin, w, y + o * L + t * TILE, stream, rowsum ? &rt : NULL);
+                } else
 #endif
                     mean_unit_float64(ninputs, src, sin, w, y + o * L + t * TILE);
                 if (++t == ntiles) { /* the next output row */
@@ -13608,6 +14174,9 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     }
     (void)vec;
     (void)stream;
+    free(rowsum);
+    free(rowbound);
+    free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }

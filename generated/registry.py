@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "b3da2bd1a404a8a5bed42e0e4be57a8dcb8a82fcaa7b62d1315da0603e9a56a8"
+KERNEL_SOURCE_SHA256 = "fb85ca1992ac7f1fe6009cdf5dbb920b27f4d138c09f412a87050bfb5ee923d3"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

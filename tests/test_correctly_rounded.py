@@ -442,6 +442,59 @@ def test_mean_into_an_input_on_the_exact_path(dtype: str, k: int, isas: tuple[st
             assert same_bits(got, want), (name, n)
 
 
+def _bias_row_inputs(rng: np.random.Generator, dtype: str, rows: int, width: int) -> list[np.ndarray]:
+    """A full (rows, width) input x, two bias rows b1 and b2 (width,) and a
+    column c (rows, 1), float values of mean about 1, with: b1 far smaller
+    than the rest at 80 columns of the second tile (that tile's sums are not
+    exact in double; the others are), x cancelling b2 over the first 40
+    columns (to a small rest), and -0.0 in every input at columns 1000-1009
+    of row 0."""
+    np_dtype = oracles.DTYPES[dtype]
+    tiny = {"float16": 2.0**-20, "float64": 2.0**-600}.get(dtype, 2.0**-100)
+    x, b1, b2 = (rng.standard_normal(shape) + 1 for shape in ((rows, width), (width,), (width,)))
+    c = rng.standard_normal((rows, 1)) + 1
+    b1[520:600] = tiny
+    x[:, :40] = -b2[:40] + rng.standard_normal((rows, 40)) * 2.0**-8
+    if width > 1010:
+        for v in (x[0], b1, b2):
+            v[1000:1010] = -0.0
+        c[0] = -0.0
+    return [np.asarray(v).astype(np_dtype) for v in (x, b1, b2, c)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_mean_of_bias_rows(dtype: str, isas: tuple[str, ...]) -> None:
+    """Inputs broadcast along every dim but the inner one (bias rows) are
+    summed once per call, with their values' bound per column tile: rows of
+    1100 columns (tiles of 512, 512 and 76) where one tile's bias values
+    alone make its sums inexact, inputs that cancel the bias, -0.0 in every
+    input, 1 or 2 bias rows with and without a broadcast column, and a row
+    of 70000 columns (too wide to sum ahead). Cached and streamed stores,
+    in place into the full input and not; every instruction set, 1 and 2
+    threads."""
+    rng = np.random.default_rng(7)
+    x, b1, b2, c = _bias_row_inputs(rng, dtype, 6, 1100)
+    wide = _bias_row_inputs(rng, dtype, 2, 70000)
+    sets = [[x, b1], [x, b1, b2, c], [x, b2, c], [b1, c], [wide[0], wide[1]]]
+    wants = [mean_truth(xs) for xs in sets]
+    threshold = kernels.mean_stream_bytes()
+    try:
+        for name in isas:
+            kernels.use_isa(name)
+            for streamed in (False, True):
+                kernels.mean_stream_bytes(1 if streamed else threshold)
+                for xs, want in zip(sets, wants, strict=True):
+                    for threads in (1, 2):
+                        got = meancli.mean(*xs, threads=threads)
+                        assert same_bits(got, want), (name, streamed, threads, [v.shape for v in xs])
+                        if xs[0].shape == want.shape:
+                            inplace = xs[0].copy()
+                            assert meancli.mean(inplace, *xs[1:], out=inplace, threads=threads) is inplace
+                            assert same_bits(inplace, want), (name, streamed, threads, "in place")
+    finally:
+        kernels.mean_stream_bytes(threshold)
+
+
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 8, 64, 65])
 def test_float64_mean_lanes_at_their_limits(k: int, isas: tuple[str, ...]) -> None:
     """float64 Mean splits each output's values against sigmas of its own
