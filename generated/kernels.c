@@ -128,6 +128,18 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
  * read alike by every output row: summed in double once per call, with one
  * bound per tile, where the inner dim has at most this many elements */
 #define MEAN_ROWSUM_MAX 65536
+/* Whether every sum of up to 4 of a block's bfloat16 values is exact in
+ * float32, mx and mn1 as narrow_sum_exact takes them (float32 bit
+ * patterns): the values (8-bit significands) are multiples of 2^(e_min -
+ * 7), subnormals of 2^-133, such a sum is below 2^(e_max + 3), so 24 bits
+ * hold it where e_max - e_min <= 14, and e_max <= 125 keeps it finite. */
+static inline int quads_exact(uint32_t mx, uint32_t mn1)
+{
+    if (mn1 == UINT32_MAX) return mx == 0; /* zeros only */
+    int emax = (int)(mx >> 23), emin = (int)((mn1 + 1u) >> 23);
+    emin = emin < 1 ? 1 : emin;
+    return emax <= 125 + 127 && emax - emin <= 14;
+}
 typedef struct {
     const double *sum;      /* the unit's columns: the bias rows' sums */
     uint32_t mx, mn1;       /* their values' bound over the unit's tile (as narrow_sum_exact takes) */
@@ -3666,6 +3678,7 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 #define vi_andnot _mm256_andnot_si256 /* ~a & b */
 #define vf_bits _mm256_castps_si256
 #define vf_from_bits _mm256_castsi256_ps
+#define vf_add _mm256_add_ps
 #define vw_load(p) _mm256_loadu_si256((const __m256i *)(p))
 #define vw_zero _mm256_setzero_si256
 #define vw_ones() _mm256_set1_epi16(-1)
@@ -4268,8 +4281,27 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
         else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
     }
-    /* the check on the 16-bit patterns (the float32 ones are them << 16) */
+    /* the check on the 16-bit patterns (the float32 ones are them << 16);
+     * sums of 4 values in float32 first, kept where quads_exact shows them
+     * exact (most blocks of data that is not spread wide), else the block
+     * is summed again value by value in double */
     vw mxv = vw_zero(), mnv = vw_ones();
+    for (; i + 4 * VF_N <= n; i += 4 * VF_N) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        vw r0 = vw_load(x + i), r1 = vw_load(x + i + 2 * VF_N), a0 = vw_absbits(r0), a1 = vw_absbits(r1);
+        mxv = vw_max_u16(mxv, vw_max_u16(a0, a1));
+        mnv = vw_min_u16(mnv, vw_min_u16(vw_dec(a0), vw_dec(a1)));
+        vf f = vf_add(vf_add(vw_lo_f32(r0), vw_hi_f32(r0)), vf_add(vw_lo_f32(r1), vw_hi_f32(r1)));
+        s[0] = vd_add(s[0], vf_lo(f));
+        s[1] = vd_add(s[1], vf_hi(f));
+    }
+    if (i > 0) {
+        uint32_t qmx = vw_hmax_u16(mxv) << 16, qmn16 = vw_hmin_u16(mnv);
+        if (!quads_exact(qmx, qmn16 == 0xffffu ? UINT32_MAX : ((qmn16 + 1u) << 16) - 1u)) {
+            s[0] = s[1] = vd_set1(0.0);
+            i = 0;
+        }
+    }
     for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
         PREFETCH_AT(x + i, PREFETCH_BYTES);
         vw raw = vw_load(x + i), a = vw_absbits(raw);
@@ -5687,6 +5719,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vi_andnot
 #undef vf_bits
 #undef vf_from_bits
+#undef vf_add
 #undef vw_load
 #undef vw_zero
 #undef vw_ones
@@ -5778,6 +5811,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vi_andnot _mm512_andnot_si512
 #define vf_bits _mm512_castps_si512
 #define vf_from_bits _mm512_castsi512_ps
+#define vf_add _mm512_add_ps
 #define vw_load(p) _mm512_loadu_si512((const void *)(p))
 #define vw_zero _mm512_setzero_si512
 #define vw_ones() _mm512_set1_epi16(-1)
@@ -6362,8 +6396,27 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
         else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
         return;
     }
-    /* the check on the 16-bit patterns (the float32 ones are them << 16) */
+    /* the check on the 16-bit patterns (the float32 ones are them << 16);
+     * sums of 4 values in float32 first, kept where quads_exact shows them
+     * exact (most blocks of data that is not spread wide), else the block
+     * is summed again value by value in double */
     vw mxv = vw_zero(), mnv = vw_ones();
+    for (; i + 4 * VF_N <= n; i += 4 * VF_N) {
+        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        vw r0 = vw_load(x + i), r1 = vw_load(x + i + 2 * VF_N), a0 = vw_absbits(r0), a1 = vw_absbits(r1);
+        mxv = vw_max_u16(mxv, vw_max_u16(a0, a1));
+        mnv = vw_min_u16(mnv, vw_min_u16(vw_dec(a0), vw_dec(a1)));
+        vf f = vf_add(vf_add(vw_lo_f32(r0), vw_hi_f32(r0)), vf_add(vw_lo_f32(r1), vw_hi_f32(r1)));
+        s[0] = vd_add(s[0], vf_lo(f));
+        s[1] = vd_add(s[1], vf_hi(f));
+    }
+    if (i > 0) {
+        uint32_t qmx = vw_hmax_u16(mxv) << 16, qmn16 = vw_hmin_u16(mnv);
+        if (!quads_exact(qmx, qmn16 == 0xffffu ? UINT32_MAX : ((qmn16 + 1u) << 16) - 1u)) {
+            s[0] = s[1] = vd_set1(0.0);
+            i = 0;
+        }
+    }
     for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
         PREFETCH_AT(x + i, PREFETCH_BYTES);
         vw raw = vw_load(x + i), a = vw_absbits(raw);
@@ -7782,6 +7835,7 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vi_andnot
 #undef vf_bits
 #undef vf_from_bits
+#undef vf_add
 #undef vw_load
 #undef vw_zero
 #undef vw_ones

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "fb85ca1992ac7f1fe6009cdf5dbb920b27f4d138c09f412a87050bfb5ee923d3"
+KERNEL_SOURCE_SHA256 = "afd57ac437babfcd00125a6c7685986f78d51e0db3ab3667253fc90c7c4437ca"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

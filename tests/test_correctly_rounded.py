@@ -617,6 +617,55 @@ def test_float32_blocks_split_at_their_threshold(m: int, isas: tuple[str, ...]) 
                 assert same_bits(got, want), (name, arr.shape, threads)
 
 
+def _bfloat16_tie_rows(rng: np.random.Generator, rows: int, spread: int, scale: int) -> np.ndarray:
+    """bfloat16 rows of 1024 values (one block each): 896 in [1, 2) * 2^scale
+    whose sum makes the mean an exact bfloat16 tie, and 64 pairs +-v of
+    values 2^spread below them with their last bit set (their sum is 0): a
+    float32 sum of 3 large values and one of these is not exact when
+    spread > 14, and its rounding moves the mean off the tie."""
+    out = np.empty((rows, 1024), np.float64)
+    for r in range(rows):
+        m = rng.integers(128, 256, 896)  # significands: m * 2^-7 in [1, 2)
+        d = (512 - int(m.sum())) % 1024  # the sum (in 2^-7) must be 512 mod 1024
+        d = d - 1024 if d > 512 else d
+        movable = np.flatnonzero(m < 255 if d > 0 else m > 128)  # stays in [128, 255]
+        m[rng.permutation(movable)[: abs(d)]] += np.sign(d)
+        assert int(m.sum()) % 1024 == 512
+        small = (128 + 2 * rng.integers(0, 64, 64) + 1) * 2.0 ** (-7 - spread)
+        vals = np.concatenate([m * 2.0**-7, small, -small])
+        out[r] = rng.permutation(vals) * 2.0**scale
+    return out.astype(oracles.DTYPES["bfloat16"])
+
+
+def test_bfloat16_blocks_at_the_float32_quad_limit(isas: tuple[str, ...]) -> None:
+    """bfloat16 runs are summed 4 values at a time in float32 where the
+    block's values span at most 2^14 (quads_exact), else again in double:
+    means on an exact tie with far smaller values 2^14 and 2^15 below the
+    rest (a float32 quad would round at 2^15), blocks of values near 2^126
+    (4 of them overflow float32) and 2^125, subnormals, zeros and -0.0s.
+    Every instruction set, 1 and 2 threads."""
+    rng = np.random.default_rng(11)
+    bf16 = oracles.DTYPES["bfloat16"]
+    near_top = (rng.uniform(1.5, 1.9, (4, 1024)) * 2.0**126).astype(bf16)  # in [2^126, 2^127)
+    cases = [
+        _bfloat16_tie_rows(rng, 32, 14, 0),
+        _bfloat16_tie_rows(rng, 32, 15, 0),
+        _bfloat16_tie_rows(rng, 8, 15, -110),
+        near_top,
+        (near_top.astype(np.float64) / 2).astype(bf16),
+        (rng.integers(1, 128, (4, 1024)) * 2.0**-133).astype(bf16),  # subnormals
+        np.array([[0.0] * 1024, [-0.0] * 1024, [-0.0, 0.0] * 512], bf16),
+    ]
+    wants = [truth(x, (1,)) for x in cases]
+    assert np.isfinite(wants[3].astype(np.float64)).all()
+    for name in isas:
+        kernels.use_isa(name)
+        for x, want in zip(cases, wants, strict=True):
+            for threads in (1, 2):
+                got = meancli.reduce_mean(x, axes=[1], keepdims=True, threads=threads)
+                assert same_bits(got, want), (name, threads, x[0, :4])
+
+
 @pytest.fixture
 def every_mean_output_streamed() -> Iterator[None]:
     """Mean writes every output with non-temporal stores (where the ISA has
