@@ -122,6 +122,12 @@ static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, in
 #define NARROW_PANEL 8
 #define NARROW_SUB 64
 #define PANEL_ROWS_MAX NARROW_ROW
+/* a row reduction of at most this many rows per output (float16, bfloat16
+ * and float32; float64) is computed as their Mean (mean_unit), whose
+ * per-column costs are the smaller there (measured: 1.7x at 24 float32
+ * rows, even at 48, and 0.83x at 64; float64 1.3-3x up to 64) */
+#define ROWS_AS_MEAN_MAX_FLT 48
+#define ROWS_AS_MEAN_MAX MEAN_VEC_MAX
 /* Mean: contiguous inputs the vector loop reads together (more go the portable way) */
 #define MEAN_VEC_MAX 64
 /* Mean: inputs broadcast along every dim but the inner one (a bias row)
@@ -3627,6 +3633,7 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 #define vd_or _mm256_or_pd
 #define vd_and _mm256_and_pd
 #define vd_xor _mm256_xor_pd
+#define vd_fmadd _mm256_fmadd_pd
 #define vd_fmsub _mm256_fmsub_pd
 #define vd_fnmadd _mm256_fnmadd_pd
 #define vd_abs(a) _mm256_andnot_pd(_mm256_set1_pd(-0.0), (a))
@@ -5333,6 +5340,11 @@ VEC_TARGET static void run_float32_avx2(const T_float32 *x, int64_t n, lanes_flo
     for (int64_t i = 0; i < n; i += RUN_BLOCK_float32)
         block_float32_avx2(x + i, n - i < RUN_BLOCK_float32 ? n - i : RUN_BLOCK_float32, l);
 }
+/* (x + g) - g, each rounded, on the FMA units as x * 1 + g and t * 1 - g
+ * (the same two roundings): the adders are the bound of these loops. */
+#ifndef VD_EXTRACT
+#define VD_EXTRACT(x, g) vd_fmsub(vd_fmadd((x), vd_set1(1.0), (g)), vd_set1(1.0), (g))
+#endif
 VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
     if (l->skip > 0) {
@@ -5354,11 +5366,11 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
         PREFETCH_AT(x + i, PREFETCH_BYTES);
         vd d0 = vd_load(x + i), d1 = vd_load(x + i + VD_N);
         mxv = vd_max(mxv, vd_max(vd_abs(d0), vd_abs(d1)));
-        vd q0 = vd_sub(vd_add(g1, d0), g1), q1 = vd_sub(vd_add(g1, d1), g1);
+        vd q0 = VD_EXTRACT(d0, g1), q1 = VD_EXTRACT(d1, g1);
         s1a = vd_add(s1a, q0);
         s1b = vd_add(s1b, q1);
         vd r0 = vd_sub(d0, q0), r1 = vd_sub(d1, q1);
-        vd p0 = vd_sub(vd_add(g2, r0), g2), p1 = vd_sub(vd_add(g2, r1), g2);
+        vd p0 = VD_EXTRACT(r0, g2), p1 = VD_EXTRACT(r1, g2);
         s2a = vd_add(s2a, p0);
         s2b = vd_add(s2b, p1);
         ro = vd_or(ro, vd_or(vd_sub(r0, p0), vd_sub(r1, p1)));
@@ -5480,7 +5492,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_lanes_float64_
         vd s1 = zero, s2 = zero, ro = zero;
         for (int i = 0; i < k; i++) {
             vd v = si[i] ? vd_load(x[i] + j) : vd_set1(x[i][0]);
-            vd q1 = vd_sub(vd_add(g1, v), g1), r1 = vd_sub(v, q1), q2 = vd_sub(vd_add(g2, r1), g2);
+            vd q1 = VD_EXTRACT(v, g1), r1 = vd_sub(v, q1), q2 = VD_EXTRACT(r1, g2);
             s1 = vd_add(s1, q1);
             s2 = vd_add(s2, q2);
             ro = vd_or(ro, vd_sub(r1, q2));
@@ -5575,9 +5587,9 @@ VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 
             int64_t j = 0;
             for (; j + VD_N <= w; j += VD_N) {
                 vd d = vd_load(p + j), g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j);
-                vd q = vd_sub(vd_add(g1, d), g1);
+                vd q = VD_EXTRACT(d, g1);
                 vd r1 = vd_sub(d, q);
-                vd pp = vd_sub(vd_add(g2, r1), g2);
+                vd pp = VD_EXTRACT(r1, g2);
                 bad = vd_or(bad, vd_or(vd_above(d, vd_load(r->A + j)), vd_sub(r1, pp)));
                 vd_store(r->s1 + j, vd_add(vd_load(r->s1 + j), q));
                 vd_store(r->s2 + j, vd_add(vd_load(r->s2 + j), pp));
@@ -5676,6 +5688,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vd_or
 #undef vd_and
 #undef vd_xor
+#undef vd_fmadd
 #undef vd_fmsub
 #undef vd_fnmadd
 #undef vd_abs
@@ -5765,6 +5778,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vd_or _mm512_or_pd
 #define vd_and _mm512_and_pd
 #define vd_xor _mm512_xor_pd
+#define vd_fmadd _mm512_fmadd_pd
 #define vd_fmsub _mm512_fmsub_pd
 #define vd_fnmadd _mm512_fnmadd_pd
 #define vd_abs(a) _mm512_abs_pd(a)
@@ -7448,6 +7462,11 @@ VEC_TARGET static void run_float32_avx512(const T_float32 *x, int64_t n, lanes_f
     for (int64_t i = 0; i < n; i += RUN_BLOCK_float32)
         block_float32_avx512(x + i, n - i < RUN_BLOCK_float32 ? n - i : RUN_BLOCK_float32, l);
 }
+/* (x + g) - g, each rounded, on the FMA units as x * 1 + g and t * 1 - g
+ * (the same two roundings): the adders are the bound of these loops. */
+#ifndef VD_EXTRACT
+#define VD_EXTRACT(x, g) vd_fmsub(vd_fmadd((x), vd_set1(1.0), (g)), vd_set1(1.0), (g))
+#endif
 VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
     if (l->skip > 0) {
@@ -7469,11 +7488,11 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
         PREFETCH_AT(x + i, PREFETCH_BYTES);
         vd d0 = vd_load(x + i), d1 = vd_load(x + i + VD_N);
         mxv = vd_max(mxv, vd_max(vd_abs(d0), vd_abs(d1)));
-        vd q0 = vd_sub(vd_add(g1, d0), g1), q1 = vd_sub(vd_add(g1, d1), g1);
+        vd q0 = VD_EXTRACT(d0, g1), q1 = VD_EXTRACT(d1, g1);
         s1a = vd_add(s1a, q0);
         s1b = vd_add(s1b, q1);
         vd r0 = vd_sub(d0, q0), r1 = vd_sub(d1, q1);
-        vd p0 = vd_sub(vd_add(g2, r0), g2), p1 = vd_sub(vd_add(g2, r1), g2);
+        vd p0 = VD_EXTRACT(r0, g2), p1 = VD_EXTRACT(r1, g2);
         s2a = vd_add(s2a, p0);
         s2b = vd_add(s2b, p1);
         ro = vd_or(ro, vd_or(vd_sub(r0, p0), vd_sub(r1, p1)));
@@ -7595,7 +7614,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_lanes_float64_
         vd s1 = zero, s2 = zero, ro = zero;
         for (int i = 0; i < k; i++) {
             vd v = si[i] ? vd_load(x[i] + j) : vd_set1(x[i][0]);
-            vd q1 = vd_sub(vd_add(g1, v), g1), r1 = vd_sub(v, q1), q2 = vd_sub(vd_add(g2, r1), g2);
+            vd q1 = VD_EXTRACT(v, g1), r1 = vd_sub(v, q1), q2 = VD_EXTRACT(r1, g2);
             s1 = vd_add(s1, q1);
             s2 = vd_add(s2, q2);
             ro = vd_or(ro, vd_sub(r1, q2));
@@ -7690,9 +7709,9 @@ VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float6
             int64_t j = 0;
             for (; j + VD_N <= w; j += VD_N) {
                 vd d = vd_load(p + j), g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j);
-                vd q = vd_sub(vd_add(g1, d), g1);
+                vd q = VD_EXTRACT(d, g1);
                 vd r1 = vd_sub(d, q);
-                vd pp = vd_sub(vd_add(g2, r1), g2);
+                vd pp = VD_EXTRACT(r1, g2);
                 bad = vd_or(bad, vd_or(vd_above(d, vd_load(r->A + j)), vd_sub(r1, pp)));
                 vd_store(r->s1 + j, vd_add(vd_load(r->s1 + j), q));
                 vd_store(r->s2 + j, vd_add(vd_load(r->s2 + j), pp));
@@ -7791,6 +7810,7 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vd_or
 #undef vd_and
 #undef vd_xor
+#undef vd_fmadd
 #undef vd_fmsub
 #undef vd_fnmadd
 #undef vd_abs
@@ -8556,6 +8576,17 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
             }
         }
     }
+    /* few rows: each output is the Mean of its column's values, which
+     * mean_unit computes with the same rounding, without the per-column
+     * costs of a row accumulation (sigmas, blocks, an exact finish); roff
+     * holds the rows' offsets from a unit's first element */
+    int64_t roff[ROWS_AS_MEAN_MAX];
+    const int as_mean = !(p->d0_reduced && !whole) && !job->states && !parts &&
+                        p->nred <= ROWS_AS_MEAN_MAX_FLT;
+    for (int64_t f = 0; as_mean && f < p->nred; f++) {
+        int64_t ridx[MEANCLI_MAX_RANK];
+        unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
+    }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
@@ -8567,6 +8598,25 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         const T_float16 *src;
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
+        if (as_mean) {
+            const T_float16 *rows[ROWS_AS_MEAN_MAX];
+            int64_t rsin[ROWS_AS_MEAN_MAX];
+            T_float16 buf[TILE];
+            for (int64_t f = 0; f < p->nred; f++) {
+                rows[f] = src + roff[f];
+                rsin[f] = sin;
+            }
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_float16 *dst = (T_float16 *)out + out_off + t * TILE * sout, *d = sout == 1 ? dst : buf;
+#ifdef MEAN_UNIT_VEC_float16
+            if (sin == 1 && ISA_LEVEL_float16 > 0)
+                MEAN_UNIT_VEC_float16((int)p->nred, rows, rsin, w, d, 0, NULL);
+            else
+#endif
+                mean_unit_float16((int)p->nred, rows, rsin, w, d);
+            for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
+            continue;
+        }
         if (!(p->d0_reduced && !whole) && !job->states && p->nred <= ROW_CHUNK) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_float16(r, w);
@@ -9007,6 +9057,17 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
             }
         }
     }
+    /* few rows: each output is the Mean of its column's values, which
+     * mean_unit computes with the same rounding, without the per-column
+     * costs of a row accumulation (sigmas, blocks, an exact finish); roff
+     * holds the rows' offsets from a unit's first element */
+    int64_t roff[ROWS_AS_MEAN_MAX];
+    const int as_mean = !(p->d0_reduced && !whole) && !job->states && !parts &&
+                        p->nred <= ROWS_AS_MEAN_MAX_FLT;
+    for (int64_t f = 0; as_mean && f < p->nred; f++) {
+        int64_t ridx[MEANCLI_MAX_RANK];
+        unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
+    }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
@@ -9018,6 +9079,25 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         const T_bfloat16 *src;
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
+        if (as_mean) {
+            const T_bfloat16 *rows[ROWS_AS_MEAN_MAX];
+            int64_t rsin[ROWS_AS_MEAN_MAX];
+            T_bfloat16 buf[TILE];
+            for (int64_t f = 0; f < p->nred; f++) {
+                rows[f] = src + roff[f];
+                rsin[f] = sin;
+            }
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_bfloat16 *dst = (T_bfloat16 *)out + out_off + t * TILE * sout, *d = sout == 1 ? dst : buf;
+#ifdef MEAN_UNIT_VEC_bfloat16
+            if (sin == 1 && ISA_LEVEL_bfloat16 > 0)
+                MEAN_UNIT_VEC_bfloat16((int)p->nred, rows, rsin, w, d, 0, NULL);
+            else
+#endif
+                mean_unit_bfloat16((int)p->nred, rows, rsin, w, d);
+            for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
+            continue;
+        }
         if (!(p->d0_reduced && !whole) && !job->states && p->nred <= ROW_CHUNK) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_bfloat16(r, w);
@@ -9458,6 +9538,17 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
             }
         }
     }
+    /* few rows: each output is the Mean of its column's values, which
+     * mean_unit computes with the same rounding, without the per-column
+     * costs of a row accumulation (sigmas, blocks, an exact finish); roff
+     * holds the rows' offsets from a unit's first element */
+    int64_t roff[ROWS_AS_MEAN_MAX];
+    const int as_mean = !(p->d0_reduced && !whole) && !job->states && !parts &&
+                        p->nred <= ROWS_AS_MEAN_MAX_FLT;
+    for (int64_t f = 0; as_mean && f < p->nred; f++) {
+        int64_t ridx[MEANCLI_MAX_RANK];
+        unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
+    }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
@@ -9469,6 +9560,25 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         const T_float32 *src;
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
+        if (as_mean) {
+            const T_float32 *rows[ROWS_AS_MEAN_MAX];
+            int64_t rsin[ROWS_AS_MEAN_MAX];
+            T_float32 buf[TILE];
+            for (int64_t f = 0; f < p->nred; f++) {
+                rows[f] = src + roff[f];
+                rsin[f] = sin;
+            }
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_float32 *dst = (T_float32 *)out + out_off + t * TILE * sout, *d = sout == 1 ? dst : buf;
+#ifdef MEAN_UNIT_VEC_float32
+            if (sin == 1 && ISA_LEVEL_float32 > 0)
+                MEAN_UNIT_VEC_float32((int)p->nred, rows, rsin, w, d, 0, NULL);
+            else
+#endif
+                mean_unit_float32((int)p->nred, rows, rsin, w, d);
+            for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
+            continue;
+        }
         if (!(p->d0_reduced && !whole) && !job->states && p->nred <= ROW_CHUNK) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_float32(r, w);
@@ -9909,6 +10019,17 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
             }
         }
     }
+    /* few rows: each output is the Mean of its column's values, which
+     * mean_unit computes with the same rounding, without the per-column
+     * costs of a row accumulation (sigmas, blocks, an exact finish); roff
+     * holds the rows' offsets from a unit's first element */
+    int64_t roff[ROWS_AS_MEAN_MAX];
+    const int as_mean = !(p->d0_reduced && !whole) && !job->states && !parts &&
+                        p->nred <= ROWS_AS_MEAN_MAX;
+    for (int64_t f = 0; as_mean && f < p->nred; f++) {
+        int64_t ridx[MEANCLI_MAX_RANK];
+        unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
+    }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
@@ -9920,6 +10041,25 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         const T_float64 *src;
         unflatten(o, nko, p->ksize, p->kin, idx, &in_off);
         src = base + in_off + t * TILE * sin;
+        if (as_mean) {
+            const T_float64 *rows[ROWS_AS_MEAN_MAX];
+            int64_t rsin[ROWS_AS_MEAN_MAX];
+            T_float64 buf[TILE];
+            for (int64_t f = 0; f < p->nred; f++) {
+                rows[f] = src + roff[f];
+                rsin[f] = sin;
+            }
+            unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
+            T_float64 *dst = (T_float64 *)out + out_off + t * TILE * sout, *d = sout == 1 ? dst : buf;
+#ifdef MEAN_UNIT_VEC_float64
+            if (sin == 1 && ISA_LEVEL_float64 > 0)
+                MEAN_UNIT_VEC_float64((int)p->nred, rows, rsin, w, d, 0, NULL);
+            else
+#endif
+                mean_unit_float64((int)p->nred, rows, rsin, w, d);
+            for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
+            continue;
+        }
         if (!(p->d0_reduced && !whole) && !job->states && p->nred <= ROW_CHUNK) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_float64(r, w);

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "afd57ac437babfcd00125a6c7685986f78d51e0db3ab3667253fc90c7c4437ca"
+KERNEL_SOURCE_SHA256 = "3f82ea98ef099edd16f35e9ef4b20bf786397be29ae13e2e767948883bc02e3b"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

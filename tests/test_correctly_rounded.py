@@ -666,6 +666,30 @@ def test_bfloat16_blocks_at_the_float32_quad_limit(isas: tuple[str, ...]) -> Non
                 assert same_bits(got, want), (name, threads, x[0, :4])
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_reductions_of_few_rows(dtype: str, isas: tuple[str, ...]) -> None:
+    """A reduction over a kept innermost dim with at most 48 (float64: 64)
+    rows per output is computed as the Mean of those rows: row counts on
+    both sides of those limits, adversarial values, rows over two reduced
+    dims, C and Fortran order (the columns then strided in the output), 3
+    column tiles. Every instruction set, 1 and 2 threads."""
+    rng = np.random.default_rng(5)
+    cases = []
+    for nred, kind in ((1, "cancel"), (2, "tie"), (3, "spread"), (7, "overflow"), (16, "subnormal")):
+        cases.append((adversarial.values(rng, dtype, 3 * nred * 1100, kind).reshape(3, nred, 1100), (1,)))
+    for nred, kind in ((47, "sparse_tiny"), (48, "cancel"), (49, "tie"), (64, "special"), (65, "spread")):
+        cases.append((adversarial.values(rng, dtype, 2 * nred * 70, kind).reshape(2, nred, 70), (1,)))
+    cases.append((adversarial.values(rng, dtype, 4 * 3 * 5 * 40, "cancel").reshape(4, 3, 5, 40), (0, 2)))
+    cases += [(np.asfortranarray(x), axes) for x, axes in cases[:4]]
+    wants = [truth(x, axes) for x, axes in cases]
+    for name in isas:
+        kernels.use_isa(name)
+        for (x, axes), want in zip(cases, wants, strict=True):
+            for threads in (1, 2):
+                got = meancli.reduce_mean(x, axes=list(axes), keepdims=True, threads=threads)
+                assert same_bits(got, want), (name, x.shape, axes, threads)
+
+
 @pytest.fixture
 def every_mean_output_streamed() -> Iterator[None]:
     """Mean writes every output with non-temporal stores (where the ISA has
