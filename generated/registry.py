@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "3f82ea98ef099edd16f35e9ef4b20bf786397be29ae13e2e767948883bc02e3b"
+KERNEL_SOURCE_SHA256 = "e968c5ff38d245d180020afbf74afa3e990faa855e07c35175b38f2c9112a1a9"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

@@ -690,6 +690,30 @@ def test_reductions_of_few_rows(dtype: str, isas: tuple[str, ...]) -> None:
                 assert same_bits(got, want), (name, x.shape, axes, threads)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_reductions_of_short_runs(dtype: str, isas: tuple[str, ...]) -> None:
+    """A reduction of the innermost dim with at most 32 values per output
+    is computed as the Mean of those values: runs of 1, 2, 3, 16, 32 and 33
+    values, adversarial values, runs over two reduced dims, outputs strided
+    (a kept dim between the reduced ones), and a float64 run whose first
+    block picks its sigmas in the vector loop (300 values). Every
+    instruction set, 1 and 2 threads."""
+    rng = np.random.default_rng(9)
+    cases = []
+    for nred, kind in ((1, "cancel"), (2, "tie"), (3, "spread"), (16, "overflow"), (32, "subnormal"), (33, "cancel")):
+        cases.append((adversarial.values(rng, dtype, 1100 * nred, kind).reshape(1100, nred), (1,)))
+    cases.append((adversarial.values(rng, dtype, 600 * 3 * 4, "sparse_tiny").reshape(600, 3, 4), (1, 2)))
+    cases.append((adversarial.values(rng, dtype, 3 * 700 * 5, "special").reshape(3, 700, 5), (0, 2)))
+    cases.append((adversarial.values(rng, dtype, 40 * 300, "benign").reshape(40, 300), (1,)))
+    wants = [truth(x, axes) for x, axes in cases]
+    for name in isas:
+        kernels.use_isa(name)
+        for (x, axes), want in zip(cases, wants, strict=True):
+            for threads in (1, 2):
+                got = meancli.reduce_mean(x, axes=list(axes), keepdims=True, threads=threads)
+                assert same_bits(got, want), (name, x.shape, axes, threads)
+
+
 @pytest.fixture
 def every_mean_output_streamed() -> Iterator[None]:
     """Mean writes every output with non-temporal stores (where the ISA has
