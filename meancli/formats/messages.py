@@ -21,6 +21,18 @@ def shown_input(path: str | None) -> str:
     return STDIN_NAME if path in ("-", None) else display(path)
 
 
+def naming_input(text: str, file: str) -> str:
+    """``text`` as a message about the input argument ``file``: ``FILE: text``,
+    unless it already begins with that name (or, for ``data.npz:NAME`` or
+    ``STORE.zarr:PATH``, with the archive's or store's)."""
+    from .detect import split_member
+
+    shown = shown_input(file)
+    if text.startswith((f"{shown}:", f"{shown_input(split_member(file)[0])}:")):
+        return text
+    return f"{shown}: {text}"
+
+
 def one_line(text: str) -> str:
     """A message as every ``error:`` line prints it: whitespace runs (newlines
     included) as one space, control characters escaped (display)."""
