@@ -255,7 +255,7 @@ def _message_of(exc: BaseException, file: str, debug: bool) -> str:
             f"internal error: {type(exc).__name__}: {exc} -- this is a bug in meancli; please report it"
             + ("" if debug else " (run with --debug for the traceback)")
         )
-    return naming_input(one_line(text), file)
+    return naming_input(one_line(text), file, within=None if file == "-" else dataset_path(file)[0])
 
 
 def _emit_file_error(exc: BaseException, file: str, message: str, *, json_mode: bool) -> None:

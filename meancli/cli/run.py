@@ -198,12 +198,13 @@ def about_input(file: str) -> Iterator[None]:
     several FILEs (formats.messages.naming_input); the exit status is the same."""
     from ..errors import InputFileError, SpecViolation
     from ..formats.messages import naming_input
+    from .batch import dataset_path
 
     try:
         yield
     except (InputFileError, SpecViolation) as exc:
         text = str(exc)
-        named = naming_input(text, file)
+        named = naming_input(text, file, within=None if file == "-" else dataset_path(file)[0])
         if named == text:
             raise
         raise type(exc)(named) from None
