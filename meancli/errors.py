@@ -9,7 +9,9 @@ from __future__ import annotations
 
 EXIT_OK = 0
 EXIT_INPUT = 1  # the input is not acceptable: unreadable/malformed file, spec violation, I/O failure
-EXIT_USAGE = 2  # unknown option or malformed option value (what Typer/click use)
+# The command line itself is wrong, whatever the inputs hold (what Typer/click use for an
+# unknown option or a malformed value): decided before any input is read.
+EXIT_USAGE = 2
 EXIT_INTERNAL = 3  # a bug in meancli
 
 
@@ -45,13 +47,17 @@ class SpecViolation(MeancliError, ValueError):
 
 
 class OpsetError(MeancliError, ValueError):
-    """No operator version matches the requested opset/domain."""
+    """No operator version matches the requested opset/domain (``--opset openvino:1``
+    for Mean) or version name (``spec show Mean-99``): a usage error, exit status 2."""
 
+    exit_code = EXIT_USAGE
     kind = "opset"
 
 
 class UsageError(MeancliError, ValueError):
-    """A malformed option value, such as ``--opset foo:3`` (exit status 2, as Typer uses)."""
+    """A mistake in the command line, found before any input is read (exit status 2, as
+    Typer uses): a malformed option value (``--opset foo:3``), options that cannot go
+    together, an option the selected version lacks or requires, ``-`` on a terminal."""
 
     exit_code = EXIT_USAGE
     kind = "usage"

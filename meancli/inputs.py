@@ -144,7 +144,8 @@ def read_axes(arg: str, allowed: tuple[str, ...], label: str) -> list[int]:
     as ReduceMean-18's ``axes`` input is.
 
     Args:
-        arg: a FILE argument naming one tensor (not ``-``: stdin holds the data).
+        arg: a FILE argument naming one tensor (``-``: a ``.npy`` on stdin, which
+            the caller checks is not also a data FILE).
         allowed: the spec's dtype names the operator version takes for axes (int64 for ONNX).
         label: the operator version as messages name it.
 
@@ -158,18 +159,18 @@ def read_axes(arg: str, allowed: tuple[str, ...], label: str) -> list[int]:
     import numpy as np
 
     from .api import spec_dtype_name
+    from .formats.messages import shown_input
 
-    if arg == "-":
-        raise InputFileError("--axes-from: '-' cannot be used (stdin is for data); give a file")
     named = read_inputs(arg)
     if len(named) != 1:
         listed = ", ".join(n.name for n in named)
         raise InputFileError(f"{arg}: holds {len(named)} arrays ({listed}); name one as {arg}:NAME")
     (item,) = named
+    shown = shown_input(item.name)
     array = np.asarray(item.data)
     dtype = spec_dtype_name(array.dtype)
     if dtype not in allowed:
-        raise InputFileError(f"{item.name}: axes must be {' or '.join(allowed)} for {label}, found {dtype}")
+        raise InputFileError(f"{shown}: axes must be {' or '.join(allowed)} for {label}, found {dtype}")
     if array.ndim != 1:
-        raise InputFileError(f"{item.name}: axes must be a 1-D tensor, found shape {array.shape}")
+        raise InputFileError(f"{shown}: axes must be a 1-D tensor, found shape {array.shape}")
     return [int(a) for a in array.tolist()]

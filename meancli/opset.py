@@ -115,8 +115,8 @@ def resolve_uncached(op_name: str, opset: str | int | None = None) -> OpVersion:
         key=lambda op: op.since_version,
     )
     if not candidates:
-        have = sorted({op.domain for op in registry() if op.name == op_name})
-        raise OpsetError(f"{op_name} is not an operator of the {domain} domain (it is in: {', '.join(have)})")
+        versions = known_versions(tuple(op for op in registry() if op.name == op_name))
+        raise OpsetError(f"{op_name} is not an operator of the {domain} domain (its versions: {versions})")
     if version is None:
         return candidates[-1]
     chosen = [op for op in candidates if op.since_version <= version]

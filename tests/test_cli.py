@@ -67,6 +67,7 @@ def _inputs() -> dict[str, np.ndarray]:
         "f16_big": np.full(1000, 60000, dtype=np.float16),
         "i64_big": np.array([2**62, 2**62 + 3, 2**62 + 7], dtype=np.int64),
         "tall": np.arange(6000, dtype=np.float32).reshape(3000, 2),
+        "axes_0_last": np.array([0, -1], dtype=np.int64),  # an axes input (--axes-from)
     }
 
 
@@ -147,6 +148,8 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for name, array in INPUTS.items():
         paths[name] = d / f"{name}.npy"
         np.save(paths[name], array)
+    np.savez(d / "pair.npz", a=INPUTS["a"], c=INPUTS["c"])  # shapes that do not broadcast
+    paths["pair"] = d / "pair.npz"
     (d / "text.npy").write_text("not a npy file\n")
     paths["text"] = d / "text.npy"
     paths["missing"] = d / "missing.npy"
@@ -551,20 +554,6 @@ ERRORS_1 = {
     "err_axis_repeat_ov": (["reduce-mean", "{x3}", "--axes", "0", "-3", "--opset", "openvino:1"], ["-3"]),
     "err_axis_rank0": (["reduce-mean", "{scalar}", "--axes", "0"], ["rank-0"]),
     "err_axis_rank0_neg": (["reduce-mean", "{scalar}", "--axes", "-1"], ["rank-0"]),
-    "err_ov_no_axes": (["reduce-mean", "{x3}", "--opset", "openvino:1"], ["requires axes"]),
-    "err_mean_openvino": (["mean", "{a}", "--opset", "openvino:1"], ["Mean", "openvino"]),
-    "err_noop_13": (
-        ["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "13"],
-        ["noop_with_empty_axes"],
-    ),
-    "err_noop_1": (
-        ["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "1", "--axes", "0"],
-        ["ReduceMean-1"],
-    ),
-    "err_noop_ov": (
-        ["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "openvino:1", "--axes="],
-        ["noop_with_empty_axes", "openvino"],
-    ),
     "err_missing_file": (["reduce-mean", "{missing}"], ["missing.npy"]),
     "err_missing_second": (["mean", "{a}", "{missing}"], ["missing.npy"]),
     "err_not_npy": (["reduce-mean", "{text}"], ["text.npy"]),
@@ -584,6 +573,40 @@ for _name, (_argv, _) in ERRORS_1.items():
 @pytest.mark.parametrize("name", list(ERRORS_1))
 def test_input_errors(ran: dict[str, Ran], name: str) -> None:
     assert_error(ran[name], 1, *ERRORS_1[name][1], allow_note="{bf}" in CASES[name])
+
+
+# An error about the one FILE's content names it first, as each file's error does with several.
+NAMES_ITS_FILE = {
+    "err_bf16_rm11": "bf",
+    "err_int8_onnx": "i8",
+    "err_axis_range": "x3",
+    "err_axis_range_neg": "x3",
+    "err_axis_range_ov": "x3",
+    "err_axis_huge": "x3",
+    "err_axis_repeat": "x3",
+    "err_axis_repeat_same": "x3",
+    "err_axis_repeat_ov": "x3",
+    "err_axis_rank0": "scalar",
+    "err_axis_rank0_neg": "scalar",
+    "err_empty_int_mean": "empty_i",
+    "err_not_npy": "text",
+    "err_missing_file": "missing",
+}
+
+
+@pytest.mark.parametrize("name", list(NAMES_ITS_FILE))
+def test_an_input_error_names_its_one_file(ran: dict[str, Ran], data: dict[str, Path], name: str) -> None:
+    line = assert_error(ran[name], 1, allow_note="{bf}" in CASES[name])
+    path = str(data[NAMES_ITS_FILE[name]])
+    assert line.startswith(f"error: {path}: ") and line.count(path) == 1, line
+
+
+case("err_mean_one_npz_shapes", "mean", "{pair}", "-o", "out.npy")
+
+
+def test_mean_of_one_file_names_it(ran: dict[str, Ran], data: dict[str, Path]) -> None:
+    line = assert_error(ran["err_mean_one_npz_shapes"], 1, "do not broadcast")
+    assert line.startswith(f"error: {data['pair']}: Mean-13 (onnx): shapes (2, 3) (4,)"), line
 
 
 # --------------------------------------------------------------------------- usage errors (exit 2)
@@ -608,6 +631,46 @@ ERRORS_2 = {
     "use_output_empty": (["reduce-mean", "{x3}", "-o", ""], ["--output", "an empty path"]),
     # --axes= takes one value: the 2 of `--axes=0 2` is no file but an axis left behind
     "use_axes_equals_then_axis": (["reduce-mean", "{x3}", "--axes=0", "2"], ["2: no such file", "an axis"]),
+    # What the selected version lacks or requires: the command line alone decides it.
+    "use_ov_no_axes": (
+        ["reduce-mean", "{x3}", "--opset", "openvino:1"],
+        ["ReduceMean-1 (openvino) requires axes", "--axes-from"],
+    ),
+    "use_mean_openvino": (
+        ["mean", "{a}", "{a2}", "--opset", "openvino:1"],
+        [
+            "--opset 'openvino:1'",
+            "Mean is not an operator of the openvino domain",
+            "Mean-1, Mean-6, Mean-8, Mean-13",
+        ],
+    ),
+    "use_noop_13": (
+        ["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "13"],
+        ["--noop-with-empty-axes: ReduceMean-13 (onnx) has no attribute noop_with_empty_axes"],
+    ),
+    "use_no_noop_13": (
+        ["reduce-mean", "{x3}", "--no-noop-with-empty-axes", "--opset", "13"],
+        ["--noop-with-empty-axes: ReduceMean-13 (onnx) has no attribute noop_with_empty_axes"],
+    ),
+    "use_noop_1": (
+        ["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "1", "--axes", "0"],
+        ["ReduceMean-1 (onnx)"],
+    ),
+    "use_noop_ov": (
+        ["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "openvino:1", "--axes="],
+        ["noop_with_empty_axes", "openvino"],
+    ),
+    # decided before any file is read: a missing FILE is not what is reported
+    "use_noop_13_missing_file": (
+        ["reduce-mean", "{missing}", "--noop-with-empty-axes", "--opset", "13"],
+        ["--noop-with-empty-axes"],
+    ),
+    "use_mean_openvino_missing_file": (["mean", "{missing}", "--opset", "openvino:1"], ["--opset"]),
+    "use_noop_13_two_files": (
+        ["reduce-mean", "{x3}", "{a}", "--noop-with-empty-axes", "--opset", "13", "-o", "{{stem}}.npy"],
+        ["--noop-with-empty-axes"],
+    ),
+    "use_axes_from_stdin_twice": (["reduce-mean", "-", "--axes-from", "-"], ["--axes-from -", "stdin"]),
 }
 for _name, (_argv, _) in ERRORS_2.items():
     case(
@@ -863,35 +926,59 @@ def test_stdout_npy(ran: dict[str, Ran]) -> None:
     assert "Mean-13 (onnx)" in r.stderr
 
 
-def test_binary_is_never_written_to_or_read_from_a_terminal(data: dict[str, Path], tmp_path: Path) -> None:
+# Binary data to or from a terminal: the command line forgot a redirection, a
+# usage error (exit 2) decided before any input is read (a missing FILE is not
+# what is reported).
+TERMINAL_RUNS = {
+    "-o - to a terminal": (["reduce-mean", "{x3}", "--axes", "1", "-o", "-"], "stdout"),
+    "mean -o - to a terminal": (["mean", "{missing}", "{a}", "-o", "-"], "stdout"),
+    "- from a terminal": (["reduce-mean", "-", "--axes", "1", "-o", "out.npy"], "stdin"),
+    "mean - from a terminal": (["mean", "{missing}", "-", "-o", "out.npy"], "stdin"),
+    "--axes-from - from a terminal": (
+        ["reduce-mean", "{missing}", "--axes-from", "-", "-o", "out.npy"],
+        "stdin",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(TERMINAL_RUNS))
+def test_binary_is_never_written_to_or_read_from_a_terminal(
+    data: dict[str, Path], tmp_path: Path, name: str
+) -> None:
     pytest.importorskip("pty")
+    argv, stream = TERMINAL_RUNS[name]
+    argv = [a.format(**{k: str(v) for k, v in data.items()}) for a in argv]
     controller, terminal = os.openpty()
     try:
-        wrote = subprocess.run(
-            [*MEANCLI, "reduce-mean", str(data["x3"]), "--axes", "1", "-o", "-"],
+        proc = subprocess.run(
+            [*MEANCLI, *argv],
             cwd=tmp_path,
-            stdout=terminal,
+            stdin=terminal if stream == "stdin" else subprocess.DEVNULL,
+            stdout=terminal if stream == "stdout" else subprocess.PIPE,
             stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            timeout=TIMEOUT,
-            env=_env(),
-        )
-        read = subprocess.run(
-            [*MEANCLI, "reduce-mean", "-", "--axes", "1", "-o", "out.npy"],
-            cwd=tmp_path,
-            stdin=terminal,
-            capture_output=True,
             timeout=TIMEOUT,
             env=_env(),
         )
     finally:
         os.close(terminal)
         os.close(controller)
-    for proc in (wrote, read):
-        assert proc.returncode == 1, proc.stderr
-        lines = proc.stderr.decode().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error:") and "terminal" in lines[0], lines
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    want = (
+        "error: -o -: refusing to write binary .npy data to a terminal"
+        if stream == "stdout"
+        else "error: <stdin>: refusing to read binary .npy data from a terminal"
+    )
+    assert lines[0].startswith(want), lines
     assert os.listdir(tmp_path) == []
+
+
+case("axes_from_stdin", "reduce-mean", "{x3}", "--axes-from", "-", "-o", "out.npy", stdin="axes_0_last")
+
+
+def test_axes_from_stdin(ran: dict[str, Ran]) -> None:
+    np.testing.assert_array_equal(ok(ran["axes_from_stdin"]).load(), _oracle(INPUTS["x3"], (0, 2), True))
 
 
 def test_stdin(ran: dict[str, Ran]) -> None:

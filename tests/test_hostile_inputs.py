@@ -897,15 +897,15 @@ ARGS: dict[str, tuple[list[str], int, tuple[str, ...]]] = {
     "axes_no_value": (["--axes"], 2, ("--axes",)),
     "noop_opset13": (
         ["--noop-with-empty-axes", "--opset", "13"],
-        1,
+        2,
         ("ReduceMean-13", "noop_with_empty_axes"),
     ),
     "noop_openvino": (
         ["--noop-with-empty-axes", "--opset", "openvino:1", "--axes="],
-        1,
+        2,
         ("openvino", "noop_with_empty_axes"),
     ),
-    "openvino_without_axes": (["--opset", "openvino:1"], 1, ("requires axes",)),
+    "openvino_without_axes": (["--opset", "openvino:1"], 2, ("requires axes",)),
     "threads_zero": (["--threads", "0"], 2, ("--threads",)),
     "threads_negative": (["--threads", "-1"], 2, ("--threads",)),
     "threads_word": (["--threads", "many"], 2, ("--threads",)),
@@ -935,7 +935,7 @@ MEAN_ARGS: dict[str, tuple[list[str], int, tuple[str, ...]]] = {
     "mean_axes": (["--axes", "1"], 2, ("--axes",)),
     "mean_keep_dims": (["--keep-dims"], 2, ("--keep-dims",)),
     "mean_noop": (["--noop-with-empty-axes"], 2, ("--noop-with-empty-axes",)),
-    "mean_openvino": (["--opset", "openvino:1"], 1, ("openvino",)),
+    "mean_openvino": (["--opset", "openvino:1"], 2, ("--opset", "openvino", "Mean-13")),
     "mean_stdin_twice": (["-", "-"], 2, ("stdin",)),
 }
 for _name, (_argv, _, _) in MEAN_ARGS.items():

@@ -70,7 +70,8 @@ def test_report_goes_to_stderr_when_data_goes_to_stdout(files: Path) -> None:
     [
         (("reduce-mean", "x.npy", "--axes", "7", "--json"), 1, "spec"),
         (("reduce-mean", "missing.npy", "--json"), 1, "input"),
-        (("mean", "x.npy", "--opset", "openvino:1", "--json"), 1, "opset"),
+        (("mean", "x.npy", "--opset", "openvino:1", "--json"), 2, "opset"),
+        (("reduce-mean", "x.npy", "--noop-with-empty-axes", "--opset", "13", "--json"), 2, "usage"),
         (("reduce-mean", "x.npy", "--opset", "foo:3", "--json"), 2, "usage"),
         (("reduce-mean", "x.npy", "--bogus", "--json"), 2, "usage"),
         (("reduce-mean", "x.npy", "--axes", "x", "--json"), 2, "usage"),

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from meancli.errors import InputFileError
+from meancli.errors import InputFileError, UsageError
 from meancli.formats import atomic_write, npy_read
 from meancli.npyio import (
     BFLOAT16_NOTE,
@@ -659,7 +659,7 @@ def test_stdin_terminal_refused(monkeypatch: pytest.MonkeyPatch) -> None:
             return True
 
     monkeypatch.setattr(sys, "stdin", FakeStd(Tty()))
-    with pytest.raises(InputFileError, match="terminal"):
+    with pytest.raises(UsageError, match="terminal"):  # the command line forgot a redirection
         read_npy("-")
 
 
@@ -852,10 +852,10 @@ def test_write_stdout(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_write_stdout_terminal_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     out = FakeOut(tty=True)
     monkeypatch.setattr(sys, "stdout", FakeStd(out))
-    with pytest.raises(InputFileError) as info:
+    with pytest.raises(UsageError) as info:  # the command line forgot a redirection: exit status 2
         write_npy("-", np.zeros(2))
     assert str(info.value) == (
-        "refusing to write binary .npy data to a terminal; redirect stdout or use -o FILE"
+        "-o -: refusing to write binary .npy data to a terminal; redirect stdout or use -o FILE"
     )
     assert out.getvalue() == b""
 

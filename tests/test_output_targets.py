@@ -1,14 +1,16 @@
 """What an output may replace, and the names it may have: run for real, in subprocesses.
 
-``-o OUT.zarr`` replaces OUT only when OUT is an earlier zarr array; anything
-else there (a directory of other files, a zarr group, a plain file) is
-refused with one ``error:`` line and exit status 1, and left as it was.
+``-o OUT.zarr`` replaces OUT only when OUT is an earlier zarr array or an
+empty directory (made to receive it); anything else there (a directory of
+other files, a zarr group, a plain file) is refused with one ``error:`` line
+and exit status 1, and left as it was.
 A valid output name up to NAME_MAX bytes is written (its temporary file,
 beside it, has a name of its own that fits).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -75,17 +77,25 @@ def _plain_file(path: Path) -> str:
     return "a file, not a zarr array"
 
 
-def _empty_directory(path: Path) -> str:
+def _hidden_file_directory(path: Path) -> str:
     path.mkdir()
+    (path / ".keep").write_text("")  # not empty: a file is a file, hidden or not
+    return "a directory that is not a zarr array"
+
+
+def _link_to_a_directory(path: Path) -> str:
+    _plain_directory(path.parent / "elsewhere")
+    path.symlink_to("elsewhere")
     return "a directory that is not a zarr array"
 
 
 TARGETS = {
     "directory": _plain_directory,
+    "directory of a hidden file": _hidden_file_directory,
+    "link to a directory": _link_to_a_directory,
     "zarr group": _zarr_group,
     "zarr 2 group": _zarr2_group,
     "plain file": _plain_file,
-    "empty directory": _empty_directory,
 }
 COMMANDS = {
     "reduce-mean zarr": ["reduce-mean", "a.zarr", "--axes", "0"],
@@ -117,6 +127,94 @@ def test_a_templated_zarr_output_is_checked_before_any_file_is_read(work: Path) 
     assert proc.stderr.startswith("error: r1.zarr: exists and is a directory that is not a zarr array;")
     assert proc.stderr.count("\n") == 1
     assert snapshot(work) == before  # r0.zarr was not written either
+
+
+def _expected(command: str) -> np.ndarray:
+    x = np.arange(12.0).reshape(3, 4)
+    return x.mean(axis=0, keepdims=True) if command.startswith("reduce-mean") else x
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_an_empty_directory_receives_the_array(work: Path, command: str) -> None:
+    (work / "out.zarr").mkdir()  # made beforehand, as for any directory of results
+    proc = run([*COMMANDS[command], "-o", "out.zarr", "-q"], work)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    got = zarr.open_array(str(work / "out.zarr"), mode="r")[...]
+    np.testing.assert_array_equal(got, _expected(command))
+    assert sorted(os.listdir(work)) == ["a.zarr", "out.zarr", "x.npy"]  # no temporary store left
+
+
+@pytest.mark.parametrize("when", ["before the last check", "after the last check"])
+def test_an_empty_directory_filled_during_the_run_is_left_as_it_is(
+    work: Path, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    """OUT is checked again before the rename, and the rename that replaces an empty
+    directory is one step that refuses one filled after that check."""
+    from meancli.engine import distributed
+    from meancli.errors import InputFileError
+    from meancli.formats import zarr_target
+
+    out, tmp = work / "out.zarr", work / "tmp.zarr"
+    out.mkdir()
+    tmp.mkdir()
+    (tmp / "zarr.json").write_text("{}")
+    check = zarr_target.check_zarr_target
+    calls: list[str] = []
+
+    def check_then_fill(path: str) -> None:
+        calls.append(path)
+        if when == "before the last check":
+            (out / "notes.txt").write_text("important\n")
+        check(path)
+        if when == "after the last check" and len(calls) == 1:
+            (out / "notes.txt").write_text("important\n")  # between the check and the rename
+
+    monkeypatch.setattr(zarr_target, "check_zarr_target", check_then_fill)
+    with pytest.raises(InputFileError, match="exists and is a directory that is not a zarr array"):
+        distributed._replace(str(tmp), str(out))
+    assert os.listdir(out) == ["notes.txt"] and (out / "notes.txt").read_text() == "important\n"
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_keep_going_reports_a_refused_target_for_its_file_and_goes_on(work: Path, json_mode: bool) -> None:
+    np.save(work / "y.npy", np.ones((2, 4)))
+    _plain_directory(work / "r1.zarr")
+    (work / "r2.zarr").mkdir()  # empty: receives the array
+    before = snapshot(work / "r1.zarr")
+    files = ["x.npy", "a.zarr", "y.npy"]
+    args = [
+        "reduce-mean",
+        *files,
+        "--axes",
+        "0",
+        "-o",
+        "r{index}.zarr",
+        "-k",
+        "--json" if json_mode else "-q",
+    ]
+    proc = run(args, work)
+    assert proc.returncode == 1, proc.stderr
+    refused = (
+        "a.zarr: r1.zarr: exists and is a directory that is not a zarr array; -o replaces only an earlier "
+        "zarr array (remove it or choose another name)"
+    )
+    closing = "1 of 3 files failed (a.zarr); 2 done"
+    if json_mode:
+        errors = [json.loads(line) for line in proc.stderr.splitlines()]
+        assert errors == [
+            {"error": refused, "kind": "input", "path": "a.zarr"},
+            {"error": closing, "kind": "input", "failed": ["a.zarr"]},
+        ]
+        assert [json.loads(line)["output"]["path"] for line in proc.stdout.splitlines()] == [
+            "r0.zarr",
+            "r2.zarr",
+        ]
+    else:
+        assert proc.stderr.splitlines() == [f"error: {refused}", f"error: {closing}"]
+    assert snapshot(work / "r1.zarr") == before
+    for out, source in (("r0.zarr", np.arange(12.0).reshape(3, 4)), ("r2.zarr", np.ones((2, 4)))):
+        got = zarr.open_array(str(work / out), mode="r")[...]
+        np.testing.assert_array_equal(got, source.mean(axis=0, keepdims=True))
 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])

@@ -326,7 +326,7 @@ def test_show_json_reduce_mean_18_content() -> None:
 @pytest.mark.parametrize("args", [("show", "Foo"), ("show", "ReduceMean-12"), ("diff", "Mean-8", "Mean-99")])
 def test_unknown_names_are_one_error_line(args: tuple[str, ...]) -> None:
     result = run(*args)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a name that selects nothing: a usage error
     assert result.stdout == ""
     lines = result.stderr.splitlines()
     assert len(lines) == 1
@@ -337,7 +337,7 @@ def test_unknown_names_are_one_error_line(args: tuple[str, ...]) -> None:
 
 def test_unknown_name_json_error() -> None:
     result = run("show", "Foo-1", "--json")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.stdout == ""
     err = json.loads(result.stderr)
     assert err["kind"] == "opset"
@@ -589,12 +589,12 @@ def test_cli_diff() -> None:
 
 def test_cli_unknown_name() -> None:
     proc = cli("show", "ReduceMean-99")
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert proc.stdout == ""
     (line,) = proc.stderr.splitlines()
     assert line.startswith("error: no version ReduceMean-99 in the onnx domain")
     proc = cli("diff", "Mean-8", "Nope", "--json")
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert json.loads(proc.stderr)["kind"] == "opset"
 
 

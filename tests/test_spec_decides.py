@@ -201,7 +201,7 @@ def test_when_omitted_error_then_cli_requires_axes(tmp_path: Path) -> None:
     data = tmp_path / "x.npy"
     np.save(data, np.ones((2, 3), "float32"))
     result = cli(gen, "reduce-mean", str(data), "-q", "-o", str(tmp_path / "out.npy"))
-    assert result["status"] == 1
+    assert result["status"] == 2  # the command line alone decides it: a usage error
     assert "error: ReduceMean-18 (onnx) requires axes" in result["stderr"]
 
 
@@ -316,8 +316,8 @@ def test_new_attribute_is_a_cli_option(with_attribute: tuple[Path, Path]) -> Non
     }
     assert report["result"] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
     refused = cli(gen, "reduce-mean", str(data), "--axes=", "--empty-is-identity", "--opset", "18", "-q")
-    assert refused["status"] == 1
-    assert "ReduceMean-18 (onnx) has no attribute empty_is_identity" in refused["stderr"]
+    assert refused["status"] == 2  # the command line alone decides it: a usage error
+    assert "--empty-is-identity: ReduceMean-18 (onnx) has no attribute empty_is_identity" in refused["stderr"]
     assert "--window N" in help_text and "--tags N" in help_text
     given = cli(
         gen, "reduce-mean", str(data), "--axes", "0", "--window", "5", "--tags", "1", "--tags", "-2", "--json"

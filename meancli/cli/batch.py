@@ -152,17 +152,23 @@ _PATH_MAX = 4096  # Linux's limit on a path's length
 
 
 def check_output_format(output: str, path: str) -> None:
-    """Before any file is read: a usage error for an output meancli does not write
-    (.npz), an input error for a zarr output that would replace something other
-    than a zarr array (formats.zarr_target)."""
-    from ..engine.where import is_zarr_output
+    """Before any file is read: a usage error for an output meancli does not write (.npz)."""
     from ..formats.detect import output_format
 
     if output_format(path) == "npz":
         raise UsageError(f"-o {output}: .npz outputs are not supported; write .npy or .pb")
+
+
+def check_output_target(path: str | None) -> None:
+    """Before its input is read: an input error (exit status 1, as for an output that
+    cannot be written) for a zarr output ``path`` that would replace something other
+    than a zarr array or an empty directory (formats.zarr_target)."""
+    from ..engine.where import is_zarr_output
+
     if is_zarr_output(path):
         from ..formats.zarr_target import check_zarr_target
 
+        assert path is not None
         check_zarr_target(path)
 
 
@@ -176,6 +182,7 @@ def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
             (meancli writes none); two inputs whose outputs are one file;
             an output that is another input (it would be replaced before it
             is read). An output may be its own input, as with one FILE.
+            What is at an output path is checked per file (check_output_target).
     """
     if output is None:
         return [None] * len(files)
@@ -237,8 +244,7 @@ def _status_of(exc: BaseException) -> int:
 def _message_of(exc: BaseException, file: str, debug: bool) -> str:
     """One line naming ``file`` (unless the message already begins with it), escaped
     as every error line is (formats.messages.one_line)."""
-    from ..formats.detect import split_member
-    from ..formats.messages import one_line, shown_input
+    from ..formats.messages import naming_input, one_line
 
     if isinstance(exc, MeancliError):
         text = str(exc)
@@ -249,10 +255,7 @@ def _message_of(exc: BaseException, file: str, debug: bool) -> str:
             f"internal error: {type(exc).__name__}: {exc} -- this is a bug in meancli; please report it"
             + ("" if debug else " (run with --debug for the traceback)")
         )
-    text = one_line(text)
-    shown = shown_input(file)
-    named = text.startswith((f"{shown}:", f"{shown_input(split_member(file)[0])}:"))
-    return text if named else f"{shown}: {text}"
+    return naming_input(one_line(text), file, within=None if file == "-" else dataset_path(file)[0])
 
 
 def _emit_file_error(exc: BaseException, file: str, message: str, *, json_mode: bool) -> None:
@@ -272,7 +275,7 @@ def _emit_file_error(exc: BaseException, file: str, message: str, *, json_mode: 
 
 def run_many(
     files: Sequence[str],
-    output: str | None,
+    outputs: Sequence[str | None],
     run_one: Callable[[str, str | None], None],
     *,
     keep_going: bool,
@@ -282,18 +285,23 @@ def run_many(
 ) -> int:
     """Run ``run_one(file, output_path)`` for every FILE in order; returns the exit status.
 
+    ``outputs`` are output_paths(files, template), checked by the caller.
     ``run_one`` does one file's whole run (read, validate, kernel, write,
     report) and raises what a one-file run raises; the error is reported
     here, naming the file. KeyboardInterrupt and BrokenPipeError end the
     whole run (the command's session reports them); outputs already written
     stay, each complete (they are written atomically).
 
+    An output target that may not be replaced (check_output_target) is, without
+    ``keep_going``, refused before any file is read, as with one FILE; with it,
+    that file fails (reported, counted) and the others run.
+
     Raises:
-        UsageError: see output_paths (before any file is read).
+        InputFileError: without ``keep_going``, a refused output target.
     """
-    if files.count("-") > 1:
-        raise UsageError("stdin ('-') can be read only once")
-    outputs = output_paths(files, output)
+    if not keep_going:
+        for out in outputs:
+            check_output_target(out)
     if not gc.isenabled():  # off for start-up (see entry.py): a long run collects its cycles
         gc.freeze()  # what start-up made stays; collections skip it
         gc.enable()
@@ -302,6 +310,7 @@ def run_many(
     done = 0
     for i, (file, out) in enumerate(zip(files, outputs, strict=True)):
         try:
+            check_output_target(out)  # (again: it may have changed since, by an earlier file's run too)
             run_one(file, out)
         except (KeyboardInterrupt, BrokenPipeError, typer.Exit):
             raise

@@ -3,13 +3,25 @@
 No ``from __future__ import annotations`` (see app.py).
 """
 
+from contextlib import nullcontext
 from typing import Annotated, Any
 
 import typer
 
 from . import options
 from .progress import progress_factory
-from .run import check_input_dtypes, engine_where, finish, finish_written, read_inputs, session, start
+from .run import (
+    about_input,
+    check_input_dtypes,
+    check_std_streams,
+    check_version_options,
+    engine_where,
+    finish,
+    finish_written,
+    read_inputs,
+    session,
+    start,
+)
 
 
 def mean(
@@ -39,10 +51,7 @@ def mean(
     # attributes: the options the specs' attributes give (options.with_attribute_options)
     with session(json_mode=json_mode, debug=debug, quiet=quiet):
         from .. import api
-        from ..errors import UsageError
 
-        if files.count("-") > 1:
-            raise UsageError("stdin ('-') can be read only once")
         if output is not None:
             from .batch import check_output_format
 
@@ -50,13 +59,22 @@ def mean(
         report = start("mean", "Mean", opset, threads)
         op, n_threads = report.op, report.threads
         assert op is not None
+        # The command line alone decides these usage errors, before any input is read.
         where = engine_where(workers, scheduler, timeout)
-        items = read_inputs(
-            files, report, quiet=quiet or json_mode, stream=repeat == 1, chunked=where.cluster
-        )
-        with report.stage("validate"):
-            check_input_dtypes(op, report)
-            shape = api.prepare_mean(op, items, **attributes)
+        check_std_streams(files, output)
+        check_version_options(op, attributes, axes_given=True)
+        if output is not None:
+            from .batch import check_output_target
+
+            check_output_target(output)
+        # One FILE (an .npz of several arrays too): its errors name it, as reduce-mean's do.
+        with about_input(files[0]) if len(files) == 1 else nullcontext():
+            items = read_inputs(
+                files, report, quiet=quiet or json_mode, stream=repeat == 1, chunked=where.cluster
+            )
+            with report.stage("validate"):
+                check_input_dtypes(op, report)
+                shape = api.prepare_mean(op, items, **attributes)
         from ..engine.where import is_streamed, wanted
 
         progress = progress_factory(enabled=not (quiet or json_mode))

@@ -12,7 +12,18 @@ from . import batch, options
 from .argv import parse_axes
 from .progress import progress_factory
 from .report import Report
-from .run import check_input_dtypes, engine_where, finish, finish_written, read_inputs, session, start
+from .run import (
+    about_input,
+    check_input_dtypes,
+    check_std_streams,
+    check_version_options,
+    engine_where,
+    finish,
+    finish_written,
+    read_inputs,
+    session,
+    start,
+)
 
 if TYPE_CHECKING:  # numpy and the engine load only when a command runs
     from ..engine.where import Where
@@ -45,8 +56,8 @@ def reduce_mean(
         typer.Option(
             "--axes-from",
             metavar="FILE",
-            help="Read the axes input from a 1-D tensor file (.npy, .pb, data.npz:NAME), as "
-            "ReduceMean-18 takes it (int64). Not with --axes.",
+            help="Read the axes input from a 1-D tensor file (.npy, .pb, data.npz:NAME; '-' reads "
+            "a .npy from stdin), as ReduceMean-18 takes it (int64). Not with --axes.",
         ),
     ] = None,
     keep_dims: Annotated[
@@ -89,9 +100,19 @@ def reduce_mean(
         report = start("reduce-mean", "ReduceMean", opset, threads)
         op, n_threads = report.op, report.threads
         assert op is not None
+        # The command line alone decides these usage errors, before any input is read.
         where = engine_where(workers, scheduler, timeout)
+        check_std_streams(files, output, axes_from)
+        if axes_from is not None:
+            _check_axes_from(op, given=axes is not None)
+        check_version_options(op, attributes, axes_given=axes is not None or axes_from is not None)
+        many = batch.wants_many(files, output)
+        outputs = batch.output_paths(files, output) if many else [output]
+        if output is not None and not many:
+            batch.check_output_format(output, output)
+            batch.check_output_target(output)
         if axes_from is not None:  # read once, for every FILE
-            axes_list = _axes_from(op, axes_from, given=axes is not None, report=report)
+            axes_list = _read_axes_from(op, axes_from, report)
 
         notes: list[str] = []  # said once per run, not once per file
 
@@ -102,13 +123,11 @@ def reduce_mean(
             _reduce_file(op, file, out, one, *args, quiet=quiet, json_mode=json_mode, quiet_notes=quiet_notes)
             notes.extend(one.stderr_notes)
 
-        if not batch.wants_many(files, output):
-            if output is not None:
-                batch.check_output_format(output, output)
+        if not many:
             run_one(files[0], output)
             return
         status = batch.run_many(
-            files, output, run_one, keep_going=keep_going, json_mode=json_mode, quiet=quiet, debug=debug
+            files, outputs, run_one, keep_going=keep_going, json_mode=json_mode, quiet=quiet, debug=debug
         )
         if status:
             raise typer.Exit(status)
@@ -135,12 +154,13 @@ def _reduce_file(
     from ..engine.where import is_streamed, wanted
 
     n_threads = report.threads
-    (data,) = read_inputs(
-        [file], report, quiet=quiet_notes, single=True, stream=repeat == 1, chunked=where.cluster
-    )
-    with report.stage("validate"):
-        check_input_dtypes(op, report)
-        call = api.validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
+    with about_input(file):
+        (data,) = read_inputs(
+            [file], report, quiet=quiet_notes, single=True, stream=repeat == 1, chunked=where.cluster
+        )
+        with report.stage("validate"):
+            check_input_dtypes(op, report)
+            call = api.validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
     report.attributes = {"axes": list(call.axes)}
     for name, value in call.attributes:  # as ONNX writes them: flags as 0/1, lists as lists
         report.attributes[name] = int(value) if isinstance(value, bool) else value
@@ -165,17 +185,24 @@ def _reduce_file(
         finish(report, result, output, json_mode=json_mode, quiet=quiet)
 
 
-def _axes_from(op: "OpVersion", path: str, *, given: bool, report: Report) -> list[int]:
-    """The axes read from ``path`` for a version whose axes are an input tensor.
+def _check_axes_from(op: "OpVersion", *, given: bool) -> None:
+    """Whether --axes-from may be used (before anything is read).
 
     Raises:
         UsageError: with --axes, or for a version whose axes are an attribute.
-        InputFileError: as inputs.read_axes.
     """
     if given:
         raise UsageError("--axes and --axes-from cannot be combined")
     if op.axes is None or op.axes.source != "input":
         raise UsageError(f"--axes-from: {op.label} takes axes as an attribute, not a tensor; use --axes")
+
+
+def _read_axes_from(op: "OpVersion", path: str, report: Report) -> list[int]:
+    """The axes read from ``path`` (``-``: stdin) for a version whose axes are an input tensor.
+
+    Raises:
+        InputFileError: as inputs.read_axes.
+    """
     from ..inputs import read_axes
 
     param = next(i.type_param for i in op.inputs if i.name == "axes")

@@ -101,14 +101,71 @@ def start(command: str, op_name: str, opset: str | None, threads: int | None) ->
 
 
 def resolve_op(op_name: str, opset: str | None) -> Any:
-    """opset.resolve, with a malformed value reported as the --opset option."""
+    """opset.resolve, with a malformed value, or one that selects no version of
+    ``op_name`` (Mean in openvino), reported as the --opset option (exit status 2)."""
     from .. import opset as opsets
-    from ..errors import UsageError
+    from ..errors import OpsetError, UsageError
 
     try:
         return opsets.resolve(op_name, opset)
     except UsageError as exc:
         raise UsageError(f"--{exc}") from None
+    except OpsetError as exc:
+        raise OpsetError(f"--opset {opset!r}: {exc}") from None
+
+
+def check_version_options(op: Any, attributes: dict[str, Any], *, axes_given: bool) -> None:
+    """Before any input is read: the options the selected version lacks or requires.
+
+    The spec's own checks (semantics.attribute_values, the axes rule's
+    ``when_omitted``), run on the command line alone: what they refuse there
+    is a usage error, whatever the inputs hold.
+
+    Raises:
+        UsageError: ``--noop-with-empty-axes`` with a version that lacks the
+            attribute (ReduceMean-13, openvino), a value it does not take, a
+            required attribute not given; no axes for a version that requires
+            them (openvino ReduceMean-1).
+    """
+    from ..errors import SpecViolation, UsageError
+    from ..semantics import attribute_values
+
+    settable = {a.name for a in op.settable_attributes}
+    lacking = [n for n, v in attributes.items() if v is not None and n not in settable]
+    try:
+        attribute_values(attributes, op.settable_attributes, op.label, op.attributes)
+    except SpecViolation as exc:
+        option = f"--{lacking[0].replace('_', '-')}: " if lacking else ""
+        raise UsageError(f"{option}{exc}") from None
+    if not axes_given and op.axes is not None and op.axes.when_omitted == "error":
+        raise UsageError(
+            f"{op.label} requires axes: give --axes A [A ...], --axes-from FILE, or --axes= for none"
+        )
+
+
+def check_std_streams(files: list[str], output: str | None, axes_from: str | None = None) -> None:
+    """Before any input is read: stdin (``-``, as a FILE or ``--axes-from -``) is read
+    at most once and not from a terminal; ``-o -`` does not write to a terminal.
+
+    Raises:
+        UsageError: stdin named twice; binary data from or to a terminal (the
+            command line forgot a redirection).
+        InputFileError: stdin or stdout is closed.
+    """
+    from ..errors import UsageError
+    from ..formats import pipes
+
+    if files.count("-") > 1:
+        raise UsageError("stdin ('-') can be read only once")
+    if axes_from == "-" and "-" in files:
+        raise UsageError(
+            "--axes-from -: stdin ('-') is already a data FILE and can be read only once; "
+            "give the axes in a file"
+        )
+    if "-" in files or axes_from == "-":
+        pipes.stdin_buffer()
+    if output == "-":
+        pipes.stdout_buffer()
 
 
 def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> Any:
@@ -132,6 +189,25 @@ def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> 
         if why is not None:
             raise UsageError(f"--scheduler {scheduler!r}: {why} (give an address such as tcp://HOST:8786)")
     return Where(workers, scheduler, timeout)
+
+
+@contextmanager
+def about_input(file: str) -> Iterator[None]:
+    """An input or spec error raised inside (a malformed file, a dtype, rank or axis
+    the version refuses) names ``file`` first, as each file's error does with
+    several FILEs (formats.messages.naming_input); the exit status is the same."""
+    from ..errors import InputFileError, SpecViolation
+    from ..formats.messages import naming_input
+    from .batch import dataset_path
+
+    try:
+        yield
+    except (InputFileError, SpecViolation) as exc:
+        text = str(exc)
+        named = naming_input(text, file, within=None if file == "-" else dataset_path(file)[0])
+        if named == text:
+            raise
+        raise type(exc)(named) from None
 
 
 def check_input_dtypes(op: Any, report: Report) -> None:

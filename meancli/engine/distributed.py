@@ -15,6 +15,7 @@ public dask and distributed API is used.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import shutil
@@ -449,11 +450,22 @@ def temporary_store(path: str) -> Iterator[str]:
 
 def _replace(tmp: str, path: str) -> None:
     """Rename the finished store ``tmp`` to ``path``, replacing what is there: only a
-    zarr array (checked before the run, and again here in case it changed since)."""
-    from ..formats.zarr_target import check_zarr_target
+    zarr array or an empty directory (checked before the run, and again here in
+    case it changed since)."""
+    from ..formats.zarr_target import check_zarr_target, is_zarr_array_dir
 
     check_zarr_target(path)
-    if os.path.lexists(path):
+    if not is_zarr_array_dir(path):
+        # Nothing or an empty directory, as checked: rename(2) puts the store there in
+        # one step, and refuses a directory filled or a file made there since.
+        try:
+            os.rename(tmp, path)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
+                raise
+            check_zarr_target(path)  # what is there now is refused, in the same words
+            raise
+    else:
         old = f"{tmp}.old"
         os.rename(path, old)
         os.rename(tmp, path)
@@ -461,8 +473,6 @@ def _replace(tmp: str, path: str) -> None:
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.unlink(old)
-    else:
-        os.rename(tmp, path)
 
 
 def chunk_grid(x: Any) -> dict[str, Any]:

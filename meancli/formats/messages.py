@@ -21,6 +21,22 @@ def shown_input(path: str | None) -> str:
     return STDIN_NAME if path in ("-", None) else display(path)
 
 
+def naming_input(text: str, file: str, within: str | None = None) -> str:
+    """``text`` as a message about the input argument ``file``: ``FILE: text``,
+    unless it already begins with that name (or, for ``data.npz:NAME`` or
+    ``STORE.zarr:PATH``, with the archive's or store's), or with a path in the
+    directory ``within`` (a shard of the dataset ``file`` names: ``ds/c.npy: ...``)."""
+    from .detect import split_member
+
+    shown = shown_input(file)
+    named: tuple[str, ...] = (f"{shown}:", f"{shown_input(split_member(file)[0])}:")
+    if within:
+        named += (display(within.rstrip("/")) + "/",)
+    if text.startswith(named):
+        return text
+    return f"{shown}: {text}"
+
+
 def one_line(text: str) -> str:
     """A message as every ``error:`` line prints it: whitespace runs (newlines
     included) as one space, control characters escaped (display)."""

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any, BinaryIO
 
-from ..errors import InputFileError
+from ..errors import InputFileError, UsageError
 from .messages import STDIN_NAME, STDOUT_NAME, reason
 
 
@@ -72,8 +72,9 @@ def read_upto(fp: Any, n: int) -> bytes:
 
 
 def _binary_buffer(stream: Any, missing: str, terminal: str) -> Any:
-    """``stream.buffer``, checked: there is one (else ``missing``) and it is not a
-    terminal (else ``terminal``); both raise InputFileError."""
+    """``stream.buffer``, checked: there is one (else InputFileError ``missing``)
+    and it is not a terminal (else UsageError ``terminal``: the command line
+    forgot a redirection, whatever the data)."""
     buffer = getattr(stream, "buffer", None) if stream is not None else None
     if buffer is None:
         raise InputFileError(missing)
@@ -82,7 +83,7 @@ def _binary_buffer(stream: Any, missing: str, terminal: str) -> Any:
     except (OSError, ValueError):
         tty = False
     if tty:
-        raise InputFileError(terminal)
+        raise UsageError(terminal)
     return buffer
 
 
@@ -90,7 +91,8 @@ def stdin_buffer() -> BinaryIO:
     """``sys.stdin.buffer``, checked: there is one and it is not a terminal.
 
     Raises:
-        InputFileError: standard input is missing or is a terminal.
+        InputFileError: standard input is missing.
+        UsageError: standard input is a terminal.
     """
     buffer: BinaryIO = _binary_buffer(
         sys.stdin,
@@ -123,18 +125,30 @@ def write_all(fp: BinaryIO, parts: Iterable[bytes | memoryview]) -> int:
     return total
 
 
+def stdout_buffer() -> BinaryIO:
+    """``sys.stdout.buffer``, checked: there is one and it is not a terminal.
+
+    Raises:
+        InputFileError: standard output is missing.
+        UsageError: standard output is a terminal.
+    """
+    buffer: BinaryIO = _binary_buffer(
+        sys.stdout,
+        f"cannot write {STDOUT_NAME}: standard output is not available",
+        "-o -: refusing to write binary .npy data to a terminal; redirect stdout or use -o FILE",
+    )
+    return buffer
+
+
 def write_stdout(parts: Iterable[bytes | memoryview]) -> int:
     """Write ``parts`` to standard output, every byte; the number of bytes written.
 
     Raises:
-        InputFileError: stdout is missing, a terminal, or fails (``cannot write <stdout>``).
+        InputFileError: stdout is missing or fails (``cannot write <stdout>``).
+        UsageError: stdout is a terminal.
         BrokenPipeError: the reader has gone away.
     """
-    buffer = _binary_buffer(
-        sys.stdout,
-        f"cannot write {STDOUT_NAME}: standard output is not available",
-        "refusing to write binary .npy data to a terminal; redirect stdout or use -o FILE",
-    )
+    buffer = stdout_buffer()
     try:
         fd = _fileno(buffer)
         if fd is None:

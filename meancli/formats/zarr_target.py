@@ -1,9 +1,10 @@
-"""What ``-o OUT.zarr`` may replace: nothing, or a zarr array.
+"""What ``-o OUT.zarr`` may replace: nothing, an empty directory, or a zarr array.
 
 A zarr output is written into a temporary store and renamed over OUT when it
 is complete, so whatever OUT held is removed then. That is right for an
-earlier result (a zarr array), and data loss for anything else: a directory
-of the user's files, a zarr group holding other arrays, a plain file that
+earlier result (a zarr array) and for an empty directory made to receive the
+result (``mkdir out.zarr``), and data loss for anything else: a directory of
+the user's files, a zarr group holding other arrays, a plain file that
 happens to end in ``.zarr``. Those are refused before any input is read.
 """
 
@@ -33,17 +34,29 @@ def is_zarr_array_dir(path: str) -> bool:
     return os.path.isfile(os.path.join(path, ".zarray")) and not os.path.exists(os.path.join(path, ".zgroup"))
 
 
+def is_empty_dir(path: str) -> bool:
+    """Whether ``path`` is a directory (not a symbolic link to one) with no entries."""
+    if os.path.islink(path) or not os.path.isdir(path):
+        return False
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
 def check_zarr_target(path: str) -> None:
-    """Refuse an output store ``path`` that exists and is not a zarr array.
+    """Refuse an output store ``path`` that exists and is neither a zarr array nor an
+    empty directory.
 
     Raises:
-        InputFileError: ``OUT: exists and is not a zarr array (a directory|a zarr
-            group|a file); meancli replaces only a zarr array: remove it or
-            choose another name``.
+        InputFileError: ``OUT: exists and is (a directory that is not a zarr array|a
+            zarr group|a file, not a zarr array|a dangling symbolic link); -o replaces
+            only an earlier zarr array (remove it or choose another name)``.
     """
     if not os.path.lexists(path):
         return
-    if is_zarr_array_dir(path):
+    if is_zarr_array_dir(path) or is_empty_dir(path):
         return
     if os.path.isdir(path):
         group = any(os.path.isfile(os.path.join(path, meta)) for meta in ("zarr.json", ".zgroup"))
