@@ -700,7 +700,14 @@ def test_reductions_of_short_runs(dtype: str, isas: tuple[str, ...]) -> None:
     instruction set, 1 and 2 threads."""
     rng = np.random.default_rng(9)
     cases = []
-    for nred, kind in ((1, "cancel"), (2, "tie"), (3, "spread"), (16, "overflow"), (32, "subnormal"), (33, "cancel")):
+    for nred, kind in (
+        (1, "cancel"),
+        (2, "tie"),
+        (3, "spread"),
+        (16, "overflow"),
+        (32, "subnormal"),
+        (33, "cancel"),
+    ):
         cases.append((adversarial.values(rng, dtype, 1100 * nred, kind).reshape(1100, nred), (1,)))
     cases.append((adversarial.values(rng, dtype, 600 * 3 * 4, "sparse_tiny").reshape(600, 3, 4), (1, 2)))
     cases.append((adversarial.values(rng, dtype, 3 * 700 * 5, "special").reshape(3, 700, 5), (0, 2)))
