@@ -32,7 +32,7 @@ from workloads import WORKLOADS, Workload, make_data
 
 ROOT = Path(__file__).resolve().parents[1]
 BEFORE_EXACT = "0ac6716"  # the last commit whose kernels were not always exact
-NAMES = ["W1", "W1-bf16", "W2", "W3", "W4", "W5", "W6", "W6b", "W7", "W7b"]
+NAMES = ["W1", "W1-bf16", "W2", "W3", "W4", "W5", "W6", "W6b", "W7", "W7b", "W9", "W9-f64"]
 TARGET = 1.05
 
 

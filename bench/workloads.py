@@ -85,6 +85,18 @@ WORKLOADS = [
     ),
     Workload("W6b", "reduce all, 5*10^7 values, float64", "reduce", F64, [(50_000_000,)], [(500_000,)], None),
     Workload(
+        "W9", "short runs: channels of (4194304,3) axis -1", "reduce", F32, [(4_194_304, 3)], [(65_536, 3)], (-1,)
+    ),
+    Workload(
+        "W9-f64",
+        "few rows: (8,4000000) axis 0, float64",
+        "reduce",
+        F64,
+        [(8, 4_000_000)],
+        [(8, 65_536)],
+        (0,),
+    ),
+    Workload(
         "W7", "Mean of 4 x (16,3,512,512)", "mean", F32, [(16, 3, 512, 512)] * 4, [(1, 3, 256, 256)] * 4
     ),
     Workload(
