@@ -3914,6 +3914,27 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_a
     *mnp = mnv;
 }
 
+/* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+VEC_TARGET static void mean_finish_float16_avx2(const double *S, int ninputs, uint32_t mn1, int64_t w, T_float16 *dst,
+                                               int stream)
+{
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    int64_t j = 0;
+    (void)stream;
+    for (; j + VD_N <= w; j += VD_N) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_float16_avx2(Sv, nv);
+        double t[VD_N];
+        vd_store(t, q);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
+}
+
 /* The vector form of mean_unit when every input is read contiguously or
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
@@ -3982,20 +4003,68 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
         mean_unit_float16(ninputs, src, sinner, w, dst);
         return;
     }
-    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
-    const int pow2 = (ninputs & (ninputs - 1)) == 0;
-    j = 0;
-    (void)stream;
-    for (; j + VD_N <= w; j += VD_N) {
-        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
-         * format's smallest subnormal, far above double's), so no rounding to odd */
-        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_float16_avx2(Sv, nv);
-        double t[VD_N];
-        vd_store(t, q);
-        for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
+    mean_finish_float16_avx2(S, ninputs, mn1, w, dst, stream);
+}
+
+/* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
+ * (mean_unit's results): the unit's check over its w * k contiguous values
+ * in vectors, the sums in scalar double (a constant k each, for the
+ * compiler), the division in vectors (mean_finish). A unit that fails the
+ * check goes to mean_unit. */
+VEC_TARGET __attribute__((always_inline)) static inline void run_sums_float16_avx2(const T_float16 *x, const int k,
+                                                                                     int64_t w, double *S)
+{
+    for (int64_t j = 0; j < w; j++) {
+        double s = -0.0;
+        for (int i = 0; i < k; i++) s += LOAD_float16(x[j * k + i]);
+        S[j] = s;
     }
-    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+}
+
+VEC_TARGET static void mean_runs_float16_avx2(const T_float16 *x, int k, int64_t w, T_float16 *dst)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    const int64_t nv = w * k;
+    int64_t i = 0;
+    for (; i + VF_N <= nv; i += VF_N) {
+        vi a = vi_absbits(vf_load_f16(x + i));
+        mxv = vi_max_u32(mxv, a);
+        mnv = vi_min_u32(mnv, vi_dec(a));
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     vec_zeroupper();
+    for (; i < nv; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_float16(x[i])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+    }
+    if (!narrow_sum_exact(mx, mn1, k, PREC_float16, LSB_MIN_float16)) {
+        const T_float16 *src[INNER_AS_MEAN_MAX];
+        int64_t sinner[INNER_AS_MEAN_MAX];
+        for (int f = 0; f < k; f++) {
+            src[f] = x + f;
+            sinner[f] = k;
+        }
+        mean_unit_float16(k, src, sinner, w, dst);
+        return;
+    }
+    double S[TILE];
+    switch (k) { /* a constant k each */
+    case 1: run_sums_float16_avx2(x, 1, w, S); break;
+    case 2: run_sums_float16_avx2(x, 2, w, S); break;
+    case 3: run_sums_float16_avx2(x, 3, w, S); break;
+    case 4: run_sums_float16_avx2(x, 4, w, S); break;
+    case 5: run_sums_float16_avx2(x, 5, w, S); break;
+    case 6: run_sums_float16_avx2(x, 6, w, S); break;
+    case 7: run_sums_float16_avx2(x, 7, w, S); break;
+    case 8: run_sums_float16_avx2(x, 8, w, S); break;
+    case 12: run_sums_float16_avx2(x, 12, w, S); break;
+    case 16: run_sums_float16_avx2(x, 16, w, S); break;
+    case 24: run_sums_float16_avx2(x, 24, w, S); break;
+    case 32: run_sums_float16_avx2(x, 32, w, S); break;
+    default: run_sums_float16_avx2(x, k, w, S); break;
+    }
+    mean_finish_float16_avx2(S, k, mn1, w, dst, 0);
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -4405,6 +4474,27 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_
     *mnp = mnv;
 }
 
+/* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+VEC_TARGET static void mean_finish_bfloat16_avx2(const double *S, int ninputs, uint32_t mn1, int64_t w, T_bfloat16 *dst,
+                                               int stream)
+{
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    int64_t j = 0;
+    (void)stream;
+    for (; j + VD_N <= w; j += VD_N) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_bfloat16_avx2(Sv, nv);
+        double t[VD_N];
+        vd_store(t, q);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
+}
+
 /* The vector form of mean_unit when every input is read contiguously or
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
@@ -4473,20 +4563,68 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
         mean_unit_bfloat16(ninputs, src, sinner, w, dst);
         return;
     }
-    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
-    const int pow2 = (ninputs & (ninputs - 1)) == 0;
-    j = 0;
-    (void)stream;
-    for (; j + VD_N <= w; j += VD_N) {
-        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
-         * format's smallest subnormal, far above double's), so no rounding to odd */
-        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_bfloat16_avx2(Sv, nv);
-        double t[VD_N];
-        vd_store(t, q);
-        for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
+    mean_finish_bfloat16_avx2(S, ninputs, mn1, w, dst, stream);
+}
+
+/* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
+ * (mean_unit's results): the unit's check over its w * k contiguous values
+ * in vectors, the sums in scalar double (a constant k each, for the
+ * compiler), the division in vectors (mean_finish). A unit that fails the
+ * check goes to mean_unit. */
+VEC_TARGET __attribute__((always_inline)) static inline void run_sums_bfloat16_avx2(const T_bfloat16 *x, const int k,
+                                                                                     int64_t w, double *S)
+{
+    for (int64_t j = 0; j < w; j++) {
+        double s = -0.0;
+        for (int i = 0; i < k; i++) s += LOAD_bfloat16(x[j * k + i]);
+        S[j] = s;
     }
-    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+}
+
+VEC_TARGET static void mean_runs_bfloat16_avx2(const T_bfloat16 *x, int k, int64_t w, T_bfloat16 *dst)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    const int64_t nv = w * k;
+    int64_t i = 0;
+    for (; i + VF_N <= nv; i += VF_N) {
+        vi a = vi_absbits(vf_load_bf16(x + i));
+        mxv = vi_max_u32(mxv, a);
+        mnv = vi_min_u32(mnv, vi_dec(a));
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     vec_zeroupper();
+    for (; i < nv; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_bfloat16(x[i])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+    }
+    if (!narrow_sum_exact(mx, mn1, k, PREC_bfloat16, LSB_MIN_bfloat16)) {
+        const T_bfloat16 *src[INNER_AS_MEAN_MAX];
+        int64_t sinner[INNER_AS_MEAN_MAX];
+        for (int f = 0; f < k; f++) {
+            src[f] = x + f;
+            sinner[f] = k;
+        }
+        mean_unit_bfloat16(k, src, sinner, w, dst);
+        return;
+    }
+    double S[TILE];
+    switch (k) { /* a constant k each */
+    case 1: run_sums_bfloat16_avx2(x, 1, w, S); break;
+    case 2: run_sums_bfloat16_avx2(x, 2, w, S); break;
+    case 3: run_sums_bfloat16_avx2(x, 3, w, S); break;
+    case 4: run_sums_bfloat16_avx2(x, 4, w, S); break;
+    case 5: run_sums_bfloat16_avx2(x, 5, w, S); break;
+    case 6: run_sums_bfloat16_avx2(x, 6, w, S); break;
+    case 7: run_sums_bfloat16_avx2(x, 7, w, S); break;
+    case 8: run_sums_bfloat16_avx2(x, 8, w, S); break;
+    case 12: run_sums_bfloat16_avx2(x, 12, w, S); break;
+    case 16: run_sums_bfloat16_avx2(x, 16, w, S); break;
+    case 24: run_sums_bfloat16_avx2(x, 24, w, S); break;
+    case 32: run_sums_bfloat16_avx2(x, 32, w, S); break;
+    default: run_sums_bfloat16_avx2(x, k, w, S); break;
+    }
+    mean_finish_bfloat16_avx2(S, k, mn1, w, dst, 0);
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -4977,6 +5115,54 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
     return 1;
 }
 
+/* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+VEC_TARGET static void mean_finish_float32_avx2(const double *S, int ninputs, uint32_t mn1, int64_t w, T_float32 *dst,
+                                               int stream)
+{
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    int64_t j = 0;
+    /* a large output goes straight to memory (no read of the lines it
+     * overwrites), in aligned vectors: the outputs before the first aligned
+     * one are finished one by one (numpy's large arrays are 16-byte aligned) */
+    int nt = stream && ((uintptr_t)dst & 3) == 0;
+    const int64_t lead = (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4);
+    if (nt && lead <= w)
+        for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    else
+        nt = 0;
+    const int bymul = mean_bymul_ok_float32_avx2(ninputs, mn1);
+    /* VF_N outputs a step, so a streamed store fills a whole vector */
+    if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
+        vd q = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
+        vh f = vh_from_vd(q);
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+        j += VD_N;
+    }
+    for (; bymul && j + VF_N <= w; j += VF_N) {
+        vd q0 = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
+        vd q1 = mean_bymul_float32_avx2(vd_load(S + j + VD_N), nv, rn, pow2);
+        vf f = vf_join(vh_from_vd(q0), vh_from_vd(q1));
+        if (nt) vf_stream((float *)dst + j, f);
+        else vf_store((float *)dst + j, f);
+    }
+    for (; bymul && j + VD_N <= w; j += VD_N) {
+        vd q = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
+        vh f = vh_from_vd(q);
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+    }
+    for (; j + VD_N <= w; j += VD_N) {
+        vh f = vh_from_vd(div_odd_float32_avx2(vd_load(S + j), nv));
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+    }
+    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
+}
+
 /* The vector form of mean_unit when every input is read contiguously or
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
@@ -5088,47 +5274,68 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
         mean_unit_float32(ninputs, src, sinner, w, dst);
         return;
     }
-    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
-    const int pow2 = (ninputs & (ninputs - 1)) == 0;
-    j = 0;
-    /* a large output goes straight to memory (no read of the lines it
-     * overwrites), in aligned vectors: the outputs before the first aligned
-     * one are finished one by one (numpy's large arrays are 16-byte aligned) */
-    int nt = stream && ((uintptr_t)dst & 3) == 0;
-    const int64_t lead = (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4);
-    if (nt && lead <= w)
-        for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
-    else
-        nt = 0;
-    const int bymul = mean_bymul_ok_float32_avx2(ninputs, mn1);
-    /* VF_N outputs a step, so a streamed store fills a whole vector */
-    if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
-        vd q = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
-        vh f = vh_from_vd(q);
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
-        j += VD_N;
+    mean_finish_float32_avx2(S, ninputs, mn1, w, dst, stream);
+}
+
+/* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
+ * (mean_unit's results): the unit's check over its w * k contiguous values
+ * in vectors, the sums in scalar double (a constant k each, for the
+ * compiler), the division in vectors (mean_finish). A unit that fails the
+ * check goes to mean_unit. */
+VEC_TARGET __attribute__((always_inline)) static inline void run_sums_float32_avx2(const T_float32 *x, const int k,
+                                                                                     int64_t w, double *S)
+{
+    for (int64_t j = 0; j < w; j++) {
+        double s = -0.0;
+        for (int i = 0; i < k; i++) s += LOAD_float32(x[j * k + i]);
+        S[j] = s;
     }
-    for (; bymul && j + VF_N <= w; j += VF_N) {
-        vd q0 = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
-        vd q1 = mean_bymul_float32_avx2(vd_load(S + j + VD_N), nv, rn, pow2);
-        vf f = vf_join(vh_from_vd(q0), vh_from_vd(q1));
-        if (nt) vf_stream((float *)dst + j, f);
-        else vf_store((float *)dst + j, f);
+}
+
+VEC_TARGET static void mean_runs_float32_avx2(const T_float32 *x, int k, int64_t w, T_float32 *dst)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    const int64_t nv = w * k;
+    int64_t i = 0;
+    for (; i + VF_N <= nv; i += VF_N) {
+        vi a = vi_absbits(vf_load_f32(x + i));
+        mxv = vi_max_u32(mxv, a);
+        mnv = vi_min_u32(mnv, vi_dec(a));
     }
-    for (; bymul && j + VD_N <= w; j += VD_N) {
-        vd q = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
-        vh f = vh_from_vd(q);
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
-    }
-    for (; j + VD_N <= w; j += VD_N) {
-        vh f = vh_from_vd(div_odd_float32_avx2(vd_load(S + j), nv));
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
-    }
-    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     vec_zeroupper();
+    for (; i < nv; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_float32(x[i])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+    }
+    if (!narrow_sum_exact(mx, mn1, k, PREC_float32, LSB_MIN_float32)) {
+        const T_float32 *src[INNER_AS_MEAN_MAX];
+        int64_t sinner[INNER_AS_MEAN_MAX];
+        for (int f = 0; f < k; f++) {
+            src[f] = x + f;
+            sinner[f] = k;
+        }
+        mean_unit_float32(k, src, sinner, w, dst);
+        return;
+    }
+    double S[TILE];
+    switch (k) { /* a constant k each */
+    case 1: run_sums_float32_avx2(x, 1, w, S); break;
+    case 2: run_sums_float32_avx2(x, 2, w, S); break;
+    case 3: run_sums_float32_avx2(x, 3, w, S); break;
+    case 4: run_sums_float32_avx2(x, 4, w, S); break;
+    case 5: run_sums_float32_avx2(x, 5, w, S); break;
+    case 6: run_sums_float32_avx2(x, 6, w, S); break;
+    case 7: run_sums_float32_avx2(x, 7, w, S); break;
+    case 8: run_sums_float32_avx2(x, 8, w, S); break;
+    case 12: run_sums_float32_avx2(x, 12, w, S); break;
+    case 16: run_sums_float32_avx2(x, 16, w, S); break;
+    case 24: run_sums_float32_avx2(x, 24, w, S); break;
+    case 32: run_sums_float32_avx2(x, 32, w, S); break;
+    default: run_sums_float32_avx2(x, k, w, S); break;
+    }
+    mean_finish_float32_avx2(S, k, mn1, w, dst, 0);
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -6042,6 +6249,27 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_a
     *mnp = mnv;
 }
 
+/* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+VEC_TARGET static void mean_finish_float16_avx512(const double *S, int ninputs, uint32_t mn1, int64_t w, T_float16 *dst,
+                                               int stream)
+{
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    int64_t j = 0;
+    (void)stream;
+    for (; j + VD_N <= w; j += VD_N) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_float16_avx512(Sv, nv);
+        double t[VD_N];
+        vd_store(t, q);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
+}
+
 /* The vector form of mean_unit when every input is read contiguously or
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
@@ -6110,20 +6338,68 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
         mean_unit_float16(ninputs, src, sinner, w, dst);
         return;
     }
-    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
-    const int pow2 = (ninputs & (ninputs - 1)) == 0;
-    j = 0;
-    (void)stream;
-    for (; j + VD_N <= w; j += VD_N) {
-        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
-         * format's smallest subnormal, far above double's), so no rounding to odd */
-        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_float16_avx512(Sv, nv);
-        double t[VD_N];
-        vd_store(t, q);
-        for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
+    mean_finish_float16_avx512(S, ninputs, mn1, w, dst, stream);
+}
+
+/* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
+ * (mean_unit's results): the unit's check over its w * k contiguous values
+ * in vectors, the sums in scalar double (a constant k each, for the
+ * compiler), the division in vectors (mean_finish). A unit that fails the
+ * check goes to mean_unit. */
+VEC_TARGET __attribute__((always_inline)) static inline void run_sums_float16_avx512(const T_float16 *x, const int k,
+                                                                                     int64_t w, double *S)
+{
+    for (int64_t j = 0; j < w; j++) {
+        double s = -0.0;
+        for (int i = 0; i < k; i++) s += LOAD_float16(x[j * k + i]);
+        S[j] = s;
     }
-    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+}
+
+VEC_TARGET static void mean_runs_float16_avx512(const T_float16 *x, int k, int64_t w, T_float16 *dst)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    const int64_t nv = w * k;
+    int64_t i = 0;
+    for (; i + VF_N <= nv; i += VF_N) {
+        vi a = vi_absbits(vf_load_f16(x + i));
+        mxv = vi_max_u32(mxv, a);
+        mnv = vi_min_u32(mnv, vi_dec(a));
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     vec_zeroupper();
+    for (; i < nv; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_float16(x[i])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+    }
+    if (!narrow_sum_exact(mx, mn1, k, PREC_float16, LSB_MIN_float16)) {
+        const T_float16 *src[INNER_AS_MEAN_MAX];
+        int64_t sinner[INNER_AS_MEAN_MAX];
+        for (int f = 0; f < k; f++) {
+            src[f] = x + f;
+            sinner[f] = k;
+        }
+        mean_unit_float16(k, src, sinner, w, dst);
+        return;
+    }
+    double S[TILE];
+    switch (k) { /* a constant k each */
+    case 1: run_sums_float16_avx512(x, 1, w, S); break;
+    case 2: run_sums_float16_avx512(x, 2, w, S); break;
+    case 3: run_sums_float16_avx512(x, 3, w, S); break;
+    case 4: run_sums_float16_avx512(x, 4, w, S); break;
+    case 5: run_sums_float16_avx512(x, 5, w, S); break;
+    case 6: run_sums_float16_avx512(x, 6, w, S); break;
+    case 7: run_sums_float16_avx512(x, 7, w, S); break;
+    case 8: run_sums_float16_avx512(x, 8, w, S); break;
+    case 12: run_sums_float16_avx512(x, 12, w, S); break;
+    case 16: run_sums_float16_avx512(x, 16, w, S); break;
+    case 24: run_sums_float16_avx512(x, 24, w, S); break;
+    case 32: run_sums_float16_avx512(x, 32, w, S); break;
+    default: run_sums_float16_avx512(x, k, w, S); break;
+    }
+    mean_finish_float16_avx512(S, k, mn1, w, dst, 0);
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -6533,6 +6809,27 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_
     *mnp = mnv;
 }
 
+/* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+VEC_TARGET static void mean_finish_bfloat16_avx512(const double *S, int ninputs, uint32_t mn1, int64_t w, T_bfloat16 *dst,
+                                               int stream)
+{
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    int64_t j = 0;
+    (void)stream;
+    for (; j + VD_N <= w; j += VD_N) {
+        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
+         * format's smallest subnormal, far above double's), so no rounding to odd */
+        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_bfloat16_avx512(Sv, nv);
+        double t[VD_N];
+        vd_store(t, q);
+        for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
+    }
+    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
+}
+
 /* The vector form of mean_unit when every input is read contiguously or
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
@@ -6601,20 +6898,68 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
         mean_unit_bfloat16(ninputs, src, sinner, w, dst);
         return;
     }
-    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
-    const int pow2 = (ninputs & (ninputs - 1)) == 0;
-    j = 0;
-    (void)stream;
-    for (; j + VD_N <= w; j += VD_N) {
-        /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
-         * format's smallest subnormal, far above double's), so no rounding to odd */
-        vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_bfloat16_avx512(Sv, nv);
-        double t[VD_N];
-        vd_store(t, q);
-        for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
+    mean_finish_bfloat16_avx512(S, ninputs, mn1, w, dst, stream);
+}
+
+/* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
+ * (mean_unit's results): the unit's check over its w * k contiguous values
+ * in vectors, the sums in scalar double (a constant k each, for the
+ * compiler), the division in vectors (mean_finish). A unit that fails the
+ * check goes to mean_unit. */
+VEC_TARGET __attribute__((always_inline)) static inline void run_sums_bfloat16_avx512(const T_bfloat16 *x, const int k,
+                                                                                     int64_t w, double *S)
+{
+    for (int64_t j = 0; j < w; j++) {
+        double s = -0.0;
+        for (int i = 0; i < k; i++) s += LOAD_bfloat16(x[j * k + i]);
+        S[j] = s;
     }
-    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+}
+
+VEC_TARGET static void mean_runs_bfloat16_avx512(const T_bfloat16 *x, int k, int64_t w, T_bfloat16 *dst)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    const int64_t nv = w * k;
+    int64_t i = 0;
+    for (; i + VF_N <= nv; i += VF_N) {
+        vi a = vi_absbits(vf_load_bf16(x + i));
+        mxv = vi_max_u32(mxv, a);
+        mnv = vi_min_u32(mnv, vi_dec(a));
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     vec_zeroupper();
+    for (; i < nv; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_bfloat16(x[i])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+    }
+    if (!narrow_sum_exact(mx, mn1, k, PREC_bfloat16, LSB_MIN_bfloat16)) {
+        const T_bfloat16 *src[INNER_AS_MEAN_MAX];
+        int64_t sinner[INNER_AS_MEAN_MAX];
+        for (int f = 0; f < k; f++) {
+            src[f] = x + f;
+            sinner[f] = k;
+        }
+        mean_unit_bfloat16(k, src, sinner, w, dst);
+        return;
+    }
+    double S[TILE];
+    switch (k) { /* a constant k each */
+    case 1: run_sums_bfloat16_avx512(x, 1, w, S); break;
+    case 2: run_sums_bfloat16_avx512(x, 2, w, S); break;
+    case 3: run_sums_bfloat16_avx512(x, 3, w, S); break;
+    case 4: run_sums_bfloat16_avx512(x, 4, w, S); break;
+    case 5: run_sums_bfloat16_avx512(x, 5, w, S); break;
+    case 6: run_sums_bfloat16_avx512(x, 6, w, S); break;
+    case 7: run_sums_bfloat16_avx512(x, 7, w, S); break;
+    case 8: run_sums_bfloat16_avx512(x, 8, w, S); break;
+    case 12: run_sums_bfloat16_avx512(x, 12, w, S); break;
+    case 16: run_sums_bfloat16_avx512(x, 16, w, S); break;
+    case 24: run_sums_bfloat16_avx512(x, 24, w, S); break;
+    case 32: run_sums_bfloat16_avx512(x, 32, w, S); break;
+    default: run_sums_bfloat16_avx512(x, k, w, S); break;
+    }
+    mean_finish_bfloat16_avx512(S, k, mn1, w, dst, 0);
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -7105,6 +7450,54 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
     return 1;
 }
 
+/* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+VEC_TARGET static void mean_finish_float32_avx512(const double *S, int ninputs, uint32_t mn1, int64_t w, T_float32 *dst,
+                                               int stream)
+{
+    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
+    const int pow2 = (ninputs & (ninputs - 1)) == 0;
+    int64_t j = 0;
+    /* a large output goes straight to memory (no read of the lines it
+     * overwrites), in aligned vectors: the outputs before the first aligned
+     * one are finished one by one (numpy's large arrays are 16-byte aligned) */
+    int nt = stream && ((uintptr_t)dst & 3) == 0;
+    const int64_t lead = (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4);
+    if (nt && lead <= w)
+        for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    else
+        nt = 0;
+    const int bymul = mean_bymul_ok_float32_avx512(ninputs, mn1);
+    /* VF_N outputs a step, so a streamed store fills a whole vector */
+    if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
+        vd q = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
+        vh f = vh_from_vd(q);
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+        j += VD_N;
+    }
+    for (; bymul && j + VF_N <= w; j += VF_N) {
+        vd q0 = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
+        vd q1 = mean_bymul_float32_avx512(vd_load(S + j + VD_N), nv, rn, pow2);
+        vf f = vf_join(vh_from_vd(q0), vh_from_vd(q1));
+        if (nt) vf_stream((float *)dst + j, f);
+        else vf_store((float *)dst + j, f);
+    }
+    for (; bymul && j + VD_N <= w; j += VD_N) {
+        vd q = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
+        vh f = vh_from_vd(q);
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+    }
+    for (; j + VD_N <= w; j += VD_N) {
+        vh f = vh_from_vd(div_odd_float32_avx512(vd_load(S + j), nv));
+        if (nt) vh_stream((float *)dst + j, f);
+        else vh_store((float *)dst + j, f);
+    }
+    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    vec_zeroupper();
+}
+
 /* The vector form of mean_unit when every input is read contiguously or
  * broadcast along the inner dim (sinner 1 or 0): the same sums, check and
  * rounding, VF_N outputs at a time. */
@@ -7216,47 +7609,68 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
         mean_unit_float32(ninputs, src, sinner, w, dst);
         return;
     }
-    const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
-    const int pow2 = (ninputs & (ninputs - 1)) == 0;
-    j = 0;
-    /* a large output goes straight to memory (no read of the lines it
-     * overwrites), in aligned vectors: the outputs before the first aligned
-     * one are finished one by one (numpy's large arrays are 16-byte aligned) */
-    int nt = stream && ((uintptr_t)dst & 3) == 0;
-    const int64_t lead = (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4);
-    if (nt && lead <= w)
-        for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
-    else
-        nt = 0;
-    const int bymul = mean_bymul_ok_float32_avx512(ninputs, mn1);
-    /* VF_N outputs a step, so a streamed store fills a whole vector */
-    if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
-        vd q = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
-        vh f = vh_from_vd(q);
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
-        j += VD_N;
+    mean_finish_float32_avx512(S, ninputs, mn1, w, dst, stream);
+}
+
+/* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
+ * (mean_unit's results): the unit's check over its w * k contiguous values
+ * in vectors, the sums in scalar double (a constant k each, for the
+ * compiler), the division in vectors (mean_finish). A unit that fails the
+ * check goes to mean_unit. */
+VEC_TARGET __attribute__((always_inline)) static inline void run_sums_float32_avx512(const T_float32 *x, const int k,
+                                                                                     int64_t w, double *S)
+{
+    for (int64_t j = 0; j < w; j++) {
+        double s = -0.0;
+        for (int i = 0; i < k; i++) s += LOAD_float32(x[j * k + i]);
+        S[j] = s;
     }
-    for (; bymul && j + VF_N <= w; j += VF_N) {
-        vd q0 = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
-        vd q1 = mean_bymul_float32_avx512(vd_load(S + j + VD_N), nv, rn, pow2);
-        vf f = vf_join(vh_from_vd(q0), vh_from_vd(q1));
-        if (nt) vf_stream((float *)dst + j, f);
-        else vf_store((float *)dst + j, f);
+}
+
+VEC_TARGET static void mean_runs_float32_avx512(const T_float32 *x, int k, int64_t w, T_float32 *dst)
+{
+    vi mxv = vi_zero(), mnv = vi_ones();
+    const int64_t nv = w * k;
+    int64_t i = 0;
+    for (; i + VF_N <= nv; i += VF_N) {
+        vi a = vi_absbits(vf_load_f32(x + i));
+        mxv = vi_max_u32(mxv, a);
+        mnv = vi_min_u32(mnv, vi_dec(a));
     }
-    for (; bymul && j + VD_N <= w; j += VD_N) {
-        vd q = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
-        vh f = vh_from_vd(q);
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
-    }
-    for (; j + VD_N <= w; j += VD_N) {
-        vh f = vh_from_vd(div_odd_float32_avx512(vd_load(S + j), nv));
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
-    }
-    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     vec_zeroupper();
+    for (; i < nv; i++) {
+        uint32_t a = f32_to_bits((float)LOAD_float32(x[i])) & 0x7fffffffu;
+        mx = a > mx ? a : mx;
+        mn1 = a - 1u < mn1 ? a - 1u : mn1;
+    }
+    if (!narrow_sum_exact(mx, mn1, k, PREC_float32, LSB_MIN_float32)) {
+        const T_float32 *src[INNER_AS_MEAN_MAX];
+        int64_t sinner[INNER_AS_MEAN_MAX];
+        for (int f = 0; f < k; f++) {
+            src[f] = x + f;
+            sinner[f] = k;
+        }
+        mean_unit_float32(k, src, sinner, w, dst);
+        return;
+    }
+    double S[TILE];
+    switch (k) { /* a constant k each */
+    case 1: run_sums_float32_avx512(x, 1, w, S); break;
+    case 2: run_sums_float32_avx512(x, 2, w, S); break;
+    case 3: run_sums_float32_avx512(x, 3, w, S); break;
+    case 4: run_sums_float32_avx512(x, 4, w, S); break;
+    case 5: run_sums_float32_avx512(x, 5, w, S); break;
+    case 6: run_sums_float32_avx512(x, 6, w, S); break;
+    case 7: run_sums_float32_avx512(x, 7, w, S); break;
+    case 8: run_sums_float32_avx512(x, 8, w, S); break;
+    case 12: run_sums_float32_avx512(x, 12, w, S); break;
+    case 16: run_sums_float32_avx512(x, 16, w, S); break;
+    case 24: run_sums_float32_avx512(x, 24, w, S); break;
+    case 32: run_sums_float32_avx512(x, 32, w, S); break;
+    default: run_sums_float32_avx512(x, k, w, S); break;
+    }
+    mean_finish_float32_avx512(S, k, mn1, w, dst, 0);
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -7939,6 +8353,16 @@ static void mean_unit_float16_dispatch(int ninputs, const T_float16 *const *src,
     }
 }
 #define MEAN_UNIT_VEC_float16 mean_unit_float16_dispatch
+
+/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_LEVEL_float16 > 0 */
+static void mean_runs_float16_dispatch(const T_float16 *x, int k, int64_t w, T_float16 *dst)
+{
+    switch (ISA_LEVEL_float16) {
+    case 2: mean_runs_float16_avx512(x, k, w, dst); return;
+    default: mean_runs_float16_avx2(x, k, w, dst); return;
+    }
+}
+#define MEAN_RUNS_VEC_float16 mean_runs_float16_dispatch
 #define ISA_LEVEL_bfloat16 isa_level_narrow
 
 /* bfloat16: contiguous runs and rows to the picked ISA's kernels; rows
@@ -7987,6 +8411,16 @@ static void mean_unit_bfloat16_dispatch(int ninputs, const T_bfloat16 *const *sr
     }
 }
 #define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_dispatch
+
+/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_LEVEL_bfloat16 > 0 */
+static void mean_runs_bfloat16_dispatch(const T_bfloat16 *x, int k, int64_t w, T_bfloat16 *dst)
+{
+    switch (ISA_LEVEL_bfloat16) {
+    case 2: mean_runs_bfloat16_avx512(x, k, w, dst); return;
+    default: mean_runs_bfloat16_avx2(x, k, w, dst); return;
+    }
+}
+#define MEAN_RUNS_VEC_bfloat16 mean_runs_bfloat16_dispatch
 #define ISA_LEVEL_float32 isa_level
 
 /* float32: contiguous runs and rows to the picked ISA's kernels; rows
@@ -8035,6 +8469,16 @@ static void mean_unit_float32_dispatch(int ninputs, const T_float32 *const *src,
     }
 }
 #define MEAN_UNIT_VEC_float32 mean_unit_float32_dispatch
+
+/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_LEVEL_float32 > 0 */
+static void mean_runs_float32_dispatch(const T_float32 *x, int k, int64_t w, T_float32 *dst)
+{
+    switch (ISA_LEVEL_float32) {
+    case 2: mean_runs_float32_avx512(x, k, w, dst); return;
+    default: mean_runs_float32_avx2(x, k, w, dst); return;
+    }
+}
+#define MEAN_RUNS_VEC_float32 mean_runs_float32_dispatch
 #define ISA_LEVEL_float64 isa_level
 
 /* float64: contiguous runs and rows to the picked ISA's kernels; rows
@@ -8436,11 +8880,14 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
          * dim at a time; roff holds the run's offsets from its first value */
         int64_t roff[INNER_AS_MEAN_MAX], rsin[INNER_AS_MEAN_MAX];
         const int64_t K = p->ksize[p->nk - 1], ntiles = (K + TILE - 1) / TILE, o0 = u0 / K, o1 = (u1 + K - 1) / K;
+        int contiguous = p->kin[p->nk - 1] == p->nred; /* run after run, each of nred values in order */
         for (int64_t f = 0; f < p->nred; f++) {
             int64_t ridx[MEANCLI_MAX_RANK];
             unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
             rsin[f] = p->kin[p->nk - 1];
+            contiguous &= roff[f] == f;
         }
+        (void)contiguous;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t g = 0; g < (o1 - o0) * ntiles; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
@@ -8455,7 +8902,12 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
             T_float16 *dst = (T_float16 *)out + out_off, *d = sout == 1 ? dst : buf;
-            mean_unit_float16((int)p->nred, runs, rsin, hi - lo, d);
+#ifdef MEAN_RUNS_VEC_float16
+            if (contiguous && ISA_LEVEL_float16 > 0)
+                MEAN_RUNS_VEC_float16(runs[0], (int)p->nred, hi - lo, d);
+            else
+#endif
+                mean_unit_float16((int)p->nred, runs, rsin, hi - lo, d);
             for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
         }
         return MEANCLI_OK;
@@ -8947,11 +9399,14 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
          * dim at a time; roff holds the run's offsets from its first value */
         int64_t roff[INNER_AS_MEAN_MAX], rsin[INNER_AS_MEAN_MAX];
         const int64_t K = p->ksize[p->nk - 1], ntiles = (K + TILE - 1) / TILE, o0 = u0 / K, o1 = (u1 + K - 1) / K;
+        int contiguous = p->kin[p->nk - 1] == p->nred; /* run after run, each of nred values in order */
         for (int64_t f = 0; f < p->nred; f++) {
             int64_t ridx[MEANCLI_MAX_RANK];
             unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
             rsin[f] = p->kin[p->nk - 1];
+            contiguous &= roff[f] == f;
         }
+        (void)contiguous;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t g = 0; g < (o1 - o0) * ntiles; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
@@ -8966,7 +9421,12 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
             T_bfloat16 *dst = (T_bfloat16 *)out + out_off, *d = sout == 1 ? dst : buf;
-            mean_unit_bfloat16((int)p->nred, runs, rsin, hi - lo, d);
+#ifdef MEAN_RUNS_VEC_bfloat16
+            if (contiguous && ISA_LEVEL_bfloat16 > 0)
+                MEAN_RUNS_VEC_bfloat16(runs[0], (int)p->nred, hi - lo, d);
+            else
+#endif
+                mean_unit_bfloat16((int)p->nred, runs, rsin, hi - lo, d);
             for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
         }
         return MEANCLI_OK;
@@ -9458,11 +9918,14 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
          * dim at a time; roff holds the run's offsets from its first value */
         int64_t roff[INNER_AS_MEAN_MAX], rsin[INNER_AS_MEAN_MAX];
         const int64_t K = p->ksize[p->nk - 1], ntiles = (K + TILE - 1) / TILE, o0 = u0 / K, o1 = (u1 + K - 1) / K;
+        int contiguous = p->kin[p->nk - 1] == p->nred; /* run after run, each of nred values in order */
         for (int64_t f = 0; f < p->nred; f++) {
             int64_t ridx[MEANCLI_MAX_RANK];
             unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
             rsin[f] = p->kin[p->nk - 1];
+            contiguous &= roff[f] == f;
         }
+        (void)contiguous;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t g = 0; g < (o1 - o0) * ntiles; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
@@ -9477,7 +9940,12 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
             T_float32 *dst = (T_float32 *)out + out_off, *d = sout == 1 ? dst : buf;
-            mean_unit_float32((int)p->nred, runs, rsin, hi - lo, d);
+#ifdef MEAN_RUNS_VEC_float32
+            if (contiguous && ISA_LEVEL_float32 > 0)
+                MEAN_RUNS_VEC_float32(runs[0], (int)p->nred, hi - lo, d);
+            else
+#endif
+                mean_unit_float32((int)p->nred, runs, rsin, hi - lo, d);
             for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
         }
         return MEANCLI_OK;
@@ -9969,11 +10437,14 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
          * dim at a time; roff holds the run's offsets from its first value */
         int64_t roff[INNER_AS_MEAN_MAX], rsin[INNER_AS_MEAN_MAX];
         const int64_t K = p->ksize[p->nk - 1], ntiles = (K + TILE - 1) / TILE, o0 = u0 / K, o1 = (u1 + K - 1) / K;
+        int contiguous = p->kin[p->nk - 1] == p->nred; /* run after run, each of nred values in order */
         for (int64_t f = 0; f < p->nred; f++) {
             int64_t ridx[MEANCLI_MAX_RANK];
             unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
             rsin[f] = p->kin[p->nk - 1];
+            contiguous &= roff[f] == f;
         }
+        (void)contiguous;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t g = 0; g < (o1 - o0) * ntiles; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
@@ -9988,7 +10459,12 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
             T_float64 *dst = (T_float64 *)out + out_off, *d = sout == 1 ? dst : buf;
-            mean_unit_float64((int)p->nred, runs, rsin, hi - lo, d);
+#ifdef MEAN_RUNS_VEC_float64
+            if (contiguous && ISA_LEVEL_float64 > 0)
+                MEAN_RUNS_VEC_float64(runs[0], (int)p->nred, hi - lo, d);
+            else
+#endif
+                mean_unit_float64((int)p->nred, runs, rsin, hi - lo, d);
             for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
         }
         return MEANCLI_OK;

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "e968c5ff38d245d180020afbf74afa3e990faa855e07c35175b38f2c9112a1a9"
+KERNEL_SOURCE_SHA256 = "f691369fe97adc1ad86796232ce9c38390d050a7dd4661e1f619b49c8c6743b5"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
