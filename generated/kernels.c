@@ -8888,8 +8888,9 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
             contiguous &= roff[f] == f;
         }
         (void)contiguous;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t g = 0; g < (o1 - o0) * ntiles; g++) {
+        const int64_t ngroups = (o1 - o0) * ntiles, grab = ngroups / (16 * (int64_t)nt) + 1; /* units a thread takes at once */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
+        for (int64_t g = 0; g < ngroups; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
             int64_t lo = o * K + t * TILE, hi = min64_float16(lo + TILE, (o + 1) * K);
             lo = lo > u0 ? lo : u0;
@@ -9085,7 +9086,9 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         int64_t ridx[MEANCLI_MAX_RANK];
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = as_mean ? nunits / (16 * (int64_t)nt) + 1 : 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_float16(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -9407,8 +9410,9 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
             contiguous &= roff[f] == f;
         }
         (void)contiguous;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t g = 0; g < (o1 - o0) * ntiles; g++) {
+        const int64_t ngroups = (o1 - o0) * ntiles, grab = ngroups / (16 * (int64_t)nt) + 1; /* units a thread takes at once */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
+        for (int64_t g = 0; g < ngroups; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
             int64_t lo = o * K + t * TILE, hi = min64_bfloat16(lo + TILE, (o + 1) * K);
             lo = lo > u0 ? lo : u0;
@@ -9604,7 +9608,9 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         int64_t ridx[MEANCLI_MAX_RANK];
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = as_mean ? nunits / (16 * (int64_t)nt) + 1 : 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_bfloat16(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -9926,8 +9932,9 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
             contiguous &= roff[f] == f;
         }
         (void)contiguous;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t g = 0; g < (o1 - o0) * ntiles; g++) {
+        const int64_t ngroups = (o1 - o0) * ntiles, grab = ngroups / (16 * (int64_t)nt) + 1; /* units a thread takes at once */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
+        for (int64_t g = 0; g < ngroups; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
             int64_t lo = o * K + t * TILE, hi = min64_float32(lo + TILE, (o + 1) * K);
             lo = lo > u0 ? lo : u0;
@@ -10123,7 +10130,9 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         int64_t ridx[MEANCLI_MAX_RANK];
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = as_mean ? nunits / (16 * (int64_t)nt) + 1 : 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_float32(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -10445,8 +10454,9 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
             contiguous &= roff[f] == f;
         }
         (void)contiguous;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-        for (int64_t g = 0; g < (o1 - o0) * ntiles; g++) {
+        const int64_t ngroups = (o1 - o0) * ntiles, grab = ngroups / (16 * (int64_t)nt) + 1; /* units a thread takes at once */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
+        for (int64_t g = 0; g < ngroups; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
             int64_t lo = o * K + t * TILE, hi = min64_float64(lo + TILE, (o + 1) * K);
             lo = lo > u0 ? lo : u0;
@@ -10642,7 +10652,9 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         int64_t ridx[MEANCLI_MAX_RANK];
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = as_mean ? nunits / (16 * (int64_t)nt) + 1 : 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_float64(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -11109,7 +11121,9 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
             }
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_int8(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -11550,7 +11564,9 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
             }
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_int16(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -11991,7 +12007,9 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
             }
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_int32(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -12432,7 +12450,9 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
             }
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_int64(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -12873,7 +12893,9 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
             }
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_uint8(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -13314,7 +13336,9 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
             }
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_uint16(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -13755,7 +13779,9 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
             }
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_uint32(K - t * TILE, TILE), slot = o * ntiles + t;
@@ -14196,7 +14222,9 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
             }
         }
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
+    const int64_t grab = 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
         int64_t w = min64_uint64(K - t * TILE, TILE), slot = o * ntiles + t;

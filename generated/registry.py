@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "f691369fe97adc1ad86796232ce9c38390d050a7dd4661e1f619b49c8c6743b5"
+KERNEL_SOURCE_SHA256 = "4ec19f2b840a871464d5af9486e60b45f51aa49f57933fb1db57b3b9e94a8a98"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
