@@ -1022,17 +1022,6 @@ static double chunk_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_
     return 0.0;
 }
 
-/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
- * seen, 0 when all were zeros), or sum the block again exactly. */
-static inline void keep_block_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc,
-                                      const double *sums, int nsums, int any_nonzero)
-{
-    for (int k = 0; k < nsums; k++)
-        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, sums[k]);
-    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
-    else zero_block_flags_float16(x, s, n, acc);
-}
-
 /* A kept block's exact sums into the lanes: added on to t in double while
  * TwoSum shows that exact, so the superaccumulator takes one addition per
  * run of blocks rather than one or two per block. */
@@ -1184,9 +1173,9 @@ static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64
 }
 
 /* The mean of column j when the accumulator holds all `count` of its rows.
- * float16/bfloat16/float32: while no block went to the superaccumulator,
- * the kept double sum is the exact sum, divided and rounded to odd (div_odd)
- * and then once to the format, without the superaccumulator's division. */
+ * While no block went to the superaccumulator, the kept double sum is the
+ * exact sum (kept_mean): float16/bfloat16/float32 divide it and round to
+ * odd (div_odd), then once to the format; float64 divides once. */
 static inline T_float16 rowacc_mean_float16(const rowacc_float16 *r, int64_t j, int64_t count)
 {
     acc_float16 s = r->acc[j];
@@ -1532,17 +1521,6 @@ static double chunk_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, ac
     return 0.0;
 }
 
-/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
- * seen, 0 when all were zeros), or sum the block again exactly. */
-static inline void keep_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc,
-                                      const double *sums, int nsums, int any_nonzero)
-{
-    for (int k = 0; k < nsums; k++)
-        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, sums[k]);
-    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
-    else zero_block_flags_bfloat16(x, s, n, acc);
-}
-
 /* A kept block's exact sums into the lanes: added on to t in double while
  * TwoSum shows that exact, so the superaccumulator takes one addition per
  * run of blocks rather than one or two per block. */
@@ -1694,9 +1672,9 @@ static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int
 }
 
 /* The mean of column j when the accumulator holds all `count` of its rows.
- * float16/bfloat16/float32: while no block went to the superaccumulator,
- * the kept double sum is the exact sum, divided and rounded to odd (div_odd)
- * and then once to the format, without the superaccumulator's division. */
+ * While no block went to the superaccumulator, the kept double sum is the
+ * exact sum (kept_mean): float16/bfloat16/float32 divide it and round to
+ * odd (div_odd), then once to the format; float64 divides once. */
 static inline T_bfloat16 rowacc_mean_bfloat16(const rowacc_bfloat16 *r, int64_t j, int64_t count)
 {
     acc_bfloat16 s = r->acc[j];
@@ -2042,17 +2020,6 @@ static double chunk_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_
     return 0.0;
 }
 
-/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
- * seen, 0 when all were zeros), or sum the block again exactly. */
-static inline void keep_block_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc,
-                                      const double *sums, int nsums, int any_nonzero)
-{
-    for (int k = 0; k < nsums; k++)
-        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, sums[k]);
-    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
-    else zero_block_flags_float32(x, s, n, acc);
-}
-
 /* A kept block's exact sums into the lanes: added on to t in double while
  * TwoSum shows that exact, so the superaccumulator takes one addition per
  * run of blocks rather than one or two per block. */
@@ -2204,9 +2171,9 @@ static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64
 }
 
 /* The mean of column j when the accumulator holds all `count` of its rows.
- * float16/bfloat16/float32: while no block went to the superaccumulator,
- * the kept double sum is the exact sum, divided and rounded to odd (div_odd)
- * and then once to the format, without the superaccumulator's division. */
+ * While no block went to the superaccumulator, the kept double sum is the
+ * exact sum (kept_mean): float16/bfloat16/float32 divide it and round to
+ * odd (div_odd), then once to the format; float64 divides once. */
 static inline T_float32 rowacc_mean_float32(const rowacc_float32 *r, int64_t j, int64_t count)
 {
     acc_float32 s = r->acc[j];
@@ -2609,17 +2576,6 @@ static double chunk_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_
     return bits_to_f64(amx);
 }
 
-/* A block's fast sums: keep them (sums exact doubles, mx the largest |x|
- * seen, 0 when all were zeros), or sum the block again exactly. */
-static inline void keep_block_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc,
-                                      const double *sums, int nsums, int any_nonzero)
-{
-    for (int k = 0; k < nsums; k++)
-        if (sums[k] != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, sums[k]);
-    if (any_nonzero) acc->w[1] |= SACC_NONNEGZERO;
-    else zero_block_flags_float64(x, s, n, acc);
-}
-
 /* A kept block's exact sums into the lanes: added on to t in double while
  * TwoSum shows that exact, so the superaccumulator takes one addition per
  * run of blocks rather than one or two per block. */
@@ -2680,6 +2636,11 @@ typedef struct {
     double A[TILE], sigma1[TILE], sigma2[TILE];
     double s1[TILE], s2[TILE];
     uint64_t bad; /* the block has a value above its column's A, or a nonzero r2 */
+    /* each column's kept block sums, added on in double while that is exact
+     * (TwoSum's error is zero): the superaccumulator sees the column only
+     * when an addition would round, or when a block fails its check */
+    double t[TILE];
+    double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
     acc_float64 acc[TILE];
 } rowacc_float64;
@@ -2689,8 +2650,30 @@ static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
     r->skip = 0;
     for (int64_t j = 0; j < w; j++) {
         r->A[j] = 0.0;
+        r->t[j] = 0.0;
+        r->tnz[j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
+}
+
+/* Column j's kept double sum into acc (its nonzero flag with it). */
+static inline void t_into_float64(double t, uint8_t nz, acc_float64 *acc)
+{
+    if (t != 0.0) sacc_add_f64(acc->w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, t);
+    if (nz) acc->w[1] |= SACC_NONNEGZERO;
+}
+
+/* Column j's exact block sum b on into its kept sum: in double when that is
+ * exact, else the kept sum goes to the superaccumulator and b starts anew. */
+static inline void t_keep_float64(rowacc_float64 *r, int64_t j, double b)
+{
+    double a = r->t[j], sum = a + b, bv = sum - a;
+    if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
+        t_into_float64(a, 0, &r->acc[j]);
+        sum = b;
+    }
+    r->t[j] = sum;
+    r->tnz[j] = fabs(b) > r->tnz[j] ? fabs(b) : r->tnz[j];
 }
 
 static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64_t count, acc_float64 *part)
@@ -2698,16 +2681,20 @@ static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64
     (void)count;
     for (int64_t j = 0; j < w; j++) {
         part[j] = r->acc[j];
+        t_into_float64(r->t[j], r->tnz[j] != 0.0, &part[j]);
     }
 }
 
 /* The mean of column j when the accumulator holds all `count` of its rows.
- * float16/bfloat16/float32: while no block went to the superaccumulator,
- * the kept double sum is the exact sum, divided and rounded to odd (div_odd)
- * and then once to the format, without the superaccumulator's division. */
+ * While no block went to the superaccumulator, the kept double sum is the
+ * exact sum (kept_mean): float16/bfloat16/float32 divide it and round to
+ * odd (div_odd), then once to the format; float64 divides once. */
 static inline T_float64 rowacc_mean_float64(const rowacc_float64 *r, int64_t j, int64_t count)
 {
     acc_float64 s = r->acc[j];
+    T_float64 mean;
+    if (kept_mean_float64(&s, r->t[j], r->tnz[j] != 0.0, count, &mean)) return mean;
+    t_into_float64(r->t[j], r->tnz[j] != 0.0, &s);
     return finalize_float64(s, count);
 }
 
@@ -2831,8 +2818,10 @@ static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_
     for (int64_t j = 0; j < w; j++) {
         const T_float64 *c = x + j * s;
         if (!ok || ok[j]) {
-            double sums[2] = {r->s1[j], r->s2[j]};
-            keep_block_float64(c, rs, nrows, &r->acc[j], sums, 2, sums[0] != 0.0 || sums[1] != 0.0);
+            /* the two level sums on into the column's kept sum (t_keep) */
+            if (r->s1[j] != 0.0) t_keep_float64(r, j, r->s1[j]);
+            if (r->s2[j] != 0.0) t_keep_float64(r, j, r->s2[j]);
+            if (r->s1[j] == 0.0 && r->s2[j] == 0.0) zero_block_flags_float64(c, rs, nrows, &r->acc[j]);
         } else {
             double m = chunk_block_float64(c, rs, nrows, &r->acc[j]);
             pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "4ec19f2b840a871464d5af9486e60b45f51aa49f57933fb1db57b3b9e94a8a98"
+KERNEL_SOURCE_SHA256 = "17e345f39edb34832bda610c3b8f3b6c2df471d0ab6ab8f0ffb4ec76b1e254f5"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
