@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "17e345f39edb34832bda610c3b8f3b6c2df471d0ab6ab8f0ffb4ec76b1e254f5"
+KERNEL_SOURCE_SHA256 = "919bdcd761e5bb065a6a466375954e4333c87cac034754a6fd57dda6f3b2bfc5"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
