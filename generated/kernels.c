@@ -49,6 +49,13 @@
  *    own largest |x| (the vector loop) or the unit's (the portable one),
  *    two exact double sums s1, s2; RN(s1 + s2) / N for N a power of two,
  *    else the rounding of (s1 + s2) / N decided in double (dd_mean).
+ *    float32 Mean runs in one pass where the output overlaps no input (the
+ *    unit's check at its end, the unit again when it fails); inputs
+ *    broadcast along all but the inner dim are summed once per call.
+ *  - Few rows and short runs: a reduction of at most ROWS_AS_MEAN_MAX rows
+ *    per output (float16/bfloat16/float32: _FLT), or of runs of at most
+ *    INNER_AS_MEAN_MAX values, is the Mean of those rows or values
+ *    (mean_unit, mean_runs), without a row accumulation's per-column costs.
  *  - integers: each value is biased to unsigned (x + 2^(bits-1) for signed
  *    types) and split into 32-bit halves; the halves are summed in 64-bit
  *    lanes, which cannot overflow within one chunk (< 2^32 values of
