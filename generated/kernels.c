@@ -5781,6 +5781,83 @@ VEC_TARGET static void mean_unit_float64_avx2(int ninputs, const T_float64 *cons
     vec_zeroupper();
 }
 
+/* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w,
+ * as mean_unit computes it (the unit's sigmas from its largest |x|, two
+ * exact level sums per output, dd_mean), with the runs read as they lie
+ * and a constant k each, for the compiler to vectorize over the outputs. */
+VEC_TARGET __attribute__((always_inline)) static inline void run_extract_float64_avx2(
+    const T_float64 *x, const int k, int64_t w, double g1, double g2, double *s1, double *s2, uint8_t *bad)
+{
+    for (int64_t j = 0; j < w; j++) {
+        double a = 0.0, b = 0.0;
+        uint8_t lost = 0;
+        for (int i = 0; i < k; i++) {
+            double v = x[j * k + i], q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
+            a += q1;
+            b += q2;
+            lost |= (uint8_t)(r1 - q2 != 0.0 || v != v); /* a lost bit, or NaN */
+        }
+        s1[j] = a;
+        s2[j] = b;
+        bad[j] = lost;
+    }
+}
+
+VEC_TARGET static void mean_runs_float64_avx2(const T_float64 *x, int k, int64_t w, T_float64 *dst)
+{
+    const int64_t nv = w * k;
+    vd mxv = vd_set1(0.0);
+    int64_t i = 0;
+    for (; i + VD_N <= nv; i += VD_N) mxv = vd_max(mxv, vd_abs(vd_load(x + i))); /* a NaN never wins: caught below */
+    double mm[VD_N], m = 0.0;
+    vd_store(mm, mxv);
+    vec_zeroupper();
+    for (int q = 0; q < VD_N; q++) m = mm[q] > m ? mm[q] : m;
+    for (; i < nv; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
+    double A, g1, g2;
+    pick_sigma_float64(m, &A, &g1, &g2);
+    const T_float64 *src[INNER_AS_MEAN_MAX];
+    int64_t sinner[INNER_AS_MEAN_MAX];
+    for (int f = 0; f < k; f++) {
+        src[f] = x + f;
+        sinner[f] = k;
+    }
+    if (!(m <= A)) { /* inf: the portable unit takes every output exactly */
+        mean_unit_float64(k, src, sinner, w, dst);
+        return;
+    }
+    double s1[TILE], s2[TILE], q[TILE];
+    uint8_t bad[TILE];
+    switch (k) { /* a constant k each */
+    case 1: run_extract_float64_avx2(x, 1, w, g1, g2, s1, s2, bad); break;
+    case 2: run_extract_float64_avx2(x, 2, w, g1, g2, s1, s2, bad); break;
+    case 3: run_extract_float64_avx2(x, 3, w, g1, g2, s1, s2, bad); break;
+    case 4: run_extract_float64_avx2(x, 4, w, g1, g2, s1, s2, bad); break;
+    case 5: run_extract_float64_avx2(x, 5, w, g1, g2, s1, s2, bad); break;
+    case 6: run_extract_float64_avx2(x, 6, w, g1, g2, s1, s2, bad); break;
+    case 7: run_extract_float64_avx2(x, 7, w, g1, g2, s1, s2, bad); break;
+    case 8: run_extract_float64_avx2(x, 8, w, g1, g2, s1, s2, bad); break;
+    case 12: run_extract_float64_avx2(x, 12, w, g1, g2, s1, s2, bad); break;
+    case 16: run_extract_float64_avx2(x, 16, w, g1, g2, s1, s2, bad); break;
+    case 24: run_extract_float64_avx2(x, 24, w, g1, g2, s1, s2, bad); break;
+    case 32: run_extract_float64_avx2(x, 32, w, g1, g2, s1, s2, bad); break;
+    default: run_extract_float64_avx2(x, k, w, g1, g2, s1, s2, bad); break;
+    }
+    const double nd = (double)k;
+    const vd nvv = vd_set1(nd);
+    int64_t j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        int64_t lanes[VD_N];
+        vq b = vq_set1(0);
+        vd_store(q + j, dd_mean_float64_avx2(vd_load(s1 + j), vd_load(s2 + j), nvv, &b));
+        vq_store(lanes, b);
+        for (int l = 0; l < VD_N; l++) bad[j + l] |= (uint8_t)(lanes[l] != 0);
+    }
+    vec_zeroupper();
+    for (; j < w; j++) bad[j] |= (uint8_t)!dd_mean(s1[j], s2[j], nd, &q[j]);
+    for (j = 0; j < w; j++) dst[j] = bad[j] ? mean_exact_float64(k, src, sinner, j) : q[j];
+}
+
 VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
@@ -8117,6 +8194,83 @@ VEC_TARGET static void mean_unit_float64_avx512(int ninputs, const T_float64 *co
     vec_zeroupper();
 }
 
+/* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w,
+ * as mean_unit computes it (the unit's sigmas from its largest |x|, two
+ * exact level sums per output, dd_mean), with the runs read as they lie
+ * and a constant k each, for the compiler to vectorize over the outputs. */
+VEC_TARGET __attribute__((always_inline)) static inline void run_extract_float64_avx512(
+    const T_float64 *x, const int k, int64_t w, double g1, double g2, double *s1, double *s2, uint8_t *bad)
+{
+    for (int64_t j = 0; j < w; j++) {
+        double a = 0.0, b = 0.0;
+        uint8_t lost = 0;
+        for (int i = 0; i < k; i++) {
+            double v = x[j * k + i], q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
+            a += q1;
+            b += q2;
+            lost |= (uint8_t)(r1 - q2 != 0.0 || v != v); /* a lost bit, or NaN */
+        }
+        s1[j] = a;
+        s2[j] = b;
+        bad[j] = lost;
+    }
+}
+
+VEC_TARGET static void mean_runs_float64_avx512(const T_float64 *x, int k, int64_t w, T_float64 *dst)
+{
+    const int64_t nv = w * k;
+    vd mxv = vd_set1(0.0);
+    int64_t i = 0;
+    for (; i + VD_N <= nv; i += VD_N) mxv = vd_max(mxv, vd_abs(vd_load(x + i))); /* a NaN never wins: caught below */
+    double mm[VD_N], m = 0.0;
+    vd_store(mm, mxv);
+    vec_zeroupper();
+    for (int q = 0; q < VD_N; q++) m = mm[q] > m ? mm[q] : m;
+    for (; i < nv; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
+    double A, g1, g2;
+    pick_sigma_float64(m, &A, &g1, &g2);
+    const T_float64 *src[INNER_AS_MEAN_MAX];
+    int64_t sinner[INNER_AS_MEAN_MAX];
+    for (int f = 0; f < k; f++) {
+        src[f] = x + f;
+        sinner[f] = k;
+    }
+    if (!(m <= A)) { /* inf: the portable unit takes every output exactly */
+        mean_unit_float64(k, src, sinner, w, dst);
+        return;
+    }
+    double s1[TILE], s2[TILE], q[TILE];
+    uint8_t bad[TILE];
+    switch (k) { /* a constant k each */
+    case 1: run_extract_float64_avx512(x, 1, w, g1, g2, s1, s2, bad); break;
+    case 2: run_extract_float64_avx512(x, 2, w, g1, g2, s1, s2, bad); break;
+    case 3: run_extract_float64_avx512(x, 3, w, g1, g2, s1, s2, bad); break;
+    case 4: run_extract_float64_avx512(x, 4, w, g1, g2, s1, s2, bad); break;
+    case 5: run_extract_float64_avx512(x, 5, w, g1, g2, s1, s2, bad); break;
+    case 6: run_extract_float64_avx512(x, 6, w, g1, g2, s1, s2, bad); break;
+    case 7: run_extract_float64_avx512(x, 7, w, g1, g2, s1, s2, bad); break;
+    case 8: run_extract_float64_avx512(x, 8, w, g1, g2, s1, s2, bad); break;
+    case 12: run_extract_float64_avx512(x, 12, w, g1, g2, s1, s2, bad); break;
+    case 16: run_extract_float64_avx512(x, 16, w, g1, g2, s1, s2, bad); break;
+    case 24: run_extract_float64_avx512(x, 24, w, g1, g2, s1, s2, bad); break;
+    case 32: run_extract_float64_avx512(x, 32, w, g1, g2, s1, s2, bad); break;
+    default: run_extract_float64_avx512(x, k, w, g1, g2, s1, s2, bad); break;
+    }
+    const double nd = (double)k;
+    const vd nvv = vd_set1(nd);
+    int64_t j = 0;
+    for (; j + VD_N <= w; j += VD_N) {
+        int64_t lanes[VD_N];
+        vq b = vq_set1(0);
+        vd_store(q + j, dd_mean_float64_avx512(vd_load(s1 + j), vd_load(s2 + j), nvv, &b));
+        vq_store(lanes, b);
+        for (int l = 0; l < VD_N; l++) bad[j + l] |= (uint8_t)(lanes[l] != 0);
+    }
+    vec_zeroupper();
+    for (; j < w; j++) bad[j] |= (uint8_t)!dd_mean(s1[j], s2[j], nd, &q[j]);
+    for (j = 0; j < w; j++) dst[j] = bad[j] ? mean_exact_float64(k, src, sinner, j) : q[j];
+}
+
 VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     const int64_t row_bytes = w * (int64_t)sizeof(T_float64), rs_bytes = rs * (int64_t)sizeof(T_float64);
@@ -8525,6 +8679,16 @@ static void mean_unit_float64_dispatch(int ninputs, const T_float64 *const *src,
     }
 }
 #define MEAN_UNIT_VEC_float64 mean_unit_float64_dispatch
+
+/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_LEVEL_float64 > 0 */
+static void mean_runs_float64_dispatch(const T_float64 *x, int k, int64_t w, T_float64 *dst)
+{
+    switch (ISA_LEVEL_float64) {
+    case 2: mean_runs_float64_avx512(x, k, w, dst); return;
+    default: mean_runs_float64_avx2(x, k, w, dst); return;
+    }
+}
+#define MEAN_RUNS_VEC_float64 mean_runs_float64_dispatch
 #define ISA_LEVEL_int64 isa_level
 
 /* int64: contiguous runs and rows to the picked ISA's kernels; rows
