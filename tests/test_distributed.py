@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -383,6 +384,87 @@ def test_a_malformed_scheduler_address_is_an_immediate_usage_error(
         assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
 
 
+@pytest.mark.parametrize(
+    ("scheme", "why"),
+    [
+        ("tls", "tls:// needs certificates, and dask's configuration names none"),
+        ("ucx", "this installation of dask has no ucx:// transport (install distributed-ucxx)"),
+    ],
+)
+def test_a_transport_this_installation_cannot_use_is_one_line_exit_1(
+    tmp_path: Path, scheme: str, why: str
+) -> None:
+    np.save(tmp_path / "x.npy", np.ones(4, np.float32))
+    address = f"{scheme}://127.0.0.1:{_free_port()}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}
+    for command in (["reduce-mean", "x.npy"], ["mean", "x.npy"]):
+        proc = subprocess.run(
+            [*MEANCLI, *command, "--scheduler", address, "--timeout", "60", "-o", "r.npy"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 1, proc.stderr.decode()
+        lines = proc.stderr.decode().splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0].startswith(f"error: cannot reach the dask scheduler at {address}: {why}")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+
+
+def test_a_tls_scheduler_is_reached_with_the_certificates_dask_is_configured_with(tmp_path: Path) -> None:
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is needed to make a certificate")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem"]
+        + ["-subj", "/CN=127.0.0.1", "-days", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=True,
+    )
+    tls = ["--tls-ca-file", "cert.pem", "--tls-cert", "cert.pem", "--tls-key", "key.pem"]
+    address = f"tls://127.0.0.1:{_free_port()}"
+    x = cancelling("float32", (20, 3), seed=2)
+    np.save(tmp_path / "x.npy", x)
+    env = dict(os.environ)
+    env["DASK_DISTRIBUTED__COMM__TLS__CA_FILE"] = "cert.pem"
+    env["DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT"] = "cert.pem"
+    env["DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY"] = "key.pem"
+    scheduler = ["scheduler", "--protocol", "tls", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1]]
+    worker = ["worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--nanny-port", "0"]
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for args in (scheduler, worker):
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "dask", *args, "--no-dashboard", *tls],
+                    cwd=tmp_path,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        proc = subprocess.run(
+            [*MEANCLI, "reduce-mean", "x.npy", "--axes", "0", "--scheduler", address, "--timeout", "60"]
+            + ["-o", "r.npy", "-q"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            timeout=180,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert same_bits(load(tmp_path / "r.npy"), exact_reduce(x, (0,), (1, 3)))
+    finally:
+        for p in procs[::-1]:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
 @pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "1e308", "604801", "0"])
 def test_a_timeout_that_is_not_a_sane_number_of_seconds_is_a_usage_error(tmp_path: Path, value: str) -> None:
     np.save(tmp_path / "x.npy", np.ones(4, np.float32))
@@ -546,6 +628,31 @@ def test_plain_npy_files_on_workers_broadcast_a_scalar(tmp_path: Path) -> None:
     proc = cli(["mean", "s.npy", "v.npy", "--workers", "1", "-q", "-o", "m.npy"], tmp_path)
     assert proc.returncode == 0, proc.stderr.decode()
     assert same_bits(load(tmp_path / "m.npy"), exact_mean([np.float32(3) * np.ones(1, np.float32), v]))
+
+
+def test_a_rank_0_result_is_written_as_a_rank_0_zarr_array(tmp_path: Path, external: str) -> None:
+    """Every way to a 0-d result (all axes dropped, a rank-0 .npy or zarr input, Mean of
+    scalars) written to -o OUT.zarr, here, on local workers and on a scheduler."""
+    import zarr
+
+    x = cancelling("float32", (6, 5), seed=4)
+    np.save(tmp_path / "a.npy", x)
+    np.save(tmp_path / "s.npy", np.float64(2.5))
+    np.save(tmp_path / "t.npy", np.float64(-0.75))
+    zs = zarr.create_array(str(tmp_path / "s0.zarr"), shape=(), chunks=(), dtype=np.float64)
+    zs[...] = 1.5
+    runs = {
+        "reduce-mean a.npy --no-keep-dims": exact_reduce(x, (0, 1), ()),
+        "reduce-mean s.npy": np.float64(2.5),
+        "reduce-mean s0.zarr": np.float64(1.5),
+        "mean s.npy t.npy": np.float64(0.875),
+    }
+    for where in ([], ["--workers", "1"], ["--scheduler", external]):
+        for k, (command, truth) in enumerate(runs.items()):
+            proc = cli([*command.split(), "-o", f"r{k}.zarr", "-q", *where], tmp_path)
+            assert proc.returncode == 0, (command, where, proc.stderr.decode())
+            got = zarr.open_array(str(tmp_path / f"r{k}.zarr"), mode="r")
+            assert got.shape == () and same_bits(np.asarray(got[...]), np.asarray(truth)), (command, where)
 
 
 def test_shard_truncated_after_opening_names_dataset_and_chunk(tmp_path: Path) -> None:

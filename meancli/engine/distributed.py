@@ -208,6 +208,9 @@ def connect(where: Where) -> Iterator[Any]:
                 ) from None
         else:
             assert where.scheduler is not None
+            unusable = transport_error(where.scheduler)
+            if unusable is not None:
+                raise ClusterError(f"cannot reach the dask scheduler at {where.scheduler}: {unusable}")
             try:
                 client = _client(distributed, where.scheduler, timeout=where.timeout)
             except (OSError, TimeoutError, ValueError) as exc:
@@ -268,6 +271,32 @@ def scheduler_address_error(address: str) -> str | None:
                 return f"port {port} is not from 1 to 65535"
     except (ValueError, TypeError) as exc:
         return " ".join(str(exc).split()) or type(exc).__name__
+    return None
+
+
+def transport_error(address: str) -> str | None:
+    """Why this installation cannot connect to ``address`` (well formed, see
+    scheduler_address_error) whatever answers there, or None: a transport whose
+    support is not installed (``ucx://`` needs the separate distributed-ucxx
+    package), or ``tls://`` without the certificates dask's configuration names.
+    Both depend on the environment, not on the command line (exit status 1)."""
+    import dask.config
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.registry import get_backend
+    from distributed.security import Security
+
+    scheme = parse_address(address)[0]
+    try:
+        get_backend(scheme).get_connector()
+    except (TypeError, ImportError, FutureWarning):  # distributed's placeholder for a removed transport
+        extra = " (install distributed-ucxx)" if scheme == "ucx" else ""
+        return f"this installation of dask has no {scheme}:// transport{extra}"
+    if scheme == "tls" and not dask.config.get("distributed.client.security-loader", None):
+        if Security().get_connection_args("client").get("ssl_context") is None:
+            return (
+                "tls:// needs certificates, and dask's configuration names none "
+                "(distributed.comm.tls.ca-file, .client.cert and .client.key)"
+            )
     return None
 
 
@@ -421,9 +450,10 @@ def write_zarr(result: Any, path: str, tmp: str, client: Any, progress: Progress
 
     if is_bfloat16(result.dtype):
         raise InputFileError(f"{path}: zarr has no bfloat16 data type; write the result as .npy")
-    chunk = tuple(max(c) if c else 1 for c in result.chunks) if result.ndim else ()
+    # A rank-0 result is one chunk of shape (): zarr takes chunks=() for it (None is refused).
+    chunk = tuple(max(c) if c else 1 for c in result.chunks)
     try:
-        zarr.create_array(store=tmp, shape=result.shape, chunks=chunk or None, dtype=result.dtype)
+        zarr.create_array(store=tmp, shape=result.shape, chunks=chunk, dtype=result.dtype)
         regular = result.rechunk(chunk) if result.ndim else result
         from .tasks import ZarrTarget
 
