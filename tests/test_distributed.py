@@ -258,6 +258,26 @@ def test_cli_zarr_in_process_every_store_kind(name: str, tmp_path: Path) -> None
         assert same_bits(load(tmp_path / f"{kind}.npy"), call_truth), kind
 
 
+def test_a_missing_path_in_a_store_lists_what_the_store_holds(tmp_path: Path) -> None:
+    """A store that is one array says so (the store's name reads it), zipped or not;
+    a group lists its paths."""
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    stores = write_zarr_stores(tmp_path, x, (2, 3))
+    for store in (stores["zip"], stores["v3"], stores["v2"]):
+        proc = cli(["reduce-mean", f"{store}:nope"], tmp_path)
+        assert proc.returncode == 1
+        assert proc.stderr.decode().splitlines() == [
+            f"error: {store}:nope: no array or group there (the store holds: one array at its root, "
+            f"of shape (4, 6) and dtype float32: give {store} alone)"
+        ]
+        proc = cli(["reduce-mean", store, "--no-keep-dims", "-o", "r.npy", "-q"], tmp_path)
+        assert proc.returncode == 0 and same_bits(load(tmp_path / "r.npy"), exact_reduce(x, (0, 1), ()))
+    proc = cli(["reduce-mean", "g.zarr:nope"], tmp_path)
+    assert proc.stderr.decode().splitlines() == [
+        "error: g.zarr:nope: no array or group there (the store holds: fields, fields/t)"
+    ]
+
+
 def test_cli_workers_and_scheduler_same_bits(tmp_path: Path, external: str, clients: dict[str, Any]) -> None:
     x = cancelling("float32", (50, 8, 3), seed=5)
     write_zarr_stores(tmp_path, x, (9, 5, 3))
