@@ -116,7 +116,11 @@ def test_one_file_with_a_template_and_literal_braces(tree: Path) -> None:
         (["in/a.npy"], "out/x.npz", ".npz outputs are not supported"),
         (["in/missing.npy"], "out/x.npz", ".npz outputs are not supported"),  # said before reading
         # a zipped zarr store is read, not written: refused, not a .npy under that name
-        (["in/missing.npy"], "out/x.zarr.zip", "zipped zarr stores are not written; write a directory store (-o out/x.zarr)"),
+        (
+            ["in/missing.npy"],
+            "out/x.zarr.zip",
+            "zipped zarr stores are not written; write a directory store (-o out/x.zarr)",
+        ),
         (["in/a.npy"], "out/x.ZARR.ZIP/", "zipped zarr stores are not written"),
         (["in/a.npy", "in/b.npy"], "out/{stem}.zarr.zip", "(-o out/{stem}.zarr)"),
         (["in/a.npy"], "out/x.zip", "zip outputs are not supported"),
@@ -140,7 +144,9 @@ def test_mean_refuses_an_npz_output_before_reading(tree: Path) -> None:
     assert os.listdir(tree / "out") == []
 
 
-@pytest.mark.parametrize("output", ["out/{stem}.npy", "out/{index}.npy", "out/{member}x.npy", "out/{bogus}.npy"])
+@pytest.mark.parametrize(
+    "output", ["out/{stem}.npy", "out/{index}.npy", "out/{member}x.npy", "out/{bogus}.npy"]
+)
 def test_mean_refuses_a_placeholder_it_cannot_fill(tree: Path, output: str) -> None:
     """mean writes one result: no FILE fills a placeholder (it was written literally)."""
     ran = run(["mean", "in/a.npy", "in/b.npy", "-o", output], tree)

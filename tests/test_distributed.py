@@ -405,18 +405,24 @@ def test_a_malformed_scheduler_address_is_an_immediate_usage_error(
 
 
 @pytest.mark.parametrize(
-    ("scheme", "why"),
+    ("scheme", "config", "why"),
     [
-        ("tls", "tls:// needs certificates, and dask's configuration names none"),
-        ("ucx", "this installation of dask has no ucx:// transport (install distributed-ucxx)"),
+        ("tls", {}, "tls:// needs certificates, and dask's configuration names none"),
+        (
+            "tls",
+            {"CA_FILE": "missing.pem", "CLIENT__CERT": "missing.pem"},
+            "dask's TLS configuration cannot be used: [Errno 2] No such file or directory",
+        ),
+        ("ucx", {}, "this installation of dask has no ucx:// transport (install distributed-ucxx)"),
     ],
 )
 def test_a_transport_this_installation_cannot_use_is_one_line_exit_1(
-    tmp_path: Path, scheme: str, why: str
+    tmp_path: Path, scheme: str, config: dict[str, str], why: str
 ) -> None:
     np.save(tmp_path / "x.npy", np.ones(4, np.float32))
     address = f"{scheme}://127.0.0.1:{_free_port()}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}
+    env.update({f"DASK_DISTRIBUTED__COMM__TLS__{k}": v for k, v in config.items()})
     for command in (["reduce-mean", "x.npy"], ["mean", "x.npy"]):
         proc = subprocess.run(
             [*MEANCLI, *command, "--scheduler", address, "--timeout", "60", "-o", "r.npy"],
@@ -437,8 +443,22 @@ def test_a_tls_scheduler_is_reached_with_the_certificates_dask_is_configured_wit
     if not shutil.which("openssl"):
         pytest.skip("openssl is needed to make a certificate")
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem"]
-        + ["-subj", "/CN=127.0.0.1", "-days", "1"],
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-days",
+            "1",
+        ],
         cwd=tmp_path,
         capture_output=True,
         check=True,
@@ -465,8 +485,20 @@ def test_a_tls_scheduler_is_reached_with_the_certificates_dask_is_configured_wit
                 )
             )
         proc = subprocess.run(
-            [*MEANCLI, "reduce-mean", "x.npy", "--axes", "0", "--scheduler", address, "--timeout", "60"]
-            + ["-o", "r.npy", "-q"],
+            [
+                *MEANCLI,
+                "reduce-mean",
+                "x.npy",
+                "--axes",
+                "0",
+                "--scheduler",
+                address,
+                "--timeout",
+                "60",
+                "-o",
+                "r.npy",
+                "-q",
+            ],
             cwd=tmp_path,
             env=env,
             capture_output=True,

@@ -287,16 +287,21 @@ def transport_error(address: str) -> str | None:
 
     scheme = parse_address(address)[0]
     try:
-        get_backend(scheme).get_connector()
+        get_backend(scheme).get_connector()  # type: ignore[no-untyped-call]
     except (TypeError, ImportError, FutureWarning):  # distributed's placeholder for a removed transport
         extra = " (install distributed-ucxx)" if scheme == "ucx" else ""
         return f"this installation of dask has no {scheme}:// transport{extra}"
-    if scheme == "tls" and not dask.config.get("distributed.client.security-loader", None):
-        if Security().get_connection_args("client").get("ssl_context") is None:
-            return (
-                "tls:// needs certificates, and dask's configuration names none "
-                "(distributed.comm.tls.ca-file, .client.cert and .client.key)"
-            )
+    if scheme != "tls" or dask.config.get("distributed.client.security-loader", None):
+        return None  # (a security loader gives the certificates when the client connects)
+    try:
+        context = Security().get_connection_args("client").get("ssl_context")  # type: ignore[no-untyped-call]
+    except (OSError, ValueError) as exc:  # a certificate file missing or unreadable (ssl.SSLError too)
+        return f"dask's TLS configuration cannot be used: {' '.join(str(exc).split()) or type(exc).__name__}"
+    if context is None:
+        return (
+            "tls:// needs certificates, and dask's configuration names none "
+            "(distributed.comm.tls.ca-file, .client.cert and .client.key)"
+        )
     return None
 
 
