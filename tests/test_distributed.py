@@ -672,6 +672,66 @@ def test_ctrl_c_shuts_the_local_cluster_down(tmp_path: Path) -> None:
             proc.wait()
 
 
+def _workers_of(pid: int) -> list[int]:
+    """The dask worker processes a meancli process ``pid`` spawned (its nannies run inside it)."""
+    out = subprocess.run(["pgrep", "-P", str(pid), "-f", "spawn_main"], capture_output=True, text=True)
+    return [int(p) for p in out.stdout.split()]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT])
+def test_workers_stopped_by_a_signal_fail_the_run_within_the_timeout(tmp_path: Path, sig: int) -> None:
+    """A signal to the workers alone (not meancli): a worker closes itself and its nanny
+    starts none, so the tasks would wait forever. One line, exit 1, nothing left."""
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).random((8000, 500)))
+    env = {**os.environ, "MEANCLI_PIECE_BYTES": "4000"}  # 8000 pieces: a run of many seconds
+    proc = subprocess.Popen(
+        [*MEANCLI, "reduce-mean", "x.npy", "--workers", "2", "--axes", "0", "--timeout", "3", "-o", "r.npy"],
+        cwd=tmp_path,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(_workers_of(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(2.5)  # started, joined, running tasks
+        workers = _workers_of(proc.pid)
+        assert len(workers) == 2 and proc.poll() is None
+        for pid in workers:
+            os.kill(pid, sig)
+        started = time.monotonic()
+        _, err = proc.communicate(timeout=60)
+        assert time.monotonic() - started < 3 + 10  # the timeout, and the cluster's shutdown
+        assert proc.returncode == 1, err.decode()
+        assert err.decode().splitlines() == [
+            "error: the dask cluster has had no worker for 3 s (its workers stopped), with tasks left to run"
+        ]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+        deadline = time.monotonic() + 30
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _group_alive(proc.pid)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_a_run_longer_than_the_timeout_with_its_workers_succeeds(tmp_path: Path) -> None:
+    """--timeout bounds a wait for workers, not the run: tasks of 4 s in all, timeout 1 s."""
+    x = cancelling("float64", (16, 50), seed=12)
+    with engine.connect(engine.Where(workers=1, timeout=1)) as client:
+        slow = da.from_array(x, chunks=(1, 50)).map_blocks(lambda b: (time.sleep(0.25), b)[1], dtype=x.dtype)
+        call = api.validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
+        graph = engine.reduce_graph(slow, call, "float64", plan=False)
+        (got,) = engine.compute([graph], client, no_progress, timeout=1)
+        assert same_bits(got, exact_reduce(x, (0,), (50,)))
+        # the local cluster's workers print nothing: meancli reports their errors
+        assert set(client.run(lambda: sys.stderr.name).values()) == {os.devnull}
+
+
 def test_plain_npy_files_on_workers_broadcast_a_scalar(tmp_path: Path) -> None:
     """.npy files given to a cluster are read by the workers, rank 0 included."""
     v = np.array([1e8, 1.0, -1e8, 3.5], dtype=np.float32)

@@ -32,7 +32,7 @@ import numpy as np
 from ..chunked import ChunkedArray, require
 from ..errors import ClusterError, InputFileError
 from . import Clock, ProgressFactory
-from .where import Where, is_zarr_output
+from .where import DEFAULT_TIMEOUT, Where, is_zarr_output
 
 if TYPE_CHECKING:
     from ..semantics import ReduceCall
@@ -184,6 +184,7 @@ def connect(where: Where) -> Iterator[Any]:
         yield None
         return
     distributed = require("distributed")
+    dask_config = require("dask.config")
     quiet = logging.CRITICAL  # task errors are reported once, as the one error line
     for name in ["distributed", *logging.root.manager.loggerDict]:  # distributed sets some levels itself
         if name.startswith("distributed"):
@@ -195,6 +196,8 @@ def connect(where: Where) -> Iterator[Any]:
                 with _interrupts_deferred():  # a cluster half started cannot be closed cleanly
                     cluster = distributed.LocalCluster(
                         n_workers=where.workers,
+                        # a worker's own tracebacks stay off meancli's stderr (worker_quiet)
+                        preload=[*dask_config.get("distributed.worker.preload"), WORKER_PRELOAD],
                         threads_per_worker=1,
                         processes=True,
                         host="127.0.0.1",
@@ -229,6 +232,9 @@ def connect(where: Where) -> Iterator[Any]:
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+WORKER_PRELOAD = "meancli.engine.worker_quiet"
 
 
 def _client(distributed: Any, address: Any, *, timeout: float) -> Any:
@@ -336,13 +342,16 @@ def workers_of(client: Any) -> int:
     return len(client.scheduler_info().get("workers", {}))
 
 
-def compute(arrays: list[Any], client: Any, progress: ProgressFactory) -> list[Any]:
+def compute(
+    arrays: list[Any], client: Any, progress: ProgressFactory, *, timeout: float = DEFAULT_TIMEOUT
+) -> list[Any]:
     """Compute dask collections on ``client`` (None: this process, synchronously)
     with a progress bar over their tasks.
 
     Raises:
         MeancliError: what a task raised (an unreadable chunk, ...), as it was raised.
-        ClusterError: a worker could not import meancli.
+        ClusterError: a worker could not import meancli; the cluster had no worker
+            for ``timeout`` seconds while tasks were left (see _await_with_workers).
     """
     dask = require("dask")
     (arrays_opt,) = dask.optimize(arrays)  # optimized here, so the keys the bar counts are the ones run
@@ -361,6 +370,7 @@ def compute(arrays: list[Any], client: Any, progress: ProgressFactory) -> list[A
             with _cluster_progress(client, keys, advance):
                 futures = client.compute(arrays_opt, optimize_graph=False)
                 try:
+                    _await_with_workers(client, futures, timeout)
                     return [f.result() for f in futures]
                 except BaseException:
                     _stop(client, futures, keys)
@@ -370,6 +380,36 @@ def compute(arrays: list[Any], client: Any, progress: ProgressFactory) -> list[A
                 f"a dask worker cannot import {exc.name}: install meancli (with its kernels) "
                 "in the workers' environment"
             ) from None
+
+
+def _await_with_workers(client: Any, futures: list[Any], timeout: float) -> None:
+    """Wait until every future is done (finished or failed), as long as the cluster has a
+    worker at least every ``timeout`` seconds. Workers that all stop for good (a signal
+    sent to them alone: a worker closes itself on SIGINT or SIGTERM, and its nanny
+    does not start another) would leave the tasks waiting forever.
+
+    Raises:
+        ClusterError: no worker for ``timeout`` seconds (or no answer from the scheduler).
+    """
+    last_seen = time.monotonic()
+    next_check = last_seen
+    while not all(f.done() for f in futures):
+        time.sleep(0.05)
+        now = time.monotonic()
+        if now < next_check:
+            continue
+        next_check = now + 0.5
+        try:
+            workers = len(client.sync(client.scheduler.ncores, callback_timeout=timeout))
+        except Exception:  # the scheduler does not answer: as good as no worker
+            workers = 0
+        if workers:
+            last_seen = time.monotonic()
+        elif time.monotonic() - last_seen >= timeout:
+            raise ClusterError(
+                f"the dask cluster has had no worker for {timeout:g} s (its workers stopped), "
+                "with tasks left to run"
+            )
 
 
 def _stop(client: Any, futures: list[Any], keys: set[Any], timeout: float = 30.0) -> None:
@@ -437,7 +477,15 @@ def _cluster_progress(client: Any, keys: set[Any], advance: Any) -> Iterator[Non
             pass
 
 
-def write_zarr(result: Any, path: str, tmp: str, client: Any, progress: ProgressFactory) -> None:
+def write_zarr(
+    result: Any,
+    path: str,
+    tmp: str,
+    client: Any,
+    progress: ProgressFactory,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> None:
     """Write dask array ``result`` to a new zarr (format 3) array at ``path``,
     block by block from wherever the graph runs, atomically: into a temporary
     store beside ``path``, renamed into place once complete (an existing
@@ -463,7 +511,7 @@ def write_zarr(result: Any, path: str, tmp: str, client: Any, progress: Progress
         from .tasks import ZarrTarget
 
         stored = da.store(regular, ZarrTarget(tmp), lock=False, compute=False)
-        compute([stored], client, progress)
+        compute([stored], client, progress, timeout=timeout)
         _replace(tmp, path)
     except OSError as exc:
         raise InputFileError(f"{path}: cannot write the zarr store: {exc.strerror or exc}") from None
@@ -628,10 +676,10 @@ def _run(
         if is_zarr_output(output):
             assert output is not None
             with clock.stage("kernel"):
-                write_zarr(result, output, tmp, client, progress)
+                write_zarr(result, output, tmp, client, progress, timeout=where.timeout)
             return None, info
         with clock.stage("kernel"):
-            (value,) = compute([result], client, progress)
+            (value,) = compute([result], client, progress, timeout=where.timeout)
     return value, info
 
 
