@@ -391,14 +391,24 @@ def _await_with_workers(client: Any, futures: list[Any], timeout: float) -> None
     Raises:
         ClusterError: no worker for ``timeout`` seconds (or no answer from the scheduler).
     """
+    import threading
+
+    done = threading.Event()
+    left = [len(futures)]
+    lock = threading.Lock()
+
+    def one_done(future: Any) -> None:  # finished or failed: f.result() tells which
+        with lock:
+            left[0] -= 1
+            if left[0] == 0:
+                done.set()
+
+    if not futures:
+        return
+    for f in futures:
+        f.add_done_callback(one_done)
     last_seen = time.monotonic()
-    next_check = last_seen
-    while not all(f.done() for f in futures):
-        time.sleep(0.05)
-        now = time.monotonic()
-        if now < next_check:
-            continue
-        next_check = now + 0.5
+    while not done.wait(0.5):
         try:
             workers = len(client.sync(client.scheduler.ncores, callback_timeout=timeout))
         except Exception:  # the scheduler does not answer: as good as no worker

@@ -68,6 +68,7 @@ class Archive:
         self._fp = fp
         #: the members that can hold arrays (directory entries left out), in stored order
         self.members = [info for info in self.zip.infolist() if not info.filename.endswith("/")]
+        self._by_name = {info.filename: info for info in self.members}
 
     def __enter__(self) -> Archive:
         return self
@@ -92,8 +93,7 @@ class Archive:
         return short if self._find(short) is info else info.filename
 
     def _find(self, name: str) -> zipfile.ZipInfo | None:
-        by_name = {info.filename: info for info in self.members}
-        return by_name.get(name) or by_name.get(name + ".npy")
+        return self._by_name.get(name) or self._by_name.get(name + ".npy")
 
     def lookup(self, name: str) -> zipfile.ZipInfo:
         """The member ``name`` or ``name.npy`` (numpy's rule).
