@@ -85,7 +85,13 @@ WORKLOADS = [
     ),
     Workload("W6b", "reduce all, 5*10^7 values, float64", "reduce", F64, [(50_000_000,)], [(500_000,)], None),
     Workload(
-        "W9", "short runs: channels of (4194304,3) axis -1", "reduce", F32, [(4_194_304, 3)], [(65_536, 3)], (-1,)
+        "W9",
+        "short runs: channels of (4194304,3) axis -1",
+        "reduce",
+        F32,
+        [(4_194_304, 3)],
+        [(65_536, 3)],
+        (-1,),
     ),
     Workload(
         "W9-f64",

@@ -152,10 +152,18 @@ def _validate_reduce(
     attributes: tuple[tuple[str, Any], ...],
 ) -> ReduceCall:
     try:
-        return _validate_reduce_cached(op, dtype, shape, axes, attributes)
+        return _validate_reduce_cached(op, dtype, shape, axes, attributes, _types_of(attributes))
     except TypeError:  # an unhashable attribute value: the validator reports it
         call: ReduceCall = op.validator(op, dtype, shape, axes, dict(attributes))
         return call
+
+
+def _types_of(value: Any) -> Any:
+    """The types within ``value`` (a tuple's element by element): True, 1 and 1.0 are
+    equal keys, but not equally valid attribute values."""
+    if isinstance(value, tuple):
+        return tuple(_types_of(v) for v in value)
+    return type(value)
 
 
 @lru_cache(maxsize=512)
@@ -165,8 +173,11 @@ def _validate_reduce_cached(
     shape: tuple[int, ...],
     axes: tuple[int, ...] | None,
     attributes: tuple[tuple[str, Any], ...],
+    types: Any,
 ) -> ReduceCall:
-    # Validation is a pure function of these; caching it keeps small calls cheap.
+    # Validation is a pure function of these; caching it keeps small calls cheap. ``types``
+    # (_types_of(attributes)) is part of the key only, so a value is never taken for an
+    # equal one of another type that was validated before.
     call: ReduceCall = op.validator(op, dtype, shape, axes, dict(attributes))
     return call
 

@@ -119,16 +119,16 @@ def _read_npz(path: str, member: str | None, *, stream: bool) -> list[NamedArray
     out: list[NamedArray] = []
     try:
         with Archive(path) as archive:
-            for info in archive.wanted(member):
+            for info, name in archive.wanted(member):
                 if stream and info.file_size >= where.STREAM_MIN_BYTES:
                     from .streaming import member_source
 
                     # a Source owns an archive of its own, open until Source.finish
-                    source = member_source(Archive(path), info)
+                    source = member_source(Archive(path), info, name)
                     out.append(NamedArray(source.name, source, source.header))
                 else:
-                    array, header = archive.read(info)
-                    out.append(NamedArray(archive.member_where(info), array, header))
+                    array, header = archive.read(info, name)
+                    out.append(NamedArray(archive.member_where(name), array, header))
     except BaseException:
         from .streaming import Source
 

@@ -77,12 +77,14 @@ def parse_opset(text: str) -> tuple[str, int]:
     return domain, version
 
 
-_RESOLVED: dict[tuple[str, str | int | None], OpVersion] = {}
+_RESOLVED: dict[tuple[str, type, str | int | None], OpVersion] = {}
 
 
 def resolve(op_name: str, opset: str | int | None = None) -> OpVersion:
-    """Cached :func:`resolve_uncached` (the registry never changes at run time)."""
-    key = (op_name, opset)
+    """Cached :func:`resolve_uncached` (the registry never changes at run time). The
+    key holds the type of ``opset``: 13, 13.0 and True == 1 are equal, but only
+    ints and strings are opsets."""
+    key = (op_name, type(opset), opset)
     op = _RESOLVED.get(key)
     if op is None:
         op = _RESOLVED[key] = resolve_uncached(op_name, opset)

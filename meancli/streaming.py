@@ -182,14 +182,14 @@ def open_source(arg: str) -> Source | None:
 
         archive = Archive(path)
         try:
-            (info,) = archive.wanted(member)
+            ((info, name),) = archive.wanted(member)
         except BaseException:
             archive.close()
             raise
         if info.file_size < where.STREAM_MIN_BYTES:
             archive.close()
             return None
-        return member_source(archive, info)
+        return member_source(archive, info, name)
     if kind != "npy" or member is not None:
         return None
     return file_source(path)
@@ -230,9 +230,9 @@ def file_source(path: str) -> Source | None:
     return Source(path, header, fp, seekable=True)
 
 
-def member_source(archive: Archive, info: Any) -> Source:
-    """An archive member (a ``zipfile.ZipInfo`` of ``archive``) as a Source read in
-    order; Source.finish closes the member and the archive.
+def member_source(archive: Archive, info: Any, name: str) -> Source:
+    """An archive member (a ``zipfile.ZipInfo`` of ``archive``, shown as ``name``) as a
+    Source read in order; Source.finish closes the member and the archive.
 
     Raises:
         InputFileError: the member's header is refused or its size does not match it.
@@ -240,11 +240,11 @@ def member_source(archive: Archive, info: Any) -> Source:
     from .formats.npz import ZIP_ERRORS
 
     try:
-        fp, header = archive.open_stream(info)
+        fp, header = archive.open_stream(info, name)
     except BaseException:
         archive.close()
         raise
-    return Source(archive.member_where(info), header, fp, seekable=False, errors=ZIP_ERRORS, archive=archive)
+    return Source(archive.member_where(name), header, fp, seekable=False, errors=ZIP_ERRORS, archive=archive)
 
 
 def _c_strides(shape: tuple[int, ...], itemsize: int, fortran: bool) -> tuple[int, ...]:

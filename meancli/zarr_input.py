@@ -62,9 +62,14 @@ def open_zarr(store: str, path: str) -> list[ChunkedArray]:
 
 
 def _members(store: str) -> str:
+    """What ``store`` holds, for a message: the paths in its root group, or its root
+    array (a store may be one array, which the store's own name reads)."""
     zarr = require("zarr")
     try:
-        root = zarr.open_group(store=_open_store(store), mode="r")
+        root = zarr.open(store=_open_store(store), mode="r")
+        if isinstance(root, zarr.Array):
+            shape = tuple(int(n) for n in root.shape)
+            return f"one array at its root, of shape {shape} and dtype {root.dtype}: give {store} alone"
         names = sorted(k for k, _ in root.members(max_depth=None))
     except Exception:
         return "nothing readable"

@@ -631,6 +631,11 @@ ERRORS_2 = {
     "use_output_empty": (["reduce-mean", "{x3}", "-o", ""], ["--output", "an empty path"]),
     # --axes= takes one value: the 2 of `--axes=0 2` is no file but an axis left behind
     "use_axes_equals_then_axis": (["reduce-mean", "{x3}", "--axes=0", "2"], ["2: no such file", "an axis"]),
+    # a stray comma: no "--axes=A takes one value" (no = was written), nor ",2" taken for a FILE
+    "use_axes_comma_space": (["reduce-mean", "{x3}", "--axes", "1,", "2"], ["'1,' has a comma", "by spaces"]),
+    "use_axes_space_comma": (["reduce-mean", "{x3}", "--axes", "1", ",2"], ["',2' has a comma", "by spaces"]),
+    "use_axes_lone_comma": (["reduce-mean", "{x3}", "--axes", "0", ",", "2"], ["',' has a comma"]),
+    "use_axes_double_comma": (["reduce-mean", "{x3}", "--axes=0,,2"], ["'0,,2' has a comma"]),
     # What the selected version lacks or requires: the command line alone decides it.
     "use_ov_no_axes": (
         ["reduce-mean", "{x3}", "--opset", "openvino:1"],

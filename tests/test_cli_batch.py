@@ -115,6 +115,15 @@ def test_one_file_with_a_template_and_literal_braces(tree: Path) -> None:
         (["in/a.npy", "in/b.npy"], "out/{index}.npz", ".npz outputs are not supported"),
         (["in/a.npy"], "out/x.npz", ".npz outputs are not supported"),
         (["in/missing.npy"], "out/x.npz", ".npz outputs are not supported"),  # said before reading
+        # a zipped zarr store is read, not written: refused, not a .npy under that name
+        (
+            ["in/missing.npy"],
+            "out/x.zarr.zip",
+            "zipped zarr stores are not written; write a directory store (-o out/x.zarr)",
+        ),
+        (["in/a.npy"], "out/x.ZARR.ZIP/", "zipped zarr stores are not written"),
+        (["in/a.npy", "in/b.npy"], "out/{stem}.zarr.zip", "(-o out/{stem}.zarr)"),
+        (["in/a.npy"], "out/x.zip", "zip outputs are not supported"),
     ],
 )
 def test_bad_output_names_are_usage_errors_before_any_file_is_read(
@@ -130,6 +139,31 @@ def test_bad_output_names_are_usage_errors_before_any_file_is_read(
 def test_mean_refuses_an_npz_output_before_reading(tree: Path) -> None:
     ran = run(["mean", "in/missing.npy", "in/a.npy", "-o", "out/m.npz"], tree)
     assert ran.returncode == 2 and ".npz outputs are not supported" in ran.stderr, ran.stderr
+    ran = run(["mean", "in/missing.npy", "in/a.npy", "-o", "out/m.zarr.zip"], tree)
+    assert ran.returncode == 2 and "zipped zarr stores are not written" in ran.stderr, ran.stderr
+    assert os.listdir(tree / "out") == []
+
+
+@pytest.mark.parametrize(
+    "output", ["out/{stem}.npy", "out/{index}.npy", "out/{member}x.npy", "out/{bogus}.npy"]
+)
+def test_mean_refuses_a_placeholder_it_cannot_fill(tree: Path, output: str) -> None:
+    """mean writes one result: no FILE fills a placeholder (it was written literally)."""
+    ran = run(["mean", "in/a.npy", "in/b.npy", "-o", output], tree)
+    assert ran.returncode == 2, ran.stderr
+    field = output[output.index("{") : output.index("}") + 1]
+    assert ran.stderr.splitlines() == [
+        f"error: -o {output!r}: {field}: mean writes one result, so -o names one file (placeholders fill "
+        "in names for reduce-mean's FILEs; write {{ and }} for a literal brace)"
+    ]
+    assert os.listdir(tree / "out") == []
+
+
+def test_mean_writes_a_literal_brace_written_doubled(tree: Path) -> None:
+    ran = run(["mean", "in/a.npy", "in/a.npy", "-o", "out/{{m}}.npy"], tree)
+    assert ran.returncode == 0, ran.stderr
+    assert os.listdir(tree / "out") == ["{m}.npy"]
+    np.testing.assert_array_equal(np.load(tree / "out/{m}.npy"), np.load(tree / "in/a.npy"))
 
 
 def test_output_paths_of_inputs_without_a_directory(tmp_path: Path) -> None:

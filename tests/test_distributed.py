@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -257,6 +258,26 @@ def test_cli_zarr_in_process_every_store_kind(name: str, tmp_path: Path) -> None
         assert same_bits(load(tmp_path / f"{kind}.npy"), call_truth), kind
 
 
+def test_a_missing_path_in_a_store_lists_what_the_store_holds(tmp_path: Path) -> None:
+    """A store that is one array says so (the store's name reads it), zipped or not;
+    a group lists its paths."""
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    stores = write_zarr_stores(tmp_path, x, (2, 3))
+    for store in (stores["zip"], stores["v3"], stores["v2"]):
+        proc = cli(["reduce-mean", f"{store}:nope"], tmp_path)
+        assert proc.returncode == 1
+        assert proc.stderr.decode().splitlines() == [
+            f"error: {store}:nope: no array or group there (the store holds: one array at its root, "
+            f"of shape (4, 6) and dtype float32: give {store} alone)"
+        ]
+        proc = cli(["reduce-mean", store, "--no-keep-dims", "-o", "r.npy", "-q"], tmp_path)
+        assert proc.returncode == 0 and same_bits(load(tmp_path / "r.npy"), exact_reduce(x, (0, 1), ()))
+    proc = cli(["reduce-mean", "g.zarr:nope"], tmp_path)
+    assert proc.stderr.decode().splitlines() == [
+        "error: g.zarr:nope: no array or group there (the store holds: fields, fields/t)"
+    ]
+
+
 def test_cli_workers_and_scheduler_same_bits(tmp_path: Path, external: str, clients: dict[str, Any]) -> None:
     x = cancelling("float32", (50, 8, 3), seed=5)
     write_zarr_stores(tmp_path, x, (9, 5, 3))
@@ -381,6 +402,119 @@ def test_a_malformed_scheduler_address_is_an_immediate_usage_error(
         assert lines[0].startswith(f"error: --scheduler {address!r}: {why}")
         assert lines[0].endswith("(give an address such as tcp://HOST:8786)")
         assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+
+
+@pytest.mark.parametrize(
+    ("scheme", "config", "why"),
+    [
+        ("tls", {}, "tls:// needs certificates, and dask's configuration names none"),
+        (
+            "tls",
+            {"CA_FILE": "missing.pem", "CLIENT__CERT": "missing.pem"},
+            "dask's TLS configuration cannot be used: [Errno 2] No such file or directory",
+        ),
+        ("ucx", {}, "this installation of dask has no ucx:// transport (install distributed-ucxx)"),
+    ],
+)
+def test_a_transport_this_installation_cannot_use_is_one_line_exit_1(
+    tmp_path: Path, scheme: str, config: dict[str, str], why: str
+) -> None:
+    np.save(tmp_path / "x.npy", np.ones(4, np.float32))
+    address = f"{scheme}://127.0.0.1:{_free_port()}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}
+    env.update({f"DASK_DISTRIBUTED__COMM__TLS__{k}": v for k, v in config.items()})
+    for command in (["reduce-mean", "x.npy"], ["mean", "x.npy"]):
+        proc = subprocess.run(
+            [*MEANCLI, *command, "--scheduler", address, "--timeout", "60", "-o", "r.npy"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 1, proc.stderr.decode()
+        lines = proc.stderr.decode().splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0].startswith(f"error: cannot reach the dask scheduler at {address}: {why}")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+
+
+def test_a_tls_scheduler_is_reached_with_the_certificates_dask_is_configured_with(tmp_path: Path) -> None:
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is needed to make a certificate")
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-days",
+            "1",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        check=True,
+    )
+    tls = ["--tls-ca-file", "cert.pem", "--tls-cert", "cert.pem", "--tls-key", "key.pem"]
+    address = f"tls://127.0.0.1:{_free_port()}"
+    x = cancelling("float32", (20, 3), seed=2)
+    np.save(tmp_path / "x.npy", x)
+    env = dict(os.environ)
+    env["DASK_DISTRIBUTED__COMM__TLS__CA_FILE"] = "cert.pem"
+    env["DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT"] = "cert.pem"
+    env["DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY"] = "key.pem"
+    scheduler = ["scheduler", "--protocol", "tls", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1]]
+    worker = ["worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--nanny-port", "0"]
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for args in (scheduler, worker):
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "dask", *args, "--no-dashboard", *tls],
+                    cwd=tmp_path,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        proc = subprocess.run(
+            [
+                *MEANCLI,
+                "reduce-mean",
+                "x.npy",
+                "--axes",
+                "0",
+                "--scheduler",
+                address,
+                "--timeout",
+                "60",
+                "-o",
+                "r.npy",
+                "-q",
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            timeout=180,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert same_bits(load(tmp_path / "r.npy"), exact_reduce(x, (0,), (1, 3)))
+    finally:
+        for p in procs[::-1]:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
 
 
 @pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "1e308", "604801", "0"])
@@ -538,6 +672,66 @@ def test_ctrl_c_shuts_the_local_cluster_down(tmp_path: Path) -> None:
             proc.wait()
 
 
+def _workers_of(pid: int) -> list[int]:
+    """The dask worker processes a meancli process ``pid`` spawned (its nannies run inside it)."""
+    out = subprocess.run(["pgrep", "-P", str(pid), "-f", "spawn_main"], capture_output=True, text=True)
+    return [int(p) for p in out.stdout.split()]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT])
+def test_workers_stopped_by_a_signal_fail_the_run_within_the_timeout(tmp_path: Path, sig: int) -> None:
+    """A signal to the workers alone (not meancli): a worker closes itself and its nanny
+    starts none, so the tasks would wait forever. One line, exit 1, nothing left."""
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).random((8000, 500)))
+    env = {**os.environ, "MEANCLI_PIECE_BYTES": "4000"}  # 8000 pieces: a run of many seconds
+    proc = subprocess.Popen(
+        [*MEANCLI, "reduce-mean", "x.npy", "--workers", "2", "--axes", "0", "--timeout", "3", "-o", "r.npy"],
+        cwd=tmp_path,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(_workers_of(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(2.5)  # started, joined, running tasks
+        workers = _workers_of(proc.pid)
+        assert len(workers) == 2 and proc.poll() is None
+        for pid in workers:
+            os.kill(pid, sig)
+        started = time.monotonic()
+        _, err = proc.communicate(timeout=60)
+        assert time.monotonic() - started < 3 + 10  # the timeout, and the cluster's shutdown
+        assert proc.returncode == 1, err.decode()
+        assert err.decode().splitlines() == [
+            "error: the dask cluster has had no worker for 3 s (its workers stopped), with tasks left to run"
+        ]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+        deadline = time.monotonic() + 30
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _group_alive(proc.pid)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_a_run_longer_than_the_timeout_with_its_workers_succeeds(tmp_path: Path) -> None:
+    """--timeout bounds a wait for workers, not the run: tasks of 4 s in all, timeout 1 s."""
+    x = cancelling("float64", (16, 50), seed=12)
+    with engine.connect(engine.Where(workers=1, timeout=1)) as client:
+        slow = da.from_array(x, chunks=(1, 50)).map_blocks(lambda b: (time.sleep(0.25), b)[1], dtype=x.dtype)
+        call = api.validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
+        graph = engine.reduce_graph(slow, call, "float64", plan=False)
+        (got,) = engine.compute([graph], client, no_progress, timeout=1)
+        assert same_bits(got, exact_reduce(x, (0,), (50,)))
+        # the local cluster's workers print nothing: meancli reports their errors
+        assert set(client.run(lambda: sys.stderr.name).values()) == {os.devnull}
+
+
 def test_plain_npy_files_on_workers_broadcast_a_scalar(tmp_path: Path) -> None:
     """.npy files given to a cluster are read by the workers, rank 0 included."""
     v = np.array([1e8, 1.0, -1e8, 3.5], dtype=np.float32)
@@ -546,6 +740,31 @@ def test_plain_npy_files_on_workers_broadcast_a_scalar(tmp_path: Path) -> None:
     proc = cli(["mean", "s.npy", "v.npy", "--workers", "1", "-q", "-o", "m.npy"], tmp_path)
     assert proc.returncode == 0, proc.stderr.decode()
     assert same_bits(load(tmp_path / "m.npy"), exact_mean([np.float32(3) * np.ones(1, np.float32), v]))
+
+
+def test_a_rank_0_result_is_written_as_a_rank_0_zarr_array(tmp_path: Path, external: str) -> None:
+    """Every way to a 0-d result (all axes dropped, a rank-0 .npy or zarr input, Mean of
+    scalars) written to -o OUT.zarr, here, on local workers and on a scheduler."""
+    import zarr
+
+    x = cancelling("float32", (6, 5), seed=4)
+    np.save(tmp_path / "a.npy", x)
+    np.save(tmp_path / "s.npy", np.float64(2.5))
+    np.save(tmp_path / "t.npy", np.float64(-0.75))
+    zs = zarr.create_array(str(tmp_path / "s0.zarr"), shape=(), chunks=(), dtype=np.float64)
+    zs[...] = 1.5
+    runs = {
+        "reduce-mean a.npy --no-keep-dims": exact_reduce(x, (0, 1), ()),
+        "reduce-mean s.npy": np.float64(2.5),
+        "reduce-mean s0.zarr": np.float64(1.5),
+        "mean s.npy t.npy": np.float64(0.875),
+    }
+    for where in ([], ["--workers", "1"], ["--scheduler", external]):
+        for k, (command, truth) in enumerate(runs.items()):
+            proc = cli([*command.split(), "-o", f"r{k}.zarr", "-q", *where], tmp_path)
+            assert proc.returncode == 0, (command, where, proc.stderr.decode())
+            got = zarr.open_array(str(tmp_path / f"r{k}.zarr"), mode="r")
+            assert got.shape == () and same_bits(np.asarray(got[...]), np.asarray(truth)), (command, where)
 
 
 def test_shard_truncated_after_opening_names_dataset_and_chunk(tmp_path: Path) -> None:

@@ -122,12 +122,36 @@ def test_case_3_member_by_stored_name_or_without_npy(tmp_path: Path) -> None:
     for name in ("b", "b.npy"):
         (item,) = read_inputs(f"{path}:{name}")
         np.testing.assert_array_equal(item.data, b)
-        assert item.name == f"{path}:b"
+        assert item.name == f"{path}:{name}"  # the name it was asked for
     # numpy's order: the name as stored first, then NAME.npy
     other = np.array([7.0], np.float32)
     (tmp_path / "two.npz").write_bytes(zipped({"b": saved(other), "b.npy": saved(b)}))
     np.testing.assert_array_equal(read_inputs(f"{tmp_path / 'two.npz'}:b")[0].data, other)
     np.testing.assert_array_equal(read_inputs(f"{tmp_path / 'two.npz'}:b.npy")[0].data, b)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_member_is_shown_by_the_name_asked_for_never_another_members(
+    tmp_path: Path, stream: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """np.savez(**{'b.npy': x, 'b': y}) stores b.npy.npy and b.npy: 'b.npy' finds y, and
+    must not be shown as 'b'; 'b.npy.npy' finds x, and must not be shown as 'b.npy'."""
+    if stream:
+        monkeypatch.setattr(where, "STREAM_MIN_BYTES", 1)
+    x, y = np.arange(3.0), np.ones(2)
+    path = tmp_path / "tf.npz"
+    np.savez(path, **{"b.npy": x, "b": y})
+    for name, value in [("b", y), ("b.npy", y), ("b.npy.npy", x)]:
+        (item,) = read_inputs(f"{path}:{name}", stream=stream)
+        assert item.name == f"{path}:{name}"
+        data = item.data.read_all() if stream else item.data
+        np.testing.assert_array_equal(data, value)
+    # every member: each by a name that finds it (numpy's short name only where it does)
+    assert [item.name for item in read_inputs(str(path))] == [f"{path}:b.npy.npy", f"{path}:b"]
+    assert error_of(f"{path}:zz") == f"{path}: no array named 'zz' (the archive holds: b.npy.npy, b)"
+    r = cli("reduce-mean", "tf.npz:b.npy.npy", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["inputs"][0]["path"] == "tf.npz:b.npy.npy"
 
 
 def test_case_4_empty_archive_says_so(tmp_path: Path) -> None:

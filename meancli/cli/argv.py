@@ -4,6 +4,9 @@ Before click sees the arguments, every run of integer tokens after ``--axes``
 is rewritten to ``--axes=2 --axes=3``; ``--axes=`` (explicitly empty) and
 ``--axes=2,3`` pass through. A token that is not an integer list ends the run,
 so ``--axes 2 3 x.npy`` works; use ``--`` before a file named like a number.
+A list with a stray comma (``--axes 1, 2``, ``--axes 1 ,2``) belongs to the run
+too, so that parse_axes says what is wrong with it instead of ``2`` or ``,2``
+being taken for a FILE.
 """
 
 from __future__ import annotations
@@ -18,6 +21,12 @@ def _is_int_list(token: str) -> bool:
     return all(_INTEGER.fullmatch(part.strip()) for part in token.split(","))
 
 
+def _is_axes_like(token: str) -> bool:
+    """An integer list, or one with a stray comma: ``1,``, ``,2``, ``,``, ``1,,2``."""
+    parts = [part.strip() for part in token.split(",")]
+    return all(not part or _INTEGER.fullmatch(part) for part in parts) and (len(parts) > 1 or bool(parts[0]))
+
+
 def expand_axes(argv: list[str]) -> list[str]:
     """Rewrite ``--axes A B ...`` into one ``--axes=V`` per value (see module doc)."""
     out: list[str] = []
@@ -29,7 +38,7 @@ def expand_axes(argv: list[str]) -> list[str]:
             break
         if token == "--axes":
             j = i + 1
-            while j < len(argv) and _is_int_list(argv[j]):
+            while j < len(argv) and _is_axes_like(argv[j]):
                 out.append("--axes=" + argv[j])
                 j += 1
             if j == i + 1:  # no integer follows: let click report or take the value
@@ -57,6 +66,11 @@ def parse_axes(values: list[str] | None) -> list[int] | None:
         raise ValueError("--axes=: an explicitly empty list cannot be combined with listed axes")
     axes: list[int] = []
     for value in values:
+        if "," in value and not all(part.strip() for part in value.split(",")):
+            raise ValueError(
+                f"--axes: {value!r} has a comma with no axis beside it; separate axes by spaces "
+                "(--axes 1 2) or by commas alone (--axes 1,2)"
+            )
         for part in value.split(","):
             part = part.strip()
             if not _INTEGER.fullmatch(part):

@@ -152,11 +152,46 @@ _PATH_MAX = 4096  # Linux's limit on a path's length
 
 
 def check_output_format(output: str, path: str) -> None:
-    """Before any file is read: a usage error for an output meancli does not write (.npz)."""
+    """Before any file is read: a usage error for an output meancli does not write
+    (.npz; a zip archive, a zipped zarr store included, rather than a .npy under its name)."""
     from ..formats.detect import output_format
 
     if output_format(path) == "npz":
         raise UsageError(f"-o {output}: .npz outputs are not supported; write .npy or .pb")
+    name = path.rstrip("/").lower()
+    if name.endswith(".zarr.zip"):
+        given = output.rstrip("/")
+        store = given[: -len(".zip")] if given.lower().endswith(".zip") else path.rstrip("/")[: -len(".zip")]
+        raise UsageError(
+            f"-o {output}: zipped zarr stores are not written; write a directory store "
+            f"(-o {store}) and zip its contents if needed"
+        )
+    if name.endswith(".zip"):
+        raise UsageError(f"-o {output}: zip outputs are not supported; write .npy, .pb or .zarr")
+
+
+def single_output(output: str) -> str:
+    """``-o`` of a command with one result (mean): a placeholder is a usage error, as
+    there are no FILEs to fill it from; ``{{`` and ``}}`` are literal braces.
+
+    Raises:
+        UsageError: a placeholder, or a lone brace.
+    """
+    if not is_template(output):
+        return output
+    import string
+
+    try:
+        parsed = list(string.Formatter().parse(output))
+    except ValueError as exc:
+        raise UsageError(f"-o {output!r}: {exc} (write {{{{ and }}}} for a literal brace)") from None
+    for _literal, field, _spec, _conversion in parsed:
+        if field is not None:
+            raise UsageError(
+                f"-o {output!r}: {{{field}}}: mean writes one result, so -o names one file "
+                "(placeholders fill in names for reduce-mean's FILEs; write {{ and }} for a literal brace)"
+            )
+    return "".join(literal for literal, _field, _spec, _conversion in parsed)
 
 
 def check_output_target(path: str | None) -> None:

@@ -53,8 +53,9 @@ def mean(
         from .. import api
 
         if output is not None:
-            from .batch import check_output_format
+            from .batch import check_output_format, single_output
 
+            output = single_output(output)
             check_output_format(output, output)
         report = start("mean", "Mean", opset, threads)
         op, n_threads = report.op, report.threads

@@ -32,7 +32,7 @@ import numpy as np
 from ..chunked import ChunkedArray, require
 from ..errors import ClusterError, InputFileError
 from . import Clock, ProgressFactory
-from .where import Where, is_zarr_output
+from .where import DEFAULT_TIMEOUT, Where, is_zarr_output
 
 if TYPE_CHECKING:
     from ..semantics import ReduceCall
@@ -184,6 +184,7 @@ def connect(where: Where) -> Iterator[Any]:
         yield None
         return
     distributed = require("distributed")
+    dask_config = require("dask.config")
     quiet = logging.CRITICAL  # task errors are reported once, as the one error line
     for name in ["distributed", *logging.root.manager.loggerDict]:  # distributed sets some levels itself
         if name.startswith("distributed"):
@@ -195,6 +196,8 @@ def connect(where: Where) -> Iterator[Any]:
                 with _interrupts_deferred():  # a cluster half started cannot be closed cleanly
                     cluster = distributed.LocalCluster(
                         n_workers=where.workers,
+                        # a worker's own tracebacks stay off meancli's stderr (worker_quiet)
+                        preload=[*dask_config.get("distributed.worker.preload"), WORKER_PRELOAD],
                         threads_per_worker=1,
                         processes=True,
                         host="127.0.0.1",
@@ -208,6 +211,9 @@ def connect(where: Where) -> Iterator[Any]:
                 ) from None
         else:
             assert where.scheduler is not None
+            unusable = transport_error(where.scheduler)
+            if unusable is not None:
+                raise ClusterError(f"cannot reach the dask scheduler at {where.scheduler}: {unusable}")
             try:
                 client = _client(distributed, where.scheduler, timeout=where.timeout)
             except (OSError, TimeoutError, ValueError) as exc:
@@ -226,6 +232,9 @@ def connect(where: Where) -> Iterator[Any]:
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+WORKER_PRELOAD = "meancli.engine.worker_quiet"
 
 
 def _client(distributed: Any, address: Any, *, timeout: float) -> Any:
@@ -271,6 +280,37 @@ def scheduler_address_error(address: str) -> str | None:
     return None
 
 
+def transport_error(address: str) -> str | None:
+    """Why this installation cannot connect to ``address`` (well formed, see
+    scheduler_address_error) whatever answers there, or None: a transport whose
+    support is not installed (``ucx://`` needs the separate distributed-ucxx
+    package), or ``tls://`` without the certificates dask's configuration names.
+    Both depend on the environment, not on the command line (exit status 1)."""
+    import dask.config
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.registry import get_backend
+    from distributed.security import Security
+
+    scheme = parse_address(address)[0]
+    try:
+        get_backend(scheme).get_connector()  # type: ignore[no-untyped-call]
+    except (TypeError, ImportError, FutureWarning):  # distributed's placeholder for a removed transport
+        extra = " (install distributed-ucxx)" if scheme == "ucx" else ""
+        return f"this installation of dask has no {scheme}:// transport{extra}"
+    if scheme != "tls" or dask.config.get("distributed.client.security-loader", None):
+        return None  # (a security loader gives the certificates when the client connects)
+    try:
+        context = Security().get_connection_args("client").get("ssl_context")  # type: ignore[no-untyped-call]
+    except (OSError, ValueError) as exc:  # a certificate file missing or unreadable (ssl.SSLError too)
+        return f"dask's TLS configuration cannot be used: {' '.join(str(exc).split()) or type(exc).__name__}"
+    if context is None:
+        return (
+            "tls:// needs certificates, and dask's configuration names none "
+            "(distributed.comm.tls.ca-file, .client.cert and .client.key)"
+        )
+    return None
+
+
 @contextmanager
 def _interrupts_deferred() -> Iterator[None]:
     """Hold SIGINT and SIGTERM until the block ends, then deliver them as they were
@@ -302,13 +342,16 @@ def workers_of(client: Any) -> int:
     return len(client.scheduler_info().get("workers", {}))
 
 
-def compute(arrays: list[Any], client: Any, progress: ProgressFactory) -> list[Any]:
+def compute(
+    arrays: list[Any], client: Any, progress: ProgressFactory, *, timeout: float = DEFAULT_TIMEOUT
+) -> list[Any]:
     """Compute dask collections on ``client`` (None: this process, synchronously)
     with a progress bar over their tasks.
 
     Raises:
         MeancliError: what a task raised (an unreadable chunk, ...), as it was raised.
-        ClusterError: a worker could not import meancli.
+        ClusterError: a worker could not import meancli; the cluster had no worker
+            for ``timeout`` seconds while tasks were left (see _await_with_workers).
     """
     dask = require("dask")
     (arrays_opt,) = dask.optimize(arrays)  # optimized here, so the keys the bar counts are the ones run
@@ -327,6 +370,7 @@ def compute(arrays: list[Any], client: Any, progress: ProgressFactory) -> list[A
             with _cluster_progress(client, keys, advance):
                 futures = client.compute(arrays_opt, optimize_graph=False)
                 try:
+                    _await_with_workers(client, futures, timeout)
                     return [f.result() for f in futures]
                 except BaseException:
                     _stop(client, futures, keys)
@@ -336,6 +380,46 @@ def compute(arrays: list[Any], client: Any, progress: ProgressFactory) -> list[A
                 f"a dask worker cannot import {exc.name}: install meancli (with its kernels) "
                 "in the workers' environment"
             ) from None
+
+
+def _await_with_workers(client: Any, futures: list[Any], timeout: float) -> None:
+    """Wait until every future is done (finished or failed), as long as the cluster has a
+    worker at least every ``timeout`` seconds. Workers that all stop for good (a signal
+    sent to them alone: a worker closes itself on SIGINT or SIGTERM, and its nanny
+    does not start another) would leave the tasks waiting forever.
+
+    Raises:
+        ClusterError: no worker for ``timeout`` seconds (or no answer from the scheduler).
+    """
+    import threading
+
+    done = threading.Event()
+    left = [len(futures)]
+    lock = threading.Lock()
+
+    def one_done(future: Any) -> None:  # finished or failed: f.result() tells which
+        with lock:
+            left[0] -= 1
+            if left[0] == 0:
+                done.set()
+
+    if not futures:
+        return
+    for f in futures:
+        f.add_done_callback(one_done)
+    last_seen = time.monotonic()
+    while not done.wait(0.5):
+        try:
+            workers = len(client.sync(client.scheduler.ncores, callback_timeout=timeout))
+        except Exception:  # the scheduler does not answer: as good as no worker
+            workers = 0
+        if workers:
+            last_seen = time.monotonic()
+        elif time.monotonic() - last_seen >= timeout:
+            raise ClusterError(
+                f"the dask cluster has had no worker for {timeout:g} s (its workers stopped), "
+                "with tasks left to run"
+            )
 
 
 def _stop(client: Any, futures: list[Any], keys: set[Any], timeout: float = 30.0) -> None:
@@ -403,7 +487,15 @@ def _cluster_progress(client: Any, keys: set[Any], advance: Any) -> Iterator[Non
             pass
 
 
-def write_zarr(result: Any, path: str, tmp: str, client: Any, progress: ProgressFactory) -> None:
+def write_zarr(
+    result: Any,
+    path: str,
+    tmp: str,
+    client: Any,
+    progress: ProgressFactory,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> None:
     """Write dask array ``result`` to a new zarr (format 3) array at ``path``,
     block by block from wherever the graph runs, atomically: into a temporary
     store beside ``path``, renamed into place once complete (an existing
@@ -421,14 +513,15 @@ def write_zarr(result: Any, path: str, tmp: str, client: Any, progress: Progress
 
     if is_bfloat16(result.dtype):
         raise InputFileError(f"{path}: zarr has no bfloat16 data type; write the result as .npy")
-    chunk = tuple(max(c) if c else 1 for c in result.chunks) if result.ndim else ()
+    # A rank-0 result is one chunk of shape (): zarr takes chunks=() for it (None is refused).
+    chunk = tuple(max(c) if c else 1 for c in result.chunks)
     try:
-        zarr.create_array(store=tmp, shape=result.shape, chunks=chunk or None, dtype=result.dtype)
+        zarr.create_array(store=tmp, shape=result.shape, chunks=chunk, dtype=result.dtype)
         regular = result.rechunk(chunk) if result.ndim else result
         from .tasks import ZarrTarget
 
         stored = da.store(regular, ZarrTarget(tmp), lock=False, compute=False)
-        compute([stored], client, progress)
+        compute([stored], client, progress, timeout=timeout)
         _replace(tmp, path)
     except OSError as exc:
         raise InputFileError(f"{path}: cannot write the zarr store: {exc.strerror or exc}") from None
@@ -593,10 +686,10 @@ def _run(
         if is_zarr_output(output):
             assert output is not None
             with clock.stage("kernel"):
-                write_zarr(result, output, tmp, client, progress)
+                write_zarr(result, output, tmp, client, progress, timeout=where.timeout)
             return None, info
         with clock.stage("kernel"):
-            (value,) = compute([result], client, progress)
+            (value,) = compute([result], client, progress, timeout=where.timeout)
     return value, info
 
 

@@ -3,8 +3,10 @@
 An argument ``archive.npz:NAME`` picks one member; the path ends at the first
 ``:`` where what comes before is an existing file (so member names may hold ``:``
 and ``/``, as TensorFlow's ``dense/kernel:0`` does).  A member is looked up as
-numpy's ``NpzFile`` does: ``NAME`` as stored, then ``NAME.npy``.  Members are
-named in messages as numpy lists them (``archive.npz:a`` for ``a.npy``).
+numpy's ``NpzFile`` does: ``NAME`` as stored, then ``NAME.npy``.  A member asked
+for is named in messages by the name it was asked for; the others as numpy lists
+them (``archive.npz:a`` for ``a.npy``), or by their stored name where that short
+name would find another member (``b.npy`` stored beside ``b``).
 
 Each member is read by :func:`~meancli.formats.npy_read.read_npy_stream` from the
 file object ``zipfile`` gives (stored or deflated alike, its CRC checked), with the
@@ -66,6 +68,7 @@ class Archive:
         self._fp = fp
         #: the members that can hold arrays (directory entries left out), in stored order
         self.members = [info for info in self.zip.infolist() if not info.filename.endswith("/")]
+        self._by_name = {info.filename: info for info in self.members}
 
     def __enter__(self) -> Archive:
         return self
@@ -79,9 +82,18 @@ class Archive:
         self.zip.close()
         self._fp.close()
 
-    def member_where(self, info: zipfile.ZipInfo) -> str:
-        """``archive.npz:name`` as messages and reports show it."""
-        return f"{self.where}:{display(shown_name(info.filename))}"
+    def member_where(self, name: str) -> str:
+        """``archive.npz:name`` as messages and reports show the member ``name``."""
+        return f"{self.where}:{display(name)}"
+
+    def listed_name(self, info: zipfile.ZipInfo) -> str:
+        """The name a member is listed by: numpy's (without ``.npy``) when that name
+        finds this member, else the stored name, so each names the member it shows."""
+        short = shown_name(info.filename)
+        return short if self._find(short) is info else info.filename
+
+    def _find(self, name: str) -> zipfile.ZipInfo | None:
+        return self._by_name.get(name) or self._by_name.get(name + ".npy")
 
     def lookup(self, name: str) -> zipfile.ZipInfo:
         """The member ``name`` or ``name.npy`` (numpy's rule).
@@ -89,33 +101,34 @@ class Archive:
         Raises:
             InputFileError: no such member; the message lists the names there are.
         """
-        by_name = {info.filename: info for info in self.members}
-        found = by_name.get(name) or by_name.get(name + ".npy")
+        found = self._find(name)
         if found is None:
-            listed = ", ".join(display(shown_name(i.filename)) for i in self.members) or "no arrays"
+            listed = ", ".join(display(self.listed_name(i)) for i in self.members) or "no arrays"
             msg = f"no array named {display(name)!r} (the archive holds: {listed})"
             raise InputFileError(f"{self.where}: {msg}")
         return found
 
-    def wanted(self, name: str | None) -> list[zipfile.ZipInfo]:
-        """The member ``name`` (see :meth:`lookup`), or every member when None.
+    def wanted(self, name: str | None) -> list[tuple[zipfile.ZipInfo, str]]:
+        """The member ``name`` (see :meth:`lookup`), or every member when None, each
+        with the name to show it by (``name`` itself, or :meth:`listed_name`).
 
         Raises:
             InputFileError: a missing member, or an archive with no arrays.
         """
         if name is not None:
-            return [self.lookup(name)]
+            return [(self.lookup(name), name)]
         if not self.members:
             raise InputFileError(f"{self.where}: the .npz archive holds no arrays")
-        return list(self.members)
+        return [(info, self.listed_name(info)) for info in self.members]
 
     def _refuse_encrypted(self, info: zipfile.ZipInfo, where: str) -> None:
         if info.flag_bits & 0x1:  # zipfile would ask for a password
             raise InputFileError(f"{where}: the member is encrypted (password-protected); not supported")
 
-    def read(self, info: zipfile.ZipInfo) -> tuple[npt.NDArray[Any], NpyHeader]:
-        """The member's array, in memory (as :func:`read_npy_stream` returns it)."""
-        where = self.member_where(info)
+    def read(self, info: zipfile.ZipInfo, name: str) -> tuple[npt.NDArray[Any], NpyHeader]:
+        """The member's array, in memory (as :func:`read_npy_stream` returns it);
+        ``name`` is what messages call it (see :meth:`wanted`)."""
+        where = self.member_where(name)
         self._refuse_encrypted(info, where)
         try:
             with self.zip.open(info) as fp:
@@ -125,13 +138,14 @@ class Archive:
         except ZIP_ERRORS as exc:
             raise InputFileError(f"{where}: cannot read the member: {reason(exc)}") from None
 
-    def open_stream(self, info: zipfile.ZipInfo) -> tuple[BinaryIO, NpyHeader]:
-        """The member as a stream positioned at its first data byte, and its checked header.
+    def open_stream(self, info: zipfile.ZipInfo, name: str) -> tuple[BinaryIO, NpyHeader]:
+        """The member as a stream positioned at its first data byte, and its checked header
+        (``name``: what messages call it, see :meth:`wanted`).
 
         The stream checks the member's CRC when its last byte is read; its read errors
         are among :data:`ZIP_ERRORS`.  The caller closes it (before the archive).
         """
-        where = self.member_where(info)
+        where = self.member_where(name)
         self._refuse_encrypted(info, where)
         try:
             fp: BinaryIO = self.zip.open(info)  # type: ignore[assignment]
