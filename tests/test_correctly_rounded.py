@@ -666,6 +666,18 @@ def test_bfloat16_blocks_at_the_float32_quad_limit(isas: tuple[str, ...]) -> Non
                 assert same_bits(got, want), (name, threads, x[0, :4])
 
 
+def _exact_on_every_isa(cases: list[tuple[np.ndarray, tuple[int, ...]]], isas: tuple[str, ...]) -> None:
+    """ReduceMean of each (x, axes) is the exact mean rounded once, on every
+    instruction set, 1 and 2 threads."""
+    wants = [truth(x, axes) for x, axes in cases]
+    for name in isas:
+        kernels.use_isa(name)
+        for (x, axes), want in zip(cases, wants, strict=True):
+            for threads in (1, 2):
+                got = meancli.reduce_mean(x, axes=list(axes), keepdims=True, threads=threads)
+                assert same_bits(got, want), (name, x.shape, axes, threads)
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_reductions_of_few_rows(dtype: str, isas: tuple[str, ...]) -> None:
     """A reduction over a kept innermost dim with at most 48 (float64: 64)
@@ -681,20 +693,14 @@ def test_reductions_of_few_rows(dtype: str, isas: tuple[str, ...]) -> None:
         cases.append((adversarial.values(rng, dtype, 2 * nred * 70, kind).reshape(2, nred, 70), (1,)))
     cases.append((adversarial.values(rng, dtype, 4 * 3 * 5 * 40, "cancel").reshape(4, 3, 5, 40), (0, 2)))
     cases += [(np.asfortranarray(x), axes) for x, axes in cases[:4]]
-    wants = [truth(x, axes) for x, axes in cases]
-    for name in isas:
-        kernels.use_isa(name)
-        for (x, axes), want in zip(cases, wants, strict=True):
-            for threads in (1, 2):
-                got = meancli.reduce_mean(x, axes=list(axes), keepdims=True, threads=threads)
-                assert same_bits(got, want), (name, x.shape, axes, threads)
+    _exact_on_every_isa(cases, isas)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_reductions_of_short_runs(dtype: str, isas: tuple[str, ...]) -> None:
     """A reduction of the innermost dim with at most 32 values per output
-    is computed as the Mean of those values: runs of 1, 2, 3, 16, 32 and 33
-    values, adversarial values, runs over two reduced dims, outputs strided
+    is computed as the Mean of those values: runs of 1, 2, 3, 4, 8, 16, 32
+    and 33 values, adversarial and special values, runs over two reduced dims, outputs strided
     (a kept dim between the reduced ones), and a float64 run whose first
     block picks its sigmas in the vector loop (300 values). Every
     instruction set, 1 and 2 threads."""
@@ -704,6 +710,8 @@ def test_reductions_of_short_runs(dtype: str, isas: tuple[str, ...]) -> None:
         (1, "cancel"),
         (2, "tie"),
         (3, "spread"),
+        (4, "special"),
+        (8, "sparse_tiny"),
         (16, "overflow"),
         (32, "subnormal"),
         (33, "cancel"),
@@ -712,13 +720,7 @@ def test_reductions_of_short_runs(dtype: str, isas: tuple[str, ...]) -> None:
     cases.append((adversarial.values(rng, dtype, 600 * 3 * 4, "sparse_tiny").reshape(600, 3, 4), (1, 2)))
     cases.append((adversarial.values(rng, dtype, 3 * 700 * 5, "special").reshape(3, 700, 5), (0, 2)))
     cases.append((adversarial.values(rng, dtype, 40 * 300, "benign").reshape(40, 300), (1,)))
-    wants = [truth(x, axes) for x, axes in cases]
-    for name in isas:
-        kernels.use_isa(name)
-        for (x, axes), want in zip(cases, wants, strict=True):
-            for threads in (1, 2):
-                got = meancli.reduce_mean(x, axes=list(axes), keepdims=True, threads=threads)
-                assert same_bits(got, want), (name, x.shape, axes, threads)
+    _exact_on_every_isa(cases, isas)
 
 
 @pytest.fixture

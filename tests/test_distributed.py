@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -643,18 +643,38 @@ def _group_alive(pgid: int) -> list[str]:
     return [line for line in out.stdout.splitlines() if line.split()[1:2] != ["Z"]]
 
 
-def test_ctrl_c_shuts_the_local_cluster_down(tmp_path: Path) -> None:
-    np.save(tmp_path / "x.npy", np.random.default_rng(0).random((4000, 1000)))
-    env = {**os.environ, "MEANCLI_PIECE_BYTES": "40000"}  # 200 pieces: a run long enough to interrupt
+@contextmanager
+def _own_session(args: list[str], cwd: Path, env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """meancli ``args`` in a process group of its own; whatever is left of
+    the group is killed when the block ends, also when it fails."""
     proc = subprocess.Popen(
-        [*MEANCLI, "reduce-mean", "x.npy", "--workers", "1", "--axes", "0"],
-        cwd=tmp_path,
+        [*MEANCLI, *args],
+        cwd=cwd,
         env=env,
         start_new_session=True,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def _group_ends(pid: int) -> None:
+    """Within 30 s no process of the group ``pid`` is left (zombies aside)."""
+    deadline = time.monotonic() + 30
+    while _group_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _group_alive(pid)
+
+
+def test_ctrl_c_shuts_the_local_cluster_down(tmp_path: Path) -> None:
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).random((4000, 1000)))
+    env = {**os.environ, "MEANCLI_PIECE_BYTES": "40000"}  # 200 pieces: a run long enough to interrupt
+    with _own_session(["reduce-mean", "x.npy", "--workers", "1", "--axes", "0"], tmp_path, env) as proc:
         deadline = time.monotonic() + 120
         while len(_group_alive(proc.pid)) < 3 and time.monotonic() < deadline:  # meancli, nanny, worker
             time.sleep(0.1)
@@ -662,14 +682,7 @@ def test_ctrl_c_shuts_the_local_cluster_down(tmp_path: Path) -> None:
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, err.decode()
         assert err.decode() == "error: interrupted\n"
-        deadline = time.monotonic() + 30
-        while _group_alive(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not _group_alive(proc.pid)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        _group_ends(proc.pid)
 
 
 def _workers_of(pid: int) -> list[int]:
@@ -684,15 +697,8 @@ def test_workers_stopped_by_a_signal_fail_the_run_within_the_timeout(tmp_path: P
     starts none, so the tasks would wait forever. One line, exit 1, nothing left."""
     np.save(tmp_path / "x.npy", np.random.default_rng(0).random((8000, 500)))
     env = {**os.environ, "MEANCLI_PIECE_BYTES": "4000"}  # 8000 pieces: a run of many seconds
-    proc = subprocess.Popen(
-        [*MEANCLI, "reduce-mean", "x.npy", "--workers", "2", "--axes", "0", "--timeout", "3", "-o", "r.npy"],
-        cwd=tmp_path,
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
+    args = ["reduce-mean", "x.npy", "--workers", "2", "--axes", "0", "--timeout", "3", "-o", "r.npy"]
+    with _own_session(args, tmp_path, env) as proc:
         deadline = time.monotonic() + 120
         while len(_workers_of(proc.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -709,14 +715,7 @@ def test_workers_stopped_by_a_signal_fail_the_run_within_the_timeout(tmp_path: P
             "error: the dask cluster has had no worker for 3 s (its workers stopped), with tasks left to run"
         ]
         assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
-        deadline = time.monotonic() + 30
-        while _group_alive(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not _group_alive(proc.pid)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        _group_ends(proc.pid)
 
 
 def test_a_run_longer_than_the_timeout_with_its_workers_succeeds(tmp_path: Path) -> None:
