@@ -3919,6 +3919,7 @@ VEC_TARGET static void mean_finish_float16_avx2(const double *S, int ninputs, ui
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     int64_t j = 0;
     (void)stream;
+    (void)mn1; /* the multiply path is float32's */
     for (; j + VD_N <= w; j += VD_N) {
         /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
          * format's smallest subnormal, far above double's), so no rounding to odd */
@@ -4479,6 +4480,7 @@ VEC_TARGET static void mean_finish_bfloat16_avx2(const double *S, int ninputs, u
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     int64_t j = 0;
     (void)stream;
+    (void)mn1; /* the multiply path is float32's */
     for (; j + VD_N <= w; j += VD_N) {
         /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
          * format's smallest subnormal, far above double's), so no rounding to odd */
@@ -6332,6 +6334,7 @@ VEC_TARGET static void mean_finish_float16_avx512(const double *S, int ninputs, 
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     int64_t j = 0;
     (void)stream;
+    (void)mn1; /* the multiply path is float32's */
     for (; j + VD_N <= w; j += VD_N) {
         /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
          * format's smallest subnormal, far above double's), so no rounding to odd */
@@ -6892,6 +6895,7 @@ VEC_TARGET static void mean_finish_bfloat16_avx512(const double *S, int ninputs,
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     int64_t j = 0;
     (void)stream;
+    (void)mn1; /* the multiply path is float32's */
     for (; j + VD_N <= w; j += VD_N) {
         /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
          * format's smallest subnormal, far above double's), so no rounding to odd */

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "6ee2965e01fc00941d29b5ed8b8deb5146b280b56ef98cec8ff294c2b75c0b2b"
+KERNEL_SOURCE_SHA256 = "e0d991079ce00ddafd42575d014a3b0af984b61cc213516a86d72ec530c95b8b"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
