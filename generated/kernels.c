@@ -157,6 +157,15 @@ static inline int quads_exact(uint32_t mx, uint32_t mn1)
     emin = emin < 1 ? 1 : emin;
     return emax <= 125 + 127 && emax - emin <= 14;
 }
+/* An input of a Mean plan (element strides s over nd >= 1 dims) that is a
+ * bias row: contiguous along the inner dim, broadcast along every other
+ * (and there is another). */
+static inline int bias_row(const int64_t *s, int nd)
+{
+    int row = nd >= 2 && s[nd - 1] == 1;
+    for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
+    return row;
+}
 typedef struct {
     const double *sum;      /* the unit's columns: the bias rows' sums */
     uint32_t mx, mn1;       /* their values' bound over the unit's tile (as narrow_sum_exact takes) */
@@ -14592,12 +14601,8 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     uint32_t *rowbound = NULL; /* per tile: max |x| bits, min |x| bits - 1 */
     uint8_t *taken = NULL;
     int nrow = 0;
-    for (int i = 0; vec && nd >= 2 && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++) {
-        const int64_t *s = strides + (int64_t)i * nd;
-        int row = s[nd - 1] == 1;
-        for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
-        nrow += row;
-    }
+    for (int i = 0; vec && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++)
+        nrow += bias_row(strides + (int64_t)i * nd, nd);
     if (nrow > 0) {
         rowsum = (double *)malloc((size_t)L * sizeof *rowsum);
         rowbound = (uint32_t *)malloc((size_t)ntiles * 2 * sizeof *rowbound);
@@ -14615,10 +14620,7 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
             rowbound[2 * t + 1] = UINT32_MAX;
         }
         for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int row = s[nd - 1] == 1;
-            for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
-            if (!row) continue;
+            if (!bias_row(strides + (int64_t)i * nd, nd)) continue;
             taken[i] = 1;
             for (int64_t j = 0; j < L; j++) {
                 double v = LOAD_float16(x[i][j]);
@@ -14767,12 +14769,8 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     uint32_t *rowbound = NULL; /* per tile: max |x| bits, min |x| bits - 1 */
     uint8_t *taken = NULL;
     int nrow = 0;
-    for (int i = 0; vec && nd >= 2 && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++) {
-        const int64_t *s = strides + (int64_t)i * nd;
-        int row = s[nd - 1] == 1;
-        for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
-        nrow += row;
-    }
+    for (int i = 0; vec && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++)
+        nrow += bias_row(strides + (int64_t)i * nd, nd);
     if (nrow > 0) {
         rowsum = (double *)malloc((size_t)L * sizeof *rowsum);
         rowbound = (uint32_t *)malloc((size_t)ntiles * 2 * sizeof *rowbound);
@@ -14790,10 +14788,7 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
             rowbound[2 * t + 1] = UINT32_MAX;
         }
         for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int row = s[nd - 1] == 1;
-            for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
-            if (!row) continue;
+            if (!bias_row(strides + (int64_t)i * nd, nd)) continue;
             taken[i] = 1;
             for (int64_t j = 0; j < L; j++) {
                 double v = LOAD_bfloat16(x[i][j]);
@@ -14942,12 +14937,8 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     uint32_t *rowbound = NULL; /* per tile: max |x| bits, min |x| bits - 1 */
     uint8_t *taken = NULL;
     int nrow = 0;
-    for (int i = 0; vec && nd >= 2 && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++) {
-        const int64_t *s = strides + (int64_t)i * nd;
-        int row = s[nd - 1] == 1;
-        for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
-        nrow += row;
-    }
+    for (int i = 0; vec && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++)
+        nrow += bias_row(strides + (int64_t)i * nd, nd);
     if (nrow > 0) {
         rowsum = (double *)malloc((size_t)L * sizeof *rowsum);
         rowbound = (uint32_t *)malloc((size_t)ntiles * 2 * sizeof *rowbound);
@@ -14965,10 +14956,7 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
             rowbound[2 * t + 1] = UINT32_MAX;
         }
         for (int i = 0; i < ninputs; i++) {
-            const int64_t *s = strides + (int64_t)i * nd;
-            int row = s[nd - 1] == 1;
-            for (int d = 0; row && d < nd - 1; d++) row = s[d] == 0;
-            if (!row) continue;
+            if (!bias_row(strides + (int64_t)i * nd, nd)) continue;
             taken[i] = 1;
             for (int64_t j = 0; j < L; j++) {
                 double v = LOAD_float32(x[i][j]);

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "e0d991079ce00ddafd42575d014a3b0af984b61cc213516a86d72ec530c95b8b"
+KERNEL_SOURCE_SHA256 = "cd3eaa48548a1cf7832de67678351e88748fd25e22ee2f51f009dcaf490bde47"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

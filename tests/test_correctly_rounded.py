@@ -563,12 +563,7 @@ def test_float64_sums_beyond_dbl_max_with_finite_means(n: int, isas: tuple[str, 
     cases = [(runs[0], (0,)), (runs[1], (0,)), (runs[3], (0,)), (runs, (1,)), (x, (0,))]
     wants = [truth(arr, axes) for arr, axes in cases]
     assert all(np.isfinite(w).all() for w in wants)
-    for name in isas:
-        kernels.use_isa(name)
-        for (arr, axes), want in zip(cases, wants, strict=True):
-            for threads in (1, 2):
-                got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True, threads=threads)
-                assert same_bits(got, want), (name, arr.shape, axes, threads)
+    _exact_on_every_isa(cases, isas, wants)
 
 
 def _at_split_threshold(rng: np.random.Generator, m: int, nb: int, width: int) -> np.ndarray:
@@ -609,12 +604,7 @@ def test_float32_blocks_split_at_their_threshold(m: int, isas: tuple[str, ...]) 
     cases = [(runs, (1,)), (rows, (0,))]
     wants = [truth(arr, axes) for arr, axes in cases]
     assert all((w != 0).all() for w in wants)
-    for name in isas:
-        kernels.use_isa(name)
-        for (arr, axes), want in zip(cases, wants, strict=True):
-            for threads in (1, 2):
-                got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True, threads=threads)
-                assert same_bits(got, want), (name, arr.shape, threads)
+    _exact_on_every_isa(cases, isas, wants)
 
 
 def _bfloat16_tie_rows(rng: np.random.Generator, rows: int, spread: int, scale: int) -> np.ndarray:
@@ -666,10 +656,14 @@ def test_bfloat16_blocks_at_the_float32_quad_limit(isas: tuple[str, ...]) -> Non
                 assert same_bits(got, want), (name, threads, x[0, :4])
 
 
-def _exact_on_every_isa(cases: list[tuple[np.ndarray, tuple[int, ...]]], isas: tuple[str, ...]) -> None:
-    """ReduceMean of each (x, axes) is the exact mean rounded once, on every
-    instruction set, 1 and 2 threads."""
-    wants = [truth(x, axes) for x, axes in cases]
+def _exact_on_every_isa(
+    cases: list[tuple[np.ndarray, tuple[int, ...]]],
+    isas: tuple[str, ...],
+    wants: list[np.ndarray] | None = None,
+) -> None:
+    """ReduceMean of each (x, axes) is the exact mean rounded once (wants,
+    when the caller has it already), on every instruction set, 1 and 2 threads."""
+    wants = wants if wants is not None else [truth(x, axes) for x, axes in cases]
     for name in isas:
         kernels.use_isa(name)
         for (x, axes), want in zip(cases, wants, strict=True):
