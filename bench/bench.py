@@ -632,8 +632,12 @@ def other_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref
 
     from meancli import kernels
 
-    picked = kernels.isa(w.dtype)  # the set this workload's dtype runs
-    main, narrow = kernels.isa(), kernels.isa("float16")
+    # the set this workload's kernels run (a reduction of few rows or short
+    # runs also runs the Mean unit kernels, whose set is named too if it differs)
+    picked = kernels.isa(w.dtype, "mean" if w.kind == "mean" else "run")
+    means = kernels.isa(w.dtype, "mean")
+    runs = picked if means == picked else f"{picked}, its Mean unit kernels {means},"
+    saved = kernels.isas_in_use()
     others = [name for name in kernels.supported_isas()[1:] if name != picked]  # vector sets
     if not others or picked == "portable":
         return None
@@ -641,10 +645,11 @@ def other_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref
     kernels.use_isa(other)
     try:
         return meancli_variant_row(
-            w, xs, reps, warmup, ref, other, f"the {other} kernels (meancli runs {picked} here)"
+            w, xs, reps, warmup, ref, other, f"the {other} kernels (meancli runs {runs} here)"
         )
     finally:
-        kernels.use_isa(main, narrow=narrow)
+        for (kind, dtype), name in saved.items():
+            kernels.use_isa(name, dtype, kind)
 
 
 def mean_store_row(
@@ -1428,8 +1433,14 @@ def kernel_isa() -> str:
     from meancli import kernels
 
     stream = kernels.mean_stream_bytes()
-    main, narrow = kernels.isa(), kernels.isa("float16")
-    sets = main if narrow == main else f"{main}, float16 and bfloat16 {narrow}"
+    in_use = kernels.isas_in_use()
+    if len(set(in_use.values())) == 1:
+        sets = next(iter(in_use.values()))
+    else:  # ReduceMean's run kernels, then the Mean unit kernels, per dtype
+        sets = "; ".join(
+            f"{label} " + ", ".join(f"{dtype} {name}" for (k, dtype), name in in_use.items() if k == kind)
+            for kind, label in (("run", "reductions"), ("mean", "Mean"))
+        )
     return (
         f"{sets} (measured faster at load where the CPU has more than one); "
         f"Mean streams outputs of {stream / 2**20:g} MiB or more (last-level cache)"

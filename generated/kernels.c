@@ -812,21 +812,22 @@ static inline void odometer_next(int nd, const int64_t *size, const int64_t *str
  * every sum is exact, so every level gives the same bits. */
 #ifdef MEANCLI_X86
 static const char *const ISA_NAMES[] = {"portable", "avx2", "avx512"};
-/* isa_level: every dtype but float16 and bfloat16, which run isa_level_narrow:
- * widened from 16 bits, they can gain from 512-bit vectors where float32
- * does not, so their level is measured on its own */
-static int isa_level, isa_level_narrow, isa_best, isa_asked;
+/* isa_level[g]: the level the pair g of ISA_GROUPS (meancli/codegen/isas.py:
+ * a kind of kernel, a dtype) runs, each measured on its own */
+#define ISA_NGROUPS 8
+static int isa_level[ISA_NGROUPS], isa_best, isa_asked;
 __attribute__((constructor(201))) static void meancli_pick_isa(void)
 {
     __builtin_cpu_init();
     int best = 0;
     if (best == 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) best = 1;
     if (best == 1 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) best = 2;
-    isa_level = isa_level_narrow = isa_best = best;
+    isa_best = best;
     const char *want = getenv("MEANCLI_ISA");
     isa_asked = want && *want;
     for (int k = 0; want && k < best; k++)
-        if (strcmp(want, ISA_NAMES[k]) == 0) isa_level = isa_level_narrow = k;
+        if (strcmp(want, ISA_NAMES[k]) == 0) best = k;
+    for (int g = 0; g < ISA_NGROUPS; g++) isa_level[g] = best;
 }
 /* Mean writes an output of at least mean_stream_bytes with non-temporal
  * stores (the float32 vector loops): larger than the last-level cache, its
@@ -862,41 +863,33 @@ __attribute__((constructor)) static void meancli_read_cache_size(void)
 #define CLONES __attribute__((target_clones("avx2", "default")))
 #else
 static const char *const ISA_NAMES[] = {"portable"};
-static const int isa_level = 0, isa_level_narrow = 0, isa_best = 0;
+#define ISA_NGROUPS 8
+static const int isa_level[ISA_NGROUPS] = {0}, isa_best = 0;
 #define CLONES
 #endif
 
-/* The name of the instruction set the kernels run: "portable", "avx2" or
- * "avx512" (float16 and bfloat16: meancli_isa_narrow). */
-const char *meancli_isa(void) { return ISA_NAMES[isa_level]; }
-const char *meancli_isa_narrow(void) { return ISA_NAMES[isa_level_narrow]; }
+/* The name of the instruction set group `group` of ISA_GROUPS runs: "portable", "avx2" or "avx512" (NULL: no such group). */
+const char *meancli_isa(int group) { return group >= 0 && group < ISA_NGROUPS ? ISA_NAMES[isa_level[group]] : NULL; }
 
 /* The highest level (an index of ISA_NAMES) this CPU runs. */
 int meancli_isa_best(void) { return isa_best; }
 
-/* Run the instruction set of level `level` (an index of ISA_NAMES) from now
- * on, for every dtype, or the highest the CPU has below it; returns the
- * level in effect. For comparisons in one process (the bench, the tests);
- * call it before any kernel runs. */
-int meancli_use_isa(int level)
+/* Run the instruction set of level `level` (an index of ISA_NAMES), or the
+ * highest the CPU has below it, from now on for the dtypes of group `group`
+ * of ISA_GROUPS (a negative group: every dtype); returns the level in effect
+ * (-1: no such group). For comparisons in one process (the bench, the
+ * tests); call it before any kernel runs. */
+int meancli_use_isa(int group, int level)
 {
+    if (group >= ISA_NGROUPS) return -1;
 #ifdef MEANCLI_X86
-    isa_level = isa_level_narrow = level < 0 ? 0 : (level > isa_best ? isa_best : level);
+    level = level < 0 ? 0 : (level > isa_best ? isa_best : level);
+    for (int g = 0; g < ISA_NGROUPS; g++)
+        if (group < 0 || g == group) isa_level[g] = level;
 #else
     (void)level;
 #endif
-    return isa_level;
-}
-
-/* The same for float16 and bfloat16 alone. */
-int meancli_use_isa_narrow(int level)
-{
-#ifdef MEANCLI_X86
-    isa_level_narrow = level < 0 ? 0 : (level > isa_best ? isa_best : level);
-#else
-    (void)level;
-#endif
-    return isa_level_narrow;
+    return isa_level[group < 0 ? 0 : group];
 }
 
 /* The output size (bytes) from which Mean writes with non-temporal stores
@@ -3624,7 +3617,6 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 #define vec_zeroupper _mm256_zeroupper
 #define VD_N 4
 #define VF_N 8
-#define VH_ALIGN 16 /* bytes a streamed vh store needs */
 #define vd __m256d
 #define vq __m256i
 #define vf __m256
@@ -3707,12 +3699,18 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 #define vw_lo_f32(w) _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), (w)))
 #define vw_hi_f32(w) _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), (w)))
 #define vh_from_vd _mm256_cvtpd_ps
-#define vh_store(p, h) _mm_storeu_ps((p), (h))
-#define vh_stream(p, h) _mm_stream_ps((p), (h))
 /* two vh as one vf (lo first), to store or stream a full vector */
 #define vf_join(lo, hi) _mm256_set_m128((hi), (lo))
 #define vf_store(p, f) _mm256_storeu_ps((p), (f))
 #define vf_stream(p, f) _mm256_stream_ps((p), (f))
+#define vf_stream_quarters vf_stream_quarters_avx2
+
+/* the 16-byte quarters [lo, hi) of f, as f would be streamed to p (p + 4 lo 16-byte aligned) */
+VEC_TARGET static inline void vf_stream_quarters_avx2(float *p, __m256 f, int lo, int hi)
+{
+    if (lo <= 0 && 0 < hi) _mm_stream_ps(p, _mm256_castps256_ps128(f));
+    if (lo <= 1 && 1 < hi) _mm_stream_ps(p + 4, _mm256_extractf128_ps(f, 1));
+}
 
 VEC_TARGET static inline uint32_t vi_hmax_u32_avx2(__m256i v)
 {
@@ -5056,11 +5054,37 @@ VEC_TARGET __attribute__((always_inline)) static inline vd mean_bymul_float32_av
     return pow2 ? q : vd_fnmadd(vd_fmsub(q, nv, Sv), rn, q);
 }
 
+/* VF_N outputs of a unit that passed narrow_sum_exact from its exact sums S
+ * (mean_bymul where mean_bymul_ok, else rounded to odd and then to float32). */
+VEC_TARGET __attribute__((always_inline)) static inline vf mean_vf_float32_avx2(vd s0, vd s1, vd nv, vd rn, const int pow2,
+                                                                             const int bymul)
+{
+    if (bymul)
+        return vf_join(vh_from_vd(mean_bymul_float32_avx2(s0, nv, rn, pow2)),
+                       vh_from_vd(mean_bymul_float32_avx2(s1, nv, rn, pow2)));
+    return vf_join(vh_from_vd(div_odd_float32_avx2(s0, nv)), vh_from_vd(div_odd_float32_avx2(s1, nv)));
+}
+
+/* Streamed stores (stream set): meancli_mean sets it only where every
+ * unit's dst is 16-byte aligned and its w a multiple of 4, and then every
+ * output goes out in streamed whole vectors or 16-byte quarters of one. A
+ * line written partly by cached stores costs a read of it and a partial
+ * write: 2.4x (AVX-512) to 3.6x (AVX2) the time, measured. MEAN_LEAD: the
+ * outputs before dst's first whole-vector alignment (a multiple of 4). */
+#define MEAN_LEAD(dst) ((int64_t)(((sizeof(vf) - ((uintptr_t)(dst) & (sizeof(vf) - 1))) & (sizeof(vf) - 1)) / 4))
+
+/* dst[0, w) from the float32 values in v, by streamed 16-byte stores (w a multiple of 4, dst 16-byte aligned) */
+VEC_TARGET static inline void mean_stream_floats_float32_avx2(float *dst, const float *v, int64_t w)
+{
+    for (int64_t j = 0; j < w; j += 4) _mm_stream_ps(dst + j, _mm_loadu_ps(v + j));
+}
+
 /* mean_unit in one pass, for a unit whose output overlaps none of its
  * inputs: each vector of outputs summed (mean_vsum), divided (mean_bymul)
  * and stored at once, the unit's bound folded on the way and checked at the
- * end, with the outputs before the first aligned vector (streamed stores)
- * and after the last whole one summed aside and written once it passed.
+ * end; the outputs after the last whole vector are summed aside and written
+ * once it passed (streamed: the first and last vector's quarters that are
+ * not whole vectors of dst, and a unit narrower than a vector aside).
  * Returns 0 when the check or the multiply's range fails: the outputs
  * written are then wrong, and the caller computes the unit again (its
  * inputs are intact). Inlined with constant nc and hr. */
@@ -5072,38 +5096,32 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     vi mxv = vi_zero(), mnv = vi_ones();
     vd s0, s1;
-    /* streamed: a line is written by streamed stores alone (one mixed with
-     * cached stores costs a read of it), so the outputs before the first
-     * VH_ALIGN-aligned one are the only ones left to cached stores */
-    const int nt = stream && ((uintptr_t)dst & 3) == 0 && w >= 2 * VF_N;
-    const int64_t j0 = nt ? (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4) : 0;
-    int64_t j = j0;
-    if (nt && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* half a vector on to a whole vector's alignment */
-        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
-        vh_stream((float *)dst + j, vh_from_vd(mean_bymul_float32_avx2(s0, nv, rn, pow2)));
-        j += VD_N;
+    const int nt = stream && w >= VF_N;
+    int64_t j = 0;
+    if (nt && MEAN_LEAD(dst)) { /* quarters on to a whole vector's alignment */
+        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, 0, &s0, &s1, &mxv, &mnv);
+        vf_stream_quarters((float *)dst, mean_vf_float32_avx2(s0, s1, nv, rn, pow2, 1), 0, (int)MEAN_LEAD(dst) / 4);
+        j = MEAN_LEAD(dst);
     }
     for (; j + VF_N <= w; j += VF_N) {
         mean_vsum_float32_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
-        vf f = vf_join(vh_from_vd(mean_bymul_float32_avx2(s0, nv, rn, pow2)),
-                       vh_from_vd(mean_bymul_float32_avx2(s1, nv, rn, pow2)));
+        vf f = mean_vf_float32_avx2(s0, s1, nv, rn, pow2, 1);
         if (nt) vf_stream((float *)dst + j, f);
         else vf_store((float *)dst + j, f);
     }
-    if (nt && j + VD_N <= w) { /* the last half vector: the upper half of the vector before */
-        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, j - VD_N, &s0, &s1, &mxv, &mnv);
-        vh_stream((float *)dst + j, vh_from_vd(mean_bymul_float32_avx2(s1, nv, rn, pow2)));
-        j += VD_N;
+    if (nt && j < w) { /* the last quarters: of the vector ending at w */
+        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, w - VF_N, &s0, &s1, &mxv, &mnv);
+        vf_stream_quarters((float *)dst + w - VF_N, mean_vf_float32_avx2(s0, s1, nv, rn, pow2, 1),
+                           (int)(j - (w - VF_N)) / 4, VF_N / 4);
+        j = w;
     }
     const int64_t j1 = j;
     uint32_t vmx = vi_hmax_u32(mxv), vmn1 = vi_hmin_u32(mnv);
     vec_zeroupper();
     mx = vmx > mx ? vmx : mx;
     mn1 = vmn1 < mn1 ? vmn1 : mn1;
-    double side[2 * VF_N]; /* the sums of outputs [0, j0) and [j1, w) */
-    int64_t ns = 0;
-    for (int64_t j = 0; j < w; j++) {
-        if (j == j0 && (j = j1) >= w) break;
+    double side[VF_N]; /* the sums of outputs [j1, w) */
+    for (int64_t j = j1; j < w; j++) {
         double sj = -0.0;
         for (int i = 0; i < ninputs; i++) {
             double v = LOAD_float32(src[i][j * sinner[i]]);
@@ -5112,13 +5130,16 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
             mn1 = a - 1u < mn1 ? a - 1u : mn1;
             sj += v;
         }
-        side[ns++] = sj;
+        side[j - j1] = sj;
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32) || !mean_bymul_ok_float32_avx2(ninputs, mn1))
         return 0;
-    ns = 0;
-    for (int64_t j = 0; j < j0; j++) dst[j] = store_float32(div_odd(side[ns++], (double)ninputs));
-    for (int64_t j = j1; j < w; j++) dst[j] = store_float32(div_odd(side[ns++], (double)ninputs));
+    float f[VF_N];
+    for (int64_t j = j1; j < w; j++) f[j - j1] = store_float32(div_odd(side[j - j1], (double)ninputs));
+    if (stream)
+        mean_stream_floats_float32_avx2((float *)dst + j1, f, w - j1);
+    else
+        memcpy(dst + j1, f, (size_t)(w - j1) * sizeof *f);
     return 1;
 }
 
@@ -5130,42 +5151,31 @@ VEC_TARGET static void mean_finish_float32_avx2(const double *S, int ninputs, ui
     const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     int64_t j = 0;
-    /* a large output goes straight to memory (no read of the lines it
-     * overwrites), in aligned vectors: the outputs before the first aligned
-     * one are finished one by one (numpy's large arrays are 16-byte aligned) */
-    int nt = stream && ((uintptr_t)dst & 3) == 0;
-    const int64_t lead = (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4);
-    if (nt && lead <= w)
-        for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
-    else
-        nt = 0;
     const int bymul = mean_bymul_ok_float32_avx2(ninputs, mn1);
-    /* VF_N outputs a step, so a streamed store fills a whole vector */
-    if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
-        vd q = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
-        vh f = vh_from_vd(q);
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
-        j += VD_N;
+    const int nt = stream && w >= VF_N; /* streamed: as mean_fused */
+    if (nt && MEAN_LEAD(dst)) {
+        vf_stream_quarters((float *)dst, mean_vf_float32_avx2(vd_load(S), vd_load(S + VD_N), nv, rn, pow2, bymul), 0,
+                           (int)MEAN_LEAD(dst) / 4);
+        j = MEAN_LEAD(dst);
     }
-    for (; bymul && j + VF_N <= w; j += VF_N) {
-        vd q0 = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
-        vd q1 = mean_bymul_float32_avx2(vd_load(S + j + VD_N), nv, rn, pow2);
-        vf f = vf_join(vh_from_vd(q0), vh_from_vd(q1));
+    for (; j + VF_N <= w; j += VF_N) {
+        vf f = mean_vf_float32_avx2(vd_load(S + j), vd_load(S + j + VD_N), nv, rn, pow2, bymul);
         if (nt) vf_stream((float *)dst + j, f);
         else vf_store((float *)dst + j, f);
     }
-    for (; bymul && j + VD_N <= w; j += VD_N) {
-        vd q = mean_bymul_float32_avx2(vd_load(S + j), nv, rn, pow2);
-        vh f = vh_from_vd(q);
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
+    if (j < w && w >= VF_N) { /* the vector ending at w (cached: rewrites outputs with their own values) */
+        vf f = mean_vf_float32_avx2(vd_load(S + w - VF_N), vd_load(S + w - VD_N), nv, rn, pow2, bymul);
+        if (nt) vf_stream_quarters((float *)dst + w - VF_N, f, (int)(j - (w - VF_N)) / 4, VF_N / 4);
+        else vf_store((float *)dst + w - VF_N, f);
+        j = w;
     }
-    for (; j + VD_N <= w; j += VD_N) {
-        vh f = vh_from_vd(div_odd_float32_avx2(vd_load(S + j), nv));
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
-    }
+    float f[VF_N];
+    for (int64_t i = j; i < w; i++) f[i - j] = store_float32(div_odd(S[i], (double)ninputs));
+    if (stream)
+        mean_stream_floats_float32_avx2((float *)dst + j, f, w - j);
+    else
+        memcpy(dst + j, f, (size_t)(w - j) * sizeof *f);
+    j = w;
     for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
     vec_zeroupper();
 }
@@ -5972,7 +5982,6 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vec_zeroupper
 #undef VD_N
 #undef VF_N
-#undef VH_ALIGN
 #undef vd
 #undef vq
 #undef vf
@@ -6045,11 +6054,10 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vw_lo_f32
 #undef vw_hi_f32
 #undef vh_from_vd
-#undef vh_store
-#undef vh_stream
 #undef vf_join
 #undef vf_store
 #undef vf_stream
+#undef vf_stream_quarters
 #undef vi_hmax_u32
 #undef vi_hmin_u32
 #undef vw_hmax_u16
@@ -6062,7 +6070,6 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vec_zeroupper _mm256_zeroupper /* clears the upper bits of zmm0-15 too */
 #define VD_N 8
 #define VF_N 16
-#define VH_ALIGN 32
 #define vd __m512d
 #define vq __m512i
 #define vf __m512
@@ -6138,13 +6145,21 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vw_lo_f32(w) _mm512_castsi512_ps(_mm512_unpacklo_epi16(_mm512_setzero_si512(), (w)))
 #define vw_hi_f32(w) _mm512_castsi512_ps(_mm512_unpackhi_epi16(_mm512_setzero_si512(), (w)))
 #define vh_from_vd _mm512_cvtpd_ps
-#define vh_store(p, h) _mm256_storeu_ps((p), (h))
-#define vh_stream(p, h) _mm256_stream_ps((p), (h))
 #define vf_join(lo, hi) _mm512_insertf32x8(_mm512_castps256_ps512(lo), (hi), 1)
 #define vf_store(p, f) _mm512_storeu_ps((p), (f))
 #define vf_stream(p, f) _mm512_stream_ps((p), (f))
+#define vf_stream_quarters vf_stream_quarters_avx512
 #define vi_hmax_u32 _mm512_reduce_max_epu32
 #define vi_hmin_u32 _mm512_reduce_min_epu32
+
+/* the 16-byte quarters [lo, hi) of f, as f would be streamed to p (p + 4 lo 16-byte aligned) */
+VEC_TARGET static inline void vf_stream_quarters_avx512(float *p, __m512 f, int lo, int hi)
+{
+    if (lo <= 0 && 0 < hi) _mm_stream_ps(p, _mm512_castps512_ps128(f));
+    if (lo <= 1 && 1 < hi) _mm_stream_ps(p + 4, _mm512_extractf32x4_ps(f, 1));
+    if (lo <= 2 && 2 < hi) _mm_stream_ps(p + 8, _mm512_extractf32x4_ps(f, 2));
+    if (lo <= 3 && 3 < hi) _mm_stream_ps(p + 12, _mm512_extractf32x4_ps(f, 3));
+}
 
 VEC_TARGET static inline uint32_t vw_hmax_u16_avx512(__m512i v)
 {
@@ -7471,11 +7486,37 @@ VEC_TARGET __attribute__((always_inline)) static inline vd mean_bymul_float32_av
     return pow2 ? q : vd_fnmadd(vd_fmsub(q, nv, Sv), rn, q);
 }
 
+/* VF_N outputs of a unit that passed narrow_sum_exact from its exact sums S
+ * (mean_bymul where mean_bymul_ok, else rounded to odd and then to float32). */
+VEC_TARGET __attribute__((always_inline)) static inline vf mean_vf_float32_avx512(vd s0, vd s1, vd nv, vd rn, const int pow2,
+                                                                             const int bymul)
+{
+    if (bymul)
+        return vf_join(vh_from_vd(mean_bymul_float32_avx512(s0, nv, rn, pow2)),
+                       vh_from_vd(mean_bymul_float32_avx512(s1, nv, rn, pow2)));
+    return vf_join(vh_from_vd(div_odd_float32_avx512(s0, nv)), vh_from_vd(div_odd_float32_avx512(s1, nv)));
+}
+
+/* Streamed stores (stream set): meancli_mean sets it only where every
+ * unit's dst is 16-byte aligned and its w a multiple of 4, and then every
+ * output goes out in streamed whole vectors or 16-byte quarters of one. A
+ * line written partly by cached stores costs a read of it and a partial
+ * write: 2.4x (AVX-512) to 3.6x (AVX2) the time, measured. MEAN_LEAD: the
+ * outputs before dst's first whole-vector alignment (a multiple of 4). */
+#define MEAN_LEAD(dst) ((int64_t)(((sizeof(vf) - ((uintptr_t)(dst) & (sizeof(vf) - 1))) & (sizeof(vf) - 1)) / 4))
+
+/* dst[0, w) from the float32 values in v, by streamed 16-byte stores (w a multiple of 4, dst 16-byte aligned) */
+VEC_TARGET static inline void mean_stream_floats_float32_avx512(float *dst, const float *v, int64_t w)
+{
+    for (int64_t j = 0; j < w; j += 4) _mm_stream_ps(dst + j, _mm_loadu_ps(v + j));
+}
+
 /* mean_unit in one pass, for a unit whose output overlaps none of its
  * inputs: each vector of outputs summed (mean_vsum), divided (mean_bymul)
  * and stored at once, the unit's bound folded on the way and checked at the
- * end, with the outputs before the first aligned vector (streamed stores)
- * and after the last whole one summed aside and written once it passed.
+ * end; the outputs after the last whole vector are summed aside and written
+ * once it passed (streamed: the first and last vector's quarters that are
+ * not whole vectors of dst, and a unit narrower than a vector aside).
  * Returns 0 when the check or the multiply's range fails: the outputs
  * written are then wrong, and the caller computes the unit again (its
  * inputs are intact). Inlined with constant nc and hr. */
@@ -7487,38 +7528,32 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     vi mxv = vi_zero(), mnv = vi_ones();
     vd s0, s1;
-    /* streamed: a line is written by streamed stores alone (one mixed with
-     * cached stores costs a read of it), so the outputs before the first
-     * VH_ALIGN-aligned one are the only ones left to cached stores */
-    const int nt = stream && ((uintptr_t)dst & 3) == 0 && w >= 2 * VF_N;
-    const int64_t j0 = nt ? (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4) : 0;
-    int64_t j = j0;
-    if (nt && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* half a vector on to a whole vector's alignment */
-        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
-        vh_stream((float *)dst + j, vh_from_vd(mean_bymul_float32_avx512(s0, nv, rn, pow2)));
-        j += VD_N;
+    const int nt = stream && w >= VF_N;
+    int64_t j = 0;
+    if (nt && MEAN_LEAD(dst)) { /* quarters on to a whole vector's alignment */
+        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, 0, &s0, &s1, &mxv, &mnv);
+        vf_stream_quarters((float *)dst, mean_vf_float32_avx512(s0, s1, nv, rn, pow2, 1), 0, (int)MEAN_LEAD(dst) / 4);
+        j = MEAN_LEAD(dst);
     }
     for (; j + VF_N <= w; j += VF_N) {
         mean_vsum_float32_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
-        vf f = vf_join(vh_from_vd(mean_bymul_float32_avx512(s0, nv, rn, pow2)),
-                       vh_from_vd(mean_bymul_float32_avx512(s1, nv, rn, pow2)));
+        vf f = mean_vf_float32_avx512(s0, s1, nv, rn, pow2, 1);
         if (nt) vf_stream((float *)dst + j, f);
         else vf_store((float *)dst + j, f);
     }
-    if (nt && j + VD_N <= w) { /* the last half vector: the upper half of the vector before */
-        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, j - VD_N, &s0, &s1, &mxv, &mnv);
-        vh_stream((float *)dst + j, vh_from_vd(mean_bymul_float32_avx512(s1, nv, rn, pow2)));
-        j += VD_N;
+    if (nt && j < w) { /* the last quarters: of the vector ending at w */
+        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, w - VF_N, &s0, &s1, &mxv, &mnv);
+        vf_stream_quarters((float *)dst + w - VF_N, mean_vf_float32_avx512(s0, s1, nv, rn, pow2, 1),
+                           (int)(j - (w - VF_N)) / 4, VF_N / 4);
+        j = w;
     }
     const int64_t j1 = j;
     uint32_t vmx = vi_hmax_u32(mxv), vmn1 = vi_hmin_u32(mnv);
     vec_zeroupper();
     mx = vmx > mx ? vmx : mx;
     mn1 = vmn1 < mn1 ? vmn1 : mn1;
-    double side[2 * VF_N]; /* the sums of outputs [0, j0) and [j1, w) */
-    int64_t ns = 0;
-    for (int64_t j = 0; j < w; j++) {
-        if (j == j0 && (j = j1) >= w) break;
+    double side[VF_N]; /* the sums of outputs [j1, w) */
+    for (int64_t j = j1; j < w; j++) {
         double sj = -0.0;
         for (int i = 0; i < ninputs; i++) {
             double v = LOAD_float32(src[i][j * sinner[i]]);
@@ -7527,13 +7562,16 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
             mn1 = a - 1u < mn1 ? a - 1u : mn1;
             sj += v;
         }
-        side[ns++] = sj;
+        side[j - j1] = sj;
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32) || !mean_bymul_ok_float32_avx512(ninputs, mn1))
         return 0;
-    ns = 0;
-    for (int64_t j = 0; j < j0; j++) dst[j] = store_float32(div_odd(side[ns++], (double)ninputs));
-    for (int64_t j = j1; j < w; j++) dst[j] = store_float32(div_odd(side[ns++], (double)ninputs));
+    float f[VF_N];
+    for (int64_t j = j1; j < w; j++) f[j - j1] = store_float32(div_odd(side[j - j1], (double)ninputs));
+    if (stream)
+        mean_stream_floats_float32_avx512((float *)dst + j1, f, w - j1);
+    else
+        memcpy(dst + j1, f, (size_t)(w - j1) * sizeof *f);
     return 1;
 }
 
@@ -7545,42 +7583,31 @@ VEC_TARGET static void mean_finish_float32_avx512(const double *S, int ninputs, 
     const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     int64_t j = 0;
-    /* a large output goes straight to memory (no read of the lines it
-     * overwrites), in aligned vectors: the outputs before the first aligned
-     * one are finished one by one (numpy's large arrays are 16-byte aligned) */
-    int nt = stream && ((uintptr_t)dst & 3) == 0;
-    const int64_t lead = (int64_t)(((VH_ALIGN - ((uintptr_t)dst & (VH_ALIGN - 1))) & (VH_ALIGN - 1)) / 4);
-    if (nt && lead <= w)
-        for (; j < lead; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
-    else
-        nt = 0;
     const int bymul = mean_bymul_ok_float32_avx512(ninputs, mn1);
-    /* VF_N outputs a step, so a streamed store fills a whole vector */
-    if (bymul && j + VD_N <= w && ((uintptr_t)(dst + j) & (sizeof(vf) - 1))) { /* on to a whole vector's alignment */
-        vd q = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
-        vh f = vh_from_vd(q);
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
-        j += VD_N;
+    const int nt = stream && w >= VF_N; /* streamed: as mean_fused */
+    if (nt && MEAN_LEAD(dst)) {
+        vf_stream_quarters((float *)dst, mean_vf_float32_avx512(vd_load(S), vd_load(S + VD_N), nv, rn, pow2, bymul), 0,
+                           (int)MEAN_LEAD(dst) / 4);
+        j = MEAN_LEAD(dst);
     }
-    for (; bymul && j + VF_N <= w; j += VF_N) {
-        vd q0 = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
-        vd q1 = mean_bymul_float32_avx512(vd_load(S + j + VD_N), nv, rn, pow2);
-        vf f = vf_join(vh_from_vd(q0), vh_from_vd(q1));
+    for (; j + VF_N <= w; j += VF_N) {
+        vf f = mean_vf_float32_avx512(vd_load(S + j), vd_load(S + j + VD_N), nv, rn, pow2, bymul);
         if (nt) vf_stream((float *)dst + j, f);
         else vf_store((float *)dst + j, f);
     }
-    for (; bymul && j + VD_N <= w; j += VD_N) {
-        vd q = mean_bymul_float32_avx512(vd_load(S + j), nv, rn, pow2);
-        vh f = vh_from_vd(q);
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
+    if (j < w && w >= VF_N) { /* the vector ending at w (cached: rewrites outputs with their own values) */
+        vf f = mean_vf_float32_avx512(vd_load(S + w - VF_N), vd_load(S + w - VD_N), nv, rn, pow2, bymul);
+        if (nt) vf_stream_quarters((float *)dst + w - VF_N, f, (int)(j - (w - VF_N)) / 4, VF_N / 4);
+        else vf_store((float *)dst + w - VF_N, f);
+        j = w;
     }
-    for (; j + VD_N <= w; j += VD_N) {
-        vh f = vh_from_vd(div_odd_float32_avx512(vd_load(S + j), nv));
-        if (nt) vh_stream((float *)dst + j, f);
-        else vh_store((float *)dst + j, f);
-    }
+    float f[VF_N];
+    for (int64_t i = j; i < w; i++) f[i - j] = store_float32(div_odd(S[i], (double)ninputs));
+    if (stream)
+        mean_stream_floats_float32_avx512((float *)dst + j, f, w - j);
+    else
+        memcpy(dst + j, f, (size_t)(w - j) * sizeof *f);
+    j = w;
     for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
     vec_zeroupper();
 }
@@ -8387,7 +8414,6 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vec_zeroupper
 #undef VD_N
 #undef VF_N
-#undef VH_ALIGN
 #undef vd
 #undef vq
 #undef vf
@@ -8461,16 +8487,16 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vw_lo_f32
 #undef vw_hi_f32
 #undef vh_from_vd
-#undef vh_store
-#undef vh_stream
 #undef vf_join
 #undef vf_store
 #undef vf_stream
+#undef vf_stream_quarters
 #undef vi_hmax_u32
 #undef vi_hmin_u32
 #undef vw_hmax_u16
 #undef vw_hmin_u16
-#define ISA_LEVEL_float16 isa_level_narrow
+#define ISA_LEVEL_float16 isa_level[1]
+#define ISA_MEAN_LEVEL_float16 isa_level[5]
 
 /* float16: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
@@ -8503,11 +8529,11 @@ static void add_rows_float16_dispatch(rowacc_float16 *r, const T_float16 *x, int
 }
 #define ADD_ROWS_float16 add_rows_float16_dispatch
 
-/* only when ISA_LEVEL_float16 > 0 */
+/* only when ISA_MEAN_LEVEL_float16 > 0 */
 static void mean_unit_float16_dispatch(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w,
                                       T_float16 *dst, int stream, const mean_rowsum *rows)
 {
-    switch (ISA_LEVEL_float16) {
+    switch (ISA_MEAN_LEVEL_float16) {
     case 2:
         if (w >= 16) {
             mean_unit_float16_avx512(ninputs, src, sinner, w, dst, stream, rows);
@@ -8519,16 +8545,17 @@ static void mean_unit_float16_dispatch(int ninputs, const T_float16 *const *src,
 }
 #define MEAN_UNIT_VEC_float16 mean_unit_float16_dispatch
 
-/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_LEVEL_float16 > 0 */
+/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_MEAN_LEVEL_float16 > 0 */
 static void mean_runs_float16_dispatch(const T_float16 *x, int k, int64_t w, T_float16 *dst)
 {
-    switch (ISA_LEVEL_float16) {
+    switch (ISA_MEAN_LEVEL_float16) {
     case 2: mean_runs_float16_avx512(x, k, w, dst); return;
     default: mean_runs_float16_avx2(x, k, w, dst); return;
     }
 }
 #define MEAN_RUNS_VEC_float16 mean_runs_float16_dispatch
-#define ISA_LEVEL_bfloat16 isa_level_narrow
+#define ISA_LEVEL_bfloat16 isa_level[2]
+#define ISA_MEAN_LEVEL_bfloat16 isa_level[6]
 
 /* bfloat16: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
@@ -8561,11 +8588,11 @@ static void add_rows_bfloat16_dispatch(rowacc_bfloat16 *r, const T_bfloat16 *x, 
 }
 #define ADD_ROWS_bfloat16 add_rows_bfloat16_dispatch
 
-/* only when ISA_LEVEL_bfloat16 > 0 */
+/* only when ISA_MEAN_LEVEL_bfloat16 > 0 */
 static void mean_unit_bfloat16_dispatch(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w,
                                       T_bfloat16 *dst, int stream, const mean_rowsum *rows)
 {
-    switch (ISA_LEVEL_bfloat16) {
+    switch (ISA_MEAN_LEVEL_bfloat16) {
     case 2:
         if (w >= 16) {
             mean_unit_bfloat16_avx512(ninputs, src, sinner, w, dst, stream, rows);
@@ -8577,16 +8604,17 @@ static void mean_unit_bfloat16_dispatch(int ninputs, const T_bfloat16 *const *sr
 }
 #define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_dispatch
 
-/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_LEVEL_bfloat16 > 0 */
+/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_MEAN_LEVEL_bfloat16 > 0 */
 static void mean_runs_bfloat16_dispatch(const T_bfloat16 *x, int k, int64_t w, T_bfloat16 *dst)
 {
-    switch (ISA_LEVEL_bfloat16) {
+    switch (ISA_MEAN_LEVEL_bfloat16) {
     case 2: mean_runs_bfloat16_avx512(x, k, w, dst); return;
     default: mean_runs_bfloat16_avx2(x, k, w, dst); return;
     }
 }
 #define MEAN_RUNS_VEC_bfloat16 mean_runs_bfloat16_dispatch
-#define ISA_LEVEL_float32 isa_level
+#define ISA_LEVEL_float32 isa_level[0]
+#define ISA_MEAN_LEVEL_float32 isa_level[4]
 
 /* float32: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
@@ -8619,11 +8647,11 @@ static void add_rows_float32_dispatch(rowacc_float32 *r, const T_float32 *x, int
 }
 #define ADD_ROWS_float32 add_rows_float32_dispatch
 
-/* only when ISA_LEVEL_float32 > 0 */
+/* only when ISA_MEAN_LEVEL_float32 > 0 */
 static void mean_unit_float32_dispatch(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w,
                                       T_float32 *dst, int stream, const mean_rowsum *rows)
 {
-    switch (ISA_LEVEL_float32) {
+    switch (ISA_MEAN_LEVEL_float32) {
     case 2:
         if (w >= 16) {
             mean_unit_float32_avx512(ninputs, src, sinner, w, dst, stream, rows);
@@ -8635,16 +8663,17 @@ static void mean_unit_float32_dispatch(int ninputs, const T_float32 *const *src,
 }
 #define MEAN_UNIT_VEC_float32 mean_unit_float32_dispatch
 
-/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_LEVEL_float32 > 0 */
+/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_MEAN_LEVEL_float32 > 0 */
 static void mean_runs_float32_dispatch(const T_float32 *x, int k, int64_t w, T_float32 *dst)
 {
-    switch (ISA_LEVEL_float32) {
+    switch (ISA_MEAN_LEVEL_float32) {
     case 2: mean_runs_float32_avx512(x, k, w, dst); return;
     default: mean_runs_float32_avx2(x, k, w, dst); return;
     }
 }
 #define MEAN_RUNS_VEC_float32 mean_runs_float32_dispatch
-#define ISA_LEVEL_float64 isa_level
+#define ISA_LEVEL_float64 isa_level[3]
+#define ISA_MEAN_LEVEL_float64 isa_level[7]
 
 /* float64: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
@@ -8677,11 +8706,11 @@ static void add_rows_float64_dispatch(rowacc_float64 *r, const T_float64 *x, int
 }
 #define ADD_ROWS_float64 add_rows_float64_dispatch
 
-/* only when ISA_LEVEL_float64 > 0 */
+/* only when ISA_MEAN_LEVEL_float64 > 0 */
 static void mean_unit_float64_dispatch(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
                                       T_float64 *dst, int stream, const mean_rowsum *rows)
 {
-    switch (ISA_LEVEL_float64) {
+    switch (ISA_MEAN_LEVEL_float64) {
     case 2:
         if (w >= 8) {
             mean_unit_float64_avx512(ninputs, src, sinner, w, dst, stream, rows);
@@ -8693,16 +8722,17 @@ static void mean_unit_float64_dispatch(int ninputs, const T_float64 *const *src,
 }
 #define MEAN_UNIT_VEC_float64 mean_unit_float64_dispatch
 
-/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_LEVEL_float64 > 0 */
+/* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_MEAN_LEVEL_float64 > 0 */
 static void mean_runs_float64_dispatch(const T_float64 *x, int k, int64_t w, T_float64 *dst)
 {
-    switch (ISA_LEVEL_float64) {
+    switch (ISA_MEAN_LEVEL_float64) {
     case 2: mean_runs_float64_avx512(x, k, w, dst); return;
     default: mean_runs_float64_avx2(x, k, w, dst); return;
     }
 }
 #define MEAN_RUNS_VEC_float64 mean_runs_float64_dispatch
-#define ISA_LEVEL_int64 isa_level
+#define ISA_LEVEL_int64 isa_level[0]
+#define ISA_MEAN_LEVEL_int64 isa_level[4]
 
 /* int64: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
@@ -8717,7 +8747,8 @@ static void run_int64_dispatch(const T_int64 *x, int64_t s, int64_t n, lanes_int
 }
 #define RUN_int64 run_int64_dispatch
 #define ADD_ROWS_int64 add_rows_int64_generic
-#define ISA_LEVEL_uint64 isa_level
+#define ISA_LEVEL_uint64 isa_level[0]
+#define ISA_MEAN_LEVEL_uint64 isa_level[4]
 
 /* uint64: contiguous runs and rows to the picked ISA's kernels; rows
  * narrower than its vectors to the next lower ISA */
@@ -8736,49 +8767,103 @@ static void run_uint64_dispatch(const T_uint64 *x, int64_t s, int64_t n, lanes_u
 /* Of the vector instruction sets the CPU has, the wider one runs only where
  * it is faster here: some CPUs split 512-bit work into two 256-bit halves,
  * and gain nothing from AVX-512 but its costs. Measured once as the module
- * loads (unless MEANCLI_ISA names one): the run kernels over 16 KiB in L1,
- * alternated, the fastest of a few rounds each, well under 1 ms in all;
- * float32 picks isa_level, float16 and bfloat16 together isa_level_narrow;
- * a wider set must be 5% faster (beyond the timing noise) to be taken. */
+ * loads (unless MEANCLI_ISA names one), for each pair of ISA_GROUPS on its
+ * own: the dtype's run kernel over 4096 values, or their Mean unit of 4
+ * inputs of TILE, in L1, alternated, the fastest of a few rounds each, well under 1 ms in
+ * all. A wider set must be 5% faster (beyond the timing noise) to be taken. */
 typedef void (*run_float32_fn)(const T_float32 *, int64_t, lanes_float32 *);
-static const run_float32_fn ISA_PROBE_float32[] = {NULL, run_float32_avx2, run_float32_avx512};
+typedef void (*mean_unit_float32_fn)(int, const T_float32 *const *, const int64_t *, int64_t, T_float32 *, int,
+                                     const mean_rowsum *);
+static const run_float32_fn ISA_PROBE_RUN_float32[] = {NULL, run_float32_avx2, run_float32_avx512};
+static const mean_unit_float32_fn ISA_PROBE_MEAN_float32[] = {NULL, mean_unit_float32_avx2, mean_unit_float32_avx512};
 
-/* seconds of 8 passes of level k's float32 run kernel over x[0, n) */
-static double isa_probe_float32(int k, const T_float32 *x, int64_t n)
+/* seconds of 8 passes of level k's float32 run kernel over x[0, n), or
+ * (mean) of its Mean unit of the 4 quarters of x (at most TILE of each) into y */
+static double isa_probe_float32(int k, int mean, const T_float32 *x, int64_t n, T_float32 *y)
 {
     lanes_float32 l;
     lanes_init_float32(&l);
+    const T_float32 *src[4] = {x, x + n / 4, x + n / 2, x + 3 * n / 4};
+    const int64_t sinner[4] = {1, 1, 1, 1};
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int r = 0; r < 8; r++) ISA_PROBE_float32[k](x, n, &l);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-}
-typedef void (*run_bfloat16_fn)(const T_bfloat16 *, int64_t, lanes_bfloat16 *);
-static const run_bfloat16_fn ISA_PROBE_bfloat16[] = {NULL, run_bfloat16_avx2, run_bfloat16_avx512};
-
-/* seconds of 8 passes of level k's bfloat16 run kernel over x[0, n) */
-static double isa_probe_bfloat16(int k, const T_bfloat16 *x, int64_t n)
-{
-    lanes_bfloat16 l;
-    lanes_init_bfloat16(&l);
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int r = 0; r < 8; r++) ISA_PROBE_bfloat16[k](x, n, &l);
+    for (int r = 0; r < 8; r++)
+        if (mean)
+            ISA_PROBE_MEAN_float32[k](4, src, sinner, n / 4 < TILE ? n / 4 : TILE, y, 0, NULL);
+        else
+            ISA_PROBE_RUN_float32[k](x, n, &l);
     clock_gettime(CLOCK_MONOTONIC, &b);
     return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
 }
 typedef void (*run_float16_fn)(const T_float16 *, int64_t, lanes_float16 *);
-static const run_float16_fn ISA_PROBE_float16[] = {NULL, run_float16_avx2, run_float16_avx512};
+typedef void (*mean_unit_float16_fn)(int, const T_float16 *const *, const int64_t *, int64_t, T_float16 *, int,
+                                     const mean_rowsum *);
+static const run_float16_fn ISA_PROBE_RUN_float16[] = {NULL, run_float16_avx2, run_float16_avx512};
+static const mean_unit_float16_fn ISA_PROBE_MEAN_float16[] = {NULL, mean_unit_float16_avx2, mean_unit_float16_avx512};
 
-/* seconds of 8 passes of level k's float16 run kernel over x[0, n) */
-static double isa_probe_float16(int k, const T_float16 *x, int64_t n)
+/* seconds of 8 passes of level k's float16 run kernel over x[0, n), or
+ * (mean) of its Mean unit of the 4 quarters of x (at most TILE of each) into y */
+static double isa_probe_float16(int k, int mean, const T_float16 *x, int64_t n, T_float16 *y)
 {
     lanes_float16 l;
     lanes_init_float16(&l);
+    const T_float16 *src[4] = {x, x + n / 4, x + n / 2, x + 3 * n / 4};
+    const int64_t sinner[4] = {1, 1, 1, 1};
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int r = 0; r < 8; r++) ISA_PROBE_float16[k](x, n, &l);
+    for (int r = 0; r < 8; r++)
+        if (mean)
+            ISA_PROBE_MEAN_float16[k](4, src, sinner, n / 4 < TILE ? n / 4 : TILE, y, 0, NULL);
+        else
+            ISA_PROBE_RUN_float16[k](x, n, &l);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+}
+typedef void (*run_bfloat16_fn)(const T_bfloat16 *, int64_t, lanes_bfloat16 *);
+typedef void (*mean_unit_bfloat16_fn)(int, const T_bfloat16 *const *, const int64_t *, int64_t, T_bfloat16 *, int,
+                                     const mean_rowsum *);
+static const run_bfloat16_fn ISA_PROBE_RUN_bfloat16[] = {NULL, run_bfloat16_avx2, run_bfloat16_avx512};
+static const mean_unit_bfloat16_fn ISA_PROBE_MEAN_bfloat16[] = {NULL, mean_unit_bfloat16_avx2, mean_unit_bfloat16_avx512};
+
+/* seconds of 8 passes of level k's bfloat16 run kernel over x[0, n), or
+ * (mean) of its Mean unit of the 4 quarters of x (at most TILE of each) into y */
+static double isa_probe_bfloat16(int k, int mean, const T_bfloat16 *x, int64_t n, T_bfloat16 *y)
+{
+    lanes_bfloat16 l;
+    lanes_init_bfloat16(&l);
+    const T_bfloat16 *src[4] = {x, x + n / 4, x + n / 2, x + 3 * n / 4};
+    const int64_t sinner[4] = {1, 1, 1, 1};
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int r = 0; r < 8; r++)
+        if (mean)
+            ISA_PROBE_MEAN_bfloat16[k](4, src, sinner, n / 4 < TILE ? n / 4 : TILE, y, 0, NULL);
+        else
+            ISA_PROBE_RUN_bfloat16[k](x, n, &l);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+}
+typedef void (*run_float64_fn)(const T_float64 *, int64_t, lanes_float64 *);
+typedef void (*mean_unit_float64_fn)(int, const T_float64 *const *, const int64_t *, int64_t, T_float64 *, int,
+                                     const mean_rowsum *);
+static const run_float64_fn ISA_PROBE_RUN_float64[] = {NULL, run_float64_avx2, run_float64_avx512};
+static const mean_unit_float64_fn ISA_PROBE_MEAN_float64[] = {NULL, mean_unit_float64_avx2, mean_unit_float64_avx512};
+
+/* seconds of 8 passes of level k's float64 run kernel over x[0, n), or
+ * (mean) of its Mean unit of the 4 quarters of x (at most TILE of each) into y */
+static double isa_probe_float64(int k, int mean, const T_float64 *x, int64_t n, T_float64 *y)
+{
+    lanes_float64 l;
+    lanes_init_float64(&l);
+    const T_float64 *src[4] = {x, x + n / 4, x + n / 2, x + 3 * n / 4};
+    const int64_t sinner[4] = {1, 1, 1, 1};
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int r = 0; r < 8; r++)
+        if (mean)
+            ISA_PROBE_MEAN_float64[k](4, src, sinner, n / 4 < TILE ? n / 4 : TILE, y, 0, NULL);
+        else
+            ISA_PROBE_RUN_float64[k](x, n, &l);
     clock_gettime(CLOCK_MONOTONIC, &b);
     return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
 }
@@ -8794,33 +8879,53 @@ static int isa_fastest(const double *t)
 
 __attribute__((constructor(202))) static void meancli_measure_isa(void)
 {
-    enum { N = 4096, ROUNDS = 5 };
+    enum { N = 4096, ROUNDS = 5, LEVELS = sizeof ISA_NAMES / sizeof *ISA_NAMES };
     if (isa_asked || isa_best < 2) return;
-    T_float32 *x = (T_float32 *)malloc(N * sizeof *x);
-    T_bfloat16 *xb = (T_bfloat16 *)malloc(N * sizeof *xb);
-    T_float16 *xh = (T_float16 *)malloc(N * sizeof *xh);
-    if (x && xb && xh) {
+    T_float32 *x_float32 = (T_float32 *)malloc(N * sizeof(T_float32)), *y_float32 = (T_float32 *)malloc(TILE * sizeof(T_float32));
+    T_float16 *x_float16 = (T_float16 *)malloc(N * sizeof(T_float16)), *y_float16 = (T_float16 *)malloc(TILE * sizeof(T_float16));
+    T_bfloat16 *x_bfloat16 = (T_bfloat16 *)malloc(N * sizeof(T_bfloat16)), *y_bfloat16 = (T_bfloat16 *)malloc(TILE * sizeof(T_bfloat16));
+    T_float64 *x_float64 = (T_float64 *)malloc(N * sizeof(T_float64)), *y_float64 = (T_float64 *)malloc(TILE * sizeof(T_float64));
+    if (x_float32 && y_float32 && x_float16 && y_float16 && x_bfloat16 && y_bfloat16 && x_float64 && y_float64) {
         for (int i = 0; i < N; i++) {
             double v = 1.0 + 0.25 * (double)(i % 7);
-            x[i] = store_float32(v);
-            xb[i] = store_bfloat16(v);
-            xh[i] = store_float16(v);
+            x_float32[i] = store_float32(v);
+            x_float16[i] = store_float16(v);
+            x_bfloat16[i] = store_bfloat16(v);
+            x_float64[i] = store_float64(v);
         }
-        double t[sizeof ISA_PROBE_float32 / sizeof *ISA_PROBE_float32];
-        double tn[sizeof ISA_PROBE_float32 / sizeof *ISA_PROBE_float32];
-        for (int k = 1; k <= isa_best; k++) t[k] = tn[k] = 1e30;
+        double t[ISA_NGROUPS][LEVELS];
+        for (int g = 0; g < ISA_NGROUPS; g++)
+            for (int k = 1; k <= isa_best; k++) t[g][k] = 1e30;
         for (int r = 0; r < ROUNDS; r++)
             for (int k = 1; k <= isa_best; k++) {
-                double s = isa_probe_float32(k, x, N), sn = isa_probe_bfloat16(k, xb, N) + isa_probe_float16(k, xh, N);
-                t[k] = s < t[k] ? s : t[k];
-                tn[k] = sn < tn[k] ? sn : tn[k];
+                double s;
+                s = isa_probe_float32(k, 0, x_float32, N, y_float32);
+                t[0][k] = s < t[0][k] ? s : t[0][k];
+                s = isa_probe_float16(k, 0, x_float16, N, y_float16);
+                t[1][k] = s < t[1][k] ? s : t[1][k];
+                s = isa_probe_bfloat16(k, 0, x_bfloat16, N, y_bfloat16);
+                t[2][k] = s < t[2][k] ? s : t[2][k];
+                s = isa_probe_float64(k, 0, x_float64, N, y_float64);
+                t[3][k] = s < t[3][k] ? s : t[3][k];
+                s = isa_probe_float32(k, 1, x_float32, N, y_float32);
+                t[4][k] = s < t[4][k] ? s : t[4][k];
+                s = isa_probe_float16(k, 1, x_float16, N, y_float16);
+                t[5][k] = s < t[5][k] ? s : t[5][k];
+                s = isa_probe_bfloat16(k, 1, x_bfloat16, N, y_bfloat16);
+                t[6][k] = s < t[6][k] ? s : t[6][k];
+                s = isa_probe_float64(k, 1, x_float64, N, y_float64);
+                t[7][k] = s < t[7][k] ? s : t[7][k];
             }
-        isa_level = isa_fastest(t);
-        isa_level_narrow = isa_fastest(tn);
+        for (int g = 0; g < ISA_NGROUPS; g++) isa_level[g] = isa_fastest(t[g]);
     }
-    free(x);
-    free(xb);
-    free(xh);
+    free(x_float32);
+    free(y_float32);
+    free(x_float16);
+    free(y_float16);
+    free(x_bfloat16);
+    free(y_bfloat16);
+    free(x_float64);
+    free(y_float64);
 }
 #endif
 #ifndef RUN_float16
@@ -9079,7 +9184,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
             for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
             T_float16 *dst = (T_float16 *)out + out_off, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_RUNS_VEC_float16
-            if (contiguous && ISA_LEVEL_float16 > 0)
+            if (contiguous && ISA_MEAN_LEVEL_float16 > 0)
                 MEAN_RUNS_VEC_float16(runs[0], (int)p->nred, hi - lo, d);
             else
 #endif
@@ -9285,7 +9390,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
             T_float16 *dst = (T_float16 *)out + out_off + t * TILE * sout, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_UNIT_VEC_float16
-            if (sin == 1 && ISA_LEVEL_float16 > 0)
+            if (sin == 1 && ISA_MEAN_LEVEL_float16 > 0)
                 MEAN_UNIT_VEC_float16((int)p->nred, rows, rsin, w, d, 0, NULL);
             else
 #endif
@@ -9601,7 +9706,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
             for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
             T_bfloat16 *dst = (T_bfloat16 *)out + out_off, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_RUNS_VEC_bfloat16
-            if (contiguous && ISA_LEVEL_bfloat16 > 0)
+            if (contiguous && ISA_MEAN_LEVEL_bfloat16 > 0)
                 MEAN_RUNS_VEC_bfloat16(runs[0], (int)p->nred, hi - lo, d);
             else
 #endif
@@ -9807,7 +9912,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
             T_bfloat16 *dst = (T_bfloat16 *)out + out_off + t * TILE * sout, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_UNIT_VEC_bfloat16
-            if (sin == 1 && ISA_LEVEL_bfloat16 > 0)
+            if (sin == 1 && ISA_MEAN_LEVEL_bfloat16 > 0)
                 MEAN_UNIT_VEC_bfloat16((int)p->nred, rows, rsin, w, d, 0, NULL);
             else
 #endif
@@ -10123,7 +10228,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
             for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
             T_float32 *dst = (T_float32 *)out + out_off, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_RUNS_VEC_float32
-            if (contiguous && ISA_LEVEL_float32 > 0)
+            if (contiguous && ISA_MEAN_LEVEL_float32 > 0)
                 MEAN_RUNS_VEC_float32(runs[0], (int)p->nred, hi - lo, d);
             else
 #endif
@@ -10329,7 +10434,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
             T_float32 *dst = (T_float32 *)out + out_off + t * TILE * sout, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_UNIT_VEC_float32
-            if (sin == 1 && ISA_LEVEL_float32 > 0)
+            if (sin == 1 && ISA_MEAN_LEVEL_float32 > 0)
                 MEAN_UNIT_VEC_float32((int)p->nred, rows, rsin, w, d, 0, NULL);
             else
 #endif
@@ -10645,7 +10750,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
             for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
             T_float64 *dst = (T_float64 *)out + out_off, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_RUNS_VEC_float64
-            if (contiguous && ISA_LEVEL_float64 > 0)
+            if (contiguous && ISA_MEAN_LEVEL_float64 > 0)
                 MEAN_RUNS_VEC_float64(runs[0], (int)p->nred, hi - lo, d);
             else
 #endif
@@ -10851,7 +10956,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
             unflatten(o, nko, p->ksize, p->kout, idx, &out_off);
             T_float64 *dst = (T_float64 *)out + out_off + t * TILE * sout, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_UNIT_VEC_float64
-            if (sin == 1 && ISA_LEVEL_float64 > 0)
+            if (sin == 1 && ISA_MEAN_LEVEL_float64 > 0)
                 MEAN_UNIT_VEC_float64((int)p->nred, rows, rsin, w, d, 0, NULL);
             else
 #endif
@@ -14585,11 +14690,15 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     int vec = 0;
     int stream = 0;
 #ifdef MEANCLI_X86
-    /* an output larger than the last-level cache is written with non-temporal stores */
-    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float16);
+    /* an output larger than the last-level cache is written with non-temporal
+     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
+     * rows a multiple of 16 bytes): the vector units then stream every line
+     * whole (mean_fused), never a line also written by cached stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float16) && ((uintptr_t)y & 15) == 0 &&
+             (L * (int64_t)sizeof(T_float16)) % 16 == 0;
 #endif
 #ifdef MEAN_UNIT_VEC_float16
-    vec = ISA_LEVEL_float16 > 0;
+    vec = ISA_MEAN_LEVEL_float16 > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
@@ -14753,11 +14862,15 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     int vec = 0;
     int stream = 0;
 #ifdef MEANCLI_X86
-    /* an output larger than the last-level cache is written with non-temporal stores */
-    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_bfloat16);
+    /* an output larger than the last-level cache is written with non-temporal
+     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
+     * rows a multiple of 16 bytes): the vector units then stream every line
+     * whole (mean_fused), never a line also written by cached stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_bfloat16) && ((uintptr_t)y & 15) == 0 &&
+             (L * (int64_t)sizeof(T_bfloat16)) % 16 == 0;
 #endif
 #ifdef MEAN_UNIT_VEC_bfloat16
-    vec = ISA_LEVEL_bfloat16 > 0;
+    vec = ISA_MEAN_LEVEL_bfloat16 > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
@@ -14921,11 +15034,15 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     int vec = 0;
     int stream = 0;
 #ifdef MEANCLI_X86
-    /* an output larger than the last-level cache is written with non-temporal stores */
-    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float32);
+    /* an output larger than the last-level cache is written with non-temporal
+     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
+     * rows a multiple of 16 bytes): the vector units then stream every line
+     * whole (mean_fused), never a line also written by cached stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float32) && ((uintptr_t)y & 15) == 0 &&
+             (L * (int64_t)sizeof(T_float32)) % 16 == 0;
 #endif
 #ifdef MEAN_UNIT_VEC_float32
-    vec = ISA_LEVEL_float32 > 0;
+    vec = ISA_MEAN_LEVEL_float32 > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
@@ -15089,11 +15206,15 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     int vec = 0;
     int stream = 0;
 #ifdef MEANCLI_X86
-    /* an output larger than the last-level cache is written with non-temporal stores */
-    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float64);
+    /* an output larger than the last-level cache is written with non-temporal
+     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
+     * rows a multiple of 16 bytes): the vector units then stream every line
+     * whole (mean_fused), never a line also written by cached stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float64) && ((uintptr_t)y & 15) == 0 &&
+             (L * (int64_t)sizeof(T_float64)) % 16 == 0;
 #endif
 #ifdef MEAN_UNIT_VEC_float64
-    vec = ISA_LEVEL_float64 > 0;
+    vec = ISA_MEAN_LEVEL_float64 > 0;
     for (int i = 0; vec && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;

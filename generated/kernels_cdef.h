@@ -7,11 +7,9 @@
 /* cffi declarations of generated/kernels.c (read by meancli/_ffi_build.py). */
 const char *meancli_source_sha256(void);
 int meancli_max_rank(void);
-const char *meancli_isa(void);
-const char *meancli_isa_narrow(void);
+const char *meancli_isa(int group);
 int meancli_isa_best(void);
-int meancli_use_isa(int level);
-int meancli_use_isa_narrow(int level);
+int meancli_use_isa(int group, int level);
 int64_t meancli_mean_stream_bytes(int64_t bytes);
 typedef struct meancli_reduce_job meancli_reduce_job;
 void meancli_reduce_free(meancli_reduce_job *job);

@@ -53,25 +53,49 @@ def load() -> None:
     _module()
 
 
-def isa(dtype: str | None = None) -> str:
-    """The instruction set the kernels run: ``"avx512"``, ``"avx2"`` or ``"portable"``.
+def _isa_groups(dtype: str | None, kind: str | None) -> list[int]:
+    """The indices in ISA_GROUPS of ``dtype``'s ``kind`` kernels (None: every one)."""
+    from .generated.registry import ISA_DTYPES, ISA_GROUPS, ISA_KINDS
+
+    if kind is not None and kind not in ISA_KINDS:
+        raise UsageError(f"kernel kind {kind!r}: expected one of {', '.join(ISA_KINDS)}")
+    own = dtype if dtype is None or dtype in ISA_DTYPES else ISA_DTYPES[0]
+    return [g for g, (k, d) in enumerate(ISA_GROUPS) if kind in (None, k) and own in (None, d)]
+
+
+def isa(dtype: str | None = None, kind: str = "run") -> str:
+    """The instruction set ``dtype``'s ``kind`` kernels run: ``"avx512"``,
+    ``"avx2"`` or ``"portable"``. The kinds: ``"run"``, the run and row
+    kernels of ReduceMean; ``"mean"``, the Mean unit kernels (Mean, and
+    ReduceMean over few rows or short runs).
 
     Picked when the module loads: AVX2 (with FMA and F16C) where the CPU has
     it, AVX-512 (F/BW/VL/DQ) where the CPU has it too and a short measurement
     finds it at least 5% faster; or the one the environment variable
-    ``MEANCLI_ISA`` names (at most what the CPU has). float16 and bfloat16
-    (``dtype`` one of those names) are measured on their own and may run
-    another set than the rest (None: every other dtype). Every one gives the
-    same bits.
+    ``MEANCLI_ISA`` names (at most what the CPU has). Each kind is measured
+    for each float dtype on its own (the integer types follow float32;
+    ``dtype`` None: float32's). Every one gives the same bits.
 
     Raises:
         KernelBuildError: the module is missing or was built from other sources.
-        UsageError: ``MEANCLI_ISA`` names no level.
+        UsageError: ``MEANCLI_ISA`` names no level, or ``kind`` is no kind.
     """
     module = _module()
-    narrow = dtype in ("float16", "bfloat16")
-    name = module.lib.meancli_isa_narrow() if narrow else module.lib.meancli_isa()
-    return str(module.ffi.string(name).decode())
+    (group,) = _isa_groups(dtype or "float32", kind)
+    return str(module.ffi.string(module.lib.meancli_isa(group)).decode())
+
+
+def isas_in_use() -> dict[tuple[str, str], str]:
+    """The instruction set each kind of kernel of each float dtype runs
+    (``{("run", "float32"): "avx2", ("mean", "float64"): "avx512", ...}``):
+    what ``use_isa(name, dtype, kind)`` for each item restores.
+
+    Raises:
+        KernelBuildError: the module is missing or was built from other sources.
+    """
+    from .generated.registry import ISA_GROUPS
+
+    return {(kind, dtype): isa(dtype, kind) for kind, dtype in ISA_GROUPS}
 
 
 def supported_isas() -> tuple[str, ...]:
@@ -87,27 +111,26 @@ def supported_isas() -> tuple[str, ...]:
     return tuple(ISA_NAMES[: int(module.lib.meancli_isa_best()) + 1])
 
 
-def use_isa(name: str, narrow: str | None = None) -> str:
+def use_isa(name: str, dtype: str | None = None, kind: str | None = None) -> str:
     """Run the kernels of instruction set ``name`` (``"portable"``, ``"avx2"``,
-    ``"avx512"``) from now on, for the whole process, or the highest the CPU
-    has below it; float16 and bfloat16 run ``narrow`` (None: ``name``). Returns
-    the one in effect for the other dtypes. The results are the same bits;
-    the bench compares speeds with it. Not for use while kernels run.
+    ``"avx512"``), or the highest the CPU has below it, from now on, for the
+    whole process: for ``dtype`` (the integer types go with float32) and
+    ``kind`` (``"run"``, ``"mean"``), None: every one. Returns the one in effect for ``dtype``
+    (None: float32) and ``kind`` (None: ``"run"``). The results are the same
+    bits; the bench compares speeds with it. Not for use while kernels run.
 
     Raises:
         KernelBuildError: the module is missing or was built from other sources.
-        UsageError: ``name`` or ``narrow`` is not an instruction set.
+        UsageError: ``name`` is not an instruction set, or ``kind`` no kind.
     """
     from .generated.registry import ISA_NAMES
 
-    for given in (name, narrow):
-        if given is not None and given not in ISA_NAMES:
-            raise UsageError(f"instruction set {given!r}: expected one of {', '.join(ISA_NAMES)}")
+    if name not in ISA_NAMES:
+        raise UsageError(f"instruction set {name!r}: expected one of {', '.join(ISA_NAMES)}")
     module = _module()
-    module.lib.meancli_use_isa(ISA_NAMES.index(name))
-    if narrow is not None:
-        module.lib.meancli_use_isa_narrow(ISA_NAMES.index(narrow))
-    return isa()
+    for group in _isa_groups(dtype, kind):
+        module.lib.meancli_use_isa(group, ISA_NAMES.index(name))
+    return isa(dtype, kind or "run")
 
 
 def mean_stream_bytes(set_to: int = 0) -> int:

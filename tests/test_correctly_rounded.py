@@ -36,9 +36,10 @@ SETTINGS = settings(
 def isas() -> Iterator[tuple[str, ...]]:
     """Every instruction set this CPU runs, for a test that switches among
     them (kernels.use_isa); the one in use before is restored after."""
-    picked, narrow = kernels.isa(), kernels.isa("float16")
+    saved = kernels.isas_in_use()
     yield kernels.supported_isas()
-    kernels.use_isa(picked, narrow=narrow)
+    for (kind, dtype), name in saved.items():
+        kernels.use_isa(name, dtype, kind)
 
 
 def layout(x: np.ndarray, how: str) -> np.ndarray:
@@ -740,16 +741,23 @@ def _nan_filled_at(shape: tuple[int, ...], dtype: np.dtype[Any], offset: int) ->
 @pytest.mark.usefixtures("every_mean_output_streamed")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("k", [2, 3])
-def test_streamed_mean_into_out_at_every_offset(dtype: str, k: int, isas: tuple[str, ...]) -> None:
+@pytest.mark.parametrize("width", [1100, 4, 12, 28, 1101])
+def test_streamed_mean_into_out_at_every_offset(
+    dtype: str, k: int, width: int, isas: tuple[str, ...]
+) -> None:
     """Mean with every output streamed into an `out=` array whose first
     element sits at each offset its dtype allows from a 64-byte boundary (so
-    each row and column tile starts at another alignment, and the outputs
-    before the first aligned vector are finished one by one): 2 and 3
-    inputs, one of them broadcast or none; benign values, near ties and
-    means far below 1. Every output is the exact mean rounded once, none
-    left unwritten (out starts as NaNs). Every instruction set."""
+    each row and column tile starts at another alignment: the outputs before
+    the first aligned vector go out in 16-byte quarters, or, off a 16-byte
+    boundary, by cached stores alone): 2 and 3 inputs, one of them broadcast
+    or none; benign values, near ties and means far below 1. Rows of 1100
+    (tiles of 512, 512 and 76 outputs, rows 4400 bytes apart), of 4 and 12
+    (narrower than a vector), 28 (quarters at both ends of one vector) and
+    1101 (rows not a multiple of 16 bytes: cached stores). Every output is
+    the exact mean rounded once, none left unwritten (out starts as NaNs).
+    Every instruction set."""
     rng = np.random.default_rng(k)
-    rows, width = 3, 1100  # tiles of 512, 512 and 76 outputs; rows start 4400 bytes apart
+    rows = 3
     sets = []
     for scale in (0, -120):
         if dtype == "float64":

@@ -152,48 +152,72 @@ def test_use_isa_switches_in_process_and_refuses_unknown_names() -> None:
     import meancli
     from meancli.errors import UsageError
 
-    picked, narrow = kernels.isa(), kernels.isa("bfloat16")
+    saved = kernels.isas_in_use()
     supported = kernels.supported_isas()
-    assert supported[0] == "portable" and picked in supported
+    assert supported[0] == "portable" and set(saved.values()) <= set(supported)
     assert supported == ISA_NAMES[: len(supported)]
     x = np.random.default_rng(5).standard_normal((300, 77)).astype(np.float32)
     want = meancli.reduce_mean(x, axes=[0]).tobytes()
     try:
         for name in supported:
             assert kernels.use_isa(name) == name
+            assert set(kernels.isas_in_use().values()) == {name}
             assert meancli.reduce_mean(x, axes=[0]).tobytes() == want
         assert kernels.use_isa(ISA_NAMES[-1]) == supported[-1]  # never above what the CPU has
         with pytest.raises(UsageError, match="expected one of"):
             kernels.use_isa("sse9")
     finally:
-        kernels.use_isa(picked, narrow=narrow)
-    assert kernels.isa() == picked and kernels.isa("float16") == narrow
+        for (kind, dtype), name in saved.items():
+            kernels.use_isa(name, dtype, kind)
+    assert kernels.isas_in_use() == saved
 
 
-def test_float16_and_bfloat16_have_a_level_of_their_own() -> None:
-    """float16 and bfloat16 run the set measured fastest for them, which may
-    differ from the rest's; use_isa sets both, or each on its own, and the
-    bits are the same on every combination."""
+@pytest.mark.parametrize("kind", ["run", "mean"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64"])
+def test_each_kind_of_kernel_of_each_dtype_has_a_level_of_its_own(dtype: str, kind: str) -> None:
+    """The run kernels and the Mean unit kernels of each float dtype run the
+    set measured fastest for them, which may differ from float32's and from
+    each other's; use_isa sets every one, or one on its own, and the bits of
+    ReduceMean (runs, rows, few rows as a Mean) and Mean are the same on
+    every combination."""
+    import ml_dtypes
     import numpy as np
 
     import meancli
+    from meancli.errors import UsageError
 
-    picked, narrow = kernels.isa(), kernels.isa("bfloat16")
+    saved = kernels.isas_in_use()
     supported = kernels.supported_isas()
-    assert narrow in supported and kernels.isa("float16") == narrow
-    assert narrow != "portable" or supported == ("portable",)
-    x = np.random.default_rng(6).standard_normal((40, 300)).astype(np.float16)
-    want = meancli.reduce_mean(x, axes=[1]).tobytes()
+    assert kernels.isa(dtype, kind) in supported
+    assert kernels.isa(dtype, kind) != "portable" or supported == ("portable",)
+    with pytest.raises(UsageError, match="kernel kind"):
+        kernels.isa(dtype, "sums")
+    rng = np.random.default_rng(6)
+    np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    x = rng.standard_normal((40, 300)).astype(np_dtype)
+    y = rng.standard_normal((300,)).astype(np_dtype)
+
+    def results() -> tuple[bytes, ...]:
+        return (
+            meancli.reduce_mean(x, axes=[1]).tobytes(),  # runs
+            meancli.reduce_mean(x, axes=[0]).tobytes(),  # rows as a Mean (40 rows)
+            meancli.reduce_mean(np.concatenate([x] * 3), axes=[0]).tobytes(),  # rows
+            meancli.mean(x, y, x).tobytes(),
+        )
+
+    want = results()
+    other = "mean" if kind == "run" else "run"
     try:
         for name in supported:
-            for narrow_name in supported:
-                assert kernels.use_isa(name, narrow=narrow_name) == name
-                assert kernels.isa("float16") == narrow_name and kernels.isa("float32") == name
-                assert meancli.reduce_mean(x, axes=[1]).tobytes() == want
-            kernels.use_isa(name)
-            assert kernels.isa("bfloat16") == name
+            for own in supported:
+                kernels.use_isa(name)
+                assert kernels.use_isa(own, dtype, kind) == own
+                assert kernels.isa(dtype, kind) == own
+                assert kernels.isa(dtype, other) == name and kernels.isa("float32", kind) == name
+                assert results() == want
     finally:
-        kernels.use_isa(picked, narrow=narrow)
+        for (k, d), name in saved.items():
+            kernels.use_isa(name, d, k)
 
 
 def test_without_meancli_isa_a_vector_set_the_cpu_has_runs() -> None:

@@ -61,6 +61,10 @@ class Report:
         """The dtype the kernels ran on (the first input's; None before one is read)."""
         return self.inputs[0].dtype if self.inputs else None
 
+    def kernel_kind(self) -> str:
+        """The kind of vector kernel the command runs (meancli.kernels.isa): ``"mean"`` or ``"run"``."""
+        return "mean" if self.command == "mean" else "run"
+
     @contextmanager
     def stage(self, name: str) -> Any:
         """Time the enclosed block as stage ``name`` (milliseconds, wall clock)."""
@@ -101,22 +105,21 @@ class Report:
             "output": self.output.as_json() if self.output else None,
             "timings_ms": {k: round(v, 4) for k, v in self.timings_ms.items()},
             "threads": self.threads,
-            "isa": kernel_isa(self.kernel_dtype()),
+            "isa": kernel_isa(self.kernel_dtype(), self.kernel_kind()),
             "repeat": self.repeats,
             "engine": self.engine,
             "meancli_version": __version__,
         }
 
 
-def kernel_isa(dtype: str | None = None) -> str | None:
-    """The instruction set this process's kernels run for ``dtype`` (a dtype
-    name; None: float32 and the other dtypes but float16 and bfloat16), or
-    None before they could load."""
+def kernel_isa(dtype: str | None = None, kind: str = "run") -> str | None:
+    """The instruction set this process's ``kind`` kernels run for ``dtype``
+    (a dtype name; None: float32), or None before they could load."""
     from .. import kernels
     from ..errors import MeancliError
 
     try:
-        return kernels.isa(dtype)
+        return kernels.isa(dtype, kind)
     except MeancliError:
         return None
 
@@ -229,7 +232,7 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
 def _where(report: Report) -> str:
     """``2 threads, avx2 kernels``, ``1 thread, streamed, avx512 kernels``; for dask
     (its own line says where) the kernels of this process (workers pick their own)."""
-    isa = kernel_isa(report.kernel_dtype())
+    isa = kernel_isa(report.kernel_dtype(), report.kernel_kind())
     kernels = f"{isa} kernels" if isa else ""
     if report.engine["name"] == "dask":
         return f"{kernels} here" if kernels else ""

@@ -21,7 +21,7 @@ import jinja2
 from ..kernel_status import STATUSES
 from ..opversion import SPEC_FIELDS
 from .dtypes import DTYPES, DType
-from .isas import ISA_NAMES, ISAS
+from .isas import ISA_DTYPES, ISA_GROUPS, ISA_KINDS, ISA_NAMES, ISAS, isa_group
 from .kernel_sources import KERNEL_SOURCES, kernel_sources_sha256
 from .model import OpSpec, load_specs
 from .yamlsource import SpecError
@@ -147,6 +147,10 @@ def render_all(specs: list[OpSpec], template_dir: Path) -> dict[str, str]:
         "kernel_statuses": STATUSES,
         "isas": ISAS,
         "isa_names": ISA_NAMES,
+        "isa_groups": ISA_GROUPS,
+        "isa_dtypes": ISA_DTYPES,
+        "isa_kinds": ISA_KINDS,
+        "isa_group": isa_group,
     }
     out: dict[str, str] = {}
     for target, template in OUTPUTS:
