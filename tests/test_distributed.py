@@ -685,6 +685,29 @@ def test_ctrl_c_shuts_the_local_cluster_down(tmp_path: Path) -> None:
         _group_ends(proc.pid)
 
 
+@pytest.mark.parametrize("delay", [0.0, 0.3, 1.0])
+def test_ctrl_c_to_the_whole_group_while_the_cluster_starts(tmp_path: Path, delay: float) -> None:
+    """A terminal's Ctrl-C reaches every process of the group: meancli and its
+    workers as they start (`delay` seconds after the first worker process
+    appears). One line, exit 130, no worker's traceback, no output file,
+    nothing left (it was a cluster error or a lost interrupt, after
+    tracebacks of the workers)."""
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).random((2000, 500)))
+    env = {**os.environ, "MEANCLI_PIECE_BYTES": "4000"}  # 2000 pieces: still running at `delay`
+    args = ["reduce-mean", "x.npy", "--workers", "2", "--axes", "0", "-o", "r.npy"]
+    with _own_session(args, tmp_path, env) as proc:
+        deadline = time.monotonic() + 120
+        while not _workers_of(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err.decode()
+        assert err.decode() == "error: interrupted\n"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+        _group_ends(proc.pid)
+
+
 def _workers_of(pid: int) -> list[int]:
     """The dask worker processes a meancli process ``pid`` spawned (its nannies run inside it)."""
     out = subprocess.run(["pgrep", "-P", str(pid), "-f", "spawn_main"], capture_output=True, text=True)
@@ -721,14 +744,19 @@ def test_workers_stopped_by_a_signal_fail_the_run_within_the_timeout(tmp_path: P
 def test_a_run_longer_than_the_timeout_with_its_workers_succeeds(tmp_path: Path) -> None:
     """--timeout bounds a wait for workers, not the run: tasks of 4 s in all, timeout 1 s."""
     x = cancelling("float64", (16, 50), seed=12)
+    own_stderr = os.readlink("/proc/self/fd/2")
     with engine.connect(engine.Where(workers=1, timeout=1)) as client:
+        assert os.readlink("/proc/self/fd/2") == own_stderr  # meancli's own stderr is back
         slow = da.from_array(x, chunks=(1, 50)).map_blocks(lambda b: (time.sleep(0.25), b)[1], dtype=x.dtype)
         call = api.validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
         graph = engine.reduce_graph(slow, call, "float64", plan=False)
         (got,) = engine.compute([graph], client, no_progress, timeout=1)
         assert same_bits(got, exact_reduce(x, (0,), (50,)))
-        # the local cluster's workers print nothing: meancli reports their errors
+        # the local cluster's workers print nothing: meancli reports their errors;
+        # their file descriptor 2 is /dev/null from birth (a Ctrl-C in their first
+        # moments, before their preload runs, prints nothing either)
         assert set(client.run(lambda: sys.stderr.name).values()) == {os.devnull}
+        assert set(client.run(lambda: os.readlink("/proc/self/fd/2")).values()) == {os.devnull}
 
 
 def test_plain_npy_files_on_workers_broadcast_a_scalar(tmp_path: Path) -> None:

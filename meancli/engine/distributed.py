@@ -193,10 +193,12 @@ def connect(where: Where) -> Iterator[Any]:
     try:
         if where.workers is not None:
             try:
-                with _interrupts_deferred():  # a cluster half started cannot be closed cleanly
+                # a cluster half started cannot be closed cleanly; the workers'
+                # own tracebacks stay off meancli's stderr from their start
+                with _interrupts_deferred(), _children_stderr_to_devnull():
                     cluster = distributed.LocalCluster(
                         n_workers=where.workers,
-                        # a worker's own tracebacks stay off meancli's stderr (worker_quiet)
+                        # and those of workers started again later (worker_quiet)
                         preload=[*dask_config.get("distributed.worker.preload"), WORKER_PRELOAD],
                         threads_per_worker=1,
                         processes=True,
@@ -323,16 +325,44 @@ def _interrupts_deferred() -> Iterator[None]:
         return
     received: list[int] = []
     wanted = [signal.SIGINT, signal.SIGTERM]
-    previous = {n: signal.getsignal(n) for n in wanted}
+    previous: dict[int, Any] = {int(n): signal.getsignal(n) for n in wanted}
     for n in wanted:
         signal.signal(n, lambda signum, frame: received.append(signum))
     try:
         yield
     finally:
-        for n, handler in previous.items():
-            signal.signal(n, handler)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         if received:
+            # raised here, in place of what the block raised: a cluster start that
+            # failed because the signal stopped its workers too (a Ctrl-C reaches
+            # the whole process group) is an interruption, not a cluster error
+            handler = previous[received[0]]
+            if callable(handler):
+                handler(received[0], None)
             os.kill(os.getpid(), received[0])
+
+
+@contextmanager
+def _children_stderr_to_devnull() -> Iterator[None]:
+    """Point file descriptor 2 at /dev/null while the block runs, so that the
+    processes it starts (a LocalCluster's workers) inherit that as their
+    stderr from birth: a Ctrl-C, which the terminal sends to them too, would
+    otherwise print their tracebacks before the worker_quiet preload runs.
+    What this process writes to stderr meanwhile is lost; meancli writes
+    nothing there until the run ends (errors are raised, then printed)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 2)
+        finally:
+            os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def workers_of(client: Any) -> int:
