@@ -9124,6 +9124,26 @@ static const T_float16 *rebase_float16(const void *slab, const reduce_plan *p, i
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+/* Whether a step over D0 rows [a, b) computes each output as the Mean of
+ * its values (mean_unit or mean_runs, the Mean unit kernels): few rows, or
+ * short runs, summed whole (not a slab of the reduced outermost dim, not
+ * partial states). */
+static inline int as_mean_float16(const meancli_reduce_job *job, int whole)
+{
+    const reduce_plan *p = &job->p;
+    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
+    return p->nred <= ROWS_AS_MEAN_MAX_FLT;
+}
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_float16(const meancli_reduce_job *job, int whole)
+{
+    return as_mean_float16(job, whole);
+}
+
 static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {
@@ -9154,7 +9174,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
-    if (!(p->d0_reduced && !whole) && !job->states && p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX) {
+    if (as_mean_float16(job, whole)) {
         /* short runs: each output is the Mean of its run's values (mean_unit,
          * the same rounding), up to TILE outputs along the innermost kept
          * dim at a time; roff holds the run's offsets from its first value */
@@ -9360,8 +9380,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
      * costs of a row accumulation (sigmas, blocks, an exact finish); roff
      * holds the rows' offsets from a unit's first element */
     int64_t roff[ROWS_AS_MEAN_MAX];
-    const int as_mean = !(p->d0_reduced && !whole) && !job->states && !parts &&
-                        p->nred <= ROWS_AS_MEAN_MAX_FLT;
+    const int as_mean = !parts && as_mean_float16(job, whole);
     for (int64_t f = 0; as_mean && f < p->nred; f++) {
         int64_t ridx[MEANCLI_MAX_RANK];
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
@@ -9646,6 +9665,26 @@ static const T_bfloat16 *rebase_bfloat16(const void *slab, const reduce_plan *p,
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+/* Whether a step over D0 rows [a, b) computes each output as the Mean of
+ * its values (mean_unit or mean_runs, the Mean unit kernels): few rows, or
+ * short runs, summed whole (not a slab of the reduced outermost dim, not
+ * partial states). */
+static inline int as_mean_bfloat16(const meancli_reduce_job *job, int whole)
+{
+    const reduce_plan *p = &job->p;
+    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
+    return p->nred <= ROWS_AS_MEAN_MAX_FLT;
+}
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_bfloat16(const meancli_reduce_job *job, int whole)
+{
+    return as_mean_bfloat16(job, whole);
+}
+
 static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {
@@ -9676,7 +9715,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
-    if (!(p->d0_reduced && !whole) && !job->states && p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX) {
+    if (as_mean_bfloat16(job, whole)) {
         /* short runs: each output is the Mean of its run's values (mean_unit,
          * the same rounding), up to TILE outputs along the innermost kept
          * dim at a time; roff holds the run's offsets from its first value */
@@ -9882,8 +9921,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
      * costs of a row accumulation (sigmas, blocks, an exact finish); roff
      * holds the rows' offsets from a unit's first element */
     int64_t roff[ROWS_AS_MEAN_MAX];
-    const int as_mean = !(p->d0_reduced && !whole) && !job->states && !parts &&
-                        p->nred <= ROWS_AS_MEAN_MAX_FLT;
+    const int as_mean = !parts && as_mean_bfloat16(job, whole);
     for (int64_t f = 0; as_mean && f < p->nred; f++) {
         int64_t ridx[MEANCLI_MAX_RANK];
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
@@ -10168,6 +10206,26 @@ static const T_float32 *rebase_float32(const void *slab, const reduce_plan *p, i
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+/* Whether a step over D0 rows [a, b) computes each output as the Mean of
+ * its values (mean_unit or mean_runs, the Mean unit kernels): few rows, or
+ * short runs, summed whole (not a slab of the reduced outermost dim, not
+ * partial states). */
+static inline int as_mean_float32(const meancli_reduce_job *job, int whole)
+{
+    const reduce_plan *p = &job->p;
+    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
+    return p->nred <= ROWS_AS_MEAN_MAX_FLT;
+}
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_float32(const meancli_reduce_job *job, int whole)
+{
+    return as_mean_float32(job, whole);
+}
+
 static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {
@@ -10198,7 +10256,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
-    if (!(p->d0_reduced && !whole) && !job->states && p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX) {
+    if (as_mean_float32(job, whole)) {
         /* short runs: each output is the Mean of its run's values (mean_unit,
          * the same rounding), up to TILE outputs along the innermost kept
          * dim at a time; roff holds the run's offsets from its first value */
@@ -10404,8 +10462,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
      * costs of a row accumulation (sigmas, blocks, an exact finish); roff
      * holds the rows' offsets from a unit's first element */
     int64_t roff[ROWS_AS_MEAN_MAX];
-    const int as_mean = !(p->d0_reduced && !whole) && !job->states && !parts &&
-                        p->nred <= ROWS_AS_MEAN_MAX_FLT;
+    const int as_mean = !parts && as_mean_float32(job, whole);
     for (int64_t f = 0; as_mean && f < p->nred; f++) {
         int64_t ridx[MEANCLI_MAX_RANK];
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
@@ -10690,6 +10747,26 @@ static const T_float64 *rebase_float64(const void *slab, const reduce_plan *p, i
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+/* Whether a step over D0 rows [a, b) computes each output as the Mean of
+ * its values (mean_unit or mean_runs, the Mean unit kernels): few rows, or
+ * short runs, summed whole (not a slab of the reduced outermost dim, not
+ * partial states). */
+static inline int as_mean_float64(const meancli_reduce_job *job, int whole)
+{
+    const reduce_plan *p = &job->p;
+    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
+    return p->nred <= ROWS_AS_MEAN_MAX;
+}
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_float64(const meancli_reduce_job *job, int whole)
+{
+    return as_mean_float64(job, whole);
+}
+
 static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {
@@ -10720,7 +10797,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
     int64_t nfull = c_end > c_first ? c_end - c_first : 0; /* chunks wholly inside this slab */
     int64_t nunits = u1 - u0;
     int nt = clamp_threads(nthreads, mul_sat(nunits, f1 - f0));
-    if (!(p->d0_reduced && !whole) && !job->states && p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX) {
+    if (as_mean_float64(job, whole)) {
         /* short runs: each output is the Mean of its run's values (mean_unit,
          * the same rounding), up to TILE outputs along the innermost kept
          * dim at a time; roff holds the run's offsets from its first value */
@@ -10926,8 +11003,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
      * costs of a row accumulation (sigmas, blocks, an exact finish); roff
      * holds the rows' offsets from a unit's first element */
     int64_t roff[ROWS_AS_MEAN_MAX];
-    const int as_mean = !(p->d0_reduced && !whole) && !job->states && !parts &&
-                        p->nred <= ROWS_AS_MEAN_MAX;
+    const int as_mean = !parts && as_mean_float64(job, whole);
     for (int64_t f = 0; as_mean && f < p->nred; f++) {
         int64_t ridx[MEANCLI_MAX_RANK];
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
@@ -11214,6 +11290,17 @@ static const T_int8 *rebase_int8(const void *slab, const reduce_plan *p, int64_t
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_int8(const meancli_reduce_job *job, int whole)
+{
+    (void)job;
+    (void)whole;
+    return 0;
+}
+
 static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {
@@ -11657,6 +11744,17 @@ static const T_int16 *rebase_int16(const void *slab, const reduce_plan *p, int64
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_int16(const meancli_reduce_job *job, int whole)
+{
+    (void)job;
+    (void)whole;
+    return 0;
+}
+
 static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {
@@ -12100,6 +12198,17 @@ static const T_int32 *rebase_int32(const void *slab, const reduce_plan *p, int64
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_int32(const meancli_reduce_job *job, int whole)
+{
+    (void)job;
+    (void)whole;
+    return 0;
+}
+
 static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {
@@ -12543,6 +12652,17 @@ static const T_int64 *rebase_int64(const void *slab, const reduce_plan *p, int64
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_int64(const meancli_reduce_job *job, int whole)
+{
+    (void)job;
+    (void)whole;
+    return 0;
+}
+
 static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {
@@ -12986,6 +13106,17 @@ static const T_uint8 *rebase_uint8(const void *slab, const reduce_plan *p, int64
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_uint8(const meancli_reduce_job *job, int whole)
+{
+    (void)job;
+    (void)whole;
+    return 0;
+}
+
 static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {
@@ -13429,6 +13560,17 @@ static const T_uint16 *rebase_uint16(const void *slab, const reduce_plan *p, int
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_uint16(const meancli_reduce_job *job, int whole)
+{
+    (void)job;
+    (void)whole;
+    return 0;
+}
+
 static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {
@@ -13872,6 +14014,17 @@ static const T_uint32 *rebase_uint32(const void *slab, const reduce_plan *p, int
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_uint32(const meancli_reduce_job *job, int whole)
+{
+    (void)job;
+    (void)whole;
+    return 0;
+}
+
 static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {
@@ -14315,6 +14468,17 @@ static const T_uint64 *rebase_uint64(const void *slab, const reduce_plan *p, int
 /* Innermost dim reduced. D0 kept: outputs of rows [a, b) complete here.
  * D0 reduced: every output takes reduced indices [a, b) * R', continuing
  * its running total and open chunk from the previous slab. */
+
+/* Which kind of vector kernel the job runs (1: the Mean unit kernels, 0:
+ * the run and row kernels), fed whole (whole != 0) or in slabs: what the
+ * report names the instruction set of. */
+int meancli_reduce_kind_uint64(const meancli_reduce_job *job, int whole)
+{
+    (void)job;
+    (void)whole;
+    return 0;
+}
+
 static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64_t a, int64_t b,
                              void *out, int nthreads)
 {

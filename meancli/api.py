@@ -50,7 +50,8 @@ def kernel_input(x: Any) -> np.ndarray:
     Fortran contiguous (copied only when it is not already).
 
     Raises:
-        UsageError: ``x`` is a masked array (its mask would be ignored).
+        UsageError: ``x`` is a masked array (its mask would be ignored), or
+            its copy does not fit in memory.
     """
     ma = sys.modules.get("numpy.ma")  # loaded only if the caller uses masked arrays
     if ma is not None and isinstance(x, ma.MaskedArray):
@@ -58,10 +59,16 @@ def kernel_input(x: Any) -> np.ndarray:
     a = np.asarray(x)
     if a.size == 0:  # no data to read: any strides are fine, hand over plain ones
         return np.empty(a.shape, dtype=native_dtype(a.dtype))
-    if not a.dtype.isnative:
-        a = a.astype(native_dtype(a.dtype))
-    if not (a.flags.c_contiguous or a.flags.f_contiguous) or not a.flags.aligned:
-        a = np.array(a, order="C", copy=True)  # a fresh buffer is aligned
+    try:
+        if not a.dtype.isnative:
+            a = a.astype(native_dtype(a.dtype))
+        if not (a.flags.c_contiguous or a.flags.f_contiguous) or not a.flags.aligned:
+            a = np.array(a, order="C", copy=True)  # a fresh buffer is aligned
+    except (MemoryError, ValueError):  # ValueError: numpy's "array is too big" for the address space
+        raise UsageError(
+            f"an input of shape {a.shape} ({a.dtype}) is copied to be contiguous in native byte order, "
+            f"and its {a.size * a.dtype.itemsize} bytes do not fit in memory"
+        ) from None
     return a
 
 
@@ -70,8 +77,13 @@ def _axes_list(axes: int | Iterable[int] | None) -> list[int] | None:
         return None
     if isinstance(axes, bool):
         raise SpecViolation(f"axes must be integers, got {axes!r}")
-    if isinstance(axes, (int, np.integer)):
-        return [operator.index(axes)]
+    if isinstance(axes, (int, np.integer)) or (isinstance(axes, np.ndarray) and axes.ndim == 0):
+        try:
+            return [operator.index(axes)]
+        except TypeError:
+            raise SpecViolation(f"axes must be integers, got {axes!r}") from None
+    if isinstance(axes, (str, bytes)) or not isinstance(axes, Iterable):
+        raise SpecViolation(f"axes must be an integer or integers, got {axes!r}")
     out = []
     for a in axes:
         if isinstance(a, (bool, np.bool_)):
@@ -203,10 +215,14 @@ def output_array(
     reads its inputs before it is written).
 
     Raises:
-        UsageError: ``out`` is not such an array.
+        UsageError: ``out`` is not such an array, or a new one does not fit in memory.
     """
     if out is None:
-        return np.empty(shape, dtype=dtype)
+        try:
+            return np.empty(shape, dtype=dtype)
+        except (MemoryError, ValueError):  # ValueError: numpy's "array is too big"
+            nbytes = np.prod(shape, dtype=object) * dtype.itemsize
+            raise UsageError(f"the result of shape {shape} ({nbytes} bytes) does not fit in memory") from None
     if not isinstance(out, np.ndarray):
         raise UsageError(f"out must be a numpy array, got {type(out).__name__}")
     if not out.dtype.isnative:
@@ -254,6 +270,19 @@ def execute_reduce(
     threads = _threads(threads)
     kernels.run_reduce(symbol, data, call.reduce_mask, out, threads)
     return out
+
+
+def reduce_kernel_kind(op: OpVersion, call: ReduceCall, data: np.ndarray) -> str:
+    """The kind of vector kernel (meancli.kernels.isa) execute_reduce runs for
+    ``data`` (a kernel_input() array): ``"mean"``, the Mean unit kernels, for
+    few rows or short runs; else ``"run"``.
+
+    Raises:
+        SpecViolation: integer mean over an empty set.
+    """
+    symbol = op.kernels[spec_dtype_name(data.dtype)]
+    with kernels.ReduceJob(symbol, data.shape, data.strides, call.reduce_mask) as job:
+        return job.kind(whole=True)
 
 
 def reduce_mean(

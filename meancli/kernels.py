@@ -53,17 +53,48 @@ def load() -> None:
     _module()
 
 
-def _isa_groups(dtype: str | None, kind: str | None) -> list[int]:
-    """The indices in ISA_GROUPS of ``dtype``'s ``kind`` kernels (None: every one)."""
+_KERNEL_DTYPES = frozenset(
+    ["float16", "bfloat16", "float32", "float64", *(f"{u}int{b}" for u in ("", "u") for b in (8, 16, 32, 64))]
+)
+
+
+def _dtype_name(dtype: Any) -> str:
+    """The spec name of ``dtype`` (a numpy dtype, scalar type or name; None: float32).
+
+    Raises:
+        UsageError: not a dtype the kernels take.
+    """
+    if dtype is None:
+        return "float32"
+    if isinstance(dtype, str) and dtype == "bfloat16":  # a name numpy learns only from ml_dtypes
+        return dtype
+    from .api import spec_dtype_name
+
+    try:
+        name = spec_dtype_name(np.dtype(dtype))
+    except (TypeError, ValueError):
+        name = None
+    if name not in _KERNEL_DTYPES:
+        raise UsageError(f"dtype {dtype!r}: the kernels take {', '.join(sorted(_KERNEL_DTYPES))}")
+    return name
+
+
+def _isa_groups(dtype: Any, kind: str | None) -> list[int]:
+    """The indices in ISA_GROUPS of ``dtype``'s ``kind`` kernels (either None: every one).
+
+    Raises:
+        UsageError: ``dtype`` is no dtype the kernels take, or ``kind`` no kind.
+    """
     from .generated.registry import ISA_DTYPES, ISA_GROUPS, ISA_KINDS
 
     if kind is not None and kind not in ISA_KINDS:
         raise UsageError(f"kernel kind {kind!r}: expected one of {', '.join(ISA_KINDS)}")
-    own = dtype if dtype is None or dtype in ISA_DTYPES else ISA_DTYPES[0]
+    own = None if dtype is None else _dtype_name(dtype)
+    own = own if own is None or own in ISA_DTYPES else ISA_DTYPES[0]
     return [g for g, (k, d) in enumerate(ISA_GROUPS) if kind in (None, k) and own in (None, d)]
 
 
-def isa(dtype: str | None = None, kind: str = "run") -> str:
+def isa(dtype: Any = None, kind: str | None = "run") -> str:
     """The instruction set ``dtype``'s ``kind`` kernels run: ``"avx512"``,
     ``"avx2"`` or ``"portable"``. The kinds: ``"run"``, the run and row
     kernels of ReduceMean; ``"mean"``, the Mean unit kernels (Mean, and
@@ -73,15 +104,17 @@ def isa(dtype: str | None = None, kind: str = "run") -> str:
     it, AVX-512 (F/BW/VL/DQ) where the CPU has it too and a short measurement
     finds it at least 5% faster; or the one the environment variable
     ``MEANCLI_ISA`` names (at most what the CPU has). Each kind is measured
-    for each float dtype on its own (the integer types follow float32;
-    ``dtype`` None: float32's). Every one gives the same bits.
+    for each float dtype on its own (the integer types follow float32).
+    ``dtype``: a numpy dtype, scalar type or name (None: float32); ``kind``
+    None: ``"run"``. Every one gives the same bits.
 
     Raises:
         KernelBuildError: the module is missing or was built from other sources.
-        UsageError: ``MEANCLI_ISA`` names no level, or ``kind`` is no kind.
+        UsageError: ``MEANCLI_ISA`` names no level, ``dtype`` is no dtype the
+            kernels take, or ``kind`` no kind.
     """
     module = _module()
-    (group,) = _isa_groups(dtype or "float32", kind)
+    (group,) = _isa_groups(_dtype_name(dtype), kind or "run")
     return str(module.ffi.string(module.lib.meancli_isa(group)).decode())
 
 
@@ -111,17 +144,20 @@ def supported_isas() -> tuple[str, ...]:
     return tuple(ISA_NAMES[: int(module.lib.meancli_isa_best()) + 1])
 
 
-def use_isa(name: str, dtype: str | None = None, kind: str | None = None) -> str:
+def use_isa(name: str, dtype: Any = None, kind: str | None = None) -> str:
     """Run the kernels of instruction set ``name`` (``"portable"``, ``"avx2"``,
     ``"avx512"``), or the highest the CPU has below it, from now on, for the
-    whole process: for ``dtype`` (the integer types go with float32) and
-    ``kind`` (``"run"``, ``"mean"``), None: every one. Returns the one in effect for ``dtype``
-    (None: float32) and ``kind`` (None: ``"run"``). The results are the same
-    bits; the bench compares speeds with it. Not for use while kernels run.
+    whole process: for ``dtype`` (as ``isa`` takes it; the integer types go
+    with float32) and ``kind`` (``"run"``, ``"mean"``), None: every one.
+    Returns the one in effect for ``dtype`` (None: float32) and ``kind``
+    (None: ``"run"``). Nothing changes when an argument is refused. The
+    results are the same bits; the bench compares speeds with it. Not for
+    use while kernels run.
 
     Raises:
         KernelBuildError: the module is missing or was built from other sources.
-        UsageError: ``name`` is not an instruction set, or ``kind`` no kind.
+        UsageError: ``name`` is not an instruction set, ``dtype`` no dtype the
+            kernels take, or ``kind`` no kind.
     """
     from .generated.registry import ISA_NAMES
 
@@ -251,6 +287,14 @@ class ReduceJob:
         info = self._ffi.new("int64_t[4]")
         self._lib.meancli_reduce_job_info(self._job, info)
         return int(info[0]), int(info[1]), int(info[2]), int(info[3])
+
+    def kind(self, whole: bool) -> str:
+        """The kind of vector kernel it runs (``"mean"``: the Mean unit kernels,
+        for few rows or short runs; else ``"run"``), fed whole or in slabs."""
+        uses_mean = getattr(self._lib, self._symbol.replace("meancli_reduce_", "meancli_reduce_kind_"))(
+            self._job, int(whole)
+        )
+        return "mean" if uses_mean else "run"
 
     def step(self, slab: np.ndarray, a: int, b: int, out: np.ndarray, threads: int) -> None:
         """Feed rows [a, b) held at the start of ``slab`` (bytes in native order)."""

@@ -264,12 +264,13 @@ def reduce_slabs(
     out: np.ndarray[Any, Any],
     threads: int,
     progress: Progress | None = None,
-) -> bool:
+) -> str | None:
     """ReduceMean of a Source into ``out`` (C-contiguous, the kept dims), slab by slab.
 
-    Returns False, having read nothing, when the input cannot be streamed
-    within SLAB_BYTES (one outermost row is larger): the caller then reads
-    it whole.
+    Returns the kind of vector kernel that ran (``"run"`` or ``"mean"``, as
+    meancli.kernels.isa takes it), or None, having read nothing, when the
+    input cannot be streamed within SLAB_BYTES (one outermost row is
+    larger): the caller then reads it whole.
 
     Raises:
         InputFileError: the data cannot be read.
@@ -285,7 +286,7 @@ def reduce_slabs(
         if h.nbytes == 0:  # no data to read: the kernel only needs to see every row go by
             job.step(np.empty(1, dtype=np.uint8), 0, rows, out, threads)
             job.end(out)
-            return True
+            return job.kind(whole=True)
         if d0 < 0:  # one element, no dimension above 1: one row holding it
             row_bytes = h.nbytes
         if d0 < 0 or rows == 0 or row_bytes == 0:
@@ -293,7 +294,7 @@ def reduce_slabs(
         else:
             rows_per_slab = max(granule, (SLAB_BYTES // row_bytes) // granule * granule)
             if rows_per_slab * row_bytes > 2 * SLAB_BYTES and rows_per_slab < rows:
-                return False
+                return None
         buffer = np.empty(min(rows_per_slab, max(rows, 1)) * row_bytes, dtype=np.uint8)
         swap = not h.dtype.isnative
         for a in range(0, rows, rows_per_slab):
@@ -307,7 +308,7 @@ def reduce_slabs(
             if progress is not None:
                 progress((b - a) * row_bytes)
         job.end(out)
-    return True
+        return job.kind(whole=rows_per_slab >= rows)
 
 
 @dataclass

@@ -46,3 +46,26 @@ def test_results_of_the_good_values_are_the_mean() -> None:
     np.testing.assert_array_equal(meancli.reduce_mean(X, axes=[1], keepdims=1), X.mean(axis=1, keepdims=True))
     np.testing.assert_array_equal(meancli.reduce_mean(X, axes=[1], keepdims=0), X.mean(axis=1))
     np.testing.assert_array_equal(meancli.reduce_mean(X, axes=[], opset=18, noop_with_empty_axes=1), X)
+
+
+@pytest.mark.parametrize("axes", [1.0, "1", b"1", object(), np.array(1.5), np.array([[0.0]])])
+def test_axes_that_are_not_integers_are_refused(axes: Any) -> None:
+    """A float, a string, bytes or any object that is not an integer or an
+    iterable of integers is a SpecViolation (a float was a raw TypeError)."""
+    with pytest.raises(SpecViolation, match="axes must be"):
+        meancli.reduce_mean(np.ones((2, 3), np.float32), axes=axes)
+
+
+def test_a_0d_integer_array_is_an_axis() -> None:
+    x = np.arange(6, dtype=np.float64).reshape(2, 3)
+    assert meancli.reduce_mean(x, axes=np.array(1), keepdims=False).tolist() == [1.0, 4.0]
+
+
+def test_an_input_whose_copy_does_not_fit_in_memory_is_a_usage_error() -> None:
+    """A broadcast view of 4 TiB must be copied to be contiguous: one clear
+    error, not numpy's MemoryError or ValueError."""
+    x = np.broadcast_to(np.float32(1), (2**20, 2**20))
+    with pytest.raises(UsageError, match="do not fit in memory"):
+        meancli.mean(x, x)
+    with pytest.raises(UsageError, match="do not fit in memory"):
+        meancli.reduce_mean(x, axes=[1])

@@ -8,6 +8,7 @@ skipped, and say so.
 from __future__ import annotations
 
 import os
+import pathlib
 import subprocess
 import sys
 from functools import cache
@@ -229,3 +230,72 @@ def test_without_meancli_isa_a_vector_set_the_cpu_has_runs() -> None:
     picked, *supported = out.stdout.split()
     assert picked in supported
     assert picked != "portable" or supported == ["portable"]
+
+
+def test_isa_takes_numpy_dtypes_and_refuses_others_changing_nothing() -> None:
+    """isa and use_isa take a dtype as numpy does (dtype objects, scalar types,
+    aliases); a dtype the kernels do not take, or a bad kind, is a UsageError
+    that leaves every pick as it was (np.dtype("float64") == None is True in
+    numpy: it once matched every dtype)."""
+    import ml_dtypes
+    import numpy as np
+
+    from meancli.errors import UsageError
+
+    saved = kernels.isas_in_use()
+    for spelling in (np.dtype("float64"), np.float64, "f8", "<f8", "double", "float64"):
+        assert kernels.isa(spelling, "run") == saved[("run", "float64")]
+        assert kernels.isa(spelling, "mean") == saved[("mean", "float64")]
+    assert (
+        kernels.isa(ml_dtypes.bfloat16, "mean")
+        == kernels.isa("bfloat16", "mean")
+        == saved[("mean", "bfloat16")]
+    )
+    assert kernels.isa(np.int64) == kernels.isa("uint8") == kernels.isa(None) == saved[("run", "float32")]
+    assert kernels.isa("float32", None) == saved[("run", "float32")]
+    for bad in ("bogus", "complex64", np.complex128, 5, ["float32"], np.dtype("U3")):
+        with pytest.raises(UsageError, match="the kernels take"):
+            kernels.isa(bad)
+        with pytest.raises(UsageError, match="the kernels take"):
+            kernels.use_isa("portable", bad)
+    with pytest.raises(UsageError, match="kernel kind"):
+        kernels.use_isa("portable", np.dtype("float64"), "rows")
+    assert kernels.isas_in_use() == saved
+
+
+@pytest.mark.parametrize(
+    ("shape", "axes", "kind"),
+    [
+        ((3, 1000), [0], "mean"),  # few rows
+        ((200, 1000), [0], "run"),
+        ((1000, 8), [1], "mean"),  # short runs
+        ((10, 100), [1], "run"),
+        ((4, 5, 6), [0, 2], "mean"),  # 24 values an output, over two dims
+        ((40, 5, 60), [0, 2], "run"),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float16", "float64"])
+def test_the_report_names_the_kind_of_kernel_that_ran(
+    tmp_path: pathlib.Path, shape: tuple[int, ...], axes: list[int], kind: str, dtype: str
+) -> None:
+    """A ReduceMean of few rows or short runs runs the Mean unit kernels: the
+    JSON's isa names their set, which may differ from the run kernels' (here
+    made to differ, in the process that runs the command)."""
+    import json
+
+    import numpy as np
+
+    supported = kernels.supported_isas()
+    if len(supported) < 2:
+        pytest.skip("one instruction set only")
+    np.save(tmp_path / "x.npy", np.random.default_rng(1).random(shape).astype(dtype))
+    code = (
+        "import sys, meancli.kernels as k; from meancli.cli.entry import main;"
+        f"k.use_isa({supported[0]!r}, {dtype!r}, 'run'); k.use_isa({supported[-1]!r}, {dtype!r}, 'mean');"
+        f"sys.exit(main(['reduce-mean', 'x.npy', '--axes', *{[str(a) for a in axes]!r}, '--json']))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MEANCLI_ISA"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    want = supported[-1] if kind == "mean" else supported[0]
+    assert json.loads(out.stdout)["isa"] == want

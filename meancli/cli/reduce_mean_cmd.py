@@ -176,9 +176,10 @@ def _reduce_file(
         from ..engine.streamed import reduce_streamed
 
         report.engine = {"name": "streamed"}
-        result = reduce_streamed(op, call, data, n_threads, report, progress)
+        result, report.kernel_kind_ran = reduce_streamed(op, call, data, n_threads, report, progress)
     else:
         result = report.repeat("kernel", lambda: api.execute_reduce(op, call, data, n_threads), repeat)
+        report.kernel_kind_ran = api.reduce_kernel_kind(op, call, data)
     if result is None:  # written to a zarr store by the workers
         finish_written(report, output, call.out_shape, data.dtype, json_mode=json_mode, quiet=quiet)
     else:

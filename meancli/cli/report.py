@@ -56,13 +56,18 @@ class Report:
         self.repeats = 1
         # where it ran: name memory | streamed | dask; for dask also scheduler, workers, chunks
         self.engine: dict[str, Any] = {"name": "memory"}
+        # the kind of vector kernel that ran, where the engine knows it (kernel_kind)
+        self.kernel_kind_ran: str | None = None
 
     def kernel_dtype(self) -> str | None:
         """The dtype the kernels ran on (the first input's; None before one is read)."""
         return self.inputs[0].dtype if self.inputs else None
 
     def kernel_kind(self) -> str:
-        """The kind of vector kernel the command runs (meancli.kernels.isa): ``"mean"`` or ``"run"``."""
+        """The kind of vector kernel the command ran (meancli.kernels.isa):
+        ``"mean"`` (Mean, and ReduceMean of few rows or short runs) or ``"run"``."""
+        if self.kernel_kind_ran is not None:
+            return self.kernel_kind_ran
         return "mean" if self.command == "mean" else "run"
 
     @contextmanager

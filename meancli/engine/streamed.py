@@ -27,14 +27,16 @@ def reduce_streamed(
     threads: int,
     clock: Clock,
     progress: ProgressFactory,
-) -> np.ndarray[Any, Any]:
+) -> tuple[np.ndarray[Any, Any], str]:
     """ReduceMean of a streamed input, slab by slab (meancli.streaming.reduce_slabs);
     read whole when one outermost row exceeds a slab. Time waiting for data is
     reported as stage ``read``, the rest as ``kernel``. The source is finished
     (closed) in every case.
 
     Returns:
-        A new array of shape ``call.out_shape``, the input's dtype in native byte order.
+        A new array of shape ``call.out_shape``, the input's dtype in native
+        byte order, and the kind of vector kernel that ran (``"run"`` or
+        ``"mean"``, as meancli.kernels.isa takes it).
 
     Raises:
         InputFileError: the data cannot be read, or the result does not fit in memory.
@@ -47,19 +49,18 @@ def reduce_streamed(
     symbol = op.kernels[api.spec_dtype_name(source.dtype)]
     try:
         with clock.stage("kernel"), progress(source.nbytes, source.name, "bytes") as advance:
-            streamed = reduce_slabs(symbol, source, call.reduce_mask, out, threads, advance)
+            kind = reduce_slabs(symbol, source, call.reduce_mask, out, threads, advance)
         clock.timings_ms["read"] = clock.timings_ms.get("read", 0.0) + source.read_seconds * 1e3
         clock.timings_ms["kernel"] -= source.read_seconds * 1e3
-        if not streamed:  # one outermost row is larger than a slab: read it whole
+        if kind is None:  # one outermost row is larger than a slab: read it whole
             with clock.stage("read"):
                 data = api.kernel_input(source.read_all())
     finally:
         source.finish()
-    if streamed:
-        result: np.ndarray[Any, Any] = out.reshape(call.out_shape)
-        return result
+    if kind is not None:
+        return out.reshape(call.out_shape), kind
     with clock.stage("kernel"):
-        return api.execute_reduce(op, call, data, threads)
+        return api.execute_reduce(op, call, data, threads), api.reduce_kernel_kind(op, call, data)
 
 
 def mean_streamed(
