@@ -11,6 +11,8 @@ const char *meancli_isa(int group);
 int meancli_isa_best(void);
 int meancli_use_isa(int group, int level);
 int64_t meancli_mean_stream_bytes(int64_t bytes);
+int meancli_handle_bus_errors(void);
+int meancli_bus_error_removes(const char *path);
 typedef struct meancli_reduce_job meancli_reduce_job;
 void meancli_reduce_free(meancli_reduce_job *job);
 void meancli_reduce_job_info(const meancli_reduce_job *job, int64_t *info);

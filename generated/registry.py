@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "0c77de0a9e1140f94cbcd141acf970bd63d50f74fd4d8812e15f20831157fdf5"
+KERNEL_SOURCE_SHA256 = "1d9eec2c450d3e1ee0ffd29a518816f719b765fa8dba4fbf09c67fe3eb169a31"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

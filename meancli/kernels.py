@@ -183,6 +183,32 @@ def mean_stream_bytes(set_to: int = 0) -> int:
     return int(_module().lib.meancli_mean_stream_bytes(int(set_to)))
 
 
+def handle_bus_errors() -> None:
+    """From now on, a bus error (SIGBUS: a memory-mapped input truncated by
+    another process while it is read) ends the process with one error line
+    on stderr and exit status 1, having removed the temporary output file
+    that atomic_write registered, instead of a crash. For the command line:
+    it ends the whole process. Calling it again changes nothing.
+
+    Raises:
+        KernelBuildError: the module is missing or was built from other sources.
+    """
+    from .formats import atomic_write
+
+    if (
+        _module().lib.meancli_handle_bus_errors() == 0
+        and _bus_error_removes not in atomic_write.temporary_watchers
+    ):
+        atomic_write.temporary_watchers.append(_bus_error_removes)
+
+
+def _bus_error_removes(path: str | None) -> None:
+    """The temporary file the bus error handler removes (None: none; a path too long: none)."""
+    mod = _module()
+    if path is None or mod.lib.meancli_bus_error_removes(os.fsencode(path)) != 0:
+        mod.lib.meancli_bus_error_removes(mod.ffi.NULL)
+
+
 def max_rank() -> int:
     """The highest rank the kernels accept (64, numpy's maximum)."""
     return int(_module().lib.meancli_max_rank())

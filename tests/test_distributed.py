@@ -883,3 +883,23 @@ def test_progress_counts_every_task(place: str, clients: dict[str, Any]) -> None
     (got,) = engine.compute([graph], clients[place], factory)
     assert same_bits(got, exact_reduce(x, (0,), (10,)))
     assert seen["total"] >= 32 and seen["done"] >= seen["total"]  # 32 chunks, then the tree
+
+
+def test_stdin_on_workers_prints_nothing_with_quiet(tmp_path: Path) -> None:
+    """stdin is shipped to the workers inside the graph (README); dask's
+    several-line warning about a large graph (over 10 MiB here) is not printed."""
+    x = np.random.default_rng(3).random((1600, 1000))  # 12.8 MB
+    np.save(tmp_path / "x.npy", x)
+    with open(tmp_path / "x.npy", "rb") as stdin:
+        out = subprocess.run(
+            [*MEANCLI, "reduce-mean", "-", "--axes", "1", "--workers", "1", "--quiet", "-o", "r.npy"],
+            cwd=tmp_path,
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    assert same_bits(np.load(tmp_path / "r.npy"), exact_reduce(x, (1,), (1600, 1)))

@@ -648,3 +648,74 @@ def test_meancli_code_before_main_imports_nothing_but_builtins() -> None:
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     added = set(proc.stdout.split())
     assert added <= {"meancli", "meancli.cli", "meancli.cli.entry", "gc"}, added
+
+
+# Run the command line in-process with read_npy patched: each memory-mapped
+# input is truncated by "another process" just after it is mapped, before the
+# kernel reads it; the kernel's read then raises SIGBUS.
+_TRUNCATING = """
+import os, sys
+import meancli.formats.npy_read as npy_read
+from meancli.cli.entry import main
+
+real = npy_read.read_npy
+
+def truncating(path, *, mmap=True):
+    array, header = real(path, mmap=mmap)
+    os.truncate(path, 200)
+    return array, header
+
+npy_read.read_npy = truncating
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["reduce-mean", "t.npy", "--axes", "0", "-o", "out.npy"],
+        ["mean", "t.npy", "u.npy", "-o", "out.npy"],
+    ],
+)
+def test_a_mapped_input_truncated_meanwhile_is_one_error_line(tmp_path: Path, args: list[str]) -> None:
+    """A memory-mapped input that another process truncates while meancli
+    reads it raises a bus error in the kernel: one error line and exit 1,
+    not a crash; no output file, no temporary file."""
+    for name in ("t.npy", "u.npy"):
+        np.save(tmp_path / name, np.random.default_rng(0).random((2000, 1000)))
+    out = subprocess.run(
+        [sys.executable, "-c", _TRUNCATING, *args], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 1, out.stderr
+    assert (
+        out.stderr == "error: an input file was truncated while it was read (a bus error on its memory map)\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.npy", "u.npy"]
+
+
+def test_a_bus_error_removes_the_temporary_output_being_written(tmp_path: Path) -> None:
+    """The temporary output file atomic_write is writing when a bus error
+    strikes is removed by the handler; one registered and then finished is not."""
+    code = """
+import os, signal, sys
+from meancli import kernels
+from meancli.formats import atomic_write
+kernels.handle_bus_errors()
+kernels.handle_bus_errors()  # again: still one watcher
+assert len(atomic_write.temporary_watchers) == 1
+(watch,) = atomic_write.temporary_watchers
+open("done.tmp", "w").close()
+watch("done.tmp")
+watch(None)
+open(".meancli-x.tmp", "w").close()
+watch(".meancli-x.tmp")
+os.kill(os.getpid(), signal.SIGBUS)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 1, out.stderr
+    assert (
+        out.stderr == "error: an input file was truncated while it was read (a bus error on its memory map)\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["done.tmp"]

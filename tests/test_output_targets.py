@@ -246,3 +246,39 @@ def test_a_name_past_name_max_is_one_error_line(work: Path) -> None:
     assert proc.returncode == 1
     assert proc.stderr == f"error: cannot write {name}: File name too long\n"
     assert sorted(os.listdir(work)) == ["a.zarr", "x.npy"]
+
+
+@pytest.mark.parametrize("name", ["/dev/stdout", "/proc/self/fd/1"])
+def test_an_output_naming_stdout_writes_to_the_pipe(work: Path, name: str) -> None:
+    """``-o /dev/stdout`` with stdout a pipe writes to the pipe (it named
+    ``pipe:[N]`` through its link and failed with "No such file or directory")."""
+    out = subprocess.run(
+        [*MEANCLI, "reduce-mean", "x.npy", "--axes", "0", "-o", name, "--quiet"],
+        cwd=work,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    want = Path(work / "want.npy")
+    np.save(want, np.arange(12.0).reshape(3, 4).mean(axis=0, keepdims=True))
+    assert out.stdout == want.read_bytes()
+
+
+def test_an_output_naming_a_terminal_is_refused_as_minus_is(work: Path) -> None:
+    """``-o /dev/tty`` (here the terminal of a pseudo-terminal pair) is refused
+    before anything is read, as ``-o -`` on a terminal is: exit 2, one line."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        terminal = os.ttyname(follower)
+        r = run(["reduce-mean", "x.npy", "--axes", "0", "-o", terminal], work)
+        assert r.returncode == 2, r.stderr
+        assert (
+            r.stderr
+            == f"error: -o {terminal}: refusing to write binary .npy data to a terminal; use -o FILE\n"
+        )
+    finally:
+        os.close(leader)
+        os.close(follower)

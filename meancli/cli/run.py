@@ -97,6 +97,7 @@ def start(command: str, op_name: str, opset: str | None, threads: int | None) ->
 
     op = resolve_op(op_name, opset)
     kernels.load()
+    kernels.handle_bus_errors()  # a memory-mapped input truncated meanwhile: one line, not a crash
     return Report(command, threads or kernels.default_threads(), op)
 
 
@@ -145,7 +146,8 @@ def check_version_options(op: Any, attributes: dict[str, Any], *, axes_given: bo
 
 def check_std_streams(files: list[str], output: str | None, axes_from: str | None = None) -> None:
     """Before any input is read: stdin (``-``, as a FILE or ``--axes-from -``) is read
-    at most once and not from a terminal; ``-o -`` does not write to a terminal.
+    at most once and not from a terminal; ``-o -``, or an output that names a
+    terminal (``-o /dev/tty``), does not write to a terminal.
 
     Raises:
         UsageError: stdin named twice; binary data from or to a terminal (the
@@ -166,6 +168,8 @@ def check_std_streams(files: list[str], output: str | None, axes_from: str | Non
         pipes.stdin_buffer()
     if output == "-":
         pipes.stdout_buffer()
+    elif output is not None and pipes.is_terminal(output):
+        raise UsageError(f"-o {output}: refusing to write binary .npy data to a terminal; use -o FILE")
 
 
 def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> Any:

@@ -22,6 +22,7 @@ import shutil
 import sys
 import time
 import uuid
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from functools import partial
@@ -183,6 +184,18 @@ def connect(where: Where) -> Iterator[Any]:
     if not where.cluster:
         yield None
         return
+    with warnings.catch_warnings():
+        # dask warns, several lines long, when a graph carries much data (stdin or
+        # an .npz member shipped with its tasks, as the README says): not meancli's
+        # one-line report, and nothing the user can act on
+        warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+        with _connected(where) as client:
+            yield client
+
+
+@contextmanager
+def _connected(where: Where) -> Iterator[Any]:
+    """connect's client for a cluster (``where.cluster``); raises as connect does."""
     distributed = require("distributed")
     dask_config = require("dask.config")
     quiet = logging.CRITICAL  # task errors are reported once, as the one error line

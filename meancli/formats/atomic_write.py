@@ -14,6 +14,10 @@ from ..errors import InputFileError
 from .messages import reason
 from .pipes import write_all
 
+# Called with each temporary file's path as it is created, and None once it is
+# renamed or removed (kernels.handle_bus_errors: a crash handler removes it).
+temporary_watchers: list[Callable[[str | None], None]] = []
+
 
 def _current_umask() -> int:
     mask = os.umask(0o022)
@@ -48,17 +52,19 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
     """
     target = path
     try:
-        if os.path.islink(path):
-            target = os.path.realpath(path)
         try:
-            st: os.stat_result | None = os.stat(target)
+            st: os.stat_result | None = os.stat(path)  # through symbolic links
         except FileNotFoundError:
             st = None
         if st is not None and stat.S_ISDIR(st.st_mode):
             raise InputFileError(f"cannot write {where}: is a directory")
         if st is not None and not stat.S_ISREG(st.st_mode):
-            with open(target, "wb") as fp:
+            # opened by its own name: /dev/stdout (a link to /proc/self/fd/1)
+            # reopens a pipe, whose "target" path names nothing
+            with open(path, "wb") as fp:
                 return write_all(fp, parts)
+        if os.path.islink(path):
+            target = os.path.realpath(path)
         mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_current_umask()
         directory = os.path.dirname(target)
     except OSError as exc:
@@ -70,6 +76,8 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
             fd, tmp = create_temporary(directory or ".")
         except OSError as exc:
             raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
+        for watch in temporary_watchers:
+            watch(tmp)
         try:
             resume()  # a deferred interrupt is raised here, inside the cleanup's reach
             with os.fdopen(fd, "wb") as fp:
@@ -82,6 +90,9 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
             if isinstance(exc, OSError):
                 raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
             raise
+        finally:
+            for watch in temporary_watchers:
+                watch(None)
     return total
 
 

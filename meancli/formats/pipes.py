@@ -125,6 +125,24 @@ def write_all(fp: BinaryIO, parts: Iterable[bytes | memoryview]) -> int:
     return total
 
 
+def is_terminal(path: str) -> bool:
+    """Whether ``path`` names a terminal (``/dev/tty``, ``/dev/stdout`` on one):
+    a character device that isatty says is one. Opened without waiting and
+    without becoming the controlling terminal; False when it cannot be."""
+    import stat
+
+    try:
+        if not stat.S_ISCHR(os.stat(path).st_mode):
+            return False
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        return os.isatty(fd)
+    finally:
+        os.close(fd)
+
+
 def stdout_buffer() -> BinaryIO:
     """``sys.stdout.buffer``, checked: there is one and it is not a terminal.
 
