@@ -870,16 +870,17 @@ static const int isa_level[ISA_NGROUPS] = {0}, isa_best = 0;
 #define CLONES
 #endif
 
-/* The name of the instruction set group `group` of ISA_GROUPS runs: "portable", "avx2" or "avx512" (NULL: no such group). */
+/* The name of the instruction set the pair `group` of ISA_GROUPS runs:
+ * "portable", "avx2" or "avx512" (NULL: no such pair). */
 const char *meancli_isa(int group) { return group >= 0 && group < ISA_NGROUPS ? ISA_NAMES[isa_level[group]] : NULL; }
 
 /* The highest level (an index of ISA_NAMES) this CPU runs. */
 int meancli_isa_best(void) { return isa_best; }
 
 /* Run the instruction set of level `level` (an index of ISA_NAMES), or the
- * highest the CPU has below it, from now on for the dtypes of group `group`
- * of ISA_GROUPS (a negative group: every dtype); returns the level in effect
- * (-1: no such group). For comparisons in one process (the bench, the
+ * highest the CPU has below it, from now on for the pair `group` of
+ * ISA_GROUPS (a kind of kernel, a dtype; negative: every pair); returns the
+ * level in effect (-1: no such pair). For comparisons in one process (the bench, the
  * tests); call it before any kernel runs. */
 int meancli_use_isa(int group, int level)
 {

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "1d9eec2c450d3e1ee0ffd29a518816f719b765fa8dba4fbf09c67fe3eb169a31"
+KERNEL_SOURCE_SHA256 = "8ff78fee88d84f67a8bb23a0fac12842ffb0a9541371bd36fba7f02359e9b128"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

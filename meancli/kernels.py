@@ -53,9 +53,12 @@ def load() -> None:
     _module()
 
 
-_KERNEL_DTYPES = frozenset(
-    ["float16", "bfloat16", "float32", "float64", *(f"{u}int{b}" for u in ("", "u") for b in (8, 16, 32, 64))]
-)
+@lru_cache(maxsize=1)
+def _kernel_dtypes() -> frozenset[str]:
+    """The dtypes some operator version has a kernel for (the registry's)."""
+    from .generated.registry import OPS
+
+    return frozenset(name for op in OPS for name in op.kernels)
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -74,8 +77,8 @@ def _dtype_name(dtype: Any) -> str:
         name = spec_dtype_name(np.dtype(dtype))
     except (TypeError, ValueError):
         name = None
-    if name not in _KERNEL_DTYPES:
-        raise UsageError(f"dtype {dtype!r}: the kernels take {', '.join(sorted(_KERNEL_DTYPES))}")
+    if name not in _kernel_dtypes():
+        raise UsageError(f"dtype {dtype!r}: the kernels take {', '.join(sorted(_kernel_dtypes()))}")
     return name
 
 
@@ -114,7 +117,7 @@ def isa(dtype: Any = None, kind: str | None = "run") -> str:
             kernels take, or ``kind`` no kind.
     """
     module = _module()
-    (group,) = _isa_groups(_dtype_name(dtype), kind or "run")
+    (group,) = _isa_groups("float32" if dtype is None else dtype, kind or "run")
     return str(module.ffi.string(module.lib.meancli_isa(group)).decode())
 
 
