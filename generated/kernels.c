@@ -107,6 +107,15 @@
 #define PREFETCH_BYTES 4096
 #define PREFETCH_AT(p, ahead_bytes) \
     __builtin_prefetch((const void *)((uintptr_t)(p) + (uintptr_t)(ahead_bytes)), 0, 3)
+/* PREFETCH_AT for each 64-byte line of the `bytes` (a constant) one
+ * iteration of a hot loop reads from p: an AVX-512 iteration of two vectors
+ * reads two lines, and one prefetch per iteration left every other line to
+ * the hardware (measured: float32 and float64 reductions from memory 15-20%
+ * slower than the AVX2 loops, which read one line an iteration). */
+#define PREFETCH_SPAN(p, bytes) \
+    do { \
+        for (int pl_ = 0; pl_ < (int)(bytes); pl_ += 64) PREFETCH_AT((uintptr_t)(p) + (uintptr_t)pl_, PREFETCH_BYTES); \
+    } while (0)
 /* Rows of a row accumulation are prefetched whole: `bytes` of each of rows
  * [r0, r1) at byte stride rs_bytes from p, one prefetch per cache line. */
 static inline void prefetch_rows(const void *p, int64_t rs_bytes, int64_t r0, int64_t r1, int64_t bytes)
@@ -3860,7 +3869,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
     int64_t i = 0;
     if (ALWAYS_EXACT_float16) {
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
             vf f0 = vf_load_f16(x + i), f1 = vf_load_f16(x + i + VF_N);
             (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_float16(f0, x + i));
@@ -3880,7 +3889,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
     vi mxv = vi_zero(), mnv = vi_ones();
     for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
         vd d[4];
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
         LOAD2_float16(x + i, d, mxv, mnv);
         for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
     }
@@ -4395,7 +4404,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
     int64_t i = 0;
     if (ALWAYS_EXACT_bfloat16) {
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_bfloat16));
             vf f0 = vf_load_bf16(x + i), f1 = vf_load_bf16(x + i + VF_N);
             (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_bfloat16(f0, x + i));
@@ -4418,7 +4427,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
      * is summed again value by value in double */
     vw mxv = vw_zero(), mnv = vw_ones();
     for (; i + 4 * VF_N <= n; i += 4 * VF_N) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, 4 * VF_N * sizeof(T_bfloat16));
         vw r0 = vw_load(x + i), r1 = vw_load(x + i + 2 * VF_N), a0 = vw_absbits(r0), a1 = vw_absbits(r1);
         mxv = vw_max_u16(mxv, vw_max_u16(a0, a1));
         mnv = vw_min_u16(mnv, vw_min_u16(vw_dec(a0), vw_dec(a1)));
@@ -4434,7 +4443,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
         }
     }
     for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_bfloat16));
         vw raw = vw_load(x + i), a = vw_absbits(raw);
         mxv = vw_max_u16(mxv, a);
         mnv = vw_min_u16(mnv, vw_dec(a));
@@ -4960,7 +4969,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
     int64_t i = 0;
     if (ALWAYS_EXACT_float32) {
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
             vf f0 = vf_load_f32(x + i), f1 = vf_load_f32(x + i + VF_N);
             (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_float32(f0, x + i));
@@ -4980,7 +4989,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
     vi mxv = vi_zero(), mnv = vi_ones();
     for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
         vd d[4];
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
         LOAD2_float32(x + i, d, mxv, mnv);
         for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
     }
@@ -5645,7 +5654,7 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
     vd s1a = vd_set1(0.0), s1b = s1a, s2a = s1a, s2b = s1a, mxv = s1a, ro = s1a;
     int64_t i = 0;
     for (; i + 2 * VD_N <= n; i += 2 * VD_N) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, 2 * VD_N * sizeof(T_float64));
         vd d0 = vd_load(x + i), d1 = vd_load(x + i + VD_N);
         mxv = vd_max(mxv, vd_max(vd_abs(d0), vd_abs(d1)));
         vd q0 = VD_EXTRACT(d0, g1), q1 = VD_EXTRACT(d1, g1);
@@ -5984,7 +5993,7 @@ VEC_TARGET static void run_int64_avx2(const T_int64 *x, int64_t n, lanes_int64 *
     }
     int64_t i = 0;
     for (; i + LANES_int64 <= n; i += LANES_int64) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, LANES_int64 * sizeof(T_int64));
         for (int k = 0; k < NV; k++) {
             vq u = vq_xor(vq_load(x + i + VD_N * k), bias);
             lo[k] = vq_add(lo[k], vq_and(u, low));
@@ -6010,7 +6019,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
     }
     int64_t i = 0;
     for (; i + LANES_uint64 <= n; i += LANES_uint64) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, LANES_uint64 * sizeof(T_uint64));
         for (int k = 0; k < NV; k++) {
             vq u = vq_xor(vq_load(x + i + VD_N * k), bias);
             lo[k] = vq_add(lo[k], vq_and(u, low));
@@ -6292,7 +6301,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
     int64_t i = 0;
     if (ALWAYS_EXACT_float16) {
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
             vf f0 = vf_load_f16(x + i), f1 = vf_load_f16(x + i + VF_N);
             (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_float16(f0, x + i));
@@ -6312,7 +6321,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
     vi mxv = vi_zero(), mnv = vi_ones();
     for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
         vd d[4];
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
         LOAD2_float16(x + i, d, mxv, mnv);
         for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
     }
@@ -6827,7 +6836,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
     int64_t i = 0;
     if (ALWAYS_EXACT_bfloat16) {
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_bfloat16));
             vf f0 = vf_load_bf16(x + i), f1 = vf_load_bf16(x + i + VF_N);
             (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_bfloat16(f0, x + i));
@@ -6850,7 +6859,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
      * is summed again value by value in double */
     vw mxv = vw_zero(), mnv = vw_ones();
     for (; i + 4 * VF_N <= n; i += 4 * VF_N) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, 4 * VF_N * sizeof(T_bfloat16));
         vw r0 = vw_load(x + i), r1 = vw_load(x + i + 2 * VF_N), a0 = vw_absbits(r0), a1 = vw_absbits(r1);
         mxv = vw_max_u16(mxv, vw_max_u16(a0, a1));
         mnv = vw_min_u16(mnv, vw_min_u16(vw_dec(a0), vw_dec(a1)));
@@ -6866,7 +6875,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
         }
     }
     for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_bfloat16));
         vw raw = vw_load(x + i), a = vw_absbits(raw);
         mxv = vw_max_u16(mxv, a);
         mnv = vw_min_u16(mnv, vw_dec(a));
@@ -7392,7 +7401,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
     int64_t i = 0;
     if (ALWAYS_EXACT_float32) {
         for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-            PREFETCH_AT(x + i, PREFETCH_BYTES);
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
             vf f0 = vf_load_f32(x + i), f1 = vf_load_f32(x + i + VF_N);
             (void)f0, (void)f1; /* unread where the values widen from memory */
             s[0] = vd_add(s[0], VF_LO_float32(f0, x + i));
@@ -7412,7 +7421,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
     vi mxv = vi_zero(), mnv = vi_ones();
     for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
         vd d[4];
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
         LOAD2_float32(x + i, d, mxv, mnv);
         for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
     }
@@ -8077,7 +8086,7 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
     vd s1a = vd_set1(0.0), s1b = s1a, s2a = s1a, s2b = s1a, mxv = s1a, ro = s1a;
     int64_t i = 0;
     for (; i + 2 * VD_N <= n; i += 2 * VD_N) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, 2 * VD_N * sizeof(T_float64));
         vd d0 = vd_load(x + i), d1 = vd_load(x + i + VD_N);
         mxv = vd_max(mxv, vd_max(vd_abs(d0), vd_abs(d1)));
         vd q0 = VD_EXTRACT(d0, g1), q1 = VD_EXTRACT(d1, g1);
@@ -8416,7 +8425,7 @@ VEC_TARGET static void run_int64_avx512(const T_int64 *x, int64_t n, lanes_int64
     }
     int64_t i = 0;
     for (; i + LANES_int64 <= n; i += LANES_int64) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, LANES_int64 * sizeof(T_int64));
         for (int k = 0; k < NV; k++) {
             vq u = vq_xor(vq_load(x + i + VD_N * k), bias);
             lo[k] = vq_add(lo[k], vq_and(u, low));
@@ -8442,7 +8451,7 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
     }
     int64_t i = 0;
     for (; i + LANES_uint64 <= n; i += LANES_uint64) {
-        PREFETCH_AT(x + i, PREFETCH_BYTES);
+        PREFETCH_SPAN(x + i, LANES_uint64 * sizeof(T_uint64));
         for (int k = 0; k < NV; k++) {
             vq u = vq_xor(vq_load(x + i + VD_N * k), bias);
             lo[k] = vq_add(lo[k], vq_and(u, low));

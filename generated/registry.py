@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "8ff78fee88d84f67a8bb23a0fac12842ffb0a9541371bd36fba7f02359e9b128"
+KERNEL_SOURCE_SHA256 = "585ba260faa84d3a8b1087b7b6b7ff2ef114864c1dd8b6ed7cff94c174a48437"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
