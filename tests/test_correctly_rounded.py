@@ -350,6 +350,58 @@ def test_row_blocks_whose_kept_sums_would_round(dtype: str, width: int, nrows: i
     assert np.signbit(got[0, 0]) and got[0, 1] == 0.0 and not np.signbit(got[0, 1])
 
 
+DEFAULT_NAN = {"float16": 0x7E00, "bfloat16": 0x7FC0, "float32": 0x7FC00000, "float64": 0x7FF8000000000000}
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_a_nan_result_is_the_default_nan_also_where_the_result_is_the_input(dtype: str) -> None:
+    """NaNs of either sign, quiet or signalling, with payloads, give the default
+    quiet NaN, as the README says, also where the result is the input itself
+    (noop_with_empty_axes, openvino's empty axes, a reduced dim of size 1, Mean of
+    one input), where a copy would keep their bits: the same bits on every engine."""
+    dt = oracles.DTYPES[dtype]
+    bits = np.dtype(f"u{np.dtype(dt).itemsize}")
+    nbits = 8 * np.dtype(dt).itemsize
+    exp_all = {16: 0x7C00 if dtype == "float16" else 0x7F80, 32: 0x7F800000, 64: 0x7FF0000000000000}[nbits]
+    sign = 1 << (nbits - 1)
+    nans = [exp_all | 1, sign | exp_all | 5, DEFAULT_NAN[dtype] | 3, sign | DEFAULT_NAN[dtype]]
+    x = np.array(nans, dtype=bits).view(dt).reshape(4, 1)
+    with np.errstate(invalid="ignore"):  # the signalling ones
+        assert np.isnan(x.astype(np.float64)).all()
+    results = [
+        meancli.reduce_mean(x, axes=[], noop_with_empty_axes=True),
+        meancli.reduce_mean(x, axes=[1]),
+        meancli.reduce_mean(x, axes=[0]),
+        meancli.mean(x),
+        meancli.mean(x, x),
+    ]
+    if dtype != "bfloat16":  # openvino ReduceMean-1 takes no bfloat16
+        results.append(meancli.reduce_mean(x, axes=[], opset="openvino:1"))
+    for got in results:
+        assert (got.view(bits) == DEFAULT_NAN[dtype]).all(), [hex(v) for v in got.view(bits).ravel()]
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("nrows", [140_000, 1_100_000])
+def test_long_row_reductions_in_longer_chunks(dtype: str, nrows: int, isas: tuple[str, ...]) -> None:
+    """A row reduction of 128 * 1024 rows or more takes longer chunks of rows
+    (2048 rows here at 140000, 8192 at 1100000): large values in the first
+    chunk cancelled in a later one, in the middle of it, small values
+    between, so the result is the small values' mean; every instruction
+    set, threads 1 and 2."""
+    rng = np.random.default_rng(nrows)
+    x = rng.uniform(-1.0, 1.0, (nrows, 5)) * 2.0 ** rng.integers(-20, 0, (nrows, 5))
+    x[:300] = rng.choice([-1.0, 1.0], (300, 5)) * 2.0**60
+    x[20_000:20_300] = -x[:300]
+    x = x.astype(oracles.DTYPES[dtype])
+    want = truth(x, (0,))
+    for name in isas:
+        kernels.use_isa(name)
+        for threads in (1, 2):
+            got = meancli.reduce_mean(x, axes=[0], keepdims=True, threads=threads)
+            assert same_bits(got, want), (name, threads)
+
+
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
 def test_blocks_with_a_few_far_smaller_values(dtype: str, isas: tuple[str, ...]) -> None:
     """Benign values with a few far smaller ones: a block fails its one-sum

@@ -90,6 +90,22 @@ def test_reduce_streamed_is_bit_identical(
                 assert got == want, (axes, slab)
 
 
+def test_long_row_reduction_streamed_in_slabs_that_cut_its_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """140000 rows are reduced in chunks of 2048 rows (longer than the 1024 of
+    shorter reductions); slabs of 1000 rows and of 64 KiB end inside chunks,
+    which the next slab continues: the same bits as in memory."""
+    import meancli
+
+    rng = np.random.default_rng(140_000)
+    x = (rng.standard_normal((140_000, 5)) * 2.0 ** rng.integers(-30, 30, (140_000, 5))).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    want = meancli.reduce_mean(x, axes=[0], keepdims=False).tobytes()
+    for slab in (1000 * x.shape[1] * 4, 1 << 16):
+        assert _streamed_reduce(tmp_path / "x.npy", (0,), slab, monkeypatch) == want, slab
+
+
 DEGENERATE = [(), (1,), (1, 1), (1, 1, 1), (0,), (3, 0), (0, 3), (1, 0), (0, 1, 4)]
 
 
