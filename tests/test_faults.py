@@ -1,9 +1,10 @@
 """Failures and interruptions while meancli writes its output.
 
-An output file is written to a temporary file beside the target
-(``.meancli-XXXX.tmp``) and renamed into place only when complete, so an error,
-SIGINT or SIGTERM mid-write, or a full disk leaves any existing file at the
-output path untouched and no temporary file behind. Also: ``-o`` naming the
+An output file is written to a temporary file beside the target (unnamed,
+O_TMPFILE, where the file system makes them; else ``.meancli-XXXX.tmp``) and
+renamed into place only when complete, so an error, SIGINT, SIGTERM or SIGKILL
+mid-write, or a full disk leaves any existing file at the output path untouched
+and no temporary file behind. Also: ``-o`` naming the
 input itself, a reader that closes the pipe early, and the documented exit
 statuses (0, 1, 2, 3, 130, and 143 for SIGTERM).
 
@@ -15,6 +16,7 @@ marker file); the signal then lands while the temporary file is half written.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import resource
@@ -114,6 +116,32 @@ def digest(path: Path) -> str:
 def leftovers(directory: Path) -> list[str]:
     """Temporary files meancli may have left: ``.meancli-XXXX.tmp``."""
     return sorted(n for n in os.listdir(directory) if n.startswith(".") and n.endswith(".tmp"))
+
+
+def temporaries_open(pid: int, directory: Path) -> list[str]:
+    """The files in ``directory`` process ``pid`` holds open for writing that are not
+    (yet) its outputs: a named ``.meancli-XXXX.tmp``, or an unnamed one (O_TMPFILE,
+    which /proc shows as ``DIRECTORY/#INODE (deleted)``)."""
+    found = []
+    with contextlib.suppress(OSError):  # the process may have ended
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                parent, name = os.path.split(target.removesuffix(" (deleted)"))
+                if parent == str(directory) and (name.startswith("#") or name.startswith(".meancli-")):
+                    found.append(name)
+    return found
+
+
+def unnamed_files_here(directory: Path) -> bool:
+    """Whether the file system of ``directory`` makes unnamed files (O_TMPFILE)."""
+    if not hasattr(os, "O_TMPFILE"):
+        return False
+    try:
+        os.close(os.open(directory, os.O_TMPFILE | os.O_WRONLY, 0o600))
+    except OSError:
+        return False
+    return True
 
 
 def error_line(proc: subprocess.CompletedProcess[bytes], code: int) -> str:
@@ -276,15 +304,38 @@ def test_signal_mid_write(work: Path, signum: int, code: int, word: str, target:
         stderr=subprocess.PIPE,
     )
     _wait_for(marker, proc)
-    partial = leftovers(work)
-    assert len(partial) == 1 and partial[0].startswith(".meancli-")  # the half-written file
-    assert (work / partial[0]).stat().st_size > 0
+    assert len(temporaries_open(proc.pid, work)) == 1  # the half-written file
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=TIMEOUT)
     done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
     assert error_line(done, code) == f"error: {word}"
     assert digest(work / target) == before
     assert leftovers(work) == []
+
+
+def test_sigkill_mid_write_leaves_nothing_behind(work: Path) -> None:
+    """SIGKILL (the OOM killer's) cannot be caught: the temporary file is unnamed
+    (O_TMPFILE) until it is whole, so nothing is left behind, and the target is
+    untouched."""
+    if not unnamed_files_here(work):
+        pytest.skip("this file system makes no unnamed files (O_TMPFILE)")
+    before = digest(work / "existing.npy")
+    marker = work / "paused"
+    proc = subprocess.Popen(
+        [*wrapped(work, PAUSE_MID_WRITE), "mean", "in.npy", "in.npy", "-o", "existing.npy"],
+        cwd=work,
+        env={**ENV, "MARKER": str(marker)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    _wait_for(marker, proc)
+    held = temporaries_open(proc.pid, work)
+    assert len(held) == 1 and held[0].startswith("#"), held  # written, and nameless
+    proc.kill()
+    proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == -signal.SIGKILL
+    assert_untouched(work, before)
+    assert sorted(os.listdir(work)) == ["existing.npy", "in.npy", "paused", "wrapper.py"]
 
 
 @pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
@@ -316,7 +367,7 @@ def test_sigterm_racing_a_large_write(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + TIMEOUT
-    while not leftovers(tmp_path) and proc.poll() is None and time.monotonic() < deadline:
+    while not temporaries_open(proc.pid, tmp_path) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.001)
     proc.send_signal(signal.SIGTERM)
     err = proc.communicate(timeout=TIMEOUT)[1].decode()

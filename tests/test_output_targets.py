@@ -265,6 +265,69 @@ def test_an_output_naming_stdout_writes_to_the_pipe(work: Path, name: str) -> No
     assert out.stdout == want.read_bytes()
 
 
+def _want_bytes(work: Path) -> bytes:
+    np.save(work / "want.npy", np.arange(12.0).reshape(3, 4).mean(axis=0, keepdims=True))
+    return (work / "want.npy").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"])
+def test_an_output_naming_stdout_redirected_to_a_file_appends_to_it(work: Path, name: str) -> None:
+    """``-o /dev/stdout >> log`` is ``-o - >> log``: the .npy is appended to the file
+    the shell opened, the report goes to stderr. (The name was followed to the file and
+    a rename replaced it: what the log held before was lost.)"""
+    log = work / "log.bin"
+    log.write_bytes(b"kept line\n")
+    inode = log.stat().st_ino
+    with open(log, "ab") as fp:
+        r = subprocess.run(
+            [*MEANCLI, "reduce-mean", "x.npy", "--axes", "0", "-o", name],
+            cwd=work,
+            stdout=fp,
+            stderr=subprocess.PIPE,
+            timeout=120,
+            check=False,
+        )
+    assert r.returncode == 0, r.stderr
+    assert log.stat().st_ino == inode
+    assert log.read_bytes() == b"kept line\n" + _want_bytes(work)
+    assert b"ReduceMean-18" in r.stderr
+
+
+def test_an_output_naming_another_descriptor_is_written_through_it(work: Path) -> None:
+    """``-o /dev/fd/N`` and ``-o /dev/stderr`` write through the descriptor (appending
+    where it appends); a descriptor that is not open is one error line, exit 1."""
+    want = _want_bytes(work)
+    log = work / "three.bin"
+    log.write_bytes(b"head\n")
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND)
+    try:
+        r = subprocess.run(
+            [*MEANCLI, "mean", "x.npy", "-o", f"/dev/fd/{fd}", "--quiet"],
+            cwd=work,
+            pass_fds=(fd,),
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(fd)
+    assert r.returncode == 0 and r.stdout == b"" and r.stderr == b"", r.stderr
+    np.save(work / "x_mean.npy", np.arange(12.0).reshape(3, 4))
+    assert log.read_bytes() == b"head\n" + (work / "x_mean.npy").read_bytes()
+    r = subprocess.run(
+        [*MEANCLI, "reduce-mean", "x.npy", "--axes", "0", "-o", "/dev/stderr", "--quiet"],
+        cwd=work,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert r.returncode == 0 and r.stderr == want and r.stdout == b""
+    r2 = run(["reduce-mean", "x.npy", "--axes", "0", "-o", "/dev/fd/9"], work)
+    assert r2.returncode == 1
+    assert r2.stderr == "error: cannot write /dev/fd/9: Bad file descriptor\n"
+    assert sorted(os.listdir(work)) == ["a.zarr", "three.bin", "want.npy", "x.npy", "x_mean.npy"]
+
+
 def test_an_output_naming_a_terminal_is_refused_as_minus_is(work: Path) -> None:
     """``-o /dev/tty`` (here the terminal of a pseudo-terminal pair) is refused
     before anything is read, as ``-o -`` on a terminal is: exit 2, one line."""

@@ -18,6 +18,7 @@ from .run import (
     engine_where,
     finish,
     finish_written,
+    output_option,
     read_inputs,
     session,
     start,
@@ -52,6 +53,7 @@ def mean(
     with session(json_mode=json_mode, debug=debug, quiet=quiet):
         from .. import api
 
+        output = output_option(output)
         if output is not None:
             from .batch import check_output_format, single_output
 

@@ -20,6 +20,7 @@ from .run import (
     engine_where,
     finish,
     finish_written,
+    output_option,
     read_inputs,
     session,
     start,
@@ -97,6 +98,7 @@ def reduce_mean(
             axes_list = parse_axes(axes)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        output = output_option(output)
         report = start("reduce-mean", "ReduceMean", opset, threads)
         op, n_threads = report.op, report.threads
         assert op is not None

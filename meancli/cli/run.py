@@ -144,6 +144,29 @@ def check_version_options(op: Any, attributes: dict[str, Any], *, axes_given: bo
         )
 
 
+def output_option(output: str | None) -> str | None:
+    """``-o`` as given, a name of this process's standard output (``/dev/stdout``,
+    ``/dev/fd/1``, ``/proc/self/fd/1``) taken as ``-``: the data go through the
+    descriptor the shell opened (appending where it appends), the report to
+    stderr, a terminal is refused, as with ``-o -``. A name of another descriptor
+    (``/dev/stderr``, ``/dev/fd/N``) is written through it (atomic_write), and
+    must be open for writing now, before meancli opens descriptors of its own.
+
+    Raises:
+        InputFileError: ``cannot write /dev/fd/N: Bad file descriptor``.
+    """
+    from ..formats import pipes
+
+    if output is None:
+        return None
+    fd = pipes.descriptor_named(output)
+    if fd == 1:
+        return "-"
+    if fd is not None:
+        pipes.check_writable(fd, output)
+    return output
+
+
 def check_std_streams(files: list[str], output: str | None, axes_from: str | None = None) -> None:
     """Before any input is read: stdin (``-``, as a FILE or ``--axes-from -``) is read
     at most once and not from a terminal; ``-o -``, or an output that names a

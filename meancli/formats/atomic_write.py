@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import InputFileError
 from .messages import reason
-from .pipes import write_all
+from .pipes import descriptor_named, write_all
 
 # Called with each temporary file's path as it is created, and None once it is
 # renamed or removed (kernels.handle_bus_errors: a crash handler removes it).
@@ -39,6 +39,12 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
     ``parts`` is consumed lazily, so an output larger than memory can be produced as
     it is written; an exception it raises aborts the write as any other.
 
+    If ``path`` names a descriptor of this process (``/dev/stderr``, ``/dev/fd/N``:
+    pipes.descriptor_named), the data are written through that descriptor instead.
+
+    The temporary file is unnamed where Linux has them (O_TMPFILE) and named only
+    once whole, so even a run killed by SIGKILL leaves nothing behind.
+
     Nothing is fsynced: whatever this process meets, the file is whole or absent;
     surviving a power loss is left to the operating system, as numpy's ``np.save``
     and the other tools in a pipeline leave it (an fsync cost more than the rest of
@@ -50,6 +56,13 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
     Raises:
         InputFileError: ``cannot write WHERE: REASON`` for any OS error.
     """
+    descriptor = descriptor_named(path)
+    if descriptor is not None:  # /dev/stderr, /dev/fd/N: written where the shell points it
+        try:
+            with os.fdopen(os.dup(descriptor), "wb") as fp:
+                return write_all(fp, parts)
+        except OSError as exc:
+            raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
     target = path
     try:
         try:
@@ -83,10 +96,15 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
             with os.fdopen(fd, "wb") as fp:
                 os.fchmod(fp.fileno(), mode)
                 total = write_all(fp, parts)
+                if tmp is None:  # an unnamed file: named now, beside the target, for the rename
+                    tmp = _link_unnamed(fp.fileno(), directory or ".")
+                    for watch in temporary_watchers:
+                        watch(tmp)
             os.replace(tmp, target)
         except BaseException as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            if tmp is not None:  # an unnamed file goes with its descriptor
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
             if isinstance(exc, OSError):
                 raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
             raise
@@ -104,24 +122,63 @@ def temporary_name() -> str:
     return f".meancli-{os.urandom(6).hex()}.tmp"
 
 
-def create_temporary(directory: str) -> tuple[int, str]:
-    """A new file ``DIRECTORY/.meancli-XXXXXXXXXXXX.tmp`` (temporary_name; mode 0o600),
-    open for writing: its descriptor and path.
+# Where the system has unnamed files (Linux O_TMPFILE) and /proc to name one.
+_UNNAMED = getattr(os, "O_TMPFILE", 0) if os.path.isdir("/proc/self/fd") else 0
+# What open(O_TMPFILE) answers on a file system or kernel without it.
+_NO_UNNAMED = {"EOPNOTSUPP", "EISDIR", "EINVAL", "ENOTSUP"}
 
-    What ``tempfile.mkstemp`` does (an exclusive create under a random name, retried on a
-    clash), without importing ``tempfile`` and ``random``: about a millisecond of every
-    run that writes a file.
+
+def create_temporary(directory: str) -> tuple[int, str | None]:
+    """A new file in ``directory`` (mode 0o600), open for writing: its descriptor, and
+    its path, or None for an unnamed file (Linux O_TMPFILE, named by _link_unnamed
+    once whole). A run killed while it writes an unnamed file (SIGKILL, the OOM
+    killer) leaves nothing behind. Elsewhere, or on a file system without unnamed
+    files: ``DIRECTORY/.meancli-XXXXXXXXXXXX.tmp`` (temporary_name), as
+    ``tempfile.mkstemp`` makes one (an exclusive create under a random name, retried
+    on a clash), without importing ``tempfile`` and ``random``: about a millisecond
+    of every run that writes a file.
 
     Raises:
         OSError: the file cannot be created (FileExistsError after 100 clashes).
     """
-    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    import errno
+
+    cloexec = getattr(os, "O_CLOEXEC", 0)
+    if _UNNAMED:
+        try:
+            return os.open(directory, _UNNAMED | os.O_WRONLY | cloexec, 0o600), None
+        except OSError as exc:
+            if errno.errorcode.get(exc.errno or 0) not in _NO_UNNAMED:
+                raise
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | cloexec | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(100):
         path = os.path.join(directory, temporary_name())
         try:
             return os.open(path, flags, 0o600), path
         except FileExistsError:
             continue
+    raise FileExistsError(f"no unused temporary file name in {directory}")
+
+
+def _link_unnamed(fd: int, directory: str) -> str:
+    """A name (temporary_name) in ``directory`` for the unnamed file open at ``fd``.
+
+    Raises:
+        OSError: it cannot be linked (FileExistsError after 100 clashes).
+    """
+    # linkat(AT_SYMLINK_FOLLOW) on /proc/self/fd/FD: os.link calls it only when given a
+    # directory descriptor (else link(2), which links the /proc link itself: EXDEV)
+    fds = os.open("/proc/self/fd", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for _ in range(100):
+            path = os.path.join(directory, temporary_name())
+            try:
+                os.link(str(fd), path, src_dir_fd=fds, follow_symlinks=True)
+                return path
+            except FileExistsError:
+                continue
+    finally:
+        os.close(fds)
     raise FileExistsError(f"no unused temporary file name in {directory}")
 
 

@@ -125,6 +125,51 @@ def write_all(fp: BinaryIO, parts: Iterable[bytes | memoryview]) -> int:
     return total
 
 
+_STANDARD_NAMES = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def descriptor_named(path: str) -> int | None:
+    """The descriptor of this process that ``path`` names, or None.
+
+    ``/dev/stdin``, ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N`` and
+    ``/proc/{self,thread-self,PID}/fd/N`` (PID this process's) name a descriptor
+    rather than a file: opening one opens anew what it points at, so a
+    redirection to a regular file (``>> log``) would be truncated, or replaced
+    by a rename. meancli writes such an output through the descriptor itself,
+    at its offset and with its flags, as the shell set them. The name is read
+    as written (made absolute, ``..`` folded), not through symbolic links."""
+    import re
+
+    try:
+        name = os.path.normpath(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
+    except OSError:  # the working directory is gone: a relative name names no descriptor
+        return None
+    if name in _STANDARD_NAMES:
+        return _STANDARD_NAMES[name]
+    m = re.fullmatch(rf"/dev/fd/(\d+)|/proc/(?:self|thread-self|{os.getpid()})/fd/(\d+)", name)
+    if m is None:
+        return None
+    digits = m.group(1) or m.group(2)
+    return int(digits) if len(digits) < 10 else None
+
+
+def check_writable(fd: int, name: str) -> None:
+    """That descriptor ``fd`` (named ``name``) is open for writing.
+
+    Raises:
+        InputFileError: ``cannot write NAME: Bad file descriptor`` (or the reason).
+    """
+    import errno
+    import fcntl
+
+    try:
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    except OSError as exc:
+        raise InputFileError(f"cannot write {name}: {reason(exc)}") from None
+    if flags & os.O_ACCMODE == os.O_RDONLY:
+        raise InputFileError(f"cannot write {name}: {os.strerror(errno.EBADF)}")
+
+
 def is_terminal(path: str) -> bool:
     """Whether ``path`` names a terminal (``/dev/tty``, ``/dev/stdout`` on one):
     a character device that isatty says is one. Opened without waiting and
