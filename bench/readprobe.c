@@ -37,8 +37,8 @@ void probe_write(void *p, int64_t nbytes, int nthreads)
     }
 }
 
-/* The Mean limit: read every input once (2-thread read each), then write
- * the output once (2-thread memset). */
+/* The limit of a workload: read every input once (2-thread read each),
+ * then write the output once (2-thread memset). */
 uint64_t probe_read_write(int ninputs, const void *const *inputs, const int64_t *nbytes,
                           void *out, int64_t outbytes, int nthreads)
 {
