@@ -9335,7 +9335,9 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_float16 *parts = (acc_float16 *)alloc_array(nparts, (int64_t)sizeof(acc_float16));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -9876,7 +9878,9 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_bfloat16 *parts = (acc_bfloat16 *)alloc_array(nparts, (int64_t)sizeof(acc_bfloat16));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -10417,7 +10421,9 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_float32 *parts = (acc_float32 *)alloc_array(nparts, (int64_t)sizeof(acc_float32));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -10958,7 +10964,9 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_float64 *parts = (acc_float64 *)alloc_array(nparts, (int64_t)sizeof(acc_float64));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -11448,7 +11456,9 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int8 *parts = (acc_int8 *)alloc_array(nparts, (int64_t)sizeof(acc_int8));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -11902,7 +11912,9 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int16 *parts = (acc_int16 *)alloc_array(nparts, (int64_t)sizeof(acc_int16));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -12356,7 +12368,9 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int32 *parts = (acc_int32 *)alloc_array(nparts, (int64_t)sizeof(acc_int32));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -12810,7 +12824,9 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int64 *parts = (acc_int64 *)alloc_array(nparts, (int64_t)sizeof(acc_int64));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -13264,7 +13280,9 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint8 *parts = (acc_uint8 *)alloc_array(nparts, (int64_t)sizeof(acc_uint8));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -13718,7 +13736,9 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint16 *parts = (acc_uint16 *)alloc_array(nparts, (int64_t)sizeof(acc_uint16));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -14172,7 +14192,9 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint32 *parts = (acc_uint32 *)alloc_array(nparts, (int64_t)sizeof(acc_uint32));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
@@ -14626,7 +14648,9 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint64 *parts = (acc_uint64 *)alloc_array(nparts, (int64_t)sizeof(acc_uint64));
     if (!parts) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
+    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
         unflatten(u, p->nk, p->ksize, p->kin, idx, &in_off);
