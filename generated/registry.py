@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "58e535842f5453796fa0befb13b18bc39c519f1c6789253c5882dff025194bc2"
+KERNEL_SOURCE_SHA256 = "446711990e0c5679a60a2cefe29964c700dc3f879585c68a12e099cd84c76129"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
