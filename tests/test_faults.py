@@ -338,6 +338,31 @@ def test_sigkill_mid_write_leaves_nothing_behind(work: Path) -> None:
     assert sorted(os.listdir(work)) == ["existing.npy", "in.npy", "paused", "wrapper.py"]
 
 
+def test_an_unnamed_temporary_the_system_will_not_link_is_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where linking the unnamed file through /proc is refused, its bytes go to a
+    named temporary file that is renamed into place: the output is whole, keeps the
+    existing file's mode, and nothing is left behind."""
+    from meancli.formats import atomic_write
+
+    if not unnamed_files_here(tmp_path):
+        pytest.skip("this file system makes no unnamed files (O_TMPFILE)")
+
+    def refused(fd: int, directory: str) -> str:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(atomic_write, "_link_unnamed", refused)
+    target = tmp_path / "out.bin"
+    target.write_bytes(b"old")
+    target.chmod(0o640)
+    data = [bytes(range(256)) * 4096, b"tail"]
+    assert atomic_write.write_atomically(str(target), "out.bin", iter(data)) == sum(map(len, data))
+    assert target.read_bytes() == b"".join(data)
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert os.listdir(tmp_path) == ["out.bin"]
+
+
 @pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
 def test_signal_as_the_temporary_file_is_created(work: Path, signum: int, code: int, word: str) -> None:
     # Regression: test_sigterm_racing_a_large_write once left its temporary file behind,

@@ -97,7 +97,8 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
                 os.fchmod(fp.fileno(), mode)
                 total = write_all(fp, parts)
                 if tmp is None:  # an unnamed file: named now, beside the target, for the rename
-                    tmp = _link_unnamed(fp.fileno(), directory or ".")
+                    fp.flush()
+                    tmp = _name_unnamed(fp.fileno(), directory or ".")
                     for watch in temporary_watchers:
                         watch(tmp)
             os.replace(tmp, target)
@@ -130,7 +131,7 @@ _NO_UNNAMED = {"EOPNOTSUPP", "EISDIR", "EINVAL", "ENOTSUP"}
 
 def create_temporary(directory: str) -> tuple[int, str | None]:
     """A new file in ``directory`` (mode 0o600), open for writing: its descriptor, and
-    its path, or None for an unnamed file (Linux O_TMPFILE, named by _link_unnamed
+    its path, or None for an unnamed file (Linux O_TMPFILE, named by _name_unnamed
     once whole). A run killed while it writes an unnamed file (SIGKILL, the OOM
     killer) leaves nothing behind. Elsewhere, or on a file system without unnamed
     files: ``DIRECTORY/.meancli-XXXXXXXXXXXX.tmp`` (temporary_name), as
@@ -143,14 +144,23 @@ def create_temporary(directory: str) -> tuple[int, str | None]:
     """
     import errno
 
-    cloexec = getattr(os, "O_CLOEXEC", 0)
     if _UNNAMED:
         try:
-            return os.open(directory, _UNNAMED | os.O_WRONLY | cloexec, 0o600), None
+            # read and write: _name_unnamed may copy it
+            return os.open(directory, _UNNAMED | os.O_RDWR | getattr(os, "O_CLOEXEC", 0), 0o600), None
         except OSError as exc:
             if errno.errorcode.get(exc.errno or 0) not in _NO_UNNAMED:
                 raise
-    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | cloexec | getattr(os, "O_NOFOLLOW", 0)
+    return _create_named(directory)
+
+
+def _create_named(directory: str) -> tuple[int, str]:
+    """A new file ``DIRECTORY/.meancli-XXXXXXXXXXXX.tmp`` (mode 0o600): its descriptor and path.
+
+    Raises:
+        OSError: it cannot be created (FileExistsError after 100 clashes).
+    """
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(100):
         path = os.path.join(directory, temporary_name())
         try:
@@ -158,6 +168,39 @@ def create_temporary(directory: str) -> tuple[int, str | None]:
         except FileExistsError:
             continue
     raise FileExistsError(f"no unused temporary file name in {directory}")
+
+
+def _name_unnamed(fd: int, directory: str) -> str:
+    """A name (temporary_name) in ``directory`` for the whole unnamed file open at ``fd``:
+    a link to it, or where the system refuses that (a /proc that does not resolve
+    the link), a named temporary file its bytes are copied into.
+
+    Raises:
+        OSError: neither can be made.
+    """
+    try:
+        return _link_unnamed(fd, directory)
+    except FileExistsError:
+        raise
+    except OSError:
+        pass
+    out, path = _create_named(directory)
+    try:
+        st = os.fstat(fd)
+        done = 0
+        while done < st.st_size:
+            n = os.sendfile(out, fd, done, st.st_size - done)
+            if n == 0:
+                raise OSError(f"{path}: copied {done} of {st.st_size} bytes")
+            done += n
+        os.fchmod(out, stat.S_IMODE(st.st_mode))
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
+    finally:
+        os.close(out)
+    return path
 
 
 def _link_unnamed(fd: int, directory: str) -> str:
