@@ -66,6 +66,16 @@ def _signalled(*args, **kwargs):
     return made
 atomic_write.create_temporary = _signalled
 """
+# A signal that arrives just as the whole temporary file gets its name (before the rename).
+SIGNAL_AT_NAMING = """
+from meancli.formats import atomic_write
+_name = atomic_write._name_unnamed
+def _signalled(*args, **kwargs):
+    made = _name(*args, **kwargs)
+    os.kill(os.getpid(), int(os.environ["SIGNUM"]))
+    return made
+atomic_write._name_unnamed = _signalled
+"""
 # A bug while writing: an exception that is not an OSError after the first chunk.
 FAIL_MID_WRITE = """
 from meancli.formats import npy_write
@@ -242,6 +252,23 @@ def test_unwritable_targets(work: Path, target: str, words: str) -> None:
     assert leftovers(work) == [] and leftovers(work / "sub") == []
 
 
+@pytest.mark.parametrize("target", ["missing/out.npy", "sub", "in.npy/out.npy"])
+def test_unwritable_targets_are_refused_before_any_input_is_read(work: Path, target: str) -> None:
+    """Such a target is found before the input is read (stdin here, which never
+    ends): not after a long run."""
+    (work / "sub").mkdir()
+    proc = subprocess.run(
+        [*MEANCLI, "reduce-mean", "-", "--axes", "0", "-o", target],
+        cwd=work,
+        env=ENV,
+        stdin=subprocess.PIPE,  # open, and never written to
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
+    assert error_line(proc, 1).startswith(f"error: cannot write {target}: ")
+
+
 def test_read_only_directory(work: Path) -> None:
     prefix: list[str] = []
     if os.geteuid() == 0:
@@ -336,6 +363,23 @@ def test_sigkill_mid_write_leaves_nothing_behind(work: Path) -> None:
     assert proc.returncode == -signal.SIGKILL
     assert_untouched(work, before)
     assert sorted(os.listdir(work)) == ["existing.npy", "in.npy", "paused", "wrapper.py"]
+
+
+@pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+def test_signal_as_the_whole_temporary_file_gets_its_name(work: Path, signum: int, code: int, word: str) -> None:
+    """A signal between naming the whole unnamed file and renaming it waits for the
+    rename: the output is replaced, the run ends with the signal's status and line,
+    and no temporary file is left (the name once leaked: the signal's exception
+    came before the name was kept for the cleanup)."""
+    if not unnamed_files_here(work):
+        pytest.skip("this file system makes no unnamed files (O_TMPFILE)")
+    exe = wrapped(work, SIGNAL_AT_NAMING)
+    proc = run(
+        ["mean", "in.npy", "-o", "existing.npy"], work, exe=exe, env={**ENV, "SIGNUM": str(int(signum))}
+    )
+    assert error_line(proc, code) == f"error: {word}"
+    assert digest(work / "existing.npy") == digest(work / "in.npy")  # Mean of one input: itself
+    assert leftovers(work) == []
 
 
 def test_an_unnamed_temporary_the_system_will_not_link_is_copied(

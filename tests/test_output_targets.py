@@ -221,11 +221,13 @@ def test_keep_going_reports_a_refused_target_for_its_file_and_goes_on(work: Path
 def test_an_earlier_zarr_array_is_replaced(work: Path, zarr_format: int) -> None:
     old = zarr.create_array(str(work / "out.zarr"), shape=(7,), dtype="i4", zarr_format=zarr_format)
     old[...] = 7
+    (work / "out.zarr").chmod(0o700)
     proc = run(["reduce-mean", "a.zarr", "--axes", "0", "-o", "out.zarr", "-q"], work)
     assert proc.returncode == 0, proc.stderr
     got = zarr.open_array(str(work / "out.zarr"), mode="r")[...]
     np.testing.assert_array_equal(got, np.arange(12.0).reshape(3, 4).mean(axis=0, keepdims=True))
     assert sorted(os.listdir(work)) == ["a.zarr", "out.zarr", "x.npy"]
+    assert (work / "out.zarr").stat().st_mode & 0o777 == 0o700  # the directory's mode stays
 
 
 @pytest.mark.parametrize("suffix", [".npy", ".pb", ".zarr"])

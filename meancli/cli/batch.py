@@ -25,6 +25,7 @@ command's module: ``run_many`` only calls ``run_one(file, output)`` per file.
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
@@ -197,14 +198,35 @@ def single_output(output: str) -> str:
 def check_output_target(path: str | None) -> None:
     """Before its input is read: an input error (exit status 1, as for an output that
     cannot be written) for a zarr output ``path`` that would replace something other
-    than a zarr array or an empty directory (formats.zarr_target)."""
+    than a zarr array or an empty directory (formats.zarr_target), and for a file
+    output that is a directory or whose directory does not exist (found before a
+    long run, not after it).
+
+    Raises:
+        InputFileError: ``cannot write PATH: REASON``.
+    """
     from ..engine.where import is_zarr_output
 
+    if path is None or path == "-":
+        return
     if is_zarr_output(path):
         from ..formats.zarr_target import check_zarr_target
 
-        assert path is not None
         check_zarr_target(path)
+        return
+    import stat
+
+    from ..errors import InputFileError
+    from ..formats.messages import reason
+
+    if os.path.isdir(path):
+        raise InputFileError(f"cannot write {path}: is a directory")
+    try:
+        parent = os.stat(os.path.dirname(path) or ".")
+    except OSError as exc:
+        raise InputFileError(f"cannot write {path}: {reason(exc)}") from None
+    if not stat.S_ISDIR(parent.st_mode):
+        raise InputFileError(f"cannot write {path}: {os.strerror(errno.ENOTDIR)}")
 
 
 def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:

@@ -93,16 +93,43 @@ def main(argv: list[str] | None = None) -> int:
     a traceback; the commands report it themselves once they run (run.session).
     """
     stdout = sys.stdout
+    status = 1
     try:
         args = list(sys.argv[1:] if argv is None else argv)
         if not isinstance(stdout, GuardedStdout):
             sys.stdout = GuardedStdout(stdout)
-        return _run(args, restore_gc=argv is not None)
+        status = _run(args, restore_gc=argv is not None)
+        return status
     except KeyboardInterrupt as exc:
-        return _interrupted(exc)
+        status = _interrupted(exc)
+        return status
     finally:
         if argv is not None:  # a caller that passed argv gets its stdout back as it was
             sys.stdout = stdout
+        else:
+            _exit_as_decided(status)
+
+
+def _exit_as_decided(status: int) -> None:
+    """The command line's last step, its status decided and its output flushed.
+
+    A SIGINT or SIGTERM from now on takes its default action (the process ends
+    by the signal, status 130 or 143 in a shell), instead of raising inside the
+    interpreter's shutdown (tracebacks, "Exception ignored in" lines). An
+    interrupted run ends here at once: its cleanup is done, and the shutdown
+    would only add noise (pending zarr tasks' "Task was destroyed" lines).
+    """
+    import signal
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+    if status in (EXIT_INTERRUPTED, 128 + 15):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # a closed or broken stream: nothing more can be said
+                pass
+        os._exit(status)
 
 
 def _interrupted(exc: KeyboardInterrupt) -> int:

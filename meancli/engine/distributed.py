@@ -19,6 +19,7 @@ import errno
 import logging
 import os
 import shutil
+import stat
 import sys
 import time
 import uuid
@@ -602,13 +603,44 @@ def _replace(tmp: str, path: str) -> None:
             check_zarr_target(path)  # what is there now is refused, in the same words
             raise
     else:
-        old = f"{tmp}.old"
-        os.rename(path, old)
-        os.rename(tmp, path)
-        if os.path.isdir(old) and not os.path.islink(old):
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.unlink(old)
+        # An earlier array: the two swap places in one step where Linux can
+        # (renameat2 RENAME_EXCHANGE), so `path` always names one of them; the
+        # old one is then removed. Interrupts wait meanwhile: a run interrupted
+        # there ends after it, with the new array in place and the old gone.
+        os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))  # the directory's mode stays
+        with _interrupts_deferred():
+            if _exchange(tmp, path):
+                old = tmp
+            else:
+                old = f"{tmp}.old"
+                os.rename(path, old)
+                os.rename(tmp, path)
+            if os.path.isdir(old) and not os.path.islink(old):
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.unlink(old)
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap the names ``a`` and ``b`` atomically (Linux renameat2 RENAME_EXCHANGE);
+    False where the system or the file system cannot.
+
+    Raises:
+        OSError: the swap failed for another reason.
+    """
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # not Linux, or a C library without it
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), b)
 
 
 def chunk_grid(x: Any) -> dict[str, Any]:

@@ -128,29 +128,58 @@ def write_all(fp: BinaryIO, parts: Iterable[bytes | memoryview]) -> int:
 _STANDARD_NAMES = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 
 
+def _names_of(path: str) -> list[str]:
+    """``path`` made absolute and normal (``..`` folded, ``//`` as ``/``), then the
+    target of each symbolic link on the way, in turn (at most 40)."""
+    names: list[str] = []
+    try:
+        name = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+        for _ in range(40):
+            name = "/" + os.path.normpath(name).lstrip("/")
+            names.append(name)
+            if not os.path.islink(name):
+                break
+            name = os.path.join(os.path.dirname(name), os.readlink(name))
+    except OSError:  # the working directory is gone, or a link cannot be read
+        pass
+    return names
+
+
 def descriptor_named(path: str) -> int | None:
     """The descriptor of this process that ``path`` names, or None.
 
     ``/dev/stdin``, ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N`` and
-    ``/proc/{self,thread-self,PID}/fd/N`` (PID this process's) name a descriptor
-    rather than a file: opening one opens anew what it points at, so a
-    redirection to a regular file (``>> log``) would be truncated, or replaced
-    by a rename. meancli writes such an output through the descriptor itself,
-    at its offset and with its flags, as the shell set them. The name is read
-    as written (made absolute, ``..`` folded), not through symbolic links."""
+    ``/proc/{self,thread-self,PID}/fd/N`` (PID this process's), however spelt,
+    or reached through symbolic links, name a descriptor rather than a file:
+    opening one opens anew what it points at, so a redirection to a regular
+    file (``>> log``) would be truncated, or replaced by a rename. meancli
+    writes such an output through the descriptor itself, at its offset and
+    with its flags, as the shell set them."""
     import re
 
-    try:
-        name = os.path.normpath(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
-    except OSError:  # the working directory is gone: a relative name names no descriptor
-        return None
-    if name in _STANDARD_NAMES:
-        return _STANDARD_NAMES[name]
-    m = re.fullmatch(rf"/dev/fd/(\d+)|/proc/(?:self|thread-self|{os.getpid()})/fd/(\d+)", name)
-    if m is None:
-        return None
-    digits = m.group(1) or m.group(2)
-    return int(digits) if len(digits) < 10 else None
+    pattern = re.compile(rf"/dev/fd/(\d+)|/proc/(?:self|thread-self|{os.getpid()})/fd/(\d+)")
+    for name in _names_of(path):
+        if name in _STANDARD_NAMES:
+            return _STANDARD_NAMES[name]
+        m = pattern.fullmatch(name)
+        if m is not None:
+            digits = m.group(1) or m.group(2)
+            return int(digits) if len(digits) < 10 else None
+    return None
+
+
+def another_process_descriptor(path: str) -> bool:
+    """Whether ``path`` (however spelt, or through symbolic links) is
+    ``/proc/PID/fd/N`` of another process (a shell's ``/proc/$$/fd/1``): what it
+    points at is written in place, opened by that name, as a shell's ``>`` would,
+    never replaced by a rename."""
+    import re
+
+    for name in _names_of(path):
+        m = re.fullmatch(r"/proc/(\d+)/fd/\d+", name)
+        if m is not None and int(m.group(1)) != os.getpid():
+            return True
+    return False
 
 
 def check_writable(fd: int, name: str) -> None:
