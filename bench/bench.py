@@ -1250,8 +1250,9 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
             "",
         ]
     L.append(
-        "Columns: median and min of the timed calls; GB/s = bytes moved / median (input + output bytes); *vs best peer* = best peer's median / this median (meancli's target: "
-        ">= 1.1); *vs limit* = this median / the limit's median (target <= 1.25; float16/bfloat16 <= 1.5); "
+        "Columns: median and min of the timed calls; GB/s = bytes moved / median (input + output bytes); "
+        "*vs best peer* = best peer's median / this median (meancli's target: >= 1.1); "
+        "*vs limit* = this median / the limit's median (target <= 1.25; float16/bfloat16 <= 1.5); "
         "max rel err against a float64 reference (long double for float64 inputs). Peers: numpy, onnxruntime "
         "1t/2t, OpenVINO 1t/2t, each on its fastest documented path (onnxruntime: io_binding with the "
         "inputs and a preallocated output bound once, run_with_iobinding; OpenVINO: a static-shape model "

@@ -16,6 +16,7 @@ things are set here, before anything is imported:
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -125,10 +126,8 @@ def _exit_as_decided(status: int) -> None:
         signal.signal(signum, signal.SIG_DFL)
     if status in (EXIT_INTERRUPTED, 128 + 15):
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(Exception):  # a closed or broken stream: nothing more to say
                 stream.flush()
-            except Exception:  # a closed or broken stream: nothing more can be said
-                pass
         os._exit(status)
 
 
