@@ -56,26 +56,19 @@ def _paused(array, fortran):
             time.sleep(60)
 npy_write._data_chunks = _paused
 """
-# A signal that arrives just as the temporary file is created (before create_temporary returns).
-SIGNAL_AT_CREATE = """
+# A signal (SIGNUM) sent to itself just after atomic_write's function NAME returns.
+SIGNAL_AFTER = """
 from meancli.formats import atomic_write
-_create = atomic_write.create_temporary
+_original = atomic_write.NAME
 def _signalled(*args, **kwargs):
-    made = _create(*args, **kwargs)
+    made = _original(*args, **kwargs)
     os.kill(os.getpid(), int(os.environ["SIGNUM"]))
     return made
-atomic_write.create_temporary = _signalled
+atomic_write.NAME = _signalled
 """
-# A signal that arrives just as the whole temporary file gets its name (before the rename).
-SIGNAL_AT_NAMING = """
-from meancli.formats import atomic_write
-_name = atomic_write._name_unnamed
-def _signalled(*args, **kwargs):
-    made = _name(*args, **kwargs)
-    os.kill(os.getpid(), int(os.environ["SIGNUM"]))
-    return made
-atomic_write._name_unnamed = _signalled
-"""
+# ... just as the temporary file is created, and as the whole one gets its name (before the rename)
+SIGNAL_AT_CREATE = SIGNAL_AFTER.replace("NAME", "create_temporary")
+SIGNAL_AT_NAMING = SIGNAL_AFTER.replace("NAME", "_name_unnamed")
 # A bug while writing: an exception that is not an OSError after the first chunk.
 FAIL_MID_WRITE = """
 from meancli.formats import npy_write
