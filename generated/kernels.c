@@ -218,6 +218,12 @@ static int clamp_threads(int nthreads, int64_t work_elements)
 #endif
 }
 
+/* Of n work items shared by nt threads under schedule(dynamic), how many a
+ * thread takes at once: a `parts`-th of its share, at least one. Longer
+ * grabs read longer runs of memory (the prefetchers' streams survive); more
+ * grabs even out a core another process slows. */
+static inline int64_t grab_of(int64_t n, int nt, int parts) { return n / ((int64_t)parts * nt) + 1; }
+
 /* Is each of the w flags set? */
 static inline int all_ok(const uint8_t *ok, int64_t w)
 {
@@ -9196,7 +9202,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
             contiguous &= roff[f] == f;
         }
         (void)contiguous;
-        const int64_t ngroups = (o1 - o0) * ntiles, grab = ngroups / (16 * (int64_t)nt) + 1; /* units a thread takes at once */
+        const int64_t ngroups = (o1 - o0) * ntiles, grab = grab_of(ngroups, nt, 16); /* units a thread takes at once */
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
         for (int64_t g = 0; g < ngroups; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
@@ -9224,7 +9230,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_float16(lo + block, u1);
@@ -9272,8 +9278,8 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_float16 *parts = (acc_float16 *)alloc_array(nparts, (int64_t)sizeof(acc_float16));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -9396,7 +9402,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
     }
     /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
-    const int64_t grab = as_mean ? nunits / (16 * (int64_t)nt) + 1 : 1;
+    const int64_t grab = as_mean ? grab_of(nunits, nt, 16) : 1;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
@@ -9739,7 +9745,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
             contiguous &= roff[f] == f;
         }
         (void)contiguous;
-        const int64_t ngroups = (o1 - o0) * ntiles, grab = ngroups / (16 * (int64_t)nt) + 1; /* units a thread takes at once */
+        const int64_t ngroups = (o1 - o0) * ntiles, grab = grab_of(ngroups, nt, 16); /* units a thread takes at once */
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
         for (int64_t g = 0; g < ngroups; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
@@ -9767,7 +9773,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_bfloat16(lo + block, u1);
@@ -9815,8 +9821,8 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_bfloat16 *parts = (acc_bfloat16 *)alloc_array(nparts, (int64_t)sizeof(acc_bfloat16));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -9939,7 +9945,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
     }
     /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
-    const int64_t grab = as_mean ? nunits / (16 * (int64_t)nt) + 1 : 1;
+    const int64_t grab = as_mean ? grab_of(nunits, nt, 16) : 1;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
@@ -10282,7 +10288,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
             contiguous &= roff[f] == f;
         }
         (void)contiguous;
-        const int64_t ngroups = (o1 - o0) * ntiles, grab = ngroups / (16 * (int64_t)nt) + 1; /* units a thread takes at once */
+        const int64_t ngroups = (o1 - o0) * ntiles, grab = grab_of(ngroups, nt, 16); /* units a thread takes at once */
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
         for (int64_t g = 0; g < ngroups; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
@@ -10310,7 +10316,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_float32(lo + block, u1);
@@ -10358,8 +10364,8 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_float32 *parts = (acc_float32 *)alloc_array(nparts, (int64_t)sizeof(acc_float32));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -10482,7 +10488,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
     }
     /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
-    const int64_t grab = as_mean ? nunits / (16 * (int64_t)nt) + 1 : 1;
+    const int64_t grab = as_mean ? grab_of(nunits, nt, 16) : 1;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
@@ -10825,7 +10831,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
             contiguous &= roff[f] == f;
         }
         (void)contiguous;
-        const int64_t ngroups = (o1 - o0) * ntiles, grab = ngroups / (16 * (int64_t)nt) + 1; /* units a thread takes at once */
+        const int64_t ngroups = (o1 - o0) * ntiles, grab = grab_of(ngroups, nt, 16); /* units a thread takes at once */
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
         for (int64_t g = 0; g < ngroups; g++) {
             int64_t o = o0 + g / ntiles, t = g % ntiles;
@@ -10853,7 +10859,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_float64(lo + block, u1);
@@ -10901,8 +10907,8 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_float64 *parts = (acc_float64 *)alloc_array(nparts, (int64_t)sizeof(acc_float64));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -11025,7 +11031,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         unflatten(f, p->nr, p->rsize, p->rin, ridx, &roff[f]);
     }
     /* units a thread takes at once: short ones (a Mean of few rows) by the dozen */
-    const int64_t grab = as_mean ? nunits / (16 * (int64_t)nt) + 1 : 1;
+    const int64_t grab = as_mean ? grab_of(nunits, nt, 16) : 1;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t unit = 0; unit < nunits; unit++) {
         int64_t o = o0 + unit / ntl, t = t0 + unit % ntl, idx[MEANCLI_MAX_RANK], in_off, out_off;
@@ -11350,7 +11356,7 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_int8(lo + block, u1);
@@ -11393,8 +11399,8 @@ static int inner_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t 
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int8 *parts = (acc_int8 *)alloc_array(nparts, (int64_t)sizeof(acc_int8));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -11806,7 +11812,7 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_int16(lo + block, u1);
@@ -11849,8 +11855,8 @@ static int inner_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int16 *parts = (acc_int16 *)alloc_array(nparts, (int64_t)sizeof(acc_int16));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -12262,7 +12268,7 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_int32(lo + block, u1);
@@ -12305,8 +12311,8 @@ static int inner_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int32 *parts = (acc_int32 *)alloc_array(nparts, (int64_t)sizeof(acc_int32));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -12718,7 +12724,7 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_int64(lo + block, u1);
@@ -12761,8 +12767,8 @@ static int inner_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_int64 *parts = (acc_int64 *)alloc_array(nparts, (int64_t)sizeof(acc_int64));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -13174,7 +13180,7 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_uint8(lo + block, u1);
@@ -13217,8 +13223,8 @@ static int inner_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint8 *parts = (acc_uint8 *)alloc_array(nparts, (int64_t)sizeof(acc_uint8));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -13630,7 +13636,7 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_uint16(lo + block, u1);
@@ -13673,8 +13679,8 @@ static int inner_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int6
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint16 *parts = (acc_uint16 *)alloc_array(nparts, (int64_t)sizeof(acc_uint16));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -14086,7 +14092,7 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_uint32(lo + block, u1);
@@ -14129,8 +14135,8 @@ static int inner_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int6
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint32 *parts = (acc_uint32 *)alloc_array(nparts, (int64_t)sizeof(acc_uint32));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -14542,7 +14548,7 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
         /* threads take blocks of outputs as they free up (a busy core slows
          * one block, not half the work) */
-        int64_t block = nunits / (16 * (int64_t)nt) + 1, nblocks = (nunits + block - 1) / block;
+        int64_t block = grab_of(nunits, nt, 16), nblocks = (nunits + block - 1) / block;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t bi = 0; bi < nblocks; bi++) {
             int64_t lo = u0 + bi * block, hi = min64_uint64(lo + block, u1);
@@ -14585,8 +14591,8 @@ static int inner_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int6
     if (!mul_ok(nunits, nfull, &nparts)) return MEANCLI_E_SHAPE;
     acc_uint64 *parts = (acc_uint64 *)alloc_array(nparts, (int64_t)sizeof(acc_uint64));
     if (!parts) return MEANCLI_E_NOMEM;
-    /* chunks a thread takes at once, in order: a 32nd of its share (long runs of memory) */
-    const int64_t grab = nparts / (32 * (int64_t)nt) + 1;
+    /* chunks a thread takes at once, in order (long runs of memory) */
+    const int64_t grab = grab_of(nparts, nt, 32);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
     for (int64_t w = 0; w < nparts; w++) {
         int64_t u = u0 + w / nfull, c = c_first + w % nfull, idx[MEANCLI_MAX_RANK], in_off;
@@ -14949,7 +14955,7 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
         /* threads take `per` units at a time (at least 8; a 32nd of a
          * thread's share): a unit's output row o and tile t (and o's index)
          * are divided out once per group, then stepped */
-        const int64_t per = nunits / (32 * (int64_t)nt) > 8 ? nunits / (32 * (int64_t)nt) : 8;
+        const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
         const int64_t ngroups = (nunits + per - 1) / per;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t g = 0; g < ngroups; g++) {
@@ -15123,7 +15129,7 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
         /* threads take `per` units at a time (at least 8; a 32nd of a
          * thread's share): a unit's output row o and tile t (and o's index)
          * are divided out once per group, then stepped */
-        const int64_t per = nunits / (32 * (int64_t)nt) > 8 ? nunits / (32 * (int64_t)nt) : 8;
+        const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
         const int64_t ngroups = (nunits + per - 1) / per;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t g = 0; g < ngroups; g++) {
@@ -15297,7 +15303,7 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
         /* threads take `per` units at a time (at least 8; a 32nd of a
          * thread's share): a unit's output row o and tile t (and o's index)
          * are divided out once per group, then stepped */
-        const int64_t per = nunits / (32 * (int64_t)nt) > 8 ? nunits / (32 * (int64_t)nt) : 8;
+        const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
         const int64_t ngroups = (nunits + per - 1) / per;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t g = 0; g < ngroups; g++) {
@@ -15440,7 +15446,7 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
         /* threads take `per` units at a time (at least 8; a 32nd of a
          * thread's share): a unit's output row o and tile t (and o's index)
          * are divided out once per group, then stepped */
-        const int64_t per = nunits / (32 * (int64_t)nt) > 8 ? nunits / (32 * (int64_t)nt) : 8;
+        const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
         const int64_t ngroups = (nunits + per - 1) / per;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t g = 0; g < ngroups; g++) {
