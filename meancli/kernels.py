@@ -376,6 +376,18 @@ def partial_dtype(dtype_name: str) -> np.dtype[Any]:
     return np.dtype(("V", size))
 
 
+def _reduce_kept_axes(
+    x: np.ndarray, axes: tuple[int, ...]
+) -> tuple[str, np.ndarray, list[bool], tuple[int, ...]]:
+    """``x``'s spec dtype name, ``x`` in native byte order, the reduce mask of
+    ``axes`` and ``x``'s shape with those axes set to 1."""
+    if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+        raise ValueError(f"axes {axes} are not distinct axes of a rank-{x.ndim} array")
+    mask = [d in axes for d in range(x.ndim)]
+    shape = tuple(1 if m else n for n, m in zip(x.shape, mask, strict=True))
+    return _spec_dtype_name(x.dtype), _native(x), mask, shape
+
+
 def reduce_partial(x: np.ndarray, axes: tuple[int, ...], threads: int | None = None) -> np.ndarray:
     """The exact partial states of ReduceMean of ``x`` over ``axes`` (non-negative,
     distinct): shape ``x.shape`` with those axes set to 1, dtype ``partial_dtype``.
@@ -383,12 +395,7 @@ def reduce_partial(x: np.ndarray, axes: tuple[int, ...], threads: int | None = N
     Raises:
         InternalError: the kernel refused its arguments (an axis out of range is a ValueError).
     """
-    if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
-        raise ValueError(f"axes {axes} are not distinct axes of a rank-{x.ndim} array")
-    name = _spec_dtype_name(x.dtype)
-    data = _native(x)
-    mask = [d in axes for d in range(x.ndim)]
-    shape = tuple(1 if m else n for n, m in zip(x.shape, mask, strict=True))
+    name, data, mask, shape = _reduce_kept_axes(x, axes)
     states = np.empty(shape, dtype=partial_dtype(name))
     mod = _module()
     symbol = f"meancli_reduce_partial_{name}"
@@ -403,6 +410,21 @@ def reduce_partial(x: np.ndarray, axes: tuple[int, ...], threads: int | None = N
     )
     _check(status, symbol)
     return states
+
+
+def reduce_kept(x: np.ndarray, axes: tuple[int, ...], threads: int | None = None) -> np.ndarray:
+    """ReduceMean of ``x`` over ``axes`` (non-negative, distinct) with those axes
+    kept as size 1 (ONNX ReduceMean, keepdims=1): dtype ``x.dtype``, the same
+    bits as ``finalize_partials(reduce_partial(x, axes))`` without the states.
+
+    Raises:
+        SpecViolation: integer mean over an empty set.
+        InternalError: the kernel refused its arguments (an axis out of range is a ValueError).
+    """
+    name, data, mask, shape = _reduce_kept_axes(x, axes)
+    out = np.empty(tuple(n for n, m in zip(shape, mask, strict=True) if not m), dtype=data.dtype)
+    run_reduce(f"meancli_reduce_{name}", data, mask, out, default_threads() if threads is None else threads)
+    return out.reshape(shape)
 
 
 def combine_partials(states: np.ndarray, axes: tuple[int, ...], dtype_name: str) -> np.ndarray:

@@ -4,7 +4,8 @@ Each loads the compiled kernels in the process that runs it
 (meancli.kernels loads ``meancli._kernels`` on first use); cffi objects
 never travel. ReduceMean's chunk / combine / aggregate are the exact partial
 states of meancli.kernels (reduce_partial, combine_partials,
-finalize_partials), so any grouping of chunks gives the same bits.
+finalize_partials), so any grouping of chunks gives the same bits; a chunk
+that spans the reduced axes is reduced straight to its means (whole_chunk).
 """
 
 from __future__ import annotations
@@ -22,6 +23,14 @@ def partial_chunk(
     from .. import api, kernels
 
     return kernels.reduce_partial(api.kernel_input(x), tuple(axis), threads)
+
+
+def whole_chunk(x: np.ndarray[Any, Any], axis: tuple[int, ...], threads: int = 1) -> np.ndarray[Any, Any]:
+    """A chunk that holds every reduced element of its outputs: their means
+    (``axis`` kept as size 1), with no partial states between."""
+    from .. import api, kernels
+
+    return kernels.reduce_kept(api.kernel_input(x), tuple(axis), threads)
 
 
 def partial_combine(
