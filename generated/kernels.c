@@ -225,11 +225,17 @@ static int clamp_threads(int nthreads, int64_t work_elements)
 static inline int64_t grab_of(int64_t n, int nt, int parts) { return n / ((int64_t)parts * nt) + 1; }
 
 /* Is each of the w flags set? */
-static inline int all_ok(const uint8_t *ok, int64_t w)
+/* A rows block that failed its shared check, with each column's own check
+ * in ok: is splitting the whole block (rows_split, a second pass over every
+ * column) worth it? Not while at most a quarter of the columns failed:
+ * those are summed exactly on their own (chunk_block), each costing a few
+ * times a column's share of that pass. Real data fails the shared check
+ * for one tiny value in one column (normal data: a block in ten). */
+static inline int split_pays(const uint8_t *ok, int64_t w)
 {
-    for (int64_t j = 0; j < w; j++)
-        if (!ok[j]) return 0;
-    return 1;
+    int64_t failed = 0;
+    for (int64_t j = 0; j < w; j++) failed += !ok[j];
+    return 4 * failed > w;
 }
 
 static int mul_ok(int64_t a, int64_t b, int64_t *out)
@@ -1429,7 +1435,7 @@ static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int6
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float16(r, j, b + j * s, rs, nb);
-            if (all_ok(ok, w) || !rows_split_float16(r, b, rs, nb, s, w))
+            if (!split_pays(ok, w) || !rows_split_float16(r, b, rs, nb, s, w))
                 rows_block_end_float16(r, b, rs, nb, s, w, ok);
         }
     }
@@ -1928,7 +1934,7 @@ static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, i
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(r, j, b + j * s, rs, nb);
-            if (all_ok(ok, w) || !rows_split_bfloat16(r, b, rs, nb, s, w))
+            if (!split_pays(ok, w) || !rows_split_bfloat16(r, b, rs, nb, s, w))
                 rows_block_end_bfloat16(r, b, rs, nb, s, w, ok);
         }
     }
@@ -2427,7 +2433,7 @@ static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int6
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float32(r, j, b + j * s, rs, nb);
-            if (all_ok(ok, w) || !rows_split_float32(r, b, rs, nb, s, w))
+            if (!split_pays(ok, w) || !rows_split_float32(r, b, rs, nb, s, w))
                 rows_block_end_float32(r, b, rs, nb, s, w, ok);
         }
     }
@@ -4301,7 +4307,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
             } else {
                 uint8_t ok[TILE];
                 columns_ok_float16_avx2(b, rs, nb, w, ok);
-                if (all_ok(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+                if (!split_pays(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -4338,7 +4344,7 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         } else {
             uint8_t ok[TILE];
             columns_ok_float16_avx2(b, rs, nb, w, ok);
-            if (all_ok(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+            if (!split_pays(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
         }
     }
 }
@@ -4853,7 +4859,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
             } else {
                 uint8_t ok[TILE];
                 columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
-                if (all_ok(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+                if (!split_pays(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -4890,7 +4896,7 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         } else {
             uint8_t ok[TILE];
             columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
-            if (all_ok(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+            if (!split_pays(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
         }
     }
 }
@@ -5567,7 +5573,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
             } else {
                 uint8_t ok[TILE];
                 columns_ok_float32_avx2(b, rs, nb, w, ok);
-                if (all_ok(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+                if (!split_pays(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -5604,7 +5610,7 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         } else {
             uint8_t ok[TILE];
             columns_ok_float32_avx2(b, rs, nb, w, ok);
-            if (all_ok(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+            if (!split_pays(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
         }
     }
 }
@@ -6702,7 +6708,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
             } else {
                 uint8_t ok[TILE];
                 columns_ok_float16_avx512(b, rs, nb, w, ok);
-                if (all_ok(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+                if (!split_pays(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -6739,7 +6745,7 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         } else {
             uint8_t ok[TILE];
             columns_ok_float16_avx512(b, rs, nb, w, ok);
-            if (all_ok(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+            if (!split_pays(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
         }
     }
 }
@@ -7254,7 +7260,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
             } else {
                 uint8_t ok[TILE];
                 columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
-                if (all_ok(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+                if (!split_pays(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -7291,7 +7297,7 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         } else {
             uint8_t ok[TILE];
             columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
-            if (all_ok(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+            if (!split_pays(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
         }
     }
 }
@@ -7968,7 +7974,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
             } else {
                 uint8_t ok[TILE];
                 columns_ok_float32_avx512(b, rs, nb, w, ok);
-                if (all_ok(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+                if (!split_pays(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
             }
         }
         return;
@@ -8005,7 +8011,7 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         } else {
             uint8_t ok[TILE];
             columns_ok_float32_avx512(b, rs, nb, w, ok);
-            if (all_ok(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+            if (!split_pays(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
         }
     }
 }

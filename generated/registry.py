@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "800b7a7179c673429478ca71af3fe99ea50fc5403a168b161793adb29f41fedf"
+KERNEL_SOURCE_SHA256 = "096083d23da24334b43ae11fb779c7f6f9dd89558b89c831d2f324af4fa4b05a"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
