@@ -33,6 +33,7 @@ import numpy as np
 
 from ..chunked import ChunkedArray, require
 from ..errors import ClusterError, InputFileError
+from ..interrupts import interrupts_deferred
 from . import Clock, ProgressFactory
 from .where import DEFAULT_TIMEOUT, Where, is_zarr_output
 
@@ -223,7 +224,7 @@ def _connected(where: Where) -> Iterator[Any]:
             try:
                 # a cluster half started cannot be closed cleanly; the workers'
                 # own tracebacks stay off meancli's stderr from their start
-                with _interrupts_deferred(), _children_stderr_to_devnull():
+                with interrupts_deferred(), _children_stderr_to_devnull():
                     cluster = distributed.LocalCluster(
                         n_workers=where.workers,
                         # and those of workers started again later (worker_quiet)
@@ -339,36 +340,6 @@ def transport_error(address: str) -> str | None:
             "(distributed.comm.tls.ca-file, .client.cert and .client.key)"
         )
     return None
-
-
-@contextmanager
-def _interrupts_deferred() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM until the block ends, then deliver them as they were
-    meant (KeyboardInterrupt): an interrupted LocalCluster start leaves processes."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
-    wanted = [signal.SIGINT, signal.SIGTERM]
-    previous: dict[int, Any] = {int(n): signal.getsignal(n) for n in wanted}
-    for n in wanted:
-        signal.signal(n, lambda signum, frame: received.append(signum))
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        if received:
-            # raised here, in place of what the block raised: a cluster start that
-            # failed because the signal stopped its workers too (a Ctrl-C reaches
-            # the whole process group) is an interruption, not a cluster error
-            handler = previous[received[0]]
-            if callable(handler):
-                handler(received[0], None)
-            os.kill(os.getpid(), received[0])
 
 
 @contextmanager
@@ -626,7 +597,7 @@ def _replace(tmp: str, path: str) -> None:
         # old one is then removed. Interrupts wait meanwhile: a run interrupted
         # there ends after it, with the new array in place and the old gone.
         os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))  # the directory's mode stays
-        with _interrupts_deferred():
+        with interrupts_deferred():
             if _exchange(tmp, path):
                 old = tmp
             else:

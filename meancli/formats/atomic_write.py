@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import stat
-import threading
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable
 
 from ..errors import InputFileError
+from ..interrupts import interrupts_deferred
 from .messages import reason
 from .pipes import another_process_descriptor, descriptor_named, write_all
 
@@ -85,7 +83,7 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
         raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
     # A SIGINT or SIGTERM between the temporary file's creation and the try below would leave
     # it behind: they wait until the cleanup is in place.
-    with _interrupts_deferred() as resume:
+    with interrupts_deferred() as resume:
         try:
             fd, tmp = create_temporary(directory or ".")
         except OSError as exc:
@@ -106,7 +104,7 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
             # Naming and renaming wait for interrupts: a name made is renamed or
             # removed. An interrupt that came meanwhile is raised after the rename:
             # the run then ends with its status, the output replaced.
-            with _interrupts_deferred():
+            with interrupts_deferred():
                 try:
                     if tmp is None:  # an unnamed file: named now, beside the target
                         tmp = _name_unnamed(fp.fileno(), directory or ".")
@@ -258,35 +256,3 @@ def _link_unnamed(fd: int, directory: str) -> str:
     finally:
         os.close(fds)
     raise FileExistsError(f"no unused temporary file name in {directory}")
-
-
-_INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
-
-
-@contextlib.contextmanager
-def _interrupts_deferred() -> Iterator[Callable[[], None]]:
-    """Hold back SIGINT and SIGTERM until the ``resume()`` it yields is called (or the block ends).
-
-    Their Python handlers are swapped for one that only takes note; ``resume()`` puts the
-    handlers back and raises each noted signal again, so that its handler (and exception)
-    runs there.  (Blocking the signals would not do: any other thread, an OpenMP worker for
-    one, still receives them.)  Does nothing off the main thread, where handlers cannot be
-    set, nor for a handler that was not set from Python.
-    """
-    noted: list[int] = []
-    saved: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in _INTERRUPTS:
-            if signal.getsignal(signum) is not None:  # (None: installed from C, not restorable)
-                saved[signum] = signal.signal(signum, lambda number, frame: noted.append(number))
-
-    def resume() -> None:
-        while saved:
-            signal.signal(*saved.popitem())
-        while noted:
-            signal.raise_signal(noted.pop(0))
-
-    try:
-        yield resume
-    finally:
-        resume()
