@@ -45,6 +45,19 @@ def _spec_dtype_name(dtype: np.dtype[Any]) -> str:
     return dtype.name
 
 
+def refuse_masked(x: Any) -> None:
+    """Refuse a masked array, numpy's or a dask array of masked chunks: the
+    kernels read the values under its mask as any others.
+
+    Raises:
+        UsageError: ``x`` is masked.
+    """
+    ma = sys.modules.get("numpy.ma")  # loaded only if the caller uses masked arrays
+    meta = getattr(x, "_meta", None)  # a dask array's: what its chunks are
+    if ma is not None and (isinstance(x, ma.MaskedArray) or isinstance(meta, ma.MaskedArray)):
+        raise UsageError("masked arrays are not supported: pass .filled(value) or .compressed() instead")
+
+
 def kernel_input(x: Any) -> np.ndarray:
     """``x`` as an ndarray the kernels take: native byte order, aligned, C or
     Fortran contiguous (copied only when it is not already).
@@ -53,9 +66,7 @@ def kernel_input(x: Any) -> np.ndarray:
         UsageError: ``x`` is a masked array (its mask would be ignored), or
             its copy does not fit in memory.
     """
-    ma = sys.modules.get("numpy.ma")  # loaded only if the caller uses masked arrays
-    if ma is not None and isinstance(x, ma.MaskedArray):
-        raise UsageError("masked arrays are not supported: pass .filled(value) or .compressed() instead")
+    refuse_masked(x)
     a = np.asarray(x)
     if a.size == 0:  # no data to read: any strides are fine, hand over plain ones
         return np.empty(a.shape, dtype=native_dtype(a.dtype))
@@ -345,6 +356,8 @@ def reduce_mean(
         if distributed.is_dask_array(data):
             if out is not None:
                 raise UsageError("out= cannot receive a lazy dask result; call .compute() or .store()")
+            _threads(threads)  # checked as for arrays; dask's tasks take 1 thread each
+            refuse_masked(data)
             return distributed.lazy_reduce(op, data, axes, keepdims, **attributes)  # type: ignore[no-any-return]
     x = kernel_input(data)
     call = prepare_reduce(op, x, axes, keepdims, **attributes)
@@ -441,6 +454,9 @@ def mean(
         if any(distributed.is_dask_array(a) for a in arrays):
             if out is not None:
                 raise UsageError("out= cannot receive a lazy dask result; call .compute() or .store()")
+            _threads(threads)  # checked as for arrays; dask's tasks take 1 thread each
+            for a in arrays:
+                refuse_masked(a)
             return distributed.lazy_mean(op, arrays, **attributes)  # type: ignore[no-any-return]
     xs = [kernel_input(a) for a in arrays]
     shape = prepare_mean(op, xs, **attributes)

@@ -35,6 +35,7 @@ import meancli
 from meancli import api
 from meancli.engine import distributed as engine
 from meancli.engine import no_progress
+from meancli.errors import UsageError
 from meancli.opset import resolve
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
@@ -855,6 +856,39 @@ def test_chunks_that_span_the_reduced_axes_go_straight_to_their_means(
         got = graph.compute(scheduler=get_sync, optimize_graph=False)
     assert same_bits(got, exact_reduce(x, axes, call.out_shape))
     assert not any(d is not None and d.kind == "V" for d in dtypes), dtypes  # no states
+
+
+@pytest.mark.parametrize("byteorder", ["<", ">"])
+def test_a_lazy_identity_gives_the_default_nan_and_native_byte_order(byteorder: str) -> None:
+    """ReduceMean with no axes (openvino's empty axes, noop_with_empty_axes) on
+    dask runs the kernel, as in memory: NaN payloads become the default NaN
+    and the result is in native byte order, declared and computed (dask
+    returned the input itself, payloads and byte order kept)."""
+    bits = np.array([0xFFC00001, 0x7F800001, 0x3F800000, 0x80000000], np.uint32)
+    x = bits.view(np.float32).astype(byteorder + "f4").reshape(2, 2)
+    for opset, attributes in [("openvino:1", {}), ("18", {"noop_with_empty_axes": True})]:
+        in_memory = meancli.reduce_mean(x, axes=[], opset=opset, **attributes)
+        lazy = meancli.reduce_mean(da.from_array(x, chunks=(1, 2)), axes=[], opset=opset, **attributes)
+        got = lazy.compute()
+        assert lazy.dtype == got.dtype == np.dtype(np.float32)
+        assert got.view(np.uint32).tolist() == in_memory.view(np.uint32).tolist()
+        assert got.view(np.uint32).tolist() == [[0x7FC00000, 0x7FC00000], [0x3F800000, 0x80000000]]
+
+
+def test_lazy_calls_refuse_masked_arrays_and_bad_threads() -> None:
+    """What the Python API refuses for numpy inputs it refuses with a dask
+    array among them too (a masked input's mask was ignored, threads=-5 taken)."""
+    x = np.arange(4, dtype=np.float32)
+    masked = np.ma.array(x, mask=[1, 1, 0, 0])
+    calls = [
+        lambda: meancli.mean(da.from_array(x), masked),
+        lambda: meancli.reduce_mean(da.from_array(masked, asarray=False)),
+        lambda: meancli.reduce_mean(da.from_array(x), threads=-5),
+        lambda: meancli.mean(da.from_array(x), x, threads=0),
+    ]
+    for call in calls:
+        with pytest.raises(UsageError):
+            call()
 
 
 def test_zarr_metadata_with_too_many_chunks_is_refused(tmp_path: Path) -> None:

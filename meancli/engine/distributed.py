@@ -33,6 +33,7 @@ import numpy as np
 
 from ..chunked import ChunkedArray, require
 from ..errors import ClusterError, InputFileError
+from ..formats.dtypes import native_dtype
 from ..interrupts import interrupts_deferred
 from . import Clock, ProgressFactory
 from .where import DEFAULT_TIMEOUT, Where, is_zarr_output
@@ -87,20 +88,21 @@ def reduce_graph(
     from .. import kernels
 
     axes = tuple(d for d, m in enumerate(call.reduce_mask) if m)
-    if not axes:  # the identity (empty axes as openvino and noop_with_empty_axes define it)
-        return x.reshape(call.out_shape) if x.shape != call.out_shape else x
     state = kernels.partial_dtype(dtype_name)
-    if plan:
+    dtype = native_dtype(x.dtype)  # what the kernels return
+    if plan and axes:
         x, planned = plan_chunks(x, axes, state.itemsize)
         split_every = split_every or planned
     if all(x.numblocks[d] == 1 for d in axes):
         # each chunk holds all the reduced elements of its outputs: their
-        # means straight from the kernel, without states 16-72 times their size
+        # means straight from the kernel, without states 16-72 times their
+        # size; no axes (the identity) runs the kernel too, whose NaNs are
+        # the default NaN, as in memory
         out = x.map_blocks(
             partial(_whole_chunk, axis=axes, threads=threads),
             chunks=tuple((1,) if d in axes else c for d, c in enumerate(x.chunks)),
-            dtype=x.dtype,
-            meta=np.empty((0,) * x.ndim, dtype=x.dtype),
+            dtype=dtype,
+            meta=np.empty((0,) * x.ndim, dtype=dtype),
             token="meancli-reduce-mean",
         )
         return out.reshape(call.out_shape) if out.shape != call.out_shape else out
@@ -114,7 +116,7 @@ def reduce_graph(
         dtype=state,  # of the states between the steps
         split_every=split_every,
         concatenate=True,
-        meta=np.empty((0,) * x.ndim, dtype=x.dtype),
+        meta=np.empty((0,) * x.ndim, dtype=dtype),
         name="meancli-reduce-mean",
     )
     return out.reshape(call.out_shape) if out.shape != call.out_shape else out
@@ -173,8 +175,8 @@ def mean_graph(xs: list[Any], shape: tuple[int, ...], symbol: str, *, threads: i
         partial(_mean_block, symbol=symbol, threads=threads),
         index,
         *pairs,
-        dtype=xs[0].dtype,
-        meta=np.empty((0,) * rank, dtype=xs[0].dtype),
+        dtype=native_dtype(xs[0].dtype),
+        meta=np.empty((0,) * rank, dtype=native_dtype(xs[0].dtype)),
         name=None,
         token="meancli-mean",
     )

@@ -78,4 +78,9 @@ class ZarrTarget:
             import zarr
 
             self._array = zarr.open_array(store=self.path, mode="r+")
-        self._array[region] = block
+        from ..interrupts import interrupts_deferred
+
+        # zarr writes on its own I/O thread: a Ctrl-C that ended the wait here
+        # would let it write on after the run removed the temporary store
+        with interrupts_deferred():
+            self._array[region] = block
