@@ -891,6 +891,29 @@ def test_lazy_calls_refuse_masked_arrays_and_bad_threads() -> None:
             call()
 
 
+def test_a_second_interrupt_waits_for_the_temporary_store_to_be_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ctrl-C that comes while the temporary zarr store of an interrupted run
+    is removed (a second Ctrl-C; `timeout` signals the process, then its
+    group) left the store half removed: it is raised after the removal."""
+    target = str(tmp_path / "out.zarr")
+    real_rmtree = shutil.rmtree
+
+    def rmtree_signalled_midway(path: str, *args: Any, **kwargs: Any) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # the second interrupt, as the removal starts
+        time.sleep(0.01)  # where Python would run its handler
+        real_rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "rmtree", rmtree_signalled_midway)
+    with pytest.raises(KeyboardInterrupt), engine.temporary_store(target) as tmp:
+        for k in range(20):
+            os.makedirs(os.path.join(tmp, "c", str(k)))
+            Path(tmp, "c", str(k), "0").write_bytes(b"chunk")
+        raise KeyboardInterrupt  # the first
+    assert os.listdir(tmp_path) == []
+
+
 def test_zarr_metadata_with_too_many_chunks_is_refused(tmp_path: Path) -> None:
     import json
 

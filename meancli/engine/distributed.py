@@ -572,8 +572,11 @@ def temporary_store(path: str) -> Iterator[str]:
     try:
         yield tmp
     finally:
-        if os.path.exists(tmp):
-            shutil.rmtree(tmp, ignore_errors=True)
+        # removed whole: a second Ctrl-C (or `timeout`, which signals the process
+        # and then its group) waits for the removal instead of cutting it short
+        with interrupts_deferred():
+            if os.path.exists(tmp):
+                shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _replace(tmp: str, path: str) -> None:
