@@ -89,7 +89,30 @@ def _link_to_a_directory(path: Path) -> str:
     return "a directory that is not a zarr array"
 
 
+def _array_marker_beside_other_files(path: Path) -> str:
+    path.mkdir()
+    (path / "zarr.json").write_text('{"zarr_format": 3, "node_type": "array"}')
+    (path / "notes.txt").write_text("important\n")  # was removed with the "earlier array"
+    return "a zarr array beside files zarr does not write (notes.txt)"
+
+
+def _zarr2_array_beside_other_files(path: Path) -> str:
+    zarr.save_array(str(path), np.ones((2, 2)), zarr_format=2)
+    (path / "results.csv").write_text("a,b\n")
+    (path / "plot.png").write_bytes(b"png")
+    return "a zarr array beside files zarr does not write (plot.png, results.csv)"
+
+
+def _unreadable_metadata(path: Path) -> str:
+    path.mkdir()
+    (path / "zarr.json").write_text("{not json")  # was called a zarr group
+    return "a directory whose zarr.json is not zarr metadata"
+
+
 TARGETS = {
+    "array marker beside other files": _array_marker_beside_other_files,
+    "zarr 2 array beside other files": _zarr2_array_beside_other_files,
+    "unreadable metadata": _unreadable_metadata,
     "directory": _plain_directory,
     "directory of a hidden file": _hidden_file_directory,
     "link to a directory": _link_to_a_directory,
@@ -127,6 +150,23 @@ def test_a_templated_zarr_output_is_checked_before_any_file_is_read(work: Path) 
     assert proc.stderr.startswith("error: r1.zarr: exists and is a directory that is not a zarr array;")
     assert proc.stderr.count("\n") == 1
     assert snapshot(work) == before  # r0.zarr was not written either
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [(command, output) for command in COMMANDS for output in ["missing/out.zarr", "missing/deeper/out.zarr"]]
+    + [("reduce-mean zarr", "missing/{stem}.zarr"), ("reduce-mean npy", "missing/{stem}.zarr")],
+)
+def test_a_zarr_output_in_a_missing_directory_is_refused_before_reading(
+    work: Path, command: str, output: str
+) -> None:
+    """As for a file output: zarr would have made the missing directories."""
+    before = snapshot(work)
+    proc = run([*COMMANDS[command], "-o", output, "-q"], work)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith("error: cannot write missing/") and proc.stderr.count("\n") == 1
+    assert "No such file or directory" in proc.stderr
+    assert snapshot(work) == before
 
 
 def _expected(command: str) -> np.ndarray:

@@ -198,9 +198,9 @@ def single_output(output: str) -> str:
 def check_output_target(path: str | None) -> None:
     """Before its input is read: an input error (exit status 1, as for an output that
     cannot be written) for a zarr output ``path`` that would replace something other
-    than a zarr array or an empty directory (formats.zarr_target), and for a file
-    output that is a directory or whose directory does not exist (found before a
-    long run, not after it).
+    than a zarr array or an empty directory (formats.zarr_target), for a file
+    output that is a directory, and for an output whose directory does not exist
+    (found before a long run, not after it; zarr would make it).
 
     Raises:
         InputFileError: ``cannot write PATH: REASON``.
@@ -209,17 +209,16 @@ def check_output_target(path: str | None) -> None:
 
     if path is None or path == "-":
         return
-    if is_zarr_output(path):
-        from ..formats.zarr_target import check_zarr_target
-
-        check_zarr_target(path)
-        return
     import stat
 
     from ..errors import InputFileError
     from ..formats.messages import reason
 
-    if os.path.isdir(path):
+    if is_zarr_output(path):
+        from ..formats.zarr_target import check_zarr_target
+
+        check_zarr_target(path)
+    elif os.path.isdir(path):
         raise InputFileError(f"cannot write {path}: is a directory")
     try:
         parent = os.stat(os.path.dirname(path) or ".")
