@@ -161,8 +161,10 @@ def _frozen(attributes: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     for name, value in sorted(attributes.items()):
         if value is None:
             continue
-        if isinstance(value, (list, np.ndarray)):
-            value = tuple(value.tolist() if isinstance(value, np.ndarray) else value)
+        if isinstance(value, np.ndarray):
+            value = value.tolist()  # a 0-d array is its scalar
+        if isinstance(value, list):
+            value = tuple(value)
         items.append((name, value))
     return tuple(items)
 

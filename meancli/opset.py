@@ -10,6 +10,8 @@ one, without N the newest; names match case-insensitively.
 
 from __future__ import annotations
 
+import operator
+
 import re
 
 from .errors import OpsetError, UsageError
@@ -106,12 +108,16 @@ def resolve_uncached(op_name: str, opset: str | int | None = None) -> OpVersion:
     """
     if opset is None:
         domain, version = DEFAULT_DOMAIN, None
-    elif isinstance(opset, bool) or not isinstance(opset, (int, str)):
-        raise UsageError(f"opset must be an int or a string like 'onnx:18', got {opset!r}")
-    elif isinstance(opset, int):
-        domain, version = parse_opset(str(opset))
-    else:
+    elif isinstance(opset, str):
         domain, version = parse_opset(opset)
+    else:
+        try:  # an int, numpy's included; not a bool
+            if isinstance(opset, bool) or type(opset).__name__ in ("bool", "bool_"):
+                raise TypeError
+            number = operator.index(opset)
+        except TypeError:
+            raise UsageError(f"opset must be an int or a string like 'onnx:18', got {opset!r}") from None
+        domain, version = parse_opset(str(number))
     candidates = sorted(
         (op for op in registry() if op.name == op_name and op.domain == domain),
         key=lambda op: op.since_version,

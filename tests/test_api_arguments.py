@@ -61,6 +61,22 @@ def test_a_0d_integer_array_is_an_axis() -> None:
     assert meancli.reduce_mean(x, axes=np.array(1), keepdims=False).tolist() == [1.0, 4.0]
 
 
+def test_numpy_scalars_and_0d_arrays_are_attribute_values_and_opsets() -> None:
+    """A 0-d array is its scalar as an attribute (keepdims, noop_with_empty_axes:
+    a raw TypeError before), and a numpy integer is an opset as an int is
+    (refused before); a numpy bool is no opset, as True is not."""
+    x = np.arange(6, dtype=np.float64).reshape(2, 3)
+    assert meancli.reduce_mean(x, axes=[1], keepdims=np.array(False)).tolist() == [1.0, 4.0]
+    assert meancli.reduce_mean(x, axes=[1], keepdims=np.array(1)).tolist() == [[1.0], [4.0]]
+    np.testing.assert_array_equal(meancli.reduce_mean(x, axes=[], opset=18, noop_with_empty_axes=np.array(True)), x)
+    assert meancli.reduce_mean(x, axes=[0], keepdims=False, opset=np.int64(11)).tolist() == [1.5, 2.5, 3.5]
+    assert meancli.mean(x, x[:1], opset=np.int32(8)).tolist() == [[0.0, 1.0, 2.0], [1.5, 2.5, 3.5]]
+    with pytest.raises(SpecViolation):
+        meancli.reduce_mean(x, axes=[0], keepdims=np.array(2))
+    with pytest.raises(UsageError):
+        meancli.reduce_mean(x, axes=[0], opset=np.True_)
+
+
 def test_an_input_whose_copy_does_not_fit_in_memory_is_a_usage_error() -> None:
     """A broadcast view of 4 TiB must be copied to be contiguous: one clear
     error, not numpy's MemoryError or ValueError."""
