@@ -11,7 +11,6 @@ one, without N the newest; names match case-insensitively.
 from __future__ import annotations
 
 import operator
-
 import re
 
 from .errors import OpsetError, UsageError

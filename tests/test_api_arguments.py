@@ -68,7 +68,8 @@ def test_numpy_scalars_and_0d_arrays_are_attribute_values_and_opsets() -> None:
     x = np.arange(6, dtype=np.float64).reshape(2, 3)
     assert meancli.reduce_mean(x, axes=[1], keepdims=np.array(False)).tolist() == [1.0, 4.0]
     assert meancli.reduce_mean(x, axes=[1], keepdims=np.array(1)).tolist() == [[1.0], [4.0]]
-    np.testing.assert_array_equal(meancli.reduce_mean(x, axes=[], opset=18, noop_with_empty_axes=np.array(True)), x)
+    identity = meancli.reduce_mean(x, axes=[], opset=18, noop_with_empty_axes=np.array(True))
+    np.testing.assert_array_equal(identity, x)
     assert meancli.reduce_mean(x, axes=[0], keepdims=False, opset=np.int64(11)).tolist() == [1.5, 2.5, 3.5]
     assert meancli.mean(x, x[:1], opset=np.int32(8)).tolist() == [[0.0, 1.0, 2.0], [1.5, 2.5, 3.5]]
     with pytest.raises(SpecViolation):
