@@ -929,6 +929,23 @@ def test_zarr_metadata_with_too_many_chunks_is_refused(tmp_path: Path) -> None:
     )
 
 
+def test_open_lazy_takes_path_objects_and_names_what_it_cannot_open(tmp_path: Path) -> None:
+    """A pathlib.Path opens as its str does (an AttributeError before); a
+    missing file, stdin and a non-path are one clear error each (a missing
+    .npy was "cannot read the shard")."""
+    from meancli.errors import InputFileError
+
+    x = np.arange(12.0).reshape(3, 4)
+    np.save(tmp_path / "x.npy", x)
+    got = meancli.reduce_mean(meancli.open_lazy(tmp_path / "x.npy"), axes=0, keepdims=False).compute()
+    assert got.tolist() == [4.0, 5.0, 6.0, 7.0]
+    with pytest.raises(InputFileError, match=r"missing\.npy: no such file or directory"):
+        meancli.open_lazy(tmp_path / "missing.npy")
+    for bad in ["-", "", 5, None]:
+        with pytest.raises(UsageError):
+            meancli.open_lazy(bad)  # type: ignore[arg-type]
+
+
 def test_open_lazy_reads_what_the_command_line_reads(tmp_path: Path) -> None:
     from meancli.errors import InputFileError
 

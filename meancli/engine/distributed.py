@@ -797,7 +797,7 @@ def lazy_mean(op: Any, arrays: tuple[Any, ...], **attributes: Any) -> Any:
     return mean_graph(xs, shape, op.kernels[spec_dtype_name(xs[0].dtype)])
 
 
-def open_lazy(path: str) -> Any:
+def open_lazy(path: str | os.PathLike[str]) -> Any:
     """A FILE as the command line reads it, as a lazy dask array on its own chunk grid.
 
     Args:
@@ -811,12 +811,28 @@ def open_lazy(path: str) -> Any:
         lazy result computed chunk by chunk, in this process or on a cluster.
 
     Raises:
-        InputFileError: the path cannot be opened, names several arrays (a zarr
-            group: name one as ``STORE:PATH``), or dask/zarr are not installed.
+        InputFileError: the path does not exist or cannot be opened, names several
+            arrays (a zarr group: name one as ``STORE:PATH``), or dask/zarr are not
+            installed.
+        UsageError: ``path`` is not a path, or is stdin (``-``).
     """
     from ..chunked import open_chunked
+    from ..errors import UsageError
     from ..shards import ShardDataset
 
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise UsageError(f"open_lazy takes a path (str or os.PathLike), got {type(path).__name__}") from None
+    if not isinstance(path, str):
+        path = os.fsdecode(path)
+    if path in ("", "-"):
+        raise UsageError(
+            f"open_lazy({path!r}): stdin and the empty path are no lazy input; read them with numpy"
+        )
+    plain = not path.startswith("@") and not any(c in path for c in "*?[") and ".zarr" not in path
+    if plain and not os.path.exists(path):
+        raise InputFileError(f"{path}: no such file or directory")
     found = open_chunked(path)
     if found is None:
         found = [ShardDataset(path, [path])]
