@@ -28,9 +28,17 @@ class MeancliError(Exception):
 
 
 class InputFileError(MeancliError):
-    """A file cannot be read, is not a valid ``.npy``, or cannot be written."""
+    """A file cannot be read or is not a valid ``.npy`` (OutputFileError: one cannot be written)."""
 
     kind = "input"
+
+
+class OutputFileError(InputFileError):
+    """An output cannot be written, or is refused before the run (its directory
+    is missing, it would replace what is not an earlier result). Exit status 1,
+    as an input file error."""
+
+    kind = "output"
 
 
 class UnsupportedDtypeFile(InputFileError):

@@ -242,7 +242,7 @@ def test_keep_going_reports_a_refused_target_for_its_file_and_goes_on(work: Path
     if json_mode:
         errors = [json.loads(line) for line in proc.stderr.splitlines()]
         assert errors == [
-            {"error": refused, "kind": "input", "path": "a.zarr"},
+            {"error": refused, "kind": "output", "path": "a.zarr"},
             {"error": closing, "kind": "input", "failed": ["a.zarr"]},
         ]
         assert [json.loads(line)["output"]["path"] for line in proc.stdout.splitlines()] == [
@@ -387,3 +387,13 @@ def test_an_output_naming_a_terminal_is_refused_as_minus_is(work: Path) -> None:
     finally:
         os.close(leader)
         os.close(follower)
+
+
+@pytest.mark.parametrize("output", ["missing/x.npy", "missing/x.zarr", "mydata.zarr"])
+def test_an_output_error_is_of_kind_output_in_json(work: Path, output: str) -> None:
+    """--json names what failed: an output (it said "input" for any file)."""
+    _plain_directory(work / "mydata.zarr")
+    proc = run(["reduce-mean", "x.npy", "--axes", "0", "-o", output, "--json"], work)
+    assert proc.returncode == 1
+    error = json.loads(proc.stderr)
+    assert error["kind"] == "output" and output in error["error"], error

@@ -34,7 +34,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, MeancliError, UsageError
+from ..errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, MeancliError, OutputFileError, UsageError
 
 KeepGoing = Annotated[
     bool,
@@ -203,7 +203,7 @@ def check_output_target(path: str | None) -> None:
     (found before a long run, not after it; zarr would make it).
 
     Raises:
-        InputFileError: ``cannot write PATH: REASON``.
+        OutputFileError: ``cannot write PATH: REASON``.
     """
     from ..engine.where import is_zarr_output
 
@@ -211,7 +211,6 @@ def check_output_target(path: str | None) -> None:
         return
     import stat
 
-    from ..errors import InputFileError
     from ..formats.messages import reason
 
     if is_zarr_output(path):
@@ -219,13 +218,13 @@ def check_output_target(path: str | None) -> None:
 
         check_zarr_target(path)
     elif os.path.isdir(path):
-        raise InputFileError(f"cannot write {path}: is a directory")
+        raise OutputFileError(f"cannot write {path}: is a directory")
     try:
         parent = os.stat(os.path.dirname(path) or ".")
     except OSError as exc:
-        raise InputFileError(f"cannot write {path}: {reason(exc)}") from None
+        raise OutputFileError(f"cannot write {path}: {reason(exc)}") from None
     if not stat.S_ISDIR(parent.st_mode):
-        raise InputFileError(f"cannot write {path}: {os.strerror(errno.ENOTDIR)}")
+        raise OutputFileError(f"cannot write {path}: {os.strerror(errno.ENOTDIR)}")
 
 
 def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
@@ -353,7 +352,7 @@ def run_many(
     that file fails (reported, counted) and the others run.
 
     Raises:
-        InputFileError: without ``keep_going``, a refused output target.
+        OutputFileError: without ``keep_going``, a refused output target.
     """
     if not keep_going:
         for out in outputs:

@@ -31,7 +31,7 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 class GuardedStdout:
     """sys.stdout with a failure to write it (a full disk, a descriptor closed
     before the run) turned into one error, ``cannot write <stdout>: REASON``
-    (an InputFileError: exit status 1), wherever the CLI writes it. A reader
+    (an OutputFileError: exit status 1), wherever the CLI writes it. A reader
     that went away (BrokenPipeError) stays what it is: the commands stop
     quietly on it. Everything else is the stream's own."""
 
@@ -39,10 +39,10 @@ class GuardedStdout:
         self._stream = stream
 
     def _failed(self, exc: BaseException) -> Exception:
-        from ..errors import InputFileError
+        from ..errors import OutputFileError
 
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return InputFileError(f"cannot write <stdout>: {why}")
+        return OutputFileError(f"cannot write <stdout>: {why}")
 
     def write(self, text: str) -> int:
         if self._stream is None:

@@ -153,7 +153,7 @@ def output_option(output: str | None) -> str | None:
     must be open for writing now, before meancli opens descriptors of its own.
 
     Raises:
-        InputFileError: ``cannot write /dev/fd/N: Bad file descriptor``.
+        OutputFileError: ``cannot write /dev/fd/N: Bad file descriptor``.
     """
     from ..formats import pipes
 
@@ -367,7 +367,7 @@ def write_output(output: str, result: Any) -> None:
     TensorProto, anything else (``-`` = stdout included) ``.npy``; atomically either way.
 
     Raises:
-        InputFileError: the file cannot be written (or the onnx package is missing for ``.pb``).
+        OutputFileError: the file cannot be written (or the onnx package is missing for ``.pb``).
         UsageError: OUT names an ``.npz`` archive, which meancli does not write.
     """
     from ..formats.detect import output_format

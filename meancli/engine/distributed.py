@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..chunked import ChunkedArray, require
-from ..errors import ClusterError, InputFileError
+from ..errors import ClusterError, InputFileError, OutputFileError
 from ..formats.dtypes import native_dtype
 from ..interrupts import interrupts_deferred
 from . import Clock, ProgressFactory
@@ -547,7 +547,7 @@ def write_zarr(
     from ..npyio import is_bfloat16
 
     if is_bfloat16(result.dtype):
-        raise InputFileError(f"{path}: zarr has no bfloat16 data type; write the result as .npy")
+        raise OutputFileError(f"{path}: zarr has no bfloat16 data type; write the result as .npy")
     # A rank-0 result is one chunk of shape (): zarr takes chunks=() for it (None is refused).
     chunk = tuple(max(c) if c else 1 for c in result.chunks)
     try:
@@ -559,7 +559,7 @@ def write_zarr(
         compute([stored], client, progress, timeout=timeout)
         _replace(tmp, path)
     except OSError as exc:
-        raise InputFileError(f"{path}: cannot write the zarr store: {exc.strerror or exc}") from None
+        raise OutputFileError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 @contextmanager

@@ -79,7 +79,7 @@ def mean_streamed(
     Source is finished (closed) in every case.
 
     Raises:
-        InputFileError: an input cannot be read, the output cannot be written,
+        InputFileError: an input cannot be read (OutputFileError: the output cannot be written),
             or the result does not fit in memory.
     """
     from .. import api, kernels

@@ -7,7 +7,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 
-from ..errors import InputFileError
+from ..errors import OutputFileError
 from ..interrupts import interrupts_deferred
 from .messages import reason
 from .pipes import another_process_descriptor, descriptor_named, write_all
@@ -52,7 +52,7 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
         The number of bytes written.
 
     Raises:
-        InputFileError: ``cannot write WHERE: REASON`` for any OS error.
+        OutputFileError: ``cannot write WHERE: REASON`` for any OS error.
     """
     descriptor = descriptor_named(path)
     if descriptor is not None:  # /dev/stderr, /dev/fd/N: written where the shell points it
@@ -60,7 +60,7 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
             with os.fdopen(os.dup(descriptor), "wb") as fp:
                 return write_all(fp, parts)
         except OSError as exc:
-            raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
+            raise OutputFileError(f"cannot write {where}: {reason(exc)}") from None
     target = path
     try:
         try:
@@ -68,7 +68,7 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
         except FileNotFoundError:
             st = None
         if st is not None and stat.S_ISDIR(st.st_mode):
-            raise InputFileError(f"cannot write {where}: is a directory")
+            raise OutputFileError(f"cannot write {where}: is a directory")
         if st is not None and (not stat.S_ISREG(st.st_mode) or another_process_descriptor(path)):
             # opened by its own name: /dev/stdout (a link to /proc/self/fd/1)
             # reopens a pipe, whose "target" path names nothing; another
@@ -80,14 +80,14 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
         mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_current_umask()
         directory = os.path.dirname(target)
     except OSError as exc:
-        raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
+        raise OutputFileError(f"cannot write {where}: {reason(exc)}") from None
     # A SIGINT or SIGTERM between the temporary file's creation and the try below would leave
     # it behind: they wait until the cleanup is in place.
     with interrupts_deferred() as resume:
         try:
             fd, tmp = create_temporary(directory or ".")
         except OSError as exc:
-            raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
+            raise OutputFileError(f"cannot write {where}: {reason(exc)}") from None
         for watch in temporary_watchers:
             watch(tmp)
         try:
@@ -118,7 +118,7 @@ def write_atomically(path: str, where: str, parts: Iterable[bytes | memoryview])
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
             if isinstance(exc, OSError):
-                raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
+                raise OutputFileError(f"cannot write {where}: {reason(exc)}") from None
             raise
         finally:
             for watch in temporary_watchers:

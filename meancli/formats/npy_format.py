@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, NamedTuple
 
 import numpy as np
 
-from ..errors import InputFileError, UnsupportedDtypeFile
+from ..errors import InputFileError, OutputFileError, UnsupportedDtypeFile
 from .dtypes import BFLOAT16_DESCRS, bfloat16_dtype, is_bfloat16
 from .messages import bad, display, reason
 from .pipes import read_upto
@@ -283,7 +283,7 @@ def header_bytes(array: npt.NDArray[Any], where: str) -> tuple[bytes, bool]:
     ``numpy.lib.format``; the descr is ``dtype.str`` or ``'<V2'`` for bfloat16.
 
     Raises:
-        InputFileError: ``cannot write WHERE: ...`` for object, structured or other
+        OutputFileError: ``cannot write WHERE: ...`` for object, structured or other
             dtypes ``.npy`` cannot hold.
     """
     dtype = array.dtype
@@ -292,16 +292,16 @@ def header_bytes(array: npt.NDArray[Any], where: str) -> tuple[bytes, bool]:
     else:
         if dtype.hasobject:
             msg = "object arrays are not supported (they need pickle)"
-            raise InputFileError(f"cannot write {where}: {msg}")
+            raise OutputFileError(f"cannot write {where}: {msg}")
         if dtype.names is not None or dtype.subdtype is not None:
-            raise InputFileError(f"cannot write {where}: structured dtypes are not supported")
+            raise OutputFileError(f"cannot write {where}: structured dtypes are not supported")
         descr = dtype.str
         try:
             ok = np.dtype(descr) == dtype
         except Exception:
             ok = False
         if not ok:
-            raise InputFileError(f"cannot write {where}: dtype {dtype} cannot be stored in .npy")
+            raise OutputFileError(f"cannot write {where}: dtype {dtype} cannot be stored in .npy")
     fortran = bool(array.flags.f_contiguous and not array.flags.c_contiguous)
     d = {"descr": descr, "fortran_order": fortran, "shape": tuple(int(n) for n in array.shape)}
     out = io.BytesIO()

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import InputFileError
+from ..errors import OutputFileError
 from .atomic_write import write_atomically
 from .messages import STDOUT_NAME, display
 from .npy_format import header_bytes
@@ -37,11 +37,11 @@ def _block_chunks(blocks: Iterable[npt.NDArray[Any]], nbytes: int, where: str) -
         raw = np.ascontiguousarray(block).reshape(-1).view(np.uint8).data
         written += len(raw)
         if written > nbytes:
-            raise InputFileError(f"cannot write {where}: more data than the header announces")
+            raise OutputFileError(f"cannot write {where}: more data than the header announces")
         for i in range(0, len(raw), _CHUNK):
             yield raw[i : i + _CHUNK]
     if written != nbytes:
-        raise InputFileError(f"cannot write {where}: {written} of {nbytes} data bytes were produced")
+        raise OutputFileError(f"cannot write {where}: {written} of {nbytes} data bytes were produced")
 
 
 def _with_header(header: bytes, chunks: Iterable[memoryview]) -> Iterator[bytes | memoryview]:
@@ -62,7 +62,7 @@ def write_npy(path: str, array: np.ndarray[Any, Any]) -> int:
         The number of bytes written: header plus ``array.nbytes``.
 
     Raises:
-        InputFileError: ``cannot write PATH: REASON`` for any OS error (``<stdout>`` for
+        OutputFileError: ``cannot write PATH: REASON`` for any OS error (``<stdout>`` for
             ``"-"``), for object or structured dtypes, and when stdout is a terminal.
         BrokenPipeError: when writing to stdout and the reader has gone away.
     """
@@ -86,7 +86,7 @@ def write_npy_blocks(
         The number of bytes written.
 
     Raises:
-        InputFileError: as write_npy, and when the blocks do not add up to the
+        OutputFileError: as write_npy, and when the blocks do not add up to the
             shape's size.
         BrokenPipeError: as write_npy.
     """

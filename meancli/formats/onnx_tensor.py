@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import InputFileError, UnsupportedDtypeFile
+from ..errors import InputFileError, OutputFileError, UnsupportedDtypeFile
 from .atomic_write import write_atomically
 from .dtypes import native_dtype
 from .messages import display, reason
@@ -193,7 +193,7 @@ def write_tensor_file(path: str, array: npt.NDArray[Any], name: str = "") -> int
         The number of bytes written.
 
     Raises:
-        InputFileError: ``cannot write PATH: ...`` when the onnx package is missing, the
+        OutputFileError: ``cannot write PATH: ...`` when the onnx package is missing, the
             tensor exceeds protobuf's 2 GiB limit, or on any OS error.
     """
     where = display(path)
@@ -204,10 +204,10 @@ def write_tensor_file(path: str, array: npt.NDArray[Any], name: str = "") -> int
     data = np.asarray(array, dtype=native_dtype(array.dtype), order="C")
     if data.nbytes > PROTOBUF_LIMIT - (1 << 16):
         msg = f"{data.nbytes} bytes is more than a TensorProto holds (2 GiB)"
-        raise InputFileError(f"cannot write {where}: {msg}")
+        raise OutputFileError(f"cannot write {where}: {msg}")
     try:
         tensor = numpy_helper.from_array(data, name)
         payload = tensor.SerializeToString()
     except (ValueError, TypeError) as exc:
-        raise InputFileError(f"cannot write {where}: {reason(exc)}") from None
+        raise OutputFileError(f"cannot write {where}: {reason(exc)}") from None
     return write_atomically(path, where, [payload])

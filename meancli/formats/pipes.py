@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any, BinaryIO
 
-from ..errors import InputFileError, UsageError
+from ..errors import InputFileError, OutputFileError, UsageError
 from .messages import STDIN_NAME, STDOUT_NAME, reason
 
 
@@ -186,7 +186,7 @@ def check_writable(fd: int, name: str) -> None:
     """That descriptor ``fd`` (named ``name``) is open for writing.
 
     Raises:
-        InputFileError: ``cannot write NAME: Bad file descriptor`` (or the reason).
+        OutputFileError: ``cannot write NAME: Bad file descriptor`` (or the reason).
     """
     import errno
     import fcntl
@@ -194,9 +194,9 @@ def check_writable(fd: int, name: str) -> None:
     try:
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
     except OSError as exc:
-        raise InputFileError(f"cannot write {name}: {reason(exc)}") from None
+        raise OutputFileError(f"cannot write {name}: {reason(exc)}") from None
     if flags & os.O_ACCMODE == os.O_RDONLY:
-        raise InputFileError(f"cannot write {name}: {os.strerror(errno.EBADF)}")
+        raise OutputFileError(f"cannot write {name}: {os.strerror(errno.EBADF)}")
 
 
 def is_terminal(path: str) -> bool:
@@ -236,7 +236,7 @@ def write_stdout(parts: Iterable[bytes | memoryview]) -> int:
     """Write ``parts`` to standard output, every byte; the number of bytes written.
 
     Raises:
-        InputFileError: stdout is missing or fails (``cannot write <stdout>``).
+        OutputFileError: stdout is missing or fails (``cannot write <stdout>``).
         UsageError: stdout is a terminal.
         BrokenPipeError: the reader has gone away.
     """
@@ -255,5 +255,5 @@ def write_stdout(parts: Iterable[bytes | memoryview]) -> int:
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise InputFileError(f"cannot write {STDOUT_NAME}: {reason(exc)}") from None
+        raise OutputFileError(f"cannot write {STDOUT_NAME}: {reason(exc)}") from None
     return total

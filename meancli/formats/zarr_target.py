@@ -14,7 +14,7 @@ import json
 import os
 import re
 
-from ..errors import InputFileError
+from ..errors import OutputFileError
 from .messages import display
 
 
@@ -78,7 +78,7 @@ def check_zarr_target(path: str) -> None:
     empty directory.
 
     Raises:
-        InputFileError: ``OUT: exists and is (a directory that is not a zarr array|a
+        OutputFileError: ``OUT: exists and is (a directory that is not a zarr array|a
             zarr group|a directory whose zarr.json is not zarr metadata|a zarr array
             beside files zarr does not write (NAMES)|a file, not a zarr array|a
             dangling symbolic link); -o replaces only an earlier zarr array (remove
@@ -106,7 +106,7 @@ def check_zarr_target(path: str) -> None:
         what = "a dangling symbolic link"
     else:
         what = "a file, not a zarr array"
-    raise InputFileError(
+    raise OutputFileError(
         f"{display(path)}: exists and is {what}; -o replaces only an earlier zarr array "
         "(remove it or choose another name)"
     )
