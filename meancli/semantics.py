@@ -73,7 +73,10 @@ class ReduceCall:
 def check_dtype(dtype: str, allowed: tuple[str, ...], label: str) -> None:
     """Raise SpecViolation unless ``dtype`` (a spec type name) is in ``allowed``."""
     if dtype not in allowed:
-        raise SpecViolation(f"{label} does not accept {dtype} (it accepts: {', '.join(allowed)})")
+        hint = ""
+        if dtype == "void16" and "bfloat16" in allowed:  # numpy's view of bfloat16 bytes
+            hint = "; for bfloat16 data pass x.view(ml_dtypes.bfloat16)"
+        raise SpecViolation(f"{label} does not accept {dtype} (it accepts: {', '.join(allowed)}){hint}")
 
 
 def normalize_axes(

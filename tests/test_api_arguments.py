@@ -86,3 +86,9 @@ def test_an_input_whose_copy_does_not_fit_in_memory_is_a_usage_error() -> None:
         meancli.mean(x, x)
     with pytest.raises(UsageError, match="do not fit in memory"):
         meancli.reduce_mean(x, axes=[1])
+
+
+def test_two_byte_void_data_is_refused_with_the_bfloat16_hint() -> None:
+    """V2 is how numpy sees bfloat16 bytes read without ml_dtypes."""
+    with pytest.raises(SpecViolation, match=r"x\.view\(ml_dtypes\.bfloat16\)"):
+        meancli.reduce_mean(np.zeros(4, "V2"))
