@@ -151,7 +151,9 @@ def is_zarr_zip(path: str) -> bool:
                 return False
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
-    except Exception:  # zipfile raises many kinds for a hostile archive: the .npz reader reports it
+    except Exception:  # zipfile raises many kinds for a hostile archive
+        if path.endswith(".zarr.zip"):  # named as a zipped store: say so, not "not a readable .npz"
+            raise InputFileError(f"{path}: not a readable zipped zarr store (a damaged zip file)") from None
         return False
     return bool(names & {"zarr.json", ".zarray", ".zgroup"})
 

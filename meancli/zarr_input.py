@@ -89,6 +89,8 @@ class ZarrInput(ChunkedArray):
             raise InputFileError(f"{name}: zarr data type {array.dtype} is not a numeric type meancli reads")
         self.dtype = dtype if dtype.isnative else dtype.newbyteorder("=")
         grid = tuple(array.shards or array.chunks)
+        if any(int(c) < 1 for n, c in zip(self.shape, grid, strict=True) if n > 0):
+            raise InputFileError(f"{name}: chunk shape {grid} has a dimension of 0 (malformed zarr metadata)")
         count = 1
         for n, c in zip(self.shape, grid, strict=True):
             count *= -(-n // max(int(c), 1))

@@ -929,6 +929,29 @@ def test_zarr_metadata_with_too_many_chunks_is_refused(tmp_path: Path) -> None:
     )
 
 
+def test_zarr_metadata_with_a_zero_chunk_dimension_and_a_damaged_zipped_store_are_named(tmp_path: Path) -> None:
+    """One line each that says what is wrong (they were "division by zero" and
+    "not a readable .npz archive")."""
+    import json
+
+    store = tmp_path / "c0.zarr"
+    store.mkdir()
+    meta = {"zarr_format": 2, "shape": [3, 2], "chunks": [0, 2], "dtype": "<f4", "compressor": None}
+    meta |= {"fill_value": 0.0, "order": "C", "filters": None}
+    (store / ".zarray").write_text(json.dumps(meta))
+    (tmp_path / "t.zarr.zip").write_bytes(b"PK\x03\x04 a damaged zip")
+    proc = cli(["reduce-mean", "c0.zarr", "--axes", "0"], tmp_path)
+    assert (proc.returncode, proc.stderr.decode()) == (
+        1,
+        "error: c0.zarr: chunk shape (0, 2) has a dimension of 0 (malformed zarr metadata)\n",
+    )
+    proc = cli(["reduce-mean", "t.zarr.zip"], tmp_path)
+    assert (proc.returncode, proc.stderr.decode()) == (
+        1,
+        "error: t.zarr.zip: not a readable zipped zarr store (a damaged zip file)\n",
+    )
+
+
 def test_open_lazy_takes_path_objects_and_names_what_it_cannot_open(tmp_path: Path) -> None:
     """A pathlib.Path opens as its str does (an AttributeError before); a
     missing file, stdin and a non-path are one clear error each (a missing
