@@ -929,7 +929,7 @@ def test_zarr_metadata_with_too_many_chunks_is_refused(tmp_path: Path) -> None:
     )
 
 
-def test_zarr_metadata_with_a_zero_chunk_dimension_and_a_damaged_zipped_store_are_named(tmp_path: Path) -> None:
+def test_a_zero_chunk_dimension_and_a_damaged_zipped_store_are_named(tmp_path: Path) -> None:
     """One line each that says what is wrong (they were "division by zero" and
     "not a readable .npz archive")."""
     import json
