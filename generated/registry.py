@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "096083d23da24334b43ae11fb779c7f6f9dd89558b89c831d2f324af4fa4b05a"
+KERNEL_SOURCE_SHA256 = "f7281a780f8201697ac0a9e1757abce549370036ba371aa0512ae1e1c078530b"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
