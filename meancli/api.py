@@ -58,6 +58,21 @@ def refuse_masked(x: Any) -> None:
         raise UsageError("masked arrays are not supported: pass .filled(value) or .compressed() instead")
 
 
+def _check_lazy_call(inputs: Sequence[Any], threads: int | None, out: Any) -> None:
+    """What a call with a dask input is refused for, as one with arrays is:
+    masked inputs, bad ``threads`` (dask's tasks then take 1 thread each);
+    and ``out=``, which cannot receive a lazy result.
+
+    Raises:
+        UsageError: any of these.
+    """
+    if out is not None:
+        raise UsageError("out= cannot receive a lazy dask result; call .compute() or .store()")
+    _threads(threads)
+    for x in inputs:
+        refuse_masked(x)
+
+
 def kernel_input(x: Any) -> np.ndarray:
     """``x`` as an ndarray the kernels take: native byte order, aligned, C or
     Fortran contiguous (copied only when it is not already).
@@ -356,10 +371,7 @@ def reduce_mean(
         from .engine import distributed
 
         if distributed.is_dask_array(data):
-            if out is not None:
-                raise UsageError("out= cannot receive a lazy dask result; call .compute() or .store()")
-            _threads(threads)  # checked as for arrays; dask's tasks take 1 thread each
-            refuse_masked(data)
+            _check_lazy_call([data], threads, out)
             return distributed.lazy_reduce(op, data, axes, keepdims, **attributes)  # type: ignore[no-any-return]
     x = kernel_input(data)
     call = prepare_reduce(op, x, axes, keepdims, **attributes)
@@ -454,11 +466,7 @@ def mean(
         from .engine import distributed
 
         if any(distributed.is_dask_array(a) for a in arrays):
-            if out is not None:
-                raise UsageError("out= cannot receive a lazy dask result; call .compute() or .store()")
-            _threads(threads)  # checked as for arrays; dask's tasks take 1 thread each
-            for a in arrays:
-                refuse_masked(a)
+            _check_lazy_call(arrays, threads, out)
             return distributed.lazy_mean(op, arrays, **attributes)  # type: ignore[no-any-return]
     xs = [kernel_input(a) for a in arrays]
     shape = prepare_mean(op, xs, **attributes)

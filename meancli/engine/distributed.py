@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import logging
 import os
 import shutil
@@ -830,11 +831,10 @@ def open_lazy(path: str | os.PathLike[str]) -> Any:
         raise UsageError(
             f"open_lazy({path!r}): stdin and the empty path are no lazy input; read them with numpy"
         )
-    plain = not path.startswith("@") and not any(c in path for c in "*?[") and ".zarr" not in path
-    if plain and not os.path.exists(path):
-        raise InputFileError(f"{path}: no such file or directory")
     found = open_chunked(path)
-    if found is None:
+    if found is None:  # no zarr store or dataset: a .npy file, which must exist
+        if not path.startswith("@") and not glob.has_magic(path) and not os.path.exists(path):
+            raise InputFileError(f"{path}: no such file or directory")
         found = [ShardDataset(path, [path])]
     if len(found) != 1:
         listed = ", ".join(a.name for a in found)
