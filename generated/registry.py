@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "f7281a780f8201697ac0a9e1757abce549370036ba371aa0512ae1e1c078530b"
+KERNEL_SOURCE_SHA256 = "2e81ec11a06ae3fb006e5458b44402741cc6b9ca0f55a3cf400f83922e94fad2"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
