@@ -23,11 +23,11 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
-import statistics
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
