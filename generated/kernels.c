@@ -4301,8 +4301,9 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
                     }
                 }
             }
-            for (int64_t i = 0; i < nb; i++)
-                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+            if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
+                for (int64_t i = 0; i < nb; i++)
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_keep_float16_avx2(r, b, rs, nb, w);
@@ -4883,8 +4884,9 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
                     }
                 }
             }
-            for (int64_t i = 0; i < nb; i++)
-                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+            if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
+                for (int64_t i = 0; i < nb; i++)
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_keep_bfloat16_avx2(r, b, rs, nb, w);
@@ -5627,8 +5629,9 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
                     }
                 }
             }
-            for (int64_t i = 0; i < nb; i++)
-                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+            if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
+                for (int64_t i = 0; i < nb; i++)
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_keep_float32_avx2(r, b, rs, nb, w);
@@ -6817,8 +6820,9 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
                     }
                 }
             }
-            for (int64_t i = 0; i < nb; i++)
-                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+            if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
+                for (int64_t i = 0; i < nb; i++)
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_keep_float16_avx512(r, b, rs, nb, w);
@@ -7399,8 +7403,9 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
                     }
                 }
             }
-            for (int64_t i = 0; i < nb; i++)
-                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+            if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
+                for (int64_t i = 0; i < nb; i++)
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_keep_bfloat16_avx512(r, b, rs, nb, w);
@@ -8143,8 +8148,9 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
                     }
                 }
             }
-            for (int64_t i = 0; i < nb; i++)
-                for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+            if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
+                for (int64_t i = 0; i < nb; i++)
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
             vec_zeroupper();
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_keep_float32_avx512(r, b, rs, nb, w);
