@@ -350,6 +350,43 @@ def test_row_blocks_whose_kept_sums_would_round(dtype: str, width: int, nrows: i
     assert np.signbit(got[0, 0]) and got[0, 1] == 0.0 and not np.signbit(got[0, 1])
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_wide_row_blocks_read_a_row_from_each_quarter(dtype: str, isas: tuple[str, ...]) -> None:
+    """Rows wider than the narrow panels are added ROW_GROUP (4) at a time,
+    one from each quarter of a block, then the rows left over: blocks of
+    every remainder (nrows % 4), widths with and without a vector tail.
+    Each column's normal values cancel (each has its negation in another
+    row), so far smaller values, put in the last row of each quarter and in
+    the left-over rows (their partners zeroed), decide every mean: a block
+    whose check missed them would sum them inexactly. Every instruction
+    set, 1 and 2 threads."""
+    rng = np.random.default_rng(11)
+    cases = []
+    for width in (65, 96, 257):
+        for nrows in (5, 258, 515, 1027):
+            h = nrows // 2
+            half = rng.standard_normal((h, width))
+            perm = rng.permutation(nrows)
+            x = np.concatenate([half, -half, np.zeros((nrows - 2 * h, width))])[perm]
+            row_of = np.argsort(perm)  # original row -> row of x
+            for b0 in range(0, nrows, 256):
+                nb = min(256, nrows - b0)
+                q = nb // 4
+                last = [b0 + k * q + q - 1 for k in range(4) if q > 0] + list(range(b0 + 4 * q, b0 + nb))
+                for i in last:
+                    j, o = int(rng.integers(width)), int(perm[i])
+                    if o < 2 * h:  # its partner, the negation, becomes 0
+                        x[row_of[o + h if o < h else o - h], j] = 0.0
+                    x[i, j] = np.ldexp(rng.uniform(-1.0, 1.0), -int(rng.integers(20, 60)))
+            cases.append(x.astype(oracles.DTYPES[dtype]))
+    for name in isas:
+        kernels.use_isa(name)
+        for x in cases:
+            for threads in (1, 2):
+                got = meancli.reduce_mean(x, axes=[0], keepdims=True, threads=threads)
+                assert same_bits(got, truth(x, (0,))), (name, x.shape, threads)
+
+
 DEFAULT_NAN = {"float16": 0x7E00, "bfloat16": 0x7FC0, "float32": 0x7FC00000, "float64": 0x7FF8000000000000}
 
 
