@@ -1058,6 +1058,7 @@ static inline int kept_mean_float16(const acc_float16 *acc, double t, int nz, in
     return 1;
 }
 
+
 /* The mean of an output whose `count` values all went through these lanes. */
 static inline T_float16 lanes_mean_float16(lanes_float16 *l, int64_t count)
 {
@@ -1122,12 +1123,13 @@ static inline void lanes_keep_float16(lanes_float16 *l, const T_float16 *x, int6
                                       int nsums, int any_nonzero)
 {
     for (int k = 0; k < nsums; k++) {
-        double a = l->t, b = sums[k], sum = a + b, bv = sum - a;
+        double *kept = &l->t;
+        double a = *kept, b = sums[k], sum = a + b, bv = sum - a;
         if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
             if (a != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float16, SACC_LSB_float16, a);
             sum = b;
         }
-        l->t = sum;
+        *kept = sum;
     }
     if (any_nonzero) l->acc.w[1] |= SACC_NONNEGZERO;
     else zero_block_flags_float16(x, s, n, &l->acc);
@@ -1245,16 +1247,18 @@ static inline void t_into_float16(double t, uint8_t nz, acc_float16 *acc)
 
 /* Column j's exact block sum b on into its kept sum: in double when that is
  * exact, else the kept sum goes to the superaccumulator and b starts anew. */
-static inline void t_keep_float16(rowacc_float16 *r, int64_t j, double b)
+static inline void t_keep_in_float16(rowacc_float16 *r, double *t, int64_t j, double b)
 {
-    double a = r->t[j], sum = a + b, bv = sum - a;
+    double a = t[j], sum = a + b, bv = sum - a;
     if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
         t_into_float16(a, 0, &r->acc[j]);
         sum = b;
     }
-    r->t[j] = sum;
+    t[j] = sum;
     r->tnz[j] = fabs(b) > r->tnz[j] ? fabs(b) : r->tnz[j];
 }
+
+static inline void t_keep_float16(rowacc_float16 *r, int64_t j, double b) { t_keep_in_float16(r, r->t, j, b); }
 
 static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64_t count, acc_float16 *part)
 {
@@ -1271,9 +1275,9 @@ static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64
  * odd (div_odd), then once to the format; float64 divides once. */
 static inline T_float16 rowacc_mean_float16(const rowacc_float16 *r, int64_t j, int64_t count)
 {
-    acc_float16 s = r->acc[j];
     T_float16 mean;
-    if (kept_mean_float16(&s, r->t[j], r->tnz[j] != 0.0, count, &mean)) return mean;
+    if (kept_mean_float16(&r->acc[j], r->t[j], r->tnz[j] != 0.0, count, &mean)) return mean;
+    acc_float16 s = r->acc[j];
     t_into_float16(r->t[j], r->tnz[j] != 0.0, &s);
     return finalize_float16(s, count);
 }
@@ -1557,6 +1561,7 @@ static inline int kept_mean_bfloat16(const acc_bfloat16 *acc, double t, int nz, 
     return 1;
 }
 
+
 /* The mean of an output whose `count` values all went through these lanes. */
 static inline T_bfloat16 lanes_mean_bfloat16(lanes_bfloat16 *l, int64_t count)
 {
@@ -1621,12 +1626,13 @@ static inline void lanes_keep_bfloat16(lanes_bfloat16 *l, const T_bfloat16 *x, i
                                       int nsums, int any_nonzero)
 {
     for (int k = 0; k < nsums; k++) {
-        double a = l->t, b = sums[k], sum = a + b, bv = sum - a;
+        double *kept = &l->t;
+        double a = *kept, b = sums[k], sum = a + b, bv = sum - a;
         if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
             if (a != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_bfloat16, SACC_LSB_bfloat16, a);
             sum = b;
         }
-        l->t = sum;
+        *kept = sum;
     }
     if (any_nonzero) l->acc.w[1] |= SACC_NONNEGZERO;
     else zero_block_flags_bfloat16(x, s, n, &l->acc);
@@ -1744,16 +1750,18 @@ static inline void t_into_bfloat16(double t, uint8_t nz, acc_bfloat16 *acc)
 
 /* Column j's exact block sum b on into its kept sum: in double when that is
  * exact, else the kept sum goes to the superaccumulator and b starts anew. */
-static inline void t_keep_bfloat16(rowacc_bfloat16 *r, int64_t j, double b)
+static inline void t_keep_in_bfloat16(rowacc_bfloat16 *r, double *t, int64_t j, double b)
 {
-    double a = r->t[j], sum = a + b, bv = sum - a;
+    double a = t[j], sum = a + b, bv = sum - a;
     if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
         t_into_bfloat16(a, 0, &r->acc[j]);
         sum = b;
     }
-    r->t[j] = sum;
+    t[j] = sum;
     r->tnz[j] = fabs(b) > r->tnz[j] ? fabs(b) : r->tnz[j];
 }
+
+static inline void t_keep_bfloat16(rowacc_bfloat16 *r, int64_t j, double b) { t_keep_in_bfloat16(r, r->t, j, b); }
 
 static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int64_t count, acc_bfloat16 *part)
 {
@@ -1770,9 +1778,9 @@ static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int
  * odd (div_odd), then once to the format; float64 divides once. */
 static inline T_bfloat16 rowacc_mean_bfloat16(const rowacc_bfloat16 *r, int64_t j, int64_t count)
 {
-    acc_bfloat16 s = r->acc[j];
     T_bfloat16 mean;
-    if (kept_mean_bfloat16(&s, r->t[j], r->tnz[j] != 0.0, count, &mean)) return mean;
+    if (kept_mean_bfloat16(&r->acc[j], r->t[j], r->tnz[j] != 0.0, count, &mean)) return mean;
+    acc_bfloat16 s = r->acc[j];
     t_into_bfloat16(r->t[j], r->tnz[j] != 0.0, &s);
     return finalize_bfloat16(s, count);
 }
@@ -2056,6 +2064,7 @@ static inline int kept_mean_float32(const acc_float32 *acc, double t, int nz, in
     return 1;
 }
 
+
 /* The mean of an output whose `count` values all went through these lanes. */
 static inline T_float32 lanes_mean_float32(lanes_float32 *l, int64_t count)
 {
@@ -2120,12 +2129,13 @@ static inline void lanes_keep_float32(lanes_float32 *l, const T_float32 *x, int6
                                       int nsums, int any_nonzero)
 {
     for (int k = 0; k < nsums; k++) {
-        double a = l->t, b = sums[k], sum = a + b, bv = sum - a;
+        double *kept = &l->t;
+        double a = *kept, b = sums[k], sum = a + b, bv = sum - a;
         if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
             if (a != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float32, SACC_LSB_float32, a);
             sum = b;
         }
-        l->t = sum;
+        *kept = sum;
     }
     if (any_nonzero) l->acc.w[1] |= SACC_NONNEGZERO;
     else zero_block_flags_float32(x, s, n, &l->acc);
@@ -2243,16 +2253,18 @@ static inline void t_into_float32(double t, uint8_t nz, acc_float32 *acc)
 
 /* Column j's exact block sum b on into its kept sum: in double when that is
  * exact, else the kept sum goes to the superaccumulator and b starts anew. */
-static inline void t_keep_float32(rowacc_float32 *r, int64_t j, double b)
+static inline void t_keep_in_float32(rowacc_float32 *r, double *t, int64_t j, double b)
 {
-    double a = r->t[j], sum = a + b, bv = sum - a;
+    double a = t[j], sum = a + b, bv = sum - a;
     if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
         t_into_float32(a, 0, &r->acc[j]);
         sum = b;
     }
-    r->t[j] = sum;
+    t[j] = sum;
     r->tnz[j] = fabs(b) > r->tnz[j] ? fabs(b) : r->tnz[j];
 }
+
+static inline void t_keep_float32(rowacc_float32 *r, int64_t j, double b) { t_keep_in_float32(r, r->t, j, b); }
 
 static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64_t count, acc_float32 *part)
 {
@@ -2269,9 +2281,9 @@ static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64
  * odd (div_odd), then once to the format; float64 divides once. */
 static inline T_float32 rowacc_mean_float32(const rowacc_float32 *r, int64_t j, int64_t count)
 {
-    acc_float32 s = r->acc[j];
     T_float32 mean;
-    if (kept_mean_float32(&s, r->t[j], r->tnz[j] != 0.0, count, &mean)) return mean;
+    if (kept_mean_float32(&r->acc[j], r->t[j], r->tnz[j] != 0.0, count, &mean)) return mean;
+    acc_float32 s = r->acc[j];
     t_into_float32(r->t[j], r->tnz[j] != 0.0, &s);
     return finalize_float32(s, count);
 }
@@ -2518,7 +2530,12 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* co
  * at most A, the sums are finite and every r2 is zero (values at most about
  * 2^30 below A); A comes from the previous block (the first block's first
  * values), and a failed block picks it again from its own largest value. */
-typedef struct { double A, sigma1, sigma2, t; int64_t skip, fails; acc_float64 acc; } lanes_float64;
+typedef struct {
+    double A, sigma1, sigma2;
+    double t, t2; /* the kept first- and second-level block sums (lanes_keep) */
+    int64_t skip, fails;
+    acc_float64 acc;
+} lanes_float64;
 
 /* A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m, kept below what keeps sigma_1 finite */
 static inline void pick_sigma_float64(double m, double *A, double *sigma1, double *sigma2)
@@ -2530,6 +2547,33 @@ static inline void pick_sigma_float64(double m, double *A, double *sigma1, doubl
     *A = ldexp(1.0, e);
     *sigma1 = ldexp(1.0, e + EXTRACT_LOG2CAP + 1);
     *sigma2 = ldexp(1.0, e + 2 * (EXTRACT_LOG2CAP + 1) - 53); /* 0 far below 2^-1074: then q2 = r1 */
+}
+
+/* The sign of |d + e| - h, exactly, for TwoSum's d and e (|e| <= ulp(d) / 2)
+ * and h > 0 a double: |d| on either side of h decides it, |d| == h leaves
+ * it to e. */
+static inline int cmp_abs_dd(double d, double e, double h)
+{
+    double ad = fabs(d);
+    int tie_side = (e != 0.0) * (((e > 0.0) == (d > 0.0)) ? 1 : -1);
+    return ad > h ? 1 : (ad < h ? -1 : tie_side);
+}
+
+/* RN((s1 + s2) / n) into *q, ties to even, when double arithmetic decides
+ * it; 0 when the exact sum must (mean_unit says how). Branch-free. */
+static inline int dd_mean(double s1, double s2, double nd, double *q)
+{
+    double H = s1 + s2, bv = H - s1, L = (s1 - (H - bv)) + (s2 - bv);
+    double q0 = H / nd, rem = fma(-q0, nd, H), d = rem + L, dv = d - rem, e = (rem - (d - dv)) + (L - dv);
+    uint64_t b = f64_to_bits(q0);
+    int down = (d < 0.0) != (q0 < 0.0); /* D moves the quotient toward zero */
+    double h = nd * bits_to_f64((((b >> 52) & 0x7ff) - 53) << 52) * (down && (b & 0xfffffffffffffull) == 0 ? 0.5 : 1.0);
+    uint64_t next = down ? b - 1 : b + 1;
+    int c1 = cmp_abs_dd(d, e, h), c3 = cmp_abs_dd(d, e, 3.0 * h);
+    int keep = c1 < 0 || (c1 == 0 && (b & 1) == 0);
+    int step = c3 < 0 || (c3 == 0 && (next & 1) == 0);
+    *q = bits_to_f64(keep ? b : next);
+    return fabs(H) > 0x1p-900 && fabs(H) < 0x1p1000 && (keep || step);
 }
 
 static inline acc_float64 acc_add_float64(acc_float64 a, acc_float64 b)
@@ -2551,6 +2595,7 @@ static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
     acc_float64 a = l->acc;
     (void)count;
     if (l->t != 0.0) sacc_add_f64(a.w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, l->t);
+    if (l->t2 != 0.0) sacc_add_f64(a.w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, l->t2);
     return a;
 }
 
@@ -2570,11 +2615,24 @@ static inline int kept_mean_float64(const acc_float64 *acc, double t, int nz, in
     return 1;
 }
 
+/* The mean of `count` values whose exact sum is t + t2 (the kept sums of
+ * the two levels), when acc holds nothing and dd_mean decides it (else 0):
+ * benign data never reach the superaccumulator. */
+static inline int kept_dd_mean_float64(const acc_float64 *acc, double t, double t2, int64_t count, T_float64 *mean)
+{
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_float64; k++) limbs |= acc->w[SACC_HEADER + k];
+    if (limbs || (acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) || count >= ((int64_t)1 << 53)) return 0;
+    return dd_mean(t, t2, (double)count, mean);
+}
+
 /* The mean of an output whose `count` values all went through these lanes. */
 static inline T_float64 lanes_mean_float64(lanes_float64 *l, int64_t count)
 {
     T_float64 mean;
-    if (kept_mean_float64(&l->acc, l->t, 0, count, &mean)) return mean;
+    if (l->t2 != 0.0 ? kept_dd_mean_float64(&l->acc, l->t, l->t2, count, &mean)
+                     : kept_mean_float64(&l->acc, l->t, 0, count, &mean))
+        return mean;
     return finalize_float64(lanes_sum_float64(l, count), count);
 }
 
@@ -2676,12 +2734,13 @@ static inline void lanes_keep_float64(lanes_float64 *l, const T_float64 *x, int6
                                       int nsums, int any_nonzero)
 {
     for (int k = 0; k < nsums; k++) {
-        double a = l->t, b = sums[k], sum = a + b, bv = sum - a;
+        double *kept = k == 0 ? &l->t : &l->t2; /* each level on its own grid: kept far longer */
+        double a = *kept, b = sums[k], sum = a + b, bv = sum - a;
         if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
             if (a != 0.0) sacc_add_f64(l->acc.w + SACC_HEADER, SACC_NL_float64, SACC_LSB_float64, a);
             sum = b;
         }
-        l->t = sum;
+        *kept = sum;
     }
     if (any_nonzero) l->acc.w[1] |= SACC_NONNEGZERO;
     else zero_block_flags_float64(x, s, n, &l->acc);
@@ -2733,6 +2792,7 @@ typedef struct {
      * (TwoSum's error is zero): the superaccumulator sees the column only
      * when an addition would round, or when a block fails its check */
     double t[TILE];
+    double t2[TILE]; /* the same for the second-level block sums */
     double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
     acc_float64 acc[TILE];
@@ -2744,6 +2804,7 @@ static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
     for (int64_t j = 0; j < w; j++) {
         r->A[j] = 0.0;
         r->t[j] = 0.0;
+        r->t2[j] = 0.0;
         r->tnz[j] = 0.0;
         memset(&r->acc[j], 0, sizeof r->acc[j]);
     }
@@ -2758,16 +2819,18 @@ static inline void t_into_float64(double t, uint8_t nz, acc_float64 *acc)
 
 /* Column j's exact block sum b on into its kept sum: in double when that is
  * exact, else the kept sum goes to the superaccumulator and b starts anew. */
-static inline void t_keep_float64(rowacc_float64 *r, int64_t j, double b)
+static inline void t_keep_in_float64(rowacc_float64 *r, double *t, int64_t j, double b)
 {
-    double a = r->t[j], sum = a + b, bv = sum - a;
+    double a = t[j], sum = a + b, bv = sum - a;
     if (((a - (sum - bv)) + (b - bv)) != 0.0 || !isfinite(sum)) {
         t_into_float64(a, 0, &r->acc[j]);
         sum = b;
     }
-    r->t[j] = sum;
+    t[j] = sum;
     r->tnz[j] = fabs(b) > r->tnz[j] ? fabs(b) : r->tnz[j];
 }
+
+static inline void t_keep_float64(rowacc_float64 *r, int64_t j, double b) { t_keep_in_float64(r, r->t, j, b); }
 
 static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64_t count, acc_float64 *part)
 {
@@ -2775,6 +2838,7 @@ static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64
     for (int64_t j = 0; j < w; j++) {
         part[j] = r->acc[j];
         t_into_float64(r->t[j], r->tnz[j] != 0.0, &part[j]);
+        t_into_float64(r->t2[j], 0, &part[j]);
     }
 }
 
@@ -2784,10 +2848,13 @@ static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64
  * odd (div_odd), then once to the format; float64 divides once. */
 static inline T_float64 rowacc_mean_float64(const rowacc_float64 *r, int64_t j, int64_t count)
 {
-    acc_float64 s = r->acc[j];
     T_float64 mean;
-    if (kept_mean_float64(&s, r->t[j], r->tnz[j] != 0.0, count, &mean)) return mean;
+    if (r->t2[j] != 0.0 ? kept_dd_mean_float64(&r->acc[j], r->t[j], r->t2[j], count, &mean)
+                        : kept_mean_float64(&r->acc[j], r->t[j], r->tnz[j] != 0.0, count, &mean))
+        return mean;
+    acc_float64 s = r->acc[j];
     t_into_float64(r->t[j], r->tnz[j] != 0.0, &s);
+    t_into_float64(r->t2[j], 0, &s);
     return finalize_float64(s, count);
 }
 
@@ -2913,7 +2980,7 @@ static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_
         if (!ok || ok[j]) {
             /* the two level sums on into the column's kept sum (t_keep) */
             if (r->s1[j] != 0.0) t_keep_float64(r, j, r->s1[j]);
-            if (r->s2[j] != 0.0) t_keep_float64(r, j, r->s2[j]);
+            if (r->s2[j] != 0.0) t_keep_in_float64(r, r->t2, j, r->s2[j]);
             if (r->s1[j] == 0.0 && r->s2[j] == 0.0) zero_block_flags_float64(c, rs, nrows, &r->acc[j]);
         } else {
             double m = chunk_block_float64(c, rs, nrows, &r->acc[j]);
@@ -2956,33 +3023,6 @@ static T_float64 mean_exact_float64(int ninputs, const T_float64 *const *src, co
     memset(&a, 0, sizeof a);
     for (int i = 0; i < ninputs; i++) sacc_take(a.w, SACC_NL_float64, SACC_LSB_float64, LOAD_float64(src[i][j * sinner[i]]));
     return finalize_float64(a, ninputs);
-}
-
-/* The sign of |d + e| - h, exactly, for TwoSum's d and e (|e| <= ulp(d) / 2)
- * and h > 0 a double: |d| on either side of h decides it, |d| == h leaves
- * it to e. */
-static inline int cmp_abs_dd(double d, double e, double h)
-{
-    double ad = fabs(d);
-    int tie_side = (e != 0.0) * (((e > 0.0) == (d > 0.0)) ? 1 : -1);
-    return ad > h ? 1 : (ad < h ? -1 : tie_side);
-}
-
-/* RN((s1 + s2) / n) into *q, ties to even, when double arithmetic decides
- * it; 0 when the exact sum must (mean_unit says how). Branch-free. */
-static inline int dd_mean(double s1, double s2, double nd, double *q)
-{
-    double H = s1 + s2, bv = H - s1, L = (s1 - (H - bv)) + (s2 - bv);
-    double q0 = H / nd, rem = fma(-q0, nd, H), d = rem + L, dv = d - rem, e = (rem - (d - dv)) + (L - dv);
-    uint64_t b = f64_to_bits(q0);
-    int down = (d < 0.0) != (q0 < 0.0); /* D moves the quotient toward zero */
-    double h = nd * bits_to_f64((((b >> 52) & 0x7ff) - 53) << 52) * (down && (b & 0xfffffffffffffull) == 0 ? 0.5 : 1.0);
-    uint64_t next = down ? b - 1 : b + 1;
-    int c1 = cmp_abs_dd(d, e, h), c3 = cmp_abs_dd(d, e, 3.0 * h);
-    int keep = c1 < 0 || (c1 == 0 && (b & 1) == 0);
-    int step = c3 < 0 || (c3 == 0 && (next & 1) == 0);
-    *q = bits_to_f64(keep ? b : next);
-    return fabs(H) > 0x1p-900 && fabs(H) < 0x1p1000 && (keep || step);
 }
 
 /* Extraction of one input's values into the outputs' sums (see mean_unit):

@@ -204,6 +204,34 @@ def test_float64_mean_at_ties_and_binade_edges(k: int) -> None:
         _assert_mean_exact(list(_float64_near(rng, k, 64, 2.0**53, 40) * scale))
 
 
+@pytest.mark.parametrize("count", [33, 65, 300, 1500])
+def test_float64_reduce_mean_from_the_two_kept_sums(count: int, isas: tuple[str, ...]) -> None:
+    """float64 ReduceMean keeps the sums of its two extraction levels apart
+    (runs: lanes_keep; rows: t_keep_in) and divides the pair once with
+    dd_mean when no block reached the superaccumulator. Means at ties, near
+    ties and a power of two's edge, with second-level parts (far smaller
+    values) that decide the rounding, scaled to each end of the range
+    dd_mean trusts, and subnormal means (which it leaves to the
+    superaccumulator); runs and rows, every instruction set, 1 and 2 threads."""
+    rng = np.random.default_rng(count)
+    arrays = []
+    for centre, spread in [(2.0**53, 40), (-(2.0**53), 3), (3 * 2.0**52, 9), (2.0**60, 2**10)]:
+        x = _float64_near(rng, count, 97, centre, spread)
+        x[:, ::7] *= -1
+        x[rng.integers(count, size=40), rng.integers(97, size=40)] = np.ldexp(rng.uniform(-1, 1, 40), -30)
+        arrays += [x, x * 2.0**-1000, x * 2.0**960]
+    # values of 53 bits near the smallest normals: the second level holds
+    # their last bits, and the means are subnormal
+    arrays.append(rng.uniform(-1.0, 1.0, (count, 97)) * 2.0**-1020)
+    for name in isas:
+        kernels.use_isa(name)
+        for x in arrays:
+            for threads in (1, 2):
+                for arr, axes in ((x, (0,)), (np.ascontiguousarray(x.T), (1,))):
+                    got = meancli.reduce_mean(arr, axes=list(axes), keepdims=True, threads=threads)
+                    assert same_bits(got, truth(arr, axes)), (name, arr.shape, axes, threads)
+
+
 @pytest.mark.parametrize(
     ("dtype", "values"),
     [
