@@ -6013,6 +6013,36 @@ VEC_TARGET __attribute__((always_inline)) static inline void run_extract_float64
     }
 }
 
+/* run_extract for k a multiple of VD_N: each run's values VD_N at a time
+ * in vectors (at least two a run), the lanes then added in any order (the level sums are exact
+ * when no bit was lost). A -0.0 value counts as a lost bit here (its
+ * r1 - q2 is -0.0): such outputs take the exact path, as in the blocks. */
+VEC_TARGET __attribute__((always_inline)) static inline void run_extract_vec_float64_avx2(
+    const T_float64 *x, const int k, int64_t w, double g1, double g2, double *s1, double *s2, uint8_t *bad)
+{
+    const vd G1 = vd_set1(g1), G2 = vd_set1(g2);
+    for (int64_t j = 0; j < w; j++) {
+        const T_float64 *p = x + j * k;
+        vd a = vd_set1(0.0), b = a, lost = a;
+        for (int i = 0; i < k; i += VD_N) {
+            vd v = vd_load(p + i), q1 = VD_EXTRACT(v, G1), r1 = vd_sub(v, q1), q2 = VD_EXTRACT(r1, G2);
+            a = vd_add(a, q1);
+            b = vd_add(b, q2);
+            lost = vd_or(lost, vd_sub(r1, q2)); /* NaN too */
+        }
+        double pa[VD_N], pb[VD_N], sa = 0.0, sb = 0.0;
+        vd_store(pa, a);
+        vd_store(pb, b);
+        for (int l = 0; l < VD_N; l++) {
+            sa += pa[l];
+            sb += pb[l];
+        }
+        s1[j] = sa;
+        s2[j] = sb;
+        bad[j] = (uint8_t)vd_anybits(lost);
+    }
+}
+
 VEC_TARGET static void mean_runs_float64_avx2(const T_float64 *x, int k, int64_t w, T_float64 *dst)
 {
     const int64_t nv = w * k;
@@ -6039,18 +6069,54 @@ VEC_TARGET static void mean_runs_float64_avx2(const T_float64 *x, int k, int64_t
     double s1[TILE], s2[TILE], q[TILE];
     uint8_t bad[TILE];
     switch (k) { /* a constant k each */
-    case 1: run_extract_float64_avx2(x, 1, w, g1, g2, s1, s2, bad); break;
-    case 2: run_extract_float64_avx2(x, 2, w, g1, g2, s1, s2, bad); break;
-    case 3: run_extract_float64_avx2(x, 3, w, g1, g2, s1, s2, bad); break;
-    case 4: run_extract_float64_avx2(x, 4, w, g1, g2, s1, s2, bad); break;
-    case 5: run_extract_float64_avx2(x, 5, w, g1, g2, s1, s2, bad); break;
-    case 6: run_extract_float64_avx2(x, 6, w, g1, g2, s1, s2, bad); break;
-    case 7: run_extract_float64_avx2(x, 7, w, g1, g2, s1, s2, bad); break;
-    case 8: run_extract_float64_avx2(x, 8, w, g1, g2, s1, s2, bad); break;
-    case 12: run_extract_float64_avx2(x, 12, w, g1, g2, s1, s2, bad); break;
-    case 16: run_extract_float64_avx2(x, 16, w, g1, g2, s1, s2, bad); break;
-    case 24: run_extract_float64_avx2(x, 24, w, g1, g2, s1, s2, bad); break;
-    case 32: run_extract_float64_avx2(x, 32, w, g1, g2, s1, s2, bad); break;
+    case 1:
+        if (1 % VD_N == 0 && 1 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 1, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 1, w, g1, g2, s1, s2, bad);
+        break;
+    case 2:
+        if (2 % VD_N == 0 && 2 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 2, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 2, w, g1, g2, s1, s2, bad);
+        break;
+    case 3:
+        if (3 % VD_N == 0 && 3 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 3, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 3, w, g1, g2, s1, s2, bad);
+        break;
+    case 4:
+        if (4 % VD_N == 0 && 4 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 4, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 4, w, g1, g2, s1, s2, bad);
+        break;
+    case 5:
+        if (5 % VD_N == 0 && 5 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 5, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 5, w, g1, g2, s1, s2, bad);
+        break;
+    case 6:
+        if (6 % VD_N == 0 && 6 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 6, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 6, w, g1, g2, s1, s2, bad);
+        break;
+    case 7:
+        if (7 % VD_N == 0 && 7 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 7, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 7, w, g1, g2, s1, s2, bad);
+        break;
+    case 8:
+        if (8 % VD_N == 0 && 8 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 8, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 8, w, g1, g2, s1, s2, bad);
+        break;
+    case 12:
+        if (12 % VD_N == 0 && 12 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 12, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 12, w, g1, g2, s1, s2, bad);
+        break;
+    case 16:
+        if (16 % VD_N == 0 && 16 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 16, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 16, w, g1, g2, s1, s2, bad);
+        break;
+    case 24:
+        if (24 % VD_N == 0 && 24 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 24, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 24, w, g1, g2, s1, s2, bad);
+        break;
+    case 32:
+        if (32 % VD_N == 0 && 32 >= 2 * VD_N) run_extract_vec_float64_avx2(x, 32, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx2(x, 32, w, g1, g2, s1, s2, bad);
+        break;
     default: run_extract_float64_avx2(x, k, w, g1, g2, s1, s2, bad); break;
     }
     const double nd = (double)k;
@@ -8532,6 +8598,36 @@ VEC_TARGET __attribute__((always_inline)) static inline void run_extract_float64
     }
 }
 
+/* run_extract for k a multiple of VD_N: each run's values VD_N at a time
+ * in vectors (at least two a run), the lanes then added in any order (the level sums are exact
+ * when no bit was lost). A -0.0 value counts as a lost bit here (its
+ * r1 - q2 is -0.0): such outputs take the exact path, as in the blocks. */
+VEC_TARGET __attribute__((always_inline)) static inline void run_extract_vec_float64_avx512(
+    const T_float64 *x, const int k, int64_t w, double g1, double g2, double *s1, double *s2, uint8_t *bad)
+{
+    const vd G1 = vd_set1(g1), G2 = vd_set1(g2);
+    for (int64_t j = 0; j < w; j++) {
+        const T_float64 *p = x + j * k;
+        vd a = vd_set1(0.0), b = a, lost = a;
+        for (int i = 0; i < k; i += VD_N) {
+            vd v = vd_load(p + i), q1 = VD_EXTRACT(v, G1), r1 = vd_sub(v, q1), q2 = VD_EXTRACT(r1, G2);
+            a = vd_add(a, q1);
+            b = vd_add(b, q2);
+            lost = vd_or(lost, vd_sub(r1, q2)); /* NaN too */
+        }
+        double pa[VD_N], pb[VD_N], sa = 0.0, sb = 0.0;
+        vd_store(pa, a);
+        vd_store(pb, b);
+        for (int l = 0; l < VD_N; l++) {
+            sa += pa[l];
+            sb += pb[l];
+        }
+        s1[j] = sa;
+        s2[j] = sb;
+        bad[j] = (uint8_t)vd_anybits(lost);
+    }
+}
+
 VEC_TARGET static void mean_runs_float64_avx512(const T_float64 *x, int k, int64_t w, T_float64 *dst)
 {
     const int64_t nv = w * k;
@@ -8558,18 +8654,54 @@ VEC_TARGET static void mean_runs_float64_avx512(const T_float64 *x, int k, int64
     double s1[TILE], s2[TILE], q[TILE];
     uint8_t bad[TILE];
     switch (k) { /* a constant k each */
-    case 1: run_extract_float64_avx512(x, 1, w, g1, g2, s1, s2, bad); break;
-    case 2: run_extract_float64_avx512(x, 2, w, g1, g2, s1, s2, bad); break;
-    case 3: run_extract_float64_avx512(x, 3, w, g1, g2, s1, s2, bad); break;
-    case 4: run_extract_float64_avx512(x, 4, w, g1, g2, s1, s2, bad); break;
-    case 5: run_extract_float64_avx512(x, 5, w, g1, g2, s1, s2, bad); break;
-    case 6: run_extract_float64_avx512(x, 6, w, g1, g2, s1, s2, bad); break;
-    case 7: run_extract_float64_avx512(x, 7, w, g1, g2, s1, s2, bad); break;
-    case 8: run_extract_float64_avx512(x, 8, w, g1, g2, s1, s2, bad); break;
-    case 12: run_extract_float64_avx512(x, 12, w, g1, g2, s1, s2, bad); break;
-    case 16: run_extract_float64_avx512(x, 16, w, g1, g2, s1, s2, bad); break;
-    case 24: run_extract_float64_avx512(x, 24, w, g1, g2, s1, s2, bad); break;
-    case 32: run_extract_float64_avx512(x, 32, w, g1, g2, s1, s2, bad); break;
+    case 1:
+        if (1 % VD_N == 0 && 1 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 1, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 1, w, g1, g2, s1, s2, bad);
+        break;
+    case 2:
+        if (2 % VD_N == 0 && 2 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 2, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 2, w, g1, g2, s1, s2, bad);
+        break;
+    case 3:
+        if (3 % VD_N == 0 && 3 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 3, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 3, w, g1, g2, s1, s2, bad);
+        break;
+    case 4:
+        if (4 % VD_N == 0 && 4 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 4, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 4, w, g1, g2, s1, s2, bad);
+        break;
+    case 5:
+        if (5 % VD_N == 0 && 5 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 5, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 5, w, g1, g2, s1, s2, bad);
+        break;
+    case 6:
+        if (6 % VD_N == 0 && 6 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 6, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 6, w, g1, g2, s1, s2, bad);
+        break;
+    case 7:
+        if (7 % VD_N == 0 && 7 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 7, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 7, w, g1, g2, s1, s2, bad);
+        break;
+    case 8:
+        if (8 % VD_N == 0 && 8 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 8, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 8, w, g1, g2, s1, s2, bad);
+        break;
+    case 12:
+        if (12 % VD_N == 0 && 12 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 12, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 12, w, g1, g2, s1, s2, bad);
+        break;
+    case 16:
+        if (16 % VD_N == 0 && 16 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 16, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 16, w, g1, g2, s1, s2, bad);
+        break;
+    case 24:
+        if (24 % VD_N == 0 && 24 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 24, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 24, w, g1, g2, s1, s2, bad);
+        break;
+    case 32:
+        if (32 % VD_N == 0 && 32 >= 2 * VD_N) run_extract_vec_float64_avx512(x, 32, w, g1, g2, s1, s2, bad);
+        else run_extract_float64_avx512(x, 32, w, g1, g2, s1, s2, bad);
+        break;
     default: run_extract_float64_avx512(x, k, w, g1, g2, s1, s2, bad); break;
     }
     const double nd = (double)k;

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "6987e6e94d4b2d8b10ea75c91c8dfc61c403f0e987da31f5b2621c2bebc26ba5"
+KERNEL_SOURCE_SHA256 = "0d7bf8156f6a35f5ac7c8cf740a804675cd579ba6c8abed18534ae5b4de8975a"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.

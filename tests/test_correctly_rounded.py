@@ -204,6 +204,31 @@ def test_float64_mean_at_ties_and_binade_edges(k: int) -> None:
         _assert_mean_exact(list(_float64_near(rng, k, 64, 2.0**53, 40) * scale))
 
 
+@pytest.mark.parametrize("k", [8, 12, 16, 24, 32])
+def test_float64_short_runs_in_vectors(k: int, isas: tuple[str, ...]) -> None:
+    """float64 runs of k values (a kept outer dim, k a multiple of the
+    vector width) are extracted VD_N values at a time and their lanes added
+    after: adversarial values, -0.0 (taken exactly), NaN and inf in some
+    runs, far smaller values that decide a mean; every instruction set."""
+    rng = np.random.default_rng(k)
+    arrays = []
+    for kind in adversarial.KINDS:
+        x = np.resize(adversarial.values(rng, "float64", 600 * k, kind), 600 * k).reshape(600, k)
+        x[::5, 0] = -0.0
+        x[3, 1], x[7, 2], x[11, 0] = np.nan, np.inf, -np.inf
+        arrays.append(x)
+    x = 1.0 + rng.standard_normal((600, k))
+    x[:, k // 2 :] = -x[:, : k // 2]  # each run cancels: its far smaller values decide
+    x[:, 0] = np.ldexp(rng.uniform(-1.0, 1.0, 600), -rng.integers(30, 80, 600))
+    x[:, k // 2] = 0.0  # the partner of the far smaller value
+    arrays.append(x)
+    for name in isas:
+        kernels.use_isa(name)
+        for x in arrays:
+            got = meancli.reduce_mean(x, axes=[1], keepdims=True)
+            assert same_bits(got, truth(x, (1,))), (name, x.shape)
+
+
 @pytest.mark.parametrize("count", [33, 65, 300, 1500])
 def test_float64_reduce_mean_from_the_two_kept_sums(count: int, isas: tuple[str, ...]) -> None:
     """float64 ReduceMean keeps the sums of its two extraction levels apart
