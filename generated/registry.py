@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "0d7bf8156f6a35f5ac7c8cf740a804675cd579ba6c8abed18534ae5b4de8975a"
+KERNEL_SOURCE_SHA256 = "af131b6f6344cb67ea2772dd5b4a702c3d9faf30a34b137db0c7240fabae4b2a"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
