@@ -95,8 +95,9 @@
 #define TILE 512
 /* Row accumulation: float16/bfloat16/float32 rows of at most NARROW_ROW
  * columns keep their column sums in registers (panels of columns over
- * L1-resident rows); wider rows are added one row at a time, each read once
- * in memory order. */
+ * L1-resident rows); wider rows are added ROW_GROUP at a time, one from
+ * each ROW_GROUP-th of a block, each read once (ROW_GROUP sequential
+ * streams), their column sums in L1. */
 #define NARROW_ROW 64
 /* Software prefetch PREFETCH_BYTES ahead of the stream a hot loop reads.
  * The converting loops issue about twice the micro-ops per cache line of a
@@ -4312,8 +4313,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
 }
 
-/* Rows one after the other (each read once, in order):
- * narrow ones as above, wide ones with the column sums in L1; the block's
+/* Each row read once: narrow ones one after the other, as above; wide
+ * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
 VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
@@ -4895,8 +4896,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat1
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
 }
 
-/* Rows one after the other (each read once, in order):
- * narrow ones as above, wide ones with the column sums in L1; the block's
+/* Each row read once: narrow ones one after the other, as above; wide
+ * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
 VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
@@ -5640,8 +5641,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
 }
 
-/* Rows one after the other (each read once, in order):
- * narrow ones as above, wide ones with the column sums in L1; the block's
+/* Each row read once: narrow ones one after the other, as above; wide
+ * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
 VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
 {
@@ -6897,8 +6898,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
 }
 
-/* Rows one after the other (each read once, in order):
- * narrow ones as above, wide ones with the column sums in L1; the block's
+/* Each row read once: narrow ones one after the other, as above; wide
+ * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
 VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
@@ -7480,8 +7481,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat1
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
 }
 
-/* Rows one after the other (each read once, in order):
- * narrow ones as above, wide ones with the column sums in L1; the block's
+/* Each row read once: narrow ones one after the other, as above; wide
+ * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
 VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
@@ -8225,8 +8226,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
 }
 
-/* Rows one after the other (each read once, in order):
- * narrow ones as above, wide ones with the column sums in L1; the block's
+/* Each row read once: narrow ones one after the other, as above; wide
+ * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
 VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
 {

@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "af131b6f6344cb67ea2772dd5b4a702c3d9faf30a34b137db0c7240fabae4b2a"
+KERNEL_SOURCE_SHA256 = "ab8893b127e1ae83d2a36907e79ba96f254d4d35ab0dcad65197d2bece02386e"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
