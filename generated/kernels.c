@@ -1043,15 +1043,22 @@ static inline acc_float16 lanes_sum_float16(lanes_float16 *l, int64_t count)
     return a;
 }
 
+/* Does acc hold nothing (no limb, no NaN or infinity) while count is exact
+ * in double? Then the kept sums are the whole exact sum. */
+static inline int only_kept_float16(const acc_float16 *acc, int64_t count)
+{
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_float16; k++) limbs |= acc->w[SACC_HEADER + k];
+    return !limbs && !(acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53);
+}
+
 /* The mean of `count` values whose exact sum is the kept double t plus acc
  * (nz: a kept block sum was nonzero), when acc holds nothing (else 0):
  * float64 divides t once (IEEE division rounds the exact quotient), the
  * narrower formats divide it rounding to odd (div_odd), then round once. */
 static inline int kept_mean_float16(const acc_float16 *acc, double t, int nz, int64_t count, T_float16 *mean)
 {
-    uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_float16; k++) limbs |= acc->w[SACC_HEADER + k];
-    if (limbs || (acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) || count >= ((int64_t)1 << 53)) return 0;
+    if (!only_kept_float16(acc, count)) return 0;
     if (t == 0.0)
         *mean = store_float16(nz || (acc->w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
     else
@@ -1273,7 +1280,8 @@ static inline void rowacc_take_float16(const rowacc_float16 *r, int64_t w, int64
 /* The mean of column j when the accumulator holds all `count` of its rows.
  * While no block went to the superaccumulator, the kept double sum is the
  * exact sum (kept_mean): float16/bfloat16/float32 divide it and round to
- * odd (div_odd), then once to the format; float64 divides once. */
+ * odd (div_odd), then once to the format; float64 divides its two levels'
+ * kept sums once (kept_dd_mean). */
 static inline T_float16 rowacc_mean_float16(const rowacc_float16 *r, int64_t j, int64_t count)
 {
     T_float16 mean;
@@ -1546,15 +1554,22 @@ static inline acc_bfloat16 lanes_sum_bfloat16(lanes_bfloat16 *l, int64_t count)
     return a;
 }
 
+/* Does acc hold nothing (no limb, no NaN or infinity) while count is exact
+ * in double? Then the kept sums are the whole exact sum. */
+static inline int only_kept_bfloat16(const acc_bfloat16 *acc, int64_t count)
+{
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_bfloat16; k++) limbs |= acc->w[SACC_HEADER + k];
+    return !limbs && !(acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53);
+}
+
 /* The mean of `count` values whose exact sum is the kept double t plus acc
  * (nz: a kept block sum was nonzero), when acc holds nothing (else 0):
  * float64 divides t once (IEEE division rounds the exact quotient), the
  * narrower formats divide it rounding to odd (div_odd), then round once. */
 static inline int kept_mean_bfloat16(const acc_bfloat16 *acc, double t, int nz, int64_t count, T_bfloat16 *mean)
 {
-    uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_bfloat16; k++) limbs |= acc->w[SACC_HEADER + k];
-    if (limbs || (acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) || count >= ((int64_t)1 << 53)) return 0;
+    if (!only_kept_bfloat16(acc, count)) return 0;
     if (t == 0.0)
         *mean = store_bfloat16(nz || (acc->w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
     else
@@ -1776,7 +1791,8 @@ static inline void rowacc_take_bfloat16(const rowacc_bfloat16 *r, int64_t w, int
 /* The mean of column j when the accumulator holds all `count` of its rows.
  * While no block went to the superaccumulator, the kept double sum is the
  * exact sum (kept_mean): float16/bfloat16/float32 divide it and round to
- * odd (div_odd), then once to the format; float64 divides once. */
+ * odd (div_odd), then once to the format; float64 divides its two levels'
+ * kept sums once (kept_dd_mean). */
 static inline T_bfloat16 rowacc_mean_bfloat16(const rowacc_bfloat16 *r, int64_t j, int64_t count)
 {
     T_bfloat16 mean;
@@ -2049,15 +2065,22 @@ static inline acc_float32 lanes_sum_float32(lanes_float32 *l, int64_t count)
     return a;
 }
 
+/* Does acc hold nothing (no limb, no NaN or infinity) while count is exact
+ * in double? Then the kept sums are the whole exact sum. */
+static inline int only_kept_float32(const acc_float32 *acc, int64_t count)
+{
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_float32; k++) limbs |= acc->w[SACC_HEADER + k];
+    return !limbs && !(acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53);
+}
+
 /* The mean of `count` values whose exact sum is the kept double t plus acc
  * (nz: a kept block sum was nonzero), when acc holds nothing (else 0):
  * float64 divides t once (IEEE division rounds the exact quotient), the
  * narrower formats divide it rounding to odd (div_odd), then round once. */
 static inline int kept_mean_float32(const acc_float32 *acc, double t, int nz, int64_t count, T_float32 *mean)
 {
-    uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_float32; k++) limbs |= acc->w[SACC_HEADER + k];
-    if (limbs || (acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) || count >= ((int64_t)1 << 53)) return 0;
+    if (!only_kept_float32(acc, count)) return 0;
     if (t == 0.0)
         *mean = store_float32(nz || (acc->w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
     else
@@ -2279,7 +2302,8 @@ static inline void rowacc_take_float32(const rowacc_float32 *r, int64_t w, int64
 /* The mean of column j when the accumulator holds all `count` of its rows.
  * While no block went to the superaccumulator, the kept double sum is the
  * exact sum (kept_mean): float16/bfloat16/float32 divide it and round to
- * odd (div_odd), then once to the format; float64 divides once. */
+ * odd (div_odd), then once to the format; float64 divides its two levels'
+ * kept sums once (kept_dd_mean). */
 static inline T_float32 rowacc_mean_float32(const rowacc_float32 *r, int64_t j, int64_t count)
 {
     T_float32 mean;
@@ -2538,7 +2562,6 @@ typedef struct {
     acc_float64 acc;
 } lanes_float64;
 
-/* A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m, kept below what keeps sigma_1 finite */
 /* 2^k as a double (ldexp(1.0, k)) for k <= 1023: subnormal below 2^-1022, 0 below 2^-1074 */
 static inline double pow2_float64(int k)
 {
@@ -2546,6 +2569,7 @@ static inline double pow2_float64(int k)
     return k >= -1074 ? bits_to_f64((uint64_t)1 << (k + 1074)) : 0.0;
 }
 
+/* A = 2^(e(m) + 1 + EXTRACT_HEADROOM) >= m, kept below what keeps sigma_1 finite */
 static inline void pick_sigma_float64(double m, double *A, double *sigma1, double *sigma2)
 {
     /* m < 2^e, as frexp gives it, from the exponent bits (frexp and ldexp
@@ -2608,15 +2632,22 @@ static inline acc_float64 lanes_sum_float64(lanes_float64 *l, int64_t count)
     return a;
 }
 
+/* Does acc hold nothing (no limb, no NaN or infinity) while count is exact
+ * in double? Then the kept sums are the whole exact sum. */
+static inline int only_kept_float64(const acc_float64 *acc, int64_t count)
+{
+    uint64_t limbs = 0;
+    for (int k = 0; k < SACC_NL_float64; k++) limbs |= acc->w[SACC_HEADER + k];
+    return !limbs && !(acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) && count < ((int64_t)1 << 53);
+}
+
 /* The mean of `count` values whose exact sum is the kept double t plus acc
  * (nz: a kept block sum was nonzero), when acc holds nothing (else 0):
  * float64 divides t once (IEEE division rounds the exact quotient), the
  * narrower formats divide it rounding to odd (div_odd), then round once. */
 static inline int kept_mean_float64(const acc_float64 *acc, double t, int nz, int64_t count, T_float64 *mean)
 {
-    uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_float64; k++) limbs |= acc->w[SACC_HEADER + k];
-    if (limbs || (acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) || count >= ((int64_t)1 << 53)) return 0;
+    if (!only_kept_float64(acc, count)) return 0;
     if (t == 0.0)
         *mean = store_float64(nz || (acc->w[1] & SACC_NONNEGZERO) ? 0.0 : -0.0);
     else
@@ -2624,24 +2655,20 @@ static inline int kept_mean_float64(const acc_float64 *acc, double t, int nz, in
     return 1;
 }
 
-/* The mean of `count` values whose exact sum is t + t2 (the kept sums of
- * the two levels), when acc holds nothing and dd_mean decides it (else 0):
- * benign data never reach the superaccumulator. */
-static inline int kept_dd_mean_float64(const acc_float64 *acc, double t, double t2, int64_t count, T_float64 *mean)
+/* kept_mean of the two levels' kept sums t + t2: with t2 zero, t alone;
+ * else dd_mean, when it decides (else 0). Benign data never reach the
+ * superaccumulator. */
+static inline int kept_dd_mean_float64(const acc_float64 *acc, double t, double t2, int nz, int64_t count, T_float64 *mean)
 {
-    uint64_t limbs = 0;
-    for (int k = 0; k < SACC_NL_float64; k++) limbs |= acc->w[SACC_HEADER + k];
-    if (limbs || (acc->w[1] & (SACC_NAN | SACC_PINF | SACC_NINF)) || count >= ((int64_t)1 << 53)) return 0;
-    return dd_mean(t, t2, (double)count, mean);
+    if (t2 == 0.0) return kept_mean_float64(acc, t, nz, count, mean);
+    return only_kept_float64(acc, count) && dd_mean(t, t2, (double)count, mean);
 }
 
 /* The mean of an output whose `count` values all went through these lanes. */
 static inline T_float64 lanes_mean_float64(lanes_float64 *l, int64_t count)
 {
     T_float64 mean;
-    if (l->t2 != 0.0 ? kept_dd_mean_float64(&l->acc, l->t, l->t2, count, &mean)
-                     : kept_mean_float64(&l->acc, l->t, 0, count, &mean))
-        return mean;
+    if (kept_dd_mean_float64(&l->acc, l->t, l->t2, 0, count, &mean)) return mean;
     return finalize_float64(lanes_sum_float64(l, count), count);
 }
 
@@ -2854,13 +2881,12 @@ static inline void rowacc_take_float64(const rowacc_float64 *r, int64_t w, int64
 /* The mean of column j when the accumulator holds all `count` of its rows.
  * While no block went to the superaccumulator, the kept double sum is the
  * exact sum (kept_mean): float16/bfloat16/float32 divide it and round to
- * odd (div_odd), then once to the format; float64 divides once. */
+ * odd (div_odd), then once to the format; float64 divides its two levels'
+ * kept sums once (kept_dd_mean). */
 static inline T_float64 rowacc_mean_float64(const rowacc_float64 *r, int64_t j, int64_t count)
 {
     T_float64 mean;
-    if (r->t2[j] != 0.0 ? kept_dd_mean_float64(&r->acc[j], r->t[j], r->t2[j], count, &mean)
-                        : kept_mean_float64(&r->acc[j], r->t[j], r->tnz[j] != 0.0, count, &mean))
-        return mean;
+    if (kept_dd_mean_float64(&r->acc[j], r->t[j], r->t2[j], r->tnz[j] != 0.0, count, &mean)) return mean;
     acc_float64 s = r->acc[j];
     t_into_float64(r->t[j], r->tnz[j] != 0.0, &s);
     t_into_float64(r->t2[j], 0, &s);
@@ -2987,7 +3013,7 @@ static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_
     for (int64_t j = 0; j < w; j++) {
         const T_float64 *c = x + j * s;
         if (!ok || ok[j]) {
-            /* the two level sums on into the column's kept sum (t_keep) */
+            /* the two level sums on into the column's kept sums, one a level (t_keep_in) */
             if (r->s1[j] != 0.0) t_keep_float64(r, j, r->s1[j]);
             if (r->s2[j] != 0.0) t_keep_in_float64(r, r->t2, j, r->s2[j]);
             if (r->s1[j] == 0.0 && r->s2[j] == 0.0) zero_block_flags_float64(c, rs, nrows, &r->acc[j]);

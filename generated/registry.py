@@ -12,7 +12,7 @@ from . import validators
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "ab8893b127e1ae83d2a36907e79ba96f254d4d35ab0dcad65197d2bece02386e"
+KERNEL_SOURCE_SHA256 = "eedc0bfdb937ea2f094de1fcfc57651c16d1a43843e598e3dabe62baee532e5f"
 
 # The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
 # MEANCLI_ISA names one to run below the highest the CPU supports.
