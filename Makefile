@@ -14,7 +14,7 @@ help:
 	@echo "make test             install the test dependencies and run every test"
 	@echo "make generate         regenerate generated/ from spec/ and templates/"
 	@echo "make check-generated  fail if generated/ differs from a fresh generation"
-	@echo "make lint             ruff (check, format check) and mypy over meancli/"
+	@echo "make lint             ruff (check, format check), mypy, and the import contract (layers import downward only)"
 	@echo "make bench            benchmarks against numpy, onnxruntime and OpenVINO; exact-path GB/s; earlier kernels"
 	@echo "make bench-distributed  4 GiB zarr on 2 dask workers against dask and xarray"
 	@echo "make conformance      regenerate docs/conformance.md (onnxruntime, ONNX reference, OpenVINO)"
@@ -57,6 +57,8 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check meancli tests tools bench examples
 	$(VENV)/bin/ruff format --check meancli tests tools bench examples
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+	$(PY) tools/import_cycles.py
 
 # compileall again: the whole-process timings must not include compiling a source edited since install.
 bench: $(STAMP)

@@ -623,7 +623,7 @@ def other_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref
     """meancli on the other vector instruction set this CPU has (AVX2 where it
     picked AVX-512, AVX-512 where it measured AVX2 faster at load), or None
     where there is none: the row shows whether the pick was right here."""
-    from meancli.generated.registry import ISA_NAMES
+    from meancli.generated.tables import ISA_NAMES
 
     from meancli import kernels
 
@@ -1456,7 +1456,7 @@ def machine_meta(args: argparse.Namespace) -> dict[str, Any]:
         git = "?"
     argv = " ".join(sys.argv[1:])
     try:
-        from meancli.generated.registry import KERNEL_SOURCE_SHA256 as kernel_sha
+        from meancli.generated.tables import KERNEL_SOURCE_SHA256 as kernel_sha
     except ImportError:
         kernel_sha = "?"
     return {

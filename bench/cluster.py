@@ -93,15 +93,10 @@ def contenders(store: str, axes: tuple[int, ...]) -> dict[str, Any]:
     """name -> a function building the dask collection to compute."""
     import dask.array as da
 
-    from meancli.api import validate_reduce
-    from meancli.chunked import open_chunked
-    from meancli.engine import distributed as engine
-    from meancli.opset import resolve
+    import meancli
 
-    def meancli_graph() -> Any:
-        (x,) = open_chunked(store)
-        call = validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, axes, False)
-        return engine.reduce_graph(engine.as_dask(x, cluster=True), call, "float32")
+    def meancli_graph() -> Any:  # the public API: a lazy result of the store's own chunk grid
+        return meancli.reduce_mean(meancli.open_lazy(store), axes=axes, keepdims=False)
 
     def dask_graph() -> Any:
         return da.from_zarr(store).mean(axis=axes)

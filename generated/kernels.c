@@ -191,7 +191,7 @@ typedef struct {
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
 
-/* status codes: meancli/kernel_status.py, the table Python reads too */
+/* status codes: meancli/codegen/statuses.py, rendered into generated/tables.py for Python too */
 enum {
     MEANCLI_OK = 0, /* success */
     MEANCLI_E_RANK = 1, /* rank outside [0, 64] */

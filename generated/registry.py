@@ -6,23 +6,9 @@
 
 from __future__ import annotations
 
-from meancli.opversion import Attribute, AxesRule, Input, KeepdimsRule, OpVersion, Output, TypeConstraint
+from meancli.ops.schema import Attribute, AxesRule, Input, KeepdimsRule, OpVersion, Output, TypeConstraint
 
 from . import validators
-
-# sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
-# module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "eedc0bfdb937ea2f094de1fcfc57651c16d1a43843e598e3dabe62baee532e5f"
-
-# The instruction sets of the vector kernels by level (meancli/codegen/isas.py);
-# MEANCLI_ISA names one to run below the highest the CPU supports.
-ISA_NAMES = ('portable', 'avx2', 'avx512')
-# The (kind of vector kernel, dtype) pairs that run a level of their own
-# (meancli/codegen/isas.py; the integer types follow float32):
-# meancli_isa(group) names the level in effect for ISA_GROUPS[group].
-ISA_KINDS = ('run', 'mean')
-ISA_DTYPES = ('float32', 'float16', 'bfloat16', 'float64')
-ISA_GROUPS = (('run', 'float32'), ('run', 'float16'), ('run', 'bfloat16'), ('run', 'float64'), ('mean', 'float32'), ('mean', 'float16'), ('mean', 'bfloat16'), ('mean', 'float64'))
 
 OPS: tuple[OpVersion, ...] = (
     OpVersion(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from meancli.semantics import (
+from meancli.ops.rules import (
     ReduceCall,
     attribute_values,
     axes_required,
@@ -30,7 +30,7 @@ from meancli.semantics import (
 )
 
 if TYPE_CHECKING:
-    from meancli.opversion import OpVersion
+    from meancli.ops.schema import OpVersion
 
 # The integer types: a mean over an empty set of them is undefined.
 INTEGER_TYPES = frozenset(('int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'))

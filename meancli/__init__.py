@@ -4,7 +4,7 @@
     >>> meancli.reduce_mean(np.arange(6, dtype=np.float32).reshape(2, 3), axes=[1])
     array([[1.], [4.]], dtype=float32)
 
-``mean`` and ``reduce_mean`` are imported on first use, so ``meancli
+``mean``, ``reduce_mean`` and ``open_lazy`` are imported on first use, so ``meancli
 --version`` and the CLI's help do not pay for numpy.
 """
 
@@ -23,20 +23,14 @@ __all__ = ["__version__", "mean", "open_lazy", "reduce_mean"]
 if TYPE_CHECKING:
     from typing import Any
 
-    from .api import mean, reduce_mean
-    from .engine.distributed import open_lazy
+    from .api import mean, open_lazy, reduce_mean
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("mean", "reduce_mean"):
+    if name in __all__ and name != "__version__":
         from . import api
 
         value = getattr(api, name)
         globals()[name] = value  # later lookups skip this hook
         return value
-    if name == "open_lazy":  # zarr arrays, shard datasets, large .npy files as dask arrays
-        from .engine.distributed import open_lazy
-
-        globals()[name] = open_lazy
-        return open_lazy
     raise AttributeError(f"module 'meancli' has no attribute {name!r}")

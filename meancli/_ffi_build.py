@@ -2,7 +2,7 @@
 ``meancli._kernels`` when the package is installed (``pip install .``).
 
 The module records the sha256 of the sources it was built from, which
-``meancli.kernels`` checks against the registry at import.
+``meancli.kernels`` checks against generated/tables.py at import.
 """
 
 from __future__ import annotations

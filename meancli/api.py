@@ -1,316 +1,70 @@
-"""The Python API: ``meancli.mean`` and ``meancli.reduce_mean`` on numpy arrays.
+"""The Python API: ``meancli.mean``, ``meancli.reduce_mean`` and ``meancli.open_lazy``.
 
-Both resolve the operator version from ``opset`` (meancli.opset), validate
-with that version's generated validator, and run the generated C kernel. The
-CLI calls the same steps (``prepare_*`` then ``execute_*``) so it can time them.
+Each resolves the operator version from ``opset`` (meancli.ops.opset),
+validates the call with that version's generated validator
+(meancli.ops.validate), and hands it to the engine planner
+(meancli.engine.plan), which the command line uses too: a numpy array runs in
+memory, a large memory-mapped array in the other byte order is streamed from
+its file, and a dask array gives a lazy dask array of the same bits.
 """
 
 from __future__ import annotations
 
-import operator
-import sys
+import os
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from . import kernels
-from . import opset as opsets
-from .errors import SpecViolation, UsageError
-from .formats.dtypes import native_dtype
-from .opversion import OpVersion
-from .semantics import ReduceCall
-
-_SPEC_NAMES: dict[np.dtype[Any], str] = {}
-
-
-def spec_dtype_name(dtype: np.dtype[Any]) -> str:
-    """The spec's name for a numpy dtype: float16/bfloat16/float32/float64,
-    int8..int64, uint8..uint64; other dtypes keep numpy's name (and are then
-    rejected by every spec)."""
-    name = _SPEC_NAMES.get(dtype)
-    if name is None:
-        name = _SPEC_NAMES[dtype] = _spec_dtype_name(dtype)
-    return name
+from .engine import plan
+from .engine.memory import prepare_mean
+from .errors import InputFileError, SpecViolation, UsageError
+from .io.registry import Opening, open_input
+from .io.source import memmap_source
+from .kernels import threads_of
+from .kernels.arrays import kernel_input, refuse_masked
+from .ops import opset as opsets
+from .ops.validate import validate_reduce
 
 
-def _spec_dtype_name(dtype: np.dtype[Any]) -> str:
-    if dtype.name == "bfloat16":
-        return "bfloat16"
-    if dtype.kind in "iu" and dtype.itemsize in (1, 2, 4, 8):
-        return f"{'u' if dtype.kind == 'u' else ''}int{dtype.itemsize * 8}"
-    if dtype.kind == "f" and dtype.itemsize in (2, 4, 8):
-        return f"float{dtype.itemsize * 8}"
-    return dtype.name
-
-
-def refuse_masked(x: Any) -> None:
-    """Refuse a masked array, numpy's or a dask array of masked chunks: the
-    kernels read the values under its mask as any others.
+def _input(x: Any) -> Any:
+    """``x`` as an engine takes it: a dask array as it is (masks refused), a large
+    memory-mapped array the kernels cannot read in place as a Source, anything
+    else as a kernel_input() array.
 
     Raises:
-        UsageError: ``x`` is masked.
+        UsageError: a masked array, or a copy that does not fit in memory.
     """
-    ma = sys.modules.get("numpy.ma")  # loaded only if the caller uses masked arrays
-    meta = getattr(x, "_meta", None)  # a dask array's: what its chunks are
-    if ma is not None and (isinstance(x, ma.MaskedArray) or isinstance(meta, ma.MaskedArray)):
-        raise UsageError("masked arrays are not supported: pass .filled(value) or .compressed() instead")
-
-
-def _check_lazy_call(inputs: Sequence[Any], threads: int | None, out: Any) -> None:
-    """What a call with a dask input is refused for, as one with arrays is:
-    masked inputs, bad ``threads`` (dask's tasks then take 1 thread each);
-    and ``out=``, which cannot receive a lazy result.
-
-    Raises:
-        UsageError: any of these.
-    """
-    if out is not None:
-        raise UsageError("out= cannot receive a lazy dask result; call .compute() or .store()")
-    _threads(threads)
-    for x in inputs:
+    if plan.is_chunked(x):
         refuse_masked(x)
+        return x
+    source = memmap_source(x)
+    return source if source is not None else kernel_input(x)
 
 
-def kernel_input(x: Any) -> np.ndarray:
-    """``x`` as an ndarray the kernels take: native byte order, aligned, C or
-    Fortran contiguous (copied only when it is not already).
-
-    Raises:
-        UsageError: ``x`` is a masked array (its mask would be ignored), or
-            its copy does not fit in memory.
-    """
-    refuse_masked(x)
-    a = np.asarray(x)
-    if a.size == 0:  # no data to read: any strides are fine, hand over plain ones
-        return np.empty(a.shape, dtype=native_dtype(a.dtype))
-    try:
-        if not a.dtype.isnative:
-            a = a.astype(native_dtype(a.dtype))
-        if not (a.flags.c_contiguous or a.flags.f_contiguous) or not a.flags.aligned:
-            a = np.array(a, order="C", copy=True)  # a fresh buffer is aligned
-    except (MemoryError, ValueError):  # ValueError: numpy's "array is too big" for the address space
-        raise UsageError(
-            f"an input of shape {a.shape} ({a.dtype}) is copied to be contiguous in native byte order, "
-            f"and its {a.size * a.dtype.itemsize} bytes do not fit in memory"
-        ) from None
-    return a
-
-
-def _axes_list(axes: int | Iterable[int] | None) -> list[int] | None:
-    if axes is None:
-        return None
-    if isinstance(axes, bool):
-        raise SpecViolation(f"axes must be integers, got {axes!r}")
-    if isinstance(axes, (int, np.integer)) or (isinstance(axes, np.ndarray) and axes.ndim == 0):
-        try:
-            return [operator.index(axes)]
-        except TypeError:
-            raise SpecViolation(f"axes must be integers, got {axes!r}") from None
-    if isinstance(axes, (str, bytes)) or not isinstance(axes, Iterable):
-        raise SpecViolation(f"axes must be an integer or integers, got {axes!r}")
-    out = []
-    for a in axes:
-        if isinstance(a, (bool, np.bool_)):
-            raise SpecViolation(f"axes must be integers, got {a!r}")
-        try:
-            out.append(operator.index(a))
-        except TypeError:
-            raise SpecViolation(f"axes must be integers, got {a!r}") from None
-    return out
-
-
-def prepare_reduce(
-    op: OpVersion,
-    data: np.ndarray,
-    axes: int | Iterable[int] | None,
-    keepdims: bool | None,
-    **attributes: Any,
-) -> ReduceCall:
-    """Validate a ReduceMean call on ``data`` against ``op``'s spec (see validate_reduce)."""
-    return validate_reduce(op, data.dtype, tuple(data.shape), axes, keepdims, **attributes)
-
-
-def validate_reduce(
-    op: OpVersion,
-    dtype: np.dtype[Any],
-    shape: tuple[int, ...],
-    axes: int | Iterable[int] | None = None,
-    keepdims: bool | None = None,
-    **attributes: Any,
-) -> ReduceCall:
-    """Validate a ReduceMean call on an input of ``dtype`` and ``shape`` against ``op``'s spec.
-
-    Args:
-        axes: None (omitted), an int, or a sequence of ints (may be empty).
-        keepdims: the version's keepdims attribute (onnx keepdims, openvino
-            keep_dims); None for its default.
-        attributes: any other attribute of the version, by its spec name
-            (noop_with_empty_axes on ReduceMean-18); None means not given.
+def _shape(x: Any, label: str) -> tuple[int, ...]:
+    """``x``'s shape, refusing a dask array whose chunk sizes are unknown (NaN dims).
 
     Raises:
-        SpecViolation: what the version's generated validator rejects (dtype,
-            axes, attributes it lacks or values it does not take, an integer
-            mean over an empty set).
+        SpecViolation: a dim of unknown size.
     """
-    if op.kind != "reduce" or op.keepdims is None:
-        raise SpecViolation(f"{op.label} is not a reduction")
-    axes_list = _axes_list(axes)
-    if keepdims is not None:
-        if attributes.get(op.keepdims.attribute) is not None:
-            raise SpecViolation(f"{op.label}: keepdims and {op.keepdims.attribute} both given")
-        attributes[op.keepdims.attribute] = keepdims
-    return _validate_reduce(
-        op,
-        spec_dtype_name(dtype),
-        shape,
-        None if axes_list is None else tuple(axes_list),
-        _frozen(attributes),
-    )
-
-
-def _frozen(attributes: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """The given attributes as a hashable key (lists become tuples; None is not given)."""
-    items = []
-    for name, value in sorted(attributes.items()):
-        if value is None:
-            continue
-        if isinstance(value, np.ndarray):
-            value = value.tolist()  # a 0-d array is its scalar
-        if isinstance(value, list):
-            value = tuple(value)
-        items.append((name, value))
-    return tuple(items)
-
-
-def _validate_reduce(
-    op: OpVersion,
-    dtype: str,
-    shape: tuple[int, ...],
-    axes: tuple[int, ...] | None,
-    attributes: tuple[tuple[str, Any], ...],
-) -> ReduceCall:
-    try:
-        return _validate_reduce_cached(op, dtype, shape, axes, attributes, _types_of(attributes))
-    except TypeError:  # an unhashable attribute value: the validator reports it
-        call: ReduceCall = op.validator(op, dtype, shape, axes, dict(attributes))
-        return call
-
-
-def _types_of(value: Any) -> Any:
-    """The types within ``value`` (a tuple's element by element): True, 1 and 1.0 are
-    equal keys, but not equally valid attribute values."""
-    if isinstance(value, tuple):
-        return tuple(_types_of(v) for v in value)
-    return type(value)
-
-
-@lru_cache(maxsize=512)
-def _validate_reduce_cached(
-    op: OpVersion,
-    dtype: str,
-    shape: tuple[int, ...],
-    axes: tuple[int, ...] | None,
-    attributes: tuple[tuple[str, Any], ...],
-    types: Any,
-) -> ReduceCall:
-    # Validation is a pure function of these; caching it keeps small calls cheap. ``types``
-    # (_types_of(attributes)) is part of the key only, so a value is never taken for an
-    # equal one of another type that was validated before.
-    call: ReduceCall = op.validator(op, dtype, shape, axes, dict(attributes))
-    return call
-
-
-def _threads(threads: int | None) -> int:
-    if threads is None:
-        return kernels.default_threads()
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
-        raise UsageError(f"threads must be an integer from 1 to 1024, got {threads!r}")
-    return int(threads)
-
-
-def output_array(
-    out: Any, shape: tuple[int, ...], dtype: np.dtype[Any], inputs: Sequence[np.ndarray], elementwise: bool
-) -> np.ndarray:
-    """``out`` checked as the destination of a result of ``shape`` and ``dtype``,
-    or a new C-contiguous array when ``out`` is None.
-
-    ``out`` must be a writeable, aligned, C-contiguous ndarray of exactly that
-    shape and dtype (native byte order) that shares no memory with the
-    inputs; an element-wise Mean may also write into one of its own inputs
-    when that input has the output's shape and layout (each output element
-    reads its inputs before it is written).
-
-    Raises:
-        UsageError: ``out`` is not such an array, or a new one does not fit in memory.
-    """
-    if out is None:
-        try:
-            return np.empty(shape, dtype=dtype)
-        except (MemoryError, ValueError):  # ValueError: numpy's "array is too big"
-            nbytes = np.prod(shape, dtype=object) * dtype.itemsize
-            raise UsageError(f"the result of shape {shape} ({nbytes} bytes) does not fit in memory") from None
-    if not isinstance(out, np.ndarray):
-        raise UsageError(f"out must be a numpy array, got {type(out).__name__}")
-    if not out.dtype.isnative:
-        raise UsageError("out must be in native byte order")
-    if out.shape != shape or out.dtype != dtype:
-        raise UsageError(
-            f"out must have shape {shape} and dtype {spec_dtype_name(dtype)}, "
-            f"got shape {out.shape} and dtype {spec_dtype_name(out.dtype)}"
+    if any(n != n for n in x.shape):  # NaN: a dim whose chunk sizes are unknown
+        raise SpecViolation(
+            f"{label}: a dask array of unknown shape {x.shape}; call .compute_chunk_sizes() first"
         )
-    if not (out.flags.c_contiguous and out.flags.writeable and out.flags.aligned):
-        raise UsageError("out must be a writeable, aligned, C-contiguous array")
-    for x in inputs:
-        if x.size == 0 or out.size == 0 or not np.may_share_memory(x, out):
-            continue
-        same = x.shape == out.shape and x.flags.c_contiguous and x.ctypes.data == out.ctypes.data
-        if not (elementwise and same):
-            raise UsageError(
-                "out overlaps an input (only Mean may write into an input of its own shape and layout)"
-            )
-    return out
+    return tuple(int(n) for n in x.shape)
 
 
-def execute_reduce(
-    op: OpVersion,
-    call: ReduceCall,
-    data: np.ndarray,
-    threads: int | None = None,
-    out: np.ndarray | None = None,
-) -> np.ndarray:
-    """Run ``op``'s kernel for a validated call.
-
-    Args:
-        data: a kernel_input() array of the shape the call was validated for.
-        threads: kernel threads (None: the available cores).
-        out: where to write the result (see output_array); None: a new array.
-
-    Returns:
-        ``out``, or a new C-contiguous array of dtype ``data.dtype`` and shape ``call.out_shape``.
+def _job(items: Sequence[Any], threads: int | None, out: Any) -> plan.Job:
+    """The Job of an API call; ``out=`` cannot receive a lazy result.
 
     Raises:
-        UsageError: ``out`` is not a valid destination (output_array).
+        UsageError: ``threads`` out of range; ``out`` given with a dask input.
     """
-    out = output_array(out, call.out_shape, data.dtype, [data], elementwise=False)
-    symbol = op.kernels[spec_dtype_name(data.dtype)]
-    threads = _threads(threads)
-    kernels.run_reduce(symbol, data, call.reduce_mask, out, threads)
-    return out
-
-
-def reduce_kernel_kind(op: OpVersion, call: ReduceCall, data: np.ndarray) -> str:
-    """The kind of vector kernel (meancli.kernels.isa) execute_reduce runs for
-    ``data`` (a kernel_input() array): ``"mean"``, the Mean unit kernels, for
-    few rows or short runs; else ``"run"``.
-
-    Raises:
-        SpecViolation: integer mean over an empty set.
-    """
-    symbol = op.kernels[spec_dtype_name(data.dtype)]
-    with kernels.ReduceJob(symbol, data.shape, data.strides, call.reduce_mask) as job:
-        return job.kind(whole=True)
+    n_threads = threads_of(threads)
+    if out is not None and any(plan.is_chunked(x) for x in items):
+        raise UsageError("out= cannot receive a lazy dask result; call .compute() or .store()")
+    return plan.Job(threads=n_threads, out=out, lazy=True)
 
 
 def reduce_mean(
@@ -321,7 +75,7 @@ def reduce_mean(
     threads: int | None = None,
     out: np.ndarray | None = None,
     **attributes: Any,
-) -> np.ndarray:
+) -> Any:
     """ReduceMean of ``data`` as the selected operator version defines it.
 
     Args:
@@ -330,7 +84,10 @@ def reduce_mean(
             states wherever dask runs it) of shape (d0, ..., d{r-1}), r in 0..64, of a dtype the
             version allows (onnx: float16, float32, float64, int32, int64,
             uint32, uint64, bfloat16 from ReduceMean-13; openvino: also int8,
-            int16, uint8, uint16). Either byte order, C or Fortran order.
+            int16, uint8, uint16). Either byte order, C or Fortran order. A
+            memory-mapped array (``np.load(path, mmap_mode="r")``) of at least
+            256 MiB in the other byte order is streamed from its file in slabs
+            rather than copied whole.
         axes: None (omitted: reduce all; identity with noop_with_empty_axes on
             ReduceMean-18), an int, or a sequence of ints in [-r, r-1]; an
             empty sequence reduces all (onnx) or is the identity (openvino,
@@ -367,58 +124,14 @@ def reduce_mean(
     Implements ONNX ReduceMean-1/11/13/18 and OpenVINO ReduceMean-1 (spec/).
     """
     op = opsets.resolve("ReduceMean", opset)
-    if "dask.array" in sys.modules:  # a dask array in: a lazy dask array out, the same bits
-        from .engine import distributed
-
-        if distributed.is_dask_array(data):
-            _check_lazy_call([data], threads, out)
-            return distributed.lazy_reduce(op, data, axes, keepdims, **attributes)  # type: ignore[no-any-return]
-    x = kernel_input(data)
-    call = prepare_reduce(op, x, axes, keepdims, **attributes)
-    return execute_reduce(op, call, x, threads, out)
-
-
-def prepare_mean(op: OpVersion, inputs: Sequence[Any], **attributes: Any) -> tuple[int, ...]:
-    """Validate a Mean call against ``op``'s spec; returns the output shape.
-
-    ``inputs`` need only ``dtype`` and ``shape`` (arrays or streamed sources);
-    ``attributes`` are the version's attributes by spec name (None: not given).
-
-    Raises:
-        SpecViolation: mixed or disallowed dtypes, shapes that differ (Mean-1,
-            Mean-6) or do not broadcast (Mean-8, Mean-13), no inputs.
-    """
-    if op.kind != "elementwise_mean":
-        raise SpecViolation(f"{op.label} is not an element-wise mean")
-    if not inputs:
-        raise SpecViolation(f"{op.label} needs at least one input")
-    _, shape = op.validator(
-        op, [spec_dtype_name(x.dtype) for x in inputs], [tuple(x.shape) for x in inputs], attributes
-    )
-    if len(shape) > kernels.max_rank():
-        raise SpecViolation(f"{op.label}: rank {len(shape)} exceeds the maximum of {kernels.max_rank()}")
-    return tuple(shape)
-
-
-def execute_mean(
-    op: OpVersion,
-    shape: tuple[int, ...],
-    inputs: Sequence[np.ndarray],
-    threads: int | None = None,
-    out: np.ndarray | None = None,
-) -> np.ndarray:
-    """Run ``op``'s Mean kernel on validated kernel_input() arrays; returns
-    ``out`` (see output_array) or a new C-contiguous array of the inputs'
-    dtype and the broadcast ``shape``.
-
-    Raises:
-        UsageError: ``out`` is not a valid destination (output_array).
-    """
-    out = output_array(out, shape, inputs[0].dtype, inputs, elementwise=True)
-    symbol = op.kernels[spec_dtype_name(inputs[0].dtype)]
-    threads = _threads(threads)
-    kernels.run_mean(symbol, inputs, out, threads)
-    return out
+    job = _job([data], threads, out)
+    item = _input(data)
+    try:
+        call = validate_reduce(op, item.dtype, _shape(item, op.label), axes, keepdims, **attributes)
+        return plan.reduce(op, call, item, job).result
+    finally:
+        if plan.is_source(item):
+            item.close()
 
 
 def mean(
@@ -427,7 +140,7 @@ def mean(
     threads: int | None = None,
     out: np.ndarray | None = None,
     **attributes: Any,
-) -> np.ndarray:
+) -> Any:
     """Element-wise Mean of one or more arrays, as the selected ONNX version defines it.
 
     Args:
@@ -462,12 +175,53 @@ def mean(
     Implements ONNX Mean-1/6/8/13 (spec/onnx/Mean-*.yaml).
     """
     op = opsets.resolve("Mean", opset)
-    if "dask.array" in sys.modules:  # a dask array among the inputs: a lazy dask array out
-        from .engine import distributed
+    job = _job(arrays, threads, out)
+    items = [x if plan.is_chunked(x) else kernel_input(x) for x in arrays]
+    for x in items:
+        if plan.is_chunked(x):
+            refuse_masked(x)
+            _shape(x, op.label)
+    shape = prepare_mean(op, items, **attributes)
+    return plan.mean(op, shape, items, job).result
 
-        if any(distributed.is_dask_array(a) for a in arrays):
-            _check_lazy_call(arrays, threads, out)
-            return distributed.lazy_mean(op, arrays, **attributes)  # type: ignore[no-any-return]
-    xs = [kernel_input(a) for a in arrays]
-    shape = prepare_mean(op, xs, **attributes)
-    return execute_mean(op, shape, xs, threads, out)
+
+def open_lazy(path: str | os.PathLike[str]) -> Any:
+    """A FILE as the command line reads it, as a lazy dask array on its own chunk grid.
+
+    Args:
+        path: a zarr store (``STORE.zarr``, ``STORE.zarr:path/in/group``, a zipped
+            store), a dataset of ``.npy`` shards (a directory, a glob, ``@LIST``),
+            or a ``.npy`` file (read in pieces of about 64 MiB along axis 0).
+
+    Returns:
+        A dask array (dtype as stored, native byte order; bfloat16 as
+        ml_dtypes.bfloat16): pass it to meancli.reduce_mean / meancli.mean for a
+        lazy result computed chunk by chunk, in this process or on a cluster.
+
+    Raises:
+        InputFileError: the path does not exist or cannot be opened, names several
+            arrays (a zarr group: name one as ``STORE:PATH``), names what is not
+            opened lazily (an ``.npz`` member, a ``.pb`` file), or dask/zarr are
+            not installed.
+        UsageError: ``path`` is not a path, or is stdin (``-``).
+    """
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise UsageError(f"open_lazy takes a path (str or os.PathLike), got {type(path).__name__}") from None
+    if not isinstance(path, str):
+        path = os.fsdecode(path)
+    if path in ("", "-"):
+        raise UsageError(
+            f"open_lazy({path!r}): stdin and the empty path are no lazy input; read them with numpy"
+        )
+    found = open_input(path, Opening(lazy=True))
+    if len(found) != 1:
+        listed = ", ".join(a.name for a in found)
+        raise InputFileError(f"{path}: holds {len(found)} arrays ({listed}); name one as {path}:PATH")
+    if not plan.is_chunked(found[0].data):
+        raise InputFileError(
+            f"{path}: an .npz member or a .pb tensor is not opened lazily; "
+            "read it with numpy and pass the array to meancli.reduce_mean or meancli.mean"
+        )
+    return plan.lazy_array(found[0].data)

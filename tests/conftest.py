@@ -17,7 +17,7 @@ import ml_dtypes
 import numpy as np
 from hypothesis import HealthCheck, settings
 
-from meancli.opversion import OpVersion
+from meancli.ops.schema import OpVersion
 
 # --------------------------------------------------------------------------- hypothesis profiles
 

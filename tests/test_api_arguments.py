@@ -1,6 +1,6 @@
 """The Python API's argument checks give the same answer whatever ran before.
 
-Validation is cached (opset.resolve, api._validate_reduce_cached), and Python
+Validation is cached (opset.resolve, meancli.ops.validate._validate_reduce_cached), and Python
 hashes True, 1 and 1.0 alike: a bad value must still be refused after an equal
 good one was accepted. Results are checked against numpy's float64 mean.
 """

@@ -279,7 +279,7 @@ HOSTILE_NAMES = ["b\x1b[31mred", "t\tab", "n\nl"]
 
 @pytest.mark.parametrize("stem", HOSTILE_NAMES)
 def test_control_characters_in_a_failed_file_name_are_escaped(tree: Path, stem: str) -> None:
-    from meancli.formats.messages import display
+    from meancli.io.messages import display
 
     bad = f"in/{stem}.npy"
     (tree / bad).write_bytes(b"not a npy file\n")
@@ -297,7 +297,7 @@ def test_control_characters_in_a_failed_file_name_are_escaped(tree: Path, stem: 
 
 
 def test_control_characters_in_a_refused_dtype_file_name_are_escaped(tree: Path) -> None:
-    from meancli.formats.messages import display
+    from meancli.io.messages import display
 
     name = "in/i\x1b[31mint.npy"
     np.save(tree / name, np.ones((2, 3), np.int8))

@@ -277,22 +277,23 @@ def _streamed(
 ) -> np.ndarray | None:
     """ReduceMean of a .npy streamed in slabs of about slab_bytes (None: the
     layout needs larger slabs, so it would not be streamed)."""
-    from meancli import api, streaming
-    from meancli.engine import where
-    from meancli.opset import resolve
+    from meancli.dtypes import spec_name
+    from meancli.engine import streamed
+    from meancli.io import source as io_source
+    from meancli.io.registry import Opening, open_input
+    from meancli.ops.opset import resolve
+    from meancli.ops.validate import validate_reduce
 
-    monkeypatch.setattr(streaming, "SLAB_BYTES", slab_bytes)
-    monkeypatch.setattr(where, "STREAM_MIN_BYTES", 1)
-    source = streaming.open_source(str(path))
-    assert source is not None
+    monkeypatch.setattr(streamed, "SLAB_BYTES", slab_bytes)
+    monkeypatch.setattr(io_source, "STREAM_MIN_BYTES", 1)
+    ((_, source, _),) = open_input(str(path), Opening(stream=True))
+    assert isinstance(source, io_source.Source)
     op = resolve("ReduceMean")
-    call = api.validate_reduce(op, source.dtype, source.shape, axes, None, noop_with_empty_axes=True)
+    call = validate_reduce(op, source.dtype, source.shape, axes, None, noop_with_empty_axes=True)
     kept = tuple(1 if m else n for n, m in zip(source.shape, call.reduce_mask, strict=True))
     out = np.empty(kept, dtype=source.dtype.newbyteorder("="))
     try:
-        done = streaming.reduce_slabs(
-            op.kernels[api.spec_dtype_name(source.dtype)], source, call.reduce_mask, out, 2
-        )
+        done = streamed.reduce_slabs(spec_name(source.dtype), source, call.reduce_mask, out, 2)
     finally:
         source.finish()
     return out if done else None

@@ -32,11 +32,15 @@ import oracles
 import pytest
 
 import meancli
-from meancli import api
-from meancli.engine import distributed as engine
 from meancli.engine import no_progress
+from meancli.engine.dask.cluster import connect
+from meancli.engine.dask.compute import compute
+from meancli.engine.dask.graphs import as_dask, plan_chunks, reduce_graph
+from meancli.engine.where import Where
 from meancli.errors import UsageError
-from meancli.opset import resolve
+from meancli.io.zarr_output import temporary_store
+from meancli.ops.opset import resolve
+from meancli.ops.validate import validate_reduce
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 INTS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
@@ -95,9 +99,9 @@ def clients(external: str) -> Iterator[dict[str, Any]]:
     """A client per place (None: this process), through the engine's own connect()."""
     with ExitStack() as stack:
         out: dict[str, Any] = {"this process": None}
-        out["workers 1"] = stack.enter_context(engine.connect(engine.Where(workers=1)))
-        out["workers 2"] = stack.enter_context(engine.connect(engine.Where(workers=2)))
-        out["external"] = stack.enter_context(engine.connect(engine.Where(scheduler=external, timeout=60)))
+        out["workers 1"] = stack.enter_context(connect(Where(workers=1)))
+        out["workers 2"] = stack.enter_context(connect(Where(workers=2)))
+        out["external"] = stack.enter_context(connect(Where(scheduler=external, timeout=60)))
         out["external"].wait_for_workers(2, timeout=60)
         yield out
 
@@ -168,16 +172,16 @@ def test_reduce_mean_same_bits_on_every_grid_and_place(
     x = cancelling(name, SHAPE, seed=len(name))
     graphs, truths = [], []
     for axes in AXES:
-        call = api.validate_reduce(op, x.dtype, x.shape, axes, True)
+        call = validate_reduce(op, x.dtype, x.shape, axes, True)
         truth = exact_reduce(x, axes, call.out_shape)
         for chunks, split_every in GRIDS:  # each grid as it is
             dx = da.from_array(x, chunks=chunks)
-            graphs.append(engine.reduce_graph(dx, call, name, split_every=split_every, plan=False))
+            graphs.append(reduce_graph(dx, call, name, split_every=split_every, plan=False))
             truths.append((axes, chunks, truth))
         # and as the engine plans it (shallow chunks merged along the reduced axes)
-        graphs.append(engine.reduce_graph(da.from_array(x, chunks=(1, 2, 5)), call, name))
+        graphs.append(reduce_graph(da.from_array(x, chunks=(1, 2, 5)), call, name))
         truths.append((axes, "planned", truth))
-    results = engine.compute(graphs, clients[place], no_progress)
+    results = compute(graphs, clients[place], no_progress)
     for got, (axes, chunks, truth) in zip(results, truths, strict=True):
         assert same_bits(got, truth), (axes, chunks)
         in_memory = meancli.reduce_mean(x, axes=axes, keepdims=True, opset=f"{op.domain}:{op.since_version}")
@@ -198,7 +202,7 @@ def test_mean_same_bits_on_every_grid_and_place(name: str, place: str, clients: 
     for chunks, _ in GRIDS:
         xs = [da.from_array(a, chunks=chunks), da.from_array(b, chunks=(chunks[0], 1, chunks[2])), c]
         graphs.append(meancli.mean(*xs, opset=13))
-    for got in engine.compute(graphs, clients[place], no_progress):
+    for got in compute(graphs, clients[place], no_progress):
         assert same_bits(got, truth)
         assert same_bits(got, meancli.mean(a, b, c))  # and the in-memory kernel's bits
 
@@ -243,7 +247,7 @@ def cli(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.Complete
 
 
 def load(path: Path) -> np.ndarray:
-    from meancli.npyio import read_npy
+    from meancli.io.npy_read import read_npy
 
     return read_npy(str(path), mmap=False)[0]  # bfloat16 too
 
@@ -355,8 +359,8 @@ def test_worker_killed_mid_run_gives_the_same_bits(clients: dict[str, Any]) -> N
     client = clients["workers 2"]
     x = cancelling("float64", (64, 50), seed=11)
     slow = da.from_array(x, chunks=(4, 50)).map_blocks(lambda b: (time.sleep(0.25), b)[1], dtype=x.dtype)
-    call = api.validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
-    future = client.compute(engine.reduce_graph(slow, call, "float64", split_every=4, plan=False))
+    call = validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
+    future = client.compute(reduce_graph(slow, call, "float64", split_every=4, plan=False))
     time.sleep(1.0)  # some chunks done, some running
     pids = client.run(os.getpid)
     os.kill(next(iter(pids.values())), signal.SIGKILL)
@@ -746,12 +750,12 @@ def test_a_run_longer_than_the_timeout_with_its_workers_succeeds(tmp_path: Path)
     """--timeout bounds a wait for workers, not the run: tasks of 4 s in all, timeout 1 s."""
     x = cancelling("float64", (16, 50), seed=12)
     own_stderr = os.readlink("/proc/self/fd/2")
-    with engine.connect(engine.Where(workers=1, timeout=1)) as client:
+    with connect(Where(workers=1, timeout=1)) as client:
         assert os.readlink("/proc/self/fd/2") == own_stderr  # meancli's own stderr is back
         slow = da.from_array(x, chunks=(1, 50)).map_blocks(lambda b: (time.sleep(0.25), b)[1], dtype=x.dtype)
-        call = api.validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
-        graph = engine.reduce_graph(slow, call, "float64", plan=False)
-        (got,) = engine.compute([graph], client, no_progress, timeout=1)
+        call = validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
+        graph = reduce_graph(slow, call, "float64", plan=False)
+        (got,) = compute([graph], client, no_progress, timeout=1)
         assert same_bits(got, exact_reduce(x, (0,), (50,)))
         # the local cluster's workers print nothing: meancli reports their errors;
         # their file descriptor 2 is /dev/null from birth (a Ctrl-C in their first
@@ -796,31 +800,31 @@ def test_a_rank_0_result_is_written_as_a_rank_0_zarr_array(tmp_path: Path, exter
 
 
 def test_shard_truncated_after_opening_names_dataset_and_chunk(tmp_path: Path) -> None:
-    from meancli.chunked import open_chunked
     from meancli.errors import InputFileError
+    from meancli.io.registry import open_input
 
     (tmp_path / "ds").mkdir()
     np.save(tmp_path / "ds" / "a.npy", np.ones((3, 2), np.float32))
     np.save(tmp_path / "ds" / "b.npy", np.ones((5, 2), np.float32))
-    (dataset,) = open_chunked(str(tmp_path / "ds"))
-    call = api.validate_reduce(resolve("ReduceMean"), dataset.dtype, dataset.shape, (0,), False)
-    graph = engine.reduce_graph(engine.as_dask(dataset, cluster=False), call, "float32", plan=False)
+    ((_, dataset, _),) = open_input(str(tmp_path / "ds"))
+    call = validate_reduce(resolve("ReduceMean"), dataset.dtype, dataset.shape, (0,), False)
+    graph = reduce_graph(as_dask(dataset, cluster=False), call, "float32", plan=False)
     with open(tmp_path / "ds" / "b.npy", "r+b") as fp:
         fp.truncate(150)  # 128 header bytes and 22 of its 40 data bytes
     with pytest.raises(InputFileError, match=r"ds: chunk \(1\) \(.*b\.npy, rows 0 to 5\): .*truncated data"):
-        engine.compute([graph], None, no_progress)
+        compute([graph], None, no_progress)
 
 
 def test_plan_bounds_the_partial_states() -> None:
     """One time step per chunk, reduced over time: merged along time, cut across
     (about the chunk's size), so a chunk's states take at most 1/8 of its bytes."""
     x = da.zeros((1000, 4096, 4096), chunks=(1, 4096, 4096), dtype=np.float32)
-    planned, split_every = engine.plan_chunks(x, (0,), 64)
+    planned, split_every = plan_chunks(x, (0,), 64)
     depth, rows, cols = planned.chunksize
     assert depth * 4 >= 8 * 64 and rows * cols * 64 <= depth * rows * cols * 4 / 8
     assert depth * rows * cols * 4 <= 64 << 20
     assert 2 <= split_every <= 32
-    untouched, _ = engine.plan_chunks(da.zeros((8192, 2048), chunks=(4096, 1024), dtype=np.float32), (0,), 64)
+    untouched, _ = plan_chunks(da.zeros((8192, 2048), chunks=(4096, 1024), dtype=np.float32), (0,), 64)
     assert untouched.chunksize == (4096, 1024)
 
 
@@ -845,8 +849,8 @@ def test_chunks_that_span_the_reduced_axes_go_straight_to_their_means(
     from dask.local import get_sync
 
     x = cancelling("float32", shape, seed=5)
-    call = api.validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, axes, False)
-    graph = engine.reduce_graph(da.from_array(x, chunks=chunks), call, "float32")
+    call = validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, axes, False)
+    graph = reduce_graph(da.from_array(x, chunks=chunks), call, "float32")
     dtypes: set[Any] = set()
 
     def posttask(key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
@@ -906,7 +910,7 @@ def test_a_second_interrupt_waits_for_the_temporary_store_to_be_removed(
         real_rmtree(path, *args, **kwargs)
 
     monkeypatch.setattr(shutil, "rmtree", rmtree_signalled_midway)
-    with pytest.raises(KeyboardInterrupt), engine.temporary_store(target) as tmp:
+    with pytest.raises(KeyboardInterrupt), temporary_store(target) as tmp:
         for k in range(20):
             os.makedirs(os.path.join(tmp, "c", str(k)))
             Path(tmp, "c", str(k), "0").write_bytes(b"chunk")
@@ -1009,9 +1013,9 @@ def test_progress_counts_every_task(place: str, clients: dict[str, Any]) -> None
         yield lambda n: seen.__setitem__("done", seen["done"] + n)
 
     x = cancelling("float32", (64, 10), seed=2)
-    call = api.validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
-    graph = engine.reduce_graph(da.from_array(x, chunks=(4, 5)), call, "float32", plan=False)
-    (got,) = engine.compute([graph], clients[place], factory)
+    call = validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
+    graph = reduce_graph(da.from_array(x, chunks=(4, 5)), call, "float32", plan=False)
+    (got,) = compute([graph], clients[place], factory)
     assert same_bits(got, exact_reduce(x, (0,), (10,)))
     assert seen["total"] >= 32 and seen["done"] >= seen["total"]  # 32 chunks, then the tree
 

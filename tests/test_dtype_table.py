@@ -1,7 +1,7 @@
 """Per-dtype facts live in one table (meancli/codegen/dtypes.py): the kernel
 templates read its fields, never branch on a dtype's name, and stop at
 generation on a family they do not know; the C status codes come from one
-table (meancli/kernel_status.py) for C and Python alike."""
+table (meancli/codegen/statuses.py, rendered into generated/tables.py) for C and Python alike."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from meancli import kernel_status, kernels
+from meancli import kernels
+from meancli.codegen import statuses
 from meancli.codegen.dtypes import DTYPES
 from meancli.codegen.render import make_environment
 
@@ -47,10 +48,10 @@ def test_unknown_family_fails_at_generation_with_its_location(template: str) -> 
 
 def test_status_codes_in_c_are_the_table() -> None:
     text = (ROOT / "generated" / "kernels.c").read_text()
-    for st in kernel_status.STATUSES:
+    for st in statuses.STATUSES:
         assert re.search(rf"MEANCLI_{st.name} = {st.value},", text), st
 
 
 def test_status_messages_reach_python() -> None:
-    with pytest.raises(Exception, match=kernel_status.BY_VALUE[3].message):
+    with pytest.raises(Exception, match=kernels.BY_VALUE[3][2]):
         kernels._check(3, "probe")

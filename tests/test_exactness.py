@@ -466,7 +466,7 @@ def test_mean_bit_identical_across_threads(big_float32: np.ndarray) -> None:
 # --------------------------------------------------------------------------- layouts through the CLI
 
 
-# "streamed": the CLI reads the file in slabs of 256 bytes (meancli/streaming.py), the path
+# "streamed": the CLI reads the file in slabs of 256 bytes (meancli/engine/streamed.py), the path
 # every large file takes; "in-memory": the whole array at once.
 STREAMED_ENV = {"MEANCLI_STREAM_MIN_BYTES": "0", "MEANCLI_SLAB_BYTES": "256"}
 

@@ -10,7 +10,7 @@ statuses (0, 1, 2, 3, 130, and 143 for SIGTERM).
 
 Every test runs the real command line in a subprocess. To stop a run in the
 middle of its write deterministically, a few tests start it through a wrapper
-that makes meancli.npyio pause after its first data chunk (and say so in a
+that makes meancli.io.npy_write pause after its first data chunk (and say so in a
 marker file); the signal then lands while the temporary file is half written.
 """
 
@@ -46,7 +46,7 @@ sys.exit(main(sys.argv[1:]))
 """
 # .npy outputs are written in chunks: after the first one, say so and wait to be signalled.
 PAUSE_MID_WRITE = """
-from meancli.formats import npy_write
+from meancli.io import npy_write
 _chunks = npy_write._data_chunks
 def _paused(array, fortran):
     for i, chunk in enumerate(_chunks(array, fortran)):
@@ -58,7 +58,7 @@ npy_write._data_chunks = _paused
 """
 # A signal (SIGNUM) sent to itself just after atomic_write's function NAME returns.
 SIGNAL_AFTER = """
-from meancli.formats import atomic_write
+from meancli.io import atomic_write
 _original = atomic_write.NAME
 def _signalled(*args, **kwargs):
     made = _original(*args, **kwargs)
@@ -71,7 +71,7 @@ SIGNAL_AT_CREATE = SIGNAL_AFTER.replace("NAME", "create_temporary")
 SIGNAL_AT_NAMING = SIGNAL_AFTER.replace("NAME", "_name_unnamed")
 # A bug while writing: an exception that is not an OSError after the first chunk.
 FAIL_MID_WRITE = """
-from meancli.formats import npy_write
+from meancli.io import npy_write
 _chunks = npy_write._data_chunks
 def _failing(array, fortran):
     for chunk in _chunks(array, fortran):
@@ -81,11 +81,11 @@ npy_write._data_chunks = _failing
 """
 # A bug in validation.
 FAIL_VALIDATE = """
-from meancli import api
+from meancli.ops import validate
 def _broken(*args, **kwargs):
     raise ZeroDivisionError("injected bug")
-api.validate_reduce = _broken
-api.prepare_mean = _broken
+validate.validate_reduce = _broken
+validate.validate_mean = _broken
 """
 # The compiled kernel module cannot be imported.
 NO_KERNELS = """
@@ -382,7 +382,7 @@ def test_an_unnamed_temporary_the_system_will_not_link_is_copied(
     """Where linking the unnamed file through /proc is refused, its bytes go to a
     named temporary file that is renamed into place: the output is whole, keeps the
     existing file's mode, and nothing is left behind."""
-    from meancli.formats import atomic_write
+    from meancli.io import atomic_write
 
     if not unnamed_files_here(tmp_path):
         pytest.skip("this file system makes no unnamed files (O_TMPFILE)")
@@ -769,7 +769,7 @@ def test_meancli_code_before_main_imports_nothing_but_builtins() -> None:
 # kernel reads it; the kernel's read then raises SIGBUS.
 _TRUNCATING = """
 import os, sys
-import meancli.formats.npy_read as npy_read
+import meancli.io.npy_read as npy_read
 from meancli.cli.entry import main
 
 real = npy_read.read_npy
@@ -813,7 +813,7 @@ def test_a_bus_error_removes_the_temporary_output_being_written(tmp_path: Path) 
     code = """
 import os, signal, sys
 from meancli import kernels
-from meancli.formats import atomic_write
+from meancli.io import atomic_write
 kernels.handle_bus_errors()
 kernels.handle_bus_errors()  # again: still one watcher
 assert len(atomic_write.temporary_watchers) == 1

@@ -21,15 +21,19 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from meancli import streaming
-from meancli.engine import where
 from meancli.errors import InputFileError, UnsupportedDtypeFile
-from meancli.formats.detect import split_member
-from meancli.formats.onnx_tensor import read_tensor_file, write_tensor_file
-from meancli.inputs import read_axes, read_inputs
+from meancli.io import source as streaming
+from meancli.io.messages import split_member
+from meancli.io.onnx_tensor import read_tensor_file, write_tensor_file
+from meancli.io.registry import Opening, open_input, read_axes
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 MEANCLI = [sys.executable, "-m", "meancli"]
+
+
+def open_input_args(arg: str, **how: bool) -> list[Any]:
+    """The input registry's NamedArrays of ``arg``, opened as ``how`` says (Opening's fields)."""
+    return open_input(arg, Opening(**how))
 
 
 def raw_npy(header: str, data: bytes = b"", version: tuple[int, int] = (1, 0)) -> bytes:
@@ -55,7 +59,7 @@ def zipped(members: dict[str, bytes], compression: int = zipfile.ZIP_STORED) -> 
 
 def error_of(arg: str, **kwargs: Any) -> str:
     with pytest.raises(InputFileError) as info:
-        read_inputs(arg, **kwargs)
+        open_input_args(arg, **kwargs)
     text = str(info.value)
     assert "\n" not in text
     return text
@@ -91,10 +95,10 @@ def test_case_1_member_with_a_20_kb_header(tmp_path: Path) -> None:
     (tmp_path / "a.npy").write_bytes(data)
     for compression in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
         (tmp_path / "a.npz").write_bytes(zipped({"x.npy": data}, compression))
-        (item,) = read_inputs(str(tmp_path / "a.npz"))
+        (item,) = open_input_args(str(tmp_path / "a.npz"))
         assert item.name == f"{tmp_path / 'a.npz'}:x"
         np.testing.assert_array_equal(item.data, a)
-    (plain,) = read_inputs(str(tmp_path / "a.npy"))
+    (plain,) = open_input_args(str(tmp_path / "a.npy"))
     np.testing.assert_array_equal(plain.data, a)
     r = cli("reduce-mean", "a.npz:x", "--axes", "1", "-o", "out.npy", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -106,7 +110,7 @@ def test_case_2_member_names_with_colons_and_slashes(tmp_path: Path) -> None:
     (tmp_path / "d:x").mkdir()  # a ':' in the directory too
     path = tmp_path / "d:x" / "data.npz"
     np.savez(path, **{"dense/kernel:0": kernel, "dense/bias:0": np.ones(3, np.float32)})
-    (item,) = read_inputs(f"{path}:dense/kernel:0")
+    (item,) = open_input_args(f"{path}:dense/kernel:0")
     assert item.name == f"{path}:dense/kernel:0"
     np.testing.assert_array_equal(item.data, kernel)
     assert split_member(f"{path}:dense/kernel:0") == (str(path), "dense/kernel:0")
@@ -120,14 +124,14 @@ def test_case_3_member_by_stored_name_or_without_npy(tmp_path: Path) -> None:
     b = np.array([1.0, 2.0], np.float32)
     np.savez(path, b=b)
     for name in ("b", "b.npy"):
-        (item,) = read_inputs(f"{path}:{name}")
+        (item,) = open_input_args(f"{path}:{name}")
         np.testing.assert_array_equal(item.data, b)
         assert item.name == f"{path}:{name}"  # the name it was asked for
     # numpy's order: the name as stored first, then NAME.npy
     other = np.array([7.0], np.float32)
     (tmp_path / "two.npz").write_bytes(zipped({"b": saved(other), "b.npy": saved(b)}))
-    np.testing.assert_array_equal(read_inputs(f"{tmp_path / 'two.npz'}:b")[0].data, other)
-    np.testing.assert_array_equal(read_inputs(f"{tmp_path / 'two.npz'}:b.npy")[0].data, b)
+    np.testing.assert_array_equal(open_input_args(f"{tmp_path / 'two.npz'}:b")[0].data, other)
+    np.testing.assert_array_equal(open_input_args(f"{tmp_path / 'two.npz'}:b.npy")[0].data, b)
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -137,17 +141,17 @@ def test_a_member_is_shown_by_the_name_asked_for_never_another_members(
     """np.savez(**{'b.npy': x, 'b': y}) stores b.npy.npy and b.npy: 'b.npy' finds y, and
     must not be shown as 'b'; 'b.npy.npy' finds x, and must not be shown as 'b.npy'."""
     if stream:
-        monkeypatch.setattr(where, "STREAM_MIN_BYTES", 1)
+        monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 1)
     x, y = np.arange(3.0), np.ones(2)
     path = tmp_path / "tf.npz"
     np.savez(path, **{"b.npy": x, "b": y})
     for name, value in [("b", y), ("b.npy", y), ("b.npy.npy", x)]:
-        (item,) = read_inputs(f"{path}:{name}", stream=stream)
+        (item,) = open_input_args(f"{path}:{name}", stream=stream)
         assert item.name == f"{path}:{name}"
         data = item.data.read_all() if stream else item.data
         np.testing.assert_array_equal(data, value)
     # every member: each by a name that finds it (numpy's short name only where it does)
-    assert [item.name for item in read_inputs(str(path))] == [f"{path}:b.npy.npy", f"{path}:b"]
+    assert [item.name for item in open_input_args(str(path))] == [f"{path}:b.npy.npy", f"{path}:b"]
     assert error_of(f"{path}:zz") == f"{path}: no array named 'zz' (the archive holds: b.npy.npy, b)"
     r = cli("reduce-mean", "tf.npz:b.npy.npy", "--json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -264,7 +268,7 @@ def test_a_path_holding_a_colon_is_a_path(tmp_path: Path) -> None:
     path = tmp_path / "a:b.npy"
     np.save(path, np.arange(3.0))
     (tmp_path / "a").write_bytes(b"not an archive")
-    np.testing.assert_array_equal(read_inputs(str(path))[0].data, np.arange(3.0))
+    np.testing.assert_array_equal(open_input_args(str(path))[0].data, np.arange(3.0))
 
 
 def test_non_npy_member_is_named(tmp_path: Path) -> None:
@@ -287,8 +291,8 @@ def test_format_is_judged_by_content(tmp_path: Path) -> None:
     (tmp_path / "npy.pb").write_bytes(saved(a))  # .npy bytes under a .pb name
     np.savez(tmp_path / "x.npz", a=a)
     os.replace(tmp_path / "x.npz", tmp_path / "archive.npy")  # an archive under a .npy name
-    np.testing.assert_array_equal(read_inputs(str(tmp_path / "npy.pb"))[0].data, a)
-    np.testing.assert_array_equal(read_inputs(str(tmp_path / "archive.npy"))[0].data, a)
+    np.testing.assert_array_equal(open_input_args(str(tmp_path / "npy.pb"))[0].data, a)
+    np.testing.assert_array_equal(open_input_args(str(tmp_path / "archive.npy"))[0].data, a)
     (tmp_path / "t.bin").write_bytes(numpy_helper.from_array(a).SerializeToString())
     assert "not a .npy file" in error_of(str(tmp_path / "t.bin"))
 
@@ -302,15 +306,15 @@ def test_format_is_judged_by_content(tmp_path: Path) -> None:
 def test_large_member_streams(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compression: int) -> None:
     a = np.arange(1000, dtype=">f8").reshape(10, 100)
     (tmp_path / "a.npz").write_bytes(zipped({"a.npy": saved(a), "s.npy": saved(np.ones(2))}, compression))
-    monkeypatch.setattr(where, "STREAM_MIN_BYTES", 1000)
-    big, small = read_inputs(str(tmp_path / "a.npz"), stream=True)
+    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 1000)
+    big, small = open_input_args(str(tmp_path / "a.npz"), stream=True)
     assert isinstance(big.data, streaming.Source) and isinstance(small.data, np.ndarray)
     assert big.name == f"{tmp_path / 'a.npz'}:a"
     try:
         np.testing.assert_array_equal(big.data.read_all(), a)
     finally:
         big.data.finish()
-    source = streaming.open_source(f"{tmp_path / 'a.npz'}:a")
+    ((_, source, _),) = open_input(f"{tmp_path / 'a.npz'}:a", Opening(stream=True))
     assert source is not None
     source.finish()  # closes the member and the archive without reading
 
@@ -321,8 +325,8 @@ def test_large_damaged_member_stream_reports_the_crc(tmp_path: Path, monkeypatch
     at = data.rfind(b"\x00\x00\x80?")
     data[at + 3] = ord(">")
     (tmp_path / "a.npz").write_bytes(bytes(data))
-    monkeypatch.setattr(where, "STREAM_MIN_BYTES", 100)
-    (item,) = read_inputs(str(tmp_path / "a.npz"), stream=True)
+    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 100)
+    (item,) = open_input_args(str(tmp_path / "a.npz"), stream=True)
     assert isinstance(item.data, streaming.Source)
     with pytest.raises(InputFileError, match=r"a\.npz:a: read error: .*CRC"):
         try:
@@ -606,6 +610,6 @@ def test_member_with_an_empty_name(tmp_path: Path) -> None:
     """zipfile's ZipInfo.is_dir() raises IndexError on an empty name (found by fuzzing)."""
     with zipfile.ZipFile(tmp_path / "e.npz", "w") as z:
         z.writestr(zipfile.ZipInfo(""), saved(np.arange(2.0)))
-    (item,) = read_inputs(str(tmp_path / "e.npz"))
+    (item,) = open_input_args(str(tmp_path / "e.npz"))
     assert item.name == f"{tmp_path / 'e.npz'}:"
     np.testing.assert_array_equal(item.data, np.arange(2.0))

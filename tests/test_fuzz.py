@@ -44,11 +44,12 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 import meancli
-from meancli import api, npyio, streaming
-from meancli.engine import where
 from meancli.errors import InputFileError, SpecViolation
-from meancli.formats.messages import display
-from meancli.inputs import read_inputs
+from meancli.io import npy_format, npy_read
+from meancli.io import source as streaming
+from meancli.io.messages import display
+from meancli.io.registry import open_input as read_inputs
+from meancli.kernels.arrays import kernel_input
 
 # --------------------------------------------------------------------------- profiles
 
@@ -281,7 +282,7 @@ def random_headers(draw: st.DrawFn) -> bytes:
 # --------------------------------------------------------------------------- reading
 
 
-def _outcome(read: Any) -> tuple[np.ndarray, npyio.NpyHeader] | str:
+def _outcome(read: Any) -> tuple[np.ndarray, npy_format.NpyHeader] | str:
     """What a read gave: (array, header), or the InputFileError's message; anything else fails."""
     try:
         with warnings.catch_warnings():
@@ -293,7 +294,7 @@ def _outcome(read: Any) -> tuple[np.ndarray, npyio.NpyHeader] | str:
         return message
 
 
-def _check_array(data: bytes, got: tuple[np.ndarray, npyio.NpyHeader]) -> None:
+def _check_array(data: bytes, got: tuple[np.ndarray, npy_format.NpyHeader]) -> None:
     array, h = got
     assert array.shape == h.shape and array.dtype == h.dtype and array.nbytes == h.nbytes
     assert array.dtype.names is None and not array.dtype.hasobject
@@ -305,22 +306,21 @@ def _check_array(data: bytes, got: tuple[np.ndarray, npyio.NpyHeader]) -> None:
 
 def _via_source(path: Path, data: bytes, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The file read as streaming reads a large file, and as it reads stdin."""
-    monkeypatch.setattr(where, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 0)
 
-    def from_file() -> tuple[np.ndarray, npyio.NpyHeader]:
-        source = streaming.open_source(str(path))
-        if data[:4] in npyio.ZIP_MAGICS:  # an archive (or an empty one): the .npz reader takes it
-            assert source is None
-            return npyio.read_npy(str(path))
+    def from_file() -> tuple[np.ndarray, npy_format.NpyHeader]:
+        if data[:4] in npy_format.ZIP_MAGICS:  # an archive (or an empty one): the .npz reader takes it
+            return npy_read.read_npy(str(path))
+        source = streaming.file_source(str(path))
         assert source is not None
         try:
             return source.read_all(), source.header
         finally:
             source.finish()
 
-    def from_stream() -> tuple[np.ndarray, npyio.NpyHeader]:
+    def from_stream() -> tuple[np.ndarray, npy_format.NpyHeader]:
         fp = io.BufferedReader(io.BytesIO(data))  # type: ignore[arg-type]
-        header = npyio.read_header(fp, "<stream>")
+        header = npy_format.read_header(fp, "<stream>")
         source = streaming.Source("<stream>", header, fp, seekable=False)
         if header.nbytes <= 1 << 20:  # as the CLI reads a small stdin: whole
             array = source.read_all()
@@ -338,8 +338,8 @@ def _via_source(path: Path, data: bytes, monkeypatch: pytest.MonkeyPatch) -> Any
 def check_reader(data: bytes, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp / "f.npy"
     path.write_bytes(data)
-    mapped = _outcome(lambda: npyio.read_npy(str(path)))
-    loaded = _outcome(lambda: npyio.read_npy(str(path), mmap=False))
+    mapped = _outcome(lambda: npy_read.read_npy(str(path)))
+    loaded = _outcome(lambda: npy_read.read_npy(str(path), mmap=False))
     assert isinstance(mapped, str) == isinstance(loaded, str), (mapped, loaded)
     if isinstance(mapped, str):
         assert mapped.startswith(str(path)), mapped
@@ -364,7 +364,7 @@ def test_reader_on_valid_files(
 ) -> None:
     data, array = file
     check_reader(data, tmp_path, monkeypatch)
-    got, _ = npyio.read_npy(str(tmp_path / "f.npy"))
+    got, _ = npy_read.read_npy(str(tmp_path / "f.npy"))
     assert got.dtype == array.dtype and got.shape == array.shape
     assert got.tobytes() == array.tobytes()
 
@@ -432,9 +432,9 @@ def test_npz_member_reads_as_the_file(tmp_path: Path, data: bytes, name: str, dr
         z.writestr(name, data)
     stored = zipfile.ZipFile(archive).namelist()[0]  # as zipfile keeps it
     shown = display(stored[: -len(".npy")] if stored.endswith(".npy") else stored)  # escaped as messages do
-    plain = _outcome(lambda: npyio.read_npy(str(path), mmap=False))
+    plain = _outcome(lambda: npy_read.read_npy(str(path), mmap=False))
 
-    def as_member() -> tuple[np.ndarray, npyio.NpyHeader]:
+    def as_member() -> tuple[np.ndarray, npy_format.NpyHeader]:
         (item,) = read_inputs(f"{archive}:{stored}")
         assert item.name == f"{archive}:{shown}" and item.header is not None
         return item.data, item.header  # type: ignore[return-value]
@@ -528,7 +528,7 @@ def test_pb_writer_round_trips(
     tmp_path: Path, dtype_name: str, shape: list[int], draw: st.DataObject
 ) -> None:
     """Any array meancli computes, written as .pb, reads back bit for bit (rank 0 and size 0 too)."""
-    from meancli.formats.onnx_tensor import read_tensor_file, write_tensor_file
+    from meancli.io.onnx_tensor import read_tensor_file, write_tensor_file
 
     dtype = BF16 if dtype_name == "bfloat16" else np.dtype(dtype_name)
     n = int(np.prod(shape, dtype=np.int64))
@@ -789,7 +789,7 @@ def assert_mean_close(got: np.ndarray, want: np.ndarray, x_abs_max: float, conte
 
 def _hits_the_size0_stride_bug(x: np.ndarray) -> bool:
     """A size-0 view with a negative or odd stride: see test_size0_view_with_odd_strides."""
-    k = api.kernel_input(x)
+    k = kernel_input(x)
     return k.size == 0 and any(s < 0 or s % k.itemsize for s in k.strides)
 
 
@@ -886,17 +886,17 @@ def test_regression_unpadded_header_gives_an_aligned_array(tmp_path: Path, pad: 
     data = b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + x.tobytes()
     (tmp_path / "u.npy").write_bytes(data)
     for mmap in (True, False):
-        got, _ = npyio.read_npy(str(tmp_path / "u.npy"), mmap=mmap)
+        got, _ = npy_read.read_npy(str(tmp_path / "u.npy"), mmap=mmap)
         assert got.flags.aligned
         np.testing.assert_array_equal(got, x)
-    assert meancli.reduce_mean(npyio.read_npy(str(tmp_path / "u.npy"))[0]).item() == 3.0
+    assert meancli.reduce_mean(npy_read.read_npy(str(tmp_path / "u.npy"))[0]).item() == 3.0
 
 
 def test_regression_expression_in_header_is_named_without_an_address(tmp_path: Path) -> None:
     text = b"{'descr': __import__('os').getcwd(), 'fortran_order': False, 'shape': (1,)}\n"
     (tmp_path / "e.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text)
     with pytest.raises(InputFileError) as info:
-        npyio.read_npy(str(tmp_path / "e.npy"))
+        npy_read.read_npy(str(tmp_path / "e.npy"))
     assert "a Call expression" in str(info.value) and "0x" not in str(info.value)
 
 
@@ -906,7 +906,7 @@ def test_regression_stringdtype_is_not_called_an_object_array(tmp_path: Path) ->
         b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + b"\0" * 16
     )
     with pytest.raises(InputFileError, match="cannot be read from raw bytes"):
-        npyio.read_npy(str(tmp_path / "t.npy"))
+        npy_read.read_npy(str(tmp_path / "t.npy"))
 
 
 @pytest.mark.parametrize(
@@ -947,4 +947,4 @@ def test_kernel_input_is_aligned() -> None:
     raw = np.zeros(8 * 6 + 1, dtype=np.uint8)
     misaligned = raw[1:].view(np.float64)
     assert not misaligned.flags.aligned
-    assert api.kernel_input(misaligned).flags.aligned
+    assert kernel_input(misaligned).flags.aligned

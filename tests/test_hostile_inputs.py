@@ -135,8 +135,8 @@ null = os.open(os.devnull, os.O_RDWR)
 os.dup2(null, 0)
 os.dup2(null, 1)
 from meancli.cli.app import main
-import meancli.api, meancli.errors, meancli.inputs, meancli.kernels, meancli.npyio, meancli.streaming
-import meancli.formats.detect, meancli.formats.npz
+import meancli.api, meancli.errors, meancli.io.registry, meancli.kernels, meancli.io.source
+import meancli.io.detect, meancli.io.npz
 import numpy, rich.console, rich.table, tempfile
 try:
     meancli.kernels.load()

@@ -42,7 +42,7 @@ from hypothesis import strategies as st
 
 import meancli
 from meancli.errors import SpecViolation
-from meancli.opversion import OpVersion
+from meancli.ops.schema import OpVersion
 
 REDUCE_OPS = ops_of_kind("reduce")
 MEAN_OPS = ops_of_kind("elementwise_mean")

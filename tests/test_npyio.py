@@ -1,4 +1,4 @@
-"""Tests of meancli.npyio: safe .npy reading and atomic .npy writing."""
+"""Tests of the .npy reader and writer (meancli.io.npy_*): safe reading, atomic writing."""
 
 from __future__ import annotations
 
@@ -20,16 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from meancli.dtypes import BFLOAT16_NOTE, is_bfloat16
 from meancli.errors import InputFileError, UsageError
-from meancli.formats import atomic_write, npy_read
-from meancli.npyio import (
-    BFLOAT16_NOTE,
-    NpyHeader,
-    is_bfloat16,
-    read_header,
-    read_npy,
-    write_npy,
-)
+from meancli.io import atomic_write, npy_read
+from meancli.io.npy_format import NpyHeader, read_header
+from meancli.io.npy_read import read_npy
+from meancli.io.npy_write import write_npy
 
 REPO = Path(__file__).resolve().parents[1]
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -375,7 +371,7 @@ def test_ml_dtypes_imported_only_for_bfloat16(tmp_path: Path) -> None:
     np.save(bf, np.ones(3, dtype=BF16))
     code = (
         "import sys\n"
-        "from meancli.npyio import read_npy\n"
+        "from meancli.io.npy_read import read_npy\n"
         f"read_npy({str(f4)!r})\n"
         "print('ml_dtypes' in sys.modules)\n"
         f"a, h = read_npy({str(bf)!r})\n"
@@ -666,7 +662,7 @@ def test_stdin_terminal_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 STDIN_CHILD = """
 import json, sys
 from meancli.errors import InputFileError
-from meancli.npyio import read_npy
+from meancli.io.npy_read import read_npy
 try:
     a, h = read_npy("-")
 except InputFileError as e:
@@ -881,7 +877,7 @@ def test_write_stdout_other_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_write_stdout_real_pipe() -> None:
-    code = "import numpy as np\nfrom meancli.npyio import write_npy\n"
+    code = "import numpy as np\nfrom meancli.io.npy_write import write_npy\n"
     code += "write_npy('-', np.arange(5, dtype='<i2'))\n"
     res = run_python(code)
     assert res.returncode == 0, res.stderr.decode()

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 from conftest import op_id, ops_of_kind
 
-from meancli.opversion import OpVersion
+from meancli.ops.schema import OpVersion
 
 ONNX_DOMAINS = ("", "ai.onnx")
 
@@ -111,7 +111,7 @@ def _resolve(op_type: str, opset: int) -> OpVersion:
 
 
 def _dtype_name(a: np.ndarray) -> str:
-    from meancli.api import spec_dtype_name
+    from meancli.dtypes import spec_name as spec_dtype_name
 
     return spec_dtype_name(a.dtype)
 

@@ -190,9 +190,8 @@ def test_an_empty_directory_filled_during_the_run_is_left_as_it_is(
 ) -> None:
     """OUT is checked again before the rename, and the rename that replaces an empty
     directory is one step that refuses one filled after that check."""
-    from meancli.engine import distributed
     from meancli.errors import InputFileError
-    from meancli.formats import zarr_target
+    from meancli.io import zarr_output as zarr_target
 
     out, tmp = work / "out.zarr", work / "tmp.zarr"
     out.mkdir()
@@ -211,7 +210,7 @@ def test_an_empty_directory_filled_during_the_run_is_left_as_it_is(
 
     monkeypatch.setattr(zarr_target, "check_zarr_target", check_then_fill)
     with pytest.raises(InputFileError, match="exists and is a directory that is not a zarr array"):
-        distributed._replace(str(tmp), str(out))
+        zarr_target.replace_store(str(tmp), str(out))
     assert os.listdir(out) == ["notes.txt"] and (out / "notes.txt").read_text() == "important\n"
 
 

@@ -14,7 +14,7 @@ import sys
 from functools import cache
 
 import pytest
-from meancli.generated.registry import ISA_NAMES
+from meancli.generated.tables import ISA_NAMES
 
 from meancli import kernels
 

@@ -20,8 +20,8 @@ from meancli.cli import spec_cmd
 from meancli.cli.spec_cmd import op_as_dict, spec_app
 from meancli.cli.spec_diff import Difference, diff_ops
 from meancli.errors import OpsetError
-from meancli.opset import find_op
-from meancli.opversion import Attribute, OpVersion
+from meancli.ops.opset import find_op
+from meancli.ops.schema import Attribute, OpVersion
 
 REPO = Path(__file__).resolve().parents[1]
 KNOWN_KEYS = [op.key for op in OPS]

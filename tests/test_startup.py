@@ -70,10 +70,10 @@ def test_quiet_reduce_mean_loads_neither_rich_nor_other_commands(x: Path) -> Non
 # rich (and dataclasses, which it loads) for a report that does not go to a terminal.
 NOT_FOR_ONE_FILE = (
     "rich",
-    "meancli.engine.distributed",
-    "meancli.streaming",
-    "meancli.chunked",
-    "meancli.formats.npz",
+    "meancli.engine.dask.graphs",
+    "meancli.io.source",
+    "meancli.io.chunked",
+    "meancli.io.npz",
     "zipfile",
     "tempfile",
     "random",
@@ -200,7 +200,7 @@ def test_an_in_process_caller_gets_the_collector_back(x: Path) -> None:
 
 def _report(paths: list[str], out: str, attributes: dict[str, object], engine: dict[str, object]) -> object:
     from meancli.cli.report import Report, TensorInfo
-    from meancli.opset import resolve
+    from meancli.ops.opset import resolve
 
     op = resolve("Mean" if len(paths) > 1 else "ReduceMean")
     report = Report("mean" if len(paths) > 1 else "reduce-mean", 1 if len(paths) == 3 else 2, op)

@@ -524,12 +524,13 @@ def exercise_streaming(seed: int) -> int:
     import io
 
     import meancli
-    from meancli import streaming
     from meancli.cli.app import main
+    from meancli.engine import streamed
+    from meancli.io import source
 
     c = Checker(seed)
     np, rng = c.np, c.rng
-    streaming.STREAM_MIN_BYTES = 1
+    source.STREAM_MIN_BYTES = 1
     work = Path(tempfile.mkdtemp(prefix="meancli-sanitize-stream-"))
     shapes = [((300, 257), "C"), ((7, 50, 33), "C"), ((7, 50, 33), "F"), ((4000,), "C"), ((3, 1, 2000), "C")]
     names = ["float16", "bfloat16", "float32", "float64", "int8", "uint16", "int32", "int64", "uint64"]
@@ -554,7 +555,7 @@ def exercise_streaming(seed: int) -> int:
                     k = int(rng.integers(1, rank + 1))
                     axes = sorted(int(a) for a in rng.choice(rank, size=k, replace=False))
                     threads = int(rng.integers(1, 3))
-                    streaming.SLAB_BYTES = int(rng.choice([1000, 4096 + 3, 65536]))
+                    streamed.SLAB_BYTES = int(rng.choice([1000, 4096 + 3, 65536]))
                     c.cases += 1
                     argv = [
                         "reduce-mean",
@@ -579,7 +580,7 @@ def exercise_streaming(seed: int) -> int:
                 np.save(work / "a.npy", a)
                 np.save(work / "b.npy", b)
                 for threads in (1, 2):
-                    streaming.SLAB_BYTES = 1000
+                    streamed.SLAB_BYTES = 1000
                     c.cases += 1
                     argv = ["mean", str(work / "a.npy"), str(work / "b.npy"), "--threads", str(threads)]
                     if run([*argv, "-o", str(work / "m.npy"), "-q"]):

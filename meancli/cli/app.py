@@ -62,14 +62,6 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-def help_when_bare(ctx: typer.Context) -> None:
-    """A group run without a command prints its help, as --help does, on stdout and
-    exits with status 2 (a usage error)."""
-    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
-        sys.stdout.write(ctx.get_help().rstrip("\n") + "\n")
-        raise typer.Exit(2)
-
-
 def _root(
     ctx: typer.Context,
     version: Annotated[
@@ -78,6 +70,8 @@ def _root(
     ] = None,
 ) -> None:
     """The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) on .npy files."""
+    from .options import help_when_bare
+
     help_when_bare(ctx)
 
 
@@ -126,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         ctx = getattr(exc, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        from ..formats.messages import one_line
+        from ..io.messages import one_line
 
         message = one_line(format_message() + hint)
         if "--json" in args[: args.index("--") if "--" in args else len(args)]:

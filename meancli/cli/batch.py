@@ -25,7 +25,6 @@ command's module: ``run_many`` only calls ``run_one(file, output)`` per file.
 
 from __future__ import annotations
 
-import errno
 import gc
 import os
 import sys
@@ -34,7 +33,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, MeancliError, OutputFileError, UsageError
+from ..errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, MeancliError, UsageError
 
 KeepGoing = Annotated[
     bool,
@@ -104,12 +103,13 @@ def fields_of(file: str, index: int) -> dict[str, Any]:
 
 def dataset_path(file: str) -> tuple[str, str | None]:
     """The path a FILE argument's ``-o`` placeholders describe, and its member (see fields_of)."""
-    from ..formats.detect import split_member
+    from ..io.messages import split_member
 
     path, member = split_member(file)
     if member is not None or os.path.exists(file):  # (a file as given: no store, list or glob to look for)
         return (path.rstrip("/") or path), member
-    from ..chunked import GLOB_CHARS, split_store
+    from ..io.chunked import split_store
+    from ..io.registry import GLOB_CHARS
 
     store = split_store(file) if ":" in file else None
     if store is not None:
@@ -152,25 +152,6 @@ def _check_template(template: str) -> None:
 _PATH_MAX = 4096  # Linux's limit on a path's length
 
 
-def check_output_format(output: str, path: str) -> None:
-    """Before any file is read: a usage error for an output meancli does not write
-    (.npz; a zip archive, a zipped zarr store included, rather than a .npy under its name)."""
-    from ..formats.detect import output_format
-
-    if output_format(path) == "npz":
-        raise UsageError(f"-o {output}: .npz outputs are not supported; write .npy or .pb")
-    name = path.rstrip("/").lower()
-    if name.endswith(".zarr.zip"):
-        given = output.rstrip("/")
-        store = given[: -len(".zip")] if given.lower().endswith(".zip") else path.rstrip("/")[: -len(".zip")]
-        raise UsageError(
-            f"-o {output}: zipped zarr stores are not written; write a directory store "
-            f"(-o {store}) and zip its contents if needed"
-        )
-    if name.endswith(".zip"):
-        raise UsageError(f"-o {output}: zip outputs are not supported; write .npy, .pb or .zarr")
-
-
 def single_output(output: str) -> str:
     """``-o`` of a command with one result (mean): a placeholder is a usage error, as
     there are no FILEs to fill it from; ``{{`` and ``}}`` are literal braces.
@@ -195,38 +176,6 @@ def single_output(output: str) -> str:
     return "".join(literal for literal, _field, _spec, _conversion in parsed)
 
 
-def check_output_target(path: str | None) -> None:
-    """Before its input is read: an input error (exit status 1, as for an output that
-    cannot be written) for a zarr output ``path`` that would replace something other
-    than a zarr array or an empty directory (formats.zarr_target), for a file
-    output that is a directory, and for an output whose directory does not exist
-    (found before a long run, not after it; zarr would make it).
-
-    Raises:
-        OutputFileError: ``cannot write PATH: REASON``.
-    """
-    from ..engine.where import is_zarr_output
-
-    if path is None or path == "-":
-        return
-    import stat
-
-    from ..formats.messages import reason
-
-    if is_zarr_output(path):
-        from ..formats.zarr_target import check_zarr_target
-
-        check_zarr_target(path)
-    elif os.path.isdir(path):
-        raise OutputFileError(f"cannot write {path}: is a directory")
-    try:
-        parent = os.stat(os.path.dirname(path) or ".")
-    except OSError as exc:
-        raise OutputFileError(f"cannot write {path}: {reason(exc)}") from None
-    if not stat.S_ISDIR(parent.st_mode):
-        raise OutputFileError(f"cannot write {path}: {os.strerror(errno.ENOTDIR)}")
-
-
 def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
     """Each input's output path: None (the result is shown) when ``output`` is None.
 
@@ -239,6 +188,8 @@ def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
             is read). An output may be its own input, as with one FILE.
             What is at an output path is checked per file (check_output_target).
     """
+    from ..io.registry import check_output_format
+
     if output is None:
         return [None] * len(files)
     if output == "-" and len(files) > 1:
@@ -265,7 +216,7 @@ def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
             raise UsageError(f"-o {output!r}: a format spec gives a file name with {what}")
         check_output_format(output, path)
     seen: dict[str, int] = {}
-    from ..formats.detect import split_member
+    from ..io.messages import split_member
 
     inputs = {os.path.realpath(split_member(f)[0]): i for i, f in enumerate(files) if f != "-"}
     for i, path in enumerate(named):
@@ -299,7 +250,7 @@ def _status_of(exc: BaseException) -> int:
 def _message_of(exc: BaseException, file: str, debug: bool) -> str:
     """One line naming ``file`` (unless the message already begins with it), escaped
     as every error line is (formats.messages.one_line)."""
-    from ..formats.messages import naming_input, one_line
+    from ..io.messages import naming_input, one_line
 
     if isinstance(exc, MeancliError):
         text = str(exc)
@@ -354,6 +305,8 @@ def run_many(
     Raises:
         OutputFileError: without ``keep_going``, a refused output target.
     """
+    from ..io.registry import check_output_target
+
     if not keep_going:
         for out in outputs:
             check_output_target(out)
@@ -399,7 +352,7 @@ def _summary(
             sys.stdout.write(f"{done} of {total} files done\n")
             sys.stdout.flush()
         return
-    from ..formats.messages import shown_input
+    from ..io.messages import shown_input
 
     listed = ", ".join(shown_input(f) for f in failed[:10])
     if len(failed) > 10:

@@ -16,10 +16,9 @@ from .run import (
     check_std_streams,
     check_version_options,
     engine_where,
-    finish,
-    finish_written,
     output_option,
     read_inputs,
+    run_outcome,
     session,
     start,
 )
@@ -51,12 +50,12 @@ def mean(
     """Element-wise mean of the FILEs, as the selected Mean version defines it."""
     # attributes: the options the specs' attributes give (options.with_attribute_options)
     with session(json_mode=json_mode, debug=debug, quiet=quiet):
-        from .. import api
+        from ..engine.memory import prepare_mean
+        from ..io.registry import check_output_format, check_output_target
+        from .batch import single_output
 
         output = output_option(output)
         if output is not None:
-            from .batch import check_output_format, single_output
-
             output = single_output(output)
             check_output_format(output, output)
         report = start("mean", "Mean", opset, threads)
@@ -67,8 +66,6 @@ def mean(
         check_std_streams(files, output)
         check_version_options(op, attributes, axes_given=True)
         if output is not None:
-            from .batch import check_output_target
-
             check_output_target(output)
         # One FILE (an .npz of several arrays too): its errors name it, as reduce-mean's do.
         with about_input(files[0]) if len(files) == 1 else nullcontext():
@@ -77,28 +74,10 @@ def mean(
             )
             with report.stage("validate"):
                 check_input_dtypes(op, report)
-                shape = api.prepare_mean(op, items, **attributes)
-        from ..engine.where import is_streamed, wanted
+                shape = prepare_mean(op, items, **attributes)
+        from ..engine import plan
 
         progress = progress_factory(enabled=not (quiet or json_mode))
-        if wanted(where, output, items):
-            from ..engine import distributed
-
-            symbol = op.kernels[api.spec_dtype_name(items[0].dtype)]
-            result, report.engine = distributed.run_mean(
-                shape, items, symbol, where, threads=n_threads, output=output, clock=report, progress=progress
-            )
-        elif any(is_streamed(x) for x in items):
-            from ..engine.streamed import mean_streamed
-            from ..formats.detect import output_format
-
-            report.engine = {"name": "streamed"}
-            blockwise = output if output is not None and output_format(output) == "npy" else None
-            # a .pb output is written whole, once computed
-            result = mean_streamed(op, shape, items, n_threads, blockwise, report, progress)
-        else:
-            result = report.repeat("kernel", lambda: api.execute_mean(op, shape, items, n_threads), repeat)
-        if result is None:  # already written, block by block
-            finish_written(report, output, shape, items[0].dtype, json_mode=json_mode, quiet=quiet)
-        else:
-            finish(report, result, output, json_mode=json_mode, quiet=quiet)
+        job = plan.Job(where, n_threads, output, report, progress, repeat)
+        outcome = plan.mean(op, shape, items, job)
+        run_outcome(report, outcome, output, shape, items[0].dtype, json_mode=json_mode, quiet=quiet)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 if TYPE_CHECKING:
-    from ..opversion import Attribute
+    from ..ops.schema import Attribute
 
 Opset = Annotated[
     Optional[str],  # noqa: UP045 -- typer reads the annotation at run time
@@ -100,7 +101,7 @@ def attribute_parameters(op_name: str) -> list[inspect.Parameter]:
 
 def _attributes_of(op_name: str) -> list[tuple[Attribute, list[str]]]:
     """Each extra attribute of ``op_name``'s versions (the first spec's record) and their labels."""
-    from ..opset import registry
+    from ..ops.opset import registry
 
     found: dict[str, tuple[Attribute, list[str]]] = {}
     for op in registry():
@@ -190,3 +191,11 @@ Timeout = Annotated[
         help="Give up when the scheduler does not answer, or no worker joins it, within SECONDS.",
     ),
 ]
+
+
+def help_when_bare(ctx: typer.Context) -> None:
+    """A group run without a command prints its help, as --help does, on stdout and
+    exits with status 2 (a usage error)."""
+    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
+        sys.stdout.write(ctx.get_help().rstrip("\n") + "\n")
+        raise typer.Exit(2)

@@ -18,17 +18,16 @@ from .run import (
     check_std_streams,
     check_version_options,
     engine_where,
-    finish,
-    finish_written,
     output_option,
     read_inputs,
+    run_outcome,
     session,
     start,
 )
 
 if TYPE_CHECKING:  # numpy and the engine load only when a command runs
     from ..engine.where import Where
-    from ..opversion import OpVersion
+    from ..ops.schema import OpVersion
 
 
 def reduce_mean(
@@ -94,6 +93,8 @@ def reduce_mean(
     """
     # attributes: the options the specs' attributes give (options.with_attribute_options)
     with session(json_mode=json_mode, debug=debug, quiet=quiet):
+        from ..io.registry import check_output_format, check_output_target
+
         try:
             axes_list = parse_axes(axes)
         except ValueError as exc:
@@ -111,8 +112,8 @@ def reduce_mean(
         many = batch.wants_many(files, output)
         outputs = batch.output_paths(files, output) if many else [output]
         if output is not None and not many:
-            batch.check_output_format(output, output)
-            batch.check_output_target(output)
+            check_output_format(output, output)
+            check_output_target(output)
         if axes_from is not None:  # read once, for every FILE
             axes_list = _read_axes_from(op, axes_from, report)
 
@@ -152,8 +153,8 @@ def _reduce_file(
 ) -> None:
     """One FILE's whole run: read, validate, run on the engine ``where`` picks (in
     memory, streamed, dask), write ``output`` (None: show), report."""
-    from .. import api
-    from ..engine.where import is_streamed, wanted
+    from ..engine import plan
+    from ..ops.validate import validate_reduce
 
     n_threads = report.threads
     with about_input(file):
@@ -162,30 +163,15 @@ def _reduce_file(
         )
         with report.stage("validate"):
             check_input_dtypes(op, report)
-            call = api.validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
+            call = validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
     report.attributes = {"axes": list(call.axes)}
     for name, value in call.attributes:  # as ONNX writes them: flags as 0/1, lists as lists
         report.attributes[name] = int(value) if isinstance(value, bool) else value
 
     progress = progress_factory(enabled=not (quiet or json_mode))
-    if wanted(where, output, [data]):
-        from ..engine import distributed
-
-        result, report.engine = distributed.run_reduce(
-            call, data, where, threads=n_threads, output=output, clock=report, progress=progress
-        )
-    elif is_streamed(data):
-        from ..engine.streamed import reduce_streamed
-
-        report.engine = {"name": "streamed"}
-        result, report.kernel_kind_ran = reduce_streamed(op, call, data, n_threads, report, progress)
-    else:
-        result = report.repeat("kernel", lambda: api.execute_reduce(op, call, data, n_threads), repeat)
-        report.kernel_kind_ran = api.reduce_kernel_kind(op, call, data)
-    if result is None:  # written to a zarr store by the workers
-        finish_written(report, output, call.out_shape, data.dtype, json_mode=json_mode, quiet=quiet)
-    else:
-        finish(report, result, output, json_mode=json_mode, quiet=quiet)
+    job = plan.Job(where, n_threads, output, report, progress, repeat)
+    outcome = plan.reduce(op, call, data, job)
+    run_outcome(report, outcome, output, call.out_shape, data.dtype, json_mode=json_mode, quiet=quiet)
 
 
 def _check_axes_from(op: "OpVersion", *, given: bool) -> None:
@@ -206,7 +192,7 @@ def _read_axes_from(op: "OpVersion", path: str, report: Report) -> list[int]:
     Raises:
         InputFileError: as inputs.read_axes.
     """
-    from ..inputs import read_axes
+    from ..io.registry import read_axes
 
     param = next(i.type_param for i in op.inputs if i.name == "axes")
     allowed = {c.param: c.allowed for c in op.type_constraints}.get(param, (param,))

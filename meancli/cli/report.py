@@ -10,18 +10,17 @@ import io
 import math
 import shutil
 import sys
-import time
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from .. import __version__
+from ..engine import StageTimes
 from ..errors import MeancliError
-from ..formats.messages import display, one_line
+from ..io.messages import display, one_line
 
 if TYPE_CHECKING:  # numpy loads only when there is a result to show
     import numpy as np
 
-    from ..opversion import OpVersion
+    from ..ops.schema import OpVersion
 
 RESULT_JSON_LIMIT = 10_000  # elements of a shown result put into --json output
 
@@ -41,19 +40,18 @@ class TensorInfo(NamedTuple):
         return {"path": self.path, "shape": list(self.shape), "dtype": self.dtype}
 
 
-class Report:
+class Report(StageTimes):
     """Everything one run reports. ``timings_ms`` keys: read, validate, kernel, write."""
 
     def __init__(self, command: str, threads: int, op: OpVersion | None = None) -> None:
+        super().__init__()
         self.command = command
         self.threads = threads
         self.op = op
         self.inputs: list[TensorInfo] = []
         self.output: TensorInfo | None = None
-        self.timings_ms: dict[str, float] = {}
         self.attributes: dict[str, Any] = {}
         self.stderr_notes: list[str] = []
-        self.repeats = 1
         # where it ran: name memory | streamed | dask; for dask also scheduler, workers, chunks
         self.engine: dict[str, Any] = {"name": "memory"}
         # the kind of vector kernel that ran, where the engine knows it (kernel_kind)
@@ -69,35 +67,6 @@ class Report:
         if self.kernel_kind_ran is not None:
             return self.kernel_kind_ran
         return "mean" if self.command == "mean" else "run"
-
-    @contextmanager
-    def stage(self, name: str) -> Any:
-        """Time the enclosed block as stage ``name`` (milliseconds, wall clock)."""
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.timings_ms[name] = self.timings_ms.get(name, 0.0) + (time.perf_counter() - start) * 1e3
-
-    def repeat(self, name: str, fn: Any, times: int) -> Any:
-        """Run ``fn()`` ``times`` times as stage ``name``; the stage's time is the
-        median, and ``{name}_min`` is recorded too when times > 1. Returns the last result."""
-        samples = []
-        result = None
-        for _ in range(times):
-            start = time.perf_counter()
-            result = fn()
-            samples.append((time.perf_counter() - start) * 1e3)
-        samples.sort()
-        self.timings_ms[name] = (
-            samples[len(samples) // 2]
-            if len(samples) % 2
-            else sum(samples[len(samples) // 2 - 1 : len(samples) // 2 + 1]) / 2
-        )
-        if times > 1:
-            self.timings_ms[f"{name}_min"] = samples[0]
-            self.repeats = times
-        return result
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -141,7 +110,7 @@ def shown_values(result: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """``result`` in a dtype numpy formats as a float: bfloat16 (which numpy prints
     as it would an integer, ``[0, 0]``) as float32, which holds it exactly; every
     other dtype as it is."""
-    from ..formats.dtypes import is_bfloat16
+    from ..dtypes import is_bfloat16
 
     if is_bfloat16(result.dtype):
         import numpy as np

@@ -13,15 +13,12 @@ import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 import typer
 
 from ..errors import EXIT_INTERNAL, MeancliError
 from .report import Report, TensorInfo, emit, emit_error
-
-if TYPE_CHECKING:
-    pass
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 EXIT_BROKEN_PIPE = 128 + int(getattr(signal, "SIGPIPE", 13))
@@ -104,8 +101,8 @@ def start(command: str, op_name: str, opset: str | None, threads: int | None) ->
 def resolve_op(op_name: str, opset: str | None) -> Any:
     """opset.resolve, with a malformed value, or one that selects no version of
     ``op_name`` (Mean in openvino), reported as the --opset option (exit status 2)."""
-    from .. import opset as opsets
     from ..errors import OpsetError, UsageError
+    from ..ops import opset as opsets
 
     try:
         return opsets.resolve(op_name, opset)
@@ -129,7 +126,7 @@ def check_version_options(op: Any, attributes: dict[str, Any], *, axes_given: bo
             them (openvino ReduceMean-1).
     """
     from ..errors import SpecViolation, UsageError
-    from ..semantics import attribute_values
+    from ..ops.rules import attribute_values
 
     settable = {a.name for a in op.settable_attributes}
     lacking = [n for n, v in attributes.items() if v is not None and n not in settable]
@@ -155,7 +152,7 @@ def output_option(output: str | None) -> str | None:
     Raises:
         OutputFileError: ``cannot write /dev/fd/N: Bad file descriptor``.
     """
-    from ..formats import pipes
+    from ..io import pipes
 
     if output is None:
         return None
@@ -178,7 +175,7 @@ def check_std_streams(files: list[str], output: str | None, axes_from: str | Non
         InputFileError: stdin or stdout is closed.
     """
     from ..errors import UsageError
-    from ..formats import pipes
+    from ..io import pipes
 
     if files.count("-") > 1:
         raise UsageError("stdin ('-') can be read only once")
@@ -200,22 +197,14 @@ def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> 
 
     Raises:
         UsageError: both --workers and --scheduler, or a malformed scheduler address
-            (engine.distributed.scheduler_address_error), before anything is read.
+            (engine.plan.check_where), before anything is read.
     """
+    from ..engine.plan import check_where
     from ..engine.where import Where
-    from ..errors import UsageError
 
-    if workers is not None and scheduler is not None:
-        raise UsageError("--workers and --scheduler cannot be combined (--workers starts its own cluster)")
-    if scheduler is not None and not scheduler.strip():
-        raise UsageError("--scheduler needs an address such as tcp://HOST:8786")
-    if scheduler is not None:
-        from ..engine.distributed import scheduler_address_error
-
-        why = scheduler_address_error(scheduler)
-        if why is not None:
-            raise UsageError(f"--scheduler {scheduler!r}: {why} (give an address such as tcp://HOST:8786)")
-    return Where(workers, scheduler, timeout)
+    where = Where(workers, scheduler, timeout)
+    check_where(where)
+    return where
 
 
 @contextmanager
@@ -224,7 +213,7 @@ def about_input(file: str) -> Iterator[None]:
     the version refuses) names ``file`` first, as each file's error does with
     several FILEs (formats.messages.naming_input); the exit status is the same."""
     from ..errors import InputFileError, SpecViolation
-    from ..formats.messages import naming_input
+    from ..io.messages import naming_input
     from .batch import dataset_path
 
     try:
@@ -243,8 +232,8 @@ def check_input_dtypes(op: Any, report: Report) -> None:
     Raises:
         SpecViolation: ``FILE: <Op-version> does not accept <dtype> (it accepts: ...)``.
     """
-    from ..formats.messages import shown_input
-    from ..semantics import check_dtype
+    from ..io.messages import shown_input
+    from ..ops.rules import check_dtype
 
     for tensor in report.inputs:
         check_dtype(tensor.dtype, op.types, f"{shown_input(tensor.path)}: {op.label}")
@@ -264,16 +253,15 @@ def read_inputs(
     stream: bool = False,
     chunked: bool = False,
 ) -> list[Any]:
-    """Read every FILE argument (``.npy``, ``-`` = stdin, ``.npz``, ``.npz:name``, ``.pb``,
-    a zarr array or a dataset of ``.npy`` shards: meancli.chunked) under the
-    ``read`` stage, recording each tensor's name, shape and dtype.
+    """Read every FILE argument through the input registry (meancli.io.registry) under
+    the ``read`` stage, recording each tensor's name, shape and dtype.
 
     Args:
         single: the command takes exactly one tensor (an archive must then
             hold one array or be given as ``path.npz:name``).
-        stream: return a streaming.Source instead of an array for stdin,
-            .npy files and .npz members of at least engine.where.STREAM_MIN_BYTES
-            (stdin holding less is read whole).
+        stream: return a Source instead of an array for stdin, .npy files and
+            .npz members of at least io.source.STREAM_MIN_BYTES (stdin holding
+            less is read whole).
         chunked: the run goes to dask: a ``.npy`` file becomes a one-shard
             dataset, so the workers read it themselves.
 
@@ -284,56 +272,32 @@ def read_inputs(
     Raises:
         InputFileError: an unreadable input, or several tensors where one is wanted.
     """
-    from ..api import kernel_input, spec_dtype_name
-    from ..engine.where import is_chunked, is_streamed
+    from ..dtypes import BFLOAT16_NOTE, is_bfloat16, spec_name
+    from ..engine.plan import is_chunked, is_source
     from ..errors import InputFileError
-    from ..formats.dtypes import BFLOAT16_NOTE, is_bfloat16
-    from ..inputs import read_inputs as read_arg
+    from ..io.registry import Opening, open_input
+    from ..kernels.arrays import kernel_input
 
     items: list[Any] = []
     noted = False
+    how = Opening(stream=stream, lazy=chunked)
     with report.stage("read"), _listing_accepted_types(report):
         for path in paths:
-            named = _chunked_inputs(path, chunked=chunked)
-            if named is None:
-                named = read_arg(path, stream=stream)
+            named = open_input(path, how)
             if single and len(named) != 1:
                 listed = ", ".join(n.name for n in named)
                 raise InputFileError(f"{path}: holds {len(named)} arrays ({listed}); name one as {path}:NAME")
             for item in named:
                 report.inputs.append(
-                    TensorInfo(item.name, tuple(item.data.shape), spec_dtype_name(item.data.dtype))
+                    TensorInfo(item.name, tuple(item.data.shape), spec_name(item.data.dtype))
                 )
                 if is_bfloat16(item.data.dtype) and item.from_void_descr and not noted:
                     noted = True
                     if not quiet:
                         report.stderr_notes.append(BFLOAT16_NOTE)
-                keep = is_streamed(item.data) or is_chunked(item.data)
+                keep = is_source(item.data) or is_chunked(item.data)
                 items.append(item.data if keep else kernel_input(item.data))
     return items
-
-
-def _chunked_inputs(path: str, *, chunked: bool) -> list[Any] | None:
-    """The inputs.NamedArrays of a zarr array or a shard dataset (meancli.chunked) --
-    or, when the run goes to dask (``chunked``), of a plain ``.npy`` file as a
-    one-shard dataset; None for what meancli.inputs reads (``.npy``, ``.npz``, ``.pb``, stdin).
-    """
-    from ..formats.detect import input_format
-    from ..inputs import NamedArray
-
-    plain = path != "-" and os.path.isfile(path) and input_format(path) != "npz"
-    opened = None
-    if not plain:
-        from ..chunked import open_chunked
-
-        opened = open_chunked(path)
-    if opened is None and chunked and plain and input_format(path) == "npy":
-        from ..shards import ShardDataset
-
-        opened = [ShardDataset(path, [path])]
-    if opened is None:
-        return None
-    return [NamedArray(a.name, a, getattr(a, "header", None)) for a in opened]
 
 
 @contextmanager
@@ -354,48 +318,46 @@ def finish_written(
     report: Report, output: str | None, shape: tuple[int, ...], dtype: Any, *, json_mode: bool, quiet: bool
 ) -> None:
     """Print the report of a result already written to ``output`` as it was produced."""
-    from ..api import spec_dtype_name
+    from ..dtypes import spec_name
 
     for note in report.stderr_notes:
         sys.stderr.write(note + "\n")
-    report.output = TensorInfo(output, tuple(shape), spec_dtype_name(dtype))
+    report.output = TensorInfo(output, tuple(shape), spec_name(dtype))
     emit(report, None, json_mode=json_mode, quiet=quiet, stream=human_stream(output))
-
-
-def write_output(output: str, result: Any) -> None:
-    """Write ``result`` to ``output`` in the format its name asks for: ``.pb`` an ONNX
-    TensorProto, anything else (``-`` = stdout included) ``.npy``; atomically either way.
-
-    Raises:
-        OutputFileError: the file cannot be written (or the onnx package is missing for ``.pb``).
-        UsageError: OUT names an ``.npz`` archive, which meancli does not write.
-    """
-    from ..formats.detect import output_format
-    from .batch import check_output_format
-
-    check_output_format(output, output)  # (the commands check it before reading, too)
-    kind = output_format(output)
-    if kind == "pb":
-        from ..formats.onnx_tensor import write_tensor_file
-
-        write_tensor_file(output, result)
-    else:
-        from ..formats.npy_write import write_npy
-
-        write_npy(output, result)
 
 
 def finish(report: Report, result: Any, output: str | None, *, json_mode: bool, quiet: bool) -> None:
     """Write the result to ``output`` (atomically; ``-`` = stdout) and print the report."""
-    from ..api import spec_dtype_name
+    from ..dtypes import spec_name
+    from ..io.registry import write_output
 
     for note in report.stderr_notes:  # said only once the run has succeeded
         sys.stderr.write(note + "\n")
     if output is not None:
         with report.stage("write"):
             write_output(output, result)
-        report.output = TensorInfo(output, tuple(result.shape), spec_dtype_name(result.dtype))
+        report.output = TensorInfo(output, tuple(result.shape), spec_name(result.dtype))
         emit(report, None, json_mode=json_mode, quiet=quiet, stream=human_stream(output))
     else:
-        report.output = TensorInfo(None, tuple(result.shape), spec_dtype_name(result.dtype))
+        report.output = TensorInfo(None, tuple(result.shape), spec_name(result.dtype))
         emit(report, result, json_mode=json_mode, quiet=quiet, stream=sys.stdout)
+
+
+def run_outcome(
+    report: Report,
+    outcome: Any,
+    output: str | None,
+    shape: tuple[int, ...],
+    dtype: Any,
+    *,
+    json_mode: bool,
+    quiet: bool,
+) -> None:
+    """Report an engine's Outcome (meancli.engine.plan): write and show its result,
+    or, when the engine wrote ``output`` itself as it ran, report that."""
+    report.engine = outcome.engine
+    report.kernel_kind_ran = outcome.kernel_kind
+    if outcome.result is None:
+        finish_written(report, output, shape, dtype, json_mode=json_mode, quiet=quiet)
+    else:
+        finish(report, outcome.result, output, json_mode=json_mode, quiet=quiet)

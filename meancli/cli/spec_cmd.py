@@ -1,7 +1,7 @@
 """``meancli spec``: browse the operator specs (list, show, diff).
 
 Everything comes from the generated registry ``meancli.generated.registry.OPS``
-(no YAML at run time); versions are named as meancli.opset.find_op reads them
+(no YAML at run time); versions are named as meancli.ops.opset.find_op reads them
 (``ReduceMean-18``, ``onnx:ReduceMean:18``, ``openvino:ReduceMean:1``, ...).
 The words are spec_prose's, the comparison spec_diff's.
 
@@ -17,7 +17,7 @@ import typer
 from . import options
 
 if TYPE_CHECKING:
-    from ..opversion import OpVersion
+    from ..ops.schema import OpVersion
 
 spec_app = typer.Typer(
     name="spec",
@@ -29,8 +29,8 @@ spec_app = typer.Typer(
 
 @spec_app.callback(invoke_without_command=True)
 def _group(ctx: typer.Context) -> None:
-    # `meancli spec` alone: its help (see app.help_when_bare)
-    from .app import help_when_bare
+    # `meancli spec` alone: its help (see options.help_when_bare)
+    from .options import help_when_bare
 
     help_when_bare(ctx)
 
@@ -56,8 +56,8 @@ def op_as_dict(op: OpVersion, ops: tuple[OpVersion, ...] | None = None) -> dict[
     spec field (records as objects), then ``spec_path``, ``types`` and
     ``kernels`` (each type's C symbol).
     """
-    from ..opset import op_ref, opset_range, registry
-    from ..opversion import GENERATED_FIELDS, SPEC_FIELDS
+    from ..ops.opset import op_ref, opset_range, registry
+    from ..ops.schema import GENERATED_FIELDS, SPEC_FIELDS
     from .spec_diff import to_json
 
     first, last = opset_range(op, registry() if ops is None else ops)
@@ -105,7 +105,7 @@ def list_rows(ops: tuple[OpVersion, ...] | None = None) -> list[dict[str, Any]]:
     Keys: ref, domain, op, version (``ReduceMean-18``), since_version, opsets,
     types, broadcasting, axes_source (None without axes), spec_path.
     """
-    from ..opset import op_ref, opset_range, registry
+    from ..ops.opset import op_ref, opset_range, registry
 
     ops = registry() if ops is None else ops
     rows = []
@@ -180,7 +180,7 @@ def show_cmd(op: OpArg, json_mode: options.Json = False, debug: options.Debug = 
     from .run import session
 
     with session(json_mode=json_mode, debug=debug):
-        from ..opset import find_op, registry
+        from ..ops.opset import find_op, registry
         from .spec_prose import show_lines
 
         ops = registry()
@@ -209,7 +209,7 @@ def diff_cmd(
     from .run import session
 
     with session(json_mode=json_mode, debug=debug):
-        from ..opset import find_op, op_ref, registry
+        from ..ops.opset import find_op, op_ref, registry
         from .spec_diff import diff_ops
 
         ops = registry()

@@ -1,6 +1,6 @@
 """``meancli spec diff``: what differs between two operator versions, field by field.
 
-The comparison walks the spec fields (meancli.opversion.SPEC_FIELDS, plus the
+The comparison walks the spec fields (meancli.ops.schema.SPEC_FIELDS, plus the
 derived ``types``) and their records, so a field added to the schema is
 compared, and printed, without a change here.
 """
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .spec_prose import arity_words, attribute_words, axes_lines, axes_rule_words, field_label, value_words
 
 if TYPE_CHECKING:
-    from ..opversion import OpVersion
+    from ..ops.schema import OpVersion
 
 # Not compared: what names a version rather than defines it.
 IDENTITY_FIELDS = ("name", "domain", "since_version")
@@ -169,7 +169,7 @@ def diff_ops(a: OpVersion, b: OpVersion) -> list[Difference]:
     spec file, the kernels and the validator. An empty list means the specs
     are identical.
     """
-    from ..opversion import SPEC_FIELDS
+    from ..ops.schema import SPEC_FIELDS
 
     out: list[Difference] = []
     for name in SPEC_FIELDS:

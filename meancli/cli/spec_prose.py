@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..opversion import Attribute, AxesRule, Input, OpVersion
+    from ..ops.schema import Attribute, AxesRule, Input, OpVersion
 
 UNBOUNDED_ARITY = 2**31 - 1  # what ONNX (and the specs) write for "no upper bound"
 
@@ -116,7 +116,7 @@ def opsets_words(first: int, last: int | None) -> str:
 
 def show_lines(op: OpVersion, ops: tuple[OpVersion, ...]) -> list[tuple[str, str]]:
     """``spec show`` as (style, text) lines: style "title", "section" or "" (plain)."""
-    from ..opset import op_ref, opset_range
+    from ..ops.opset import op_ref, opset_range
 
     lines: list[tuple[str, str]] = [
         ("title", f"{op.label}  {op_ref(op)}"),

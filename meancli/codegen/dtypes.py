@@ -50,6 +50,7 @@ class DType:
     name: str  # spec name, also the suffix of kernel symbols
     numpy: str  # numpy dtype name ('bfloat16' comes from ml_dtypes)
     onnx: str  # ONNX type string in schemas
+    onnx_enum: int  # its TensorProto.DataType value (.pb files)
     ctype: str  # C storage type
     itemsize: int  # bytes
     family: str  # one of FAMILIES
@@ -96,8 +97,24 @@ class DType:
 
 def _int(name: str, bits: int, signed: bool) -> DType:
     ctype = f"{'' if signed else 'u'}int{bits}_t"
-    return DType(name, name, f"tensor({name})", ctype, bits // 8, "int", signed, bits)
+    return DType(name, name, f"tensor({name})", ONNX_ENUMS[name], ctype, bits // 8, "int", signed, bits)
 
+
+# TensorProto.DataType (onnx/onnx.proto) of each type a spec may name.
+ONNX_ENUMS = {
+    "float32": 1,
+    "uint8": 2,
+    "int8": 3,
+    "uint16": 4,
+    "int16": 5,
+    "int32": 6,
+    "int64": 7,
+    "float16": 10,
+    "float64": 11,
+    "uint32": 12,
+    "uint64": 13,
+    "bfloat16": 16,
+}
 
 # float16/bfloat16/float32: every value is a multiple of 2^-149 below 2^128.
 SINGLE_SACC_LIMBS, SINGLE_SACC_LSB = 6, -149
@@ -109,6 +126,7 @@ DTYPES: dict[str, DType] = {
             "float16",
             "float16",
             "tensor(float16)",
+            ONNX_ENUMS["float16"],
             "uint16_t",
             2,
             "flt",
@@ -130,6 +148,7 @@ DTYPES: dict[str, DType] = {
             "bfloat16",
             "bfloat16",
             "tensor(bfloat16)",
+            ONNX_ENUMS["bfloat16"],
             "uint16_t",
             2,
             "flt",
@@ -151,6 +170,7 @@ DTYPES: dict[str, DType] = {
             "float32",
             "float32",
             "tensor(float)",
+            ONNX_ENUMS["float32"],
             "float",
             4,
             "flt",
@@ -172,6 +192,7 @@ DTYPES: dict[str, DType] = {
             "float64",
             "float64",
             "tensor(double)",
+            ONNX_ENUMS["float64"],
             "double",
             8,
             "dbl",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..opversion import SPEC_FIELDS, Attribute, AxesRule, Input, KeepdimsRule, Output, TypeConstraint
+from ..ops.schema import SPEC_FIELDS, Attribute, AxesRule, Input, KeepdimsRule, Output, TypeConstraint
 from .dtypes import DTYPES, DType
 from .yamlsource import LocatedDict, LocatedList, SpecError, Where, load_yaml
 
@@ -37,7 +37,7 @@ MAX_ARITY = 2147483647
 @dataclass(frozen=True)
 class OpSpec:
     """One operator version, exactly as its YAML file states it (the fields of
-    meancli.opversion.SPEC_FIELDS, plus the file it came from)."""
+    meancli.ops.schema.SPEC_FIELDS, plus the file it came from)."""
 
     path: str  # relative display path, e.g. spec/onnx/ReduceMean-18.yaml
     name: str

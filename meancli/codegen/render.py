@@ -18,15 +18,25 @@ from typing import Any
 
 import jinja2
 
-from ..kernel_status import STATUSES
-from ..opversion import SPEC_FIELDS
+from ..ops.schema import SPEC_FIELDS
 from .dtypes import DTYPES, DType
 from .isas import ISA_DTYPES, ISA_GROUPS, ISA_KINDS, ISA_NAMES, ISAS, isa_group
 from .kernel_sources import KERNEL_SOURCES, kernel_sources_sha256
 from .model import OpSpec, load_specs
+from .statuses import STATUSES
 from .yamlsource import SpecError
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# How every C kernel is named: the templates (symbol()) and, through
+# generated/tables.py, meancli.kernels.symbol at run time use this one format.
+KERNEL_SYMBOL = "meancli_{entry}_{dtype}"
+
+
+def kernel_symbol(entry: str, dtype: str) -> str:
+    """The C symbol of kernel ``entry`` (``reduce``, ``mean``, ``partial_combine``, ...) for ``dtype``."""
+    return KERNEL_SYMBOL.format(entry=entry, dtype=dtype)
+
 
 # generated file -> template; kernels come first: the registry records their hash.
 OUTPUTS = (
@@ -34,6 +44,7 @@ OUTPUTS = (
     ("kernels_cdef.h", "kernels_cdef.h.j2"),
     ("validators.py", "validators.py.j2"),
     ("registry.py", "registry.py.j2"),
+    ("tables.py", "tables.py.j2"),
     ("__init__.py", "init.py.j2"),
 )
 
@@ -116,6 +127,7 @@ def make_environment(template_dir: Path) -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["pyrepr"] = repr
+    env.globals["symbol"] = kernel_symbol
     env.filters["pytuple"] = _pytuple
     env.filters["wrap_lines"] = _wrap_lines
     env.filters["pyvalue"] = _pyvalue
@@ -145,6 +157,8 @@ def render_all(specs: list[OpSpec], template_dir: Path) -> dict[str, str]:
         "mean_dtypes": mean_dtypes,
         "all_dtypes": [dt for dt in DTYPES.values() if dt in reduce_dtypes or dt in mean_dtypes],
         "kernel_statuses": STATUSES,
+        "dtype_table": list(DTYPES.values()),
+        "kernel_symbol_format": KERNEL_SYMBOL,
         "isas": ISAS,
         "isa_names": ISA_NAMES,
         "isa_groups": ISA_GROUPS,
@@ -154,7 +168,7 @@ def render_all(specs: list[OpSpec], template_dir: Path) -> dict[str, str]:
     }
     out: dict[str, str] = {}
     for target, template in OUTPUTS:
-        if target == "registry.py":
+        if target == "tables.py":
             context["source_sha256"] = kernel_sources_sha256(out[k] for k in KERNEL_SOURCES)
         try:
             out[target] = env.get_template(template).render(template=template, **context)

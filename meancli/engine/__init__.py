@@ -1,29 +1,29 @@
-"""Where a validated call runs: plan, then run in memory, in streamed slabs, or on dask.
+"""Where a validated call runs: one planner (meancli.engine.plan) picks the
+engine for the command line and the Python API alike.
 
-The front ends (the CLI and the Python API) resolve the operator version and
-validate the call; the engine then picks one of three ways to run it:
-
-- ``memory``: the whole input in memory (or memory-mapped), one kernel call
-  (meancli.api.execute_reduce / execute_mean).
-- ``streamed``: a large ``.npy`` or stdin read in slabs of about
-  meancli.streaming.SLAB_BYTES (meancli.engine.streamed), bounded memory.
-- ``dask``: a chunked input (a zarr array, a dataset of ``.npy`` shards, a
-  dask array) as a dask graph whose tasks are meancli's kernels
-  (meancli.engine.distributed). Its scheduler is this process
-  (``synchronous``: chunk by chunk, bounded memory), a ``LocalCluster`` of
+- ``memory`` (engine/memory.py): the whole input in memory (or memory-mapped),
+  one kernel call.
+- ``streamed`` (engine/streamed.py): inputs larger than memory (a large ``.npy``,
+  stdin, a large ``.npz`` member, a large memory-mapped array from the API)
+  read in slabs, bounded memory.
+- ``dask`` (engine/dask/): a chunked input (a zarr array, a dataset of ``.npy``
+  shards, a dask array), or a run with ``--workers``/``--scheduler`` or a zarr
+  output, as a dask graph whose tasks are meancli's kernels. Its scheduler is
+  this process (chunk by chunk, bounded memory), a ``LocalCluster`` of
   ``--workers N`` processes, or an existing cluster (``--scheduler``).
 
-ReduceMean on dask reduces each chunk to exact partial states
-(meancli.kernels.reduce_partial), combines them exactly and rounds once
-(finalize_partials): the result is the same bits for every chunk grid,
-tree shape, worker count and scheduler, and the same as in memory.
+Every engine gives the same bits: ReduceMean on dask reduces each chunk to
+exact partial states, combines them exactly and rounds once.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
+
+from ..errors import InputFileError
 
 Progress = Callable[[int], None]  # called with units (bytes, tasks) just done
 # Given the total, a label and the unit ("bytes" or "tasks"): a context yielding a
@@ -32,28 +32,48 @@ ProgressFactory = Callable[[int, str, str], AbstractContextManager[Progress | No
 
 
 class Clock(Protocol):
-    """Where stage times go (the CLI's Report is one): ``timings_ms[name]`` in milliseconds."""
+    """Where stage times go (StageTimes, and the CLI's Report, one of them):
+    ``timings_ms[name]`` in milliseconds."""
 
     timings_ms: dict[str, float]
 
     def stage(self, name: str) -> AbstractContextManager[Any]: ...
 
+    def repeat(self, name: str, fn: Callable[[], Any], times: int) -> Any: ...
+
 
 class StageTimes:
-    """A Clock for callers that keep the times for themselves (the Python API)."""
+    """A Clock: the stages' wall-clock times in ``timings_ms`` (milliseconds)."""
 
     def __init__(self) -> None:
         self.timings_ms: dict[str, float] = {}
+        self.repeats = 1
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
-        import time
-
+        """Time the enclosed block as stage ``name`` (added to what it already took)."""
         start = time.perf_counter()
         try:
             yield
         finally:
             self.timings_ms[name] = self.timings_ms.get(name, 0.0) + (time.perf_counter() - start) * 1e3
+
+    def repeat(self, name: str, fn: Callable[[], Any], times: int) -> Any:
+        """Run ``fn()`` ``times`` times as stage ``name``; the stage's time is the
+        median, and ``{name}_min`` is recorded too when times > 1. Returns the last result."""
+        samples = []
+        result = None
+        for _ in range(times):
+            start = time.perf_counter()
+            result = fn()
+            samples.append((time.perf_counter() - start) * 1e3)
+        samples.sort()
+        half = len(samples) // 2
+        self.timings_ms[name] = samples[half] if len(samples) % 2 else (samples[half - 1] + samples[half]) / 2
+        if times > 1:
+            self.timings_ms[f"{name}_min"] = samples[0]
+            self.repeats = times
+        return result
 
 
 @contextmanager
@@ -68,9 +88,7 @@ def allocate(shape: tuple[int, ...], dtype: Any, inputs: str) -> Any:
     Raises:
         InputFileError: the result's size cannot be allocated.
     """
-    import numpy as np
-
-    from ..errors import InputFileError
+    import numpy as np  # not at import: the command line's start-up does without it
 
     try:
         return np.empty(shape, dtype=dtype)

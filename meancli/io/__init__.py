@@ -1,5 +1,7 @@
 """Tensor files meancli reads and writes, one module per job.
 
+- ``registry``: the one input registry and the one output registry: every
+  FILE argument is opened, and every output written, through it.
 - ``npy_format``: the ``.npy`` header (parsing and checks, writing).
 - ``npy_read``: the one ``.npy`` reader, for bytes from any file object
   (a file, stdin, an ``.npz`` member, a shard).
@@ -9,9 +11,12 @@
 - ``detect``: which format a path holds (by content, as ``np.load`` decides).
 - ``pipes``: stdin and stdout, also when they are non-blocking pipes.
 - ``atomic_write``: a file replaced whole or not at all.
-- ``dtypes``: bfloat16 as ``.npy`` stores it, native byte order.
+- ``inputs``: ``.npy``, ``.npz``, ``.pb`` and stdin inputs as NamedArrays.
+- ``source``: inputs read on demand (large files, stdin, large members).
+- ``chunked``, ``zarr_input``, ``shards``: inputs read a chunk at a time (zarr arrays, shard datasets).
+- ``zarr_output``: zarr outputs, written into a temporary store and published in one step.
 - ``messages``: how errors name files and reasons.
 
-Nothing here is imported by ``meancli.formats`` itself: each run loads only what
+Nothing here is imported by ``meancli.io`` itself: each run loads only what
 its files need.
 """

@@ -13,8 +13,8 @@ from __future__ import annotations
 import operator
 import re
 
-from .errors import OpsetError, UsageError
-from .opversion import OpVersion
+from ..errors import OpsetError, UsageError
+from .schema import OpVersion
 
 DEFAULT_DOMAIN = "onnx"
 # Patterns, compiled (and cached by re) on first use: a run without --opset never needs them.
@@ -138,7 +138,7 @@ def resolve_uncached(op_name: str, opset: str | int | None = None) -> OpVersion:
 
 def registry() -> tuple[OpVersion, ...]:
     """Every operator version of the generated registry, in its order."""
-    from .generated.registry import OPS
+    from ..generated.registry import OPS
 
     ops: tuple[OpVersion, ...] = OPS
     return ops

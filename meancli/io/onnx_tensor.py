@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..dtypes import native_dtype
 from ..errors import InputFileError, OutputFileError, UnsupportedDtypeFile
 from .atomic_write import write_atomically
-from .dtypes import native_dtype
 from .messages import display, reason
 from .npy_format import MAX_DATA_BYTES, MAX_NDIM
 from .npy_read import open_for_reading

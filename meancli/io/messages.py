@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ..errors import InputFileError
 
 STDIN_NAME = "<stdin>"
@@ -26,8 +28,6 @@ def naming_input(text: str, file: str, within: str | None = None) -> str:
     unless it already begins with that name (or, for ``data.npz:NAME`` or
     ``STORE.zarr:PATH``, with the archive's or store's), or with a path in the
     directory ``within`` (a shard of the dataset ``file`` names: ``ds/c.npy: ...``)."""
-    from .detect import split_member
-
     shown = shown_input(file)
     named: tuple[str, ...] = (f"{shown}:", f"{shown_input(split_member(file)[0])}:")
     if within:
@@ -54,3 +54,21 @@ def reason(exc: BaseException) -> str:
 def bad(where: str, what: str) -> InputFileError:
     """The one-line error ``WHERE: WHAT``."""
     return InputFileError(f"{where}: {what}")
+
+
+def split_member(arg: str) -> tuple[str, str | None]:
+    """``data.npz:dense/kernel:0`` -> (``data.npz``, ``dense/kernel:0``).
+
+    An argument that names an existing file is a path; otherwise the path ends at the
+    first ``:`` where what comes before it is an existing file.  No such point: the
+    argument is a path (that the reader will report missing).
+    """
+    if arg == "-" or ":" not in arg or os.path.exists(arg):
+        return arg, None
+    at = arg.find(":")
+    while at >= 0:
+        head = arg[:at]
+        if head and os.path.isfile(head):
+            return head, arg[at + 1 :]
+        at = arg.find(":", at + 1)
+    return arg, None

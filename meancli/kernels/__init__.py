@@ -14,16 +14,35 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InternalError, KernelBuildError, SpecViolation, UsageError
-from .kernel_status import BY_VALUE, EMPTY_INT
+from ..dtypes import NAMES as DTYPE_NAMES
+from ..dtypes import numpy_dtype, spec_name
+from ..errors import InternalError, KernelBuildError, SpecViolation, UsageError
+from ..generated.tables import (
+    ISA_DTYPES,
+    ISA_GROUPS,
+    ISA_KINDS,
+    ISA_NAMES,
+    KERNEL_SOURCE_SHA256,
+    KERNEL_SYMBOL,
+    STATUSES,
+)
+
+# the kernels' status codes by value: (C name, value, meaning) (generated/tables.py)
+BY_VALUE = {value: (name, value, message) for name, value, message in STATUSES}
+EMPTY_INT = next(value for name, value, _ in STATUSES if name == "E_EMPTY_INT")
 
 BUILD_HINT = "build it with `pip install -e .` (or `make install`) from the meancli source tree"
 
 
+def symbol(entry: str, dtype_name: str) -> str:
+    """The C symbol of kernel ``entry`` (``reduce``, ``mean``, ``reduce_partial``,
+    ``partial_combine``, ...) for spec dtype ``dtype_name``: the one place
+    (with the generator, from the same format string) that names kernels."""
+    return str(KERNEL_SYMBOL.format(entry=entry, dtype=dtype_name))
+
+
 @lru_cache(maxsize=1)
 def _module() -> Any:
-    from .generated.registry import ISA_NAMES, KERNEL_SOURCE_SHA256
-
     wanted = os.environ.get("MEANCLI_ISA", "")
     if wanted and wanted not in ISA_NAMES:  # read by the module as it loads
         raise UsageError(f"MEANCLI_ISA={wanted!r}: expected one of {', '.join(ISA_NAMES)}")
@@ -53,14 +72,6 @@ def load() -> None:
     _module()
 
 
-@lru_cache(maxsize=1)
-def _kernel_dtypes() -> frozenset[str]:
-    """The dtypes some operator version has a kernel for (the registry's)."""
-    from .generated.registry import OPS
-
-    return frozenset(name for op in OPS for name in op.kernels)
-
-
 def _dtype_name(dtype: Any) -> str:
     """The spec name of ``dtype`` (a numpy dtype, scalar type or name; None: float32).
 
@@ -69,16 +80,14 @@ def _dtype_name(dtype: Any) -> str:
     """
     if dtype is None:
         return "float32"
-    if isinstance(dtype, str) and dtype == "bfloat16":  # a name numpy learns only from ml_dtypes
+    if isinstance(dtype, str) and dtype in DTYPE_NAMES:  # bfloat16: a name numpy learns only from ml_dtypes
         return dtype
-    from .api import spec_dtype_name
-
     try:
-        name = spec_dtype_name(np.dtype(dtype))
+        name = spec_name(np.dtype(dtype))
     except (TypeError, ValueError):
         name = None
-    if name not in _kernel_dtypes():
-        raise UsageError(f"dtype {dtype!r}: the kernels take {', '.join(sorted(_kernel_dtypes()))}")
+    if name not in DTYPE_NAMES:
+        raise UsageError(f"dtype {dtype!r}: the kernels take {', '.join(sorted(DTYPE_NAMES))}")
     return name
 
 
@@ -88,8 +97,6 @@ def _isa_groups(dtype: Any, kind: str | None) -> list[int]:
     Raises:
         UsageError: ``dtype`` is no dtype the kernels take, or ``kind`` no kind.
     """
-    from .generated.registry import ISA_DTYPES, ISA_GROUPS, ISA_KINDS
-
     if kind is not None and kind not in ISA_KINDS:
         raise UsageError(f"kernel kind {kind!r}: expected one of {', '.join(ISA_KINDS)}")
     own = None if dtype is None else _dtype_name(dtype)
@@ -129,8 +136,6 @@ def isas_in_use() -> dict[tuple[str, str], str]:
     Raises:
         KernelBuildError: the module is missing or was built from other sources.
     """
-    from .generated.registry import ISA_GROUPS
-
     return {(kind, dtype): isa(dtype, kind) for kind, dtype in ISA_GROUPS}
 
 
@@ -141,8 +146,6 @@ def supported_isas() -> tuple[str, ...]:
     Raises:
         KernelBuildError: the module is missing or was built from other sources.
     """
-    from .generated.registry import ISA_NAMES
-
     module = _module()
     return tuple(ISA_NAMES[: int(module.lib.meancli_isa_best()) + 1])
 
@@ -162,8 +165,6 @@ def use_isa(name: str, dtype: Any = None, kind: str | None = None) -> str:
         UsageError: ``name`` is not an instruction set, ``dtype`` no dtype the
             kernels take, or ``kind`` no kind.
     """
-    from .generated.registry import ISA_NAMES
-
     if name not in ISA_NAMES:
         raise UsageError(f"instruction set {name!r}: expected one of {', '.join(ISA_NAMES)}")
     module = _module()
@@ -186,26 +187,21 @@ def mean_stream_bytes(set_to: int = 0) -> int:
     return int(_module().lib.meancli_mean_stream_bytes(int(set_to)))
 
 
-def handle_bus_errors() -> None:
+def handle_bus_errors() -> bool:
     """From now on, a bus error (SIGBUS: a memory-mapped input truncated by
     another process while it is read) ends the process with one error line
-    on stderr and exit status 1, having removed the temporary output file
-    that atomic_write registered, instead of a crash. For the command line:
-    it ends the whole process. Calling it again changes nothing.
+    on stderr and exit status 1, having removed the file bus_error_removes
+    last named, instead of a crash. For the command line: it ends the whole
+    process. Calling it again changes nothing. Returns whether the handler is
+    installed (False where the platform has none).
 
     Raises:
         KernelBuildError: the module is missing or was built from other sources.
     """
-    from .formats import atomic_write
-
-    if (
-        _module().lib.meancli_handle_bus_errors() == 0
-        and _bus_error_removes not in atomic_write.temporary_watchers
-    ):
-        atomic_write.temporary_watchers.append(_bus_error_removes)
+    return bool(_module().lib.meancli_handle_bus_errors() == 0)
 
 
-def _bus_error_removes(path: str | None) -> None:
+def bus_error_removes(path: str | None) -> None:
     """The temporary file the bus error handler removes (None: none; a path too long: none)."""
     mod = _module()
     if path is None or mod.lib.meancli_bus_error_removes(os.fsencode(path)) != 0:
@@ -215,6 +211,19 @@ def _bus_error_removes(path: str | None) -> None:
 def max_rank() -> int:
     """The highest rank the kernels accept (64, numpy's maximum)."""
     return int(_module().lib.meancli_max_rank())
+
+
+def threads_of(threads: int | None) -> int:
+    """Kernel threads for ``threads`` (None: the cores this process may run on).
+
+    Raises:
+        UsageError: not an integer from 1 to 1024.
+    """
+    if threads is None:
+        return default_threads()
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 1024:
+        raise UsageError(f"threads must be an integer from 1 to 1024, got {threads!r}")
+    return int(threads)
 
 
 @lru_cache(maxsize=1)
@@ -230,7 +239,7 @@ def _check(status: int, what: str) -> None:
     if status == EMPTY_INT:
         raise SpecViolation(f"{what}: integer mean over an empty set (a reduced dimension has size 0)")
     if status != 0:
-        meaning = BY_VALUE[status].message if status in BY_VALUE else f"status {status}"
+        meaning = BY_VALUE[status][2] if status in BY_VALUE else f"status {status}"
         raise InternalError(f"{what}: kernel rejected its arguments: {meaning}")
 
 
@@ -296,19 +305,21 @@ def run_mean(symbol: str, inputs: Sequence[np.ndarray], out: np.ndarray, threads
 class ReduceJob:
     """A ReduceMean fed in slabs of rows of the input's outermost memory
     dimension (templates/kernel_reduce.c.j2, meancli_reduce_begin/step/end).
-    Use as a context manager; the C state is freed on exit."""
+    Use as a context manager; the C state is freed on exit. ``dtype_name``: the
+    input's spec dtype (its kernels: reduce_begin/kind/step/end, see symbol())."""
 
     def __init__(
-        self, symbol: str, shape: Sequence[int], strides: Sequence[int], reduce_mask: Sequence[bool]
+        self, dtype_name: str, shape: Sequence[int], strides: Sequence[int], reduce_mask: Sequence[bool]
     ):
         mod = _module()
         self._ffi, self._lib = mod.ffi, mod.lib
-        self._symbol = symbol
+        self._dtype = _dtype_name(dtype_name)
+        self._symbol = symbol("reduce", self._dtype)
         handle = self._ffi.new("meancli_reduce_job **")
-        status = getattr(self._lib, symbol.replace("meancli_reduce_", "meancli_reduce_begin_"))(
+        status = getattr(self._lib, symbol("reduce_begin", self._dtype))(
             len(shape), list(shape), list(strides), list(reduce_mask), handle
         )
-        _check(status, symbol)
+        _check(status, self._symbol)
         self._job = handle[0]
 
     def info(self) -> tuple[int, int, int, int]:
@@ -320,23 +331,19 @@ class ReduceJob:
     def kind(self, whole: bool) -> str:
         """The kind of vector kernel it runs (``"mean"``: the Mean unit kernels,
         for few rows or short runs; else ``"run"``), fed whole or in slabs."""
-        uses_mean = getattr(self._lib, self._symbol.replace("meancli_reduce_", "meancli_reduce_kind_"))(
-            self._job, int(whole)
-        )
+        uses_mean = getattr(self._lib, symbol("reduce_kind", self._dtype))(self._job, int(whole))
         return "mean" if uses_mean else "run"
 
     def step(self, slab: np.ndarray, a: int, b: int, out: np.ndarray, threads: int) -> None:
         """Feed rows [a, b) held at the start of ``slab`` (bytes in native order)."""
-        status = getattr(self._lib, self._symbol.replace("meancli_reduce_", "meancli_reduce_step_"))(
+        status = getattr(self._lib, symbol("reduce_step", self._dtype))(
             self._job, _pointer(self._ffi, slab), a, b, _pointer(self._ffi, out), threads
         )
         _check(status, self._symbol)
 
     def end(self, out: np.ndarray) -> None:
         """Write the outputs that collected from every slab."""
-        status = getattr(self._lib, self._symbol.replace("meancli_reduce_", "meancli_reduce_end_"))(
-            self._job, _pointer(self._ffi, out)
-        )
+        status = getattr(self._lib, symbol("reduce_end", self._dtype))(self._job, _pointer(self._ffi, out))
         _check(status, self._symbol)
 
     def __enter__(self) -> ReduceJob:
@@ -354,12 +361,6 @@ class ReduceJob:
 # combine exactly, in any order; finalizing gives the correctly rounded mean.
 
 
-def _spec_dtype_name(dtype: np.dtype[Any]) -> str:
-    if dtype.kind == "V" or dtype.name == "bfloat16":
-        return "bfloat16"
-    return np.dtype(dtype).newbyteorder("=").name
-
-
 def _native(x: np.ndarray) -> np.ndarray:
     """``x`` as the kernels read it: native byte order, non-negative item-multiple strides."""
     if not x.dtype.isnative:
@@ -372,7 +373,7 @@ def _native(x: np.ndarray) -> np.ndarray:
 def partial_dtype(dtype_name: str) -> np.dtype[Any]:
     """The numpy dtype of one output's partial state for element type ``dtype_name``
     (a spec name: 'float32', 'bfloat16', 'int64', ...): raw bytes, ``np.dtype(('V', size))``."""
-    size = int(getattr(_module().lib, f"meancli_partial_size_{dtype_name}")())
+    size = int(getattr(_module().lib, symbol("partial_size", _dtype_name(dtype_name)))())
     return np.dtype(("V", size))
 
 
@@ -385,7 +386,7 @@ def _reduce_kept_axes(
         raise ValueError(f"axes {axes} are not distinct axes of a rank-{x.ndim} array")
     mask = [d in axes for d in range(x.ndim)]
     shape = tuple(1 if m else n for n, m in zip(x.shape, mask, strict=True))
-    return _spec_dtype_name(x.dtype), _native(x), mask, shape
+    return _dtype_name(x.dtype), _native(x), mask, shape
 
 
 def reduce_partial(x: np.ndarray, axes: tuple[int, ...], threads: int | None = None) -> np.ndarray:
@@ -398,8 +399,8 @@ def reduce_partial(x: np.ndarray, axes: tuple[int, ...], threads: int | None = N
     name, data, mask, shape = _reduce_kept_axes(x, axes)
     states = np.empty(shape, dtype=partial_dtype(name))
     mod = _module()
-    symbol = f"meancli_reduce_partial_{name}"
-    status = getattr(mod.lib, symbol)(
+    kernel = symbol("reduce_partial", name)
+    status = getattr(mod.lib, kernel)(
         _pointer(mod.ffi, data),
         _pointer(mod.ffi, states),
         data.ndim,
@@ -408,7 +409,7 @@ def reduce_partial(x: np.ndarray, axes: tuple[int, ...], threads: int | None = N
         mask,
         default_threads() if threads is None else threads,
     )
-    _check(status, symbol)
+    _check(status, kernel)
     return states
 
 
@@ -423,7 +424,7 @@ def reduce_kept(x: np.ndarray, axes: tuple[int, ...], threads: int | None = None
     """
     name, data, mask, shape = _reduce_kept_axes(x, axes)
     out = np.empty(tuple(n for n, m in zip(shape, mask, strict=True) if not m), dtype=data.dtype)
-    run_reduce(f"meancli_reduce_{name}", data, mask, out, default_threads() if threads is None else threads)
+    run_reduce(symbol("reduce", name), data, mask, out, default_threads() if threads is None else threads)
     return out.reshape(shape)
 
 
@@ -439,7 +440,7 @@ def combine_partials(states: np.ndarray, axes: tuple[int, ...], dtype_name: str)
     parts = moved.reshape(rows, -1) if rows else moved.reshape(0, 1)
     total = np.zeros(rows, dtype=dt)  # the empty state is all zero bytes
     mod = _module()
-    combine = getattr(mod.lib, f"meancli_partial_combine_{dtype_name}")
+    combine = getattr(mod.lib, symbol("partial_combine", dtype_name))
     for k in range(parts.shape[1]):
         part = np.ascontiguousarray(parts[:, k])
         _check(combine(_pointer(mod.ffi, total), _pointer(mod.ffi, part), rows), "combine")
@@ -457,16 +458,10 @@ def finalize_partials(states: np.ndarray, dtype_name: str) -> np.ndarray:
     dt = partial_dtype(dtype_name)
     if states.dtype != dt:
         raise ValueError(f"states of dtype {states.dtype} are not {dtype_name} partial states ({dt})")
-    if dtype_name == "bfloat16":
-        import ml_dtypes
-
-        out_dtype: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
-    else:
-        out_dtype = np.dtype(dtype_name)
     src = np.ascontiguousarray(states)
-    out = np.empty(states.shape, dtype=out_dtype)
+    out = np.empty(states.shape, dtype=numpy_dtype(dtype_name))
     mod = _module()
-    symbol = f"meancli_partial_finalize_{dtype_name}"
-    status = getattr(mod.lib, symbol)(_pointer(mod.ffi, src), _pointer(mod.ffi, out), states.size)
-    _check(status, symbol)
+    kernel = symbol("partial_finalize", dtype_name)
+    status = getattr(mod.lib, kernel)(_pointer(mod.ffi, src), _pointer(mod.ffi, out), states.size)
+    _check(status, kernel)
     return out

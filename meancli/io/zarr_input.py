@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InputFileError
 from .chunked import ChunkedArray, is_zarr_directory, regular_chunks, require
-from .errors import InputFileError
 
 MAX_CHUNKS = 1 << 22  # a dask graph of more tasks than this is impractical anyway
 

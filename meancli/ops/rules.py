@@ -14,10 +14,10 @@ import operator
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .errors import SpecViolation
+from ..errors import SpecViolation
 
 if TYPE_CHECKING:
-    from .opversion import Attribute
+    from .schema import Attribute
 
 
 class ReduceCall:

@@ -4,7 +4,7 @@ Every shard must have the first shard's dtype and trailing shape (all dims
 after the first); the dataset's shape is ``(sum of the shards' first dims,
 *trailing)``. Each shard is one chunk along axis 0, cut into pieces of at
 most ``PIECE_BYTES`` (rows whole), so a worker holds one piece at a time.
-Shards are read through meancli.npyio.read_npy (memory-mapped), with its
+Shards are read through meancli.io.npy_read.read_npy (memory-mapped), with its
 checks: a truncated or over-long shard is an error naming it.
 """
 
@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import native_dtype, spec_name
+from ..errors import InputFileError
 from .chunked import ChunkedArray
-from .errors import InputFileError
-from .npyio import read_header
+from .npy_format import read_header
+from .npy_read import read_npy
 
 PIECE_BYTES = int(os.environ.get("MEANCLI_PIECE_BYTES", 64 << 20))
 
@@ -68,7 +70,7 @@ class ShardDataset(ChunkedArray):
                     f"{path}: {what}: header says {h.nbytes} bytes of data, "
                     f"the file holds {size - h.data_offset}"
                 )
-            dtype = h.dtype if h.dtype.isnative else h.dtype.newbyteorder("=")
+            dtype = native_dtype(h.dtype)
             if not h.shape and len(self.paths) > 1:
                 raise InputFileError(f"{path}: a rank-0 shard; shards are concatenated along axis 0")
             if first is None:
@@ -76,8 +78,8 @@ class ShardDataset(ChunkedArray):
                 self.header = h  # the first shard's: its descr says whether V2 was read as bfloat16
             elif dtype != first[1] or h.shape[1:] != first[2]:
                 raise InputFileError(
-                    f"{path}: the shard does not match {first[0]}: dtype {_dtype_name(dtype)}, "
-                    f"trailing shape {h.shape[1:]} (expected {_dtype_name(first[1])}, {first[2]})"
+                    f"{path}: the shard does not match {first[0]}: dtype {spec_name(dtype)}, "
+                    f"trailing shape {h.shape[1:]} (expected {spec_name(first[1])}, {first[2]})"
                 )
             if h.shape:
                 rows.append(h.shape[0])
@@ -101,8 +103,6 @@ class ShardDataset(ChunkedArray):
         self.chunks = (tuple(p[2] for p in self.pieces), *((n,) for n in first[2]))
 
     def read_chunk(self, index: tuple[int, ...]) -> np.ndarray[Any, Any]:
-        from .npyio import read_npy
-
         k, a, n = self.pieces[index[0] if index else 0]
         where = f"{self.name}: chunk ({index[0] if index else 0}) ({self.paths[k]}, rows {a} to {a + n})"
         try:
@@ -117,9 +117,3 @@ class ShardDataset(ChunkedArray):
             raise InputFileError(f"{where}: {exc}") from None
         except OSError as exc:
             raise InputFileError(f"{where}: read error: {exc.strerror or exc}") from None
-
-
-def _dtype_name(dtype: np.dtype[Any]) -> str:
-    from .api import spec_dtype_name
-
-    return spec_dtype_name(dtype)

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, NamedTuple
 
 import numpy as np
 
+from ..dtypes import BFLOAT16_DESCRS, bfloat16_dtype, is_bfloat16
 from ..errors import InputFileError, OutputFileError, UnsupportedDtypeFile
-from .dtypes import BFLOAT16_DESCRS, bfloat16_dtype, is_bfloat16
 from .messages import bad, display, reason
 from .pipes import read_upto
 

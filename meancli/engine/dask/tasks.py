@@ -1,7 +1,8 @@
 """The functions dask ships to workers: module-level, so they pickle by name.
 
 Each loads the compiled kernels in the process that runs it
-(meancli.kernels loads ``meancli._kernels`` on first use); cffi objects
+(meancli.kernels loads ``meancli._kernels`` on first use; importing this
+module imports neither the API nor the command line); cffi objects
 never travel. ReduceMean's chunk / combine / aggregate are the exact partial
 states of meancli.kernels (reduce_partial, combine_partials,
 finalize_partials), so any grouping of chunks gives the same bits; a chunk
@@ -14,31 +15,28 @@ from typing import Any
 
 import numpy as np
 
+from ... import kernels
+from ...kernels.arrays import kernel_input
+
 
 def partial_chunk(
     x: np.ndarray[Any, Any], axis: tuple[int, ...], keepdims: bool, threads: int = 1
 ) -> np.ndarray[Any, Any]:
     """dask.array.reduction's ``chunk``: the exact partial state of each output of a chunk
     (``axis`` kept as size 1)."""
-    from .. import api, kernels
-
-    return kernels.reduce_partial(api.kernel_input(x), tuple(axis), threads)
+    return kernels.reduce_partial(kernel_input(x), tuple(axis), threads)
 
 
 def whole_chunk(x: np.ndarray[Any, Any], axis: tuple[int, ...], threads: int = 1) -> np.ndarray[Any, Any]:
     """A chunk that holds every reduced element of its outputs: their means
     (``axis`` kept as size 1), with no partial states between."""
-    from .. import api, kernels
-
-    return kernels.reduce_kept(api.kernel_input(x), tuple(axis), threads)
+    return kernels.reduce_kept(kernel_input(x), tuple(axis), threads)
 
 
 def partial_combine(
     states: np.ndarray[Any, Any], axis: tuple[int, ...], keepdims: bool, dtype_name: str
 ) -> np.ndarray[Any, Any]:
     """``combine``: partial states concatenated along ``axis``, combined exactly (size 1 there)."""
-    from .. import kernels
-
     return kernels.combine_partials(states, tuple(axis), dtype_name)
 
 
@@ -46,41 +44,13 @@ def partial_aggregate(
     states: np.ndarray[Any, Any], axis: tuple[int, ...], keepdims: bool, dtype_name: str
 ) -> np.ndarray[Any, Any]:
     """``aggregate``: the last combine, then each output's mean rounded once."""
-    from .. import kernels
-
     return kernels.finalize_partials(kernels.combine_partials(states, tuple(axis), dtype_name), dtype_name)
 
 
 def mean_block(*blocks: np.ndarray[Any, Any], symbol: str, threads: int = 1) -> np.ndarray[Any, Any]:
     """One block of an element-wise Mean: ``blocks`` broadcast multidirectionally
     (size-1 dims stretch), averaged by the Mean kernel ``symbol``."""
-    from .. import api, kernels
-
-    xs = [api.kernel_input(b) for b in blocks]
+    xs = [kernel_input(b) for b in blocks]
     out = np.empty(np.broadcast_shapes(*(x.shape for x in xs)), dtype=xs[0].dtype)
     kernels.run_mean(symbol, xs, out, threads)
     return out
-
-
-class ZarrTarget:
-    """A zarr array that dask.array.store writes into, block by block, from any
-    worker: it pickles as its path and opens the store where it is written."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._array: Any = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"path": self.path, "_array": None}
-
-    def __setitem__(self, region: tuple[slice, ...], block: np.ndarray[Any, Any]) -> None:
-        if self._array is None:
-            import zarr
-
-            self._array = zarr.open_array(store=self.path, mode="r+")
-        from ..interrupts import interrupts_deferred
-
-        # zarr writes on its own I/O thread: a Ctrl-C that ended the wait here
-        # would let it write on after the run removed the temporary store
-        with interrupts_deferred():
-            self._array[region] = block

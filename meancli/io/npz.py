@@ -8,7 +8,7 @@ for is named in messages by the name it was asked for; the others as numpy lists
 them (``archive.npz:a`` for ``a.npy``), or by their stored name where that short
 name would find another member (``b.npy`` stored beside ``b``).
 
-Each member is read by :func:`~meancli.formats.npy_read.read_npy_stream` from the
+Each member is read by :func:`~meancli.io.npy_read.read_npy_stream` from the
 file object ``zipfile`` gives (stored or deflated alike, its CRC checked), with the
 member's uncompressed size checked against its header before anything is read.
 """

@@ -19,13 +19,12 @@ themselves.
 
 from __future__ import annotations
 
-import glob
 import os
 from typing import Any
 
 import numpy as np
 
-from .errors import InputFileError
+from ..errors import InputFileError
 
 DASK_EXTRA_HINT = "install it with: pip install 'meancli[dask]'"
 
@@ -168,46 +167,4 @@ def split_store(arg: str) -> tuple[str, str] | None:
         if head and (is_zarr_directory(head) or is_zarr_zip(head)):
             return head, arg[at + 1 :].strip("/")
         at = arg.find(":", at + 1)
-    return None
-
-
-GLOB_CHARS = frozenset("*?[")
-
-
-def open_chunked(arg: str) -> list[ChunkedArray] | None:
-    """The chunked array(s) a FILE argument names, or None when it names something else
-    (a ``.npy``, an ``.npz``, stdin: read by meancli.inputs).
-
-    A zarr group gives every array directly in it, in name order.
-
-    Raises:
-        InputFileError: a store or dataset that cannot be opened (missing
-            path in a group, shards that do not match, no shards), or zarr
-            not installed.
-    """
-    if arg == "-":
-        return None
-    store = split_store(arg)
-    if store is not None:
-        from .zarr_input import open_zarr
-
-        return open_zarr(*store)
-    if os.path.isdir(arg):
-        from .shards import ShardDataset
-
-        names = sorted(n for n in os.listdir(arg) if n.endswith(".npy"))
-        if not names:
-            raise InputFileError(f"{arg}: a directory with no .npy shards and no zarr metadata")
-        return [ShardDataset(arg, [os.path.join(arg, n) for n in names])]
-    if arg.startswith("@") and not os.path.exists(arg):
-        from .shards import ShardDataset, read_list_file
-
-        return [ShardDataset(arg, read_list_file(arg[1:]))]
-    if GLOB_CHARS & set(arg) and not os.path.exists(arg):
-        from .shards import ShardDataset
-
-        paths = sorted(glob.glob(arg))
-        if not paths:
-            raise InputFileError(f"{arg}: the pattern matches no files")
-        return [ShardDataset(arg, paths)]
     return None

@@ -56,7 +56,7 @@ def write_npy(path: str, array: np.ndarray[Any, Any]) -> int:
     ``numpy.lib.format``; the descr is ``dtype.str`` in the array's own byte order, or
     ``'<V2'`` for ``ml_dtypes.bfloat16``.  A Fortran-contiguous (and not C-contiguous)
     array is stored in Fortran order, anything else in C order.  A file is replaced
-    whole or not at all (see :func:`~meancli.formats.atomic_write.write_atomically`).
+    whole or not at all (see :func:`~meancli.io.atomic_write.write_atomically`).
 
     Returns:
         The number of bytes written: header plus ``array.nbytes``.

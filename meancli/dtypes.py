@@ -1,0 +1,101 @@
+"""The one dtype table at run time: spec name <-> numpy dtype <-> ONNX enum.
+
+Its rows are generated from the code generator's dtype table
+(meancli/codegen/dtypes.py -> generated/tables.py), so a new element type is
+one row there, its C primitives and the specs that allow it. Every module
+asks this one for a dtype's spec name, its numpy dtype or its ONNX enum;
+nothing else maps dtypes. bfloat16 is ``ml_dtypes.bfloat16`` in numpy, stored
+in ``.npy`` files as 2-byte void data (``'<V2'``), the layout numpy writes for it.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .generated.tables import DTYPES
+
+#: What numpy writes as the descr of ``ml_dtypes.bfloat16`` data (2-byte void).
+BFLOAT16_DESCRS = ("<V2", "|V2")
+BFLOAT16_NOTE = "note: 2-byte void data ('<V2' or '|V2', ml_dtypes' layout) was read as bfloat16"
+
+#: Every spec dtype name, in the table's order (floats first).
+NAMES: tuple[str, ...] = tuple(row[0] for row in DTYPES)
+_ROWS = {row[0]: row for row in DTYPES}
+# numpy's (kind, itemsize) of every type numpy itself defines: bfloat16 is ml_dtypes'
+_BY_KIND_SIZE = {(kind, size): name for name, numpy, kind, size, _ in DTYPES if numpy != "bfloat16"}
+_BY_ONNX = {row[4]: row[0] for row in DTYPES}
+
+
+def is_bfloat16(dtype: np.dtype[Any]) -> bool:
+    """Return True if ``dtype`` is ``ml_dtypes.bfloat16`` (in either byte order).
+
+    Never imports ``ml_dtypes``: if it has not been imported, no bfloat16 dtype can exist.
+    Raises nothing.
+    """
+    mod = sys.modules.get("ml_dtypes")
+    if mod is None:
+        return False
+    bf16 = getattr(mod, "bfloat16", None)
+    return bf16 is not None and getattr(dtype, "type", None) is bf16
+
+
+def bfloat16_dtype() -> np.dtype[Any]:
+    """``ml_dtypes.bfloat16`` as a dtype (imports ml_dtypes; ImportError if it is missing)."""
+    import ml_dtypes  # lazy: only when bfloat16 data is met or written
+
+    dtype: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
+    return dtype
+
+
+def native_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """``dtype`` in the machine's byte order (itself when it already is)."""
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
+
+
+@lru_cache(maxsize=64)
+def spec_name(dtype: np.dtype[Any]) -> str:
+    """The spec's name of a numpy dtype (either byte order): float16, bfloat16,
+    float32, float64, int8..int64, uint8..uint64. Any other dtype keeps numpy's
+    name (``float8_e4m3fn``, ``complex64``, ``V2``), which no spec allows: a
+    1-byte float8 or raw void data is never taken for bfloat16.
+
+    Raises nothing.
+    """
+    if is_bfloat16(dtype):
+        return "bfloat16"
+    name = _BY_KIND_SIZE.get((dtype.kind, dtype.itemsize)) if dtype.kind in "fiu" else None
+    return name if name is not None else dtype.name
+
+
+def numpy_dtype(name: str) -> np.dtype[Any]:
+    """The numpy dtype (native byte order) of spec dtype ``name``; bfloat16 imports ml_dtypes.
+
+    Raises:
+        KeyError: ``name`` is not in the table.
+    """
+    numpy = _ROWS[name][1]
+    return bfloat16_dtype() if numpy == "bfloat16" else np.dtype(numpy)
+
+
+def itemsize(name: str) -> int:
+    """Bytes per element of spec dtype ``name`` (KeyError: not in the table)."""
+    return int(_ROWS[name][3])
+
+
+def is_float(name: str) -> bool:
+    """Whether spec dtype ``name`` is a floating type (KeyError: not in the table)."""
+    return bool(_ROWS[name][2] == "f")
+
+
+def onnx_enum(name: str) -> int:
+    """The ``TensorProto.DataType`` value of spec dtype ``name`` (KeyError: not in the table)."""
+    return int(_ROWS[name][4])
+
+
+def from_onnx_enum(value: int) -> str | None:
+    """The spec dtype name of a ``TensorProto.DataType`` value; None for a type not in the table."""
+    return _BY_ONNX.get(value)

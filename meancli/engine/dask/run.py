@@ -1,0 +1,211 @@
+"""The dask engine's entry points for the planner (meancli.engine.plan): build
+the graph at the place ``Where`` names, run it, and return the result or write
+it to a zarr store from the workers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import ExitStack
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import is_bfloat16, spec_name
+from ...errors import OutputFileError
+from ...io.chunked import require
+from ...io.registry import output_format
+from ...io.shards import ShardDataset
+from ...io.source import Source
+from ...io.zarr_output import ZarrTarget, replace_store, temporary_store
+from ...ops.rules import ReduceCall
+from .. import Clock, ProgressFactory
+from ..plan import Job, Outcome
+from ..where import DEFAULT_TIMEOUT, Where
+from .cluster import connect, workers_of
+from .compute import compute
+from .graphs import as_dask, chunk_grid, is_dask_array, mean_graph, reduce_graph
+
+
+def write_zarr(
+    result: Any,
+    path: str,
+    tmp: str,
+    client: Any,
+    progress: ProgressFactory,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> None:
+    """Write dask array ``result`` to a new zarr (format 3) array at ``path``,
+    block by block from wherever the graph runs, atomically: into a temporary
+    store beside ``path``, renamed into place once complete (an existing
+    ``path`` is replaced only then). ``tmp`` is that temporary store
+    (temporary_store()); the caller removes it once no worker can write into
+    it any more (after the cluster has stopped the run's tasks).
+
+    Raises:
+        InputFileError: a dtype zarr cannot store (bfloat16), or the store
+            cannot be written.
+    """
+    zarr = require("zarr")
+    da = require("dask.array")
+    if is_bfloat16(result.dtype):
+        raise OutputFileError(f"{path}: zarr has no bfloat16 data type; write the result as .npy")
+    # A rank-0 result is one chunk of shape (): zarr takes chunks=() for it (None is refused).
+    chunk = tuple(max(c) if c else 1 for c in result.chunks)
+    try:
+        zarr.create_array(store=tmp, shape=result.shape, chunks=chunk, dtype=result.dtype)
+        regular = result.rechunk(chunk) if result.ndim else result
+        stored = da.store(regular, ZarrTarget(tmp), lock=False, compute=False)
+        compute([stored], client, progress, timeout=timeout)
+        replace_store(tmp, path)
+    except OSError as exc:
+        raise OutputFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _graph_input(item: Any) -> Any:
+    """A streamed .npy becomes a one-shard dataset (read by the workers); stdin is read whole."""
+    if not isinstance(item, Source):
+        return item
+    if item.seekable:
+        item.finish()
+        return ShardDataset(item.name, [item.name])
+    data = item.read_all()
+    item.finish()
+    return data
+
+
+def _info(where: Where, client: Any, xs: list[Any]) -> dict[str, Any]:
+    return {
+        "name": "dask",
+        "scheduler": where.scheduler
+        if where.scheduler is not None
+        else ("local-cluster" if where.workers is not None else "synchronous"),
+        "workers": workers_of(client),
+        "chunks": [chunk_grid(x) for x in xs],
+    }
+
+
+def run_reduce(
+    call: ReduceCall,
+    item: Any,
+    where: Where,
+    *,
+    threads: int,
+    output: str | None,
+    clock: Clock,
+    progress: ProgressFactory,
+) -> tuple[np.ndarray[Any, Any] | None, dict[str, Any]]:
+    """ReduceMean of ``item`` (a ChunkedArray, array, Source or dask array) on dask at ``where``.
+
+    Returns:
+        (the result, None when it was written to the zarr store ``output``;
+        what the report says of where it ran: engine, scheduler, workers, chunk grid).
+        Stage times go to ``clock``: cluster, graph, kernel (reading and
+        reducing the chunks), write.
+
+    Raises:
+        ClusterError: see connect(); InputFileError: a chunk that cannot be
+            read (named), an output that cannot be written.
+    """
+    item = _graph_input(item)
+    dtype_name = spec_name(item.dtype)
+    return _run(
+        [item],
+        lambda xs, t: reduce_graph(xs[0], call, dtype_name, threads=t),
+        where,
+        threads=threads,
+        output=output,
+        clock=clock,
+        progress=progress,
+    )
+
+
+def run_mean(
+    shape: tuple[int, ...],
+    items: list[Any],
+    symbol: str,
+    where: Where,
+    *,
+    threads: int,
+    output: str | None,
+    clock: Clock,
+    progress: ProgressFactory,
+) -> tuple[np.ndarray[Any, Any] | None, dict[str, Any]]:
+    """Element-wise Mean of ``items`` (broadcasting to ``shape``) on dask at ``where``,
+    as run_reduce: the result, or None when written to the zarr store ``output``
+    block by block from the workers."""
+    return _run(
+        [_graph_input(x) for x in items],
+        lambda xs, t: mean_graph(xs, shape, symbol, threads=t),
+        where,
+        threads=threads,
+        output=output,
+        clock=clock,
+        progress=progress,
+    )
+
+
+def _run(
+    items: list[Any],
+    graph: Callable[[list[Any], int], Any],
+    where: Where,
+    *,
+    threads: int,
+    output: str | None,
+    clock: Clock,
+    progress: ProgressFactory,
+) -> tuple[np.ndarray[Any, Any] | None, dict[str, Any]]:
+    """Build ``graph(dask inputs, kernel threads)`` at ``where`` and run it: the result,
+    or None when written to the zarr store ``output``; and the report's engine info."""
+    with ExitStack() as stack:
+        # entered first, left last: removed only after the cluster has stopped every task
+        tmp = (
+            stack.enter_context(temporary_store(output))
+            if output is not None and output_format(output) == "zarr"
+            else ""
+        )
+        with clock.stage("cluster"):
+            client = stack.enter_context(connect(where))
+        with clock.stage("graph"):
+            xs = [as_dask(x, cluster=where.cluster) for x in items]
+            result = graph(xs, 1 if where.cluster else threads)
+        info = _info(where, client, xs)
+        if output is not None and output_format(output) == "zarr":
+            assert output is not None
+            with clock.stage("kernel"):
+                write_zarr(result, output, tmp, client, progress, timeout=where.timeout)
+            return None, info
+        with clock.stage("kernel"):
+            (value,) = compute([result], client, progress, timeout=where.timeout)
+    return value, info
+
+
+def reduce(op: Any, call: ReduceCall, item: Any, job: Job) -> Outcome:
+    """The planner's entry (meancli.engine.plan): ReduceMean of ``item`` on dask at
+    ``job.where``; a lazy dask array when ``job.lazy`` and ``item`` is a dask array."""
+    if job.lazy and is_dask_array(item):
+        return Outcome(reduce_graph(item, call, spec_name(item.dtype)), {"name": "dask", "lazy": True})
+    result, info = run_reduce(
+        call, item, job.where, threads=job.threads, output=job.output, clock=job.times, progress=job.progress
+    )
+    return Outcome(result, info)
+
+
+def mean(op: Any, shape: tuple[int, ...], items: list[Any], job: Job) -> Outcome:
+    """The planner's entry: element-wise Mean of ``items`` on dask at ``job.where``;
+    a lazy dask array when ``job.lazy``."""
+    symbol = op.kernels[spec_name(items[0].dtype)]
+    if job.lazy:
+        xs = [x if is_dask_array(x) else as_dask(x, cluster=False) for x in items]
+        return Outcome(mean_graph(xs, shape, symbol), {"name": "dask", "lazy": True})
+    result, info = run_mean(
+        shape,
+        items,
+        symbol,
+        job.where,
+        threads=job.threads,
+        output=job.output,
+        clock=job.times,
+        progress=job.progress,
+    )
+    return Outcome(result, info)

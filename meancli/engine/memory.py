@@ -1,0 +1,148 @@
+"""The in-memory engine: the whole input in memory (or memory-mapped), one kernel call."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import kernels
+from ..dtypes import spec_name
+from ..errors import SpecViolation, UsageError
+from ..ops.rules import ReduceCall
+from ..ops.schema import OpVersion
+from ..ops.validate import validate_mean
+from .plan import Job, Outcome
+
+
+def prepare_mean(op: OpVersion, inputs: Sequence[Any], **attributes: Any) -> tuple[int, ...]:
+    """Validate a Mean call (ops.validate.validate_mean) and check its rank against
+    the kernels' limit; returns the output shape.
+
+    Raises:
+        SpecViolation: what validate_mean raises; a rank above kernels.max_rank().
+    """
+    shape = validate_mean(op, inputs, **attributes)
+    if len(shape) > kernels.max_rank():
+        raise SpecViolation(f"{op.label}: rank {len(shape)} exceeds the maximum of {kernels.max_rank()}")
+    return shape
+
+
+def output_array(
+    out: Any, shape: tuple[int, ...], dtype: np.dtype[Any], inputs: Sequence[np.ndarray], elementwise: bool
+) -> np.ndarray:
+    """``out`` checked as the destination of a result of ``shape`` and ``dtype``,
+    or a new C-contiguous array when ``out`` is None.
+
+    ``out`` must be a writeable, aligned, C-contiguous ndarray of exactly that
+    shape and dtype (native byte order) that shares no memory with the
+    inputs; an element-wise Mean may also write into one of its own inputs
+    when that input has the output's shape and layout (each output element
+    reads its inputs before it is written).
+
+    Raises:
+        UsageError: ``out`` is not such an array, or a new one does not fit in memory.
+    """
+    if out is None:
+        try:
+            return np.empty(shape, dtype=dtype)
+        except (MemoryError, ValueError):  # ValueError: numpy's "array is too big"
+            nbytes = np.prod(shape, dtype=object) * dtype.itemsize
+            raise UsageError(f"the result of shape {shape} ({nbytes} bytes) does not fit in memory") from None
+    if not isinstance(out, np.ndarray):
+        raise UsageError(f"out must be a numpy array, got {type(out).__name__}")
+    if not out.dtype.isnative:
+        raise UsageError("out must be in native byte order")
+    if out.shape != shape or out.dtype != dtype:
+        raise UsageError(
+            f"out must have shape {shape} and dtype {spec_name(dtype)}, "
+            f"got shape {out.shape} and dtype {spec_name(out.dtype)}"
+        )
+    if not (out.flags.c_contiguous and out.flags.writeable and out.flags.aligned):
+        raise UsageError("out must be a writeable, aligned, C-contiguous array")
+    for x in inputs:
+        if x.size == 0 or out.size == 0 or not np.may_share_memory(x, out):
+            continue
+        same = x.shape == out.shape and x.flags.c_contiguous and x.ctypes.data == out.ctypes.data
+        if not (elementwise and same):
+            raise UsageError(
+                "out overlaps an input (only Mean may write into an input of its own shape and layout)"
+            )
+    return out
+
+
+def execute_reduce(
+    op: OpVersion,
+    call: ReduceCall,
+    data: np.ndarray,
+    threads: int | None = None,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """Run ``op``'s kernel for a validated call.
+
+    Args:
+        data: a kernels.arrays.kernel_input() array of the shape the call was validated for.
+        threads: kernel threads (None: the available cores).
+        out: where to write the result (see output_array); None: a new array.
+
+    Returns:
+        ``out``, or a new C-contiguous array of dtype ``data.dtype`` and shape ``call.out_shape``.
+
+    Raises:
+        UsageError: ``out`` is not a valid destination (output_array).
+    """
+    out = output_array(out, call.out_shape, data.dtype, [data], elementwise=False)
+    symbol = op.kernels[spec_name(data.dtype)]
+    kernels.run_reduce(symbol, data, call.reduce_mask, out, kernels.threads_of(threads))
+    return out
+
+
+def reduce_kernel_kind(op: OpVersion, call: ReduceCall, data: np.ndarray) -> str:
+    """The kind of vector kernel (meancli.kernels.isa) execute_reduce runs for
+    ``data`` (a kernel_input() array): ``"mean"``, the Mean unit kernels, for
+    few rows or short runs; else ``"run"``.
+
+    Raises:
+        SpecViolation: integer mean over an empty set.
+    """
+    with kernels.ReduceJob(spec_name(data.dtype), data.shape, data.strides, call.reduce_mask) as job:
+        return job.kind(whole=True)
+
+
+def execute_mean(
+    op: OpVersion,
+    shape: tuple[int, ...],
+    inputs: Sequence[np.ndarray],
+    threads: int | None = None,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """Run ``op``'s Mean kernel on validated kernel_input() arrays; returns
+    ``out`` (see output_array) or a new C-contiguous array of the inputs'
+    dtype and the broadcast ``shape``.
+
+    Raises:
+        UsageError: ``out`` is not a valid destination (output_array).
+    """
+    out = output_array(out, shape, inputs[0].dtype, inputs, elementwise=True)
+    symbol = op.kernels[spec_name(inputs[0].dtype)]
+    kernels.run_mean(symbol, inputs, out, kernels.threads_of(threads))
+    return out
+
+
+def reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, job: Job) -> Outcome:
+    """The planner's entry (meancli.engine.plan): ReduceMean of a kernel_input()
+    array in one kernel call, timed as stage ``kernel`` (``job.repeat`` times),
+    into ``job.out`` when given."""
+    result = job.times.repeat(
+        "kernel", lambda: execute_reduce(op, call, data, job.threads, job.out), job.repeat
+    )
+    return Outcome(result, {"name": "memory"}, reduce_kernel_kind(op, call, data))
+
+
+def mean(op: OpVersion, shape: tuple[int, ...], inputs: list[np.ndarray], job: Job) -> Outcome:
+    """The planner's entry: element-wise Mean of kernel_input() arrays in one kernel call."""
+    result = job.times.repeat(
+        "kernel", lambda: execute_mean(op, shape, inputs, job.threads, job.out), job.repeat
+    )
+    return Outcome(result, {"name": "memory"}, "mean")

@@ -1,0 +1,180 @@
+"""The one engine planner: given a validated call's inputs and where the run
+may go, pick the engine that runs it, for the command line and the Python
+API alike.
+
+Each engine is a module with two entry points of the same form::
+
+    reduce(op, call, item, job) -> Outcome
+    mean(op, shape, items, job) -> Outcome
+
+and an entry in ENGINES, tried in order: the first whose ``wants`` says yes
+runs the call. A new engine is its module and one line here. ``wants`` must
+not import the engine's module (a run that goes elsewhere never pays for
+importing dask): it only looks at the inputs and the Job.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+from ..errors import UsageError
+from ..io.registry import output_format
+from . import Clock, ProgressFactory, StageTimes, no_progress
+from .where import Where
+
+
+class Job(NamedTuple):
+    """How a call runs, whatever the engine.
+
+    Attributes:
+        where: where a dask graph runs (Where(): this process).
+        threads: kernel threads (each dask task takes 1 on a cluster).
+        output: the path the engine writes itself (a zarr store from the workers,
+            or a ``.npy`` written block by block by the streamed Mean); None: return the result.
+        clock: where stage times go (ms).
+        progress: the progress bar factory.
+        repeat: kernel runs timed in memory (the median is reported).
+        out: an array the result goes into (the API's ``out=``); None: a new one.
+        lazy: a dask array in gives a lazy dask array out (the API), not a computed one.
+    """
+
+    where: Where = Where()
+    threads: int = 1
+    output: str | None = None
+    clock: Clock | None = None  # None: a StageTimes of the run's own
+    progress: ProgressFactory = no_progress
+    repeat: int = 1
+    out: Any = None
+    lazy: bool = False
+
+    @property
+    def times(self) -> Clock:
+        """The clock; the planner gives every Job it dispatches one (StageTimes by default)."""
+        assert self.clock is not None, "dispatched by meancli.engine.plan, which sets a clock"
+        return self.clock
+
+
+class Outcome(NamedTuple):
+    """What an engine returns: the result (None when the engine wrote it to
+    ``job.output``), what reports say of the engine (``{"name": ...}``, and for
+    dask its scheduler, workers and chunk grid), and the kind of vector kernel
+    that ran where the engine knows it (``"run"`` or ``"mean"``)."""
+
+    result: Any
+    engine: dict[str, Any]
+    kernel_kind: str | None = None
+
+
+def is_source(item: Any) -> bool:
+    """Whether ``item`` is read on demand (a meancli.io.source.Source); never imports it."""
+    source = sys.modules.get("meancli.io.source")
+    return source is not None and isinstance(item, source.Source)
+
+
+def is_chunked(item: Any) -> bool:
+    """Whether ``item`` is a ChunkedArray (a zarr array, a shard dataset) or a dask array;
+    never imports them."""
+    chunked = sys.modules.get("meancli.io.chunked")
+    da = sys.modules.get("dask.array")
+    return (chunked is not None and isinstance(item, chunked.ChunkedArray)) or (
+        da is not None and isinstance(item, da.Array)
+    )
+
+
+def _wants_dask(items: Sequence[Any], job: Job) -> bool:
+    return (
+        job.where.cluster
+        or (job.output is not None and output_format(job.output) == "zarr")
+        or any(is_chunked(x) for x in items)
+    )
+
+
+def _wants_streamed(items: Sequence[Any], job: Job) -> bool:
+    return any(is_source(x) for x in items)
+
+
+class Engine(NamedTuple):
+    """A planner entry: the engine's name, its module, and when it runs a call."""
+
+    name: str
+    module: str
+    wants: Callable[[Sequence[Any], Job], bool]
+
+
+ENGINES: list[Engine] = [
+    Engine("dask", "meancli.engine.dask.run", _wants_dask),
+    Engine("streamed", "meancli.engine.streamed", _wants_streamed),
+    Engine("memory", "meancli.engine.memory", lambda items, job: True),
+]
+
+
+def choose(items: Sequence[Any], job: Job) -> Engine:
+    """The engine that runs a call on ``items`` (arrays, Sources, ChunkedArrays, dask arrays)."""
+    return next(e for e in ENGINES if e.wants(items, job))
+
+
+def writes_output(items: Sequence[Any], job: Job) -> bool:
+    """Whether the chosen engine writes ``job.output`` itself (a zarr store); the
+    caller then knows before the run that no result comes back to write."""
+    return choose(items, job).name == "dask" and (
+        job.output is not None and output_format(job.output) == "zarr"
+    )
+
+
+def reduce(op: Any, call: Any, item: Any, job: Job) -> Outcome:
+    """ReduceMean of ``item`` for a validated ``call`` (meancli.ops.validate) on the chosen engine.
+
+    Raises:
+        MeancliError: what the engine raises (unreadable data, a cluster that
+            cannot be reached, an output that cannot be written).
+    """
+    engine = choose([item], job)
+    outcome: Outcome = importlib.import_module(engine.module).reduce(op, call, item, _clocked(job))
+    return outcome
+
+
+def mean(op: Any, shape: tuple[int, ...], items: Sequence[Any], job: Job) -> Outcome:
+    """Element-wise Mean of validated ``items`` broadcasting to ``shape`` on the chosen engine.
+
+    Raises:
+        MeancliError: what the engine raises.
+    """
+    engine = choose(items, job)
+    outcome: Outcome = importlib.import_module(engine.module).mean(op, shape, list(items), _clocked(job))
+    return outcome
+
+
+def _clocked(job: Job) -> Job:
+    return job if job.clock is not None else job._replace(clock=StageTimes())
+
+
+def lazy_array(item: Any) -> Any:
+    """A ChunkedArray (a zarr array, a shard dataset) as a dask array on its own chunk grid.
+
+    Raises:
+        InputFileError: dask is not installed.
+    """
+    graphs = importlib.import_module("meancli.engine.dask.graphs")
+    return graphs.as_dask(item, cluster=True)
+
+
+def check_where(where: Where) -> None:
+    """Refuse, before anything is read, a place to run that cannot be used:
+    both ``workers`` and ``scheduler``, or a malformed scheduler address.
+
+    Raises:
+        UsageError: one line saying why, with an example address.
+    """
+    if where.workers is not None and where.scheduler is not None:
+        raise UsageError("--workers and --scheduler cannot be combined (--workers starts its own cluster)")
+    if where.scheduler is None:
+        return
+    if not where.scheduler.strip():
+        raise UsageError("--scheduler needs an address such as tcp://HOST:8786")
+    cluster = importlib.import_module("meancli.engine.dask.cluster")
+    why = cluster.scheduler_address_error(where.scheduler)
+    if why is not None:
+        raise UsageError(f"--scheduler {where.scheduler!r}: {why} (give an address such as tcp://HOST:8786)")

@@ -1,0 +1,310 @@
+"""The formats meancli reads and writes: one input registry and one output registry.
+
+Every front end and engine opens a FILE argument through :func:`open_input`
+(the command line, the Python API's ``open_lazy``; dask workers reopen the
+chunked arrays it gives, which pickle as their path) and writes through
+:func:`write_output`, so one array is opened one way however it is named.
+
+INPUTS are tried in order; the first whose ``recognise`` accepts the argument
+opens it. A new input format is its module and one InputFormat line here; a new
+output format one OutputFormat line.
+"""
+
+from __future__ import annotations
+
+import errno
+import glob
+import os
+import stat
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..dtypes import spec_name
+from ..errors import InputFileError, OutputFileError, UsageError
+from .detect import input_format
+from .inputs import NamedArray, read_npy_input, read_npz_input, read_pb_input, read_stdin_input
+from .messages import reason, shown_input, split_member
+
+GLOB_CHARS = frozenset("*?[")
+
+
+class Opening(NamedTuple):
+    """How the caller wants inputs opened.
+
+    Attributes:
+        stream: give a meancli.io.source.Source for stdin, ``.npy`` files and ``.npz``
+            members of at least io.source.STREAM_MIN_BYTES, instead of reading them.
+        lazy: the run goes to dask: a plain ``.npy`` file becomes a one-shard
+            dataset, so that the workers read it themselves.
+        mmap: memory-map regular ``.npy`` files read in memory.
+    """
+
+    stream: bool = False
+    lazy: bool = False
+    mmap: bool = True
+
+
+class InputFormat(NamedTuple):
+    """An input registry entry: its name, whether it takes an argument, and how it opens one."""
+
+    name: str
+    recognise: Callable[[str], bool]
+    open: Callable[[str, Opening], list[NamedArray]]
+
+
+def _is_stdin(arg: str) -> bool:
+    return arg == "-"
+
+
+def _is_zarr(arg: str) -> bool:
+    from .chunked import split_store
+
+    return split_store(arg) is not None
+
+
+def _open_zarr(arg: str, how: Opening) -> list[NamedArray]:
+    from .chunked import split_store
+    from .zarr_input import open_zarr
+
+    store = split_store(arg)
+    assert store is not None
+    return [NamedArray(a.name, a, None) for a in open_zarr(*store)]
+
+
+def _is_dataset(arg: str) -> bool:
+    """A directory (of ``.npy`` shards), ``@LIST``, or a glob pattern that names no file."""
+    if os.path.isdir(arg):
+        return True
+    if arg.startswith("@") and not os.path.exists(arg):
+        return True
+    return bool(GLOB_CHARS & set(arg)) and not os.path.exists(arg)
+
+
+def _open_dataset(arg: str, how: Opening) -> list[NamedArray]:
+    from .shards import ShardDataset, read_list_file
+
+    if os.path.isdir(arg):
+        names = sorted(n for n in os.listdir(arg) if n.endswith(".npy"))
+        if not names:
+            raise InputFileError(f"{arg}: a directory with no .npy shards and no zarr metadata")
+        dataset = ShardDataset(arg, [os.path.join(arg, n) for n in names])
+    elif arg.startswith("@"):
+        dataset = ShardDataset(arg, read_list_file(arg[1:]))
+    else:
+        paths = sorted(glob.glob(arg))
+        if not paths:
+            raise InputFileError(f"{arg}: the pattern matches no files")
+        dataset = ShardDataset(arg, paths)
+    return [NamedArray(dataset.name, dataset, getattr(dataset, "header", None))]
+
+
+def _is_npz(arg: str) -> bool:
+    path, _ = split_member(arg)
+    return input_format(path) == "npz"
+
+
+def _open_npz(arg: str, how: Opening) -> list[NamedArray]:
+    path, member = split_member(arg)
+    return read_npz_input(path, member, stream=how.stream)
+
+
+def _is_pb(arg: str) -> bool:
+    path, member = split_member(arg)
+    return member is None and input_format(path) == "pb"
+
+
+def _open_pb(arg: str, how: Opening) -> list[NamedArray]:
+    return read_pb_input(arg)
+
+
+def _open_npy(arg: str, how: Opening) -> list[NamedArray]:
+    path, member = split_member(arg)
+    if member is not None:
+        raise InputFileError(f"{path}: not an .npz archive, so it has no member {member!r} ({arg})")
+    if how.lazy and os.path.isfile(path):  # the workers read it themselves, in pieces along axis 0
+        from .shards import ShardDataset
+
+        dataset = ShardDataset(path, [path])
+        return [NamedArray(path, dataset, getattr(dataset, "header", None))]
+    return read_npy_input(path, stream=how.stream, mmap=how.mmap)
+
+
+def _open_stdin(arg: str, how: Opening) -> list[NamedArray]:
+    return [read_stdin_input(stream=how.stream)]
+
+
+INPUTS: tuple[InputFormat, ...] = (
+    InputFormat("stdin", _is_stdin, _open_stdin),
+    InputFormat("zarr", _is_zarr, _open_zarr),  # before npz: a zipped store is a zip
+    InputFormat("shards", _is_dataset, _open_dataset),
+    InputFormat("npz", _is_npz, _open_npz),
+    InputFormat("pb", _is_pb, _open_pb),
+    InputFormat("npy", lambda arg: True, _open_npy),  # by content; its reader says what is wrong
+)
+
+
+def open_input(arg: str, how: Opening | None = None) -> list[NamedArray]:
+    """The tensors one FILE argument names, opened by the first format that recognises it.
+
+    Args:
+        arg: ``-`` (stdin), a ``.npy`` path, an ``.npz`` path (every member, in stored
+            order) or ``path.npz:member``, a ``.pb`` TensorProto file, a zarr store
+            (``STORE`` or ``STORE:path/in/group``; a bare group gives every array
+            directly in it), or a dataset of ``.npy`` shards (a directory, a glob, ``@LIST``).
+        how: streaming, lazy (dask) or in-memory opening (Opening; None: in memory).
+
+    Returns:
+        NamedArrays whose ``data`` is an array (file byte order and layout), a
+        Source (``how.stream``), or a ChunkedArray (zarr arrays, shard datasets).
+
+    Raises:
+        InputFileError: anything unreadable or malformed, in one line naming the
+            file (the archive member, the store path, the shard).
+    """
+    fmt = next(f for f in INPUTS if f.recognise(arg))
+    return fmt.open(arg, how or Opening())
+
+
+def input_format_name(arg: str) -> str:
+    """The name of the input format that opens ``arg`` (``npy``, ``npz``, ``zarr``, ...)."""
+    return next(f.name for f in INPUTS if f.recognise(arg))
+
+
+def read_axes(arg: str, allowed: tuple[str, ...], label: str) -> list[int]:
+    """The axes held by the tensor file ``arg`` (any input format): a 1-D integer tensor,
+    as ReduceMean-18's ``axes`` input is.
+
+    Args:
+        arg: a FILE argument naming one tensor (``-``: a ``.npy`` on stdin, which
+            the caller checks is not also a data FILE).
+        allowed: the spec's dtype names the operator version takes for axes (int64 for ONNX).
+        label: the operator version as messages name it.
+
+    Returns:
+        The axes, in the file's order (an empty list for an empty tensor: explicitly empty).
+
+    Raises:
+        InputFileError: the file is unreadable, holds several tensors, is not 1-D, or its
+            dtype is not one of ``allowed``.
+    """
+    named = open_input(arg)
+    if len(named) != 1:
+        listed = ", ".join(n.name for n in named)
+        raise InputFileError(f"{arg}: holds {len(named)} arrays ({listed}); name one as {arg}:NAME")
+    (item,) = named
+    shown = shown_input(item.name)
+    array = np.asarray(item.data)
+    dtype = spec_name(array.dtype)
+    if dtype not in allowed:
+        raise InputFileError(f"{shown}: axes must be {' or '.join(allowed)} for {label}, found {dtype}")
+    if array.ndim != 1:
+        raise InputFileError(f"{shown}: axes must be a 1-D tensor, found shape {array.shape}")
+    return [int(a) for a in array.tolist()]
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+class OutputFormat(NamedTuple):
+    """An output registry entry: its name, whether it takes a path, and its writer
+    (None: written by an engine as it runs, a zarr store from the dask workers)."""
+
+    name: str
+    recognise: Callable[[str], bool]
+    write: Callable[[str, Any], None] | None
+
+
+def _write_npy(path: str, array: Any) -> None:
+    from .npy_write import write_npy
+
+    write_npy(path, array)
+
+
+def _write_pb(path: str, array: Any) -> None:
+    from .onnx_tensor import write_tensor_file
+
+    write_tensor_file(path, array)
+
+
+def _suffix(path: str) -> str:
+    return path.rstrip("/").lower()
+
+
+OUTPUTS: tuple[OutputFormat, ...] = (
+    OutputFormat("npy", lambda path: path == "-", _write_npy),  # stdout
+    OutputFormat("zarr", lambda path: _suffix(path).endswith(".zarr"), None),
+    OutputFormat("pb", lambda path: _suffix(path).endswith(".pb"), _write_pb),
+    OutputFormat("npy", lambda path: True, _write_npy),
+)
+
+
+def output_format(path: str) -> str:
+    """The format an output path asks for: ``zarr`` for ``*.zarr``, ``pb`` for ``*.pb``,
+    else ``npy`` (``-``, stdout, included)."""
+    return next(f.name for f in OUTPUTS if f.recognise(path))
+
+
+def check_output_format(output: str, path: str) -> None:
+    """Before any file is read: a usage error for an output meancli does not write
+    (``.npz``; a zip archive, a zipped zarr store included, rather than a ``.npy`` under its name).
+    ``output`` is the ``-o`` value as given (a template), ``path`` one path it gives.
+
+    Raises:
+        UsageError: one line naming what to write instead.
+    """
+    name = _suffix(path)
+    if path != "-" and name.endswith(".npz"):
+        raise UsageError(f"-o {output}: .npz outputs are not supported; write .npy or .pb")
+    if name.endswith(".zarr.zip"):
+        given = output.rstrip("/")
+        store = given[: -len(".zip")] if given.lower().endswith(".zip") else path.rstrip("/")[: -len(".zip")]
+        raise UsageError(
+            f"-o {output}: zipped zarr stores are not written; write a directory store "
+            f"(-o {store}) and zip its contents if needed"
+        )
+    if name.endswith(".zip"):
+        raise UsageError(f"-o {output}: zip outputs are not supported; write .npy, .pb or .zarr")
+
+
+def check_output_target(path: str | None) -> None:
+    """Before its input is read: an output error (exit status 1, as for an output that
+    cannot be written) for a zarr output ``path`` that would replace something other
+    than a zarr array or an empty directory (io.zarr_output), for a file output that
+    is a directory, and for an output whose directory does not exist (found before a
+    long run, not after it; zarr would make it).
+
+    Raises:
+        OutputFileError: ``cannot write PATH: REASON``.
+    """
+    if path is None or path == "-":
+        return
+    if output_format(path) == "zarr":
+        from .zarr_output import check_zarr_target
+
+        check_zarr_target(path)
+    elif os.path.isdir(path):
+        raise OutputFileError(f"cannot write {path}: is a directory")
+    try:
+        parent = os.stat(os.path.dirname(path) or ".")
+    except OSError as exc:
+        raise OutputFileError(f"cannot write {path}: {reason(exc)}") from None
+    if not stat.S_ISDIR(parent.st_mode):
+        raise OutputFileError(f"cannot write {path}: {os.strerror(errno.ENOTDIR)}")
+
+
+def write_output(path: str, result: Any) -> None:
+    """Write ``result`` to ``path`` in the format its name asks for, atomically:
+    ``.pb`` an ONNX TensorProto, anything else (``-`` = stdout included) ``.npy``.
+
+    Raises:
+        OutputFileError: the file cannot be written (or the onnx package is missing for ``.pb``).
+        UsageError: ``path`` names a format meancli does not write (check_output_format),
+            or one an engine writes as it runs (a zarr store).
+    """
+    check_output_format(path, path)
+    fmt = next(f for f in OUTPUTS if f.recognise(path))
+    if fmt.write is None:
+        raise UsageError(f"-o {path}: a {fmt.name} output is written by the dask engine as it runs")
+    fmt.write(path, result)

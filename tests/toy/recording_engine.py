@@ -1,0 +1,26 @@
+"""A toy engine: runs every call in memory and records it. It is what a new engine
+module looks like: the planner's two entry points (meancli.engine.plan)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from meancli.engine import memory
+from meancli.engine.plan import Engine, Job, Outcome
+
+CALLS: list[str] = []
+
+
+def reduce(op: Any, call: Any, data: Any, job: Job) -> Outcome:
+    CALLS.append(f"reduce {op.label}")
+    outcome = memory.reduce(op, call, data, job)
+    return outcome._replace(engine={"name": "recording"})
+
+
+def mean(op: Any, shape: tuple[int, ...], items: list[Any], job: Job) -> Outcome:
+    CALLS.append(f"mean {op.label}")
+    outcome = memory.mean(op, shape, items, job)
+    return outcome._replace(engine={"name": "recording"})
+
+
+ENGINE = Engine("recording", __name__, lambda items, job: True)
