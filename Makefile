@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
+# An editable install of the checkout. setuptools ends each with a note that a folder named
+# like the package may shadow it (pip >= 25 prints a backend's notes): here that folder is the package.
+EDITABLE := PYTHONWARNINGS='ignore:Editable installation:UserWarning' $(PIP) install -e
 # Rebuild the install (and the compiled kernels) when any of these change.
 INSTALL_INPUTS := pyproject.toml setup.py meancli/_ffi_build.py generated/kernels.c generated/kernels_cdef.h
 # meancli itself (what `make demo` needs); each extra of pyproject.toml has its own stamp on top,
@@ -36,13 +39,14 @@ $(PY):
 # compile meancli from source (tens of ms). compileall writes them now, as pip does
 # for a regular install; a source edited later is recompiled, never run stale.
 $(STAMP): $(PY) $(INSTALL_INPUTS)
-	$(PIP) install -e .
+	$(EDITABLE) .
 	$(PY) -m compileall -q meancli generated
 	@touch $@
 
-# An extra's packages (pip install -e '.[NAME]'), redone after meancli is reinstalled.
+# An extra's packages, redone after meancli is reinstalled. 'meancli[NAME]' is the meancli
+# installed above (already satisfied: pip adds the extra's packages and builds nothing).
 $(VENV)/.meancli-extra-%: $(STAMP)
-	$(PIP) install -e '.[$*]'
+	$(PIP) install 'meancli[$*]'
 	@touch $@
 .PRECIOUS: $(VENV)/.meancli-extra-%
 
