@@ -35,7 +35,7 @@ import meancli
 from meancli import api
 from meancli.engine import distributed as engine
 from meancli.engine import no_progress
-from meancli.errors import UsageError
+from meancli.errors import UsageError, extra_hint
 from meancli.opset import resolve
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
@@ -632,7 +632,7 @@ def test_missing_extra_is_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert proc.stderr.decode() == (
         "error: distributed is needed for zarr arrays, .npy shard datasets, --workers and --scheduler; "
-        "install it with: pip install 'meancli[dask]'\n"
+        f"{extra_hint('dask')}\n"
     )
 
 
