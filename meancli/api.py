@@ -58,6 +58,28 @@ def refuse_masked(x: Any) -> None:
         raise UsageError("masked arrays are not supported: pass .filled(value) or .compressed() instead")
 
 
+def refuse_lazy(x: Any) -> None:
+    """Refuse a lazy input meancli does not take as one: one that ``np.asarray`` would
+    compute and load whole, silently. A dask array is taken (the result is lazy too); any
+    other dask collection (``__dask_graph__``: an xarray object backed by dask, a dask
+    DataFrame, a Delayed) is refused with what to pass instead.
+
+    Raises:
+        UsageError: ``x`` is such a lazy object.
+    """
+    if type(x) is np.ndarray:  # the common case, checked first: a plain array
+        return
+    graph = getattr(x, "__dask_graph__", None)
+    if not callable(graph) or graph() is None:  # an xarray object over numpy says None
+        return
+    kind = f"{type(x).__module__.split('.')[0]}.{type(x).__name__}"
+    if hasattr(x, "dims") and hasattr(x, "data"):  # xarray: its .data is the dask array
+        hint = "pass its dask array (x.data) for a lazy result, or x.values to load it"
+    else:
+        hint = "pass a dask array (e.g. .to_dask_array()) for a lazy result, or .compute() it first"
+    raise UsageError(f"a lazy {kind} is not loaded into memory silently: {hint}")
+
+
 def _check_lazy_call(inputs: Sequence[Any], threads: int | None, out: Any) -> None:
     """What a call with a dask input is refused for, as one with arrays is:
     masked inputs, bad ``threads`` (dask's tasks then take 1 thread each);
@@ -71,6 +93,13 @@ def _check_lazy_call(inputs: Sequence[Any], threads: int | None, out: Any) -> No
     _threads(threads)
     for x in inputs:
         refuse_masked(x)
+        if not _is_dask_array(x):
+            refuse_lazy(x)
+
+
+def _is_dask_array(x: Any) -> bool:
+    da = sys.modules.get("dask.array")
+    return da is not None and isinstance(x, da.Array)
 
 
 def kernel_input(x: Any) -> np.ndarray:
@@ -78,10 +107,11 @@ def kernel_input(x: Any) -> np.ndarray:
     Fortran contiguous (copied only when it is not already).
 
     Raises:
-        UsageError: ``x`` is a masked array (its mask would be ignored), or
-            its copy does not fit in memory.
+        UsageError: ``x`` is a masked array (its mask would be ignored), a lazy
+            object np.asarray would load (refuse_lazy), or its copy does not fit in memory.
     """
     refuse_masked(x)
+    refuse_lazy(x)
     a = np.asarray(x)
     if a.size == 0:  # no data to read: any strides are fine, hand over plain ones
         return np.empty(a.shape, dtype=native_dtype(a.dtype))
@@ -362,7 +392,9 @@ def reduce_mean(
             range or repeated, an attribute the version lacks, axes omitted
             for openvino, an integer mean over an empty set, or an
             attribute the version lacks or a value it does not take.
-        UsageError: ``threads`` out of range, or ``out`` not a valid destination.
+        UsageError: ``threads`` out of range, ``out`` not a valid destination, or
+            ``data`` a lazy object other than a dask array (refuse_lazy: a dask-backed
+            xarray.DataArray is refused; pass its ``.data``).
 
     Implements ONNX ReduceMean-1/11/13/18 and OpenVINO ReduceMean-1 (spec/).
     """
@@ -431,7 +463,9 @@ def mean(
     """Element-wise Mean of one or more arrays, as the selected ONNX version defines it.
 
     Args:
-        arrays: 1 or more array-likes (if any is a dask array, the result is a
+        arrays: 1 or more arrays, as separate arguments (a list or tuple is
+            refused: ``mean(*arrays)``), numpy arrays or array-likes other than
+            lists and tuples (if any is a dask array, the result is a
             lazy dask array of the same bits, computed block by block) of one dtype the version allows
             (float16, float32, float64; bfloat16 from Mean-13). Mean-1 and
             Mean-6 need equal shapes; Mean-8 and Mean-13 broadcast
@@ -457,10 +491,17 @@ def mean(
         OpsetError: no version of Mean matches ``opset``.
         SpecViolation: no inputs, mixed or disallowed dtypes, shapes that
             differ (Mean-1/6) or do not broadcast.
-        UsageError: ``threads`` out of range, or ``out`` not a valid destination.
+        UsageError: ``threads`` out of range, ``out`` not a valid destination, a
+            list or tuple argument, or a lazy input other than a dask array (refuse_lazy).
 
     Implements ONNX Mean-1/6/8/13 (spec/onnx/Mean-*.yaml).
     """
+    for a in arrays:
+        if isinstance(a, (list, tuple)):
+            raise UsageError(
+                f"mean takes its arrays as separate arguments, got a {type(a).__name__}: "
+                "call meancli.mean(*arrays) (or pass np.asarray(values) for one array)"
+            )
     op = opsets.resolve("Mean", opset)
     if "dask.array" in sys.modules:  # a dask array among the inputs: a lazy dask array out
         from .engine import distributed

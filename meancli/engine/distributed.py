@@ -798,6 +798,31 @@ def lazy_mean(op: Any, arrays: tuple[Any, ...], **attributes: Any) -> Any:
     return mean_graph(xs, shape, op.kernels[spec_dtype_name(xs[0].dtype)])
 
 
+def _refuse_not_lazy(arg: str) -> None:
+    """What open_lazy does not open, said as such: an ``.npz`` archive or member, an ONNX
+    tensor file (``.pb``).
+
+    Raises:
+        InputFileError: ``arg`` names one of them.
+    """
+    from ..formats.detect import input_format, split_member
+
+    path, member = split_member(arg)
+    kind = input_format(path) if os.path.isfile(path) else None
+    if kind == "npz":
+        what = "an .npz member" if member is not None else "an .npz archive"
+        key = f"[{member!r}]" if member is not None else "[NAME]"
+        raise InputFileError(
+            f"{arg}: {what} is not opened lazily (open_lazy opens zarr stores, .npy shard datasets "
+            f"and .npy files); load it: meancli.reduce_mean(np.load({path!r}){key})"
+        )
+    if kind == "pb":
+        raise InputFileError(
+            f"{arg}: an ONNX tensor file is not opened lazily (open_lazy opens zarr stores, .npy "
+            "shard datasets and .npy files); load it with onnx.numpy_helper.to_array"
+        )
+
+
 def open_lazy(path: str | os.PathLike[str]) -> Any:
     """A FILE as the command line reads it, as a lazy dask array on its own chunk grid.
 
@@ -813,8 +838,9 @@ def open_lazy(path: str | os.PathLike[str]) -> Any:
 
     Raises:
         InputFileError: the path does not exist or cannot be opened, names several
-            arrays (a zarr group: name one as ``STORE:PATH``), or dask/zarr are not
-            installed.
+            arrays (a zarr group: name one as ``STORE:PATH``), names what is not
+            opened lazily (an ``.npz`` archive or member, a ``.pb`` tensor file), or
+            dask/zarr are not installed.
         UsageError: ``path`` is not a path, or is stdin (``-``).
     """
     from ..chunked import open_chunked
@@ -833,6 +859,7 @@ def open_lazy(path: str | os.PathLike[str]) -> Any:
         )
     found = open_chunked(path)
     if found is None:  # no zarr store or dataset: a .npy file, which must exist
+        _refuse_not_lazy(path)
         if not path.startswith("@") and not glob.has_magic(path) and not os.path.exists(path):
             raise InputFileError(f"{path}: no such file or directory")
         found = [ShardDataset(path, [path])]
