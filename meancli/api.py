@@ -62,22 +62,29 @@ def refuse_lazy(x: Any) -> None:
     """Refuse a lazy input meancli does not take as one: one that ``np.asarray`` would
     compute and load whole, silently. A dask array is taken (the result is lazy too); any
     other dask collection (``__dask_graph__``: an xarray object backed by dask, a dask
-    DataFrame, a Delayed) is refused with what to pass instead.
+    DataFrame, a Delayed) and an xarray object not in memory (a file opened without
+    ``chunks=``) are refused with what to pass instead.
 
     Raises:
         UsageError: ``x`` is such a lazy object.
     """
     if type(x) is np.ndarray:  # the common case, checked first: a plain array
         return
-    graph = getattr(x, "__dask_graph__", None)
-    if not callable(graph) or graph() is None:  # an xarray object over numpy says None
-        return
     kind = f"{type(x).__module__.split('.')[0]}.{type(x).__name__}"
-    if hasattr(x, "dims") and hasattr(x, "data"):  # xarray: its .data is the dask array
-        hint = "pass its dask array (x.data) for a lazy result, or x.values to load it"
-    else:
-        hint = "pass a dask array (e.g. .to_dask_array()) for a lazy result, or .compute() it first"
-    raise UsageError(f"a lazy {kind} is not loaded into memory silently: {hint}")
+    graph = getattr(x, "__dask_graph__", None)
+    if callable(graph) and graph() is not None:  # an xarray object over numpy says None
+        if kind.startswith("xarray."):  # its .data is the dask array
+            hint = "pass its dask array (x.data) for a lazy result, or x.values to load it"
+        else:
+            hint = "pass a dask array (e.g. .to_dask_array()) for a lazy result, or .compute() it first"
+        raise UsageError(f"a lazy {kind} is not loaded into memory silently: {hint}")
+    # xarray's own lazy arrays (a file opened without chunks=, another chunk manager's
+    # array): xarray has no public test for them; _in_memory is what its .load() reads.
+    if kind.startswith("xarray.") and getattr(x, "_in_memory", True) is False:
+        raise UsageError(
+            f"a lazily loaded {kind} is not loaded into memory silently: pass x.values to load it, "
+            "or open it with chunks= and pass x.data for a lazy result"
+        )
 
 
 def _check_lazy_call(inputs: Sequence[Any], threads: int | None, out: Any) -> None:

@@ -77,6 +77,23 @@ def test_numpy_backed_dataarray_is_taken() -> None:
     assert np.array_equal(got, X.astype(np.float64).mean(axis=0).astype(np.float32))
 
 
+def test_file_backed_dataarray_is_refused_not_loaded(tmp_path: Path) -> None:
+    """xarray's own lazy loading (a zarr store opened without chunks=): np.asarray would
+    read it whole."""
+    xr = pytest.importorskip("xarray")
+    pytest.importorskip("zarr")
+    store = str(tmp_path / "t.zarr")
+    xr.Dataset({"t": (("row", "col"), X)}).to_zarr(store, consolidated=False)
+    with xr.open_dataset(store, engine="zarr", chunks=None, consolidated=False) as ds:
+        lazy = ds["t"]
+        for call in (lambda: meancli.reduce_mean(lazy, axes=[1]), lambda: meancli.mean(lazy, X)):
+            with pytest.raises(UsageError, match=r"lazily loaded xarray\.DataArray.*x\.values"):
+                call()
+        assert not lazy._in_memory  # refused before anything was read
+        got = meancli.reduce_mean(lazy.values, axes=[1], keepdims=False)  # as the message says
+    assert np.array_equal(got, X.astype(np.float64).mean(axis=1).astype(np.float32))
+
+
 def test_other_dask_collections_are_refused_not_computed() -> None:
     dask = pytest.importorskip("dask")
     calls: list[int] = []
