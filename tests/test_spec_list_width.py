@@ -10,8 +10,9 @@ import sys
 import pytest
 
 from meancli.cli.spec_prose import opsets_words
-from meancli.generated.registry import OPS
-from meancli.opset import opset_range
+from meancli.opset import opset_range, registry
+
+OPS = registry()  # every operator version, in registry order
 
 
 @pytest.mark.parametrize("columns", [80, 200])
