@@ -3,15 +3,23 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
+# An editable install of the checkout. setuptools ends each with a note that a folder named
+# like the package may shadow it (pip >= 25 prints a backend's notes): here that folder is the package.
+EDITABLE := PYTHONWARNINGS='ignore:Editable installation:UserWarning' $(PIP) install -e
 # Rebuild the install (and the compiled kernels) when any of these change.
 INSTALL_INPUTS := pyproject.toml setup.py meancli/_ffi_build.py generated/kernels.c generated/kernels_cdef.h
+# meancli itself (what `make demo` needs); each extra of pyproject.toml has its own stamp on top,
+# so `make demo` then `make test` installs only what the tests add.
 STAMP := $(VENV)/.meancli-installed
+EXTRAS := dask onnx bench codegen test lint
+extra = $(VENV)/.meancli-extra-$(1)
 
-.PHONY: help install demo test generate check-generated build bench bench-distributed lint conformance sanitize fuzz clean
+.PHONY: help install $(addprefix install-,$(EXTRAS)) demo test generate check-generated build bench bench-distributed lint conformance sanitize fuzz clean
 
 help:
 	@echo "make demo             install and run meancli on the shipped example tensor"
 	@echo "make test             install the test dependencies and run every test"
+	@echo "make install          install meancli into .venv (make install-dask, make install-onnx: with that extra)"
 	@echo "make generate         regenerate generated/ from spec/ and templates/"
 	@echo "make check-generated  fail if generated/ differs from a fresh generation"
 	@echo "make lint             ruff (check, format check), mypy, and the import contract (layers import downward only)"
@@ -31,18 +39,28 @@ $(PY):
 # compile meancli from source (tens of ms). compileall writes them now, as pip does
 # for a regular install; a source edited later is recompiled, never run stale.
 $(STAMP): $(PY) $(INSTALL_INPUTS)
-	$(PIP) install -e '.[test,lint]'
+	$(EDITABLE) .
 	$(PY) -m compileall -q meancli generated
 	@touch $@
 
+# An extra's packages, redone after meancli is reinstalled. 'meancli[NAME]' is the meancli
+# installed above (already satisfied: pip adds the extra's packages and builds nothing).
+$(VENV)/.meancli-extra-%: $(STAMP)
+	$(PIP) install 'meancli[$*]'
+	@touch $@
+.PRECIOUS: $(VENV)/.meancli-extra-%
+
 install: $(STAMP)
+
+# make install-dask, make install-onnx, ...: meancli with that extra, into .venv
+$(addprefix install-,$(EXTRAS)): install-%: $(VENV)/.meancli-extra-%
 
 demo: $(STAMP)
 	$(VENV)/bin/meancli reduce-mean examples/grace_hopper.npy --axes 2 3 --keep-dims
 	$(VENV)/bin/meancli mean examples/grace_hopper_r.npy examples/grace_hopper_g.npy examples/grace_hopper_b.npy -o gray.npy
 	$(VENV)/bin/meancli reduce-mean gray.npy --axes 0 1 --opset openvino:1
 
-test: $(STAMP)
+test: $(call extra,test)
 	$(PY) -m pytest -q
 
 generate: $(PY)
@@ -53,7 +71,7 @@ check-generated: $(PY)
 	@$(PY) -c "import jinja2, yaml" 2>/dev/null || $(PIP) install 'jinja2>=3.1' 'pyyaml>=6'
 	$(PY) -m meancli.codegen --check
 
-lint: $(STAMP)
+lint: $(call extra,lint)
 	$(VENV)/bin/ruff check meancli tests tools bench examples
 	$(VENV)/bin/ruff format --check meancli tests tools bench examples
 	$(VENV)/bin/mypy
@@ -61,7 +79,7 @@ lint: $(STAMP)
 	$(PY) tools/import_cycles.py
 
 # compileall again: the whole-process timings must not include compiling a source edited since install.
-bench: $(STAMP)
+bench: $(call extra,test)
 	$(PY) -m compileall -q meancli generated
 	$(PY) bench/bench.py
 	$(PY) bench/adversarial.py > bench/adversarial.md
@@ -69,17 +87,16 @@ bench: $(STAMP)
 	$(PY) bench/baseline.py > bench/baseline.md
 	@cat bench/baseline.md
 
-bench-distributed: $(STAMP)
-	@$(PY) -c "import xarray" 2>/dev/null || $(PIP) install -e '.[bench]'
+bench-distributed: $(call extra,bench)
 	$(PY) bench/cluster.py
 
-conformance: $(STAMP)
+conformance: $(call extra,test)
 	$(PY) tools/conformance.py
 
-sanitize: $(STAMP)
+sanitize: $(call extra,test)
 	$(PY) tools/sanitize.py
 
-fuzz: $(STAMP)
+fuzz: $(call extra,test)
 	HYPOTHESIS_PROFILE=fuzz-long $(PY) -m pytest -q tests/test_fuzz.py
 
 build: $(PY)

@@ -19,7 +19,8 @@ import numpy as np
 from .engine import plan
 from .engine.memory import prepare_mean
 from .errors import InputFileError, SpecViolation, UsageError
-from .io.registry import Opening, open_input
+from .io.messages import split_member
+from .io.registry import Opening, input_format_name, open_input
 from .io.source import memmap_source
 from .kernels import threads_of
 from .kernels.arrays import kernel_input, refuse_masked
@@ -119,7 +120,9 @@ def reduce_mean(
             range or repeated, an attribute the version lacks, axes omitted
             for openvino, an integer mean over an empty set, or an
             attribute the version lacks or a value it does not take.
-        UsageError: ``threads`` out of range, or ``out`` not a valid destination.
+        UsageError: ``threads`` out of range, ``out`` not a valid destination, or
+            ``data`` a lazy object other than a dask array (kernels.arrays.refuse_lazy:
+            a dask-backed xarray.DataArray is refused; pass its ``.data``).
 
     Implements ONNX ReduceMean-1/11/13/18 and OpenVINO ReduceMean-1 (spec/).
     """
@@ -144,7 +147,9 @@ def mean(
     """Element-wise Mean of one or more arrays, as the selected ONNX version defines it.
 
     Args:
-        arrays: 1 or more array-likes (if any is a dask array, the result is a
+        arrays: 1 or more arrays, as separate arguments (a list or tuple is
+            refused: ``mean(*arrays)``), numpy arrays or array-likes other than
+            lists and tuples (if any is a dask array, the result is a
             lazy dask array of the same bits, computed block by block) of one dtype the version allows
             (float16, float32, float64; bfloat16 from Mean-13). Mean-1 and
             Mean-6 need equal shapes; Mean-8 and Mean-13 broadcast
@@ -170,10 +175,17 @@ def mean(
         OpsetError: no version of Mean matches ``opset``.
         SpecViolation: no inputs, mixed or disallowed dtypes, shapes that
             differ (Mean-1/6) or do not broadcast.
-        UsageError: ``threads`` out of range, or ``out`` not a valid destination.
+        UsageError: ``threads`` out of range, ``out`` not a valid destination, a
+            list or tuple argument, or a lazy input other than a dask array (refuse_lazy).
 
     Implements ONNX Mean-1/6/8/13 (spec/onnx/Mean-*.yaml).
     """
+    for a in arrays:
+        if isinstance(a, (list, tuple)):
+            raise UsageError(
+                f"mean takes its arrays as separate arguments, got a {type(a).__name__}: "
+                "call meancli.mean(*arrays) (or pass np.asarray(values) for one array)"
+            )
     op = opsets.resolve("Mean", opset)
     job = _job(arrays, threads, out)
     items = [x if plan.is_chunked(x) else kernel_input(x) for x in arrays]
@@ -201,8 +213,8 @@ def open_lazy(path: str | os.PathLike[str]) -> Any:
     Raises:
         InputFileError: the path does not exist or cannot be opened, names several
             arrays (a zarr group: name one as ``STORE:PATH``), names what is not
-            opened lazily (an ``.npz`` member, a ``.pb`` file), or dask/zarr are
-            not installed.
+            opened lazily (an ``.npz`` archive or member, a ``.pb`` tensor file), or
+            dask/zarr are not installed.
         UsageError: ``path`` is not a path, or is stdin (``-``).
     """
     try:
@@ -215,13 +227,32 @@ def open_lazy(path: str | os.PathLike[str]) -> Any:
         raise UsageError(
             f"open_lazy({path!r}): stdin and the empty path are no lazy input; read them with numpy"
         )
+    _refuse_not_lazy(path)
     found = open_input(path, Opening(lazy=True))
     if len(found) != 1:
         listed = ", ".join(a.name for a in found)
         raise InputFileError(f"{path}: holds {len(found)} arrays ({listed}); name one as {path}:PATH")
-    if not plan.is_chunked(found[0].data):
-        raise InputFileError(
-            f"{path}: an .npz member or a .pb tensor is not opened lazily; "
-            "read it with numpy and pass the array to meancli.reduce_mean or meancli.mean"
-        )
     return plan.lazy_array(found[0].data)
+
+
+def _refuse_not_lazy(arg: str) -> None:
+    """What open_lazy does not open, said as such before anything is read: an ``.npz``
+    archive or member, an ONNX tensor file (``.pb``), stdin.
+
+    Raises:
+        InputFileError: ``arg`` names one of them.
+    """
+    kind = input_format_name(arg)
+    if kind == "npz":
+        path, member = split_member(arg)
+        what = "an .npz member" if member is not None else "an .npz archive"
+        key = f"[{member!r}]" if member is not None else "[NAME]"
+        raise InputFileError(
+            f"{arg}: {what} is not opened lazily (open_lazy opens zarr stores, .npy shard datasets "
+            f"and .npy files); load it: meancli.reduce_mean(np.load({path!r}){key})"
+        )
+    if kind == "pb":
+        raise InputFileError(
+            f"{arg}: an ONNX tensor file is not opened lazily (open_lazy opens zarr stores, .npy "
+            "shard datasets and .npy files); load it with onnx.numpy_helper.to_array"
+        )

@@ -12,7 +12,7 @@ import pytest
 
 import meancli
 from meancli.engine import plan, streamed
-from meancli.io import source
+from meancli.io import thresholds
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def engines_used(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return engine
 
     monkeypatch.setattr(plan, "choose", spy)
-    monkeypatch.setattr(source, "STREAM_MIN_BYTES", 1024)
+    monkeypatch.setattr(thresholds, "STREAM_MIN_BYTES", 1024)
     monkeypatch.setattr(streamed, "SLAB_BYTES", 512)
     return used
 

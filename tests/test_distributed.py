@@ -37,7 +37,7 @@ from meancli.engine.dask.cluster import connect
 from meancli.engine.dask.compute import compute
 from meancli.engine.dask.graphs import as_dask, plan_chunks, reduce_graph
 from meancli.engine.where import Where
-from meancli.errors import UsageError
+from meancli.errors import UsageError, extra_hint
 from meancli.io.zarr_output import temporary_store
 from meancli.ops.opset import resolve
 from meancli.ops.validate import validate_reduce
@@ -636,7 +636,7 @@ def test_missing_extra_is_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert proc.stderr.decode() == (
         "error: distributed is needed for zarr arrays, .npy shard datasets, --workers and --scheduler; "
-        "install it with: pip install 'meancli[dask]'\n"
+        f"{extra_hint('dask')}\n"
     )
 
 

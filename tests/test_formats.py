@@ -21,8 +21,9 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from meancli.errors import InputFileError, UnsupportedDtypeFile
+from meancli.errors import InputFileError, UnsupportedDtypeFile, extra_hint
 from meancli.io import source as streaming
+from meancli.io import thresholds
 from meancli.io.messages import split_member
 from meancli.io.onnx_tensor import read_tensor_file, write_tensor_file
 from meancli.io.registry import Opening, open_input, read_axes
@@ -141,7 +142,7 @@ def test_a_member_is_shown_by_the_name_asked_for_never_another_members(
     """np.savez(**{'b.npy': x, 'b': y}) stores b.npy.npy and b.npy: 'b.npy' finds y, and
     must not be shown as 'b'; 'b.npy.npy' finds x, and must not be shown as 'b.npy'."""
     if stream:
-        monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 1)
+        monkeypatch.setattr(thresholds, "STREAM_MIN_BYTES", 1)
     x, y = np.arange(3.0), np.ones(2)
     path = tmp_path / "tf.npz"
     np.savez(path, **{"b.npy": x, "b": y})
@@ -306,7 +307,7 @@ def test_format_is_judged_by_content(tmp_path: Path) -> None:
 def test_large_member_streams(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compression: int) -> None:
     a = np.arange(1000, dtype=">f8").reshape(10, 100)
     (tmp_path / "a.npz").write_bytes(zipped({"a.npy": saved(a), "s.npy": saved(np.ones(2))}, compression))
-    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 1000)
+    monkeypatch.setattr(thresholds, "STREAM_MIN_BYTES", 1000)
     big, small = open_input_args(str(tmp_path / "a.npz"), stream=True)
     assert isinstance(big.data, streaming.Source) and isinstance(small.data, np.ndarray)
     assert big.name == f"{tmp_path / 'a.npz'}:a"
@@ -325,7 +326,7 @@ def test_large_damaged_member_stream_reports_the_crc(tmp_path: Path, monkeypatch
     at = data.rfind(b"\x00\x00\x80?")
     data[at + 3] = ord(">")
     (tmp_path / "a.npz").write_bytes(bytes(data))
-    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 100)
+    monkeypatch.setattr(thresholds, "STREAM_MIN_BYTES", 100)
     (item,) = open_input_args(str(tmp_path / "a.npz"), stream=True)
     assert isinstance(item.data, streaming.Source)
     with pytest.raises(InputFileError, match=r"a\.npz:a: read error: .*CRC"):
@@ -474,7 +475,7 @@ def test_pb_without_onnx_names_the_extra(tmp_path: Path) -> None:
             [sys.executable, "-c", hide, *argv], capture_output=True, text=True, cwd=tmp_path, timeout=120
         )
         assert r.returncode == 1, r.stderr
-        assert r.stderr.count("\n") == 1 and "pip install 'meancli[onnx]'" in r.stderr, r.stderr
+        assert r.stderr.count("\n") == 1 and extra_hint("onnx") in r.stderr, r.stderr
     assert not (tmp_path / "out.pb").exists()
 
 

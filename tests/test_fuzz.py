@@ -45,7 +45,7 @@ from hypothesis.errors import InvalidArgument
 
 import meancli
 from meancli.errors import InputFileError, SpecViolation
-from meancli.io import npy_format, npy_read
+from meancli.io import npy_format, npy_read, thresholds
 from meancli.io import source as streaming
 from meancli.io.messages import display
 from meancli.io.registry import open_input as read_inputs
@@ -306,7 +306,7 @@ def _check_array(data: bytes, got: tuple[np.ndarray, npy_format.NpyHeader]) -> N
 
 def _via_source(path: Path, data: bytes, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The file read as streaming reads a large file, and as it reads stdin."""
-    monkeypatch.setattr(streaming, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(thresholds, "STREAM_MIN_BYTES", 0)
 
     def from_file() -> tuple[np.ndarray, npy_format.NpyHeader]:
         if data[:4] in npy_format.ZIP_MAGICS:  # an archive (or an empty one): the .npz reader takes it

@@ -49,12 +49,13 @@ def _streamed_reduce(
     from meancli.dtypes import spec_name
     from meancli.engine import streamed
     from meancli.io import source as io_source
+    from meancli.io import thresholds
     from meancli.io.registry import Opening, open_input
     from meancli.ops.opset import resolve
     from meancli.ops.validate import validate_reduce
 
     monkeypatch.setattr(streamed, "SLAB_BYTES", slab_bytes)
-    monkeypatch.setattr(io_source, "STREAM_MIN_BYTES", 1)
+    monkeypatch.setattr(thresholds, "STREAM_MIN_BYTES", 1)
     ((_, source, _),) = open_input(str(path), Opening(stream=True))
     assert isinstance(source, io_source.Source)
     op = resolve("ReduceMean")

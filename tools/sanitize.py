@@ -526,11 +526,11 @@ def exercise_streaming(seed: int) -> int:
     import meancli
     from meancli.cli.app import main
     from meancli.engine import streamed
-    from meancli.io import source
+    from meancli.io import thresholds
 
     c = Checker(seed)
     np, rng = c.np, c.rng
-    source.STREAM_MIN_BYTES = 1
+    thresholds.STREAM_MIN_BYTES = 1
     work = Path(tempfile.mkdtemp(prefix="meancli-sanitize-stream-"))
     shapes = [((300, 257), "C"), ((7, 50, 33), "C"), ((7, 50, 33), "F"), ((4000,), "C"), ((3, 1, 2000), "C")]
     names = ["float16", "bfloat16", "float32", "float64", "int8", "uint16", "int32", "int64", "uint64"]

@@ -260,7 +260,7 @@ def read_inputs(
         single: the command takes exactly one tensor (an archive must then
             hold one array or be given as ``path.npz:name``).
         stream: return a Source instead of an array for stdin, .npy files and
-            .npz members of at least io.source.STREAM_MIN_BYTES (stdin holding
+            .npz members of at least io.thresholds.STREAM_MIN_BYTES (stdin holding
             less is read whole).
         chunked: the run goes to dask: a ``.npy`` file becomes a one-shard
             dataset, so the workers read it themselves.

@@ -128,12 +128,9 @@ def list_rows(ops: tuple[OpVersion, ...] | None = None) -> list[dict[str, Any]]:
     return rows
 
 
-_LIST_KEYS = {"domain": "domain", "op": "op", "version": "version"}
-
-
 @spec_app.command("list")
 def list_cmd(json_mode: options.Json = False, debug: options.Debug = False) -> None:
-    """Every operator version: domain, op, version, since_version, types, broadcasting, axes source."""
+    """Every operator version: domain, version, the opsets selecting it, broadcasting, axes source, types."""
     from .run import session
 
     with session(json_mode=json_mode, debug=debug):
@@ -145,31 +142,21 @@ def list_cmd(json_mode: options.Json = False, debug: options.Debug = False) -> N
             return
         from rich.table import Table
 
+        # The version names the op and its since_version (JSON has them apart). Every cell is
+        # one line but the types, last, which wrap between types only: 80 columns leave them 18.
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-        for column in (
-            "domain",
-            "op",
-            "version",
-            "since_version",
-            "opsets",
-            "types",
-            "broadcasting",
-            "axes source",
-        ):
-            # the names never shrink (the types wrap first, then the rest folds)
-            keep = max(len(str(row[key])) for row in rows) if (key := _LIST_KEYS.get(column)) else None
-            table.add_column(column, overflow="fold", min_width=keep, no_wrap=keep is not None)
+        for column in ("domain", "version", "opsets", "broadcasting", "axes"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("types", overflow="fold", min_width=len("bfloat16,"))
         for row in rows:
             first, last = row["opsets"]["first"], row["opsets"]["last"]
             table.add_row(
                 row["domain"],
-                row["op"],
                 row["version"],
-                str(row["since_version"]),
                 opsets_words(first, last),
-                ", ".join(row["types"]),
                 row["broadcasting"],
                 row["axes_source"] or "-",
+                ", ".join(row["types"]),
             )
         _print(table, f"[dim]{len(rows)} operator versions; details: meancli spec show OP[/dim]")
 

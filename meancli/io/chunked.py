@@ -24,9 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputFileError
-
-DASK_EXTRA_HINT = "install it with: pip install 'meancli[dask]'"
+from ..errors import InputFileError, extra_hint
 
 
 def require(module: str) -> Any:
@@ -43,7 +41,7 @@ def require(module: str) -> Any:
         top = module.split(".")[0]
         raise InputFileError(
             f"{top} is needed for zarr arrays, .npy shard datasets, --workers and --scheduler; "
-            f"{DASK_EXTRA_HINT}"
+            f"{extra_hint('dask')}"
         ) from None
 
 

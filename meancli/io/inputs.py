@@ -16,12 +16,13 @@ from .messages import STDIN_NAME, reason
 from .npy_format import NpyHeader, read_header
 from .npy_read import read_data, read_npy
 from .pipes import stdin_buffer
-from .source import Source, file_source, member_source, streams_file, streams_size
+from .thresholds import streams_file, streams_size
 
 if TYPE_CHECKING:
     import numpy as np
 
     from .chunked import ChunkedArray
+    from .source import Source
 
 
 class NamedArray(NamedTuple):  # not a dataclass: no methods compiled at import time
@@ -47,12 +48,14 @@ class NamedArray(NamedTuple):  # not a dataclass: no methods compiled at import 
 
 def read_npy_input(path: str, *, stream: bool = False, mmap: bool = True) -> list[NamedArray]:
     """A ``.npy`` file: memory-mapped (``mmap``) or read, or a Source when ``stream``
-    and the file has at least io.source.STREAM_MIN_BYTES.
+    and the file has at least io.thresholds.STREAM_MIN_BYTES.
 
     Raises:
         InputFileError: an unreadable or malformed file, in one line naming it.
     """
     if stream and streams_file(path):
+        from .source import file_source  # the streaming machinery loads only for a large file
+
         source = file_source(path)
         if source is not None:
             return [NamedArray(path, source, source.header)]
@@ -80,6 +83,8 @@ def read_stdin_input(*, stream: bool = False) -> NamedArray:
     buffer = stdin_buffer()
     header = read_header(buffer, STDIN_NAME)
     if stream and streams_size(header.nbytes):
+        from .source import Source
+
         return NamedArray("-", Source(STDIN_NAME, header, buffer, seekable=False), header)
     try:
         array = read_data(buffer, header, STDIN_NAME, known_size=False)
@@ -98,6 +103,7 @@ def read_npz_input(path: str, member: str | None, *, stream: bool = False) -> li
             a missing member (the message lists the members there are).
     """
     from .npz import Archive  # zipfile: only for an archive
+    from .source import Source, member_source
 
     out: list[NamedArray] = []
     try:

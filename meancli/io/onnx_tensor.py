@@ -2,7 +2,7 @@
 
 This is the layout of ONNX's own test data (``test_data_set_0/input_0.pb``) and of
 tensors dumped by onnx tooling.  Reading and writing go through the ``onnx``
-package (``pip install 'meancli[onnx]'``), imported only when such a file is used.
+package (meancli's ``onnx`` extra), imported only when such a file is used.
 
 Read: every dtype meancli's operators take (float16, bfloat16, float32, float64,
 int8..int64, uint8..uint64), from ``raw_data`` (little-endian bytes) or from the
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..dtypes import native_dtype
-from ..errors import InputFileError, OutputFileError, UnsupportedDtypeFile
+from ..errors import InputFileError, OutputFileError, UnsupportedDtypeFile, extra_hint
 from .atomic_write import write_atomically
 from .messages import display, reason
 from .npy_format import MAX_DATA_BYTES, MAX_NDIM
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-EXTRA_HINT = "pip install 'meancli[onnx]'"
 #: protobuf refuses to parse or serialize a message larger than this.
 PROTOBUF_LIMIT = (1 << 31) - 1
 # TensorProto.DataType values meancli reads, and the typed field each is stored in
@@ -74,7 +73,7 @@ def _onnx(where: str, doing: str) -> ModuleType:
     try:
         import onnx
     except ImportError:
-        msg = f"{doing} ONNX tensor files (.pb) needs the onnx package: {EXTRA_HINT}"
+        msg = f"{doing} ONNX tensor files (.pb) needs the onnx package; {extra_hint('onnx')}"
         raise InputFileError(f"{where}: {msg}") from None
     return onnx
 

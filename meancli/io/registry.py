@@ -35,7 +35,7 @@ class Opening(NamedTuple):
 
     Attributes:
         stream: give a meancli.io.source.Source for stdin, ``.npy`` files and ``.npz``
-            members of at least io.source.STREAM_MIN_BYTES, instead of reading them.
+            members of at least io.thresholds.STREAM_MIN_BYTES, instead of reading them.
         lazy: the run goes to dask: a plain ``.npy`` file becomes a one-shard
             dataset, so that the workers read it themselves.
         mmap: memory-map regular ``.npy`` files read in memory.
@@ -59,7 +59,9 @@ def _is_stdin(arg: str) -> bool:
 
 
 def _is_zarr(arg: str) -> bool:
-    from .chunked import split_store
+    if os.path.isfile(arg) and input_format(arg) != "npz":  # a plain file is no store (only a zip may be)
+        return False
+    from .chunked import split_store  # zarr's helpers load only for what may be a store
 
     return split_store(arg) is not None
 

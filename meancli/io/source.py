@@ -1,6 +1,6 @@
 """Inputs read on demand: ``.npy`` data that is never held all at once.
 
-A large regular file (at least STREAM_MIN_BYTES), an ``.npz`` member that
+A large regular file (at least io.thresholds.STREAM_MIN_BYTES), an ``.npz`` member that
 large (uncompressed), a large memory-mapped array handed to the API, or any
 ``-`` (stdin) input becomes a :class:`Source`: its header is read and checked,
 and its data is read on demand, any byte range of a seekable file, in order
@@ -27,13 +27,11 @@ from .messages import STDIN_NAME, reason
 from .npy_format import NpyHeader, read_header
 from .npy_read import check_size
 from .pipes import read_bytes, read_into, stdin_buffer
+from .thresholds import streams_size
 
 if TYPE_CHECKING:
     from .npz import Archive
 
-# Inputs with at least this many bytes (a regular .npy file's size, an .npz member's
-# uncompressed size, stdin's data) are streamed; read on each use, so tests can lower it.
-STREAM_MIN_BYTES = int(os.environ.get("MEANCLI_STREAM_MIN_BYTES", 256 << 20))
 
 STREAM_READ_BYTES = 1 << 20  # bytes asked of a stream per read
 Progress = Callable[[int], None]  # called with bytes just read
@@ -159,7 +157,7 @@ def stdin_source() -> Source:
 
 
 def file_source(path: str) -> Source | None:
-    """A Source for a regular ``.npy`` file of at least STREAM_MIN_BYTES; None otherwise.
+    """A Source for a regular ``.npy`` file of at least io.thresholds.STREAM_MIN_BYTES; None otherwise.
 
     Raises:
         InputFileError: a malformed header, truncated data or trailing bytes.
@@ -168,7 +166,7 @@ def file_source(path: str) -> Source | None:
         st = os.stat(path)
     except (OSError, ValueError):
         return None  # the in-memory reader reports it
-    if not stat.S_ISREG(st.st_mode) or st.st_size < STREAM_MIN_BYTES:
+    if not stat.S_ISREG(st.st_mode) or not streams_size(st.st_size):
         return None
     try:
         fp = open(path, "rb")  # noqa: SIM115 -- closed by Source.finish
@@ -200,32 +198,16 @@ def member_source(archive: Archive, info: Any, name: str) -> Source:
     return Source(archive.member_where(name), header, fp, seekable=False, errors=ZIP_ERRORS, archive=archive)
 
 
-def streams_size(nbytes: int) -> bool:
-    """Whether data of ``nbytes`` bytes is streamed: at least STREAM_MIN_BYTES
-    (read on each call, so tests can lower it)."""
-    return nbytes >= STREAM_MIN_BYTES
-
-
-def streams_file(path: str) -> bool:
-    """Whether the ``.npy`` file ``path`` is streamed: a regular file of at least
-    STREAM_MIN_BYTES (False when it cannot be stat'ed: the in-memory reader reports it)."""
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return False
-    return stat.S_ISREG(st.st_mode) and st.st_size >= STREAM_MIN_BYTES
-
-
 def memmap_source(x: Any) -> Source | None:
     """A Source over the file behind a memory-mapped array (``np.memmap``, what
     ``np.load(path, mmap_mode="r")`` returns) that the kernels could not read in
-    place: at least STREAM_MIN_BYTES, C or Fortran contiguous over the whole map,
+    place: at least io.thresholds.STREAM_MIN_BYTES, C or Fortran contiguous over the whole map,
     but in the other byte order, so reading it in memory would copy it whole.
     None for anything else (the kernels read it as it is, or it is copied).
 
     Raises nothing: a file that cannot be opened again gives None.
     """
-    if not isinstance(x, np.memmap) or x.nbytes < STREAM_MIN_BYTES or x.dtype.isnative:
+    if not isinstance(x, np.memmap) or not streams_size(x.nbytes) or x.dtype.isnative:
         return None
     filename, offset = getattr(x, "filename", None), getattr(x, "offset", None)
     # only the map itself, not a view of it (a view keeps the map's offset, not its own)
