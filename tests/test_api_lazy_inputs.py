@@ -129,5 +129,5 @@ def test_open_lazy_says_what_it_does_not_open(tmp_path: Path) -> None:
     with pytest.raises(InputFileError, match="an ONNX tensor file is not opened lazily"):
         meancli.open_lazy(pb)
     # a path that is not there is still said so
-    with pytest.raises(InputFileError, match="missing.npz:a: no such file"):
+    with pytest.raises(InputFileError, match=r"missing\.npz:a: no such file"):
         meancli.open_lazy(tmp_path / "missing.npz:a")
