@@ -15,9 +15,9 @@ one-node model built here and cached per (operator version, dtype, attributes):
 And the truth they are all measured against: the *exact* mean, computed in
 integer arithmetic (every float is an integer multiple of 2**-1074) and
 rounded once to the output dtype, or for integer types the exact sum divided
-by the count and truncated toward zero (README, "Semantics").
+by the count and truncated toward zero (docs/semantics.md).
 
-Where a runtime deviates from the README's rules, the deviation is written
+Where a runtime deviates from the rules of docs/semantics.md, the deviation is written
 down once, in ``DEVIATIONS``, with the mechanism that explains it; ``judge``
 accepts a disagreement only when a documented deviation explains it.
 """
@@ -322,7 +322,7 @@ class Case:
 
 
 def reduced_axes(case: Case) -> tuple[int, ...]:
-    """The normalized reduced axes (() for the identity), by the README's rules ("Semantics")."""
+    """The normalized reduced axes (() for the identity), by the rules of docs/semantics.md."""
     rank = case.inputs[0].ndim
     axes = case.axes
     if axes is None or len(axes) == 0:
@@ -613,7 +613,7 @@ def close(a: np.ndarray, b: np.ndarray, tol: np.ndarray | None) -> np.ndarray:
 
 
 def meancli_accurate(case: Case, truth: Truth, got: np.ndarray) -> np.ndarray:
-    """Per element: meancli's result is the truth, to the bit (README, "Semantics":
+    """Per element: meancli's result is the truth, to the bit (docs/semantics.md:
     integers the truncated exact mean, floats the exact mean rounded once,
     signed zeros included; any NaN matches NaN)."""
     assert truth.value is not None

@@ -448,7 +448,7 @@ DEFAULT_NAN = {"float16": 0x7E00, "bfloat16": 0x7FC0, "float32": 0x7FC00000, "fl
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_a_nan_result_is_the_default_nan_also_where_the_result_is_the_input(dtype: str) -> None:
     """NaNs of either sign, quiet or signalling, with payloads, give the default
-    quiet NaN, as the README says, also where the result is the input itself
+    quiet NaN, as docs/semantics.md says, also where the result is the input itself
     (noop_with_empty_axes, openvino's empty axes, a reduced dim of size 1, Mean of
     one input), where a copy would keep their bits: the same bits on every engine."""
     dt = oracles.DTYPES[dtype]

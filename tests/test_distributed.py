@@ -1021,7 +1021,7 @@ def test_progress_counts_every_task(place: str, clients: dict[str, Any]) -> None
 
 
 def test_stdin_on_workers_prints_nothing_with_quiet(tmp_path: Path) -> None:
-    """stdin is shipped to the workers inside the graph (README); dask's
+    """stdin is shipped to the workers inside the graph (docs/distributed.md); dask's
     several-line warning about a large graph (over 10 MiB here) is not printed."""
     x = np.random.default_rng(3).random((1600, 1000))  # 12.8 MB
     np.save(tmp_path / "x.npy", x)

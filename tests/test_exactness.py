@@ -1,4 +1,4 @@
-"""Exactness: meancli's results against the exact mean (README, "Semantics").
+"""Exactness: meancli's results against the exact mean (docs/semantics.md).
 
 The truth is tests/oracles.py's: every float is an integer multiple of
 2**-1074, so sums are exact Python integers; the mean is that sum over the
