@@ -32,9 +32,45 @@ def _open_store(store: str) -> Any:
     return zarr.storage.ZipStore(store, mode="r")
 
 
+def open_node(store: str, path: str) -> Any:
+    """The zarr array or group at ``path`` in ``store`` (a directory or a zip
+    file; ``""``: the root), read from that node's own metadata.
+
+    Consolidated metadata (format 2 ``.zmetadata``, format 3
+    ``consolidated_metadata`` in a group's ``zarr.json``) is never read: it is
+    a copy written once, stale as soon as an array is resized or rewritten
+    without consolidating again, and one array must give one answer however
+    it is named (``STORE`` for a group of one array, ``STORE:PATH``). Every
+    reader of zarr metadata in meancli goes through this function (group
+    listings, the array at a path, the arrays of a group, a worker opening
+    the array again).
+
+    Raises:
+        FileNotFoundError: nothing at ``path``; zarr's own exceptions for
+            unreadable metadata.
+    """
+    zarr = require("zarr")
+    return zarr.open(store=_open_store(store), path=path, mode="r", use_consolidated=False)
+
+
+def open_array(store: str, path: str) -> Any:
+    """The zarr array at ``path`` in ``store``, from its own metadata (open_node).
+
+    Raises:
+        FileNotFoundError: nothing at ``path``; ValueError: a group there; zarr's
+            own exceptions for unreadable metadata.
+    """
+    zarr = require("zarr")
+    node = open_node(store, path)
+    if not isinstance(node, zarr.Array):
+        raise ValueError(f"{path or 'the root'} is a group, not an array")
+    return node
+
+
 def open_zarr(store: str, path: str) -> list[ChunkedArray]:
     """The array at ``path`` in ``store`` (``""``: the root), or every array directly in
-    the group there, in name order.
+    the group there, in name order; each opened from its own metadata (open_node),
+    never from consolidated metadata.
 
     Raises:
         InputFileError: no array or group at ``path`` (the message lists what
@@ -43,7 +79,7 @@ def open_zarr(store: str, path: str) -> list[ChunkedArray]:
     zarr = require("zarr")
     shown = f"{store}:{path}" if path else store
     try:
-        node = zarr.open(store=_open_store(store), path=path, mode="r")
+        node = open_node(store, path)
     except FileNotFoundError:
         listed = _members(store)
         raise InputFileError(f"{shown}: no array or group there (the store holds: {listed})") from None
@@ -51,6 +87,8 @@ def open_zarr(store: str, path: str) -> list[ChunkedArray]:
         raise InputFileError(f"{shown}: not a readable zarr array or group: {_reason(exc)}") from None
     if isinstance(node, zarr.Array):
         return [ZarrInput(store, path, shown, node)]
+    # The group's own listing of its members (not its consolidated copy), and each
+    # array opened from its own metadata: node[n] could carry the group's copy.
     names = sorted(node.array_keys())
     if not names:
         raise InputFileError(
@@ -58,7 +96,15 @@ def open_zarr(store: str, path: str) -> list[ChunkedArray]:
             f"name one as {store}:PATH"
         )
     base = f"{path}/" if path else ""
-    return [ZarrInput(store, base + n, f"{store}:{base}{n}", node[n]) for n in names]
+    arrays = []
+    for n in names:
+        name = f"{store}:{base}{n}"
+        try:
+            array = open_array(store, base + n)
+        except Exception as exc:  # zarr raises many kinds for unreadable metadata
+            raise InputFileError(f"{name}: not a readable zarr array: {_reason(exc)}") from None
+        arrays.append(ZarrInput(store, base + n, name, array))
+    return arrays
 
 
 def _members(store: str) -> str:
@@ -66,7 +112,7 @@ def _members(store: str) -> str:
     array (a store may be one array, which the store's own name reads)."""
     zarr = require("zarr")
     try:
-        root = zarr.open(store=_open_store(store), mode="r")
+        root = open_node(store, "")
         if isinstance(root, zarr.Array):
             shape = tuple(int(n) for n in root.shape)
             return f"one array at its root, of shape {shape} and dtype {root.dtype}: give {store} alone"
@@ -109,8 +155,7 @@ class ZarrInput(ChunkedArray):
 
     def _zarr(self) -> Any:
         if self._array is None:
-            zarr = require("zarr")
-            self._array = zarr.open_array(store=_open_store(self.store), path=self.path, mode="r")
+            self._array = open_array(self.store, self.path)
         return self._array
 
     def _chunk_stored(self, array: Any, index: tuple[int, ...]) -> bool:
