@@ -19,7 +19,9 @@ themselves.
 
 from __future__ import annotations
 
+import bisect
 import glob
+import itertools
 import os
 from typing import Any
 
@@ -75,18 +77,27 @@ class ChunkedArray:
         """Chunks along each dimension."""
         return tuple(len(c) for c in self.chunks)
 
+    def chunk_starts(self) -> tuple[tuple[int, ...], ...]:
+        """Per dimension, where each chunk starts, and the dimension's size last
+        (computed once per process, so locating a chunk costs O(log chunks), not O(chunks))."""
+        starts = self.__dict__.get("_starts")
+        if starts is None:
+            starts = tuple(tuple(itertools.accumulate(c, initial=0)) for c in self.chunks)
+            self.__dict__["_starts"] = starts
+        return starts
+
+    def chunk_region(self, index: tuple[int, ...]) -> tuple[slice, ...]:
+        """The slices of the array that the chunk at grid coordinates ``index`` covers."""
+        return tuple(slice(s[i], s[i + 1]) for s, i in zip(self.chunk_starts(), index, strict=True))
+
     def chunk_index(self, key: tuple[slice, ...]) -> tuple[int, ...]:
-        """The grid coordinates of the chunk that ``key`` (its slices) starts."""
+        """The grid coordinates of the chunk that ``key`` (its slices) starts
+        (past the last chunk along a dimension where ``key`` starts at no chunk's start)."""
         index = []
-        for d, s in enumerate(key):
-            start, edge = s.start or 0, 0
-            for i, n in enumerate(self.chunks[d]):
-                if edge == start:
-                    index.append(i)
-                    break
-                edge += n
-            else:
-                index.append(len(self.chunks[d]))
+        for starts, s in zip(self.chunk_starts(), key, strict=False):
+            start = s.start or 0
+            i = bisect.bisect_left(starts, start, 0, len(starts) - 1)
+            index.append(i if i < len(starts) - 1 and starts[i] == start else len(starts) - 1)
         return tuple(index)
 
     def read_chunk(self, index: tuple[int, ...]) -> np.ndarray[Any, Any]:
@@ -97,6 +108,11 @@ class ChunkedArray:
         """
         raise NotImplementedError
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_starts", None)  # recomputed where it is read: a graph ships the array small
+        return state
+
     def __getitem__(self, key: tuple[slice, ...]) -> np.ndarray[Any, Any]:
         # dask.array.from_array asks for whole chunks of our own grid, by slices.
         if not isinstance(key, tuple):
@@ -104,8 +120,9 @@ class ChunkedArray:
         key = key + (slice(None),) * (self.ndim - len(key))
         if self.ndim == 0:
             return self.read_chunk(())
-        whole = self.read_chunk(self.chunk_index(key))
-        starts = [sum(c[:i]) for c, i in zip(self.chunks, self.chunk_index(key), strict=True)]
+        index = self.chunk_index(key)
+        whole = self.read_chunk(index)
+        starts = [r.start for r in self.chunk_region(index)]
         local = tuple(
             slice((s.start or 0) - a, (s.stop if s.stop is not None else a + n) - a)
             for s, a, n in zip(key, starts, whole.shape, strict=True)
@@ -114,13 +131,10 @@ class ChunkedArray:
         return result
 
     def read_all(self) -> np.ndarray[Any, Any]:
-        """The whole array in memory (for small or empty arrays)."""
+        """The whole array in memory (for small or empty arrays), chunk by chunk in C order."""
         out = np.empty(self.shape, dtype=self.dtype)
         for index in np.ndindex(*self.grid):
-            region = tuple(
-                slice(sum(c[:i]), sum(c[: i + 1])) for c, i in zip(self.chunks, index, strict=True)
-            )
-            out[region] = self.read_chunk(tuple(index))
+            out[self.chunk_region(index)] = self.read_chunk(tuple(index))
         return out
 
 

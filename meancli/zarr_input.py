@@ -147,10 +147,12 @@ class ZarrInput(ChunkedArray):
         self.chunks = regular_chunks(self.shape, grid) if self.shape else ()
         self.fill_value_null = array.metadata.zarr_format == 2 and array.metadata.fill_value is None
         self._array: Any = array
+        self._zip_names: frozenset[str] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
+        state = super().__getstate__()
         state["_array"] = None  # a worker opens the store itself
+        state["_zip_names"] = None  # and lists a zip store itself, once
         return state
 
     def _zarr(self) -> Any:
@@ -159,18 +161,23 @@ class ZarrInput(ChunkedArray):
         return self._array
 
     def _chunk_stored(self, array: Any, index: tuple[int, ...]) -> bool:
+        """Whether the chunk at ``index`` is stored, in O(1): a directory store
+        is asked for one file; a zip store's names are listed once per array
+        and process (a zip's list of names is read whole on every opening)."""
         key = array.metadata.encode_chunk_key(index)
         full = f"{self.path}/{key}" if self.path else key
         if os.path.isdir(self.store):
             return os.path.isfile(os.path.join(self.store, *full.split("/")))
-        import zipfile
+        if self._zip_names is None:
+            import zipfile
 
-        with zipfile.ZipFile(self.store) as archive:
-            return full in set(archive.namelist())
+            with zipfile.ZipFile(self.store) as archive:
+                self._zip_names = frozenset(archive.namelist())
+        return full in self._zip_names
 
     def read_chunk(self, index: tuple[int, ...]) -> np.ndarray[Any, Any]:
         where = f"{self.name}: chunk {tuple(index)}"
-        region = tuple(slice(sum(c[:i]), sum(c[: i + 1])) for c, i in zip(self.chunks, index, strict=True))
+        region = self.chunk_region(index)
         expected = tuple(s.stop - s.start for s in region)
         try:
             array = self._zarr()
