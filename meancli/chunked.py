@@ -148,28 +148,62 @@ def regular_chunks(shape: tuple[int, ...], chunk: tuple[int, ...]) -> tuple[tupl
     return tuple(grid)
 
 
+ZARR_METADATA = frozenset({"zarr.json", ".zarray", ".zgroup"})
+
+
 def is_zarr_directory(path: str) -> bool:
-    return os.path.isdir(path) and any(
-        os.path.isfile(os.path.join(path, m)) for m in ("zarr.json", ".zarray", ".zgroup")
-    )
+    """Whether directory ``path`` holds zarr metadata at its top (a store, format 2 or 3)."""
+    return os.path.isdir(path) and any(os.path.isfile(os.path.join(path, m)) for m in ZARR_METADATA)
 
 
-def is_zarr_zip(path: str) -> bool:
+def zip_store_root(path: str) -> str | None:
+    """Where in zip file ``path`` its zarr store is: ``""`` when the zip holds zarr
+    metadata at its top (zarr's ZipStore, ``cd foo.zarr && zip -r ../x.zip .``),
+    the folder when it holds one store in one folder (``zip -r x.zip foo.zarr``:
+    ``foo.zarr``; the shallowest folder holding zarr metadata); None when it is not
+    a zip or holds no zarr metadata (an ``.npz``).
+
+    Raises:
+        InputFileError: a damaged zip named ``*.zarr.zip``, or a zip whose zarr
+            metadata lies in several folders and not at its top.
+    """
     import zipfile
 
     if not os.path.isfile(path):
-        return False
+        return None
     try:
         with open(path, "rb") as fp:
             if fp.read(4) != b"PK\x03\x04":
-                return False
+                return None
         with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
+            names = archive.namelist()
     except Exception:  # zipfile raises many kinds for a hostile archive
         if path.endswith(".zarr.zip"):  # named as a zipped store: say so, not "not a readable .npz"
             raise InputFileError(f"{path}: not a readable zipped zarr store (a damaged zip file)") from None
-        return False
-    return bool(names & {"zarr.json", ".zarray", ".zgroup"})
+        return None
+    folders = {n.rpartition("/")[0] for n in names if n.rpartition("/")[2] in ZARR_METADATA}
+    if not folders:
+        return None
+    depth = min(f.count("/") + bool(f) for f in folders)
+    top = sorted(f for f in folders if f.count("/") + bool(f) == depth)
+    if len(top) > 1:
+        listed = ", ".join(f"{f}/" for f in top)
+        raise InputFileError(
+            f"{path}: a zip with zarr metadata in several folders ({listed}) and none at its top; "
+            "meancli reads a zip holding one zarr store, at its top or in one folder"
+        )
+    return top[0]
+
+
+def is_zarr_zip(path: str) -> bool:
+    """Whether ``path`` is a zip file holding a zarr store (zip_store_root)."""
+    return zip_store_root(path) is not None
+
+
+def store_root(store: str) -> str:
+    """The path inside ``store`` (a zarr directory or a zipped store) of its root
+    group or array: ``""``, or the folder of a zip holding its store one folder down."""
+    return (zip_store_root(store) or "") if os.path.isfile(store) else ""
 
 
 def split_store(arg: str) -> tuple[str, str] | None:

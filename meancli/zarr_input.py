@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .chunked import ChunkedArray, is_zarr_directory, regular_chunks, require
+from .chunked import ChunkedArray, is_zarr_directory, regular_chunks, require, store_root
 from .errors import InputFileError
 
 MAX_CHUNKS = 1 << 22  # a dask graph of more tasks than this is impractical anyway
@@ -70,7 +70,9 @@ def open_array(store: str, path: str) -> Any:
 def open_zarr(store: str, path: str) -> list[ChunkedArray]:
     """The array at ``path`` in ``store`` (``""``: the root), or every array directly in
     the group there, in name order; each opened from its own metadata (open_node),
-    never from consolidated metadata.
+    never from consolidated metadata. ``path`` is relative to the store's root: a
+    zip holding its store in one folder (``zip -r x.zip foo.zarr``) is opened at
+    that folder (chunked.store_root), so ``x.zip:sub/x`` is ``foo.zarr/sub/x`` in it.
 
     Raises:
         InputFileError: no array or group at ``path`` (the message lists what
@@ -78,21 +80,23 @@ def open_zarr(store: str, path: str) -> list[ChunkedArray]:
     """
     zarr = require("zarr")
     shown = f"{store}:{path}" if path else store
+    root = store_root(store)
+    where = f"the store under {root}/ in the zip" if root else "the store"
     try:
-        node = open_node(store, path)
+        node = open_node(store, _inside(root, path))
     except FileNotFoundError:
-        listed = _members(store)
-        raise InputFileError(f"{shown}: no array or group there (the store holds: {listed})") from None
+        listed = _members(store, root)
+        raise InputFileError(f"{shown}: no array or group there ({where} holds: {listed})") from None
     except Exception as exc:  # zarr raises many kinds for unreadable metadata
         raise InputFileError(f"{shown}: not a readable zarr array or group: {_reason(exc)}") from None
     if isinstance(node, zarr.Array):
-        return [ZarrInput(store, path, shown, node)]
+        return [ZarrInput(store, _inside(root, path), shown, node)]
     # The group's own listing of its members (not its consolidated copy), and each
     # array opened from its own metadata: node[n] could carry the group's copy.
     names = sorted(node.array_keys())
     if not names:
         raise InputFileError(
-            f"{shown}: the zarr group holds no arrays directly (the store holds: {_members(store)}); "
+            f"{shown}: the zarr group holds no arrays directly ({where} holds: {_members(store, root)}); "
             f"name one as {store}:PATH"
         )
     base = f"{path}/" if path else ""
@@ -100,23 +104,28 @@ def open_zarr(store: str, path: str) -> list[ChunkedArray]:
     for n in names:
         name = f"{store}:{base}{n}"
         try:
-            array = open_array(store, base + n)
+            array = open_array(store, _inside(root, base + n))
         except Exception as exc:  # zarr raises many kinds for unreadable metadata
             raise InputFileError(f"{name}: not a readable zarr array: {_reason(exc)}") from None
-        arrays.append(ZarrInput(store, base + n, name, array))
+        arrays.append(ZarrInput(store, _inside(root, base + n), name, array))
     return arrays
 
 
-def _members(store: str) -> str:
+def _inside(root: str, path: str) -> str:
+    """The path in the store of ``path`` relative to its root (chunked.store_root)."""
+    return "/".join(p for p in (root, path) if p)
+
+
+def _members(store: str, root: str) -> str:
     """What ``store`` holds, for a message: the paths in its root group, or its root
     array (a store may be one array, which the store's own name reads)."""
     zarr = require("zarr")
     try:
-        root = open_node(store, "")
-        if isinstance(root, zarr.Array):
-            shape = tuple(int(n) for n in root.shape)
-            return f"one array at its root, of shape {shape} and dtype {root.dtype}: give {store} alone"
-        names = sorted(k for k, _ in root.members(max_depth=None))
+        top = open_node(store, root)
+        if isinstance(top, zarr.Array):
+            shape = tuple(int(n) for n in top.shape)
+            return f"one array at its root, of shape {shape} and dtype {top.dtype}: give {store} alone"
+        names = sorted(k for k, _ in top.members(max_depth=None))
     except Exception:
         return "nothing readable"
     return ", ".join(names) if names else "nothing"
