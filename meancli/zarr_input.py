@@ -184,14 +184,33 @@ class ZarrInput(ChunkedArray):
                 self._zip_names = frozenset(archive.namelist())
         return full in self._zip_names
 
+    def _first_missing(self, array: Any, index: tuple[int, ...]) -> tuple[int, ...]:
+        """The first chunk in C order of chunk index that is not stored, given that the
+        chunk at ``index`` is not: the error names it whatever order the chunks are
+        read in (dask's tasks and threads run in any order). Only on that error."""
+        for earlier in np.ndindex(*self.grid):
+            if earlier == tuple(index) or not self._chunk_stored(array, earlier):
+                return earlier
+        return tuple(index)
+
     def read_chunk(self, index: tuple[int, ...]) -> np.ndarray[Any, Any]:
+        """The chunk at grid coordinates ``index`` (see ChunkedArray.read_chunk).
+
+        Raises:
+            InputFileError: ``NAME: chunk (i, ...): cannot be read: ...`` (or decodes to the
+                wrong shape); for a missing chunk of an array without a fill_value, the
+                first missing chunk in C order, which may come before ``index``.
+        """
         where = f"{self.name}: chunk {tuple(index)}"
         region = self.chunk_region(index)
         expected = tuple(s.stop - s.start for s in region)
         try:
             array = self._zarr()
             if self.fill_value_null and array.shards is None and not self._chunk_stored(array, index):
-                raise InputFileError(f"{where}: missing, and the array has no fill_value to stand for it")
+                first = self._first_missing(array, index)
+                raise InputFileError(
+                    f"{self.name}: chunk {first}: missing, and the array has no fill_value to stand for it"
+                )
             data = np.asarray(array[region] if region else array[...])
         except InputFileError:
             raise
