@@ -100,7 +100,7 @@ def open_zarr(store: str, path: str) -> list[ChunkedArray]:
             f"name one as {store}:PATH"
         )
     base = f"{path}/" if path else ""
-    arrays = []
+    arrays: list[ChunkedArray] = []
     for n in names:
         name = f"{store}:{base}{n}"
         try:

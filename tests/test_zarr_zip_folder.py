@@ -10,6 +10,7 @@ does on disk, for format 2 and 3.
 from __future__ import annotations
 
 import os
+import pickle
 import zipfile
 from pathlib import Path
 
@@ -71,6 +72,10 @@ def test_arrays_are_named_relative_to_the_folder(archive: Path, tmp_path: Path) 
     np.testing.assert_array_equal(np.load(out), X)
     assert [a.name for a in open_chunked(f"{archive}:sub")] == [f"{archive}:sub/x"]
     np.testing.assert_array_equal(meancli.open_lazy(f"{archive}:sub/x").compute(scheduler="synchronous"), X)
+    (shipped,) = [
+        pickle.loads(pickle.dumps(a)) for a in open_chunked(f"{archive}:sub/x")
+    ]  # as a worker gets it
+    np.testing.assert_array_equal(shipped.read_all(), X)
 
 
 def test_a_missing_path_says_where_the_store_is(archive: Path, capsys: pytest.CaptureFixture[str]) -> None:
