@@ -19,6 +19,8 @@ themselves.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 from typing import Any
 
@@ -72,18 +74,27 @@ class ChunkedArray:
         """Chunks along each dimension."""
         return tuple(len(c) for c in self.chunks)
 
+    def chunk_starts(self) -> tuple[tuple[int, ...], ...]:
+        """Per dimension, where each chunk starts, and the dimension's size last
+        (computed once per process, so locating a chunk costs O(log chunks), not O(chunks))."""
+        starts = self.__dict__.get("_starts")
+        if starts is None:
+            starts = tuple(tuple(itertools.accumulate(c, initial=0)) for c in self.chunks)
+            self.__dict__["_starts"] = starts
+        return starts
+
+    def chunk_region(self, index: tuple[int, ...]) -> tuple[slice, ...]:
+        """The slices of the array that the chunk at grid coordinates ``index`` covers."""
+        return tuple(slice(s[i], s[i + 1]) for s, i in zip(self.chunk_starts(), index, strict=True))
+
     def chunk_index(self, key: tuple[slice, ...]) -> tuple[int, ...]:
-        """The grid coordinates of the chunk that ``key`` (its slices) starts."""
+        """The grid coordinates of the chunk that ``key`` (its slices) starts
+        (past the last chunk along a dimension where ``key`` starts at no chunk's start)."""
         index = []
-        for d, s in enumerate(key):
-            start, edge = s.start or 0, 0
-            for i, n in enumerate(self.chunks[d]):
-                if edge == start:
-                    index.append(i)
-                    break
-                edge += n
-            else:
-                index.append(len(self.chunks[d]))
+        for starts, s in zip(self.chunk_starts(), key, strict=False):
+            start = s.start or 0
+            i = bisect.bisect_left(starts, start, 0, len(starts) - 1)
+            index.append(i if i < len(starts) - 1 and starts[i] == start else len(starts) - 1)
         return tuple(index)
 
     def read_chunk(self, index: tuple[int, ...]) -> np.ndarray[Any, Any]:
@@ -94,6 +105,11 @@ class ChunkedArray:
         """
         raise NotImplementedError
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_starts", None)  # recomputed where it is read: a graph ships the array small
+        return state
+
     def __getitem__(self, key: tuple[slice, ...]) -> np.ndarray[Any, Any]:
         # dask.array.from_array asks for whole chunks of our own grid, by slices.
         if not isinstance(key, tuple):
@@ -101,8 +117,9 @@ class ChunkedArray:
         key = key + (slice(None),) * (self.ndim - len(key))
         if self.ndim == 0:
             return self.read_chunk(())
-        whole = self.read_chunk(self.chunk_index(key))
-        starts = [sum(c[:i]) for c, i in zip(self.chunks, self.chunk_index(key), strict=True)]
+        index = self.chunk_index(key)
+        whole = self.read_chunk(index)
+        starts = [r.start for r in self.chunk_region(index)]
         local = tuple(
             slice((s.start or 0) - a, (s.stop if s.stop is not None else a + n) - a)
             for s, a, n in zip(key, starts, whole.shape, strict=True)
@@ -111,13 +128,10 @@ class ChunkedArray:
         return result
 
     def read_all(self) -> np.ndarray[Any, Any]:
-        """The whole array in memory (for small or empty arrays)."""
+        """The whole array in memory (for small or empty arrays), chunk by chunk in C order."""
         out = np.empty(self.shape, dtype=self.dtype)
         for index in np.ndindex(*self.grid):
-            region = tuple(
-                slice(sum(c[:i]), sum(c[: i + 1])) for c, i in zip(self.chunks, index, strict=True)
-            )
-            out[region] = self.read_chunk(tuple(index))
+            out[self.chunk_region(index)] = self.read_chunk(tuple(index))
         return out
 
 
@@ -131,28 +145,62 @@ def regular_chunks(shape: tuple[int, ...], chunk: tuple[int, ...]) -> tuple[tupl
     return tuple(grid)
 
 
+ZARR_METADATA = frozenset({"zarr.json", ".zarray", ".zgroup"})
+
+
 def is_zarr_directory(path: str) -> bool:
-    return os.path.isdir(path) and any(
-        os.path.isfile(os.path.join(path, m)) for m in ("zarr.json", ".zarray", ".zgroup")
-    )
+    """Whether directory ``path`` holds zarr metadata at its top (a store, format 2 or 3)."""
+    return os.path.isdir(path) and any(os.path.isfile(os.path.join(path, m)) for m in ZARR_METADATA)
 
 
-def is_zarr_zip(path: str) -> bool:
+def zip_store_root(path: str) -> str | None:
+    """Where in zip file ``path`` its zarr store is: ``""`` when the zip holds zarr
+    metadata at its top (zarr's ZipStore, ``cd foo.zarr && zip -r ../x.zip .``),
+    the folder when it holds one store in one folder (``zip -r x.zip foo.zarr``:
+    ``foo.zarr``; the shallowest folder holding zarr metadata); None when it is not
+    a zip or holds no zarr metadata (an ``.npz``).
+
+    Raises:
+        InputFileError: a damaged zip named ``*.zarr.zip``, or a zip whose zarr
+            metadata lies in several folders and not at its top.
+    """
     import zipfile
 
     if not os.path.isfile(path):
-        return False
+        return None
     try:
         with open(path, "rb") as fp:
             if fp.read(4) != b"PK\x03\x04":
-                return False
+                return None
         with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
+            names = archive.namelist()
     except Exception:  # zipfile raises many kinds for a hostile archive
         if path.endswith(".zarr.zip"):  # named as a zipped store: say so, not "not a readable .npz"
             raise InputFileError(f"{path}: not a readable zipped zarr store (a damaged zip file)") from None
-        return False
-    return bool(names & {"zarr.json", ".zarray", ".zgroup"})
+        return None
+    folders = {n.rpartition("/")[0] for n in names if n.rpartition("/")[2] in ZARR_METADATA}
+    if not folders:
+        return None
+    depth = min(f.count("/") + bool(f) for f in folders)
+    top = sorted(f for f in folders if f.count("/") + bool(f) == depth)
+    if len(top) > 1:
+        listed = ", ".join(f"{f}/" for f in top)
+        raise InputFileError(
+            f"{path}: a zip with zarr metadata in several folders ({listed}) and none at its top; "
+            "meancli reads a zip holding one zarr store, at its top or in one folder"
+        )
+    return top[0]
+
+
+def is_zarr_zip(path: str) -> bool:
+    """Whether ``path`` is a zip file holding a zarr store (zip_store_root)."""
+    return zip_store_root(path) is not None
+
+
+def store_root(store: str) -> str:
+    """The path inside ``store`` (a zarr directory or a zipped store) of its root
+    group or array: ``""``, or the folder of a zip holding its store one folder down."""
+    return (zip_store_root(store) or "") if os.path.isfile(store) else ""
 
 
 def split_store(arg: str) -> tuple[str, str] | None:

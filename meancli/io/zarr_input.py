@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputFileError
-from .chunked import ChunkedArray, is_zarr_directory, regular_chunks, require
+from .chunked import ChunkedArray, is_zarr_directory, regular_chunks, require, store_root
 
 MAX_CHUNKS = 1 << 22  # a dask graph of more tasks than this is impractical anyway
 
@@ -32,9 +32,47 @@ def _open_store(store: str) -> Any:
     return zarr.storage.ZipStore(store, mode="r")
 
 
+def open_node(store: str, path: str) -> Any:
+    """The zarr array or group at ``path`` in ``store`` (a directory or a zip
+    file; ``""``: the root), read from that node's own metadata.
+
+    Consolidated metadata (format 2 ``.zmetadata``, format 3
+    ``consolidated_metadata`` in a group's ``zarr.json``) is never read: it is
+    a copy written once, stale as soon as an array is resized or rewritten
+    without consolidating again, and one array must give one answer however
+    it is named (``STORE`` for a group of one array, ``STORE:PATH``). Every
+    reader of zarr metadata in meancli goes through this function (group
+    listings, the array at a path, the arrays of a group, a worker opening
+    the array again).
+
+    Raises:
+        FileNotFoundError: nothing at ``path``; zarr's own exceptions for
+            unreadable metadata.
+    """
+    zarr = require("zarr")
+    return zarr.open(store=_open_store(store), path=path, mode="r", use_consolidated=False)
+
+
+def open_array(store: str, path: str) -> Any:
+    """The zarr array at ``path`` in ``store``, from its own metadata (open_node).
+
+    Raises:
+        FileNotFoundError: nothing at ``path``; ValueError: a group there; zarr's
+            own exceptions for unreadable metadata.
+    """
+    zarr = require("zarr")
+    node = open_node(store, path)
+    if not isinstance(node, zarr.Array):
+        raise ValueError(f"{path or 'the root'} is a group, not an array")
+    return node
+
+
 def open_zarr(store: str, path: str) -> list[ChunkedArray]:
     """The array at ``path`` in ``store`` (``""``: the root), or every array directly in
-    the group there, in name order.
+    the group there, in name order; each opened from its own metadata (open_node),
+    never from consolidated metadata. ``path`` is relative to the store's root: a
+    zip holding its store in one folder (``zip -r x.zip foo.zarr``) is opened at
+    that folder (chunked.store_root), so ``x.zip:sub/x`` is ``foo.zarr/sub/x`` in it.
 
     Raises:
         InputFileError: no array or group at ``path`` (the message lists what
@@ -42,35 +80,52 @@ def open_zarr(store: str, path: str) -> list[ChunkedArray]:
     """
     zarr = require("zarr")
     shown = f"{store}:{path}" if path else store
+    root = store_root(store)
+    where = f"the store under {root}/ in the zip" if root else "the store"
     try:
-        node = zarr.open(store=_open_store(store), path=path, mode="r")
+        node = open_node(store, _inside(root, path))
     except FileNotFoundError:
-        listed = _members(store)
-        raise InputFileError(f"{shown}: no array or group there (the store holds: {listed})") from None
+        listed = _members(store, root)
+        raise InputFileError(f"{shown}: no array or group there ({where} holds: {listed})") from None
     except Exception as exc:  # zarr raises many kinds for unreadable metadata
         raise InputFileError(f"{shown}: not a readable zarr array or group: {_reason(exc)}") from None
     if isinstance(node, zarr.Array):
-        return [ZarrInput(store, path, shown, node)]
+        return [ZarrInput(store, _inside(root, path), shown, node)]
+    # The group's own listing of its members (not its consolidated copy), and each
+    # array opened from its own metadata: node[n] could carry the group's copy.
     names = sorted(node.array_keys())
     if not names:
         raise InputFileError(
-            f"{shown}: the zarr group holds no arrays directly (the store holds: {_members(store)}); "
+            f"{shown}: the zarr group holds no arrays directly ({where} holds: {_members(store, root)}); "
             f"name one as {store}:PATH"
         )
     base = f"{path}/" if path else ""
-    return [ZarrInput(store, base + n, f"{store}:{base}{n}", node[n]) for n in names]
+    arrays: list[ChunkedArray] = []
+    for n in names:
+        name = f"{store}:{base}{n}"
+        try:
+            array = open_array(store, _inside(root, base + n))
+        except Exception as exc:  # zarr raises many kinds for unreadable metadata
+            raise InputFileError(f"{name}: not a readable zarr array: {_reason(exc)}") from None
+        arrays.append(ZarrInput(store, _inside(root, base + n), name, array))
+    return arrays
 
 
-def _members(store: str) -> str:
+def _inside(root: str, path: str) -> str:
+    """The path in the store of ``path`` relative to its root (chunked.store_root)."""
+    return "/".join(p for p in (root, path) if p)
+
+
+def _members(store: str, root: str) -> str:
     """What ``store`` holds, for a message: the paths in its root group, or its root
     array (a store may be one array, which the store's own name reads)."""
     zarr = require("zarr")
     try:
-        root = zarr.open(store=_open_store(store), mode="r")
-        if isinstance(root, zarr.Array):
-            shape = tuple(int(n) for n in root.shape)
-            return f"one array at its root, of shape {shape} and dtype {root.dtype}: give {store} alone"
-        names = sorted(k for k, _ in root.members(max_depth=None))
+        top = open_node(store, root)
+        if isinstance(top, zarr.Array):
+            shape = tuple(int(n) for n in top.shape)
+            return f"one array at its root, of shape {shape} and dtype {top.dtype}: give {store} alone"
+        names = sorted(k for k, _ in top.members(max_depth=None))
     except Exception:
         return "nothing readable"
     return ", ".join(names) if names else "nothing"
@@ -101,36 +156,61 @@ class ZarrInput(ChunkedArray):
         self.chunks = regular_chunks(self.shape, grid) if self.shape else ()
         self.fill_value_null = array.metadata.zarr_format == 2 and array.metadata.fill_value is None
         self._array: Any = array
+        self._zip_names: frozenset[str] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
+        state = super().__getstate__()
         state["_array"] = None  # a worker opens the store itself
+        state["_zip_names"] = None  # and lists a zip store itself, once
         return state
 
     def _zarr(self) -> Any:
         if self._array is None:
-            zarr = require("zarr")
-            self._array = zarr.open_array(store=_open_store(self.store), path=self.path, mode="r")
+            self._array = open_array(self.store, self.path)
         return self._array
 
     def _chunk_stored(self, array: Any, index: tuple[int, ...]) -> bool:
+        """Whether the chunk at ``index`` is stored, in O(1): a directory store
+        is asked for one file; a zip store's names are listed once per array
+        and process (a zip's list of names is read whole on every opening)."""
         key = array.metadata.encode_chunk_key(index)
         full = f"{self.path}/{key}" if self.path else key
         if os.path.isdir(self.store):
             return os.path.isfile(os.path.join(self.store, *full.split("/")))
-        import zipfile
+        if self._zip_names is None:
+            import zipfile
 
-        with zipfile.ZipFile(self.store) as archive:
-            return full in set(archive.namelist())
+            with zipfile.ZipFile(self.store) as archive:
+                self._zip_names = frozenset(archive.namelist())
+        return full in self._zip_names
+
+    def _first_missing(self, array: Any, index: tuple[int, ...]) -> tuple[int, ...]:
+        """The first chunk in C order of chunk index that is not stored, given that the
+        chunk at ``index`` is not: the error names it whatever order the chunks are
+        read in (dask's tasks and threads run in any order). Only on that error."""
+        for earlier in np.ndindex(*self.grid):
+            if earlier == tuple(index) or not self._chunk_stored(array, earlier):
+                return earlier
+        return tuple(index)
 
     def read_chunk(self, index: tuple[int, ...]) -> np.ndarray[Any, Any]:
+        """The chunk at grid coordinates ``index`` (see ChunkedArray.read_chunk).
+
+        Raises:
+            InputFileError: ``NAME: chunk (i, ...): cannot be read: ...`` (or decodes to the
+                wrong shape); for a missing chunk of an array without a fill_value, the
+                first missing chunk in C order, which may come before ``index``.
+        """
         where = f"{self.name}: chunk {tuple(index)}"
-        region = tuple(slice(sum(c[:i]), sum(c[: i + 1])) for c, i in zip(self.chunks, index, strict=True))
+        region = self.chunk_region(index)
         expected = tuple(s.stop - s.start for s in region)
         try:
             array = self._zarr()
             if self.fill_value_null and array.shards is None and not self._chunk_stored(array, index):
-                raise InputFileError(f"{where}: missing, and the array has no fill_value to stand for it")
+                first = self._first_missing(array, index)
+                raise InputFileError(
+                    f"{self.name}: chunk {first}: missing, and the array has no fill_value to stand for it"
+                )
             data = np.asarray(array[region] if region else array[...])
         except InputFileError:
             raise
