@@ -79,7 +79,7 @@ def wants_many(files: Sequence[str], output: str | None) -> bool:
 def fields_of(file: str, index: int) -> dict[str, Any]:
     """The placeholder values for input ``file`` at position ``index`` (OUTPUT_FIELDS).
 
-    Every kind of FILE names a path its placeholders come from (dataset_path):
+    Every kind of FILE names a path its placeholders come from (io.registry.input_location):
     a file itself; an archive or zarr store for a member of it (``data.npz:NAME``,
     ``g.zarr:path/in/group``: ``{member}`` is NAME or the path in the group); a
     shard directory or zarr store given with a trailing ``/`` without it; the list
@@ -87,7 +87,9 @@ def fields_of(file: str, index: int) -> dict[str, Any]:
     """
     if file == "-":
         return {"stem": STDIN_STEM, "name": STDIN_STEM, "parent": ".", "member": "", "index": index}
-    path, member = dataset_path(file)
+    from ..io.registry import input_location
+
+    path, member = input_location(file)
     parent, name = os.path.split(path)
     if name in ("", ".", ".."):  # a directory given as '.', '..' or '/': its own name
         parent, name = os.path.split(os.path.abspath(path))
@@ -99,28 +101,6 @@ def fields_of(file: str, index: int) -> dict[str, Any]:
         "member": member or "",
         "index": index,
     }
-
-
-def dataset_path(file: str) -> tuple[str, str | None]:
-    """The path a FILE argument's ``-o`` placeholders describe, and its member (see fields_of)."""
-    from ..io.messages import split_member
-
-    path, member = split_member(file)
-    if member is not None or os.path.exists(file):  # (a file as given: no store, list or glob to look for)
-        return (path.rstrip("/") or path), member
-    from ..io.chunked import split_store
-    from ..io.registry import GLOB_CHARS
-
-    store = split_store(file) if ":" in file else None
-    if store is not None:
-        path, member = store[0], store[1] or None
-    elif file.startswith("@"):
-        path = file[1:]
-    elif GLOB_CHARS & set(file):
-        parts = file.split("/")
-        fixed = next(i for i, part in enumerate(parts) if GLOB_CHARS & set(part))
-        path = "/".join(parts[:fixed]) or ("/" if file.startswith("/") else ".")
-    return (path.rstrip("/") or path), member
 
 
 def _check_template(template: str) -> None:
@@ -249,8 +229,9 @@ def _status_of(exc: BaseException) -> int:
 
 def _message_of(exc: BaseException, file: str, debug: bool) -> str:
     """One line naming ``file`` (unless the message already begins with it), escaped
-    as every error line is (formats.messages.one_line)."""
+    as every error line is (io.messages.one_line)."""
     from ..io.messages import naming_input, one_line
+    from ..io.registry import input_location
 
     if isinstance(exc, MeancliError):
         text = str(exc)
@@ -261,7 +242,7 @@ def _message_of(exc: BaseException, file: str, debug: bool) -> str:
             f"internal error: {type(exc).__name__}: {exc} -- this is a bug in meancli; please report it"
             + ("" if debug else " (run with --debug for the traceback)")
         )
-    return naming_input(one_line(text), file, within=None if file == "-" else dataset_path(file)[0])
+    return naming_input(one_line(text), file, within=None if file == "-" else input_location(file)[0])
 
 
 def _emit_file_error(exc: BaseException, file: str, message: str, *, json_mode: bool) -> None:

@@ -211,16 +211,16 @@ def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> 
 def about_input(file: str) -> Iterator[None]:
     """An input or spec error raised inside (a malformed file, a dtype, rank or axis
     the version refuses) names ``file`` first, as each file's error does with
-    several FILEs (formats.messages.naming_input); the exit status is the same."""
+    several FILEs (io.messages.naming_input); the exit status is the same."""
     from ..errors import InputFileError, SpecViolation
     from ..io.messages import naming_input
-    from .batch import dataset_path
+    from ..io.registry import input_location
 
     try:
         yield
     except (InputFileError, SpecViolation) as exc:
         text = str(exc)
-        named = naming_input(text, file, within=None if file == "-" else dataset_path(file)[0])
+        named = naming_input(text, file, within=None if file == "-" else input_location(file)[0])
         if named == text:
             raise
         raise type(exc)(named) from None

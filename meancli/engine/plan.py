@@ -116,14 +116,6 @@ def choose(items: Sequence[Any], job: Job) -> Engine:
     return next(e for e in ENGINES if e.wants(items, job))
 
 
-def writes_output(items: Sequence[Any], job: Job) -> bool:
-    """Whether the chosen engine writes ``job.output`` itself (a zarr store); the
-    caller then knows before the run that no result comes back to write."""
-    return choose(items, job).name == "dask" and (
-        job.output is not None and output_format(job.output) == "zarr"
-    )
-
-
 def reduce(op: Any, call: Any, item: Any, job: Job) -> Outcome:
     """ReduceMean of ``item`` for a validated ``call`` (meancli.ops.validate) on the chosen engine.
 

@@ -30,7 +30,7 @@ class NamedArray(NamedTuple):  # not a dataclass: no methods compiled at import 
 
     Attributes:
         name: ``path``, ``path:member`` (as numpy names members), or ``<stdin>``'s ``-``.
-        data: the array (file byte order and layout), or a streaming.Source when the
+        data: the array (file byte order and layout), or an io.source.Source when the
             caller asked for streaming and the input is large (or is stdin), or a
             chunked.ChunkedArray (a zarr array, a shard dataset: meancli.cli.run).
         header: the ``.npy`` header it was read from; None for a ``.pb`` tensor.

@@ -174,6 +174,30 @@ def input_format_name(arg: str) -> str:
     return next(f.name for f in INPUTS if f.recognise(arg))
 
 
+def input_location(arg: str) -> tuple[str, str | None]:
+    """The path a FILE argument lives at, and the member or array it names in it:
+    ``data.npz:a`` -> (``data.npz``, ``a``), ``store.zarr:g/x`` -> (``store.zarr``,
+    ``g/x``), ``@list.txt`` -> (``list.txt``, None), ``'dir/part-*.npy'`` -> (``dir``,
+    None), a path -> (the path, None). Decided without reading any data (output
+    templates are filled from it before the first input is read).
+    """
+    path, member = split_member(arg)
+    if member is not None or os.path.exists(arg):  # (a file as given: no store, list or glob to look for)
+        return (path.rstrip("/") or path), member
+    from .chunked import split_store
+
+    store = split_store(arg) if ":" in arg else None
+    if store is not None:
+        path, member = store[0], store[1] or None
+    elif arg.startswith("@"):
+        path = arg[1:]
+    elif GLOB_CHARS & set(arg):
+        parts = arg.split("/")
+        fixed = next(i for i, part in enumerate(parts) if GLOB_CHARS & set(part))
+        path = "/".join(parts[:fixed]) or ("/" if arg.startswith("/") else ".")
+    return (path.rstrip("/") or path), member
+
+
 def read_axes(arg: str, allowed: tuple[str, ...], label: str) -> list[int]:
     """The axes held by the tensor file ``arg`` (any input format): a 1-D integer tensor,
     as ReduceMean-18's ``axes`` input is.
