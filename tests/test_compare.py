@@ -155,6 +155,26 @@ def test_blocks_and_layouts() -> None:
         assert c.mean_ulp == pytest.approx(5 / (2 * n))
 
 
+@pytest.mark.parametrize("dense", [False, True], ids=["few-differ", "most-differ"])
+def test_worst_is_the_first_nan_mismatch(dense: bool) -> None:
+    """Both ways of examining a block (the differing elements gathered, or the whole
+    block) find the same worst element, counts and positions."""
+    x = np.linspace(1, 2, 100, dtype=np.float64)
+    y = step(x, 1) if dense else x.copy()
+    y[70] = step(x[70:71], 3)[0]
+    y[40] = np.nan
+    y[90] = np.nan
+    c = compare(x, y, "y")
+    ones = 97 if dense else 0
+    assert c.worst is not None and (c.worst.at, c.worst.ulp) == ((40,), None)
+    assert (c.nan_mismatch, c.max_ulp, c.inexact) == (2, 3, ones + 3)
+    assert c.histogram == {"0": 97 - ones, "1": ones, "2-4": 1, "5-16": 0, ">16": 0, "nan_mismatch": 2}
+    assert c.mean_ulp == pytest.approx((ones + 3) / 98)
+    y[40], y[90] = x[40], x[90]  # no NaN: the worst is the 3-ulp element
+    c = compare(x, y, "y")
+    assert c.worst is not None and (c.worst.at, c.worst.ulp, c.nan_mismatch) == ((70,), 3, 0)
+
+
 # --------------------------------------------------------------------------- --compare on the command line
 
 

@@ -40,6 +40,10 @@ BUCKETS: tuple[tuple[str, int, float], ...] = (
 )
 NAN_MISMATCH = "nan_mismatch"
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+#: A block where at least 1 element in DENSE_FRACTION differs is examined whole: gathering
+#: the differing elements costs more than it saves.
+DENSE_FRACTION = 8
+_EDGES = np.array([1, 2, 5, 17], dtype=np.uint64)  # BUCKETS' lower bounds after the first
 
 
 class Worst(NamedTuple):
@@ -170,8 +174,12 @@ def compare(expected: np.ndarray, got: np.ndarray, against: str, tolerance: int 
         a = _block(expected, start, stop)
         b = _block(got, start, stop)
         bits_a, bits_b = a.view(_UINT[width]), b.view(_UINT[width])
-        differ = np.flatnonzero(bits_a != bits_b)
-        if differ.size:
+        ne = bits_a != bits_b
+        n_differ = int(np.count_nonzero(ne))
+        if n_differ * DENSE_FRACTION >= ne.size:  # many differ: the whole block, no gathering
+            acc.add(start, a, b, bits_a, bits_b, None)
+        elif n_differ:
+            differ = np.flatnonzero(ne)
             acc.add(start, a[differ], b[differ], bits_a[differ], bits_b[differ], differ)
     histogram = {label: 0 for label, _, _ in BUCKETS}
     histogram.update(acc.histogram)
@@ -282,9 +290,11 @@ class _Accumulator:
         b: np.ndarray,
         bits_a: np.ndarray,
         bits_b: np.ndarray,
-        where: np.ndarray,
+        where: np.ndarray | None,
     ) -> None:
-        self.examined += int(where.size)
+        """Add the pairs ``a``, ``b`` (their bits ``bits_a``, ``bits_b``) at the flat
+        positions ``start + where`` (None: ``start + arange``: a whole block)."""
+        self.examined += int(a.size)
         if self.floating:
             dist, nan_a, nan_b = _float_distance(bits_a, bits_b, self.inf_bits)
             mismatch = nan_a ^ nan_b
@@ -294,38 +304,44 @@ class _Accumulator:
             n_mismatch = int(np.count_nonzero(mismatch))
             if n_mismatch and not self.worst_is_nan:
                 self.worst_is_nan = True
-                self.worst_flat = start + int(where[np.argmax(mismatch)])
+                first = int(np.argmax(mismatch))
+                self.worst_flat = start + (first if where is None else int(where[first]))
             self.nan_mismatch += n_mismatch
-            dist, a, b, where = dist[keep], a[keep], b[keep], where[keep]
-            self._errors(a, b, both_nan[keep])
+            if n_mismatch:
+                where = np.flatnonzero(keep) if where is None else where[keep]
+                dist, a, b = dist[keep], a[keep], b[keep]
         else:
             dist = _int_distance(a, b)
-            self._errors(a, b, np.zeros(a.shape, dtype=bool))
-        for label, low, high in BUCKETS:
-            inside = (dist >= low) if math.isinf(high) else (dist >= low) & (dist <= high)
-            self.histogram[label] = self.histogram.get(label, 0) + int(np.count_nonzero(inside))
+        self._errors(a, b)
+        # the bucket of each distance: 0, 1, 2-4, 5-16, >16
+        counts = np.bincount(np.searchsorted(_EDGES, dist, side="right"), minlength=len(BUCKETS))
+        for (label, _, _), n in zip(BUCKETS, counts.tolist(), strict=True):
+            self.histogram[label] = self.histogram.get(label, 0) + n
         if dist.size == 0:
             return
         self.ulp_sum += float(dist.sum(dtype=np.float64))
         at = int(np.argmax(dist))
         largest = int(dist[at])
+        position = start + (at if where is None else int(where[at]))
         if largest > self.max_ulp:
             self.max_ulp = largest
             if not self.worst_is_nan:
-                self.worst_flat = start + int(where[at])
+                self.worst_flat = position
         elif self.worst_flat is None:
-            self.worst_flat = start + int(where[at])
+            self.worst_flat = position
 
-    def _errors(self, a: np.ndarray, b: np.ndarray, both_nan: np.ndarray) -> None:
-        """The largest absolute and relative errors of the pairs (no NaN mismatch among them)."""
+    def _errors(self, a: np.ndarray, b: np.ndarray) -> None:
+        """The largest absolute and relative errors of the pairs (no NaN mismatch among them).
+
+        A NaN pair and equal infinities give a NaN difference (no error), ±0 a zero
+        one; fmax leaves the NaNs out. An infinite absolute error is an infinite
+        relative one (inf expected and a finite value given gives inf / inf = NaN)."""
         if a.size == 0:
             return
         x, y = a.astype(np.float64), b.astype(np.float64)
         with np.errstate(all="ignore"):
             abs_err = np.abs(y - x)
-            abs_err[(x == y) | both_nan] = 0.0  # equal infinities (inf - inf is NaN), ±0, NaN pairs
-            rel = abs_err / np.abs(x)
-            rel[abs_err == 0] = 0.0
-            rel[np.isnan(rel)] = math.inf  # inf expected and another value given
-        self.max_abs = max(self.max_abs, float(abs_err.max()))
-        self.max_rel = max(self.max_rel, float(rel.max()))
+            largest = float(np.fmax.reduce(abs_err, initial=0.0))
+            rel = math.inf if math.isinf(largest) else float(np.fmax.reduce(abs_err / np.abs(x), initial=0.0))
+        self.max_abs = max(self.max_abs, largest)
+        self.max_rel = max(self.max_rel, rel)
