@@ -513,3 +513,79 @@ def test_onnx_models_not_checked(tmp_path: Path, capsys: pytest.CaptureFixture[s
         code, out, err = run(["check-onnx", str(d)], tmp_path, capsys)
         assert (code, out) == (1, "")
         assert err.startswith(f"error: {d / 'model.onnx'}: {says}") and err.count("\n") == 1, err
+
+
+def test_onnx_models_of_other_versions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """ReduceMean-13 (axes an attribute), ReduceMean-18 with its axes an initializer, and
+    Mean-8 with broadcasting: the version from the opset import, the attributes from the
+    node; the expected outputs from the exact oracle, so each is within 0 ulp."""
+    onnx = pytest.importorskip("onnx")
+    from conftest import oracle_mean, oracle_reduce_mean
+    from onnx import helper, numpy_helper
+
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((3, 4, 5)).astype(np.float16)
+    v = rng.standard_normal(5).astype(np.float16)
+
+    def info(name: str, a: np.ndarray) -> Any:
+        return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+
+    def save(
+        name: str, node: Any, opset: int, inputs: dict[str, np.ndarray], y: np.ndarray, init: Any = ()
+    ) -> Path:
+        d = tmp_path / name
+        (d / "test_data_set_0").mkdir(parents=True)
+        graph = helper.make_graph(
+            [node], name, [info(k, a) for k, a in inputs.items()], [info("y", y)], initializer=list(init)
+        )
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), d / "model.onnx")
+        for k, (n, a) in enumerate(inputs.items()):
+            (d / "test_data_set_0" / f"input_{k}.pb").write_bytes(
+                numpy_helper.from_array(a, n).SerializeToString()
+            )
+        out = numpy_helper.from_array(np.asarray(y), "y").SerializeToString()
+        (d / "test_data_set_0" / "output_0.pb").write_bytes(out)
+        return d
+
+    cases = [
+        (
+            save(
+                "rm13",
+                helper.make_node("ReduceMean", ["x"], ["y"], axes=[0, -1], keepdims=0),
+                13,
+                {"x": x},
+                oracle_reduce_mean(x, [0, 2], False),
+            ),
+            "ReduceMean",
+            13,
+            {"axes": [0, 2], "keepdims": 0},
+        ),
+        (
+            save(
+                "rm18_init",
+                helper.make_node("ReduceMean", ["x", "axes"], ["y"]),
+                18,
+                {"x": x},
+                oracle_reduce_mean(x, [1], True),
+                [numpy_helper.from_array(np.array([-2], np.int64), "axes")],
+            ),
+            "ReduceMean",
+            18,
+            {"axes": [1], "keepdims": 1, "noop_with_empty_axes": 0},
+        ),
+        (
+            save(
+                "mean8", helper.make_node("Mean", ["x", "v"], ["y"]), 8, {"x": x, "v": v}, oracle_mean([x, v])
+            ),
+            "Mean",
+            8,
+            {},
+        ),
+    ]
+    for d, op, version, attributes in cases:
+        code, out, err = run(["check-onnx", str(d), "--json"], tmp_path, capsys)
+        report = json.loads(out)
+        validate(report, "check-onnx.schema.json")
+        assert code == 0, err
+        assert (report["op"], report["version"], report["attributes"]) == (op, version, attributes)
+        assert report["comparisons"][0]["inexact"] == 0 and report["within"]
