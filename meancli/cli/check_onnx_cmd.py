@@ -39,7 +39,8 @@ def check_onnx(
     debug: options.Debug = False,
 ) -> None:
     """Compare each DIR's expected outputs with the correctly rounded ones, in ULPs
-    (exit status 4 when an element is beyond --max-ulp). --json prints one object per DIR."""
+    (meancli's own check, not part of ONNX; exit status 4 when an element is beyond
+    --max-ulp). --json prints one object per DIR."""
     from .run import session
 
     with session(json_mode=json_mode, debug=debug, quiet=quiet):
@@ -54,7 +55,7 @@ def check_onnx(
         kernels.load()
         n_threads = threads or kernels.default_threads()
         mismatched = False
-        for test_dir in dirs:
+        for n, test_dir in enumerate(dirs):
             model = read_node_model(os.path.join(test_dir, MODEL_FILE), OPS)
             report = Report("check-onnx", n_threads, node_version(model))
             for data_set in data_sets(test_dir):
@@ -74,6 +75,6 @@ def check_onnx(
                 with report.stage("compare"):
                     report.comparisons.append(compare(run.result, got, against, max_ulp))
             mismatched = mismatched or report.mismatched()
-            emit_check(report, test_dir, json_mode=json_mode, quiet=quiet)
+            emit_check(report, test_dir, json_mode=json_mode, quiet=quiet, first=n == 0)
         if mismatched:
             raise typer.Exit(EXIT_MISMATCH)

@@ -225,7 +225,8 @@ MaxUlp = Annotated[
         "--max-ulp",
         metavar="N",
         min=0,
-        help="The largest distance --compare accepts, in units in the last place (integers: the "
-        "absolute difference); 0: correctly rounded. A NaN mismatch is beyond any N.",
+        help="The largest distance from the correctly rounded result accepted, in units in the last "
+        "place (integers: the absolute difference); 0: correctly rounded. A NaN mismatch is beyond "
+        "any N. Beyond it: exit status 4.",
     ),
 ]

@@ -126,16 +126,19 @@ def comparison_json(c: Comparison) -> dict[str, Any]:
     }
 
 
-def comparison_renderables(comparisons: list[Comparison]) -> list[Any]:
-    """The rich renderables of ``comparisons``: a heading naming the check as meancli's own,
-    a table (one row per comparison: max and mean ULP, elements not exact, max absolute and
-    relative error, the histogram, the verdict), and the worst element of each inexact one."""
+def comparison_renderables(comparisons: list[Comparison], *, heading: bool = True) -> list[Any]:
+    """The rich renderables of ``comparisons``: a heading naming the check as meancli's own
+    (unless ``heading`` is False), a table (one row per comparison: max and mean ULP,
+    elements not exact, max absolute and relative error, the histogram, the verdict), and
+    the worst element of each inexact one."""
     from rich.markup import escape
     from rich.table import Table
 
-    out: list[Any] = [
-        f"[bold]compare[/bold]  ULP distance to the correctly rounded result ({COMPARE_EXTENSION})"
-    ]
+    out: list[Any] = []
+    if heading:
+        out.append(
+            f"[bold]compare[/bold]  ULP distance to the correctly rounded result ({COMPARE_EXTENSION})"
+        )
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     columns = ["against", "max ulp", "mean ulp", "not exact", "max abs", "max rel"]
     histogram = [*(c for c in comparisons[0].histogram if c != "nan_mismatch"), "NaN mismatch"]
@@ -167,9 +170,10 @@ def comparison_renderables(comparisons: list[Comparison]) -> list[Any]:
     return out
 
 
-def emit_check(report: Report, test_dir: str, *, json_mode: bool, quiet: bool) -> None:
-    """Print what ``check-onnx`` found in one test directory, on stdout: the node's
-    version and attributes, then the comparisons (one per data set); or one JSON object
+def emit_check(report: Report, test_dir: str, *, json_mode: bool, quiet: bool, first: bool = True) -> None:
+    """Print what ``check-onnx`` found in one test directory, on stdout: (for the
+    ``first`` one) a line naming the check as meancli's own, the node's version and
+    attributes, then the comparisons (one per data set); or one JSON object
     (docs/schema/check-onnx.schema.json)."""
     if quiet:
         return
@@ -204,13 +208,17 @@ def emit_check(report: Report, test_dir: str, *, json_mode: bool, quiet: bool) -
         force_terminal=tty,
         width=shutil.get_terminal_size().columns if tty else 100_000,
     )
+    if first:
+        console.print(
+            f"[bold]check-onnx[/bold]  ULP distance to the correctly rounded outputs ({COMPARE_EXTENSION})"
+        )
     title = f"[bold]{escape(display(test_dir))}[/bold]"
     if report.op:
         title += f"  {escape(report.op.label)}"
     if report.attributes:
         title += "  " + "  ".join(escape(f"{k}={v}") for k, v in report.attributes.items())
     console.print(title)
-    for renderable in comparison_renderables(report.comparisons):
+    for renderable in comparison_renderables(report.comparisons, heading=False):
         console.print(renderable)
     sys.stdout.write(buffer.getvalue())
     sys.stdout.flush()
