@@ -13,6 +13,9 @@ EXIT_INPUT = 1  # the input is not acceptable: unreadable/malformed file, spec v
 # unknown option or a malformed value): decided before any input is read.
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3  # a bug in meancli
+# --compare / check-onnx: the run succeeded, and some element of the compared result is
+# farther from the correctly rounded one than --max-ulp allows (meancli's own check).
+EXIT_MISMATCH = 4
 
 
 class MeancliError(Exception):

@@ -38,6 +38,7 @@ def files(tmp_path: Path) -> Path:
         ("reduce-mean", "i.npy", "--json", "--noop-with-empty-axes"),
         ("mean", "x.npy", "y.npy", "--json"),
         ("mean", "x.npy", "y.npy", "--json", "-o", "out.npy"),
+        ("mean", "x.npy", "--json", "--compare", "x.npy"),  # Mean of one input: x itself, exact
     ],
 )
 def test_report_matches_schema(files: Path, args: tuple[str, ...]) -> None:

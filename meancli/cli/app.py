@@ -41,6 +41,12 @@ def _add_mean(app: typer.Typer) -> None:
     app.command("mean")(with_attribute_options(mean, "Mean"))
 
 
+def _add_check_onnx(app: typer.Typer) -> None:
+    from .check_onnx_cmd import check_onnx
+
+    app.command("check-onnx")(check_onnx)
+
+
 def _add_spec(app: typer.Typer) -> None:
     from .spec_cmd import spec_app
 
@@ -51,6 +57,7 @@ def _add_spec(app: typer.Typer) -> None:
 COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "reduce-mean": _add_reduce_mean,
     "mean": _add_mean,
+    "check-onnx": _add_check_onnx,
     "spec": _add_spec,
 }
 COMPLETE_VAR = "_MEANCLI_COMPLETE"  # set by the shell when it asks click for completions

@@ -42,6 +42,8 @@ def mean(
     scheduler: options.Scheduler = None,
     timeout: options.Timeout = 30.0,
     repeat: options.Repeat = 1,
+    compare: options.Compare = None,
+    max_ulp: options.MaxUlp = 0,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
     debug: options.Debug = False,
@@ -53,6 +55,7 @@ def mean(
         from ..engine.memory import prepare_mean
         from ..io.registry import check_output_format, check_output_target
         from .batch import single_output
+        from .comparing import check_compare_options, compare_result, exit_if_mismatched, open_compared
 
         output = output_option(output)
         if output is not None:
@@ -63,7 +66,8 @@ def mean(
         assert op is not None
         # The command line alone decides these usage errors, before any input is read.
         where = engine_where(workers, scheduler, timeout)
-        check_std_streams(files, output)
+        check_std_streams([*files, compare] if compare is not None else files, output)
+        check_compare_options(compare, max_ulp, output, many=False)
         check_version_options(op, attributes, axes_given=True)
         if output is not None:
             check_output_target(output)
@@ -75,9 +79,15 @@ def mean(
             with report.stage("validate"):
                 check_input_dtypes(op, report)
                 shape = prepare_mean(op, items, **attributes)
+        if compare is not None:  # before the run: a file of another shape or dtype is refused now
+            against, compared = open_compared(compare, shape, items[0].dtype, report)
         from ..engine import plan
 
         progress = progress_factory(enabled=not (quiet or json_mode))
-        job = plan.Job(where, n_threads, output, report, progress, repeat)
+        # --compare: the result comes back to memory (written afterwards), to be compared
+        job = plan.Job(where, n_threads, output if compare is None else None, report, progress, repeat)
         outcome = plan.mean(op, shape, items, job)
+        if compare is not None:
+            compare_result(report, outcome.result, against, compared, max_ulp)
         run_outcome(report, outcome, output, shape, items[0].dtype, json_mode=json_mode, quiet=quiet)
+        exit_if_mismatched(report)

@@ -199,3 +199,34 @@ def help_when_bare(ctx: typer.Context) -> None:
     if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
         sys.stdout.write(ctx.get_help().rstrip("\n") + "\n")
         raise typer.Exit(2)
+
+
+def _compare_path(value: Optional[str]) -> Optional[str]:  # noqa: UP045
+    """--compare '' is a malformed value (a usage error), not a missing file."""
+    if value is not None and not value.strip():
+        raise typer.BadParameter("an empty path; give a file name, or '-' for stdin")
+    return value
+
+
+Compare = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--compare",
+        metavar="FILE",
+        callback=_compare_path,
+        help="Compare FILE (.npy, .pb, data.npz:NAME, '-' for stdin) with the correctly rounded "
+        "result, element by element, in ULPs (meancli's own check, not part of ONNX); "
+        "exit status 4 when an element is beyond --max-ulp.",
+    ),
+]
+MaxUlp = Annotated[
+    int,
+    typer.Option(
+        "--max-ulp",
+        metavar="N",
+        min=0,
+        help="The largest distance from the correctly rounded result accepted, in units in the last "
+        "place (integers: the absolute difference); 0: correctly rounded. A NaN mismatch is beyond "
+        "any N. Beyond it: exit status 4.",
+    ),
+]

@@ -76,6 +76,8 @@ def reduce_mean(
     scheduler: options.Scheduler = None,
     timeout: options.Timeout = 30.0,
     repeat: options.Repeat = 1,
+    compare: options.Compare = None,
+    max_ulp: options.MaxUlp = 0,
     keep_going: batch.KeepGoing = False,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
@@ -105,11 +107,14 @@ def reduce_mean(
         assert op is not None
         # The command line alone decides these usage errors, before any input is read.
         where = engine_where(workers, scheduler, timeout)
-        check_std_streams(files, output, axes_from)
+        from .comparing import check_compare_options
+
+        check_std_streams([*files, compare] if compare is not None else files, output, axes_from)
         if axes_from is not None:
             _check_axes_from(op, given=axes is not None)
         check_version_options(op, attributes, axes_given=axes is not None or axes_from is not None)
         many = batch.wants_many(files, output)
+        check_compare_options(compare, max_ulp, output, many=many)
         outputs = batch.output_paths(files, output) if many else [output]
         if output is not None and not many:
             check_output_format(output, output)
@@ -122,7 +127,7 @@ def reduce_mean(
         def run_one(file: str, out: Optional[str]) -> None:  # noqa: UP045
             one = Report("reduce-mean", n_threads, op)
             quiet_notes = quiet or json_mode or bool(notes)
-            args = (axes_list, keep_dims, attributes, repeat, where)
+            args = (axes_list, keep_dims, attributes, repeat, where, compare, max_ulp)
             _reduce_file(op, file, out, one, *args, quiet=quiet, json_mode=json_mode, quiet_notes=quiet_notes)
             notes.extend(one.stderr_notes)
 
@@ -146,15 +151,19 @@ def _reduce_file(
     attributes: dict[str, Any],
     repeat: int,
     where: "Where",
+    compare: Optional[str],  # noqa: UP045
+    max_ulp: int,
     *,
     quiet: bool,
     json_mode: bool,
     quiet_notes: bool,
 ) -> None:
     """One FILE's whole run: read, validate, run on the engine ``where`` picks (in
-    memory, streamed, dask), write ``output`` (None: show), report."""
+    memory, streamed, dask), write ``output`` (None: show), compare with ``compare``
+    (exit status 4 beyond ``max_ulp``), report."""
     from ..engine import plan
     from ..ops.validate import validate_reduce
+    from .comparing import compare_result, exit_if_mismatched, open_compared
 
     n_threads = report.threads
     with about_input(file):
@@ -164,14 +173,20 @@ def _reduce_file(
         with report.stage("validate"):
             check_input_dtypes(op, report)
             call = validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
+    if compare is not None:  # before the run: a file of another shape or dtype is refused now
+        against, compared = open_compared(compare, call.out_shape, data.dtype, report)
     report.attributes = {"axes": list(call.axes)}
     for name, value in call.attributes:  # as ONNX writes them: flags as 0/1, lists as lists
         report.attributes[name] = int(value) if isinstance(value, bool) else value
 
     progress = progress_factory(enabled=not (quiet or json_mode))
-    job = plan.Job(where, n_threads, output, report, progress, repeat)
+    # --compare: the result comes back to memory (written afterwards), to be compared
+    job = plan.Job(where, n_threads, output if compare is None else None, report, progress, repeat)
     outcome = plan.reduce(op, call, data, job)
+    if compare is not None:
+        compare_result(report, outcome.result, against, compared, max_ulp)
     run_outcome(report, outcome, output, call.out_shape, data.dtype, json_mode=json_mode, quiet=quiet)
+    exit_if_mismatched(report)
 
 
 def _check_axes_from(op: "OpVersion", *, given: bool) -> None:

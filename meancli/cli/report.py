@@ -20,6 +20,7 @@ from ..io.messages import display, one_line
 if TYPE_CHECKING:  # numpy loads only when there is a result to show
     import numpy as np
 
+    from ..engine.compare import Comparison
     from ..ops.schema import OpVersion
 
 RESULT_JSON_LIMIT = 10_000  # elements of a shown result put into --json output
@@ -56,6 +57,8 @@ class Report(StageTimes):
         self.engine: dict[str, Any] = {"name": "memory"}
         # the kind of vector kernel that ran, where the engine knows it (kernel_kind)
         self.kernel_kind_ran: str | None = None
+        # --compare: what comparing each other result with this one found (engine.compare)
+        self.comparisons: list[Comparison] = []
 
     def kernel_dtype(self) -> str | None:
         """The dtype the kernels ran on (the first input's; None before one is read)."""
@@ -83,7 +86,155 @@ class Report(StageTimes):
             "repeat": self.repeats,
             "engine": self.engine,
             "meancli_version": __version__,
+        } | ({"comparisons": [comparison_json(c) for c in self.comparisons]} if self.comparisons else {})
+
+    def mismatched(self) -> bool:
+        """Whether some comparison found an element beyond its tolerance (exit status 4)."""
+        return any(not c.within for c in self.comparisons)
+
+
+#: What a comparison report says it is, in JSON and in words.
+COMPARE_EXTENSION = "meancli's own check, not part of ONNX"
+
+
+def comparison_json(c: Comparison) -> dict[str, Any]:
+    """One comparison as ``comparisons`` lists it (docs/schema/report.schema.json): floats
+    as JSON numbers, non-finite ones as the strings "nan", "inf", "-inf"; integers exact."""
+    worst = None
+    if c.worst is not None:
+        worst = {
+            "index": list(c.worst.at),
+            "expected": _json_value(c.worst.expected),
+            "got": _json_value(c.worst.got),
+            "ulp": c.worst.ulp,
         }
+    return {
+        "against": c.against,
+        "extension": COMPARE_EXTENSION,
+        "dtype": c.dtype,
+        "max_ulp": c.max_ulp,
+        "mean_ulp": c.mean_ulp,
+        "inexact": c.inexact,
+        "nan_mismatch": c.nan_mismatch,
+        "total": c.total,
+        "tolerance": c.tolerance,
+        "within": c.within,
+        "max_abs": _json_value(c.max_abs),
+        "max_rel": _json_value(c.max_rel),
+        "worst": worst,
+        "histogram": dict(c.histogram),
+    }
+
+
+def comparison_renderables(comparisons: list[Comparison], *, heading: bool = True) -> list[Any]:
+    """The rich renderables of ``comparisons``: a heading naming the check as meancli's own
+    (unless ``heading`` is False), a table (one row per comparison: max and mean ULP,
+    elements not exact, max absolute and relative error, the histogram, the verdict), and
+    the worst element of each inexact one."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    out: list[Any] = []
+    if heading:
+        out.append(
+            f"[bold]compare[/bold]  ULP distance to the correctly rounded result ({COMPARE_EXTENSION})"
+        )
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    columns = ["against", "max ulp", "mean ulp", "not exact", "max abs", "max rel"]
+    histogram = [*(c for c in comparisons[0].histogram if c != "nan_mismatch"), "NaN mismatch"]
+    for col in [*columns, *histogram, "verdict"]:
+        table.add_column(col, overflow="fold", justify="left" if col == "against" else "right")
+    for c in comparisons:
+        verdict = f"within {c.tolerance}" if c.within else f"[bold red]BEYOND {c.tolerance}[/bold red]"
+        table.add_row(
+            escape(display(c.against)),
+            str(c.max_ulp),
+            f"{c.mean_ulp:.3g}",
+            f"{c.inexact} of {c.total}",
+            _number(c.max_abs),
+            _number(c.max_rel),
+            *(str(n) for n in c.histogram.values()),
+            verdict,
+        )
+    out.append(table)
+    for c in comparisons:
+        if c.worst is not None and c.inexact:
+            w = c.worst
+            distance = "NaN mismatch" if w.ulp is None else f"{w.ulp} ulp"
+            out.append(
+                escape(
+                    f"worst of {display(c.against)}: index {list(w.at)}: "
+                    f"exact {_element(w.expected, c.dtype)}, got {_element(w.got, c.dtype)} ({distance})"
+                )
+            )
+    return out
+
+
+def emit_check(report: Report, test_dir: str, *, json_mode: bool, quiet: bool, first: bool = True) -> None:
+    """Print what ``check-onnx`` found in one test directory, on stdout: (for the
+    ``first`` one) a line naming the check as meancli's own, the node's version and
+    attributes, then the comparisons (one per data set); or one JSON object
+    (docs/schema/check-onnx.schema.json)."""
+    if quiet:
+        return
+    if json_mode:
+        import json
+
+        obj = {
+            "command": report.command,
+            "test_dir": test_dir,
+            "op": report.op.name if report.op else None,
+            "domain": report.op.domain if report.op else None,
+            "version": report.op.since_version if report.op else None,
+            "attributes": report.attributes,
+            "comparisons": [comparison_json(c) for c in report.comparisons],
+            "within": not report.mismatched(),
+            "timings_ms": {k: round(v, 4) for k, v in report.timings_ms.items()},
+            "threads": report.threads,
+            "meancli_version": __version__,
+        }
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+        return
+    from rich.console import Console
+    from rich.markup import escape
+
+    tty = sys.stdout.isatty()
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        highlight=False,
+        soft_wrap=True,
+        force_terminal=tty,
+        width=shutil.get_terminal_size().columns if tty else 100_000,
+    )
+    if first:
+        console.print(
+            f"[bold]check-onnx[/bold]  ULP distance to the correctly rounded outputs ({COMPARE_EXTENSION})"
+        )
+    title = f"[bold]{escape(display(test_dir))}[/bold]"
+    if report.op:
+        title += f"  {escape(report.op.label)}"
+    if report.attributes:
+        title += "  " + "  ".join(escape(f"{k}={v}") for k, v in report.attributes.items())
+    console.print(title)
+    for renderable in comparison_renderables(report.comparisons, heading=False):
+        console.print(renderable)
+    sys.stdout.write(buffer.getvalue())
+    sys.stdout.flush()
+
+
+def _number(x: float | int) -> str:
+    return str(x) if isinstance(x, int) else f"{x:.3g}"
+
+
+def _element(x: float | int, dtype: str) -> str:
+    """One value in its dtype's shortest digits (float32 0.1 as 0.1); integers exact."""
+    if isinstance(x, int):
+        return str(x)
+    from ..dtypes import numpy_dtype
+
+    return str(numpy_dtype(dtype).type(x))
 
 
 def kernel_isa(dtype: str | None = None, kind: str = "run") -> str | None:
@@ -153,7 +304,7 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
         stream.write(json.dumps(obj) + "\n")
         stream.flush()
         return
-    if result is None and not stream.isatty():
+    if result is None and not stream.isatty() and not report.comparisons:
         lines = plain_report(report)
         if lines is not None:  # what rich would print here, without importing it
             stream.write("".join(line + "\n" for line in lines))
@@ -199,6 +350,9 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
 
         # numpy's digits, 0-d included; every float type alike
         console.print(np.array2string(shown_values(result), separator=", "), markup=False)
+    if report.comparisons:
+        for renderable in comparison_renderables(report.comparisons):
+            console.print(renderable)
     stream.write(buffer.getvalue())
     stream.flush()
 

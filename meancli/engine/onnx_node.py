@@ -1,0 +1,102 @@
+"""The correctly rounded output of one ONNX Mean or ReduceMean node (meancli.io.onnx_model)
+on given input values: the node's operator version resolved from the model's opset, its
+attributes validated by the version's generated validators, and the call run by the one
+planner (meancli.engine.plan), as ``meancli mean`` and ``reduce-mean`` run theirs.
+For ``meancli check-onnx``."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..errors import InputFileError, OpsetError
+from ..io.onnx_model import NodeModel
+from ..kernels.arrays import kernel_input
+from ..ops import opset as opsets
+from ..ops.schema import OpVersion
+from ..ops.validate import validate_reduce
+from . import Clock, plan
+from .memory import prepare_mean
+
+OPS = ("Mean", "ReduceMean")
+
+
+class NodeRun(NamedTuple):
+    """A node's correctly rounded output, the version that computed it and the
+    attributes in force (as ONNX writes them: flags as 0/1; for ReduceMean the
+    normalized axes)."""
+
+    op: OpVersion
+    attributes: dict[str, Any]
+    result: np.ndarray
+
+
+def node_version(model: NodeModel) -> OpVersion:
+    """The operator version the model's opset selects for its node (as ONNX does:
+    the highest version whose since_version is <= the opset).
+
+    Raises:
+        InputFileError: an opset older than the operator's first version.
+    """
+    try:
+        return opsets.resolve(model.op_type, f"onnx:{model.opset}")
+    except OpsetError as exc:
+        raise InputFileError(f"{model.path}: {exc}") from None
+
+
+def run_node(model: NodeModel, values: dict[str, Any], clock: Clock, threads: int = 1) -> NodeRun:
+    """The node's correctly rounded output on ``values`` (by name: the graph's inputs
+    and initializers).
+
+    Args:
+        model: the node (read_node_model).
+        values: arrays by input name; the model's initializers are added to them.
+        clock: where stage times go (validate, kernel).
+        threads: kernel threads.
+
+    Returns:
+        The NodeRun: the result is a new C-contiguous array of the inputs' dtype.
+
+    Raises:
+        InputFileError: an input the node names has no value.
+        SpecViolation: what the version's validators refuse (a dtype, an axis, an
+            attribute the version lacks).
+    """
+    op = node_version(model)
+    known = {**model.initializers, **values}
+    missing = [n for n in model.inputs if n and n not in known]
+    if missing:
+        raise InputFileError(f"{model.path}: no value for the node's input {missing[0]!r}")
+    attributes = dict(model.attributes)
+    legacy = {a.name for a in op.attributes if a.legacy}
+    for name in legacy:  # no effect on the result (Mean-1's consumed_inputs)
+        attributes.pop(name, None)
+    job = plan.Job(threads=threads, clock=clock)
+    if model.op_type == "Mean":
+        items = [kernel_input(known[n]) for n in model.inputs]
+        with clock.stage("validate"):
+            shape = prepare_mean(op, items, **attributes)
+        outcome = plan.mean(op, shape, items, job)
+        return NodeRun(op, {}, np.asarray(outcome.result))
+    data = kernel_input(known[model.inputs[0]])
+    axes: Any = None
+    if op.axes is not None and op.axes.source == "attribute":
+        axes = attributes.pop("axes", None)
+    elif len(model.inputs) > 1 and model.inputs[1]:
+        axes = [int(a) for a in np.asarray(known[model.inputs[1]]).reshape(-1).tolist()]
+    keepdims = attributes.pop(op.keepdims.attribute, None) if op.keepdims is not None else None
+    with clock.stage("validate"):
+        call = validate_reduce(
+            op,
+            data.dtype,
+            tuple(data.shape),
+            axes,
+            None if keepdims is None else bool(keepdims),
+            **attributes,
+        )
+    outcome = plan.reduce(op, call, data, job)
+    shown: dict[str, Any] = {"axes": list(call.axes)}
+    for name, value in call.attributes:
+        shown[name] = int(value) if isinstance(value, bool) else value
+    return NodeRun(op, shown, np.asarray(outcome.result))
