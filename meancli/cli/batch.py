@@ -51,7 +51,7 @@ OUTPUT_FIELDS = {
     "stem": "the input's file name without its suffix (a; data for data.npz:NAME, era5 for era5.zarr:t2m)",
     "name": "the input's file name (a.npy; the archive's or store's for a member, the list file's "
     "for @LIST, the directory's for a shard directory or a glob dir/part-*.npy)",
-    "parent": "the input's directory as given (dir; '.' when none)",
+    "parent": "the input's directory as given (dir; '.' when none, also for '.' and a glob in '.')",
     "member": "the member of an archive or zarr group (NAME of data.npz:NAME, t2m of era5.zarr:t2m; "
     "empty otherwise)",
     "index": "the input's position among the FILEs, from 0 (a format spec works: {index:03d})",
@@ -91,7 +91,14 @@ def fields_of(file: str, index: int) -> dict[str, Any]:
     path, member = dataset_path(file)
     parent, name = os.path.split(path)
     if name in ("", ".", ".."):  # a directory given as '.', '..' or '/': its own name
-        parent, name = os.path.split(os.path.abspath(path))
+        name = os.path.basename(os.path.abspath(path))
+        # its directory as given: a relative path stays relative ('.', '..', a glob
+        # in the current directory: '.'); 'sub/.' is 'sub', in '.'
+        if os.path.isabs(path):
+            parent = os.path.dirname(os.path.abspath(path))
+        else:
+            head, tail = os.path.split(os.path.normpath(path))
+            parent = "" if tail in (".", "..") else head
     stem, _suffix = os.path.splitext(name)
     return {
         "stem": stem or name,
