@@ -17,6 +17,7 @@ import numpy as np
 
 from .chunked import ChunkedArray
 from .errors import InputFileError
+from .formats.messages import reason
 from .npyio import read_header
 
 PIECE_BYTES = int(os.environ.get("MEANCLI_PIECE_BYTES", 64 << 20))
@@ -61,7 +62,7 @@ class ShardDataset(ChunkedArray):
                     h = read_header(fp, path)
                     size = os.fstat(fp.fileno()).st_size
             except OSError as exc:
-                raise InputFileError(f"{path}: cannot read the shard: {exc.strerror or exc}") from None
+                raise InputFileError(f"{path}: cannot read the shard: {reason(exc)}") from None
             if size - h.data_offset != h.nbytes:
                 what = "truncated data" if size - h.data_offset < h.nbytes else "trailing bytes"
                 raise InputFileError(
@@ -116,7 +117,7 @@ class ShardDataset(ChunkedArray):
         except InputFileError as exc:
             raise InputFileError(f"{where}: {exc}") from None
         except OSError as exc:
-            raise InputFileError(f"{where}: read error: {exc.strerror or exc}") from None
+            raise InputFileError(f"{where}: read error: {reason(exc)}") from None
 
 
 def _dtype_name(dtype: np.dtype[Any]) -> str:

@@ -296,6 +296,9 @@ def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
 
 
 def _status_of(exc: BaseException) -> int:
+    from ..formats.messages import explained_os_error
+
+    exc = explained_os_error(exc) or exc
     if isinstance(exc, MeancliError):
         return int(exc.exit_code)
     if isinstance(exc, MemoryError):
@@ -306,8 +309,9 @@ def _status_of(exc: BaseException) -> int:
 def _message_of(exc: BaseException, file: str, debug: bool) -> str:
     """One line naming ``file`` (unless the message already begins with it), escaped
     as every error line is (formats.messages.one_line)."""
-    from ..formats.messages import naming_input, one_line
+    from ..formats.messages import explained_os_error, naming_input, one_line
 
+    exc = explained_os_error(exc) or exc
     if isinstance(exc, MeancliError):
         text = str(exc)
     elif isinstance(exc, MemoryError):

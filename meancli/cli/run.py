@@ -70,6 +70,12 @@ def session(*, json_mode: bool, debug: bool, quiet: bool = False) -> Iterator[No
     except typer.Exit:
         raise
     except Exception as exc:
+        from ..formats.messages import explained_os_error
+
+        explained = explained_os_error(exc)  # EMFILE met where no reader or writer named it
+        if explained is not None:
+            emit_error(explained, json_mode=json_mode)
+            raise typer.Exit(explained.exit_code) from None
         if debug:
             traceback.print_exc()
         emit_error(

@@ -35,6 +35,7 @@ import numpy as np
 from ..chunked import ChunkedArray, require
 from ..errors import ClusterError, InputFileError, OutputFileError
 from ..formats.dtypes import native_dtype
+from ..formats.messages import reason
 from ..interrupts import interrupts_deferred
 from . import Clock, ProgressFactory
 from .where import DEFAULT_TIMEOUT, Where, is_zarr_output
@@ -251,10 +252,9 @@ def _connected(where: Where) -> Iterator[Any]:
             try:
                 client = _client(distributed, where.scheduler, timeout=where.timeout)
             except (OSError, TimeoutError, ValueError) as exc:
-                reason = " ".join(str(exc).split()) or type(exc).__name__
+                why = " ".join(str(exc).split()) or type(exc).__name__
                 raise ClusterError(
-                    f"cannot reach the dask scheduler at {where.scheduler} "
-                    f"within {where.timeout:g} s: {reason}"
+                    f"cannot reach the dask scheduler at {where.scheduler} within {where.timeout:g} s: {why}"
                 ) from None
         try:
             client.wait_for_workers(1, timeout=where.timeout)
@@ -560,7 +560,7 @@ def write_zarr(
         compute([stored], client, progress, timeout=timeout)
         _replace(tmp, path)
     except OSError as exc:
-        raise OutputFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise OutputFileError(f"cannot write {path}: {reason(exc)}") from None
 
 
 @contextmanager
