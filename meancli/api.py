@@ -18,7 +18,7 @@ import numpy as np
 from . import kernels
 from . import opset as opsets
 from .errors import SpecViolation, UsageError
-from .formats.dtypes import native_dtype
+from .formats.dtypes import is_raw_bfloat16, native_dtype
 from .opversion import OpVersion
 from .semantics import ReduceCall
 
@@ -29,6 +29,8 @@ def spec_dtype_name(dtype: np.dtype[Any]) -> str:
     """The spec's name for a numpy dtype: float16/bfloat16/float32/float64,
     int8..int64, uint8..uint64; other dtypes keep numpy's name (and are then
     rejected by every spec)."""
+    if is_raw_bfloat16(dtype):  # (equal to, and hashed as, a plain 2-byte void: not cached)
+        return "bfloat16"
     name = _SPEC_NAMES.get(dtype)
     if name is None:
         name = _SPEC_NAMES[dtype] = _spec_dtype_name(dtype)

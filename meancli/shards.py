@@ -17,6 +17,7 @@ import numpy as np
 
 from .chunked import ChunkedArray
 from .errors import InputFileError
+from .formats.dtypes import is_bfloat16
 from .formats.messages import reason
 from .npyio import read_header
 
@@ -108,6 +109,9 @@ class ShardDataset(ChunkedArray):
         where = f"{self.name}: chunk ({index[0] if index else 0}) ({self.paths[k]}, rows {a} to {a + n})"
         try:
             data, _ = read_npy(self.absolute[k], mmap=True)
+            if is_bfloat16(data.dtype) and is_bfloat16(self.dtype):
+                # a worker reads ml_dtypes' bfloat16 where the command line read 2-byte values
+                data = data.view(self.dtype)
             if data.dtype.newbyteorder("=") != self.dtype or data.shape[1:] != self.shape[1:]:
                 raise InputFileError("the shard changed since the dataset was opened")
             piece = data[a : a + n] if self.shape else data

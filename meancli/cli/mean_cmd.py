@@ -50,7 +50,7 @@ def mean(
 ) -> None:
     """Element-wise mean of the FILEs, as the selected Mean version defines it."""
     # attributes: the options the specs' attributes give (options.with_attribute_options)
-    with session(json_mode=json_mode, debug=debug, quiet=quiet):
+    with session(json_mode=json_mode, debug=debug, quiet=quiet, data=True):
         from .. import api
 
         output = output_option(output)

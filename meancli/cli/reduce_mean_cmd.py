@@ -93,7 +93,7 @@ def reduce_mean(
     one per line.
     """
     # attributes: the options the specs' attributes give (options.with_attribute_options)
-    with session(json_mode=json_mode, debug=debug, quiet=quiet):
+    with session(json_mode=json_mode, debug=debug, quiet=quiet, data=True):
         try:
             axes_list = parse_axes(axes)
         except ValueError as exc:

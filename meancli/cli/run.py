@@ -42,14 +42,24 @@ def install_signal_handlers() -> None:
 
 
 @contextmanager
-def session(*, json_mode: bool, debug: bool, quiet: bool = False) -> Iterator[None]:
-    """Turn every failure inside into a one-line report and a typer.Exit."""
+def session(*, json_mode: bool, debug: bool, quiet: bool = False, data: bool = False) -> Iterator[None]:
+    """Turn every failure inside into a one-line report and a typer.Exit.
+
+    ``data``: a data command (mean, reduce-mean): bfloat16 ``.npy`` data is read and
+    written inside as its 2-byte values (formats.dtypes.bfloat16_as_raw), without
+    importing ml_dtypes."""
     try:
         if quiet and json_mode:
             from ..errors import UsageError
 
             raise UsageError("--quiet and --json cannot be combined (--json is the output)")
-        yield
+        if not data:
+            yield
+            return
+        from ..formats.dtypes import bfloat16_as_raw
+
+        with bfloat16_as_raw():
+            yield
     except MeancliError as exc:
         emit_error(exc, json_mode=json_mode)
         raise typer.Exit(exc.exit_code) from None
@@ -298,6 +308,7 @@ def read_inputs(
 
     items: list[Any] = []
     noted = False
+    import_stage(report, paths)
     with report.stage("read"), _listing_accepted_types(report):
         for path in paths:
             named = _chunked_inputs(path, chunked=chunked)
@@ -317,6 +328,26 @@ def read_inputs(
                 keep = is_streamed(item.data) or is_chunked(item.data)
                 items.append(item.data if keep else kernel_input(item.data))
     return items
+
+
+def import_stage(report: Report, paths: list[str], output: str | None = None) -> None:
+    """Import the onnx package as the stage ``import`` when an input (or ``output``) is an
+    ONNX tensor file (``.pb``): its import, about a second, is not the data's read or
+    write time. Nothing for other formats; a missing package is reported by the reader."""
+    from ..formats.detect import input_format, output_format, split_member
+
+    def is_pb(path: str) -> bool:
+        if path == "-":
+            return False
+        name = split_member(path)[0]  # (a .pb is named so: output_format looks at the name)
+        return output_format(name) == "pb" and os.path.isfile(name) and input_format(name) == "pb"
+
+    wanted = any(is_pb(p) for p in paths) or (output is not None and output_format(output) == "pb")
+    if wanted and "onnx.numpy_helper" not in sys.modules:
+        from ..formats.onnx_tensor import import_onnx
+
+        with report.stage("import"):
+            import_onnx()
 
 
 def _chunked_inputs(path: str, *, chunked: bool) -> list[Any] | None:
@@ -398,6 +429,7 @@ def finish(report: Report, result: Any, output: str | None, *, json_mode: bool, 
     for note in report.stderr_notes:  # said only once the run has succeeded
         sys.stderr.write(note + "\n")
     if output is not None:
+        import_stage(report, [], output)
         with report.stage("write"):
             write_output(output, result)
         report.output = TensorInfo(output, tuple(result.shape), spec_dtype_name(result.dtype))

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InputFileError, OutputFileError, UnsupportedDtypeFile
 from .atomic_write import write_atomically
-from .dtypes import native_dtype
+from .dtypes import as_ml_dtypes, native_dtype
 from .messages import display, reason
 from .npy_format import MAX_DATA_BYTES, MAX_NDIM
 from .npy_read import open_for_reading
@@ -77,6 +77,18 @@ def _onnx(where: str, doing: str) -> ModuleType:
         msg = f"{doing} ONNX tensor files (.pb) needs the onnx package: {EXTRA_HINT}"
         raise InputFileError(f"{where}: {msg}") from None
     return onnx
+
+
+def import_onnx() -> bool:
+    """Import the onnx package (and its numpy_helper) now, so that its cost (about a
+    second) can be timed as a stage of its own; False when it is missing (the reader or
+    writer then says how to install it)."""
+    try:
+        import onnx  # noqa: F401
+        from onnx import numpy_helper  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _type_name(onnx: ModuleType, data_type: int) -> str:
@@ -201,7 +213,7 @@ def write_tensor_file(path: str, array: npt.NDArray[Any], name: str = "") -> int
     from onnx import numpy_helper
 
     # (np.ascontiguousarray would make a rank-0 result rank 1)
-    data = np.asarray(array, dtype=native_dtype(array.dtype), order="C")
+    data = as_ml_dtypes(np.asarray(array, dtype=native_dtype(array.dtype), order="C"))
     if data.nbytes > PROTOBUF_LIMIT - (1 << 16):
         msg = f"{data.nbytes} bytes is more than a TensorProto holds (2 GiB)"
         raise OutputFileError(f"cannot write {where}: {msg}")
