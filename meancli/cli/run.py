@@ -37,8 +37,10 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 
 
 def install_signal_handlers() -> None:
-    """Make SIGTERM unwind like SIGINT instead of killing the process mid-write."""
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    """Make SIGTERM unwind like SIGINT instead of killing the process mid-write; an
+    ignored SIGTERM (SIG_IGN from the parent) stays ignored."""
+    if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, _on_sigterm)
 
 
 @contextmanager

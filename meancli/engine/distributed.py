@@ -36,7 +36,7 @@ from ..chunked import ChunkedArray, require
 from ..errors import ClusterError, InputFileError, OutputFileError
 from ..formats.dtypes import native_dtype
 from ..formats.messages import reason
-from ..interrupts import interrupts_deferred
+from ..interrupts import IGNORED_ENV, ignored_interrupts, interrupts_deferred
 from . import Clock, ProgressFactory
 from .where import DEFAULT_TIMEOUT, Where, is_zarr_output
 
@@ -238,6 +238,9 @@ def _connected(where: Where) -> Iterator[Any]:
                         host="127.0.0.1",
                         dashboard_address="127.0.0.1:0",  # its HTTP routes: local, on a free port
                         silence_logs=quiet,
+                        # SIGINT/SIGTERM ignored here (a background job of a script): ignored
+                        # by the workers too (worker_quiet), which also inherit SIG_IGN
+                        env={IGNORED_ENV: ",".join(ignored_interrupts())},
                     )
                 client = _client(distributed, cluster, timeout=where.timeout)
             except (OSError, TimeoutError, RuntimeError) as exc:  # RuntimeError: a worker failed to start
