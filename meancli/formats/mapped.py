@@ -96,7 +96,10 @@ def _posix_map(libc: Any, fd: int, start: int, size: int) -> Any:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
     held = (ctypes.c_ubyte * size).from_address(address)
-    weakref.finalize(held, libc.munmap, address, size)
+    unmap = weakref.finalize(held, libc.munmap, address, size)
+    # not at exit: an array still held then (a module's global) would point at nothing;
+    # the process's end unmaps it anyway
+    unmap.atexit = False
     return held
 
 
