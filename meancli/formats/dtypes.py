@@ -38,7 +38,7 @@ def bfloat16_as_raw() -> Iterator[None]:
 def is_raw_bfloat16(dtype: np.dtype[Any]) -> bool:
     """Whether ``dtype`` is RAW_BFLOAT16 (a 2-byte void carrying meancli's bfloat16 mark)."""
     metadata = getattr(dtype, "metadata", None)
-    return bool(metadata) and metadata.get("meancli") == "bfloat16" and dtype.itemsize == 2
+    return metadata is not None and metadata.get("meancli") == "bfloat16" and dtype.itemsize == 2
 
 
 def is_bfloat16(dtype: np.dtype[Any]) -> bool:
