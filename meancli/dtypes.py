@@ -10,7 +10,10 @@ in ``.npy`` files as 2-byte void data (``'<V2'``), the layout numpy writes for i
 
 from __future__ import annotations
 
+import contextvars
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -22,6 +25,14 @@ from .generated.tables import DTYPES
 BFLOAT16_DESCRS = ("<V2", "|V2")
 BFLOAT16_NOTE = "note: 2-byte void data ('<V2' or '|V2', ml_dtypes' layout) was read as bfloat16"
 
+#: bfloat16 data as raw 2-byte values, read and written without ``ml_dtypes`` (whose
+#: import costs about a second): what a ``'<V2'``/``'|V2'`` descr gives inside
+#: bfloat16_as_raw() (the command line, which reads, reduces and writes the bytes).
+#: The kernels take raw 2-byte data; the metadata says the bytes are bfloat16.
+RAW_BFLOAT16: np.dtype[Any] = np.dtype("V2", metadata={"meancli": "bfloat16"})
+
+_RAW = contextvars.ContextVar("meancli_bfloat16_as_raw", default=False)
+
 #: Every spec dtype name, in the table's order (floats first).
 NAMES: tuple[str, ...] = tuple(row[0] for row in DTYPES)
 _ROWS = {row[0]: row for row in DTYPES}
@@ -30,12 +41,31 @@ _BY_KIND_SIZE = {(kind, size): name for name, numpy, kind, size, _ in DTYPES if 
 _BY_ONNX = {row[4]: row[0] for row in DTYPES}
 
 
+@contextmanager
+def bfloat16_as_raw() -> Iterator[None]:
+    """Within: bfloat16_dtype() is RAW_BFLOAT16 (no ``ml_dtypes`` import). For the
+    command line; the Python API returns ``ml_dtypes.bfloat16`` arrays."""
+    token = _RAW.set(True)
+    try:
+        yield
+    finally:
+        _RAW.reset(token)
+
+
+def is_raw_bfloat16(dtype: np.dtype[Any]) -> bool:
+    """Whether ``dtype`` is RAW_BFLOAT16 (a 2-byte void carrying meancli's bfloat16 mark)."""
+    metadata = getattr(dtype, "metadata", None)
+    return metadata is not None and metadata.get("meancli") == "bfloat16" and dtype.itemsize == 2
+
+
 def is_bfloat16(dtype: np.dtype[Any]) -> bool:
-    """Return True if ``dtype`` is ``ml_dtypes.bfloat16`` (in either byte order).
+    """Return True if ``dtype`` is ``ml_dtypes.bfloat16`` (in either byte order) or RAW_BFLOAT16.
 
     Never imports ``ml_dtypes``: if it has not been imported, no bfloat16 dtype can exist.
     Raises nothing.
     """
+    if is_raw_bfloat16(dtype):
+        return True
     mod = sys.modules.get("ml_dtypes")
     if mod is None:
         return False
@@ -44,11 +74,24 @@ def is_bfloat16(dtype: np.dtype[Any]) -> bool:
 
 
 def bfloat16_dtype() -> np.dtype[Any]:
-    """``ml_dtypes.bfloat16`` as a dtype (imports ml_dtypes; ImportError if it is missing)."""
+    """``ml_dtypes.bfloat16`` as a dtype (imports ml_dtypes; ImportError if it is missing);
+    RAW_BFLOAT16 within bfloat16_as_raw()."""
+    if _RAW.get():
+        return RAW_BFLOAT16
     import ml_dtypes  # lazy: only when bfloat16 data is met or written
 
     dtype: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
     return dtype
+
+
+def as_ml_dtypes(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``array`` itself, or for RAW_BFLOAT16 data a view of it as ``ml_dtypes.bfloat16``
+    (imports ml_dtypes): for what needs numpy to know the values (onnx, printing)."""
+    if not is_raw_bfloat16(array.dtype):
+        return array
+    import ml_dtypes
+
+    return array.view(np.dtype(ml_dtypes.bfloat16))
 
 
 def native_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
@@ -56,7 +99,6 @@ def native_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     return dtype if dtype.isnative else dtype.newbyteorder("=")
 
 
-@lru_cache(maxsize=64)
 def spec_name(dtype: np.dtype[Any]) -> str:
     """The spec's name of a numpy dtype (either byte order): float16, bfloat16,
     float32, float64, int8..int64, uint8..uint64. Any other dtype keeps numpy's
@@ -65,8 +107,13 @@ def spec_name(dtype: np.dtype[Any]) -> str:
 
     Raises nothing.
     """
-    if is_bfloat16(dtype):
+    if is_bfloat16(dtype):  # first, uncached: RAW_BFLOAT16 is equal to (and hashed as) a plain V2
         return "bfloat16"
+    return _plain_spec_name(dtype)
+
+
+@lru_cache(maxsize=64)
+def _plain_spec_name(dtype: np.dtype[Any]) -> str:
     name = _BY_KIND_SIZE.get((dtype.kind, dtype.itemsize)) if dtype.kind in "fiu" else None
     return name if name is not None else dtype.name
 

@@ -273,7 +273,7 @@ def test_the_bfloat16_note_is_said_once_per_run(tree: Path) -> None:
 
 
 # Names with an escape sequence, a tab and a newline: printed raw they would recolour or
-# split the terminal's lines. Each is shown as a one-file run shows it (formats.messages.display).
+# split the terminal's lines. Each is shown as a one-file run shows it (io.messages.display).
 HOSTILE_NAMES = ["b\x1b[31mred", "t\tab", "n\nl"]
 
 

@@ -50,7 +50,7 @@ OUTPUT_FIELDS = {
     "stem": "the input's file name without its suffix (a; data for data.npz:NAME, era5 for era5.zarr:t2m)",
     "name": "the input's file name (a.npy; the archive's or store's for a member, the list file's "
     "for @LIST, the directory's for a shard directory or a glob dir/part-*.npy)",
-    "parent": "the input's directory as given (dir; '.' when none)",
+    "parent": "the input's directory as given (dir; '.' when none, also for '.' and a glob in '.')",
     "member": "the member of an archive or zarr group (NAME of data.npz:NAME, t2m of era5.zarr:t2m; "
     "empty otherwise)",
     "index": "the input's position among the FILEs, from 0 (a format spec works: {index:03d})",
@@ -92,7 +92,14 @@ def fields_of(file: str, index: int) -> dict[str, Any]:
     path, member = input_location(file)
     parent, name = os.path.split(path)
     if name in ("", ".", ".."):  # a directory given as '.', '..' or '/': its own name
-        parent, name = os.path.split(os.path.abspath(path))
+        name = os.path.basename(os.path.abspath(path))
+        # its directory as given: a relative path stays relative ('.', '..', a glob
+        # in the current directory: '.'); 'sub/.' is 'sub', in '.'
+        if os.path.isabs(path):
+            parent = os.path.dirname(os.path.abspath(path))
+        else:
+            head, tail = os.path.split(os.path.normpath(path))
+            parent = "" if tail in (".", "..") else head
     stem, _suffix = os.path.splitext(name)
     return {
         "stem": stem or name,
@@ -220,6 +227,9 @@ def output_paths(files: Sequence[str], output: str | None) -> list[str | None]:
 
 
 def _status_of(exc: BaseException) -> int:
+    from ..io.messages import explained_os_error
+
+    exc = explained_os_error(exc) or exc
     if isinstance(exc, MeancliError):
         return int(exc.exit_code)
     if isinstance(exc, MemoryError):
@@ -230,9 +240,10 @@ def _status_of(exc: BaseException) -> int:
 def _message_of(exc: BaseException, file: str, debug: bool) -> str:
     """One line naming ``file`` (unless the message already begins with it), escaped
     as every error line is (io.messages.one_line)."""
-    from ..io.messages import naming_input, one_line
+    from ..io.messages import explained_os_error, naming_input, one_line
     from ..io.registry import input_location
 
+    exc = explained_os_error(exc) or exc
     if isinstance(exc, MeancliError):
         text = str(exc)
     elif isinstance(exc, MemoryError):

@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 def _exit_as_decided(status: int) -> None:
     """The command line's last step, its status decided and its output flushed.
 
-    A SIGINT or SIGTERM from now on takes its default action (the process ends
+    A SIGINT or SIGTERM not ignored from now on takes its default action (the process ends
     by the signal, status 130 or 143 in a shell), instead of raising inside the
     interpreter's shutdown (tracebacks, "Exception ignored in" lines). An
     interrupted run ends here at once: its cleanup is done, and the shutdown
@@ -123,7 +123,8 @@ def _exit_as_decided(status: int) -> None:
     import signal
 
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, signal.SIG_DFL)
+        if signal.getsignal(signum) != signal.SIG_IGN:  # what the parent ignores stays ignored
+            signal.signal(signum, signal.SIG_DFL)
     if status in (EXIT_INTERRUPTED, 128 + 15):
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):  # a closed or broken stream: nothing more to say

@@ -51,7 +51,7 @@ def mean(
 ) -> None:
     """Element-wise mean of the FILEs, as the selected Mean version defines it."""
     # attributes: the options the specs' attributes give (options.with_attribute_options)
-    with session(json_mode=json_mode, debug=debug, quiet=quiet):
+    with session(json_mode=json_mode, debug=debug, quiet=quiet, data=True):
         from ..engine.memory import prepare_mean
         from ..io.registry import check_output_format, check_output_target
         from .batch import single_output

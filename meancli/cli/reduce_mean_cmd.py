@@ -94,7 +94,7 @@ def reduce_mean(
     one per line.
     """
     # attributes: the options the specs' attributes give (options.with_attribute_options)
-    with session(json_mode=json_mode, debug=debug, quiet=quiet):
+    with session(json_mode=json_mode, debug=debug, quiet=quiet, data=True):
         from ..io.registry import check_output_format, check_output_target
 
         try:

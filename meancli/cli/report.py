@@ -42,7 +42,8 @@ class TensorInfo(NamedTuple):
 
 
 class Report(StageTimes):
-    """Everything one run reports. ``timings_ms`` keys: read, validate, kernel, write."""
+    """Everything one run reports. ``timings_ms`` keys: import (onnx, for .pb), read,
+    validate, kernel, write (and compare, with --compare)."""
 
     def __init__(self, command: str, threads: int, op: OpVersion | None = None) -> None:
         super().__init__()
@@ -261,11 +262,15 @@ def shown_values(result: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """``result`` in a dtype numpy formats as a float: bfloat16 (which numpy prints
     as it would an integer, ``[0, 0]``) as float32, which holds it exactly; every
     other dtype as it is."""
-    from ..dtypes import is_bfloat16
+    from ..dtypes import is_bfloat16, is_raw_bfloat16
 
     if is_bfloat16(result.dtype):
         import numpy as np
 
+        if is_raw_bfloat16(result.dtype):  # its bits are a float32's upper half
+            bits = np.ascontiguousarray(result).view(np.uint16).astype(np.uint32) << 16
+            shown: np.ndarray[Any, Any] = bits.view(np.float32)
+            return shown
         return result.astype(np.float32)
     return result
 

@@ -34,19 +34,31 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 
 
 def install_signal_handlers() -> None:
-    """Make SIGTERM unwind like SIGINT instead of killing the process mid-write."""
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    """Make SIGTERM unwind like SIGINT instead of killing the process mid-write; an
+    ignored SIGTERM (SIG_IGN from the parent) stays ignored."""
+    if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, _on_sigterm)
 
 
 @contextmanager
-def session(*, json_mode: bool, debug: bool, quiet: bool = False) -> Iterator[None]:
-    """Turn every failure inside into a one-line report and a typer.Exit."""
+def session(*, json_mode: bool, debug: bool, quiet: bool = False, data: bool = False) -> Iterator[None]:
+    """Turn every failure inside into a one-line report and a typer.Exit.
+
+    ``data``: a data command (mean, reduce-mean): bfloat16 ``.npy`` data is read and
+    written inside as its 2-byte values (dtypes.bfloat16_as_raw), without
+    importing ml_dtypes."""
     try:
         if quiet and json_mode:
             from ..errors import UsageError
 
             raise UsageError("--quiet and --json cannot be combined (--json is the output)")
-        yield
+        if not data:
+            yield
+            return
+        from ..dtypes import bfloat16_as_raw
+
+        with bfloat16_as_raw():
+            yield
     except MeancliError as exc:
         emit_error(exc, json_mode=json_mode)
         raise typer.Exit(exc.exit_code) from None
@@ -67,6 +79,12 @@ def session(*, json_mode: bool, debug: bool, quiet: bool = False) -> Iterator[No
     except typer.Exit:
         raise
     except Exception as exc:
+        from ..io.messages import explained_os_error
+
+        explained = explained_os_error(exc)  # EMFILE met where no reader or writer named it
+        if explained is not None:
+            emit_error(explained, json_mode=json_mode)
+            raise typer.Exit(explained.exit_code) from None
         if debug:
             traceback.print_exc()
         emit_error(
@@ -281,6 +299,7 @@ def read_inputs(
     items: list[Any] = []
     noted = False
     how = Opening(stream=stream, lazy=chunked)
+    import_stage(report, paths)
     with report.stage("read"), _listing_accepted_types(report):
         for path in paths:
             named = open_input(path, how)
@@ -298,6 +317,22 @@ def read_inputs(
                 keep = is_source(item.data) or is_chunked(item.data)
                 items.append(item.data if keep else kernel_input(item.data))
     return items
+
+
+def import_stage(report: Report, paths: list[str], output: str | None = None) -> None:
+    """Import the onnx package as the stage ``import`` when an input (or ``output``) is an
+    ONNX tensor file (``.pb``): its import, about a second, is not the data's read or
+    write time. Nothing for other formats; a missing package is reported by the reader."""
+    from ..io.registry import input_format_name, output_format
+
+    wanted = any(p != "-" and input_format_name(p) == "pb" for p in paths) or (
+        output is not None and output_format(output) == "pb"
+    )
+    if wanted and "onnx.numpy_helper" not in sys.modules:
+        from ..io.onnx_tensor import import_onnx
+
+        with report.stage("import"):
+            import_onnx()
 
 
 @contextmanager
@@ -334,6 +369,7 @@ def finish(report: Report, result: Any, output: str | None, *, json_mode: bool, 
     for note in report.stderr_notes:  # said only once the run has succeeded
         sys.stderr.write(note + "\n")
     if output is not None:
+        import_stage(report, [], output)
         with report.stage("write"):
             write_output(output, result)
         report.output = TensorInfo(output, tuple(result.shape), spec_name(result.dtype))

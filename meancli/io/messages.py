@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 
 from ..errors import InputFileError
@@ -44,11 +45,42 @@ def one_line(text: str) -> str:
 
 
 def reason(exc: BaseException) -> str:
-    """A one-line reason from an exception (``strerror`` for an OSError)."""
+    """A one-line reason from an exception (``strerror`` for an OSError; for EMFILE
+    also that the inputs used up the limit of open files, see too_many_open_files)."""
+    if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
+        return too_many_open_files()
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     text = " ".join(str(exc).split())
     return text or type(exc).__name__
+
+
+def too_many_open_files() -> str:
+    """What EMFILE means in a meancli run, wherever it is met (an input, a temporary
+    file, the output): ``Too many open files: the inputs used up this process's
+    limit of open files (N); raise it with `ulimit -n` ...``."""
+    limit = ""
+    try:
+        import resource  # POSIX only; read only when the limit was hit
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if soft != resource.RLIM_INFINITY:
+            limit = f" ({soft})"
+    except (ImportError, OSError, ValueError):
+        pass
+    return (
+        f"{os.strerror(errno.EMFILE)}: the inputs used up this process's limit of open files{limit}; "
+        "raise it with `ulimit -n` (for example `ulimit -n 4096`) or give fewer inputs"
+    )
+
+
+def explained_os_error(exc: BaseException) -> InputFileError | None:
+    """An OSError that means the same wherever it was raised, as the one-line error a
+    run reports for it (EMFILE: too_many_open_files); None for anything else."""
+    if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
+        name = exc.filename if isinstance(exc.filename, str) else None
+        return InputFileError(f"{display(name)}: {reason(exc)}" if name else reason(exc))
+    return None
 
 
 def bad(where: str, what: str) -> InputFileError:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import numpy as np
 
 from ..errors import InputFileError
+from .mapped import map_readonly
 from .messages import STDIN_NAME, bad, display, reason
 from .npy_format import NpyHeader, read_header
 from .pipes import read_bytes, read_into, stdin_buffer
@@ -131,7 +132,9 @@ def read_npy(path: str, *, mmap: bool = True) -> tuple[npt.NDArray[Any], NpyHead
         ``(array, header)``.  The array has ``header.shape`` and ``header.dtype`` in the
         file's byte order (not byteswapped), in Fortran order when ``header.fortran_order``
         (without a copy), and always aligned for its dtype.  For a regular file with
-        ``mmap=True`` and data at an aligned offset it is a read-only :class:`numpy.memmap`;
+        ``mmap=True`` and data at an aligned offset it is a read-only array over a memory
+        map of the file that holds no file descriptor (io.mapped: a thousand inputs
+        do not use up the limit of open files);
         a size-0 array is a fresh ``np.empty``; otherwise (``mmap`` False, a header whose
         length leaves the data misaligned, stdin, pipes and other non-regular files) it is
         a writable in-memory array.
@@ -165,12 +168,11 @@ def read_npy(path: str, *, mmap: bool = True) -> tuple[npt.NDArray[Any], NpyHead
         # pointers: read such a file into (aligned) memory instead.
         if mmap and h.data_offset % h.dtype.alignment == 0:
             try:
-                arr = np.memmap(
-                    fp, mode="r", dtype=h.dtype, shape=h.shape, order=h.order, offset=h.data_offset
-                )
-                return arr, h
+                raw = map_readonly(fp.fileno(), h.data_offset, h.nbytes)  # holds no descriptor
             except (OSError, ValueError):
                 pass  # cannot be mapped (e.g. the file system): read it instead
+            else:
+                return raw.view(h.dtype).reshape(h.shape, order=h.order), h
         try:
             fp.seek(h.data_offset)
             return read_data(fp, h, where, known_size=True), h

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..dtypes import native_dtype
+from ..dtypes import as_ml_dtypes, native_dtype
 from ..errors import InputFileError, OutputFileError, UnsupportedDtypeFile, extra_hint
 from .atomic_write import write_atomically
 from .messages import display, reason
@@ -76,6 +76,18 @@ def _onnx(where: str, doing: str) -> ModuleType:
         msg = f"{doing} ONNX tensor files (.pb) needs the onnx package; {extra_hint('onnx')}"
         raise InputFileError(f"{where}: {msg}") from None
     return onnx
+
+
+def import_onnx() -> bool:
+    """Import the onnx package (and its numpy_helper) now, so that its cost (about a
+    second) can be timed as a stage of its own; False when it is missing (the reader or
+    writer then says how to install it)."""
+    try:
+        import onnx  # noqa: F401
+        from onnx import numpy_helper  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _type_name(onnx: ModuleType, data_type: int) -> str:
@@ -200,7 +212,7 @@ def write_tensor_file(path: str, array: npt.NDArray[Any], name: str = "") -> int
     from onnx import numpy_helper
 
     # (np.ascontiguousarray would make a rank-0 result rank 1)
-    data = np.asarray(array, dtype=native_dtype(array.dtype), order="C")
+    data = as_ml_dtypes(np.asarray(array, dtype=native_dtype(array.dtype), order="C"))
     if data.nbytes > PROTOBUF_LIMIT - (1 << 16):
         msg = f"{data.nbytes} bytes is more than a TensorProto holds (2 GiB)"
         raise OutputFileError(f"cannot write {where}: {msg}")

@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import native_dtype, spec_name
+from ..dtypes import is_bfloat16, native_dtype, spec_name
 from ..errors import InputFileError
 from .chunked import ChunkedArray
+from .messages import reason
 from .npy_format import read_header
 from .npy_read import read_npy
 
@@ -63,7 +64,7 @@ class ShardDataset(ChunkedArray):
                     h = read_header(fp, path)
                     size = os.fstat(fp.fileno()).st_size
             except OSError as exc:
-                raise InputFileError(f"{path}: cannot read the shard: {exc.strerror or exc}") from None
+                raise InputFileError(f"{path}: cannot read the shard: {reason(exc)}") from None
             if size - h.data_offset != h.nbytes:
                 what = "truncated data" if size - h.data_offset < h.nbytes else "trailing bytes"
                 raise InputFileError(
@@ -107,6 +108,9 @@ class ShardDataset(ChunkedArray):
         where = f"{self.name}: chunk ({index[0] if index else 0}) ({self.paths[k]}, rows {a} to {a + n})"
         try:
             data, _ = read_npy(self.absolute[k], mmap=True)
+            if is_bfloat16(data.dtype) and is_bfloat16(self.dtype):
+                # a worker reads ml_dtypes' bfloat16 where the command line read 2-byte values
+                data = data.view(self.dtype)
             if data.dtype.newbyteorder("=") != self.dtype or data.shape[1:] != self.shape[1:]:
                 raise InputFileError("the shard changed since the dataset was opened")
             piece = data[a : a + n] if self.shape else data
@@ -116,4 +120,4 @@ class ShardDataset(ChunkedArray):
         except InputFileError as exc:
             raise InputFileError(f"{where}: {exc}") from None
         except OSError as exc:
-            raise InputFileError(f"{where}: read error: {exc.strerror or exc}") from None
+            raise InputFileError(f"{where}: read error: {reason(exc)}") from None

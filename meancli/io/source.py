@@ -16,6 +16,7 @@ import os
 import stat
 import sys
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -57,6 +58,10 @@ class Source:
     errors: tuple[type[BaseException], ...] = (OSError,)
     #: closed by finish() after ``fp`` (the archive a member stream comes from)
     archive: Archive | None = None
+    #: a seekable file's path and (st_dev, st_ino): its ``fp`` may be closed between
+    #: reads to keep within the budget of open files (_keep_open) and is opened again
+    path: str | None = None
+    identity: tuple[int, int] | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -83,7 +88,7 @@ class Source:
         got = 0
         try:
             if self.seekable:
-                fd = self.fp.fileno()
+                fd = self._descriptor()
                 while got < want:
                     n = os.preadv(fd, [view[got:]], self.header.data_offset + offset + got)
                     if n == 0:
@@ -123,8 +128,29 @@ class Source:
         finally:
             self.close()
 
+    def _descriptor(self) -> int:
+        """The open descriptor of a seekable file, opened again if the budget closed it.
+
+        Raises:
+            InputFileError: the file cannot be opened again, or is another file now.
+            OSError: from os.fstat.
+        """
+        if self.fp.closed and self.path is not None:
+            try:
+                fp = open(self.path, "rb")  # noqa: SIM115 -- closed by close() or the budget
+            except OSError as exc:
+                raise InputFileError(f"{self.name}: cannot open it again: {reason(exc)}") from None
+            st = os.fstat(fp.fileno())
+            if (st.st_dev, st.st_ino) != self.identity:
+                fp.close()
+                raise InputFileError(f"{self.name}: the file was replaced while it was being read")
+            self.fp = fp
+        _keep_open(self)
+        return self.fp.fileno()
+
     def close(self) -> None:
         """Close the file (not stdin) and the archive it comes from, checking nothing."""
+        _OPEN.pop(id(self), None)
         if self.fp is not getattr(sys.stdin, "buffer", None):
             self.fp.close()
         if self.archive is not None:
@@ -175,10 +201,43 @@ def file_source(path: str) -> Source | None:
     try:
         header = read_header(fp, path)
         check_size(header, st.st_size - header.data_offset, path)
+        st = os.fstat(fp.fileno())
     except BaseException:
         fp.close()
         raise
-    return Source(path, header, fp, seekable=True)
+    source = Source(path, header, fp, seekable=True, path=path, identity=(st.st_dev, st.st_ino))
+    _keep_open(source)
+    return source
+
+
+#: Seekable Sources whose file is open, least recently read first: at most
+#: _open_budget() of them, so a thousand large inputs do not each hold a descriptor.
+_OPEN: OrderedDict[int, Source] = OrderedDict()
+
+
+def _open_budget() -> int:
+    """How many streamed files stay open at once: a quarter of the limit of open files
+    (``ulimit -n``; 256 of the usual 1024), at least 4."""
+    try:
+        import resource  # POSIX
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return 256
+    if soft == resource.RLIM_INFINITY:
+        return 256
+    return max(4, soft // 4)
+
+
+def _keep_open(source: Source) -> None:
+    """Mark ``source``'s file as just used; close the least recently used ones beyond the
+    budget (Source._descriptor opens them again when they are next read)."""
+    _OPEN.pop(id(source), None)
+    _OPEN[id(source)] = source
+    budget = _open_budget()
+    while len(_OPEN) > budget:
+        _, oldest = _OPEN.popitem(last=False)
+        oldest.fp.close()
 
 
 def member_source(archive: Archive, info: Any, name: str) -> Source:

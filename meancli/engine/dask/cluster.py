@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ...errors import ClusterError
-from ...interrupts import interrupts_deferred
+from ...interrupts import IGNORED_ENV, ignored_interrupts, interrupts_deferred
 from ...io.chunked import require
 from ..where import Where
 
@@ -64,6 +64,9 @@ def _connected(where: Where) -> Iterator[Any]:
                         host="127.0.0.1",
                         dashboard_address="127.0.0.1:0",  # its HTTP routes: local, on a free port
                         silence_logs=quiet,
+                        # SIGINT/SIGTERM ignored here (a background job of a script): ignored
+                        # by the workers too (worker_quiet), which also inherit SIG_IGN
+                        env={IGNORED_ENV: ",".join(ignored_interrupts())},
                     )
                 client = _client(distributed, cluster, timeout=where.timeout)
             except (OSError, TimeoutError, RuntimeError) as exc:  # RuntimeError: a worker failed to start
@@ -78,10 +81,9 @@ def _connected(where: Where) -> Iterator[Any]:
             try:
                 client = _client(distributed, where.scheduler, timeout=where.timeout)
             except (OSError, TimeoutError, ValueError) as exc:
-                reason = " ".join(str(exc).split()) or type(exc).__name__
+                why = " ".join(str(exc).split()) or type(exc).__name__
                 raise ClusterError(
-                    f"cannot reach the dask scheduler at {where.scheduler} "
-                    f"within {where.timeout:g} s: {reason}"
+                    f"cannot reach the dask scheduler at {where.scheduler} within {where.timeout:g} s: {why}"
                 ) from None
         try:
             client.wait_for_workers(1, timeout=where.timeout)

@@ -13,6 +13,7 @@ import numpy as np
 from ...dtypes import is_bfloat16, spec_name
 from ...errors import OutputFileError
 from ...io.chunked import require
+from ...io.messages import reason
 from ...io.registry import output_format
 from ...io.shards import ShardDataset
 from ...io.source import Source
@@ -59,7 +60,7 @@ def write_zarr(
         compute([stored], client, progress, timeout=timeout)
         replace_store(tmp, path)
     except OSError as exc:
-        raise OutputFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise OutputFileError(f"cannot write {path}: {reason(exc)}") from None
 
 
 def _graph_input(item: Any) -> Any:
