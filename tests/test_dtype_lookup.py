@@ -70,3 +70,14 @@ def test_bfloat16_is_still_bfloat16_everywhere() -> None:
     got = kernels.finalize_partials(kernels.combine_partials(states, (0,), "bfloat16"), "bfloat16")
     assert got.dtype == np.dtype(ml_dtypes.bfloat16)
     assert got.astype(np.float32).tolist() == [[2.0, 3.5]]
+
+
+def test_raw_bfloat16_and_a_plain_v2_keep_their_own_names_in_either_order() -> None:
+    """The command line's bfloat16 without ml_dtypes is a V2 dtype carrying a mark; it is
+    equal to (and hashes as) a plain V2, so a cached lookup of one must not answer for
+    the other: a plain V2 is never bfloat16."""
+    plain = np.dtype("V2")
+    for first, second in ((plain, dtypes.RAW_BFLOAT16), (dtypes.RAW_BFLOAT16, plain)):
+        dtypes._plain_spec_name.cache_clear()
+        names = {id(d): dtypes.spec_name(d) for d in (first, second)}
+        assert names[id(plain)] == "void16" and names[id(dtypes.RAW_BFLOAT16)] == "bfloat16"

@@ -23,10 +23,10 @@ from hypothesis.extra import numpy as hnp
 from meancli.dtypes import BFLOAT16_NOTE, is_bfloat16
 from meancli.errors import InputFileError, UsageError
 from meancli.io import atomic_write, npy_read
+from meancli.io.mapped import is_mapped
 from meancli.io.npy_format import NpyHeader, read_header
 from meancli.io.npy_read import read_npy
 from meancli.io.npy_write import write_npy
-from meancli.io.mapped import is_mapped
 
 REPO = Path(__file__).resolve().parents[1]
 BF16 = np.dtype(ml_dtypes.bfloat16)

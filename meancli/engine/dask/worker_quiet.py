@@ -21,7 +21,7 @@ import os
 import sys
 from typing import Any
 
-from ..interrupts import IGNORED_ENV, ignore_interrupts
+from ...interrupts import IGNORED_ENV, ignore_interrupts
 
 
 def dask_setup(worker: Any) -> None:
