@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..dtypes import is_float, itemsize, native_dtype, spec_name
+from ..dtypes import as_ml_dtypes, is_float, itemsize, native_dtype, spec_name
 from ..errors import InputFileError
 
 #: Elements per block (4 MiB of float32); the temporaries of a block are a few times that.
@@ -160,6 +160,8 @@ def compare(expected: np.ndarray, got: np.ndarray, against: str, tolerance: int 
         InputFileError: the shapes or dtypes differ (check_comparable), or the dtype is
             not one of the table's.
     """
+    # the command line's bfloat16 is raw 2-byte data: the values need ml_dtypes' view
+    expected, got = as_ml_dtypes(expected), as_ml_dtypes(got)
     check_comparable(expected.shape, expected.dtype, got, against)
     name = spec_name(expected.dtype)
     try:
@@ -218,6 +220,7 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     Raises:
         KeyError: a dtype not in the table.
     """
+    a, b = as_ml_dtypes(a), as_ml_dtypes(b)
     name = spec_name(a.dtype)
     a, b = np.asarray(a, native_dtype(a.dtype)), np.asarray(b, native_dtype(b.dtype))
     if is_float(name):
