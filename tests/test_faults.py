@@ -503,6 +503,19 @@ def test_output_is_the_input(work: Path, env: dict[str, str]) -> None:
     assert leftovers(work) == []
 
 
+@pytest.mark.parametrize(
+    "inputs", [["-"], ["-", "in.npy"], ["in.npy", "-"]], ids=["stdin", "stdin-first", "stdin-second"]
+)
+def test_streamed_mean_with_trailing_bytes_on_stdin_keeps_the_output(work: Path, inputs: list[str]) -> None:
+    """A streamed Mean finds trailing bytes on stdin only after its last block: the
+    output must still be left untouched (the check comes before the rename)."""
+    before = digest(work / "existing.npy")
+    data = (work / "in.npy").read_bytes() + b"xx"
+    proc = run(["mean", *inputs, "-o", "existing.npy", "-q"], work, env={**ENV, **STREAMING}, input=data)
+    assert "trailing bytes" in error_line(proc, 1)
+    assert_untouched(work, before)
+
+
 def test_output_through_a_symlink_to_the_input(work: Path) -> None:
     os.symlink("in.npy", work / "link.npy")
     x = np.load(work / "in.npy")

@@ -125,6 +125,7 @@ def mean_streamed(
             or the result does not fit in memory.
     """
     items = list(items)
+    finished: list[Source] = []
     try:
         # Streams that cannot be read block by block in order are read whole.
         for k, item in enumerate(items):
@@ -152,16 +153,30 @@ def mean_streamed(
                     kernels.run_mean(symbol, views, out[index] if shape else out, threads)
                 result: np.ndarray[Any, Any] | None = out
             else:  # written block by block as it is produced (atomically, as any output)
-                write_npy_blocks(output, shape, native, _computed(blocks, native, symbol, threads))
+                # the sources are finished (trailing bytes on a stream refused) before
+                # the last block is handed over, so a failure leaves no output
+                computed = _computed(blocks, native, symbol, threads)
+                write_npy_blocks(output, shape, native, _then_finished(computed, sources, finished))
                 result = None
         waited = sum(s.read_seconds for s in sources) * 1e3
         clock.timings_ms["read"] = clock.timings_ms.get("read", 0.0) + waited
         clock.timings_ms["kernel"] -= waited
     finally:
         for s in items:
-            if isinstance(s, Source):
+            if isinstance(s, Source) and not any(s is f for f in finished):
                 s.finish()
     return result
+
+
+def _then_finished(
+    blocks: Iterator[np.ndarray[Any, Any]], sources: list[Source], finished: list[Source]
+) -> Iterator[np.ndarray[Any, Any]]:
+    """``blocks``, each Source finished (checked and closed) after the last block,
+    before the consumer (an atomic write) learns there is no more."""
+    yield from blocks
+    for s in sources:
+        finished.append(s)
+        s.finish()
 
 
 def _computed(blocks: Any, dtype: Any, symbol: str, threads: int) -> Iterator[np.ndarray[Any, Any]]:
