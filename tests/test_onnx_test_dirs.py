@@ -1,7 +1,7 @@
 """meancli run straight on ONNX node test directories.
 
 The onnx package's Mean and ReduceMean node cases
-(``onnx.backend.test.case.node.collect_testcases``; the installed package ships no
+(tests/onnx_cases.py, once per test run; the installed package ships no
 ``backend/test/data/node`` directories, so they are written here) are laid out as
 ONNX's own test data is: ``model.onnx`` and ``test_data_set_N/input_K.pb`` /
 ``output_K.pb``, each ``.pb`` one serialized TensorProto. The command line then runs
@@ -23,40 +23,19 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from conftest import assert_float_close, oracle_mean, oracle_reduce_mean
+from onnx_cases import ONNX_DOMAINS, node_cases
 
 onnx = pytest.importorskip("onnx")
 from onnx import helper, numpy_helper  # noqa: E402
 
-ONNX_DOMAINS = ("", "ai.onnx")
 #: How far ONNX's numpy-computed outputs may be from the correctly rounded mean.
 EXPECTED_MAX_ULPS = 4
-
-
-@lru_cache(maxsize=1)
-def node_cases() -> tuple[Any, ...]:
-    """The onnx package's test cases whose model is one Mean or ReduceMean node."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the collection computes every op's outputs, noisily
-        from onnx.backend.test.case.node import collect_testcases
-
-        cases = collect_testcases()
-    return tuple(
-        case
-        for case in cases
-        if case.model is not None
-        and case.data_sets
-        and len(case.model.graph.node) == 1
-        and case.model.graph.node[0].op_type in ("Mean", "ReduceMean")
-        and case.model.graph.node[0].domain in ONNX_DOMAINS
-    )
 
 
 def write_test_dir(case: Any, root: Path) -> Path:
