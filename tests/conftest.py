@@ -1,4 +1,5 @@
-"""Shared helpers for meancli's tests: the registry, realistic arrays, exact oracles.
+"""Shared helpers for meancli's tests: the registry, realistic arrays, exact oracles,
+and ``run_cli``, the one way tests run the command line.
 
 The oracles compute the mathematically exact mean (Python integers and
 fractions) and round it once to the output dtype, so they are the truth the
@@ -7,9 +8,17 @@ kernels are held to, independent of any floating-point summation order.
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import io
 import math
 import os
+import signal
+import subprocess as _subprocess
+import sys
+import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -29,6 +38,142 @@ settings.register_profile("default", max_examples=40, **_COMMON)
 settings.register_profile("ci", max_examples=100, derandomize=True, print_blob=True, **_COMMON)
 settings.register_profile("fuzz-long", max_examples=2000, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# --------------------------------------------------------------------------- the command line
+
+#: ``python -m meancli``: the command a real run starts.
+MEANCLI = [sys.executable, "-m", "meancli"]
+CLI_TIMEOUT = 120
+
+
+@dataclass(frozen=True)
+class Result:
+    """One run of the command line: its exit status, stdout and stderr.
+
+    ``stdout`` and ``stderr`` are decoded as UTF-8 (undecodable bytes replaced);
+    ``stdout_bytes`` is stdout as written (an ``-o -`` array)."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    stdout_bytes: bytes = b""
+
+    @property
+    def returncode(self) -> int:
+        return self.exit_code
+
+
+def run_cli(
+    *args: str | os.PathLike[str],
+    stdin: bytes | str | None = None,
+    env: dict[str, str] | None = None,
+    subprocess: bool = False,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float = CLI_TIMEOUT,
+) -> Result:
+    """Run ``meancli ARGS...`` and return its exit status, stdout and stderr.
+
+    In process by default: ``meancli.cli.entry.main(argv)`` -- what ``python -m
+    meancli`` runs -- with file descriptors 0, 1 and 2 (and sys.stdin/stdout/stderr)
+    on pipes, as a subprocess has them, ``env`` added to os.environ and ``cwd``
+    the working directory for the call; everything is restored afterwards. With
+    ``subprocess=True`` a real ``python -m meancli`` process (for what needs one:
+    signals, inherited descriptors, start-up, environment read at import such as
+    MEANCLI_ISA, dask worker processes). ``stdin``: the bytes (or text) on standard
+    input; None is an empty stdin. ``timeout`` applies to a real process only.
+    """
+    argv = [os.fspath(a) for a in args]
+    data = stdin.encode() if isinstance(stdin, str) else (stdin or b"")
+    if subprocess:
+        proc = _subprocess.run(
+            [*MEANCLI, *argv],
+            input=data,
+            capture_output=True,
+            timeout=timeout,
+            cwd=cwd,
+            env={**os.environ, **(env or {})},
+            check=False,
+        )
+        return _result(proc.returncode, proc.stdout, proc.stderr)
+    return _run_in_process(argv, data, env or {}, cwd)
+
+
+def _result(code: int, out: bytes, err: bytes) -> Result:
+    return Result(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), out)
+
+
+def _drain(fd: int, sink: list[bytes]) -> None:
+    with contextlib.suppress(OSError):
+        while chunk := os.read(fd, 1 << 16):
+            sink.append(chunk)
+    os.close(fd)
+
+
+def _feed(fd: int, data: bytes) -> None:
+    with contextlib.suppress(OSError):  # the command did not read it all (EPIPE)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    os.close(fd)
+
+
+def _run_in_process(argv: list[str], data: bytes, env: dict[str, str], cwd: Any) -> Result:
+    from meancli.cli.entry import main
+
+    saved_fds = [os.dup(fd) for fd in (0, 1, 2)]
+    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
+    saved_env = dict(os.environ)
+    saved_cwd = os.getcwd()
+    saved_signals = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    saved_gc = gc.isenabled()
+    (in_r, in_w), (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe(), os.pipe()
+    out: list[bytes] = []
+    err: list[bytes] = []
+    threads = [
+        threading.Thread(target=_feed, args=(in_w, data), daemon=True),
+        threading.Thread(target=_drain, args=(out_r, out), daemon=True),
+        threading.Thread(target=_drain, args=(err_r, err), daemon=True),
+    ]
+    for fd, pipe_end in ((0, in_r), (1, out_w), (2, err_w)):
+        os.dup2(pipe_end, fd)
+        os.close(pipe_end)
+    for t in threads:
+        t.start()
+    try:
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8")
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8")
+        sys.stderr = io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+            encoding="utf-8",
+            errors="backslashreplace",
+            line_buffering=True,
+        )
+        os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        for fd, saved in zip((0, 1, 2), saved_fds, strict=True):
+            os.dup2(saved, fd)  # closes the pipes' ends: the readers see the end
+            os.close(saved)
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        for signum, handler in saved_signals.items():
+            signal.signal(signum, handler)
+        if saved_gc:
+            gc.enable()
+        for t in threads:
+            t.join(timeout=10)
+    return _result(int(code), b"".join(out), b"".join(err))
+
 
 # --------------------------------------------------------------------------- the registry
 

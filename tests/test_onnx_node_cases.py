@@ -14,8 +14,6 @@ those versions must give the same result.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import op_id, ops_of_kind
+from conftest import op_id, ops_of_kind, run_cli
 from onnx_cases import ONNX_DOMAINS, every_collected_case, node_cases
 
 from meancli.opversion import OpVersion
@@ -139,13 +137,14 @@ def test_cases_were_collected() -> None:
 
 
 def command(case: NodeCase, opset: int, tmp_path: Path) -> tuple[list[str], Path]:
+    """meancli's arguments for ``case`` at ``opset`` (inputs written under ``tmp_path``), and the output."""
     files = []
     for i, x in enumerate(case.inputs):
         path = tmp_path / f"input_{i}.npy"
         np.save(path, x)
         files.append(str(path))
     out = tmp_path / "out.npy"
-    argv = [sys.executable, "-m", "meancli"]
+    argv: list[str] = []
     if case.op_type == "Mean":
         argv += ["mean", *files]
     else:
@@ -172,9 +171,9 @@ def test_the_two_modules_hold_every_mean_case() -> None:
 def test_node_case(name: str, opset: int, tmp_path: Path) -> None:
     case = case_named(name)
     argv, out = command(case, opset, tmp_path)
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False)
-    assert proc.returncode == 0, f"{' '.join(argv[2:])}\nexit {proc.returncode}\n{proc.stderr}"
-    assert proc.stdout == "" and proc.stderr == "", "--quiet printed something"
+    result = run_cli(*argv, cwd=tmp_path)
+    assert result.exit_code == 0, f"{' '.join(argv)}\nexit {result.exit_code}\n{result.stderr}"
+    assert result.stdout == "" and result.stderr == "", "--quiet printed something"
     got = np.load(out, allow_pickle=False)
     want = case.expected
     assert got.dtype == want.dtype, (got.dtype, want.dtype)

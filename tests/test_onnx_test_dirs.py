@@ -21,14 +21,12 @@ mean of 12 values, summed in float32 by numpy).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from conftest import assert_float_close, oracle_mean, oracle_reduce_mean
+from conftest import assert_float_close, oracle_mean, oracle_reduce_mean, run_cli
 from onnx_cases import ONNX_DOMAINS, node_cases
 
 onnx = pytest.importorskip("onnx")
@@ -74,7 +72,7 @@ def command(test_dir: Path, data_set: Path) -> list[str]:
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     graph_inputs = [i.name for i in model.graph.input]
     files = {name: str(data_set / f"input_{k}.pb") for k, name in enumerate(graph_inputs)}
-    argv = [sys.executable, "-m", "meancli"]
+    argv: list[str] = []
     if node.op_type == "Mean":
         argv += ["mean", *(files[name] for name in node.input)]
     else:
@@ -129,8 +127,8 @@ def test_node_test_dir(test_dirs: dict[str, Path], name: str) -> None:
     assert data_sets
     for data_set in data_sets:
         argv = command(test_dir, data_set)
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
-        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", ""), " ".join(argv[2:])
+        result = run_cli(*argv)
+        assert (result.exit_code, result.stdout, result.stderr) == (0, "", ""), " ".join(argv)
         got = load_pb(data_set / "out.pb")
         expected = load_pb(data_set / "output_0.pb")
         correct = exact(test_dir, data_set)
