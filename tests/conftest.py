@@ -44,6 +44,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 #: ``python -m meancli``: the command a real run starts.
 MEANCLI = [sys.executable, "-m", "meancli"]
 CLI_TIMEOUT = 120
+#: Variables meancli reads once, at import: a call that sets one runs in a real process.
+IMPORT_TIME_ENV = frozenset(
+    {"MEANCLI_ISA", "MEANCLI_STREAM_MIN_BYTES", "MEANCLI_SLAB_BYTES", "MEANCLI_PIECE_BYTES"}
+)
 
 
 @dataclass(frozen=True)
@@ -79,12 +83,14 @@ def run_cli(
     the working directory for the call; everything is restored afterwards. With
     ``subprocess=True`` a real ``python -m meancli`` process (for what needs one:
     signals, inherited descriptors, start-up, environment read at import such as
-    MEANCLI_ISA, dask worker processes). ``stdin``: the bytes (or text) on standard
-    input; None is an empty stdin. ``timeout`` applies to a real process only.
+    MEANCLI_ISA, dask worker processes); a call whose ``env`` sets one of
+    IMPORT_TIME_ENV runs as a real process whatever ``subprocess`` says.
+    ``stdin``: the bytes (or text) on standard input; None is an empty stdin.
+    ``timeout`` applies to a real process only.
     """
     argv = [os.fspath(a) for a in args]
     data = stdin.encode() if isinstance(stdin, str) else (stdin or b"")
-    if subprocess:
+    if subprocess or IMPORT_TIME_ENV.intersection(env or {}):
         proc = _subprocess.run(
             [*MEANCLI, *argv],
             input=data,

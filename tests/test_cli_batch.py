@@ -1,6 +1,6 @@
 """``meancli reduce-mean`` with several FILEs in one process (meancli/cli/batch.py).
 
-The command runs in subprocesses, as a user runs it. Values are checked
+The command runs through conftest.run_cli (in process). Values are checked
 against the exact mean (conftest.oracle_reduce_mean) and against the same
 file reduced in a run of its own (bit-identical).
 """
@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import jsonschema
 import numpy as np
 import pytest
-from conftest import assert_float_close, oracle_reduce_mean
+from conftest import Result, assert_float_close, oracle_reduce_mean, run_cli
 
 from meancli.cli.batch import output_paths
 from meancli.errors import UsageError
@@ -25,12 +24,8 @@ MEANCLI = [sys.executable, "-m", "meancli"]
 SCHEMA = Path(__file__).resolve().parent.parent / "docs" / "schema"
 
 
-def run(argv: list[str], cwd: Path, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"}
-    proc = subprocess.run([*MEANCLI, *argv], cwd=cwd, input=stdin, capture_output=True, timeout=120, env=env)
-    return subprocess.CompletedProcess(
-        proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode()
-    )
+def run(argv: list[str], cwd: Path, stdin: bytes = b"") -> Result:
+    return run_cli(*argv, cwd=cwd, stdin=stdin, env={"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"})
 
 
 @pytest.fixture

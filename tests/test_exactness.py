@@ -9,9 +9,6 @@ count, rounded once to the output dtype (floats) or truncated toward zero
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -20,6 +17,7 @@ import ml_dtypes
 import numpy as np
 import oracles
 import pytest
+from conftest import Result, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracles import BF16, DTYPES, Groups
@@ -471,16 +469,9 @@ def test_mean_bit_identical_across_threads(big_float32: np.ndarray) -> None:
 STREAMED_ENV = {"MEANCLI_STREAM_MIN_BYTES": "0", "MEANCLI_SLAB_BYTES": "256"}
 
 
-def cli(tmp_path: Path, *args: str, streamed: bool = False) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **(STREAMED_ENV if streamed else {})}
-    proc = subprocess.run(
-        [sys.executable, "-m", "meancli", *args, "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=env,
-    )
+def cli(tmp_path: Path, *args: str, streamed: bool = False) -> Result:
+    """The command line in process; ``streamed``: a real process with STREAMED_ENV."""
+    proc = run_cli(*args, "--quiet", cwd=tmp_path, env=STREAMED_ENV if streamed else None)
     assert proc.returncode == 0, proc.stderr
     return proc
 

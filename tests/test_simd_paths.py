@@ -14,9 +14,9 @@ import sys
 from functools import cache
 
 import pytest
-from meancli.generated.registry import ISA_NAMES
 
 from meancli import kernels
+from meancli.generated.registry import ISA_NAMES
 
 SCRIPT = r"""
 import hashlib, itertools, sys

@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 import typer
-from meancli.generated.registry import OPS
 from typer.testing import CliRunner
 
 from meancli.cli import spec_cmd
 from meancli.cli.spec_cmd import op_as_dict, spec_app
 from meancli.cli.spec_diff import Difference, diff_ops
 from meancli.errors import OpsetError
+from meancli.generated.registry import OPS
 from meancli.opset import find_op
 from meancli.opversion import Attribute, OpVersion
 
