@@ -13,7 +13,7 @@ Two oracles: ONNX's expected outputs are computed by numpy in the input's dtype
 (float32 sums in pairwise order, ``(a + b + c) / 3`` with a rounding at each step),
 so they are not always correctly rounded; meancli's are. The result must match the
 expected output to within a few units in the last place, and match the exact
-oracle (the float64/rational mean rounded once, tests/conftest.py) bit for bit.
+oracle (the exact mean rounded once, tests/oracles.py) bit for bit.
 Where the two oracles differ, it is ONNX's rounding that is off (with onnx 1.23:
 one element of test_reduce_mean_default_axes_keepdims_random, by 1 ulp: the float32
 mean of 12 values, summed in float32 by numpy).
@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import assert_float_close, oracle_mean, oracle_reduce_mean, run_cli
+from conftest import run_cli
 from onnx_cases import ONNX_DOMAINS, node_cases
+from oracles import assert_float_close, exact_mean, exact_reduce_mean
 
 onnx = pytest.importorskip("onnx")
 from onnx import helper, numpy_helper  # noqa: E402
@@ -96,14 +97,14 @@ def exact(test_dir: Path, data_set: Path) -> np.ndarray:
     graph_inputs = [i.name for i in model.graph.input]
     values = {name: load_pb(data_set / f"input_{k}.pb") for k, name in enumerate(graph_inputs)}
     if node.op_type == "Mean":
-        return oracle_mean([values[name] for name in node.input])
+        return exact_mean([values[name] for name in node.input])
     x = values[node.input[0]]
     axes = attrs.get("axes")
     if axes is None and len(node.input) > 1 and node.input[1]:
         axes = values[node.input[1]].tolist()
     if not axes and attrs.get("noop_with_empty_axes"):
         return x
-    return oracle_reduce_mean(x, axes or None, bool(attrs.get("keepdims", 1)))
+    return exact_reduce_mean(x, axes or None, bool(attrs.get("keepdims", 1)))
 
 
 @pytest.fixture(scope="module")
