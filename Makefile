@@ -7,11 +7,12 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 INSTALL_INPUTS := pyproject.toml setup.py meancli/_ffi_build.py generated/kernels.c generated/kernels_cdef.h
 STAMP := $(VENV)/.meancli-installed
 
-.PHONY: help install demo test generate check-generated build bench bench-distributed lint conformance sanitize fuzz clean
+.PHONY: help install demo test test-fast generate check-generated build bench bench-distributed lint conformance sanitize fuzz clean
 
 help:
 	@echo "make demo             install and run meancli on the shipped example tensor"
 	@echo "make test             install the test dependencies and run every test"
+	@echo "make test-fast        every test but the slow, cluster and build ones, fewer examples (under 2 min)"
 	@echo "make generate         regenerate generated/ from spec/ and templates/"
 	@echo "make check-generated  fail if generated/ differs from a fresh generation"
 	@echo "make lint             ruff (check, format check) and mypy over meancli/"
@@ -44,6 +45,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The markers are registered in pyproject.toml; HYPOTHESIS_PROFILE=fast and
+# CONFORMANCE_EXAMPLES cut the property tests' examples, not what they check.
+test-fast: $(STAMP)
+	HYPOTHESIS_PROFILE=fast CONFORMANCE_EXAMPLES=3 $(PY) -m pytest -q -m "not slow and not cluster and not build"
 
 generate: $(PY)
 	@$(PY) -c "import jinja2, yaml" 2>/dev/null || $(PIP) install 'jinja2>=3.1' 'pyyaml>=6'

@@ -35,6 +35,8 @@ _COMMON: dict[str, Any] = {
 settings.register_profile("default", max_examples=40, **_COMMON)
 settings.register_profile("ci", max_examples=100, derandomize=True, print_blob=True, **_COMMON)
 settings.register_profile("fuzz-long", max_examples=2000, **_COMMON)
+# make test-fast: few examples per property (make test keeps "default")
+settings.register_profile("fast", max_examples=8, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # --------------------------------------------------------------------------- the command line

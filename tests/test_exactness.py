@@ -101,6 +101,7 @@ def test_float32_correctly_rounded_always() -> None:
     assert rounded == total, f"{total - rounded} of {total} not correctly rounded"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["all", "inner", "rows"])
 def test_float32_ten_million(layout: str) -> None:
     """10**7 float32 values near 1: a naive float32 running sum is off by hundreds of
@@ -146,6 +147,7 @@ def test_float64_correctly_rounded_always() -> None:
     assert not wrong
 
 
+@pytest.mark.slow
 def test_float64_million_correctly_rounded() -> None:
     rng = np.random.default_rng(RNG_SEED + 3)
     x = rng.standard_normal((4, 250_000)) * 1e3 + 1e-3
@@ -293,6 +295,7 @@ def test_integer_limits_exact_truncated(dtype: str, values: list[int], want: int
         assert got.dtype == x.dtype and int(got) == want, opset
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", ["int64", "uint64"])
 def test_integer_million_at_the_limits(dtype: str) -> None:
     """10**6 values near the limits: a 2**83 sum, exact in 128 bits, in every kernel path."""
@@ -421,6 +424,7 @@ def big_float32() -> np.ndarray:
     return (rng.standard_normal(2 * 10**7) * 1e3).astype(np.float32)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("shape", "axes"),
     [((2 * 10**7,), None), ((20, 10**6), [1]), ((10**6, 20), [0]), ((200, 100, 1000), [0, 2])],
@@ -450,6 +454,7 @@ def test_bit_identical_across_threads_other_types(dtype: str) -> None:
             assert meancli.reduce_mean(x, axes=axes, opset=opset, threads=threads).tobytes() == ref
 
 
+@pytest.mark.slow
 def test_mean_bit_identical_across_threads(big_float32: np.ndarray) -> None:
     a = big_float32.reshape(4000, 5000)
     b = big_float32[:5000].reshape(1, 5000)

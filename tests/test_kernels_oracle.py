@@ -440,6 +440,7 @@ def fsum_truth(x: np.ndarray, axes: Sequence[int] | None, keepdims: bool) -> np.
     return np.array(out, dtype=x.dtype).reshape(shape)
 
 
+@pytest.mark.slow
 def test_one_million_float32() -> None:
     rng = np.random.default_rng(1)
     x = (rng.standard_normal(10**6) * 2.0 ** rng.integers(-10, 10, 10**6) + 0.1).astype(np.float32)
@@ -640,6 +641,7 @@ def test_integer_limits_exact(dtype_name: str) -> None:
             assert [int(v) for v in got] == [expected, expected], (op.label, got)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype_name", ["int64", "uint64"])
 def test_one_million_64bit_integers_near_limits(dtype_name: str) -> None:
     rng = np.random.default_rng(7)
