@@ -24,6 +24,8 @@ import ml_dtypes
 import numpy as np
 from hypothesis import HealthCheck, settings
 
+from meancli import shards, streaming
+from meancli.engine import where
 from meancli.opversion import OpVersion
 
 # --------------------------------------------------------------------------- hypothesis profiles
@@ -44,10 +46,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 #: ``python -m meancli``: the command a real run starts.
 MEANCLI = [sys.executable, "-m", "meancli"]
 CLI_TIMEOUT = 120
-#: Variables meancli reads once, at import: a call that sets one runs in a real process.
-IMPORT_TIME_ENV = frozenset(
-    {"MEANCLI_ISA", "MEANCLI_STREAM_MIN_BYTES", "MEANCLI_SLAB_BYTES", "MEANCLI_PIECE_BYTES"}
-)
+#: Variables meancli reads once, at import, into a module's constant: an in-process
+#: call sets the constant for its run (as the variable would in a new process).
+IMPORT_TIME_SETTINGS = {
+    "MEANCLI_STREAM_MIN_BYTES": (where, "STREAM_MIN_BYTES"),
+    "MEANCLI_SLAB_BYTES": (streaming, "SLAB_BYTES"),
+    "MEANCLI_PIECE_BYTES": (shards, "PIECE_BYTES"),
+}
+#: Variables read at import that no constant holds: a call that sets one runs in a real process.
+IMPORT_TIME_ENV = frozenset({"MEANCLI_ISA"})
 
 
 @dataclass(frozen=True)
@@ -84,7 +91,8 @@ def run_cli(
     ``subprocess=True`` a real ``python -m meancli`` process (for what needs one:
     signals, inherited descriptors, start-up, environment read at import such as
     MEANCLI_ISA, dask worker processes); a call whose ``env`` sets one of
-    IMPORT_TIME_ENV runs as a real process whatever ``subprocess`` says.
+    IMPORT_TIME_ENV runs as a real process whatever ``subprocess`` says, and one
+    of IMPORT_TIME_SETTINGS sets its module constant for an in-process run.
     ``stdin``: the bytes (or text) on standard input; None is an empty stdin.
     ``timeout`` applies to a real process only.
     """
@@ -132,6 +140,7 @@ def _run_in_process(argv: list[str], data: bytes, env: dict[str, str], cwd: Any)
     saved_cwd = os.getcwd()
     saved_signals = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     saved_gc = gc.isenabled()
+    saved_settings = {key: getattr(*IMPORT_TIME_SETTINGS[key]) for key in env if key in IMPORT_TIME_SETTINGS}
     (in_r, in_w), (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe(), os.pipe()
     out: list[bytes] = []
     err: list[bytes] = []
@@ -155,6 +164,9 @@ def _run_in_process(argv: list[str], data: bytes, env: dict[str, str], cwd: Any)
             line_buffering=True,
         )
         os.environ.update(env)
+        for key in saved_settings:
+            module, name = IMPORT_TIME_SETTINGS[key]
+            setattr(module, name, int(env[key]))
         if cwd is not None:
             os.chdir(cwd)
         try:
@@ -170,6 +182,9 @@ def _run_in_process(argv: list[str], data: bytes, env: dict[str, str], cwd: Any)
             os.dup2(saved, fd)  # closes the pipes' ends: the readers see the end
             os.close(saved)
         os.chdir(saved_cwd)
+        for key, value in saved_settings.items():
+            module, name = IMPORT_TIME_SETTINGS[key]
+            setattr(module, name, value)
         os.environ.clear()
         os.environ.update(saved_env)
         for signum, handler in saved_signals.items():
