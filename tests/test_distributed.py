@@ -30,6 +30,7 @@ import ml_dtypes
 import numpy as np
 import oracles
 import pytest
+from conftest import run_cli
 
 import meancli
 from meancli import api
@@ -238,7 +239,11 @@ def write_zarr_stores(tmp_path: Path, x: np.ndarray, chunks: tuple[int, ...]) ->
 
 
 def cli(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([*MEANCLI, *args], cwd=cwd, capture_output=True, timeout=timeout, check=False)
+    """``meancli ARGS`` through conftest.run_cli: in process, or a real process when
+    the run starts or reaches a cluster (its workers must not inherit the test's descriptors)."""
+    real = any(a.split("=")[0] in ("--workers", "--scheduler") for a in args)
+    r = run_cli(*args, cwd=cwd, subprocess=real, timeout=timeout)
+    return subprocess.CompletedProcess(args, r.exit_code, r.stdout_bytes, r.stderr.encode())
 
 
 def load(path: Path) -> np.ndarray:
@@ -382,6 +387,7 @@ def test_unreachable_scheduler_is_one_line_within_timeout(tmp_path: Path) -> Non
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("address", "why"),
     [
@@ -408,6 +414,7 @@ def test_a_malformed_scheduler_address_is_an_immediate_usage_error(
         assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scheme", "config", "why"),
     [
