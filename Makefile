@@ -48,8 +48,10 @@ test: $(STAMP)
 
 # The markers are registered in pyproject.toml; HYPOTHESIS_PROFILE=fast and
 # CONFORMANCE_EXAMPLES cut the property tests' examples, not what they check.
+# One worker per core (pytest-xdist), each test file on one worker (its module fixtures once).
 test-fast: $(STAMP)
-	HYPOTHESIS_PROFILE=fast CONFORMANCE_EXAMPLES=3 $(PY) -m pytest -q -m "not slow and not cluster and not build"
+	HYPOTHESIS_PROFILE=fast CONFORMANCE_EXAMPLES=3 $(PY) -m pytest -q -n auto --dist loadfile \
+		-m "not slow and not cluster and not build"
 
 generate: $(PY)
 	@$(PY) -c "import jinja2, yaml" 2>/dev/null || $(PIP) install 'jinja2>=3.1' 'pyyaml>=6'
