@@ -212,6 +212,7 @@ def _peak_rss_mib(args: list[str], cwd: Path) -> float:
     return int(proc.stdout.strip().splitlines()[-1]) / 1024
 
 
+@pytest.mark.slow
 def test_peak_memory_on_a_512_mib_file(tmp_path: Path) -> None:
     """Peak RSS stays under 256 MiB plus the output's size, whatever the input size."""
     path = tmp_path / "big.npy"
