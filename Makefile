@@ -20,6 +20,7 @@ help:
 	@echo "make demo             install and run meancli on the shipped example tensor"
 	@echo "make test             install the test dependencies and run every test"
 	@echo "make install          install meancli into .venv (make install-dask, make install-onnx: with that extra)"
+	@echo "make test-fast        every test but the slow, cluster and build ones, fewer examples (under 2 min)"
 	@echo "make generate         regenerate generated/ from spec/ and templates/"
 	@echo "make check-generated  fail if generated/ differs from a fresh generation"
 	@echo "make lint             ruff (check, format check), mypy, and the import contract (layers import downward only)"
@@ -62,6 +63,13 @@ demo: $(STAMP)
 
 test: $(call extra,test)
 	$(PY) -m pytest -q
+
+# The markers are registered in pyproject.toml; HYPOTHESIS_PROFILE=fast and
+# CONFORMANCE_EXAMPLES cut the property tests' examples, not what they check.
+# One worker per core (pytest-xdist), each test file on one worker (its module fixtures once).
+test-fast: $(call extra,test)
+	HYPOTHESIS_PROFILE=fast CONFORMANCE_EXAMPLES=3 $(PY) -m pytest -q -n auto --dist loadfile \
+		-m "not slow and not cluster and not build"
 
 generate: $(PY)
 	@$(PY) -c "import jinja2, yaml" 2>/dev/null || $(PIP) install 'jinja2>=3.1' 'pyyaml>=6'

@@ -281,6 +281,101 @@ def exact_truth(dtype: str, groups: Groups) -> Truth:
     return Truth(value, n, sums, abs_sum, finite=finite)
 
 
+# --------------------------------------------------------------------------- exact means of arrays
+
+# The one exact oracle of the tests: every test that needs the correctly rounded
+# mean of an array asks exact_reduce_mean or exact_mean (both exact_truth).
+
+
+def exact_reduce_mean(x: np.ndarray, axes: Sequence[int] | None = None, keepdims: bool = False) -> np.ndarray:
+    """The exact ReduceMean of ``x`` over ``axes`` (None: all; negative axes
+    wrap), rounded once to x's dtype (native byte order), shaped as ReduceMean
+    shapes it.
+
+    Floats: NaN over an empty set, per IEEE for NaN and infinities (+inf with
+    -inf: NaN), -0.0 for a mean of -0.0s; integers: the exact sum divided by
+    the count, truncated toward zero -- an empty set raises ZeroDivisionError.
+    """
+    x = np.asarray(x)
+    rank = x.ndim
+    red = tuple(range(rank)) if axes is None else tuple(sorted({a % rank for a in axes})) if rank else ()
+    kept = [d for d in range(rank) if d not in red]
+    if keepdims:
+        out_shape = tuple(1 if d in red else n for d, n in enumerate(x.shape))
+    else:
+        out_shape = tuple(x.shape[d] for d in kept)
+    count = math.prod(x.shape[d] for d in red)
+    rows = np.transpose(x, kept + list(red)).reshape(math.prod(x.shape[d] for d in kept), count)
+    truth = exact_truth(spec_name(x.dtype), Groups(rows, out_shape))
+    if truth.value is None:
+        raise ZeroDivisionError("integer mean over an empty set")
+    return truth.value
+
+
+def broadcast_all(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """numpy broadcasting up to rank 64 (np.broadcast_arrays stops at 32)."""
+    arrays = [np.asarray(a) for a in arrays]
+    rank = max(a.ndim for a in arrays)
+    padded = [a.reshape((1,) * (rank - a.ndim) + a.shape) for a in arrays]
+    shape = []
+    for dims in zip(*(a.shape for a in padded), strict=True):
+        sizes = {n for n in dims if n != 1}
+        assert len(sizes) <= 1, f"shapes do not broadcast: {[a.shape for a in arrays]}"
+        shape.append(sizes.pop() if sizes else 1)
+    out = []
+    for a in padded:
+        strides = tuple(
+            0 if n == 1 and m != 1 else s for n, m, s in zip(a.shape, shape, a.strides, strict=True)
+        )
+        out.append(np.lib.stride_tricks.as_strided(a, tuple(shape), strides, writeable=False))
+    return out
+
+
+def exact_mean(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """The exact element-wise Mean of ``arrays`` (numpy broadcasting, up to rank 64),
+    rounded once to their dtype."""
+    b = broadcast_all(arrays)
+    stacked = np.stack([a.reshape(-1) for a in b], axis=-1)  # flat: rank 64 inputs stay legal
+    return exact_reduce_mean(stacked, [1]).reshape(b[0].shape)
+
+
+# --------------------------------------------------------------------------- comparisons
+
+
+def _ordered(a: np.ndarray) -> np.ndarray:
+    """Float bits as integers ordered like the values (+0 and -0 both 0)."""
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    raw = np.ascontiguousarray(a).view(bits).astype(np.int64)
+    mag = raw & np.int64((1 << (8 * a.dtype.itemsize - 1)) - 1)
+    return np.where(raw < 0, -mag, mag)
+
+
+def ulp_distance(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Units in the last place between two finite float arrays of one dtype."""
+    return np.abs(_ordered(got) - _ordered(want))
+
+
+def assert_float_close(got: np.ndarray, want: np.ndarray, max_ulps: int = 1, context: str = "") -> None:
+    """``got`` equals ``want`` to within ``max_ulps``; NaN where and only where
+    ``want`` is NaN, the same infinities."""
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    g64, w64 = got.astype(np.float64), want.astype(np.float64)
+    gn, wn = np.isnan(g64), np.isnan(w64)
+    assert np.array_equal(gn, wn), f"NaN mismatch {context}: got {got[gn != wn]}, want {want[gn != wn]}"
+    fin = ~wn & np.isfinite(w64)
+    inf = ~wn & ~fin
+    assert np.array_equal(g64[inf], w64[inf]), f"infinity mismatch {context}"
+    assert np.isfinite(g64[fin]).all(), f"overflow {context}: got {got[fin][~np.isfinite(g64[fin])]}"
+    d = ulp_distance(got[fin], want[fin])
+    if d.size and d.max() > max_ulps:
+        i = int(np.argmax(d))
+        raise AssertionError(
+            f"{d.max()} ulps apart {context}: got {got[fin][i]!r}, want {want[fin][i]!r} "
+            f"({int((d > 0).sum())} of {d.size} elements differ)"
+        )
+
+
 # --------------------------------------------------------------------------- cases
 
 

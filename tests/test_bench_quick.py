@@ -23,6 +23,8 @@ ULP = {"float16": 2**-10, "bfloat16": 2**-7, "float32": 2**-23, "float64": 2**-5
 pytest.importorskip("onnxruntime")
 pytest.importorskip("openvino")
 
+pytestmark = pytest.mark.slow  # bench/bench.py --quick, bench/baseline.py --quick
+
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, object]]:
@@ -82,6 +84,7 @@ def test_tables_name_the_machine_and_every_target(quick_run: tuple[str, dict[str
         assert lines and all(line.endswith(("| **yes** |", "| **NO** |")) for line in lines), name
 
 
+@pytest.mark.build
 def test_baseline_builds_the_earlier_kernels_and_times_both() -> None:
     """bench/baseline.py --quick: the earlier commit's kernels built from git and
     both builds timed on small data (the timings mean nothing; the run proves

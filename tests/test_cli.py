@@ -1,4 +1,4 @@
-"""The command line, run for real, in subprocesses.
+"""The command line: exit status, stdout, stderr and the files left behind.
 
 Every case below is one invocation of ``meancli``. The module-scoped ``ran``
 fixture runs all of them once, each in its own empty working directory, and
@@ -8,11 +8,11 @@ left in the working directory. Values are compared with numpy.
 Cases marked ``real`` run as ``python -m meancli ...`` each (and one test runs
 the installed ``.venv/bin/meancli``). The large tables of cases (axes forms,
 opset resolution, error messages) would cost ~0.5 s of interpreter start-up
-each, so they run in one driver subprocess that calls the entry point
-``meancli.cli.app.main(argv)`` -- what ``python -m meancli`` calls -- once per
-case with file descriptors 0/1/2 redirected and the working directory set per
-case. ``test_driver_matches_real_runs`` runs a sample of cases both ways and
-requires identical results.
+each, so they run in this process through conftest.run_cli, which calls the
+entry point ``meancli.cli.entry.main(argv)`` -- what ``python -m meancli``
+calls -- with file descriptors 0/1/2 on pipes and the working directory set
+per case. ``test_driver_matches_real_runs`` runs a sample of cases both ways
+and requires identical results.
 
 Exit statuses (README, "Exit status"): 0 ok, 1 input not acceptable, 2 usage, 3 internal.
 """
@@ -33,6 +33,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import run_cli
 
 MEANCLI = [sys.executable, "-m", "meancli"]
 ENTRY_POINT = Path(sys.executable).parent / "meancli"
@@ -117,9 +118,13 @@ class Ran:
         return obj
 
 
+def _env_overrides() -> dict[str, str]:
+    return {"COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb", "PYTHONIOENCODING": "utf-8"}
+
+
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FORCE_COLOR", "PY_COLORS"))}
-    env.update({"COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb", "PYTHONIOENCODING": "utf-8"})
+    env.update(_env_overrides())
     return env
 
 
@@ -156,77 +161,12 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return paths
 
 
-DRIVER = """
-import json, os, sys, traceback
-from meancli.cli.app import main
-
-cases = json.load(open(sys.argv[1]))
-for c in cases:
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(0), os.dup(1), os.dup(2)]
-    fds = [
-        os.open(os.devnull, os.O_RDONLY),
-        os.open(c["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
-        os.open(c["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
-    ]
-    for i, fd in enumerate(fds):
-        os.dup2(fd, i)
-        os.close(fd)
-    os.chdir(c["cwd"])
-    try:
-        code = main(c["argv"])
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    except BaseException:
-        traceback.print_exc()
-        code = 99
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        for i, fd in enumerate(saved):
-            os.dup2(fd, i)
-            os.close(fd)
-    with open(c["status"], "w") as f:
-        f.write(str(code))
-"""
-
-
-def _drive(names: list[str], argvs: dict[str, list[str]], base: Path, io_dir: Path) -> dict[str, Ran]:
-    """Run ``names`` in one driver process (see the module docstring)."""
-    jobs = []
-    for name in names:
-        jobs.append(
-            {
-                "argv": argvs[name],
-                "cwd": str(base / name),
-                "stdout": str(io_dir / f"{name}.out"),
-                "stderr": str(io_dir / f"{name}.err"),
-                "status": str(io_dir / f"{name}.status"),
-            }
-        )
-    spec = io_dir / f"jobs-{names[0]}.json"
-    spec.write_text(json.dumps(jobs))
-    proc = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(spec)],
-        cwd=io_dir,
-        capture_output=True,
-        timeout=TIMEOUT * 4,
-        env=_env(),
-        stdin=subprocess.DEVNULL,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
+def _drive(names: list[str], argvs: dict[str, list[str]], base: Path) -> dict[str, Ran]:
+    """Run ``names`` in this process, one after another (see the module docstring)."""
     out = {}
     for name in names:
-        status = io_dir / f"{name}.status"
-        assert status.exists(), f"the driver did not finish case {name}: {proc.stderr.decode()}"
-        out[name] = Ran(
-            argvs[name],
-            int(status.read_text()),
-            (io_dir / f"{name}.out").read_bytes(),
-            (io_dir / f"{name}.err").read_text(encoding="utf-8", errors="replace"),
-            base / name,
-        )
+        r = run_cli(*argvs[name], cwd=base / name, env=_env_overrides())
+        out[name] = Ran(argvs[name], r.exit_code, r.stdout_bytes, r.stderr, base / name)
     return out
 
 
@@ -237,7 +177,6 @@ def _case_argv(name: str, data: dict[str, Path]) -> list[str]:
 @pytest.fixture(scope="module")
 def ran(data: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ran]:
     base = tmp_path_factory.mktemp("runs")
-    io_dir = tmp_path_factory.mktemp("io")
     argvs = {name: _case_argv(name, data) for name in CASES}
     for name in CASES:
         (base / name).mkdir()
@@ -247,16 +186,12 @@ def ran(data: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict
         return {name: _run(argvs[name], base / name, stdin)}
 
     driven = [n for n in CASES if n not in REAL]
-    half = len(driven) // 2
-    jobs = [
-        lambda: _drive(driven[:half], argvs, base, io_dir),
-        lambda: _drive(driven[half:], argvs, base, io_dir),
-    ]
-    jobs += [lambda n=n: real(n) for n in CASES if n in REAL]
     results: dict[str, Ran] = {}
+    # the real processes in threads; the in-process runs (which take over fds 0-2) after them
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1)) as pool:
-        for part in pool.map(lambda job: job(), jobs):
+        for part in pool.map(real, [n for n in CASES if n in REAL]):
             results.update(part)
+    results.update(_drive(driven, argvs, base))
     return results
 
 

@@ -1,7 +1,7 @@
 """``meancli reduce-mean`` with several FILEs in one process (meancli/cli/batch.py).
 
-The command runs in subprocesses, as a user runs it. Values are checked
-against the exact mean (conftest.oracle_reduce_mean) and against the same
+The command runs through conftest.run_cli (in process). Values are checked
+against the exact mean (oracles.exact_reduce_mean) and against the same
 file reduced in a run of its own (bit-identical).
 """
 
@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import jsonschema
 import numpy as np
 import pytest
-from conftest import assert_float_close, oracle_reduce_mean
+from conftest import Result, run_cli
+from oracles import assert_float_close, exact_reduce_mean
 
 from meancli.cli.batch import output_paths
 from meancli.errors import UsageError
@@ -25,12 +25,8 @@ MEANCLI = [sys.executable, "-m", "meancli"]
 SCHEMA = Path(__file__).resolve().parent.parent / "docs" / "schema"
 
 
-def run(argv: list[str], cwd: Path, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"}
-    proc = subprocess.run([*MEANCLI, *argv], cwd=cwd, input=stdin, capture_output=True, timeout=120, env=env)
-    return subprocess.CompletedProcess(
-        proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode()
-    )
+def run(argv: list[str], cwd: Path, stdin: bytes = b"") -> Result:
+    return run_cli(*argv, cwd=cwd, stdin=stdin, env={"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"})
 
 
 @pytest.fixture
@@ -55,7 +51,7 @@ def test_each_file_gets_its_exact_mean(tree: Path) -> None:
     for name in names:
         x = np.load(tree / name)
         got = np.load(tree / "out" / (Path(name).stem + ".npy"))
-        want = oracle_reduce_mean(x, [1, 2], keepdims=True)
+        want = exact_reduce_mean(x, [1, 2], keepdims=True)
         if x.dtype.kind == "f":
             assert_float_close(got, want, context=name)
         else:
@@ -80,7 +76,7 @@ def test_placeholders(tree: Path) -> None:
     }
     for out, source in written.items():
         x = np.load(tree / source) if isinstance(source, str) else np.load(tree / source[0])[source[1]]
-        assert_float_close(np.load(tree / out), oracle_reduce_mean(x, [0], keepdims=True), context=out)
+        assert_float_close(np.load(tree / out), exact_reduce_mean(x, [0], keepdims=True), context=out)
     # {name}, and stdin (its name is "stdin")
     stdin = (tree / "in" / "sub" / "a.npy").read_bytes()
     ran = run(["reduce-mean", "-", "in/a.npy", "--axes", "0", "-o", "out/{name}.npy", "--quiet"], tree, stdin)
@@ -222,7 +218,7 @@ def test_json_lines(tree: Path) -> None:
     reports = [json.loads(line) for line in ran.stdout.splitlines()]
     assert [r["inputs"][0]["path"] for r in reports] == ["in/a.npy", "in/c.npy"]
     c = np.load(tree / "in" / "c.npy")
-    assert reports[1]["result"] == oracle_reduce_mean(c, [1, 2], keepdims=True).tolist()
+    assert reports[1]["result"] == exact_reduce_mean(c, [1, 2], keepdims=True).tolist()
     errors = [json.loads(line) for line in ran.stderr.splitlines()]
     for report in reports:
         jsonschema.validate(report, json.loads((SCHEMA / "report.schema.json").read_text()))
@@ -339,5 +335,5 @@ def test_placeholders_of_zarr_members_shard_datasets_lists_and_globs(tree: Path)
         )
         assert ran.returncode == 0, (file, ran.stderr)
         assert sorted(os.listdir(tree / "out")) == [out.name], file  # nothing hidden, no '*'
-        assert_float_close(np.load(out), oracle_reduce_mean(x, [0], keepdims=True), context=file)
+        assert_float_close(np.load(out), exact_reduce_mean(x, [0], keepdims=True), context=file)
         out.unlink()

@@ -65,6 +65,7 @@ def test_rendering_matches_the_committed_files() -> None:
         assert (ROOT / "generated" / name).read_text(encoding="utf-8") == text, name
 
 
+@pytest.mark.slow
 def test_check_reports_drift_and_stray_files(tmp_path: Path) -> None:
     out = tmp_path / "gen"
     shutil.copytree(ROOT / "generated", out, ignore=shutil.ignore_patterns("__pycache__"))
@@ -79,6 +80,7 @@ def test_check_reports_drift_and_stray_files(tmp_path: Path) -> None:
     assert (out / "validators.py").read_text().endswith("# edited by hand\n")
 
 
+@pytest.mark.slow
 def test_generate_writes_every_file_then_is_in_sync(tmp_path: Path) -> None:
     out = tmp_path / "gen"
     proc = _codegen("--out", str(out))
@@ -95,12 +97,14 @@ def test_generate_writes_every_file_then_is_in_sync(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- determinism, banners
 
 
+@pytest.mark.slow
 def test_rendering_is_deterministic() -> None:
     first = render_all(load_specs(ROOT / "spec", ROOT), TEMPLATES)
     second = render_all(load_specs(ROOT / "spec", ROOT), TEMPLATES)
     assert first == second
 
 
+@pytest.mark.slow
 def test_rendering_in_a_fresh_process_is_identical(tmp_path: Path) -> None:
     """Nothing depends on hash seeds, dict order of a process, time or the working directory."""
     out_a, out_b = tmp_path / "a", tmp_path / "b"

@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import oracles
 import pytest
+from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from meancli.generated.registry import OPS
@@ -460,7 +459,7 @@ def _pytorch_operator_cases() -> list[Path]:
 
 @pytest.mark.parametrize("case_dir", _pytorch_operator_cases(), ids=lambda p: p.name)
 def test_onnx_backend_data_through_cli(case_dir: Path, tmp_path: Path) -> None:
-    """ONNX's test_operator_reduced_mean* cases, through the CLI in a subprocess."""
+    """ONNX's test_operator_reduced_mean* cases, through the command line."""
     import onnx
     from onnx import numpy_helper
 
@@ -476,9 +475,6 @@ def test_onnx_backend_data_through_cli(case_dir: Path, tmp_path: Path) -> None:
         want = numpy_helper.to_array(onnx.TensorProto.FromString((data_set / "output_0.pb").read_bytes()))
         np.save(tmp_path / "x.npy", x)
         argv = [
-            sys.executable,
-            "-m",
-            "meancli",
             "reduce-mean",
             str(tmp_path / "x.npy"),
             "--opset",
@@ -488,8 +484,8 @@ def test_onnx_backend_data_through_cli(case_dir: Path, tmp_path: Path) -> None:
             argv += ["--axes", ",".join(str(a) for a in attrs["axes"])]
         argv.append("--keep-dims" if attrs.get("keepdims", 1) else "--no-keep-dims")
         argv += ["-o", str(tmp_path / "y.npy"), "--quiet"]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=tmp_path)
-        assert proc.returncode == 0, proc.stderr
+        result = run_cli(*argv, cwd=tmp_path)
+        assert result.exit_code == 0, result.stderr
         got = np.load(tmp_path / "y.npy")
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=2.0**-22, atol=0)

@@ -73,6 +73,7 @@ def test_reduce_mean_is_the_exact_mean_rounded_once(
     assert same_bits(got, truth(x, axes)), (x, axes)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.sampled_from(FLOATS), st.sampled_from(adversarial.KINDS), st.integers(0, 2**32 - 1))
 def test_reduce_mean_long_runs_and_many_rows(dtype: str, kind: str, seed: int) -> None:
@@ -112,11 +113,7 @@ def mean_case(draw: Any) -> list[np.ndarray]:
 
 def mean_truth(xs: list[np.ndarray]) -> np.ndarray:
     """The exact Mean of xs (multidirectional broadcasting) rounded once to their dtype."""
-    shape = np.broadcast_shapes(*[x.shape for x in xs])
-    stacked = np.stack([np.broadcast_to(x, shape) for x in xs], -1).reshape(-1, len(xs))
-    want = oracles.exact_truth(oracles.spec_name(xs[0].dtype), oracles.Groups(stacked, shape)).value
-    assert want is not None
-    return want
+    return oracles.exact_mean(xs)
 
 
 @SETTINGS
@@ -229,6 +226,7 @@ def test_float64_short_runs_in_vectors(k: int, isas: tuple[str, ...]) -> None:
             assert same_bits(got, truth(x, (1,))), (name, x.shape)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", [33, 65, 300, 1500])
 def test_float64_reduce_mean_from_the_two_kept_sums(count: int, isas: tuple[str, ...]) -> None:
     """float64 ReduceMean keeps the sums of its two extraction levels apart
@@ -405,6 +403,7 @@ def test_row_blocks_whose_kept_sums_would_round(dtype: str, width: int, nrows: i
     assert np.signbit(got[0, 0]) and got[0, 1] == 0.0 and not np.signbit(got[0, 1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_wide_row_blocks_read_a_row_from_each_quarter(dtype: str, isas: tuple[str, ...]) -> None:
     """Rows wider than the narrow panels are added ROW_GROUP (4) at a time,
@@ -473,6 +472,7 @@ def test_a_nan_result_is_the_default_nan_also_where_the_result_is_the_input(dtyp
         assert (got.view(bits) == DEFAULT_NAN[dtype]).all(), [hex(v) for v in got.view(bits).ravel()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32", "float64"])
 @pytest.mark.parametrize("nrows", [140_000, 1_100_000])
 def test_long_row_reductions_in_longer_chunks(dtype: str, nrows: int, isas: tuple[str, ...]) -> None:
@@ -494,6 +494,7 @@ def test_long_row_reductions_in_longer_chunks(dtype: str, nrows: int, isas: tupl
             assert same_bits(got, want), (name, threads)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
 def test_blocks_with_a_few_far_smaller_values(dtype: str, isas: tuple[str, ...]) -> None:
     """Benign values with a few far smaller ones: a block fails its one-sum
@@ -607,6 +608,7 @@ def _bias_row_inputs(rng: np.random.Generator, dtype: str, rows: int, width: int
     return [np.asarray(v).astype(np_dtype) for v in (x, b1, b2, c)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_mean_of_bias_rows(dtype: str, isas: tuple[str, ...]) -> None:
     """Inputs broadcast along every dim but the inner one (bias rows) are

@@ -30,6 +30,7 @@ import ml_dtypes
 import numpy as np
 import oracles
 import pytest
+from conftest import run_cli
 
 import meancli
 from meancli.engine import no_progress
@@ -49,6 +50,8 @@ SHAPE = (40, 6, 5)
 GRIDS = [((40, 6, 5), None), ((7, 4, 3), 2), ((1, 6, 5), 3), ((13, 1, 2), None)]
 AXES = [(0,), (1, 2), (0, 1, 2), (2,)]
 PLACES = ("this process", "workers 1", "workers 2", "external")
+#: The places as parameters: all but this process start clusters (marked ``cluster``).
+PLACE_PARAMS = [pytest.param(p, marks=[] if p == "this process" else [pytest.mark.cluster]) for p in PLACES]
 MEANCLI = [sys.executable, "-m", "meancli"]
 
 
@@ -94,6 +97,12 @@ def external(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 p.wait()
 
 
+def client_for(place: str, request: pytest.FixtureRequest) -> Any:
+    """The client of ``place``: None for this process (no cluster started), else
+    from the module's ``clients`` (started on first use, shut down at its end)."""
+    return None if place == "this process" else request.getfixturevalue("clients")[place]
+
+
 @pytest.fixture(scope="module")
 def clients(external: str) -> Iterator[dict[str, Any]]:
     """A client per place (None: this process), through the engine's own connect()."""
@@ -131,22 +140,11 @@ def cancelling(name: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
 
 
 def exact_reduce(x: np.ndarray, axes: tuple[int, ...], out_shape: tuple[int, ...]) -> np.ndarray:
-    kept = [d for d in range(x.ndim) if d not in axes]
-    moved = np.ascontiguousarray(np.transpose(x, kept + list(axes)))
-    n = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
-    groups = oracles.Groups(moved.reshape(-1, n), out_shape)
-    value = oracles.exact_truth(oracles.spec_name(x.dtype), groups).value
-    assert value is not None
-    return value
+    return oracles.exact_reduce_mean(x, axes).reshape(out_shape)
 
 
 def exact_mean(xs: list[np.ndarray]) -> np.ndarray:
-    shape = np.broadcast_shapes(*(x.shape for x in xs))
-    stacked = np.stack([np.broadcast_to(x, shape) for x in xs], axis=-1)
-    groups = oracles.Groups(stacked.reshape(-1, len(xs)), shape)
-    value = oracles.exact_truth(oracles.spec_name(xs[0].dtype), groups).value
-    assert value is not None
-    return value
+    return oracles.exact_mean(xs)
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
@@ -163,10 +161,10 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 # --------------------------------------------------------------------------- bit-identity
 
 
-@pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("place", PLACE_PARAMS)
 @pytest.mark.parametrize("name", FLOATS + INTS)
 def test_reduce_mean_same_bits_on_every_grid_and_place(
-    name: str, place: str, clients: dict[str, Any]
+    name: str, place: str, request: pytest.FixtureRequest
 ) -> None:
     op = resolve("ReduceMean", "openvino:1" if name in ("int8", "uint8", "int16", "uint16") else "18")
     x = cancelling(name, SHAPE, seed=len(name))
@@ -181,16 +179,18 @@ def test_reduce_mean_same_bits_on_every_grid_and_place(
         # and as the engine plans it (shallow chunks merged along the reduced axes)
         graphs.append(reduce_graph(da.from_array(x, chunks=(1, 2, 5)), call, name))
         truths.append((axes, "planned", truth))
-    results = compute(graphs, clients[place], no_progress)
+    results = compute(graphs, client_for(place, request), no_progress)
     for got, (axes, chunks, truth) in zip(results, truths, strict=True):
         assert same_bits(got, truth), (axes, chunks)
         in_memory = meancli.reduce_mean(x, axes=axes, keepdims=True, opset=f"{op.domain}:{op.since_version}")
         assert same_bits(got, in_memory), (axes, chunks)  # one machine's bits
 
 
-@pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("place", PLACE_PARAMS)
 @pytest.mark.parametrize("name", FLOATS)
-def test_mean_same_bits_on_every_grid_and_place(name: str, place: str, clients: dict[str, Any]) -> None:
+def test_mean_same_bits_on_every_grid_and_place(
+    name: str, place: str, request: pytest.FixtureRequest
+) -> None:
     rng = np.random.default_rng(7)
     a = rng.standard_normal(SHAPE).astype(oracles.DTYPES[name])
     b = (-a[:, :1, :] + rng.standard_normal((40, 1, 5)).astype(a.dtype) * np.array(1e-2, a.dtype)).astype(
@@ -202,7 +202,7 @@ def test_mean_same_bits_on_every_grid_and_place(name: str, place: str, clients: 
     for chunks, _ in GRIDS:
         xs = [da.from_array(a, chunks=chunks), da.from_array(b, chunks=(chunks[0], 1, chunks[2])), c]
         graphs.append(meancli.mean(*xs, opset=13))
-    for got in compute(graphs, clients[place], no_progress):
+    for got in compute(graphs, client_for(place, request), no_progress):
         assert same_bits(got, truth)
         assert same_bits(got, meancli.mean(a, b, c))  # and the in-memory kernel's bits
 
@@ -243,7 +243,11 @@ def write_zarr_stores(tmp_path: Path, x: np.ndarray, chunks: tuple[int, ...]) ->
 
 
 def cli(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([*MEANCLI, *args], cwd=cwd, capture_output=True, timeout=timeout, check=False)
+    """``meancli ARGS`` through conftest.run_cli: in process, or a real process when
+    the run starts or reaches a cluster (its workers must not inherit the test's descriptors)."""
+    real = any(a.split("=")[0] in ("--workers", "--scheduler") for a in args)
+    r = run_cli(*args, cwd=cwd, subprocess=real, timeout=timeout)
+    return subprocess.CompletedProcess(args, r.exit_code, r.stdout_bytes, r.stderr.encode())
 
 
 def load(path: Path) -> np.ndarray:
@@ -283,6 +287,7 @@ def test_a_missing_path_in_a_store_lists_what_the_store_holds(tmp_path: Path) ->
     ]
 
 
+@pytest.mark.cluster
 def test_cli_workers_and_scheduler_same_bits(tmp_path: Path, external: str, clients: dict[str, Any]) -> None:
     x = cancelling("float32", (50, 8, 3), seed=5)
     write_zarr_stores(tmp_path, x, (9, 5, 3))
@@ -303,6 +308,7 @@ def test_cli_workers_and_scheduler_same_bits(tmp_path: Path, external: str, clie
         assert engine_info["workers"] == (2 if where[0] == "--scheduler" else int(where[1]))
 
 
+@pytest.mark.cluster
 def test_cli_mean_of_zarr_stores_to_zarr_on_workers(tmp_path: Path) -> None:
     import zarr
 
@@ -355,6 +361,7 @@ def test_cli_shard_dataset_forms(name: str, tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- faults
 
 
+@pytest.mark.cluster
 def test_worker_killed_mid_run_gives_the_same_bits(clients: dict[str, Any]) -> None:
     client = clients["workers 2"]
     x = cancelling("float64", (64, 50), seed=11)
@@ -369,6 +376,7 @@ def test_worker_killed_mid_run_gives_the_same_bits(clients: dict[str, Any]) -> N
     client.wait_for_workers(2, timeout=60)  # the nanny restarted it for the next tests
 
 
+@pytest.mark.slow  # waits for --timeout 2
 def test_unreachable_scheduler_is_one_line_within_timeout(tmp_path: Path) -> None:
     np.save(tmp_path / "x.npy", np.ones(4, np.float32))
     started = time.monotonic()
@@ -383,6 +391,7 @@ def test_unreachable_scheduler_is_one_line_within_timeout(tmp_path: Path) -> Non
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("address", "why"),
     [
@@ -409,6 +418,7 @@ def test_a_malformed_scheduler_address_is_an_immediate_usage_error(
         assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scheme", "config", "why"),
     [
@@ -444,6 +454,7 @@ def test_a_transport_this_installation_cannot_use_is_one_line_exit_1(
         assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
 
 
+@pytest.mark.cluster
 def test_a_tls_scheduler_is_reached_with_the_certificates_dask_is_configured_with(tmp_path: Path) -> None:
     if not shutil.which("openssl"):
         pytest.skip("openssl is needed to make a certificate")
@@ -533,6 +544,7 @@ def test_a_timeout_that_is_not_a_sane_number_of_seconds_is_a_usage_error(tmp_pat
         assert lines[0].startswith("error: Invalid value for '--timeout': ")
 
 
+@pytest.mark.cluster
 def test_corrupt_chunk_named_and_nothing_written(tmp_path: Path) -> None:
     x = np.arange(60, dtype=np.float32).reshape(10, 6)
     write_zarr_stores(tmp_path, x, (4, 3))
@@ -676,6 +688,7 @@ def _group_ends(pid: int) -> None:
     assert not _group_alive(pid)
 
 
+@pytest.mark.cluster
 def test_ctrl_c_shuts_the_local_cluster_down(tmp_path: Path) -> None:
     np.save(tmp_path / "x.npy", np.random.default_rng(0).random((4000, 1000)))
     env = {**os.environ, "MEANCLI_PIECE_BYTES": "40000"}  # 200 pieces: a run long enough to interrupt
@@ -690,6 +703,7 @@ def test_ctrl_c_shuts_the_local_cluster_down(tmp_path: Path) -> None:
         _group_ends(proc.pid)
 
 
+@pytest.mark.cluster
 @pytest.mark.parametrize("delay", [0.0, 0.3, 1.0])
 def test_ctrl_c_to_the_whole_group_while_the_cluster_starts(tmp_path: Path, delay: float) -> None:
     """A terminal's Ctrl-C reaches every process of the group: meancli and its
@@ -719,6 +733,7 @@ def _workers_of(pid: int) -> list[int]:
     return [int(p) for p in out.stdout.split()]
 
 
+@pytest.mark.cluster
 @pytest.mark.parametrize("sig", [signal.SIGINT])
 def test_workers_stopped_by_a_signal_fail_the_run_within_the_timeout(tmp_path: Path, sig: int) -> None:
     """A signal to the workers alone (not meancli): a worker closes itself and its nanny
@@ -746,6 +761,7 @@ def test_workers_stopped_by_a_signal_fail_the_run_within_the_timeout(tmp_path: P
         _group_ends(proc.pid)
 
 
+@pytest.mark.cluster
 def test_a_run_longer_than_the_timeout_with_its_workers_succeeds(tmp_path: Path) -> None:
     """--timeout bounds a wait for workers, not the run: tasks of 4 s in all, timeout 1 s."""
     x = cancelling("float64", (16, 50), seed=12)
@@ -764,6 +780,7 @@ def test_a_run_longer_than_the_timeout_with_its_workers_succeeds(tmp_path: Path)
         assert set(client.run(lambda: os.readlink("/proc/self/fd/2")).values()) == {os.devnull}
 
 
+@pytest.mark.cluster
 def test_plain_npy_files_on_workers_broadcast_a_scalar(tmp_path: Path) -> None:
     """.npy files given to a cluster are read by the workers, rank 0 included."""
     v = np.array([1e8, 1.0, -1e8, 3.5], dtype=np.float32)
@@ -774,6 +791,7 @@ def test_plain_npy_files_on_workers_broadcast_a_scalar(tmp_path: Path) -> None:
     assert same_bits(load(tmp_path / "m.npy"), exact_mean([np.float32(3) * np.ones(1, np.float32), v]))
 
 
+@pytest.mark.cluster
 def test_a_rank_0_result_is_written_as_a_rank_0_zarr_array(tmp_path: Path, external: str) -> None:
     """Every way to a 0-d result (all axes dropped, a rank-0 .npy or zarr input, Mean of
     scalars) written to -o OUT.zarr, here, on local workers and on a scheduler."""
@@ -998,8 +1016,8 @@ def zarr_group_with_two(tmp_path: Path) -> str:
     return str(tmp_path / "two.zarr")
 
 
-@pytest.mark.parametrize("place", ["this process", "workers 2"])
-def test_progress_counts_every_task(place: str, clients: dict[str, Any]) -> None:
+@pytest.mark.parametrize("place", [p for p in PLACE_PARAMS if p.values[0] in ("this process", "workers 2")])
+def test_progress_counts_every_task(place: str, request: pytest.FixtureRequest) -> None:
     """The bar's total is the graph's tasks, and it is fed up to that total (a dask
     callback in this process; a scheduler plugin on a cluster)."""
     from contextlib import contextmanager
@@ -1015,11 +1033,12 @@ def test_progress_counts_every_task(place: str, clients: dict[str, Any]) -> None
     x = cancelling("float32", (64, 10), seed=2)
     call = validate_reduce(resolve("ReduceMean"), x.dtype, x.shape, (0,), False)
     graph = reduce_graph(da.from_array(x, chunks=(4, 5)), call, "float32", plan=False)
-    (got,) = compute([graph], clients[place], factory)
+    (got,) = compute([graph], client_for(place, request), factory)
     assert same_bits(got, exact_reduce(x, (0,), (10,)))
     assert seen["total"] >= 32 and seen["done"] >= seen["total"]  # 32 chunks, then the tree
 
 
+@pytest.mark.cluster
 def test_stdin_on_workers_prints_nothing_with_quiet(tmp_path: Path) -> None:
     """stdin is shipped to the workers inside the graph (docs/distributed.md); dask's
     several-line warning about a large graph (over 10 MiB here) is not printed."""

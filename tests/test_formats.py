@@ -19,6 +19,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import Result, run_cli
 from onnx import TensorProto, helper, numpy_helper
 
 from meancli.errors import InputFileError, UnsupportedDtypeFile, extra_hint
@@ -66,17 +67,8 @@ def error_of(arg: str, **kwargs: Any) -> str:
     return text
 
 
-def cli(*argv: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*MEANCLI, *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-        check=False,
-        env={**os.environ, **(env or {})},
-        stdin=subprocess.DEVNULL,
-    )
+def cli(*argv: str, cwd: Path, env: dict[str, str] | None = None) -> Result:
+    return run_cli(*argv, cwd=cwd, env=env)
 
 
 # --------------------------------------------------------------------------- the seven cases

@@ -647,6 +647,7 @@ def check_failure_output(code: int, stderr: str, stdout: str, argv: list[str]) -
             assert last.startswith("error: ") and last[7:].strip(), where
 
 
+@pytest.mark.slow
 @scaled(0.15, minimum=5)
 @given(argv=ARGV, stdin=STDIN)
 def test_cli_random_argv_subprocess(

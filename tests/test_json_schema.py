@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import numpy as np
 import pytest
+from conftest import Result, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = json.loads((ROOT / "docs/schema/report.schema.json").read_text())
 ERROR = json.loads((ROOT / "docs/schema/error.schema.json").read_text())
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "meancli", *args], cwd=cwd, capture_output=True, text=True)
+def run(*args: str, cwd: Path) -> Result:
+    return run_cli(*args, cwd=cwd)
 
 
 @pytest.fixture()
@@ -56,14 +55,10 @@ def test_report_matches_schema(files: Path, args: tuple[str, ...]) -> None:
 
 
 def test_report_goes_to_stderr_when_data_goes_to_stdout(files: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "meancli", "reduce-mean", "x.npy", "--axes", "2", "--json", "-o", "-"],
-        cwd=files,
-        capture_output=True,
-    )
+    proc = run("reduce-mean", "x.npy", "--axes", "2", "--json", "-o", "-", cwd=files)
     assert proc.returncode == 0
     jsonschema.validate(json.loads(proc.stderr), REPORT)
-    assert proc.stdout.startswith(b"\x93NUMPY")
+    assert proc.stdout_bytes.startswith(b"\x93NUMPY")
 
 
 @pytest.mark.parametrize(

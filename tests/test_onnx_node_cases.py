@@ -1,8 +1,8 @@
 """ONNX's own backend node tests for Mean and ReduceMean, run through the real command.
 
-Every case of ``onnx.backend.test.case.node.collect_testcases()`` whose model
-is a single Mean or ReduceMean node (expanded-function models included when
-their graph is that one node) is run as ``python -m meancli ...`` on .npy files
+Every case of ONNX's node tests whose model is a single Mean or ReduceMean
+node (tests/onnx_cases.py: computed once per test run, not at collection of
+every operator's cases) is run as ``python -m meancli ...`` on .npy files
 written from the case's inputs, with the node's attributes, axes input and
 opset import turned into command-line options. The output file must match the
 case's expected output (dtype, shape, values).
@@ -14,9 +14,6 @@ those versions must give the same result.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -24,11 +21,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import op_id, ops_of_kind
+from conftest import op_id, ops_of_kind, run_cli
+from onnx_cases import ONNX_DOMAINS, every_collected_case, node_cases
 
 from meancli.ops.schema import OpVersion
-
-ONNX_DOMAINS = ("", "ai.onnx")
 
 
 @dataclass(frozen=True)
@@ -88,20 +84,14 @@ def _node_cases(case: Any) -> list[NodeCase]:
 
 @lru_cache(maxsize=1)
 def collect() -> tuple[NodeCase, ...]:
-    """The Mean/ReduceMean node cases of the installed onnx package."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the collection computes every op's outputs, noisily
-        from onnx.backend.test.case.node import collect_testcases
+    """The Mean/ReduceMean node cases of the installed onnx package (tests/onnx_cases.py)."""
+    return tuple(c for case in node_cases() for c in _node_cases(case))
 
-        cases = collect_testcases()
-    found: list[NodeCase] = []
-    for case in cases:
-        if case.model is None or not case.data_sets:
-            continue
-        nodes = case.model.graph.node
-        if len(nodes) == 1 and nodes[0].op_type in ("Mean", "ReduceMean") and nodes[0].domain in ONNX_DOMAINS:
-            found.extend(_node_cases(case))
-    return tuple(found)
+
+def case_named(name: str) -> NodeCase:
+    """One data set of ``collect()``, by its name."""
+    (case,) = (c for c in collect() if c.name == name)
+    return case
 
 
 def _resolve(op_type: str, opset: int) -> OpVersion:
@@ -120,7 +110,7 @@ def _runs() -> list[Any]:
     """(case, opset) pairs: the case's own opset, then each other onnx version that can express it."""
     params = []
     for case in collect():
-        params.append(pytest.param(case, case.opset, id=case.name))
+        params.append(pytest.param(case.name, case.opset, id=case.name))
         own = _resolve(case.op_type, case.opset)
         for op in ops_of_kind("reduce" if case.op_type == "ReduceMean" else "elementwise_mean"):
             if op.domain != "onnx" or op.since_version == own.since_version:
@@ -131,7 +121,7 @@ def _runs() -> list[Any]:
                 continue
             if op.broadcasting == "none" and len({x.shape for x in case.inputs}) > 1:
                 continue
-            params.append(pytest.param(case, op.since_version, id=f"{case.name}@{op_id(op)}"))
+            params.append(pytest.param(case.name, op.since_version, id=f"{case.name}@{op_id(op)}"))
     return params
 
 
@@ -147,13 +137,14 @@ def test_cases_were_collected() -> None:
 
 
 def command(case: NodeCase, opset: int, tmp_path: Path) -> tuple[list[str], Path]:
+    """meancli's arguments for ``case`` at ``opset`` (inputs written under ``tmp_path``), and the output."""
     files = []
     for i, x in enumerate(case.inputs):
         path = tmp_path / f"input_{i}.npy"
         np.save(path, x)
         files.append(str(path))
     out = tmp_path / "out.npy"
-    argv = [sys.executable, "-m", "meancli"]
+    argv: list[str] = []
     if case.op_type == "Mean":
         argv += ["mean", *files]
     else:
@@ -168,12 +159,21 @@ def command(case: NodeCase, opset: int, tmp_path: Path) -> tuple[list[str], Path
     return argv, out
 
 
-@pytest.mark.parametrize(("case", "opset"), RUNS)
-def test_node_case(case: NodeCase, opset: int, tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_the_two_modules_hold_every_mean_case() -> None:
+    """onnx's full collection (every operator's cases) finds no Mean/ReduceMean case
+    that the two modules tests/onnx_cases.py imports do not define."""
+    every = [case.name for case in every_collected_case()]
+    assert every == [case.name for case in node_cases()]
+
+
+@pytest.mark.parametrize(("name", "opset"), RUNS)
+def test_node_case(name: str, opset: int, tmp_path: Path) -> None:
+    case = case_named(name)
     argv, out = command(case, opset, tmp_path)
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False)
-    assert proc.returncode == 0, f"{' '.join(argv[2:])}\nexit {proc.returncode}\n{proc.stderr}"
-    assert proc.stdout == "" and proc.stderr == "", "--quiet printed something"
+    result = run_cli(*argv, cwd=tmp_path)
+    assert result.exit_code == 0, f"{' '.join(argv)}\nexit {result.exit_code}\n{result.stderr}"
+    assert result.stdout == "" and result.stderr == "", "--quiet printed something"
     got = np.load(out, allow_pickle=False)
     want = case.expected
     assert got.dtype == want.dtype, (got.dtype, want.dtype)

@@ -1,7 +1,7 @@
 """meancli run straight on ONNX node test directories.
 
 The onnx package's Mean and ReduceMean node cases
-(``onnx.backend.test.case.node.collect_testcases``; the installed package ships no
+(tests/onnx_cases.py, once per test run; the installed package ships no
 ``backend/test/data/node`` directories, so they are written here) are laid out as
 ONNX's own test data is: ``model.onnx`` and ``test_data_set_N/input_K.pb`` /
 ``output_K.pb``, each ``.pb`` one serialized TensorProto. The command line then runs
@@ -13,7 +13,7 @@ Two oracles: ONNX's expected outputs are computed by numpy in the input's dtype
 (float32 sums in pairwise order, ``(a + b + c) / 3`` with a rounding at each step),
 so they are not always correctly rounded; meancli's are. The result must match the
 expected output to within a few units in the last place, and match the exact
-oracle (the float64/rational mean rounded once, tests/conftest.py) bit for bit.
+oracle (the exact mean rounded once, tests/oracles.py) bit for bit.
 Where the two oracles differ, it is ONNX's rounding that is off (with onnx 1.23:
 one element of test_reduce_mean_default_axes_keepdims_random, by 1 ulp: the float32
 mean of 12 values, summed in float32 by numpy).
@@ -21,42 +21,20 @@ mean of 12 values, summed in float32 by numpy).
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import warnings
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from conftest import assert_float_close, oracle_mean, oracle_reduce_mean
+from conftest import run_cli
+from onnx_cases import ONNX_DOMAINS, node_cases
+from oracles import assert_float_close, exact_mean, exact_reduce_mean
 
 onnx = pytest.importorskip("onnx")
 from onnx import helper, numpy_helper  # noqa: E402
 
-ONNX_DOMAINS = ("", "ai.onnx")
 #: How far ONNX's numpy-computed outputs may be from the correctly rounded mean.
 EXPECTED_MAX_ULPS = 4
-
-
-@lru_cache(maxsize=1)
-def node_cases() -> tuple[Any, ...]:
-    """The onnx package's test cases whose model is one Mean or ReduceMean node."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the collection computes every op's outputs, noisily
-        from onnx.backend.test.case.node import collect_testcases
-
-        cases = collect_testcases()
-    return tuple(
-        case
-        for case in cases
-        if case.model is not None
-        and case.data_sets
-        and len(case.model.graph.node) == 1
-        and case.model.graph.node[0].op_type in ("Mean", "ReduceMean")
-        and case.model.graph.node[0].domain in ONNX_DOMAINS
-    )
 
 
 def write_test_dir(case: Any, root: Path) -> Path:
@@ -95,7 +73,7 @@ def command(test_dir: Path, data_set: Path) -> list[str]:
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     graph_inputs = [i.name for i in model.graph.input]
     files = {name: str(data_set / f"input_{k}.pb") for k, name in enumerate(graph_inputs)}
-    argv = [sys.executable, "-m", "meancli"]
+    argv: list[str] = []
     if node.op_type == "Mean":
         argv += ["mean", *(files[name] for name in node.input)]
     else:
@@ -119,14 +97,14 @@ def exact(test_dir: Path, data_set: Path) -> np.ndarray:
     graph_inputs = [i.name for i in model.graph.input]
     values = {name: load_pb(data_set / f"input_{k}.pb") for k, name in enumerate(graph_inputs)}
     if node.op_type == "Mean":
-        return oracle_mean([values[name] for name in node.input])
+        return exact_mean([values[name] for name in node.input])
     x = values[node.input[0]]
     axes = attrs.get("axes")
     if axes is None and len(node.input) > 1 and node.input[1]:
         axes = values[node.input[1]].tolist()
     if not axes and attrs.get("noop_with_empty_axes"):
         return x
-    return oracle_reduce_mean(x, axes or None, bool(attrs.get("keepdims", 1)))
+    return exact_reduce_mean(x, axes or None, bool(attrs.get("keepdims", 1)))
 
 
 @pytest.fixture(scope="module")
@@ -150,8 +128,8 @@ def test_node_test_dir(test_dirs: dict[str, Path], name: str) -> None:
     assert data_sets
     for data_set in data_sets:
         argv = command(test_dir, data_set)
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
-        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", ""), " ".join(argv[2:])
+        result = run_cli(*argv)
+        assert (result.exit_code, result.stdout, result.stderr) == (0, "", ""), " ".join(argv)
         got = load_pb(data_set / "out.pb")
         expected = load_pb(data_set / "output_0.pb")
         correct = exact(test_dir, data_set)

@@ -1,4 +1,5 @@
-"""What an output may replace, and the names it may have: run for real, in subprocesses.
+"""What an output may replace, and the names it may have: through conftest.run_cli, and
+in real processes where the output is an inherited descriptor.
 
 ``-o OUT.zarr`` replaces OUT only when OUT is an earlier zarr array or an
 empty directory (made to receive it); anything else there (a directory of
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import Result, run_cli
 
 zarr = pytest.importorskip("zarr")
 pytest.importorskip("dask")
@@ -26,10 +28,8 @@ MEANCLI = [sys.executable, "-m", "meancli"]
 NAME_MAX = os.pathconf("/", "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
 
 
-def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*MEANCLI, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
-    )
+def run(args: list[str], cwd: Path) -> Result:
+    return run_cli(*args, cwd=cwd)
 
 
 def snapshot(root: Path) -> dict[str, bytes | None]:
@@ -363,7 +363,8 @@ def test_an_output_naming_another_descriptor_is_written_through_it(work: Path) -
         check=False,
     )
     assert r.returncode == 0 and r.stderr == want and r.stdout == b""
-    r2 = run(["reduce-mean", "x.npy", "--axes", "0", "-o", "/dev/fd/9"], work)
+    # a descriptor the process does not have (a real process: the test process has many)
+    r2 = run_cli("reduce-mean", "x.npy", "--axes", "0", "-o", "/dev/fd/9", cwd=work, subprocess=True)
     assert r2.returncode == 1
     assert r2.stderr == "error: cannot write /dev/fd/9: Bad file descriptor\n"
     assert sorted(os.listdir(work)) == ["a.zarr", "three.bin", "want.npy", "x.npy", "x_mean.npy"]

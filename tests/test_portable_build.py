@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.build
+
 KERNELS = Path(__file__).resolve().parents[1] / "generated" / "kernels.c"
 FLAGS = ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fopenmp"]
 

@@ -94,6 +94,7 @@ def run(isa: str) -> tuple[str, str]:
     return ran, digest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("isa", ISA_NAMES[1:])
 def test_isa_gives_the_portable_bits(isa: str) -> None:
     if isa not in kernels.supported_isas():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import subprocess
 import sys
 from functools import cache
@@ -12,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
+from conftest import Result, run_cli
 from meancli.generated.registry import OPS
-from typer.testing import CliRunner
 
 from meancli.cli import spec_cmd
-from meancli.cli.spec_cmd import op_as_dict, spec_app
+from meancli.cli.spec_cmd import op_as_dict
 from meancli.cli.spec_diff import Difference, diff_ops
 from meancli.errors import OpsetError
 from meancli.ops.opset import find_op
@@ -30,30 +28,15 @@ KNOWN_KEYS = [op.key for op in OPS]
 # --------------------------------------------------------------------------- helpers
 
 
-def _app() -> typer.Typer:
-    """A throwaway application with ``spec`` wired as app.py wires it."""
-    app = typer.Typer(pretty_exceptions_enable=False)
-
-    @app.callback()
-    def _root() -> None:
-        """Root."""
-
-    app.add_typer(spec_app, name="spec")
-    return app
-
-
-APP = _app()
-
-
 @pytest.fixture(autouse=True)
 def _no_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     # piped output is not wrapped unless COLUMNS says otherwise
     monkeypatch.delenv("COLUMNS", raising=False)
 
 
-def run(*args: str) -> Any:
+def run(*args: str) -> Result:
     """``meancli spec ARGS`` in process: the Result (exit_code, stdout, stderr)."""
-    return CliRunner().invoke(APP, ["spec", *args])
+    return run_cli("spec", *args)
 
 
 def run_json(*args: str) -> Any:
@@ -513,7 +496,7 @@ def test_diff_none_default_change_is_not_an_added_attribute() -> None:
 
 @pytest.mark.parametrize("args", [(), ("list",), ("show",), ("diff",)])
 def test_help(args: tuple[str, ...]) -> None:
-    result = CliRunner().invoke(APP, ["spec", *args, "--help"])
+    result = run(*args, "--help")
     assert result.exit_code == 0
     assert "Usage" in result.stdout
 
@@ -538,20 +521,14 @@ def test_public_functions_have_docstrings() -> None:
 
 @cache
 def _wired() -> bool:
-    result = subprocess.run(
-        [sys.executable, "-m", "meancli", "spec", "--help"], capture_output=True, text=True, cwd=REPO
-    )
-    return result.returncode == 0
+    return run_cli("spec", "--help", cwd=REPO).returncode == 0
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m meancli spec ARGS``, skipped while app.py does not add spec_app."""
+def cli(*args: str) -> Result:
+    """``meancli spec ARGS`` (without COLUMNS), skipped while app.py does not add spec_app."""
     if not _wired():
         pytest.skip("spec not wired")
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    return subprocess.run(
-        [sys.executable, "-m", "meancli", "spec", *args], capture_output=True, text=True, cwd=REPO, env=env
-    )
+    return run_cli("spec", *args, cwd=REPO)
 
 
 def test_cli_list_json() -> None:

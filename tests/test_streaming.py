@@ -16,6 +16,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import run_cli
 
 MEANCLI = [sys.executable, "-m", "meancli"]
 IN_MEMORY = {"MEANCLI_STREAM_MIN_BYTES": str(1 << 60)}
@@ -26,11 +27,10 @@ def streamed(slab_bytes: int) -> dict[str, str]:
 
 
 def run(args: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None = None) -> bytes:
-    proc = subprocess.run(
-        [*MEANCLI, *args], cwd=cwd, env={**os.environ, **env}, input=stdin, capture_output=True, check=False
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    return proc.stdout
+    """stdout of ``meancli ARGS`` in process (conftest.run_cli) with ``env``'s settings."""
+    proc = run_cli(*args, env=env, cwd=cwd, stdin=stdin)
+    assert proc.exit_code == 0, proc.stderr
+    return proc.stdout_bytes
 
 
 CASES = [
@@ -214,6 +214,7 @@ def _peak_rss_mib(args: list[str], cwd: Path) -> float:
     return int(proc.stdout.strip().splitlines()[-1]) / 1024
 
 
+@pytest.mark.slow
 def test_peak_memory_on_a_512_mib_file(tmp_path: Path) -> None:
     """Peak RSS stays under 256 MiB plus the output's size, whatever the input size."""
     path = tmp_path / "big.npy"
