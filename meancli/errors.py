@@ -44,6 +44,11 @@ class OutputFileError(InputFileError):
     kind = "output"
 
 
+class NotEnoughMemory(InputFileError, MemoryError):
+    """An input's copy or a result does not fit in memory: a property of the input
+    (exit status 1, the file named), and a MemoryError for Python callers."""
+
+
 class UnsupportedDtypeFile(InputFileError):
     """A file holds a dtype no operator takes and that cannot even be read
     safely (object, structured, variable-size strings)."""

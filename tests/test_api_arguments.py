@@ -7,13 +7,15 @@ good one was accepted. Results are checked against numpy's float64 mean.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 import meancli
-from meancli.errors import SpecViolation, UsageError
+from meancli.cli.app import main
+from meancli.errors import NotEnoughMemory, SpecViolation, UsageError
 
 X = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
 
@@ -78,14 +80,23 @@ def test_numpy_scalars_and_0d_arrays_are_attribute_values_and_opsets() -> None:
         meancli.reduce_mean(x, axes=[0], opset=np.True_)
 
 
-def test_an_input_whose_copy_does_not_fit_in_memory_is_a_usage_error() -> None:
+def test_an_input_whose_copy_does_not_fit_in_memory_is_one_clear_error() -> None:
     """A broadcast view of 4 TiB must be copied to be contiguous: one clear
-    error, not numpy's MemoryError or ValueError."""
+    error (a MemoryError for Python callers), not numpy's MemoryError or ValueError."""
     x = np.broadcast_to(np.float32(1), (2**20, 2**20))
-    with pytest.raises(UsageError, match="do not fit in memory"):
+    with pytest.raises(NotEnoughMemory, match="do not fit in memory") as info:
         meancli.mean(x, x)
-    with pytest.raises(UsageError, match="do not fit in memory"):
+    assert isinstance(info.value, MemoryError)
+    with pytest.raises(NotEnoughMemory, match="do not fit in memory"):
         meancli.reduce_mean(x, axes=[1])
+
+
+def test_a_result_too_large_for_memory_names_the_file_and_exits_1(tmp_path: Path) -> None:
+    """An input error (exit 1, the file named), not a usage error (exit 2): it depends on the data."""
+    np.save(tmp_path / "col.npy", np.zeros((2**20, 1), np.float32))
+    np.save(tmp_path / "row.npy", np.zeros((1, 2**20), np.float32))
+    status = main(["mean", str(tmp_path / "col.npy"), str(tmp_path / "row.npy"), "-q"])
+    assert status == 1
 
 
 def test_two_byte_void_data_is_refused_with_the_bfloat16_hint() -> None:

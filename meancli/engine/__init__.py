@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
-from ..errors import InputFileError
+from ..errors import NotEnoughMemory
 
 Progress = Callable[[int], None]  # called with units (bytes, tasks) just done
 # Given the total, a label and the unit ("bytes" or "tasks"): a context yielding a
@@ -86,13 +86,13 @@ def allocate(shape: tuple[int, ...], dtype: Any, inputs: str) -> Any:
     """np.empty for a result, or an error naming ``inputs`` when it does not fit in memory.
 
     Raises:
-        InputFileError: the result's size cannot be allocated.
+        NotEnoughMemory: the result's size cannot be allocated.
     """
     import numpy as np  # not at import: the command line's start-up does without it
 
     try:
         return np.empty(shape, dtype=dtype)
     except (MemoryError, ValueError):
-        raise InputFileError(
+        raise NotEnoughMemory(
             f"{inputs}: the result, shape {shape} {np.dtype(dtype)}, does not fit in memory"
         ) from None

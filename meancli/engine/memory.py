@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import kernels
 from ..dtypes import spec_name
-from ..errors import SpecViolation, UsageError
+from ..errors import NotEnoughMemory, SpecViolation, UsageError
 from ..ops.rules import ReduceCall
 from ..ops.schema import OpVersion
 from ..ops.validate import validate_mean
@@ -42,14 +42,15 @@ def output_array(
     reads its inputs before it is written).
 
     Raises:
-        UsageError: ``out`` is not such an array, or a new one does not fit in memory.
+        UsageError: ``out`` is not such an array.
+        NotEnoughMemory: a new one does not fit in memory.
     """
     if out is None:
         try:
             return np.empty(shape, dtype=dtype)
         except (MemoryError, ValueError):  # ValueError: numpy's "array is too big"
             nbytes = np.prod(shape, dtype=object) * dtype.itemsize
-            raise UsageError(f"the result of shape {shape} ({nbytes} bytes) does not fit in memory") from None
+            raise NotEnoughMemory(f"the result of shape {shape} ({nbytes} bytes) does not fit in memory") from None
     if not isinstance(out, np.ndarray):
         raise UsageError(f"out must be a numpy array, got {type(out).__name__}")
     if not out.dtype.isnative:

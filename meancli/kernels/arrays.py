@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import native_dtype
-from ..errors import UsageError
+from ..errors import NotEnoughMemory, UsageError
 
 
 def refuse_masked(x: Any) -> None:
@@ -59,8 +59,9 @@ def kernel_input(x: Any) -> np.ndarray:
     Fortran contiguous (copied only when it is not already).
 
     Raises:
-        UsageError: ``x`` is a masked array (its mask would be ignored), a lazy
-            object np.asarray would load (refuse_lazy), or its copy does not fit in memory.
+        UsageError: ``x`` is a masked array (its mask would be ignored), or a lazy
+            object np.asarray would load (refuse_lazy).
+        NotEnoughMemory: its copy does not fit in memory.
     """
     refuse_masked(x)
     refuse_lazy(x)
@@ -73,7 +74,7 @@ def kernel_input(x: Any) -> np.ndarray:
         if not (a.flags.c_contiguous or a.flags.f_contiguous) or not a.flags.aligned:
             a = np.array(a, order="C", copy=True)  # a fresh buffer is aligned
     except (MemoryError, ValueError):  # ValueError: numpy's "array is too big" for the address space
-        raise UsageError(
+        raise NotEnoughMemory(
             f"an input of shape {a.shape} ({a.dtype}) is copied to be contiguous in native byte order, "
             f"and its {a.size * a.dtype.itemsize} bytes do not fit in memory"
         ) from None

@@ -80,6 +80,11 @@ def _connected(where: Where) -> Iterator[Any]:
                 raise ClusterError(f"cannot reach the dask scheduler at {where.scheduler}: {unusable}")
             try:
                 client = _client(distributed, where.scheduler, timeout=where.timeout)
+            except MemoryError:  # dask read another protocol's bytes as a frame length of exabytes
+                raise ClusterError(
+                    f"cannot reach the dask scheduler at {where.scheduler}: what answers there "
+                    "does not speak dask's protocol"
+                ) from None
             except (OSError, TimeoutError, ValueError) as exc:
                 why = " ".join(str(exc).split()) or type(exc).__name__
                 raise ClusterError(
