@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from conftest import run_cli  # noqa: E402
+from conftest import run_cli
 
 
 @pytest.fixture
