@@ -50,7 +50,9 @@ def output_array(
             return np.empty(shape, dtype=dtype)
         except (MemoryError, ValueError):  # ValueError: numpy's "array is too big"
             nbytes = np.prod(shape, dtype=object) * dtype.itemsize
-            raise NotEnoughMemory(f"the result of shape {shape} ({nbytes} bytes) does not fit in memory") from None
+            raise NotEnoughMemory(
+                f"the result of shape {shape} ({nbytes} bytes) does not fit in memory"
+            ) from None
     if not isinstance(out, np.ndarray):
         raise UsageError(f"out must be a numpy array, got {type(out).__name__}")
     if not out.dtype.isnative:
