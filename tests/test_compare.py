@@ -418,19 +418,19 @@ def exact_output(test_dir: Path, data_set: Path) -> np.ndarray:
     """The correctly rounded output from the exact oracle (tests/conftest.py), from the
     data set's inputs and the node's attributes."""
     import onnx
-    from conftest import oracle_mean, oracle_reduce_mean
     from onnx import helper
+    from oracles import exact_mean, exact_reduce_mean
 
     model = onnx.load(test_dir / "model.onnx")
     (node,) = model.graph.node
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     values = {i.name: load_pb(data_set / f"input_{k}.pb") for k, i in enumerate(model.graph.input)}
     if node.op_type == "Mean":
-        return oracle_mean([values[name] for name in node.input])
+        return exact_mean([values[name] for name in node.input])
     axes = attrs.get("axes")
     if axes is None and len(node.input) > 1 and node.input[1]:
         axes = values[node.input[1]].tolist()
-    return oracle_reduce_mean(values[node.input[0]], axes or None, bool(attrs.get("keepdims", 1)))
+    return exact_reduce_mean(values[node.input[0]], axes or None, bool(attrs.get("keepdims", 1)))
 
 
 @pytest.fixture(scope="module")
@@ -520,8 +520,8 @@ def test_onnx_models_of_other_versions(tmp_path: Path, capsys: pytest.CaptureFix
     Mean-8 with broadcasting: the version from the opset import, the attributes from the
     node; the expected outputs from the exact oracle, so each is within 0 ulp."""
     onnx = pytest.importorskip("onnx")
-    from conftest import oracle_mean, oracle_reduce_mean
     from onnx import helper, numpy_helper
+    from oracles import exact_mean, exact_reduce_mean
 
     rng = np.random.default_rng(13)
     x = rng.standard_normal((3, 4, 5)).astype(np.float16)
@@ -554,7 +554,7 @@ def test_onnx_models_of_other_versions(tmp_path: Path, capsys: pytest.CaptureFix
                 helper.make_node("ReduceMean", ["x"], ["y"], axes=[0, -1], keepdims=0),
                 13,
                 {"x": x},
-                oracle_reduce_mean(x, [0, 2], False),
+                exact_reduce_mean(x, [0, 2], False),
             ),
             "ReduceMean",
             13,
@@ -566,7 +566,7 @@ def test_onnx_models_of_other_versions(tmp_path: Path, capsys: pytest.CaptureFix
                 helper.make_node("ReduceMean", ["x", "axes"], ["y"]),
                 18,
                 {"x": x},
-                oracle_reduce_mean(x, [1], True),
+                exact_reduce_mean(x, [1], True),
                 [numpy_helper.from_array(np.array([-2], np.int64), "axes")],
             ),
             "ReduceMean",
@@ -575,7 +575,7 @@ def test_onnx_models_of_other_versions(tmp_path: Path, capsys: pytest.CaptureFix
         ),
         (
             save(
-                "mean8", helper.make_node("Mean", ["x", "v"], ["y"]), 8, {"x": x, "v": v}, oracle_mean([x, v])
+                "mean8", helper.make_node("Mean", ["x", "v"], ["y"]), 8, {"x": x, "v": v}, exact_mean([x, v])
             ),
             "Mean",
             8,

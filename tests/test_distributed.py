@@ -984,7 +984,7 @@ def test_open_lazy_takes_path_objects_and_names_what_it_cannot_open(tmp_path: Pa
     np.save(tmp_path / "x.npy", x)
     got = meancli.reduce_mean(meancli.open_lazy(tmp_path / "x.npy"), axes=0, keepdims=False).compute()
     assert got.tolist() == [4.0, 5.0, 6.0, 7.0]
-    with pytest.raises(InputFileError, match=r"missing\.npy: no such file or directory"):
+    with pytest.raises(InputFileError, match=r"missing\.npy: no such file"):
         meancli.open_lazy(tmp_path / "missing.npy")
     for bad in ["-", "", 5, None]:
         with pytest.raises(UsageError):

@@ -825,10 +825,10 @@ def test_a_bus_error_removes_the_temporary_output_being_written(tmp_path: Path) 
     strikes is removed by the handler; one registered and then finished is not."""
     code = """
 import os, signal, sys
-from meancli import kernels
+from meancli.cli.run import handle_bus_errors
 from meancli.io import atomic_write
-kernels.handle_bus_errors()
-kernels.handle_bus_errors()  # again: still one watcher
+handle_bus_errors()
+handle_bus_errors()  # again: still one watcher
 assert len(atomic_write.temporary_watchers) == 1
 (watch,) = atomic_write.temporary_watchers
 open("done.tmp", "w").close()

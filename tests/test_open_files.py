@@ -3,7 +3,7 @@ open files (``ulimit -n``) works, and where the limit is still met the message s
 
 The command runs in a subprocess whose soft RLIMIT_NOFILE is 64 (the usual 1024
 scaled down), with 200 inputs. Results are checked bit for bit against the exact
-mean rounded once (conftest.oracle_mean, exact fractions).
+mean rounded once (oracles.exact_mean, exact fractions).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import oracle_mean
+from oracles import exact_mean
 
 from meancli.errors import InputFileError
 
@@ -73,7 +73,7 @@ def test_mean_of_more_inputs_than_the_limit_of_open_files(
     ran = run_limited(["mean", *NAMES, "-o", "out.npy", "-q"], tmp_path, **env)
     assert (ran.returncode, ran.stderr) == (0, "")
     got = np.load(tmp_path / "out.npy")
-    want = oracle_mean(inputs)
+    want = exact_mean(inputs)
     assert got.dtype == want.dtype == np.float32
     assert got.tobytes() == want.tobytes()
 

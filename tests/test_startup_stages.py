@@ -20,7 +20,7 @@ import jsonschema
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import oracle_mean, oracle_reduce_mean
+from oracles import exact_mean, exact_reduce_mean
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs/schema/report.schema.json").read_text())
@@ -93,7 +93,7 @@ def test_bfloat16_reduce_mean_loads_no_ml_dtypes(
     jsonschema.validate(report, SCHEMA)
     assert report["inputs"][0]["dtype"] == report["output"]["dtype"] == "bfloat16"
     axes = [int(argv[argv.index("--axes") + 1])]
-    want = oracle_reduce_mean(bf, axes, keepdims=True)
+    want = exact_reduce_mean(bf, axes, keepdims=True)
     assert want.dtype == BF16
     assert load_bf16(tmp_path / "out.npy").tobytes() == want.tobytes()
 
@@ -101,13 +101,13 @@ def test_bfloat16_reduce_mean_loads_no_ml_dtypes(
 def test_bfloat16_mean_and_shown_result_load_no_ml_dtypes(tmp_path: Path, bf: np.ndarray) -> None:
     status, ml, _, _, stderr = probe(["mean", "bf.npy", "bg.npy", "-o", "m.npy", "-q"], tmp_path)
     assert (status, ml) == (0, False), stderr
-    want = oracle_mean([bf, np.load(tmp_path / "bg.npy").view(BF16)])
+    want = exact_mean([bf, np.load(tmp_path / "bg.npy").view(BF16)])
     assert load_bf16(tmp_path / "m.npy").tobytes() == want.tobytes()
     # without -o the result is shown (--json: as numbers), still without ml_dtypes
     status, ml, _, stdout, stderr = probe(["reduce-mean", "bf.npy", "--axes", "1", "--json"], tmp_path)
     assert (status, ml) == (0, False), stderr
     shown = json.loads(stdout)["result"]
-    assert shown == oracle_reduce_mean(bf, [1], keepdims=True).astype(np.float64).tolist()
+    assert shown == exact_reduce_mean(bf, [1], keepdims=True).astype(np.float64).tolist()
 
 
 def test_bfloat16_to_pb_and_the_api_still_use_ml_dtypes(tmp_path: Path, bf: np.ndarray) -> None:
@@ -128,12 +128,12 @@ def test_bfloat16_to_pb_and_the_api_still_use_ml_dtypes(tmp_path: Path, bf: np.n
     tensor.ParseFromString((tmp_path / "o.pb").read_bytes())
     assert tensor.data_type == onnx.TensorProto.BFLOAT16
     got = numpy_helper.to_array(tensor)
-    assert got.view(np.uint16).tobytes() == oracle_reduce_mean(bf, [1], keepdims=True).tobytes()
+    assert got.view(np.uint16).tobytes() == exact_reduce_mean(bf, [1], keepdims=True).tobytes()
     array, _ = read_npy(str(tmp_path / "bf.npy"))
     assert array.dtype == BF16
     result = meancli.reduce_mean(array, axes=[1])
     assert result.dtype == BF16
-    assert result.tobytes() == oracle_reduce_mean(bf, [1], keepdims=True).tobytes()
+    assert result.tobytes() == exact_reduce_mean(bf, [1], keepdims=True).tobytes()
 
 
 def test_onnx_import_is_a_stage_of_its_own(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import assert_float_close, oracle_reduce_mean
+from oracles import assert_float_close, exact_reduce_mean
 
 from meancli.cli.batch import fields_of
 
@@ -63,7 +63,7 @@ def test_parent_of_a_file_is_its_directory_as_given(work: Path, file: str, writt
     ran = run(["reduce-mean", file, "--axes", "0", "-o", "{parent}/{stem}_m.npy", "-q"], work)
     assert ran.returncode == 0, ran.stderr
     assert files_under(work.parent) - before == {f"work/{written}"}
-    want = oracle_reduce_mean(np.load(work / file), [0], keepdims=True)
+    want = exact_reduce_mean(np.load(work / file), [0], keepdims=True)
     assert_float_close(np.load(work / written), want, context=file)
 
 
@@ -81,7 +81,7 @@ def test_parent_of_a_directory_or_glob_here_is_dot(work: Path, file: str, name: 
     ran = run(["reduce-mean", file, "-o", "{parent}/{stem}_m.npy", "-q"], work)
     assert ran.returncode == 0, ran.stderr
     assert files_under(work.parent) - before == {f"work/{name}_m.npy"}
-    want = oracle_reduce_mean(whole, None, keepdims=True)
+    want = exact_reduce_mean(whole, None, keepdims=True)
     assert_float_close(np.load(work / f"{name}_m.npy"), want, context=file)
 
 

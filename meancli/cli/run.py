@@ -112,8 +112,24 @@ def start(command: str, op_name: str, opset: str | None, threads: int | None) ->
 
     op = resolve_op(op_name, opset)
     kernels.load()
-    kernels.handle_bus_errors()  # a memory-mapped input truncated meanwhile: one line, not a crash
+    handle_bus_errors()
     return Report(command, threads or kernels.default_threads(), op)
+
+
+def handle_bus_errors() -> None:
+    """A memory-mapped input truncated by another process while it is read: one error
+    line and exit 1, not a crash, with the temporary output being written removed
+    (kernels.handle_bus_errors, told each name io.atomic_write gives). Calling it
+    again changes nothing.
+
+    Raises:
+        KernelBuildError: the compiled kernels are missing or stale.
+    """
+    from .. import kernels
+    from ..io import atomic_write
+
+    if kernels.handle_bus_errors() and kernels.bus_error_removes not in atomic_write.temporary_watchers:
+        atomic_write.temporary_watchers.append(kernels.bus_error_removes)
 
 
 def resolve_op(op_name: str, opset: str | None) -> Any:
