@@ -606,3 +606,17 @@ def test_member_with_an_empty_name(tmp_path: Path) -> None:
     (item,) = open_input_args(str(tmp_path / "e.npz"))
     assert item.name == f"{tmp_path / 'e.npz'}:"
     np.testing.assert_array_equal(item.data, np.arange(2.0))
+
+
+@pytest.mark.parametrize("member", ["?", "*", "[a]", "a*b"])
+def test_a_member_named_with_glob_characters_is_a_member_not_a_pattern(tmp_path: Path, member: str) -> None:
+    """``data.npz:?`` names the member ``?`` of an existing archive (as numpy names it),
+    not a glob of shards: the CLI read it as a pattern that matched no files."""
+    x = np.array([1.0, 2.0, 4.0], dtype=np.float32)
+    with zipfile.ZipFile(tmp_path / "a.npz", "w") as archive:
+        archive.writestr(f"{member}.npy", saved(x))
+    (item,) = open_input_args(f"{tmp_path / 'a.npz'}:{member}")
+    np.testing.assert_array_equal(item.data, x)
+    result = run_cli("reduce-mean", f"{tmp_path / 'a.npz'}:{member}", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["result"] == [float(np.float32(7 / 3))]

@@ -76,12 +76,13 @@ def _open_zarr(arg: str, how: Opening) -> list[NamedArray]:
 
 
 def _is_dataset(arg: str) -> bool:
-    """A directory (of ``.npy`` shards), ``@LIST``, or a glob pattern that names no file."""
+    """A directory (of ``.npy`` shards), ``@LIST``, or a glob pattern that names no file
+    (nor a member of an existing file: ``data.npz:?`` is the member named ``?``)."""
     if os.path.isdir(arg):
         return True
     if arg.startswith("@") and not os.path.exists(arg):
         return True
-    return bool(GLOB_CHARS & set(arg)) and not os.path.exists(arg)
+    return bool(GLOB_CHARS & set(arg)) and not os.path.exists(arg) and split_member(arg)[1] is None
 
 
 def _open_dataset(arg: str, how: Opening) -> list[NamedArray]:
