@@ -57,6 +57,7 @@ def store(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.cluster  # starts a LocalCluster of 2 workers
 @pytest.mark.parametrize(
     "ignored",
     [(signal.SIGINT,), (signal.SIGINT, signal.SIGTERM)],
