@@ -197,18 +197,10 @@ def emit_check(report: Report, test_dir: str, *, json_mode: bool, quiet: bool, f
         sys.stdout.write(json.dumps(obj) + "\n")
         sys.stdout.flush()
         return
-    from rich.console import Console
     from rich.markup import escape
 
-    tty = sys.stdout.isatty()
     buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        highlight=False,
-        soft_wrap=True,
-        force_terminal=tty,
-        width=shutil.get_terminal_size().columns if tty else 100_000,
-    )
+    console = _buffered_console(buffer, sys.stdout)
     if first:
         console.print(
             f"[bold]check-onnx[/bold]  ULP distance to the correctly rounded outputs ({COMPARE_EXTENSION})"
@@ -315,22 +307,14 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
             stream.write("".join(line + "\n" for line in lines))
             stream.flush()
             return
-    from rich.console import Console
     from rich.markup import escape  # paths and values are shown as they are, never read as markup
     from rich.table import Table
 
     # Rendered into a buffer and written here, so a closed pipe raises
     # BrokenPipeError for the command boundary (rich itself would exit 1).
     # Not a terminal: no width to fit, so nothing (a long path) is cut.
-    tty = stream.isatty()
     buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        highlight=False,
-        soft_wrap=True,
-        force_terminal=tty,
-        width=shutil.get_terminal_size().columns if tty else 100_000,
-    )
+    console = _buffered_console(buffer, stream)
     title = f"[bold]{report.op.label}[/bold]" if report.op else report.command
     if report.attributes:
         title += "  " + "  ".join(escape(f"{k}={v}") for k, v in report.attributes.items())
@@ -440,3 +424,18 @@ def emit_error(exc: BaseException, *, json_mode: bool, message: str | None = Non
     else:
         sys.stderr.write(f"error: {text}\n")
     sys.stderr.flush()
+
+
+def _buffered_console(buffer: io.StringIO, stream: TextIO) -> Any:
+    """A rich Console writing into ``buffer``, styled as ``stream`` can show it: a
+    terminal's width and colours; not a terminal, no width to fit (nothing is cut)."""
+    from rich.console import Console
+
+    tty = stream.isatty()
+    return Console(
+        file=buffer,
+        highlight=False,
+        soft_wrap=True,
+        force_terminal=tty,
+        width=shutil.get_terminal_size().columns if tty else 100_000,
+    )
