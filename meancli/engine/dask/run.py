@@ -8,8 +8,6 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
-import numpy as np
-
 from ...dtypes import is_bfloat16, spec_name
 from ...errors import OutputFileError
 from ...io.chunked import require
@@ -19,7 +17,7 @@ from ...io.shards import ShardDataset
 from ...io.source import Source
 from ...io.zarr_output import ZarrTarget, replace_store, temporary_store
 from ...ops.rules import ReduceCall
-from .. import Clock, ProgressFactory
+from .. import ProgressFactory
 from ..plan import Job, Outcome
 from ..where import DEFAULT_TIMEOUT, Where
 from .cluster import connect, workers_of
@@ -86,78 +84,21 @@ def _info(where: Where, client: Any, xs: list[Any]) -> dict[str, Any]:
     }
 
 
-def run_reduce(
-    call: ReduceCall,
-    item: Any,
-    where: Where,
-    *,
-    threads: int,
-    output: str | None,
-    clock: Clock,
-    progress: ProgressFactory,
-) -> tuple[np.ndarray[Any, Any] | None, dict[str, Any]]:
-    """ReduceMean of ``item`` (a ChunkedArray, array, Source or dask array) on dask at ``where``.
+def _run(items: list[Any], graph: Callable[[list[Any], int], Any], job: Job) -> Outcome:
+    """Build ``graph(dask inputs, kernel threads)`` at ``job.where`` and run it.
 
     Returns:
-        (the result, None when it was written to the zarr store ``output``;
-        what the report says of where it ran: engine, scheduler, workers, chunk grid).
-        Stage times go to ``clock``: cluster, graph, kernel (reading and
-        reducing the chunks), write.
+        The Outcome: the result (None when written to the zarr store ``job.output``
+        block by block from the workers) and what the report says of where it ran
+        (engine, scheduler, workers, chunk grid). Stage times go to ``job.times``:
+        cluster, graph, kernel (reading and reducing the chunks, writing a zarr output).
 
     Raises:
         ClusterError: see connect(); InputFileError: a chunk that cannot be
-            read (named), an output that cannot be written.
+            read (named); OutputFileError: an output that cannot be written.
     """
-    item = _graph_input(item)
-    dtype_name = spec_name(item.dtype)
-    return _run(
-        [item],
-        lambda xs, t: reduce_graph(xs[0], call, dtype_name, threads=t),
-        where,
-        threads=threads,
-        output=output,
-        clock=clock,
-        progress=progress,
-    )
-
-
-def run_mean(
-    shape: tuple[int, ...],
-    items: list[Any],
-    symbol: str,
-    where: Where,
-    *,
-    threads: int,
-    output: str | None,
-    clock: Clock,
-    progress: ProgressFactory,
-) -> tuple[np.ndarray[Any, Any] | None, dict[str, Any]]:
-    """Element-wise Mean of ``items`` (broadcasting to ``shape``) on dask at ``where``,
-    as run_reduce: the result, or None when written to the zarr store ``output``
-    block by block from the workers."""
-    return _run(
-        [_graph_input(x) for x in items],
-        lambda xs, t: mean_graph(xs, shape, symbol, threads=t),
-        where,
-        threads=threads,
-        output=output,
-        clock=clock,
-        progress=progress,
-    )
-
-
-def _run(
-    items: list[Any],
-    graph: Callable[[list[Any], int], Any],
-    where: Where,
-    *,
-    threads: int,
-    output: str | None,
-    clock: Clock,
-    progress: ProgressFactory,
-) -> tuple[np.ndarray[Any, Any] | None, dict[str, Any]]:
-    """Build ``graph(dask inputs, kernel threads)`` at ``where`` and run it: the result,
-    or None when written to the zarr store ``output``; and the report's engine info."""
+    where, output, clock, progress = job.where, job.output, job.times, job.progress
+    threads = job.threads
     with ExitStack() as stack:
         # entered first, left last: removed only after the cluster has stopped every task
         tmp = (
@@ -175,38 +116,28 @@ def _run(
             assert output is not None
             with clock.stage("kernel"):
                 write_zarr(result, output, tmp, client, progress, timeout=where.timeout)
-            return None, info
+            return Outcome(None, info)
         with clock.stage("kernel"):
             (value,) = compute([result], client, progress, timeout=where.timeout)
-    return value, info
+    return Outcome(value, info)
 
 
 def reduce(op: Any, call: ReduceCall, item: Any, job: Job) -> Outcome:
-    """The planner's entry (meancli.engine.plan): ReduceMean of ``item`` on dask at
-    ``job.where``; a lazy dask array when ``job.lazy`` and ``item`` is a dask array."""
+    """The planner's entry (meancli.engine.plan): ReduceMean of ``item`` (a ChunkedArray,
+    array, Source or dask array) on dask at ``job.where`` (see _run); a lazy dask array
+    when ``job.lazy`` and ``item`` is a dask array."""
     if job.lazy and is_dask_array(item):
         return Outcome(reduce_graph(item, call, spec_name(item.dtype)), {"name": "dask", "lazy": True})
-    result, info = run_reduce(
-        call, item, job.where, threads=job.threads, output=job.output, clock=job.times, progress=job.progress
-    )
-    return Outcome(result, info)
+    item = _graph_input(item)
+    dtype_name = spec_name(item.dtype)
+    return _run([item], lambda xs, t: reduce_graph(xs[0], call, dtype_name, threads=t), job)
 
 
 def mean(op: Any, shape: tuple[int, ...], items: list[Any], job: Job) -> Outcome:
-    """The planner's entry: element-wise Mean of ``items`` on dask at ``job.where``;
-    a lazy dask array when ``job.lazy``."""
+    """The planner's entry: element-wise Mean of ``items`` (broadcasting to ``shape``) on
+    dask at ``job.where`` (see _run); a lazy dask array when ``job.lazy``."""
     symbol = op.kernels[spec_name(items[0].dtype)]
     if job.lazy:
         xs = [x if is_dask_array(x) else as_dask(x, cluster=False) for x in items]
         return Outcome(mean_graph(xs, shape, symbol), {"name": "dask", "lazy": True})
-    result, info = run_mean(
-        shape,
-        items,
-        symbol,
-        job.where,
-        threads=job.threads,
-        output=job.output,
-        clock=job.times,
-        progress=job.progress,
-    )
-    return Outcome(result, info)
+    return _run([_graph_input(x) for x in items], lambda xs, t: mean_graph(xs, shape, symbol, threads=t), job)
