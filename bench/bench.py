@@ -621,7 +621,7 @@ def meancli_variant_row(
 
 def other_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref: Any) -> Row | None:
     """meancli on the other vector instruction set this CPU has (AVX2 where it
-    picked AVX-512, AVX-512 where it measured AVX2 faster at load), or None
+    picked AVX-512, AVX-512 where AVX2 measured faster on this machine), or None
     where there is none: the row shows whether the pick was right here."""
     from meancli.generated.tables import ISA_NAMES
 
@@ -1423,7 +1423,10 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
 def kernel_isa() -> str:
     """The instruction set meancli's kernels run here (``meancli.kernels.isa()``),
     and the Mean output size from which they stream their stores."""
+    from meancli.generated.tables import ISA_GROUPS
+
     from meancli import kernels
+    from meancli.kernels import isa_choice
 
     stream = kernels.mean_stream_bytes()
     in_use = kernels.isas_in_use()
@@ -1434,8 +1437,23 @@ def kernel_isa() -> str:
             f"{label} " + ", ".join(f"{dtype} {name}" for (k, dtype), name in in_use.items() if k == kind)
             for kind, label in (("run", "reductions"), ("mean", "Mean"))
         )
+    choice = kernels.isa_report()
+    why = {
+        "measured": "measured in this run",
+        "cache": f"measured once on this machine, cached in {choice.path}",
+        "MEANCLI_ISA": "named by MEANCLI_ISA",
+        "cpu": "the only vector set of this CPU",
+    }[choice.source]
+    times = "; ".join(
+        f"{kind} {dtype} "
+        + " vs ".join(f"{name} {seconds[name] * 1e3:.2f}" for name in sorted(seconds))
+        + f" ms: {level}"
+        for (kind, dtype), level, seconds in zip(ISA_GROUPS, choice.levels, choice.seconds, strict=True)
+        if seconds
+    )
     return (
-        f"{sets} (measured faster at load where the CPU has more than one); "
+        f"{sets} ({why}{': ' + times if times else ''}; "
+        f"a wider set where it took at most {100 * (1 - isa_choice.WIDER_GAIN):.0f}% of the time); "
         f"Mean streams outputs of {stream / 2**20:g} MiB or more (last-level cache)"
     )
 

@@ -845,17 +845,19 @@ static inline void odometer_next(int nd, const int64_t *size, const int64_t *str
     }
 }
 
-/* The instruction set of the vector kernels, picked once when the module
- * loads: the highest level of meancli/codegen/isas.py the CPU supports
- * (level 0 is the portable loops), or a lower one MEANCLI_ISA names, so the
- * tests run every path. The built module runs on any x86-64 (no -march);
- * every sum is exact, so every level gives the same bits. */
+/* The instruction set of the vector kernels: when the module loads, the
+ * highest level of meancli/codegen/isas.py the CPU supports (level 0 is the
+ * portable loops), or a lower one MEANCLI_ISA names, so the tests run every
+ * path; then, without MEANCLI_ISA, the level meancli/kernels/isa_choice.py
+ * measured fastest on this machine, set through meancli_use_isa before any
+ * kernel runs. The built module runs on any x86-64 (no -march); every sum
+ * is exact, so every level gives the same bits. */
 #ifdef MEANCLI_X86
 static const char *const ISA_NAMES[] = {"portable", "avx2", "avx512"};
 /* isa_level[g]: the level the pair g of ISA_GROUPS (meancli/codegen/isas.py:
- * a kind of kernel, a dtype) runs, each measured on its own */
+ * a kind of kernel, a dtype) runs, each chosen on its own */
 #define ISA_NGROUPS 8
-static int isa_level[ISA_NGROUPS], isa_best, isa_asked;
+static int isa_level[ISA_NGROUPS], isa_best;
 __attribute__((constructor(201))) static void meancli_pick_isa(void)
 {
     __builtin_cpu_init();
@@ -864,7 +866,6 @@ __attribute__((constructor(201))) static void meancli_pick_isa(void)
     if (best == 1 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) best = 2;
     isa_best = best;
     const char *want = getenv("MEANCLI_ISA");
-    isa_asked = want && *want;
     for (int k = 0; want && k < best; k++)
         if (strcmp(want, ISA_NAMES[k]) == 0) best = k;
     for (int g = 0; g < ISA_NGROUPS; g++) isa_level[g] = best;
@@ -9229,169 +9230,6 @@ static void run_uint64_dispatch(const T_uint64 *x, int64_t s, int64_t n, lanes_u
 #define RUN_uint64 run_uint64_dispatch
 #define ADD_ROWS_uint64 add_rows_uint64_generic
 
-/* Of the vector instruction sets the CPU has, the wider one runs only where
- * it is faster here: some CPUs split 512-bit work into two 256-bit halves,
- * and gain nothing from AVX-512 but its costs. Measured once as the module
- * loads (unless MEANCLI_ISA names one), for each pair of ISA_GROUPS on its
- * own: the dtype's run kernel over 4096 values, or their Mean unit of 4
- * inputs of TILE, in L1, alternated, the fastest of a few rounds each, well under 1 ms in
- * all. A wider set must be 5% faster (beyond the timing noise) to be taken. */
-typedef void (*run_float32_fn)(const T_float32 *, int64_t, lanes_float32 *);
-typedef void (*mean_unit_float32_fn)(int, const T_float32 *const *, const int64_t *, int64_t, T_float32 *, int,
-                                     const mean_rowsum *);
-static const run_float32_fn ISA_PROBE_RUN_float32[] = {NULL, run_float32_avx2, run_float32_avx512};
-static const mean_unit_float32_fn ISA_PROBE_MEAN_float32[] = {NULL, mean_unit_float32_avx2, mean_unit_float32_avx512};
-
-/* seconds of 8 passes of level k's float32 run kernel over x[0, n), or
- * (mean) of its Mean unit of the 4 quarters of x (at most TILE of each) into y */
-static double isa_probe_float32(int k, int mean, const T_float32 *x, int64_t n, T_float32 *y)
-{
-    lanes_float32 l;
-    lanes_init_float32(&l);
-    const T_float32 *src[4] = {x, x + n / 4, x + n / 2, x + 3 * n / 4};
-    const int64_t sinner[4] = {1, 1, 1, 1};
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int r = 0; r < 8; r++)
-        if (mean)
-            ISA_PROBE_MEAN_float32[k](4, src, sinner, n / 4 < TILE ? n / 4 : TILE, y, 0, NULL);
-        else
-            ISA_PROBE_RUN_float32[k](x, n, &l);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-}
-typedef void (*run_float16_fn)(const T_float16 *, int64_t, lanes_float16 *);
-typedef void (*mean_unit_float16_fn)(int, const T_float16 *const *, const int64_t *, int64_t, T_float16 *, int,
-                                     const mean_rowsum *);
-static const run_float16_fn ISA_PROBE_RUN_float16[] = {NULL, run_float16_avx2, run_float16_avx512};
-static const mean_unit_float16_fn ISA_PROBE_MEAN_float16[] = {NULL, mean_unit_float16_avx2, mean_unit_float16_avx512};
-
-/* seconds of 8 passes of level k's float16 run kernel over x[0, n), or
- * (mean) of its Mean unit of the 4 quarters of x (at most TILE of each) into y */
-static double isa_probe_float16(int k, int mean, const T_float16 *x, int64_t n, T_float16 *y)
-{
-    lanes_float16 l;
-    lanes_init_float16(&l);
-    const T_float16 *src[4] = {x, x + n / 4, x + n / 2, x + 3 * n / 4};
-    const int64_t sinner[4] = {1, 1, 1, 1};
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int r = 0; r < 8; r++)
-        if (mean)
-            ISA_PROBE_MEAN_float16[k](4, src, sinner, n / 4 < TILE ? n / 4 : TILE, y, 0, NULL);
-        else
-            ISA_PROBE_RUN_float16[k](x, n, &l);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-}
-typedef void (*run_bfloat16_fn)(const T_bfloat16 *, int64_t, lanes_bfloat16 *);
-typedef void (*mean_unit_bfloat16_fn)(int, const T_bfloat16 *const *, const int64_t *, int64_t, T_bfloat16 *, int,
-                                     const mean_rowsum *);
-static const run_bfloat16_fn ISA_PROBE_RUN_bfloat16[] = {NULL, run_bfloat16_avx2, run_bfloat16_avx512};
-static const mean_unit_bfloat16_fn ISA_PROBE_MEAN_bfloat16[] = {NULL, mean_unit_bfloat16_avx2, mean_unit_bfloat16_avx512};
-
-/* seconds of 8 passes of level k's bfloat16 run kernel over x[0, n), or
- * (mean) of its Mean unit of the 4 quarters of x (at most TILE of each) into y */
-static double isa_probe_bfloat16(int k, int mean, const T_bfloat16 *x, int64_t n, T_bfloat16 *y)
-{
-    lanes_bfloat16 l;
-    lanes_init_bfloat16(&l);
-    const T_bfloat16 *src[4] = {x, x + n / 4, x + n / 2, x + 3 * n / 4};
-    const int64_t sinner[4] = {1, 1, 1, 1};
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int r = 0; r < 8; r++)
-        if (mean)
-            ISA_PROBE_MEAN_bfloat16[k](4, src, sinner, n / 4 < TILE ? n / 4 : TILE, y, 0, NULL);
-        else
-            ISA_PROBE_RUN_bfloat16[k](x, n, &l);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-}
-typedef void (*run_float64_fn)(const T_float64 *, int64_t, lanes_float64 *);
-typedef void (*mean_unit_float64_fn)(int, const T_float64 *const *, const int64_t *, int64_t, T_float64 *, int,
-                                     const mean_rowsum *);
-static const run_float64_fn ISA_PROBE_RUN_float64[] = {NULL, run_float64_avx2, run_float64_avx512};
-static const mean_unit_float64_fn ISA_PROBE_MEAN_float64[] = {NULL, mean_unit_float64_avx2, mean_unit_float64_avx512};
-
-/* seconds of 8 passes of level k's float64 run kernel over x[0, n), or
- * (mean) of its Mean unit of the 4 quarters of x (at most TILE of each) into y */
-static double isa_probe_float64(int k, int mean, const T_float64 *x, int64_t n, T_float64 *y)
-{
-    lanes_float64 l;
-    lanes_init_float64(&l);
-    const T_float64 *src[4] = {x, x + n / 4, x + n / 2, x + 3 * n / 4};
-    const int64_t sinner[4] = {1, 1, 1, 1};
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int r = 0; r < 8; r++)
-        if (mean)
-            ISA_PROBE_MEAN_float64[k](4, src, sinner, n / 4 < TILE ? n / 4 : TILE, y, 0, NULL);
-        else
-            ISA_PROBE_RUN_float64[k](x, n, &l);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-}
-
-/* the lowest level of t[1..isa_best] that no wider one beats by 5% */
-static int isa_fastest(const double *t)
-{
-    int pick = 1;
-    for (int k = 2; k <= isa_best; k++)
-        if (t[k] < 0.95 * t[pick]) pick = k;
-    return pick;
-}
-
-__attribute__((constructor(202))) static void meancli_measure_isa(void)
-{
-    enum { N = 4096, ROUNDS = 5, LEVELS = sizeof ISA_NAMES / sizeof *ISA_NAMES };
-    if (isa_asked || isa_best < 2) return;
-    T_float32 *x_float32 = (T_float32 *)malloc(N * sizeof(T_float32)), *y_float32 = (T_float32 *)malloc(TILE * sizeof(T_float32));
-    T_float16 *x_float16 = (T_float16 *)malloc(N * sizeof(T_float16)), *y_float16 = (T_float16 *)malloc(TILE * sizeof(T_float16));
-    T_bfloat16 *x_bfloat16 = (T_bfloat16 *)malloc(N * sizeof(T_bfloat16)), *y_bfloat16 = (T_bfloat16 *)malloc(TILE * sizeof(T_bfloat16));
-    T_float64 *x_float64 = (T_float64 *)malloc(N * sizeof(T_float64)), *y_float64 = (T_float64 *)malloc(TILE * sizeof(T_float64));
-    if (x_float32 && y_float32 && x_float16 && y_float16 && x_bfloat16 && y_bfloat16 && x_float64 && y_float64) {
-        for (int i = 0; i < N; i++) {
-            double v = 1.0 + 0.25 * (double)(i % 7);
-            x_float32[i] = store_float32(v);
-            x_float16[i] = store_float16(v);
-            x_bfloat16[i] = store_bfloat16(v);
-            x_float64[i] = store_float64(v);
-        }
-        double t[ISA_NGROUPS][LEVELS];
-        for (int g = 0; g < ISA_NGROUPS; g++)
-            for (int k = 1; k <= isa_best; k++) t[g][k] = 1e30;
-        for (int r = 0; r < ROUNDS; r++)
-            for (int k = 1; k <= isa_best; k++) {
-                double s;
-                s = isa_probe_float32(k, 0, x_float32, N, y_float32);
-                t[0][k] = s < t[0][k] ? s : t[0][k];
-                s = isa_probe_float16(k, 0, x_float16, N, y_float16);
-                t[1][k] = s < t[1][k] ? s : t[1][k];
-                s = isa_probe_bfloat16(k, 0, x_bfloat16, N, y_bfloat16);
-                t[2][k] = s < t[2][k] ? s : t[2][k];
-                s = isa_probe_float64(k, 0, x_float64, N, y_float64);
-                t[3][k] = s < t[3][k] ? s : t[3][k];
-                s = isa_probe_float32(k, 1, x_float32, N, y_float32);
-                t[4][k] = s < t[4][k] ? s : t[4][k];
-                s = isa_probe_float16(k, 1, x_float16, N, y_float16);
-                t[5][k] = s < t[5][k] ? s : t[5][k];
-                s = isa_probe_bfloat16(k, 1, x_bfloat16, N, y_bfloat16);
-                t[6][k] = s < t[6][k] ? s : t[6][k];
-                s = isa_probe_float64(k, 1, x_float64, N, y_float64);
-                t[7][k] = s < t[7][k] ? s : t[7][k];
-            }
-        for (int g = 0; g < ISA_NGROUPS; g++) isa_level[g] = isa_fastest(t[g]);
-    }
-    free(x_float32);
-    free(y_float32);
-    free(x_float16);
-    free(y_float16);
-    free(x_bfloat16);
-    free(y_bfloat16);
-    free(x_float64);
-    free(y_float64);
-}
 #endif
 #ifndef RUN_float16
 #define RUN_float16 run_float16

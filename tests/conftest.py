@@ -7,14 +7,17 @@ comparisons against it are in tests/oracles.py.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import io
 import math
 import os
+import shutil
 import signal
 import subprocess as _subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,6 +43,15 @@ settings.register_profile("fuzz-long", max_examples=2000, **_COMMON)
 # make test-fast: few examples per property (make test keeps "default")
 settings.register_profile("fast", max_examples=8, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# --------------------------------------------------------------------------- the instruction-set cache
+
+# The choice of instruction sets is cached per machine (meancli/kernels/isa_choice.py).
+# A test run keeps its own out of the user's cache folder: one folder, made here
+# before pytest-xdist starts its workers (they inherit it and share one measurement).
+if "MEANCLI_CACHE_DIR" not in os.environ:
+    os.environ["MEANCLI_CACHE_DIR"] = tempfile.mkdtemp(prefix="meancli-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["MEANCLI_CACHE_DIR"], True)
 
 # --------------------------------------------------------------------------- the command line
 

@@ -3,8 +3,9 @@
 Every vector kernel (templates/kernel_vec.c.j2) is one source written on the
 primitives of an ISA layer (templates/simd_<name>.h.j2); the generator emits
 it once per ISA here, each copy compiled for its target by a function
-attribute, and the module picks the highest level the CPU supports when it
-loads (level 0 is the portable C loops). ``MEANCLI_ISA`` asks for a lower
+attribute; the run time picks, per kind of kernel and dtype, the level
+measured fastest on the machine among those the CPU supports (level 0 is the
+portable C loops). ``MEANCLI_ISA`` asks for a lower
 level, which is how the tests run every path the CPU has.
 """
 
@@ -40,7 +41,8 @@ ISAS = (
 ISA_NAMES = ("portable", *(isa.name for isa in ISAS))
 
 # Each kind of vector kernel of each float dtype runs the level measured
-# fastest for it: the module times them all at every level as it loads.
+# fastest for it on this machine (meancli/kernels/isa_choice.py: measured
+# once, cached per CPU and kernel build).
 # The kinds: "run", the run and row kernels of ReduceMean; "mean", the Mean
 # unit kernels (Mean, and ReduceMean of few rows or short runs). The
 # integer types follow float32. Measured here (AMD Zen 4): AVX-512 made

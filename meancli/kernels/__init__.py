@@ -8,6 +8,8 @@ how to build it.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -26,6 +28,7 @@ from ..generated.tables import (
     KERNEL_SYMBOL,
     STATUSES,
 )
+from . import isa_choice
 
 # the kernels' status codes by value: (C name, value, meaning) (generated/tables.py)
 BY_VALUE = {value: (name, value, message) for name, value, message in STATUSES}
@@ -42,8 +45,9 @@ def symbol(entry: str, dtype_name: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _module() -> Any:
-    wanted = os.environ.get("MEANCLI_ISA", "")
+def _loaded() -> Any:
+    """The compiled module, loaded and checked against the generated sources (once)."""
+    wanted = os.environ.get(isa_choice.ISA_ENV, "")
     if wanted and wanted not in ISA_NAMES:  # read by the module as it loads
         raise UsageError(f"MEANCLI_ISA={wanted!r}: expected one of {', '.join(ISA_NAMES)}")
     try:
@@ -61,6 +65,113 @@ def _module() -> Any:
             f"(sha256 {built[:12]}, expected {KERNEL_SOURCE_SHA256[:12]}); {BUILD_HINT}"
         )
     return _kernels
+
+
+# The instruction set choice (isa_choice.py), made on first use of the
+# kernels; the thread measuring runs kernels itself, others wait for it.
+_choice: isa_choice.Choice | None = None
+_choice_lock = threading.Lock()
+_measuring = threading.local()
+
+
+def _module() -> Any:
+    """The compiled module, with each kind of kernel on the instruction set chosen for this machine."""
+    global _choice
+    mod = _loaded()
+    if _choice is None and not getattr(_measuring, "now", False):
+        with _choice_lock:
+            if _choice is None:
+                _choice = _choose(mod, remeasure=False)
+    return mod
+
+
+def _choose(mod: Any, remeasure: bool) -> isa_choice.Choice:
+    """Apply this machine's choice (cached, or measured now) to ``mod``, or MEANCLI_ISA's level."""
+    best = int(mod.lib.meancli_isa_best())
+    if os.environ.get(isa_choice.ISA_ENV):  # the module took it as it loaded
+        return isa_choice.bypassed(str(mod.ffi.string(mod.lib.meancli_isa(0)).decode()))
+    _measuring.now = True
+    try:
+        choice = isa_choice.choose(ISA_NAMES[1 : best + 1], _time_group, remeasure=remeasure)
+    except MemoryError:  # no room for the measurement's data: the widest set, unmeasured
+        choice = isa_choice.Choice(
+            tuple(ISA_NAMES[best] for _ in ISA_GROUPS), tuple({} for _ in ISA_GROUPS), "cpu", None
+        )
+    finally:
+        _measuring.now = False
+        _measure_data.clear()
+    for group, level in enumerate(choice.levels):
+        mod.lib.meancli_use_isa(group, ISA_NAMES.index(level))
+    return choice
+
+
+def isa_report() -> isa_choice.Choice:
+    """The instruction set each of ISA_GROUPS runs in this process, where the
+    choice came from and each level's measured time (s) (isa_choice.Choice).
+
+    Raises:
+        KernelBuildError: the module is missing or was built from other sources.
+        UsageError: ``MEANCLI_ISA`` names no level.
+    """
+    _module()
+    assert _choice is not None
+    return _choice
+
+
+def remeasure_isas() -> isa_choice.Choice:
+    """Measure the instruction sets anew, rewrite this machine's cache file and
+    run the new choice from now on (``meancli isa --measure``). Not for use
+    while kernels run; with ``MEANCLI_ISA`` set nothing is measured.
+
+    Raises:
+        KernelBuildError: the module is missing or was built from other sources.
+    """
+    global _choice
+    mod = _module()
+    with _choice_lock:
+        _choice = _choose(mod, remeasure=True)
+    return _choice
+
+
+# The measurement's workloads (isa_choice.py says why this size): 8 Mi
+# elements of each float dtype, values in [1, 2); bfloat16 as its bits
+# (the kernels read bytes, and ml_dtypes is optional).
+_MEASURE_ELEMENTS = 4 << 20
+_measure_data: dict[str, np.ndarray] = {}
+
+
+def _measure_input(dtype_name: str) -> np.ndarray:
+    if dtype_name not in _measure_data:
+        x = np.linspace(1.0, 2.0, _MEASURE_ELEMENTS, endpoint=False, dtype=np.float32)
+        if dtype_name == "bfloat16":
+            _measure_data[dtype_name] = (x.view(np.uint32) >> 16).astype(np.uint16)
+        else:
+            _measure_data[dtype_name] = x.astype(dtype_name)
+        # the outputs, written once now so no timed call meets a page fault
+        _measure_data[dtype_name + " out"] = np.ones(_MEASURE_ELEMENTS // 4, _measure_data[dtype_name].dtype)
+    return _measure_data[dtype_name]
+
+
+def _time_group(group: int, level: str) -> float:
+    """CPU seconds of one thread to run ISA_GROUPS[group]'s workloads once at
+    ``level``: "run", a row reduction (rows of 4096) and a column
+    reduction (64 columns); "mean", the Mean of 4 inputs of 2 Mi elements."""
+    mod = _loaded()
+    kind, name = ISA_GROUPS[group]
+    mod.lib.meancli_use_isa(group, ISA_NAMES.index(level))
+    x = _measure_input(name)
+    threads = 1  # in this thread, so its CPU time is the measure: other processes' load does not count
+    out = _measure_data[name + " out"]
+    if kind == "run":
+        rows, cols = x.reshape(-1, 4096), x.reshape(-1, 64)
+        start = time.thread_time()
+        run_reduce(symbol("reduce", name), rows, [False, True], out[: rows.shape[0]], threads)
+        run_reduce(symbol("reduce", name), cols, [True, False], out[:64], threads)
+    else:
+        quarters = x.reshape(4, -1)
+        start = time.thread_time()
+        run_mean(symbol("mean", name), list(quarters), out, threads)
+    return time.thread_time() - start
 
 
 def load() -> None:
@@ -110,9 +221,10 @@ def isa(dtype: Any = None, kind: str | None = "run") -> str:
     kernels of ReduceMean; ``"mean"``, the Mean unit kernels (Mean, and
     ReduceMean over few rows or short runs).
 
-    Picked when the module loads: AVX2 (with FMA and F16C) where the CPU has
-    it, AVX-512 (F/BW/VL/DQ) where the CPU has it too and a short measurement
-    finds it at least 5% faster; or the one the environment variable
+    Chosen on the kernels' first use: AVX2 (with FMA and F16C) where the CPU
+    has it, AVX-512 (F/BW/VL/DQ) where the CPU has it too and it measured at
+    least 3% faster on this machine (measured once and cached: see
+    isa_choice.py and ``isa_report``); or the one the environment variable
     ``MEANCLI_ISA`` names (at most what the CPU has). Each kind is measured
     for each float dtype on its own (the integer types follow float32).
     ``dtype``: a numpy dtype, scalar type or name (None: float32); ``kind``

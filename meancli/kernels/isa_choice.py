@@ -1,0 +1,203 @@
+"""Which instruction set each kind of kernel runs on this machine: measured
+once over data the size of a large call, and cached per CPU and kernel build.
+
+Why not decide as the module loads: a measurement short enough for every
+start (microseconds over data in L1) flips from one process to the next and
+is not where large calls run. Here each kind of kernel of each float dtype
+is timed at each vector level over 8 Mi elements (32 MiB of float32: beyond
+L2 on every x86-64 CPU, and beyond the last-level cache of the smaller ones),
+the levels alternated, the fastest of several rounds kept; a wider level is
+taken only when at least ``WIDER_GAIN`` faster. The result is written to
+``<cache>/isa-<key>.json`` (key: CPU model, flags, kernel source hash), so
+every later process on the machine, the dask workers included, runs the same
+choice without measuring. The choice never changes a result: every level
+gives the same bits; it only changes speed.
+
+This module holds the policy (the cache, the rule, the report) and measures
+through a timing function the kernel module gives it, so it imports no kernel
+code itself.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..generated.tables import ISA_GROUPS, ISA_NAMES, KERNEL_SOURCE_SHA256
+
+WIDER_GAIN = 0.03  # a wider set must take at most 97% of the narrower one's time (beyond the rounds' noise)
+ROUNDS = 7  # rounds of every level, alternated; the fastest of each level counts
+CACHE_FORMAT = 1  # bump when the file's fields or the measured workloads change
+
+# the environment variables: the cache folder, and a level that bypasses the choice
+CACHE_ENV = "MEANCLI_CACHE_DIR"
+ISA_ENV = "MEANCLI_ISA"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The level each of ISA_GROUPS runs, and why.
+
+    ``levels``: ISA_NAMES names, one per ISA_GROUPS entry; ``seconds``: for
+    each group, each measured level's best time (s) over its workloads (empty
+    where nothing was measured); ``source``: ``"measured"`` (now, by this
+    process), ``"cache"``, ``"MEANCLI_ISA"``, or ``"cpu"`` (one vector level
+    or none: nothing to choose); ``path``: the cache file (None: none used).
+    """
+
+    levels: tuple[str, ...]
+    seconds: tuple[dict[str, float], ...]
+    source: str
+    path: Path | None
+
+    def as_json(self) -> dict[str, Any]:
+        """The choice as JSON: ``groups`` (kind, dtype, isa, seconds per level), ``source``, ``cache``."""
+        return {
+            "source": self.source,
+            "cache": None if self.path is None else str(self.path),
+            "groups": [
+                {"kind": kind, "dtype": dtype, "isa": level, "seconds": seconds}
+                for (kind, dtype), level, seconds in zip(ISA_GROUPS, self.levels, self.seconds, strict=True)
+            ],
+        }
+
+
+def cache_dir() -> Path:
+    """The folder of meancli's cache: ``$MEANCLI_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/meancli``, else ``~/.cache/meancli`` (not created here)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "meancli"
+
+
+def _cpu_identity() -> str:
+    """The CPU's model name and flags (Linux /proc/cpuinfo; elsewhere empty: the key is the build's)."""
+    model = flags = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "model name" and not model:
+                    model = value.strip()
+                elif key == "flags" and not flags:
+                    flags = " ".join(sorted(value.split()))
+                if model and flags:
+                    break
+    except OSError:
+        pass
+    return f"{model}\n{flags}"
+
+
+def cache_path() -> Path:
+    """The cache file of this CPU and kernel build."""
+    key = hashlib.sha256(f"{CACHE_FORMAT}\n{_cpu_identity()}\n{KERNEL_SOURCE_SHA256}".encode()).hexdigest()
+    return cache_dir() / f"isa-{key[:16]}.json"
+
+
+def decide(seconds: dict[str, float]) -> str:
+    """The level to run from each vector level's time (s): the lowest level no
+    wider one beats by ``WIDER_GAIN``; ``"portable"`` when nothing was measured."""
+    pick = None
+    for name in ISA_NAMES[1:]:
+        if name not in seconds:
+            continue
+        if pick is None or seconds[name] <= (1 - WIDER_GAIN) * seconds[pick]:
+            pick = name
+    return str(pick or ISA_NAMES[0])
+
+
+def _read(path: Path) -> Choice | None:
+    """The cached choice at ``path``; None where there is none or it is not
+    one of ours (then it is measured anew)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        groups = data["groups"]
+        if [(g["kind"], g["dtype"]) for g in groups] != list(ISA_GROUPS):
+            return None  # another build's groups
+        levels = tuple(str(g["isa"]) for g in groups)
+        if any(level not in ISA_NAMES for level in levels):
+            return None
+        seconds = tuple({str(k): float(v) for k, v in g["seconds"].items()} for g in groups)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return Choice(levels, seconds, "cache", path)
+
+
+def _write(path: Path, choice: Choice) -> None:
+    """Write ``choice`` to ``path`` whole or not at all (a temporary file
+    renamed); silent where the folder is not writable."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".isa-", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({**choice.as_json(), "cache": None}, f, indent=1)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def measure(vector_levels: Sequence[str], time_group: Callable[[int, str], float]) -> Choice:
+    """Measure every ISA_GROUPS entry at every level of ``vector_levels``:
+    ``time_group(group, level)`` runs that group's workloads once at that
+    level and returns the seconds; the levels alternate within each round,
+    and each level's fastest round counts."""
+    seconds: list[dict[str, float]] = []
+    for group in range(len(ISA_GROUPS)):
+        best = {name: float("inf") for name in vector_levels}
+        for r in range(ROUNDS):
+            order = vector_levels if r % 2 == 0 else tuple(reversed(vector_levels))
+            for name in order:
+                best[name] = min(best[name], time_group(group, name))
+        seconds.append(best)
+    return Choice(tuple(decide(s) for s in seconds), tuple(seconds), "measured", None)
+
+
+def choose(
+    vector_levels: Sequence[str], time_group: Callable[[int, str], float], *, remeasure: bool = False
+) -> Choice:
+    """The choice for this machine: from the cache file, else measured (and
+    cached). ``vector_levels``: the vector levels the CPU has (ISA_NAMES
+    names, lowest first); with fewer than two there is nothing to choose.
+    ``remeasure``: measure even when a cache file exists, and rewrite it.
+
+    Two processes that find no cache at once do not both measure: the second
+    waits on a lock beside the cache file and reads the first one's result.
+    A cache folder that cannot be written costs a measurement per process.
+    """
+    if len(vector_levels) < 2:
+        level = vector_levels[-1] if vector_levels else ISA_NAMES[0]
+        return Choice(tuple(level for _ in ISA_GROUPS), tuple({} for _ in ISA_GROUPS), "cpu", None)
+    path = cache_path()
+    if not remeasure and (cached := _read(path)) is not None:
+        return cached
+    lock = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(path.with_suffix(".lock"), "w")  # noqa: SIM115 (held until the cache is written)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    except OSError:
+        lock = None
+    try:
+        if not remeasure and (cached := _read(path)) is not None:
+            return cached  # measured by another process while this one waited
+        choice = measure(vector_levels, time_group)
+        _write(path, choice)
+        return Choice(choice.levels, choice.seconds, "measured", path if path.exists() else None)
+    finally:
+        if lock is not None:
+            lock.close()
+
+
+def bypassed(level: str) -> Choice:
+    """The choice when ``MEANCLI_ISA`` names ``level`` (or the highest the
+    CPU has below it): nothing measured."""
+    return Choice(tuple(level for _ in ISA_GROUPS), tuple({} for _ in ISA_GROUPS), ISA_ENV, None)
