@@ -55,7 +55,7 @@ _cflags, _ldflags = _compile_args()
 ffibuilder.set_source(
     "meancli._kernels",
     '#include "kernels.c"\n',
-    include_dirs=[str(GENERATED)],
+    include_dirs=[str(GENERATED), str(_kernel_sources().HEADERS_DIR)],
     define_macros=[("MEANCLI_SOURCE_SHA256", f'"{_sources_sha256()}"')],
     extra_compile_args=_cflags,
     extra_link_args=_ldflags,

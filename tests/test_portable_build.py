@@ -17,7 +17,8 @@ import pytest
 pytestmark = pytest.mark.build
 
 KERNELS = Path(__file__).resolve().parents[1] / "generated" / "kernels.c"
-FLAGS = ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fopenmp"]
+HEADERS = Path(__file__).resolve().parents[1] / "meancli" / "kernels" / "csrc"
+FLAGS = ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fopenmp", f"-I{HEADERS}"]
 
 
 def _cc() -> list[str]:

@@ -81,12 +81,12 @@ PLUGIN_NAME = "meancli_sanitized_plugin"
 
 
 class OutOfStep(Exception):
-    """generated/kernels.c and generated/registry.py do not describe the same sources."""
+    """generated/kernels.c (with its headers) and generated/tables.py do not describe the same sources."""
 
 
-def registry_sha256() -> str:
-    """The kernel sources' sha256 that generated/registry.py expects (read, not imported)."""
-    text = (ROOT / "generated" / "registry.py").read_text(encoding="utf-8")
+def tables_sha256() -> str:
+    """The kernel sources' sha256 that generated/tables.py expects (read, not imported)."""
+    text = (ROOT / "generated" / "tables.py").read_text(encoding="utf-8")
     found = re.search(r'^KERNEL_SOURCE_SHA256 = "([0-9a-f]{64})"', text, re.MULTILINE)
     return found.group(1) if found else "(none)"
 
@@ -95,7 +95,7 @@ def build(workdir: Path, *, verbose: bool) -> Path:
     """Compile the kernels with the sanitizers into ``workdir``; return the module's path.
 
     Raises:
-        OutOfStep: the sources do not match the registry (before or after the build: another
+        OutOfStep: the sources do not match generated/tables.py (before or after the build: another
             `make generate` may be running).
     """
     extra = os.environ.get("MEANCLI_EXTRA_CFLAGS", "")
@@ -108,10 +108,10 @@ def build(workdir: Path, *, verbose: bool) -> Path:
     finally:
         os.environ["MEANCLI_EXTRA_CFLAGS"] = extra
     sources = module._sources_sha256()  # the value it defines MEANCLI_SOURCE_SHA256 as
-    if sources != registry_sha256():
-        raise OutOfStep("generated/kernels.c is not what generated/registry.py describes")
+    if sources != tables_sha256():
+        raise OutOfStep("generated/kernels.c is not what generated/tables.py describes")
     path = _compile(module, workdir, verbose=verbose)
-    if module._sources_sha256() != sources or registry_sha256() != sources:
+    if module._sources_sha256() != sources or tables_sha256() != sources:
         raise OutOfStep("generated/ changed during the build")
     return path
 
