@@ -7,7 +7,7 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 # like the package may shadow it (pip >= 25 prints a backend's notes): here that folder is the package.
 EDITABLE := PYTHONWARNINGS='ignore:Editable installation:UserWarning' $(PIP) install -e
 # Rebuild the install (and the compiled kernels) when any of these change.
-INSTALL_INPUTS := pyproject.toml setup.py meancli/_ffi_build.py generated/kernels.c generated/kernels_cdef.h
+INSTALL_INPUTS := pyproject.toml setup.py meancli/_ffi_build.py generated/kernels.c generated/kernels_cdef.h $(wildcard meancli/kernels/csrc/*.h)
 # meancli itself (what `make demo` needs); each extra of pyproject.toml has its own stamp on top,
 # so `make demo` then `make test` installs only what the tests add.
 STAMP := $(VENV)/.meancli-installed
