@@ -57,3 +57,17 @@ def test_a_toy_engine_runs_cli_and_api_calls(
     assert report["result"] == [[2.5, 5.0]]  # keepdims: ReduceMean-18's default
     np.testing.assert_array_equal(meancli.mean(x, x[::-1]), np.array([[2.5, 5.0], [2.5, 5.0]], np.float32))
     assert toy_engine == ["reduce ReduceMean-18 (onnx)", "mean Mean-13 (onnx)"]
+
+
+def test_a_toy_engines_option_is_a_flag_of_the_cli(
+    toy_engine: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = np.array([[1.0, 2.0], [4.0, 8.0]], dtype=np.float32)
+    np.save(tmp_path / "x.npy", x)
+    for command in (["reduce-mean", "--axes", "0"], ["mean"]):
+        assert main([*command, str(tmp_path / "x.npy"), "--record-as", "toy", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["engine"] == {"name": "toy"}
+    assert main(["mean", str(tmp_path / "x.npy"), "--json"]) == 0  # not given: the engine's default
+    assert json.loads(capsys.readouterr().out)["engine"] == {"name": "recording"}
+    assert main(["mean", str(tmp_path / "x.npy"), "--help"]) == 0
+    assert "The name the toy engine reports." in capsys.readouterr().out

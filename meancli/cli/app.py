@@ -28,17 +28,17 @@ HELP = "The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) 
 
 
 def _add_reduce_mean(app: typer.Typer) -> None:
-    from .options import with_attribute_options
+    from .options import with_attribute_options, with_engine_options
     from .reduce_mean_cmd import reduce_mean
 
-    app.command("reduce-mean")(with_attribute_options(reduce_mean, "ReduceMean"))
+    app.command("reduce-mean")(with_attribute_options(with_engine_options(reduce_mean), "ReduceMean"))
 
 
 def _add_mean(app: typer.Typer) -> None:
     from .mean_cmd import mean
-    from .options import with_attribute_options
+    from .options import with_attribute_options, with_engine_options
 
-    app.command("mean")(with_attribute_options(mean, "Mean"))
+    app.command("mean")(with_attribute_options(with_engine_options(mean), "Mean"))
 
 
 def _add_check_onnx(app: typer.Typer) -> None:

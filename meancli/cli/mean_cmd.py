@@ -4,7 +4,7 @@ No ``from __future__ import annotations`` (see app.py).
 """
 
 from contextlib import nullcontext
-from typing import Annotated, Any
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -15,7 +15,6 @@ from .run import (
     check_input_dtypes,
     check_std_streams,
     check_version_options,
-    engine_where,
     output_option,
     read_inputs,
     run_outcome,
@@ -38,9 +37,7 @@ def mean(
     opset: options.Opset = None,
     output: options.Output = None,
     threads: options.Threads = None,
-    workers: options.Workers = None,
-    scheduler: options.Scheduler = None,
-    timeout: options.Timeout = 30.0,
+    engine_options: Optional[dict[str, Any]] = None,  # noqa: UP045 -- the engines' options (options.with_engine_options)
     repeat: options.Repeat = 1,
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
@@ -65,7 +62,9 @@ def mean(
         op, n_threads = report.op, report.threads
         assert op is not None
         # The command line alone decides these usage errors, before any input is read.
-        where = engine_where(workers, scheduler, timeout)
+        from ..engine.plan import where_of
+
+        where = where_of(engine_options or {})
         check_std_streams([*files, compare] if compare is not None else files, output)
         check_compare_options(compare, max_ulp, output, many=False)
         check_version_options(op, attributes, axes_given=True)
@@ -85,7 +84,9 @@ def mean(
 
         progress = progress_factory(enabled=not (quiet or json_mode))
         # --compare: the result comes back to memory (written afterwards), to be compared
-        job = plan.Job(where, n_threads, output if compare is None else None, report, progress, repeat)
+        job = plan.Job(
+            engine_options or {}, n_threads, output if compare is None else None, report, progress, repeat
+        )
         outcome = plan.mean(op, shape, items, job)
         if compare is not None:
             compare_result(report, outcome.result, against, compared, max_ulp)

@@ -152,45 +152,66 @@ def with_attribute_options(command: Callable[..., None], op_name: str) -> Callab
     return run
 
 
-Workers = Annotated[
-    Optional[int],  # noqa: UP045
-    typer.Option(
-        "--workers",
-        metavar="N",
-        min=1,
-        max=1024,
-        help="Run on a dask LocalCluster of N worker processes on 127.0.0.1, shut down after the run.",
-    ),
-]
-Scheduler = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Run on the existing dask cluster whose scheduler is at ADDRESS (tcp://HOST:PORT).",
-    ),
-]
-MAX_TIMEOUT = 7 * 86_400.0  # seconds: a week; past it a wait is a mistake, and an infinite one hangs
-
-
-def _timeout_seconds(value: float) -> float:
-    """--timeout nan passes click's range (every comparison with NaN is false): refuse it here."""
-    if value != value:
-        raise typer.BadParameter(f"nan is not a number of seconds (give one from 0.1 to {MAX_TIMEOUT:g})")
+def _finite(value: Optional[float]) -> Optional[float]:  # noqa: UP045
+    """A NaN passes click's range (every comparison with NaN is false): refuse it here."""
+    if value is not None and value != value:
+        raise typer.BadParameter("nan is not a number")
     return value
 
 
-Timeout = Annotated[
-    float,
-    typer.Option(
-        "--timeout",
-        metavar="SECONDS",
-        min=0.1,
-        max=MAX_TIMEOUT,
-        callback=_timeout_seconds,
-        help="Give up when the scheduler does not answer, or no worker joins it, within SECONDS.",
-    ),
-]
+def _shown(value: Any) -> str:
+    """A default as --help shows it: 30.0 as 30."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def engine_parameters() -> list[inspect.Parameter]:
+    """One typer option per option an engine declares (meancli.engine.plan.engine_options:
+    ``--workers``, ``--scheduler``, ``--timeout``); not given, the value is None and the
+    engine's default applies (the help shows it)."""
+    from ..engine.plan import engine_options
+
+    parameters = []
+    for o in engine_options():
+        option = typer.Option(
+            o.flag,
+            metavar=o.metavar,
+            min=o.minimum,
+            max=o.maximum,
+            callback=_finite if o.type is float else None,
+            help=o.help + ("" if o.default is None else f" [default: {_shown(o.default)}]"),
+            show_default=False,
+        )
+        annotation = Annotated[Optional[o.type], option]  # type: ignore[name-defined]  # noqa: UP045
+        parameters.append(
+            inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation)
+        )
+    return parameters
+
+
+def with_engine_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` (which takes ``engine_options``, a dict of the engines' option values
+    by name) with an option per engine option in its place: typer reads the signature."""
+    base = inspect.signature(command)
+    names = list(base.parameters)
+    at = names.index("engine_options")
+    engine = engine_parameters()
+    clash = {p.name for p in engine} & set(names)
+    if clash:
+        raise TypeError(f"engine options named as options of {command.__name__}: {sorted(clash)}")
+    fixed = list(base.parameters.values())
+    kinds = [
+        p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if i > at and p.kind is not p.VAR_KEYWORD else p
+        for i, p in enumerate(fixed)
+    ]
+    parameters = kinds[:at] + engine + kinds[at + 1 :]
+
+    @functools.wraps(command)
+    def run(**kwargs: Any) -> None:
+        values = {p.name: kwargs.pop(p.name) for p in engine}
+        command(**kwargs, engine_options=values)
+
+    run.__signature__ = base.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return run
 
 
 def help_when_bare(ctx: typer.Context) -> None:

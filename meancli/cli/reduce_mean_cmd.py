@@ -17,7 +17,6 @@ from .run import (
     check_input_dtypes,
     check_std_streams,
     check_version_options,
-    engine_where,
     output_option,
     read_inputs,
     run_outcome,
@@ -26,7 +25,6 @@ from .run import (
 )
 
 if TYPE_CHECKING:  # numpy and the engine load only when a command runs
-    from ..engine.where import Where
     from ..ops.schema import OpVersion
 
 
@@ -72,9 +70,7 @@ def reduce_mean(
     opset: options.Opset = None,
     output: options.Output = None,
     threads: options.Threads = None,
-    workers: options.Workers = None,
-    scheduler: options.Scheduler = None,
-    timeout: options.Timeout = 30.0,
+    engine_options: Optional[dict[str, Any]] = None,  # noqa: UP045 -- the engines' options (options.with_engine_options)
     repeat: options.Repeat = 1,
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
@@ -106,7 +102,9 @@ def reduce_mean(
         op, n_threads = report.op, report.threads
         assert op is not None
         # The command line alone decides these usage errors, before any input is read.
-        where = engine_where(workers, scheduler, timeout)
+        from ..engine.plan import where_of
+
+        where_of(engine_options or {})  # refuses --workers with --scheduler, a malformed address
         from .comparing import check_compare_options
 
         check_std_streams([*files, compare] if compare is not None else files, output, axes_from)
@@ -127,7 +125,7 @@ def reduce_mean(
         def run_one(file: str, out: Optional[str]) -> None:  # noqa: UP045
             one = Report("reduce-mean", n_threads, op)
             quiet_notes = quiet or json_mode or bool(notes)
-            args = (axes_list, keep_dims, attributes, repeat, where, compare, max_ulp)
+            args = (axes_list, keep_dims, attributes, repeat, engine_options or {}, compare, max_ulp)
             _reduce_file(op, file, out, one, *args, quiet=quiet, json_mode=json_mode, quiet_notes=quiet_notes)
             notes.extend(one.stderr_notes)
 
@@ -150,7 +148,7 @@ def _reduce_file(
     keep_dims: Optional[bool],  # noqa: UP045
     attributes: dict[str, Any],
     repeat: int,
-    where: "Where",
+    engine_options: dict[str, Any],
     compare: Optional[str],  # noqa: UP045
     max_ulp: int,
     *,
@@ -158,17 +156,18 @@ def _reduce_file(
     json_mode: bool,
     quiet_notes: bool,
 ) -> None:
-    """One FILE's whole run: read, validate, run on the engine ``where`` picks (in
-    memory, streamed, dask), write ``output`` (None: show), compare with ``compare``
-    (exit status 4 beyond ``max_ulp``), report."""
+    """One FILE's whole run: read, validate, run on the engine the planner picks
+    (in memory, streamed, dask; ``engine_options`` by name), write ``output``
+    (None: show), compare with ``compare`` (exit status 4 beyond ``max_ulp``), report."""
     from ..engine import plan
     from ..ops.validate import validate_reduce
     from .comparing import compare_result, exit_if_mismatched, open_compared
 
     n_threads = report.threads
+    cluster = plan.where_of(engine_options).cluster
     with about_input(file):
         (data,) = read_inputs(
-            [file], report, quiet=quiet_notes, single=True, stream=repeat == 1, chunked=where.cluster
+            [file], report, quiet=quiet_notes, single=True, stream=repeat == 1, chunked=cluster
         )
         with report.stage("validate"):
             check_input_dtypes(op, report)
@@ -181,7 +180,7 @@ def _reduce_file(
 
     progress = progress_factory(enabled=not (quiet or json_mode))
     # --compare: the result comes back to memory (written afterwards), to be compared
-    job = plan.Job(where, n_threads, output if compare is None else None, report, progress, repeat)
+    job = plan.Job(engine_options, n_threads, output if compare is None else None, report, progress, repeat)
     outcome = plan.reduce(op, call, data, job)
     if compare is not None:
         compare_result(report, outcome.result, against, compared, max_ulp)

@@ -226,21 +226,6 @@ def check_std_streams(files: list[str], output: str | None, axes_from: str | Non
         raise UsageError(f"-o {output}: refusing to write binary .npy data to a terminal; use -o FILE")
 
 
-def engine_where(workers: int | None, scheduler: str | None, timeout: float) -> Any:
-    """--workers / --scheduler / --timeout as an engine.where.Where.
-
-    Raises:
-        UsageError: both --workers and --scheduler, or a malformed scheduler address
-            (engine.plan.check_where), before anything is read.
-    """
-    from ..engine.plan import check_where
-    from ..engine.where import Where
-
-    where = Where(workers, scheduler, timeout)
-    check_where(where)
-    return where
-
-
 @contextmanager
 def about_input(file: str) -> Iterator[None]:
     """An input or spec error raised inside (a malformed file, a dtype, rank or axis

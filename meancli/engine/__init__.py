@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..errors import NotEnoughMemory
 
@@ -29,6 +29,24 @@ Progress = Callable[[int], None]  # called with units (bytes, tasks) just done
 # Given the total, a label and the unit ("bytes" or "tasks"): a context yielding a
 # Progress, or None (no bar shown).
 ProgressFactory = Callable[[int, str, str], AbstractContextManager[Progress | None]]
+
+
+class EngineOption(NamedTuple):
+    """An option an engine takes from its caller, declared by the engine
+    (listed by its planner entry, meancli.engine.plan.Engine.options): the
+    command line makes ``flag`` of it, as it makes an option of each spec
+    attribute. ``name`` is the keyword the engine reads it by; ``type`` int,
+    float or str; ``minimum``/``maximum`` bound numbers (a float must also be
+    a number: NaN is refused); ``default`` applies when it is not given."""
+
+    name: str
+    flag: str
+    type: type
+    default: Any
+    metavar: str
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
 
 
 class Clock(Protocol):

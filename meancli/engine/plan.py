@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ..errors import UsageError
-from ..io.registry import output_format
-from . import Clock, ProgressFactory, StageTimes, no_progress
+from . import Clock, EngineOption, ProgressFactory, StageTimes, no_progress
+from .where import OPTIONS as DASK_OPTIONS
 from .where import Where
 
 
@@ -30,7 +31,9 @@ class Job(NamedTuple):
     """How a call runs, whatever the engine.
 
     Attributes:
-        where: where a dask graph runs (Where(): this process).
+        options: the engines' options by name (engine_options: ``workers``,
+            ``scheduler``, ``timeout``, ...), as the caller gave them; one not
+            given (absent or None) takes its default. Each engine reads its own.
         threads: kernel threads (each dask task takes 1 on a cluster).
         output: the path the engine writes itself (a zarr store from the workers,
             or a ``.npy`` written block by block by the streamed Mean); None: return the result.
@@ -41,7 +44,7 @@ class Job(NamedTuple):
         lazy: a dask array in gives a lazy dask array out (the API), not a computed one.
     """
 
-    where: Where = Where()
+    options: Mapping[str, Any] = MappingProxyType({})
     threads: int = 1
     output: str | None = None
     clock: Clock | None = None  # None: a StageTimes of the run's own
@@ -49,6 +52,27 @@ class Job(NamedTuple):
     repeat: int = 1
     out: Any = None
     lazy: bool = False
+
+    def option(self, name: str) -> Any:
+        """The value of engine option ``name``: as given, else its declared default.
+
+        Raises:
+            KeyError: no engine declares ``name``.
+        """
+        (declared,) = [o for o in engine_options() if o.name == name] or [None]
+        if declared is None:
+            raise KeyError(f"no engine declares the option {name!r}")
+        value = self.options.get(name)
+        return declared.default if value is None else value
+
+    @property
+    def where(self) -> Where:
+        """Where a dask graph runs, from the dask engine's options (Where(): this process).
+
+        Raises:
+            UsageError: both workers and a scheduler, or a malformed scheduler address.
+        """
+        return where_of(self.options)
 
     @property
     def times(self) -> Clock:
@@ -85,6 +109,10 @@ def is_chunked(item: Any) -> bool:
 
 
 def _wants_dask(items: Sequence[Any], job: Job) -> bool:
+    # imported here, not above: the command line lists the engines' options
+    # (engine_options) as it starts, before numpy is needed
+    from ..io.registry import output_format
+
     return (
         job.where.cluster
         or (job.output is not None and output_format(job.output) == "zarr")
@@ -97,18 +125,40 @@ def _wants_streamed(items: Sequence[Any], job: Job) -> bool:
 
 
 class Engine(NamedTuple):
-    """A planner entry: the engine's name, its module, and when it runs a call."""
+    """A planner entry: the engine's name, its module, when it runs a call,
+    and the options it takes from its caller (declared by the engine, in a
+    module that does not import what the engine runs on)."""
 
     name: str
     module: str
     wants: Callable[[Sequence[Any], Job], bool]
+    options: tuple[EngineOption, ...] = ()
 
 
 ENGINES: list[Engine] = [
-    Engine("dask", "meancli.engine.dask.run", _wants_dask),
+    Engine("dask", "meancli.engine.dask.run", _wants_dask, DASK_OPTIONS),
     Engine("streamed", "meancli.engine.streamed", _wants_streamed),
     Engine("memory", "meancli.engine.memory", lambda items, job: True),
 ]
+
+
+def engine_options() -> list[EngineOption]:
+    """Every engine's options, in planner order (the command line makes a flag of each)."""
+    return [option for engine in ENGINES for option in engine.options]
+
+
+def where_of(values: Mapping[str, Any]) -> Where:
+    """Where a call runs, from the engine options' values by name (None: not
+    given, the option's default).
+
+    Raises:
+        UsageError: both workers and a scheduler, or a malformed scheduler
+            address (check_where).
+    """
+    given = {o.name: o.default if values.get(o.name) is None else values[o.name] for o in DASK_OPTIONS}
+    where = Where(**given)
+    check_where(where)
+    return where
 
 
 def choose(items: Sequence[Any], job: Job) -> Engine:
