@@ -27,6 +27,7 @@ import ml_dtypes
 import numpy as np
 from hypothesis import HealthCheck, settings
 
+from meancli import kernels
 from meancli.engine import streamed
 from meancli.io import shards, thresholds
 from meancli.ops.schema import OpVersion
@@ -49,9 +50,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # The choice of instruction sets is cached per machine (meancli/kernels/isa_choice.py).
 # A test run keeps its own out of the user's cache folder: one folder, made here
 # before pytest-xdist starts its workers (they inherit it and share one measurement).
+# It is measured here, once, so no test's process (a CLI run, a dask worker) pays
+# for it in the middle of what the test times.
 if "MEANCLI_CACHE_DIR" not in os.environ:
     os.environ["MEANCLI_CACHE_DIR"] = tempfile.mkdtemp(prefix="meancli-test-cache-")
     atexit.register(shutil.rmtree, os.environ["MEANCLI_CACHE_DIR"], True)
+    if not os.environ.get("MEANCLI_ISA"):
+        kernels.isa_report()
 
 # --------------------------------------------------------------------------- the command line
 
