@@ -39,6 +39,8 @@ class Job(NamedTuple):
         repeat: kernel runs timed in memory (the median is reported).
         out: an array the result goes into (the API's ``out=``); None: a new one.
         lazy: a dask array in gives a lazy dask array out (the API), not a computed one.
+        storage_options: the filesystem's options for an output URL (io.urls), which the
+            dask workers writing a remote zarr store get with it.
     """
 
     where: Where = Where()
@@ -49,6 +51,7 @@ class Job(NamedTuple):
     repeat: int = 1
     out: Any = None
     lazy: bool = False
+    storage_options: Any = None
 
     @property
     def times(self) -> Clock:
