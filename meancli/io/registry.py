@@ -197,8 +197,8 @@ def input_location(arg: str) -> tuple[str, str | None]:
     """
     if is_url(arg):  # decided without asking the store: URL:MEMBER after the host
         ways = split_url_member(arg)
-        url, member = ways[1] if len(ways) > 1 else ways[0]
-        return url.rstrip("/") or url, member or None
+        url, inside = ways[1] if len(ways) > 1 else ways[0]
+        return url.rstrip("/") or url, inside or None
     path, member = split_member(arg)
     if member is not None or os.path.exists(arg):  # (a file as given: no store, list or glob to look for)
         return (path.rstrip("/") or path), member

@@ -61,6 +61,7 @@ def check_url_target(url: str, *, zarr: bool, options: StorageOptions | None) ->
     if not zarr:
         return
     try:
+        fs.invalidate_cache()  # asked of the store now, not of an earlier listing
         taken = fs.exists(path.rstrip("/"))
     except MeancliError:
         raise
@@ -127,6 +128,7 @@ def publish_url_store(tmp: str, url: str, options: StorageOptions | None) -> Non
     _, dest = _fs(url, options)
     src, dest = src.rstrip("/"), dest.rstrip("/")
     try:
+        fs.invalidate_cache()
         if fs.exists(dest):
             raise OutputFileError(
                 f"{where}: exists; -o never replaces a remote zarr store (remove it or choose another name)"
@@ -141,7 +143,7 @@ def publish_url_store(tmp: str, url: str, options: StorageOptions | None) -> Non
             for group in (data, meta):
                 for p in group:
                     copied = True
-                    fs.copy(p, dest + p[len(src) :])
+                    copy_object(fs, p, dest + p[len(src) :])
         except BaseException:
             if copied:
                 with interrupts_deferred():
@@ -151,6 +153,11 @@ def publish_url_store(tmp: str, url: str, options: StorageOptions | None) -> Non
         raise
     except Exception as exc:  # fsspec's filesystems raise many kinds
         raise remote_error(where, exc, options, output=True) from None
+
+
+def copy_object(fs: Any, source: str, dest: str) -> None:
+    """Copy one object within the store, server-side (S3's CopyObject)."""
+    fs.copy(source, dest)
 
 
 class UrlZarrTarget:

@@ -38,6 +38,16 @@ PROTOCOL_EXTRA = {
     "https": "http",
 }
 
+#: The package that reads each protocol (what the extra installs).
+PROTOCOL_PACKAGE = {
+    "s3": "s3fs",
+    "s3a": "s3fs",
+    "gs": "gcsfs",
+    "gcs": "gcsfs",
+    "http": "aiohttp",
+    "https": "aiohttp",
+}
+
 #: Option names whose values are secrets (a key holding one of these words, any case).
 SECRET_WORDS = ("secret", "key", "token", "password", "passwd", "credential", "session", "auth", "sas")
 MASK = "***"
@@ -165,10 +175,15 @@ def filesystem(url: str, options: StorageOptions | None, *, output: bool = False
     except ImportError:
         raise error(f"{url}: URLs are read through fsspec; {extra_hint(extra or 's3')}") from None
     try:
-        return fsspec.core.url_to_fs(url, **_fsspec_options(protocol, options))
+        fs, path = fsspec.core.url_to_fs(url, **_fsspec_options(protocol, options))
+        return fs, str(path)
     except ImportError as exc:
         if extra is not None:
-            raise error(f"{url}: {protocol}:// needs a package not installed; {extra_hint(extra)}") from None
+            package = PROTOCOL_PACKAGE[protocol]
+            raise error(
+                f"{url}: {protocol}:// URLs are read through {package}, which is not installed; "
+                f"{extra_hint(extra)}"
+            ) from None
         raise error(
             f"{url}: {protocol}:// needs a package not installed: {scrub(str(exc), options)}"
         ) from None
