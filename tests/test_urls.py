@@ -521,6 +521,7 @@ def test_a_missing_package_names_its_extra(monkeypatch: pytest.MonkeyPatch, tmp_
         monkeypatch.delitem(registry, "gs", raising=False)
         assert "install the gcs extra with:" in one_error(run_cli("reduce-mean", "gs://b/x.npy"))
     assert "unknown URL protocol" in one_error(run_cli("reduce-mean", "nosuchproto://b/x.npy"))
+    assert "names no bucket" in one_error(run_cli("reduce-mean", "memory://"))
 
 
 # --------------------------------------------------------------------------- options

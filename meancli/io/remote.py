@@ -6,8 +6,9 @@ What a URL names is found as for a path, by asking the store:
 - ``URL`` or ``URL:path/in/group`` where URL holds zarr metadata (``zarr.json``,
   ``.zarray``, ``.zgroup``): a zarr array (io.zarr_input, through zarr's
   FsspecStore);
-- a URL with a glob character (``*?[``) in its path: the ``.npy`` objects it
-  matches, in byte order of their names, as one shard dataset;
+- a URL with a glob character (``*?[``; over http(s) only ``*[``: ``?``
+  starts a query) in its path: the ``.npy`` objects it matches, in byte order
+  of their names, as one shard dataset;
 - an object: by its first bytes a zip (``.npz``, every member or
   ``URL:NAME``), else a ``.npy``;
 - a prefix (a "directory": an S3 prefix, an HTTP directory listing): the
@@ -39,7 +40,7 @@ from .npy_read import check_size, read_npy_bytes
 from .shards import PIECE_BYTES
 from .source import Source
 from .thresholds import streams_size
-from .urls import StorageOptions, filesystem, is_url, remote_error, split_url_member
+from .urls import StorageOptions, filesystem, is_url, remote_error, split_url_member, url_protocol
 
 GLOB_CHARS = frozenset("*?[")
 ZARR_METADATA = ("zarr.json", ".zarray", ".zgroup")
@@ -66,7 +67,13 @@ def open_url(
     """
     try:
         fs, path = filesystem(arg, options)
-        if GLOB_CHARS & set(path) and not fs.exists(path):
+        if not path.strip("/") or path.strip("/") in (".", ".."):
+            raise InputFileError(
+                f"{arg}: the URL names no bucket or host path; give one as {url_protocol(arg)}://BUCKET/KEY"
+            )
+        # over HTTP a '?' starts a query (a presigned URL's signature), not a glob
+        wild = GLOB_CHARS - {"?"} if url_protocol(arg) in ("http", "https") else GLOB_CHARS
+        if wild & set(path) and not fs.exists(path):
             urls = sorted(_url(fs, p) for p in fs.glob(path) if p.endswith(".npy"))
             if not urls:
                 raise InputFileError(f"{arg}: the pattern matches no .npy objects")
