@@ -420,6 +420,40 @@ def test_a_failed_publish_leaves_nothing(s3: str, monkeypatch: pytest.MonkeyPatc
     assert not [p for p in fs.ls(BUCKET) if ".meancli-" in p]
 
 
+def test_a_run_that_fails_while_writing_a_remote_store_leaves_nothing(s3: str) -> None:
+    """An input chunk that cannot be read partway through the workers' writes (format 2,
+    no fill_value, one chunk object gone): no store under the name, no temporary prefix."""
+    fs = s3fs.S3FileSystem(endpoint_url=s3, skip_instance_cache=True)
+    options = {"storage_options": {"endpoint_url": s3}}
+    broken = zarr.create_array(
+        store=f"s3://{BUCKET}/holey.zarr",
+        shape=X.shape,
+        chunks=(5, 5, 3),
+        dtype=X.dtype,
+        zarr_format=2,
+        fill_value=None,
+        **options,
+    )
+    broken[...] = X
+    fs.rm(f"{BUCKET}/holey.zarr/3.0.0")
+    target = f"s3://{BUCKET}/from-holey.zarr"
+    result = run_cli(
+        "reduce-mean",
+        f"s3://{BUCKET}/holey.zarr",
+        "--axes",
+        "2",
+        "-o",
+        target,
+        "--storage-option",
+        f"endpoint_url={s3}",
+    )
+    err = one_error(result)
+    assert "chunk (3, 0, 0): missing" in err
+    fs.invalidate_cache()
+    assert not fs.exists(target)
+    assert not [p for p in fs.ls(BUCKET) if ".meancli-" in p]
+
+
 def test_http_output_is_refused_before_reading(http_root: str) -> None:
     result = run_cli("reduce-mean", f"{http_root}/x.npy", "-o", f"{http_root}/out.npy")
     assert result.exit_code == 1
