@@ -454,6 +454,57 @@ def test_a_run_that_fails_while_writing_a_remote_store_leaves_nothing(s3: str) -
     assert not [p for p in fs.ls(BUCKET) if ".meancli-" in p]
 
 
+@pytest.mark.slow
+def test_ctrl_c_while_writing_a_remote_store_leaves_nothing(s3: str, tmp_path: Path) -> None:
+    """SIGINT once the temporary store exists, while its blocks are written: exit 130,
+    nothing under the name, the temporary prefix removed."""
+    import signal
+    import subprocess
+
+    fs = s3fs.S3FileSystem(endpoint_url=s3, skip_instance_cache=True)
+    many = zarr.create_array(
+        store=f"s3://{BUCKET}/many.zarr",
+        shape=(400, 8),
+        chunks=(1, 8),
+        dtype="float64",
+        storage_options={"endpoint_url": s3},
+    )
+    many[...] = np.arange(3200, dtype=np.float64).reshape(400, 8)
+    target = f"s3://{BUCKET}/interrupted.zarr"
+    argv = [
+        "reduce-mean",
+        f"s3://{BUCKET}/many.zarr",
+        "--axes",
+        "1",
+        "-o",
+        target,
+        "--storage-option",
+        f"endpoint_url={s3}",
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "meancli", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            fs.invalidate_cache()
+            if [p for p in fs.ls(BUCKET) if ".meancli-" in p]:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err.decode()
+    assert err.decode() == "error: interrupted\n"
+    fs.invalidate_cache()
+    assert not fs.exists(target)
+    assert not [p for p in fs.ls(BUCKET) if ".meancli-" in p]
+
+
 def test_http_output_is_refused_before_reading(http_root: str) -> None:
     result = run_cli("reduce-mean", f"{http_root}/x.npy", "-o", f"{http_root}/out.npy")
     assert result.exit_code == 1
