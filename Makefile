@@ -25,7 +25,7 @@ help:
 	@echo "make check-generated  fail if generated/ differs from a fresh generation"
 	@echo "make lint             ruff (check, format check), mypy, and the import contract (layers import downward only)"
 	@echo "make bench            benchmarks against numpy, onnxruntime and OpenVINO; exact-path GB/s; earlier kernels"
-	@echo "make bench-distributed  4 GiB zarr on 2 dask workers against dask and xarray"
+	@echo "make bench-distributed  4 GiB zarr on 2 dask workers against dask and xarray, and from a local S3 server"
 	@echo "make conformance      regenerate docs/conformance.md (onnxruntime, ONNX reference, OpenVINO)"
 	@echo "make sanitize         run the kernel tests under AddressSanitizer and UBSan"
 	@echo "make fuzz             the long fuzzing profile"

@@ -22,6 +22,7 @@ from .errors import InputFileError, SpecViolation, UsageError
 from .io.messages import split_member
 from .io.registry import Opening, input_format_name, open_input
 from .io.source import memmap_source
+from .io.urls import is_url
 from .kernels import threads_of
 from .kernels.arrays import kernel_input, refuse_masked
 from .ops import opset as opsets
@@ -197,13 +198,20 @@ def mean(
     return plan.mean(op, shape, items, job).result
 
 
-def open_lazy(path: str | os.PathLike[str]) -> Any:
+def open_lazy(path: str | os.PathLike[str], storage_options: dict[str, Any] | None = None) -> Any:
     """A FILE as the command line reads it, as a lazy dask array on its own chunk grid.
 
     Args:
         path: a zarr store (``STORE.zarr``, ``STORE.zarr:path/in/group``, a zipped
             store), a dataset of ``.npy`` shards (a directory, a glob, ``@LIST``),
-            or a ``.npy`` file (read in pieces of about 64 MiB along axis 0).
+            or a ``.npy`` file (read in pieces of about 64 MiB along axis 0); or a
+            URL naming one of them (``s3://bucket/era5.zarr:t2m``, ``gs://...``,
+            ``https://...``, any fsspec protocol installed), whose chunks are read by
+            whichever process computes them (a dask worker opens the store itself).
+        storage_options: for a URL, the filesystem's options (``{"endpoint_url":
+            "http://127.0.0.1:9000"}``, ``{"anon": True}``), as the command line's
+            ``--storage-option``; None: the filesystem library's defaults (its
+            credentials from where it looks: AWS_* variables, config files).
 
     Returns:
         A dask array (dtype as stored, native byte order; bfloat16 as
@@ -214,7 +222,9 @@ def open_lazy(path: str | os.PathLike[str]) -> Any:
         InputFileError: the path does not exist or cannot be opened, names several
             arrays (a zarr group: name one as ``STORE:PATH``), names what is not
             opened lazily (an ``.npz`` archive or member, a ``.pb`` tensor file), or
-            dask/zarr are not installed.
+            dask/zarr are not installed; for a URL also: the protocol's package is
+            not installed (naming the extra), no such bucket or object, access
+            denied, or the server did not answer.
         UsageError: ``path`` is not a path, or is stdin (``-``).
     """
     try:
@@ -227,8 +237,14 @@ def open_lazy(path: str | os.PathLike[str]) -> Any:
         raise UsageError(
             f"open_lazy({path!r}): stdin and the empty path are no lazy input; read them with numpy"
         )
-    _refuse_not_lazy(path)
-    found = open_input(path, Opening(lazy=True))
+    if not is_url(path):
+        _refuse_not_lazy(path)
+    found = open_input(path, Opening(lazy=True, storage_options=storage_options))
+    if any(not plan.is_chunked(a.data) for a in found):  # an .npz (member) at a URL
+        raise InputFileError(
+            f"{path}: an .npz archive or member is not opened lazily (open_lazy opens zarr stores, "
+            ".npy shard datasets and .npy files)"
+        )
     if len(found) != 1:
         listed = ", ".join(a.name for a in found)
         raise InputFileError(f"{path}: holds {len(found)} arrays ({listed}); name one as {path}:PATH")

@@ -280,8 +280,10 @@ def run_many(
     json_mode: bool,
     quiet: bool,
     debug: bool,
+    storage_options: dict[str, Any] | None = None,
 ) -> int:
     """Run ``run_one(file, output_path)`` for every FILE in order; returns the exit status.
+    ``storage_options``: for output URLs (--storage-option), checked as files are.
 
     ``outputs`` are output_paths(files, template), checked by the caller.
     ``run_one`` does one file's whole run (read, validate, kernel, write,
@@ -301,7 +303,7 @@ def run_many(
 
     if not keep_going:
         for out in outputs:
-            check_output_target(out)
+            check_output_target(out, storage_options)
     if not gc.isenabled():  # off for start-up (see entry.py): a long run collects its cycles
         gc.freeze()  # what start-up made stays; collections skip it
         gc.enable()
@@ -310,7 +312,9 @@ def run_many(
     done = 0
     for i, (file, out) in enumerate(zip(files, outputs, strict=True)):
         try:
-            check_output_target(out)  # (again: it may have changed since, by an earlier file's run too)
+            check_output_target(
+                out, storage_options
+            )  # (again: it may have changed since, by an earlier file's run too)
             run_one(file, out)
         except (KeyboardInterrupt, BrokenPipeError, typer.Exit):
             raise

@@ -20,6 +20,7 @@ from .run import (
     run_outcome,
     session,
     start,
+    storage_options_of,
 )
 
 
@@ -38,6 +39,7 @@ def mean(
     output: options.Output = None,
     threads: options.Threads = None,
     engine_options: Optional[dict[str, Any]] = None,  # noqa: UP045 -- the engines' options (options.with_engine_options)
+    storage_option: options.StorageOption = None,
     repeat: options.Repeat = 1,
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
@@ -59,6 +61,7 @@ def mean(
             output = single_output(output)
             check_output_format(output, output)
         report = start("mean", "Mean", opset, threads)
+        store = storage_options_of(storage_option, report)
         op, n_threads = report.op, report.threads
         assert op is not None
         # The command line alone decides these usage errors, before any input is read.
@@ -69,11 +72,16 @@ def mean(
         check_compare_options(compare, max_ulp, output, many=False)
         check_version_options(op, attributes, axes_given=True)
         if output is not None:
-            check_output_target(output)
+            check_output_target(output, store)
         # One FILE (an .npz of several arrays too): its errors name it, as reduce-mean's do.
         with about_input(files[0]) if len(files) == 1 else nullcontext():
             items = read_inputs(
-                files, report, quiet=quiet or json_mode, stream=repeat == 1, chunked=where.cluster
+                files,
+                report,
+                quiet=quiet or json_mode,
+                stream=repeat == 1,
+                chunked=where.cluster,
+                storage_options=store,
             )
             with report.stage("validate"):
                 check_input_dtypes(op, report)
@@ -85,10 +93,25 @@ def mean(
         progress = progress_factory(enabled=not (quiet or json_mode))
         # --compare: the result comes back to memory (written afterwards), to be compared
         job = plan.Job(
-            engine_options or {}, n_threads, output if compare is None else None, report, progress, repeat
+            engine_options or {},
+            n_threads,
+            output if compare is None else None,
+            report,
+            progress,
+            repeat,
+            storage_options=store,
         )
         outcome = plan.mean(op, shape, items, job)
         if compare is not None:
             compare_result(report, outcome.result, against, compared, max_ulp)
-        run_outcome(report, outcome, output, shape, items[0].dtype, json_mode=json_mode, quiet=quiet)
+        run_outcome(
+            report,
+            outcome,
+            output,
+            shape,
+            items[0].dtype,
+            json_mode=json_mode,
+            quiet=quiet,
+            storage_options=store,
+        )
         exit_if_mismatched(report)

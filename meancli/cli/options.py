@@ -214,6 +214,19 @@ def with_engine_options(command: Callable[..., None]) -> Callable[..., None]:
     return run
 
 
+StorageOption = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--storage-option",
+        metavar="KEY=VALUE",
+        help="An option of the filesystem that reads or writes URLs (s3://, gs://, http(s)://), "
+        "repeatable: endpoint_url=http://127.0.0.1:9000, anon=true; VALUE is parsed as JSON when it "
+        "parses. Credentials come from where the filesystem looks (AWS_* variables, config files); "
+        "reports mask secret values.",
+    ),
+]
+
+
 def help_when_bare(ctx: typer.Context) -> None:
     """A group run without a command prints its help, as --help does, on stdout and
     exits with status 2 (a usage error)."""

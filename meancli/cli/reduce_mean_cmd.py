@@ -22,6 +22,7 @@ from .run import (
     run_outcome,
     session,
     start,
+    storage_options_of,
 )
 
 if TYPE_CHECKING:  # numpy and the engine load only when a command runs
@@ -71,6 +72,7 @@ def reduce_mean(
     output: options.Output = None,
     threads: options.Threads = None,
     engine_options: Optional[dict[str, Any]] = None,  # noqa: UP045 -- the engines' options (options.with_engine_options)
+    storage_option: options.StorageOption = None,
     repeat: options.Repeat = 1,
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
@@ -87,7 +89,8 @@ def reduce_mean(
     (for dir/a.npy: a, a.npy, dir; the member of data.npz:NAME or of
     STORE.zarr:PATH; the position from 0; a shard directory or glob by its
     directory, @LIST by its list file). --json prints one object per file,
-    one per line.
+    one per line. A FILE or OUT may be a URL (s3://, gs://, http(s)://), read
+    and written with --storage-option.
     """
     # attributes: the options the specs' attributes give (options.with_attribute_options)
     with session(json_mode=json_mode, debug=debug, quiet=quiet, data=True):
@@ -99,6 +102,7 @@ def reduce_mean(
             raise UsageError(str(exc)) from None
         output = output_option(output)
         report = start("reduce-mean", "ReduceMean", opset, threads)
+        store = storage_options_of(storage_option, report)
         op, n_threads = report.op, report.threads
         assert op is not None
         # The command line alone decides these usage errors, before any input is read.
@@ -116,7 +120,7 @@ def reduce_mean(
         outputs = batch.output_paths(files, output) if many else [output]
         if output is not None and not many:
             check_output_format(output, output)
-            check_output_target(output)
+            check_output_target(output, store)
         if axes_from is not None:  # read once, for every FILE
             axes_list = _read_axes_from(op, axes_from, report)
 
@@ -124,16 +128,34 @@ def reduce_mean(
 
         def run_one(file: str, out: Optional[str]) -> None:  # noqa: UP045
             one = Report("reduce-mean", n_threads, op)
+            one.storage_options = report.storage_options
             quiet_notes = quiet or json_mode or bool(notes)
             args = (axes_list, keep_dims, attributes, repeat, engine_options or {}, compare, max_ulp)
-            _reduce_file(op, file, out, one, *args, quiet=quiet, json_mode=json_mode, quiet_notes=quiet_notes)
+            _reduce_file(
+                op,
+                file,
+                out,
+                one,
+                *args,
+                quiet=quiet,
+                json_mode=json_mode,
+                quiet_notes=quiet_notes,
+                store=store,
+            )
             notes.extend(one.stderr_notes)
 
         if not many:
             run_one(files[0], output)
             return
         status = batch.run_many(
-            files, outputs, run_one, keep_going=keep_going, json_mode=json_mode, quiet=quiet, debug=debug
+            files,
+            outputs,
+            run_one,
+            keep_going=keep_going,
+            json_mode=json_mode,
+            quiet=quiet,
+            debug=debug,
+            storage_options=store,
         )
         if status:
             raise typer.Exit(status)
@@ -155,10 +177,13 @@ def _reduce_file(
     quiet: bool,
     json_mode: bool,
     quiet_notes: bool,
+    store: Optional[dict[str, Any]] = None,  # noqa: UP045
 ) -> None:
     """One FILE's whole run: read, validate, run on the engine the planner picks
     (in memory, streamed, dask; ``engine_options`` by name), write ``output``
-    (None: show), compare with ``compare`` (exit status 4 beyond ``max_ulp``), report."""
+    (None: show), compare with ``compare`` (exit status 4 beyond ``max_ulp``),
+    report. ``store``: the filesystem's options for a URL FILE or ``output``
+    (--storage-option)."""
     from ..engine import plan
     from ..ops.validate import validate_reduce
     from .comparing import compare_result, exit_if_mismatched, open_compared
@@ -167,7 +192,13 @@ def _reduce_file(
     cluster = plan.where_of(engine_options).cluster
     with about_input(file):
         (data,) = read_inputs(
-            [file], report, quiet=quiet_notes, single=True, stream=repeat == 1, chunked=cluster
+            [file],
+            report,
+            quiet=quiet_notes,
+            single=True,
+            stream=repeat == 1,
+            chunked=cluster,
+            storage_options=store,
         )
         with report.stage("validate"):
             check_input_dtypes(op, report)
@@ -180,11 +211,28 @@ def _reduce_file(
 
     progress = progress_factory(enabled=not (quiet or json_mode))
     # --compare: the result comes back to memory (written afterwards), to be compared
-    job = plan.Job(engine_options, n_threads, output if compare is None else None, report, progress, repeat)
+    job = plan.Job(
+        engine_options,
+        n_threads,
+        output if compare is None else None,
+        report,
+        progress,
+        repeat,
+        storage_options=store,
+    )
     outcome = plan.reduce(op, call, data, job)
     if compare is not None:
         compare_result(report, outcome.result, against, compared, max_ulp)
-    run_outcome(report, outcome, output, call.out_shape, data.dtype, json_mode=json_mode, quiet=quiet)
+    run_outcome(
+        report,
+        outcome,
+        output,
+        call.out_shape,
+        data.dtype,
+        json_mode=json_mode,
+        quiet=quiet,
+        storage_options=store,
+    )
     exit_if_mismatched(report)
 
 

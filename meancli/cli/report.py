@@ -60,6 +60,8 @@ class Report(StageTimes):
         self.kernel_kind_ran: str | None = None
         # --compare: what comparing each other result with this one found (engine.compare)
         self.comparisons: list[Comparison] = []
+        # --storage-option, secret values masked (io.urls.masked); None when none given
+        self.storage_options: dict[str, Any] | None = None
 
     def kernel_dtype(self) -> str | None:
         """The dtype the kernels ran on (the first input's; None before one is read)."""
@@ -73,7 +75,7 @@ class Report(StageTimes):
         return "mean" if self.command == "mean" else "run"
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        shown = {
             "command": self.command,
             "op": self.op.name if self.op else None,
             "domain": self.op.domain if self.op else None,
@@ -88,6 +90,9 @@ class Report(StageTimes):
             "engine": self.engine,
             "meancli_version": __version__,
         } | ({"comparisons": [comparison_json(c) for c in self.comparisons]} if self.comparisons else {})
+        if self.storage_options is not None:  # --storage-option, secret values masked
+            shown["storage_options"] = self.storage_options
+        return shown
 
     def mismatched(self) -> bool:
         """Whether some comparison found an element beyond its tolerance (exit status 4)."""

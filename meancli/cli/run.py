@@ -226,6 +226,22 @@ def check_std_streams(files: list[str], output: str | None, axes_from: str | Non
         raise UsageError(f"-o {output}: refusing to write binary .npy data to a terminal; use -o FILE")
 
 
+def storage_options_of(values: list[str] | None, report: Report) -> dict[str, Any] | None:
+    """--storage-option KEY=VALUE values as a dict (io.urls.parse_storage_options), recorded
+    in the report with secret values masked; None when none is given.
+
+    Raises:
+        UsageError: a value that is not KEY=VALUE.
+    """
+    if not values:
+        return None
+    from ..io.urls import masked, parse_storage_options
+
+    options = parse_storage_options(values)
+    report.storage_options = masked(options)
+    return options
+
+
 @contextmanager
 def about_input(file: str) -> Iterator[None]:
     """An input or spec error raised inside (a malformed file, a dtype, rank or axis
@@ -271,6 +287,7 @@ def read_inputs(
     single: bool = False,
     stream: bool = False,
     chunked: bool = False,
+    storage_options: dict[str, Any] | None = None,
 ) -> list[Any]:
     """Read every FILE argument through the input registry (meancli.io.registry) under
     the ``read`` stage, recording each tensor's name, shape and dtype.
@@ -283,6 +300,7 @@ def read_inputs(
             less is read whole).
         chunked: the run goes to dask: a ``.npy`` file becomes a one-shard
             dataset, so the workers read it themselves.
+        storage_options: the filesystem's options for URL arguments (--storage-option).
 
     Returns:
         Kernel-ready arrays (native byte order, C or Fortran order), Sources,
@@ -299,7 +317,7 @@ def read_inputs(
 
     items: list[Any] = []
     noted = False
-    how = Opening(stream=stream, lazy=chunked)
+    how = Opening(stream=stream, lazy=chunked, storage_options=storage_options)
     import_stage(report, paths)
     with report.stage("read"), _listing_accepted_types(report):
         for path in paths:
@@ -362,8 +380,17 @@ def finish_written(
     emit(report, None, json_mode=json_mode, quiet=quiet, stream=human_stream(output))
 
 
-def finish(report: Report, result: Any, output: str | None, *, json_mode: bool, quiet: bool) -> None:
-    """Write the result to ``output`` (atomically; ``-`` = stdout) and print the report."""
+def finish(
+    report: Report,
+    result: Any,
+    output: str | None,
+    *,
+    json_mode: bool,
+    quiet: bool,
+    storage_options: dict[str, Any] | None = None,
+) -> None:
+    """Write the result to ``output`` (atomically; ``-`` = stdout; a URL with the
+    filesystem's ``storage_options``) and print the report."""
     from ..dtypes import spec_name
     from ..io.registry import write_output
 
@@ -372,7 +399,7 @@ def finish(report: Report, result: Any, output: str | None, *, json_mode: bool, 
     if output is not None:
         import_stage(report, [], output)
         with report.stage("write"):
-            write_output(output, result)
+            write_output(output, result, storage_options)
         report.output = TensorInfo(output, tuple(result.shape), spec_name(result.dtype))
         emit(report, None, json_mode=json_mode, quiet=quiet, stream=human_stream(output))
     else:
@@ -389,6 +416,7 @@ def run_outcome(
     *,
     json_mode: bool,
     quiet: bool,
+    storage_options: dict[str, Any] | None = None,
 ) -> None:
     """Report an engine's Outcome (meancli.engine.plan): write and show its result,
     or, when the engine wrote ``output`` itself as it ran, report that."""
@@ -397,4 +425,6 @@ def run_outcome(
     if outcome.result is None:
         finish_written(report, output, shape, dtype, json_mode=json_mode, quiet=quiet)
     else:
-        finish(report, outcome.result, output, json_mode=json_mode, quiet=quiet)
+        finish(
+            report, outcome.result, output, json_mode=json_mode, quiet=quiet, storage_options=storage_options
+        )

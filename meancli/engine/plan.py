@@ -42,6 +42,8 @@ class Job(NamedTuple):
         repeat: kernel runs timed in memory (the median is reported).
         out: an array the result goes into (the API's ``out=``); None: a new one.
         lazy: a dask array in gives a lazy dask array out (the API), not a computed one.
+        storage_options: the filesystem's options for an output URL (io.urls), which the
+            dask workers writing a remote zarr store get with it.
     """
 
     options: Mapping[str, Any] = MappingProxyType({})
@@ -52,6 +54,7 @@ class Job(NamedTuple):
     repeat: int = 1
     out: Any = None
     lazy: bool = False
+    storage_options: Any = None
 
     def option(self, name: str) -> Any:
         """The value of engine option ``name``: as given, else its declared default.
@@ -59,7 +62,7 @@ class Job(NamedTuple):
         Raises:
             KeyError: no engine declares ``name``.
         """
-        (declared,) = [o for o in engine_options() if o.name == name] or [None]
+        declared = next((o for o in engine_options() if o.name == name), None)
         if declared is None:
             raise KeyError(f"no engine declares the option {name!r}")
         value = self.options.get(name)

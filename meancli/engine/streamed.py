@@ -29,9 +29,8 @@ import numpy as np
 
 from .. import kernels
 from ..dtypes import native_dtype, spec_name
-from ..io.npy_read import read_npy
 from ..io.npy_write import write_npy_blocks
-from ..io.registry import output_format
+from ..io.registry import writes_as_produced
 from ..io.source import Source
 from ..kernels.arrays import kernel_input
 from ..ops.rules import ReduceCall
@@ -53,7 +52,7 @@ def reduce(op: OpVersion, call: ReduceCall, source: Source, job: Job) -> Outcome
 def mean(op: OpVersion, shape: tuple[int, ...], items: list[Any], job: Job) -> Outcome:
     """The planner's entry: Mean with some inputs streamed (mean_streamed); a ``.npy``
     ``job.output`` is written block by block as it is produced (the result is then None)."""
-    blockwise = job.output if job.output is not None and output_format(job.output) == "npy" else None
+    blockwise = job.output if job.output is not None and writes_as_produced(job.output) else None
     result = mean_streamed(op, shape, items, job.threads, blockwise, job.times, job.progress, job.out)
     return Outcome(result, {"name": "streamed"}, "mean")
 
@@ -134,7 +133,7 @@ def mean_streamed(
             padded = (1,) * (len(shape) - len(item.shape)) + item.shape
             if item.header.fortran_order or (not item.seekable and padded != shape):
                 with clock.stage("read"):
-                    data = item.read_all() if not item.seekable else read_npy(item.name)[0]
+                    data = item.load()
                     item.finish()
                     items[k] = kernel_input(data)
         sources = [x for x in items if isinstance(x, Source)]

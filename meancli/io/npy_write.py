@@ -74,6 +74,17 @@ def write_npy(path: str, array: np.ndarray[Any, Any]) -> int:
     return write_atomically(path, where, parts)
 
 
+def npy_bytes(array: np.ndarray[Any, Any], where: str) -> bytes:
+    """``array`` as the bytes of a ``.npy`` file (as :func:`write_npy` writes it), for an
+    output sent in one request (a URL: io.remote_output).
+
+    Raises:
+        OutputFileError: as write_npy, for the dtypes it refuses.
+    """
+    header, fortran = header_bytes(array, where)
+    return b"".join([header, *_data_chunks(array, fortran)])
+
+
 def write_npy_blocks(
     path: str, shape: tuple[int, ...], dtype: np.dtype[Any], blocks: Iterable[npt.NDArray[Any]]
 ) -> int:

@@ -56,10 +56,13 @@ class Archive:
         InputFileError: one line naming ``path`` or ``path:member``.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, fp: BinaryIO | None = None) -> None:
+        """Open the archive at ``path``, or read it from ``fp`` (a seekable file object,
+        a remote file: io.remote), named ``path``; closed by close()."""
         self.path = path
         self.where = display(path)
-        fp = open_for_reading(path, self.where)
+        if fp is None:
+            fp = open_for_reading(path, self.where)
         try:
             self.zip = zipfile.ZipFile(fp)
         except ZIP_ERRORS as exc:

@@ -26,6 +26,7 @@ from ..errors import InputFileError, OutputFileError, UsageError
 from .detect import input_format
 from .inputs import NamedArray, read_npy_input, read_npz_input, read_pb_input, read_stdin_input
 from .messages import reason, shown_input, split_member
+from .urls import StorageOptions, is_url, split_url_member
 
 GLOB_CHARS = frozenset("*?[")
 
@@ -39,11 +40,14 @@ class Opening(NamedTuple):
         lazy: the run goes to dask: a plain ``.npy`` file becomes a one-shard
             dataset, so that the workers read it themselves.
         mmap: memory-map regular ``.npy`` files read in memory.
+        storage_options: for URL arguments (io.urls), the filesystem's options
+            (``endpoint_url``, ``anon``, ...); None: the library's defaults.
     """
 
     stream: bool = False
     lazy: bool = False
     mmap: bool = True
+    storage_options: StorageOptions | None = None
 
 
 class InputFormat(NamedTuple):
@@ -56,6 +60,12 @@ class InputFormat(NamedTuple):
 
 def _is_stdin(arg: str) -> bool:
     return arg == "-"
+
+
+def _open_url(arg: str, how: Opening) -> list[NamedArray]:
+    from .remote import open_url  # fsspec and the protocol's package load only for a URL
+
+    return open_url(arg, how.storage_options, stream=how.stream, lazy=how.lazy)
 
 
 def _is_zarr(arg: str) -> bool:
@@ -140,6 +150,7 @@ def _open_stdin(arg: str, how: Opening) -> list[NamedArray]:
 
 INPUTS: tuple[InputFormat, ...] = (
     InputFormat("stdin", _is_stdin, _open_stdin),
+    InputFormat("url", is_url, _open_url),  # s3://, gs://, http(s)://: what it names is asked of the store
     InputFormat("zarr", _is_zarr, _open_zarr),  # before npz: a zipped store is a zip
     InputFormat("shards", _is_dataset, _open_dataset),
     InputFormat("npz", _is_npz, _open_npz),
@@ -155,8 +166,10 @@ def open_input(arg: str, how: Opening | None = None) -> list[NamedArray]:
         arg: ``-`` (stdin), a ``.npy`` path, an ``.npz`` path (every member, in stored
             order) or ``path.npz:member``, a ``.pb`` TensorProto file, a zarr store
             (``STORE`` or ``STORE:path/in/group``; a bare group gives every array
-            directly in it), or a dataset of ``.npy`` shards (a directory, a glob, ``@LIST``).
-        how: streaming, lazy (dask) or in-memory opening (Opening; None: in memory).
+            directly in it), a dataset of ``.npy`` shards (a directory, a glob, ``@LIST``),
+            or a URL naming any of those but ``.pb`` (io.remote: ``s3://bucket/era5.zarr:t2m``).
+        how: streaming, lazy (dask) or in-memory opening, and storage options for a URL
+            (Opening; None: in memory, the filesystem library's defaults).
 
     Returns:
         NamedArrays whose ``data`` is an array (file byte order and layout), a
@@ -182,6 +195,10 @@ def input_location(arg: str) -> tuple[str, str | None]:
     None), a path -> (the path, None). Decided without reading any data (output
     templates are filled from it before the first input is read).
     """
+    if is_url(arg):  # decided without asking the store: URL:MEMBER after the host
+        ways = split_url_member(arg)
+        url, inside = ways[1] if len(ways) > 1 else ways[0]
+        return url.rstrip("/") or url, inside or None
     path, member = split_member(arg)
     if member is not None or os.path.exists(arg):  # (a file as given: no store, list or glob to look for)
         return (path.rstrip("/") or path), member
@@ -236,20 +253,26 @@ def read_axes(arg: str, allowed: tuple[str, ...], label: str) -> list[int]:
 
 class OutputFormat(NamedTuple):
     """An output registry entry: its name, whether it takes a path, and its writer
-    (None: written by an engine as it runs, a zarr store from the dask workers)."""
+    ``write(path, array, storage_options)`` (None: written by an engine as it runs, a
+    zarr store from the dask workers)."""
 
     name: str
     recognise: Callable[[str], bool]
-    write: Callable[[str, Any], None] | None
+    write: Callable[[str, Any, StorageOptions | None], None] | None
 
 
-def _write_npy(path: str, array: Any) -> None:
+def _write_npy(path: str, array: Any, options: StorageOptions | None) -> None:
+    if is_url(path):
+        from .remote_output import put_npy  # fsspec loads only for a URL
+
+        put_npy(path, array, options)
+        return
     from .npy_write import write_npy
 
     write_npy(path, array)
 
 
-def _write_pb(path: str, array: Any) -> None:
+def _write_pb(path: str, array: Any, options: StorageOptions | None) -> None:
     from .onnx_tensor import write_tensor_file
 
     write_tensor_file(path, array)
@@ -282,6 +305,8 @@ def check_output_format(output: str, path: str) -> None:
         UsageError: one line naming what to write instead.
     """
     name = _suffix(path)
+    if is_url(path) and output_format(path) == "pb":
+        raise UsageError(f"-o {output}: ONNX tensor outputs are written to files only; write .npy or .zarr")
     if path != "-" and name.endswith(".npz"):
         raise UsageError(f"-o {output}: .npz outputs are not supported; write .npy or .pb")
     if name.endswith(".zarr.zip"):
@@ -295,17 +320,26 @@ def check_output_format(output: str, path: str) -> None:
         raise UsageError(f"-o {output}: zip outputs are not supported; write .npy, .pb or .zarr")
 
 
-def check_output_target(path: str | None) -> None:
+def check_output_target(path: str | None, storage_options: StorageOptions | None = None) -> None:
     """Before its input is read: an output error (exit status 1, as for an output that
     cannot be written) for a zarr output ``path`` that would replace something other
     than a zarr array or an empty directory (io.zarr_output), for a file output that
     is a directory, and for an output whose directory does not exist (found before a
     long run, not after it; zarr would make it).
 
+    A URL (io.remote_output.check_url_target): its protocol's package is installed and
+    can write (not http(s)); a zarr store there does not exist yet (an object store
+    has no rename: -o never replaces a remote store).
+
     Raises:
         OutputFileError: ``cannot write PATH: REASON``.
     """
     if path is None or path == "-":
+        return
+    if is_url(path):
+        from .remote_output import check_url_target
+
+        check_url_target(path, zarr=output_format(path) == "zarr", options=storage_options)
         return
     if output_format(path) == "zarr":
         from .zarr_output import check_zarr_target
@@ -321,9 +355,11 @@ def check_output_target(path: str | None) -> None:
         raise OutputFileError(f"cannot write {path}: {os.strerror(errno.ENOTDIR)}")
 
 
-def write_output(path: str, result: Any) -> None:
+def write_output(path: str, result: Any, storage_options: StorageOptions | None = None) -> None:
     """Write ``result`` to ``path`` in the format its name asks for, atomically:
-    ``.pb`` an ONNX TensorProto, anything else (``-`` = stdout included) ``.npy``.
+    ``.pb`` an ONNX TensorProto, anything else (``-`` = stdout included) ``.npy``;
+    a URL (``s3://bucket/out.npy``) in one request of the finished bytes, with the
+    filesystem's ``storage_options`` (io.remote_output.put_npy).
 
     Raises:
         OutputFileError: the file cannot be written (or the onnx package is missing for ``.pb``).
@@ -334,4 +370,10 @@ def write_output(path: str, result: Any) -> None:
     fmt = next(f for f in OUTPUTS if f.recognise(path))
     if fmt.write is None:
         raise UsageError(f"-o {path}: a {fmt.name} output is written by the dask engine as it runs")
-    fmt.write(path, result)
+    fmt.write(path, result, storage_options)
+
+
+def writes_as_produced(path: str) -> bool:
+    """Whether an engine may write ``path`` block by block as the result is produced
+    (a ``.npy`` file or stdout); a URL is sent whole once finished (write_output)."""
+    return output_format(path) == "npy" and not is_url(path)

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import InputFileError
 from .messages import STDIN_NAME, reason
 from .npy_format import NpyHeader, read_header
-from .npy_read import check_size
+from .npy_read import check_size, read_npy
 from .pipes import read_bytes, read_into, stdin_buffer
 from .thresholds import streams_size
 
@@ -155,6 +155,23 @@ class Source:
             self.fp.close()
         if self.archive is not None:
             self.archive.close()
+
+    def load(self) -> np.ndarray[Any, Any]:
+        """The whole array, for an engine that cannot read this one in pieces: a seekable
+        file memory-mapped (io.npy_read.read_npy), a stream read whole (read_all); a
+        remote Source (io.remote.RemoteSource) read whole with range reads.
+
+        Raises:
+            InputFileError: as read_npy and read_all.
+        """
+        return read_npy(self.name)[0] if self.seekable else self.read_all()
+
+    def dataset(self) -> Any:
+        """This seekable ``.npy`` as a one-shard dataset (io.shards.ShardDataset) that dask
+        workers read themselves, in pieces along axis 0."""
+        from .shards import ShardDataset
+
+        return ShardDataset(self.name, [self.name])
 
     def read_all(self) -> np.ndarray[Any, Any]:
         """The whole array in memory (for a stream too small to be worth streaming).

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import InputFileError
 from .chunked import ChunkedArray, is_zarr_directory, regular_chunks, require, store_root
+from .urls import StorageOptions, filesystem, is_url
 
 MAX_CHUNKS = 1 << 22  # a dask graph of more tasks than this is impractical anyway
 
@@ -25,14 +26,17 @@ def _reason(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _open_store(store: str) -> Any:
+def _open_store(store: str, options: StorageOptions | None = None) -> Any:
     zarr = require("zarr")
+    if is_url(store):  # through fsspec (io.urls): s3://, gs://, http(s)://, ...
+        filesystem(store, options)  # a missing package: the one-line error naming the extra
+        return zarr.storage.FsspecStore.from_url(store, storage_options=dict(options or {}), read_only=True)
     if is_zarr_directory(store):
         return zarr.storage.LocalStore(store, read_only=True)
     return zarr.storage.ZipStore(store, mode="r")
 
 
-def open_node(store: str, path: str) -> Any:
+def open_node(store: str, path: str, options: StorageOptions | None = None) -> Any:
     """The zarr array or group at ``path`` in ``store`` (a directory or a zip
     file; ``""``: the root), read from that node's own metadata.
 
@@ -50,29 +54,31 @@ def open_node(store: str, path: str) -> Any:
             unreadable metadata.
     """
     zarr = require("zarr")
-    return zarr.open(store=_open_store(store), path=path, mode="r", use_consolidated=False)
+    return zarr.open(store=_open_store(store, options), path=path, mode="r", use_consolidated=False)
 
 
-def open_array(store: str, path: str) -> Any:
-    """The zarr array at ``path`` in ``store``, from its own metadata (open_node).
+def open_array(store: str, path: str, options: StorageOptions | None = None) -> Any:
+    """The zarr array at ``path`` in ``store`` (a path or a URL, read with the storage
+    ``options``), from its own metadata (open_node).
 
     Raises:
         FileNotFoundError: nothing at ``path``; ValueError: a group there; zarr's
             own exceptions for unreadable metadata.
     """
     zarr = require("zarr")
-    node = open_node(store, path)
+    node = open_node(store, path, options)
     if not isinstance(node, zarr.Array):
         raise ValueError(f"{path or 'the root'} is a group, not an array")
     return node
 
 
-def open_zarr(store: str, path: str) -> list[ChunkedArray]:
+def open_zarr(store: str, path: str, *, options: StorageOptions | None = None) -> list[ChunkedArray]:
     """The array at ``path`` in ``store`` (``""``: the root), or every array directly in
     the group there, in name order; each opened from its own metadata (open_node),
     never from consolidated metadata. ``path`` is relative to the store's root: a
     zip holding its store in one folder (``zip -r x.zip foo.zarr``) is opened at
     that folder (chunked.store_root), so ``x.zip:sub/x`` is ``foo.zarr/sub/x`` in it.
+    ``store`` may be a URL (io.remote), read with the storage ``options``.
 
     Raises:
         InputFileError: no array or group at ``path`` (the message lists what
@@ -83,20 +89,21 @@ def open_zarr(store: str, path: str) -> list[ChunkedArray]:
     root = store_root(store)
     where = f"the store under {root}/ in the zip" if root else "the store"
     try:
-        node = open_node(store, _inside(root, path))
+        node = open_node(store, _inside(root, path), options)
     except FileNotFoundError:
-        listed = _members(store, root)
+        listed = _members(store, root, options)
         raise InputFileError(f"{shown}: no array or group there ({where} holds: {listed})") from None
     except Exception as exc:  # zarr raises many kinds for unreadable metadata
         raise InputFileError(f"{shown}: not a readable zarr array or group: {_reason(exc)}") from None
     if isinstance(node, zarr.Array):
-        return [ZarrInput(store, _inside(root, path), shown, node)]
+        return [ZarrInput(store, _inside(root, path), shown, node, options)]
     # The group's own listing of its members (not its consolidated copy), and each
     # array opened from its own metadata: node[n] could carry the group's copy.
     names = sorted(node.array_keys())
     if not names:
+        held = _members(store, root, options)
         raise InputFileError(
-            f"{shown}: the zarr group holds no arrays directly ({where} holds: {_members(store, root)}); "
+            f"{shown}: the zarr group holds no arrays directly ({where} holds: {held}); "
             f"name one as {store}:PATH"
         )
     base = f"{path}/" if path else ""
@@ -104,10 +111,10 @@ def open_zarr(store: str, path: str) -> list[ChunkedArray]:
     for n in names:
         name = f"{store}:{base}{n}"
         try:
-            array = open_array(store, _inside(root, base + n))
+            array = open_array(store, _inside(root, base + n), options)
         except Exception as exc:  # zarr raises many kinds for unreadable metadata
             raise InputFileError(f"{name}: not a readable zarr array: {_reason(exc)}") from None
-        arrays.append(ZarrInput(store, _inside(root, base + n), name, array))
+        arrays.append(ZarrInput(store, _inside(root, base + n), name, array, options))
     return arrays
 
 
@@ -116,12 +123,12 @@ def _inside(root: str, path: str) -> str:
     return "/".join(p for p in (root, path) if p)
 
 
-def _members(store: str, root: str) -> str:
+def _members(store: str, root: str, options: StorageOptions | None = None) -> str:
     """What ``store`` holds, for a message: the paths in its root group, or its root
     array (a store may be one array, which the store's own name reads)."""
     zarr = require("zarr")
     try:
-        top = open_node(store, root)
+        top = open_node(store, root, options)
         if isinstance(top, zarr.Array):
             shape = tuple(int(n) for n in top.shape)
             return f"one array at its root, of shape {shape} and dtype {top.dtype}: give {store} alone"
@@ -132,10 +139,15 @@ def _members(store: str, root: str) -> str:
 
 
 class ZarrInput(ChunkedArray):
-    """One zarr array, opened again (lazily) wherever it is read."""
+    """One zarr array, opened again (lazily) wherever it is read: it pickles as its
+    store's path or URL, the path in it and the storage options, so a dask worker
+    opens the store itself."""
 
-    def __init__(self, store: str, path: str, name: str, array: Any) -> None:
-        self.store = os.path.abspath(store)
+    def __init__(
+        self, store: str, path: str, name: str, array: Any, options: StorageOptions | None = None
+    ) -> None:
+        self.store = store if is_url(store) else os.path.abspath(store)
+        self.options = dict(options or {})
         self.path = path
         self.name = name
         self.shape = tuple(int(n) for n in array.shape)
@@ -166,7 +178,7 @@ class ZarrInput(ChunkedArray):
 
     def _zarr(self) -> Any:
         if self._array is None:
-            self._array = open_array(self.store, self.path)
+            self._array = open_array(self.store, self.path, self.options)
         return self._array
 
     def _chunk_stored(self, array: Any, index: tuple[int, ...]) -> bool:
@@ -175,6 +187,9 @@ class ZarrInput(ChunkedArray):
         and process (a zip's list of names is read whole on every opening)."""
         key = array.metadata.encode_chunk_key(index)
         full = f"{self.path}/{key}" if self.path else key
+        if is_url(self.store):
+            fs, base = filesystem(self.store, self.options)
+            return bool(fs.isfile(f"{base.rstrip('/')}/{full}"))
         if os.path.isdir(self.store):
             return os.path.isfile(os.path.join(self.store, *full.split("/")))
         if self._zip_names is None:

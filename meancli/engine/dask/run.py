@@ -13,8 +13,9 @@ from ...errors import OutputFileError
 from ...io.chunked import require
 from ...io.messages import reason
 from ...io.registry import output_format
-from ...io.shards import ShardDataset
+from ...io.remote_output import UrlZarrTarget, publish_url_store, temporary_url
 from ...io.source import Source
+from ...io.urls import StorageOptions, is_url, remote_error
 from ...io.zarr_output import ZarrTarget, replace_store, temporary_store
 from ...ops.rules import ReduceCall
 from .. import ProgressFactory
@@ -33,13 +34,17 @@ def write_zarr(
     progress: ProgressFactory,
     *,
     timeout: float = DEFAULT_TIMEOUT,
+    options: StorageOptions | None = None,
 ) -> None:
     """Write dask array ``result`` to a new zarr (format 3) array at ``path``,
     block by block from wherever the graph runs, atomically: into a temporary
     store beside ``path``, renamed into place once complete (an existing
     ``path`` is replaced only then). ``tmp`` is that temporary store
     (temporary_store()); the caller removes it once no worker can write into
-    it any more (after the cluster has stopped the run's tasks).
+    it any more (after the cluster has stopped the run's tasks). A URL ``path``
+    (``s3://bucket/out.zarr``, with the storage ``options``): the workers write a
+    temporary prefix beside it (temporary_url()), published by a server-side copy
+    whose last step writes the metadata (io.remote_output.publish_url_store).
 
     Raises:
         InputFileError: a dtype zarr cannot store (bfloat16), or the store
@@ -47,17 +52,25 @@ def write_zarr(
     """
     zarr = require("zarr")
     da = require("dask.array")
+    remote = is_url(path)
     if is_bfloat16(result.dtype):
         raise OutputFileError(f"{path}: zarr has no bfloat16 data type; write the result as .npy")
     # A rank-0 result is one chunk of shape (): zarr takes chunks=() for it (None is refused).
     chunk = tuple(max(c) if c else 1 for c in result.chunks)
     try:
-        zarr.create_array(store=tmp, shape=result.shape, chunks=chunk, dtype=result.dtype)
+        extra = {"storage_options": dict(options or {})} if remote else {}
+        zarr.create_array(store=tmp, shape=result.shape, chunks=chunk, dtype=result.dtype, **extra)
         regular = result.rechunk(chunk) if result.ndim else result
-        stored = da.store(regular, ZarrTarget(tmp), lock=False, compute=False)
+        target = UrlZarrTarget(tmp, options) if remote else ZarrTarget(tmp)
+        stored = da.store(regular, target, lock=False, compute=False)
         compute([stored], client, progress, timeout=timeout)
-        replace_store(tmp, path)
+        if remote:
+            publish_url_store(tmp, path, options)
+        else:
+            replace_store(tmp, path)
     except OSError as exc:
+        if is_url(path):
+            raise remote_error(path, exc, options, output=True) from None
         raise OutputFileError(f"cannot write {path}: {reason(exc)}") from None
 
 
@@ -67,7 +80,7 @@ def _graph_input(item: Any) -> Any:
         return item
     if item.seekable:
         item.finish()
-        return ShardDataset(item.name, [item.name])
+        return item.dataset()
     data = item.read_all()
     item.finish()
     return data
@@ -101,11 +114,13 @@ def _run(items: list[Any], graph: Callable[[list[Any], int], Any], job: Job) -> 
     threads = job.threads
     with ExitStack() as stack:
         # entered first, left last: removed only after the cluster has stopped every task
-        tmp = (
-            stack.enter_context(temporary_store(output))
-            if output is not None and output_format(output) == "zarr"
-            else ""
-        )
+        zarr_out = output is not None and output_format(output) == "zarr"
+        tmp = ""
+        if output is not None and zarr_out:
+            temporary = (
+                temporary_url(output, job.storage_options) if is_url(output) else temporary_store(output)
+            )
+            tmp = stack.enter_context(temporary)
         with clock.stage("cluster"):
             client = stack.enter_context(connect(where))
         with clock.stage("graph"):
@@ -115,7 +130,9 @@ def _run(items: list[Any], graph: Callable[[list[Any], int], Any], job: Job) -> 
         if output is not None and output_format(output) == "zarr":
             assert output is not None
             with clock.stage("kernel"):
-                write_zarr(result, output, tmp, client, progress, timeout=where.timeout)
+                write_zarr(
+                    result, output, tmp, client, progress, timeout=where.timeout, options=job.storage_options
+                )
             return Outcome(None, info)
         with clock.stage("kernel"):
             (value,) = compute([result], client, progress, timeout=where.timeout)
