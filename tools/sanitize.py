@@ -320,7 +320,8 @@ def install(so_path: str) -> None:
     from meancli import kernels
     from meancli.errors import KernelBuildError
 
-    kernels._module.cache_clear()
+    kernels._loaded.cache_clear()  # load (and choose instruction sets) anew, from the sanitized build
+    kernels._choice = None
     try:
         loaded = kernels._module()
     except KernelBuildError as exc:  # generated/ changed since the build
