@@ -47,6 +47,12 @@ def _add_check_onnx(app: typer.Typer) -> None:
     app.command("check-onnx")(check_onnx)
 
 
+def _add_check_model(app: typer.Typer) -> None:
+    from .check_model_cmd import check_model
+
+    app.command("check-model")(check_model)
+
+
 def _add_spec(app: typer.Typer) -> None:
     from .spec_cmd import spec_app
 
@@ -58,6 +64,7 @@ COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "reduce-mean": _add_reduce_mean,
     "mean": _add_mean,
     "check-onnx": _add_check_onnx,
+    "check-model": _add_check_model,
     "spec": _add_spec,
 }
 COMPLETE_VAR = "_MEANCLI_COMPLETE"  # set by the shell when it asks click for completions

@@ -44,6 +44,7 @@ def mean(
     repeat: options.Repeat = 1,
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
+    runtime: options.Runtime = None,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
     debug: options.Debug = False,
@@ -55,7 +56,14 @@ def mean(
         from ..engine.memory import prepare_mean
         from ..io.registry import check_output_format, check_output_target
         from .batch import single_output
-        from .comparing import check_compare_options, compare_result, exit_if_mismatched, open_compared
+        from .comparing import (
+            check_compare_options,
+            compare_result,
+            compare_runtimes,
+            exit_if_mismatched,
+            in_memory,
+            open_compared,
+        )
 
         output = output_option(output)
         if output is not None:
@@ -67,15 +75,21 @@ def mean(
         # The command line alone decides these usage errors, before any input is read.
         where = engine_where(workers, scheduler, timeout)
         check_std_streams([*files, compare] if compare is not None else files, output)
-        check_compare_options(compare, max_ulp, output, many=False)
+        check_compare_options(compare, max_ulp, output, many=False, runtimes=runtime, where=where)
         check_version_options(op, attributes, axes_given=True)
         if output is not None:
             check_output_target(output)
         # One FILE (an .npz of several arrays too): its errors name it, as reduce-mean's do.
         with about_input(files[0]) if len(files) == 1 else nullcontext():
             items = read_inputs(
-                files, report, quiet=quiet or json_mode, stream=repeat == 1, chunked=where.cluster
+                files,
+                report,
+                quiet=quiet or json_mode,
+                stream=repeat == 1 and not runtime,
+                chunked=where.cluster,
             )
+            if runtime:
+                in_memory(items, files)
             with report.stage("validate"):
                 check_input_dtypes(op, report)
                 shape = prepare_mean(op, items, **attributes)
@@ -84,10 +98,13 @@ def mean(
         from ..engine import plan
 
         progress = progress_factory(enabled=not (quiet or json_mode))
-        # --compare: the result comes back to memory (written afterwards), to be compared
-        job = plan.Job(where, n_threads, output if compare is None else None, report, progress, repeat)
+        # --compare, --runtime: the result comes back to memory (written afterwards), to be compared
+        held = compare is not None or bool(runtime)
+        job = plan.Job(where, n_threads, None if held else output, report, progress, repeat)
         outcome = plan.mean(op, shape, items, job)
         if compare is not None:
             compare_result(report, outcome.result, against, compared, max_ulp)
+        if runtime:
+            compare_runtimes(report, outcome.result, runtime, items, None, None, attributes, max_ulp)
         run_outcome(report, outcome, output, shape, items[0].dtype, json_mode=json_mode, quiet=quiet)
         exit_if_mismatched(report)

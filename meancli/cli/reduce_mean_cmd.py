@@ -78,6 +78,7 @@ def reduce_mean(
     repeat: options.Repeat = 1,
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
+    runtime: options.Runtime = None,
     keep_going: batch.KeepGoing = False,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
@@ -114,7 +115,7 @@ def reduce_mean(
             _check_axes_from(op, given=axes is not None)
         check_version_options(op, attributes, axes_given=axes is not None or axes_from is not None)
         many = batch.wants_many(files, output)
-        check_compare_options(compare, max_ulp, output, many=many)
+        check_compare_options(compare, max_ulp, output, many=many, runtimes=runtime, where=where)
         outputs = batch.output_paths(files, output) if many else [output]
         if output is not None and not many:
             check_output_format(output, output)
@@ -127,7 +128,7 @@ def reduce_mean(
         def run_one(file: str, out: Optional[str]) -> None:  # noqa: UP045
             one = Report("reduce-mean", n_threads, op)
             quiet_notes = quiet or json_mode or bool(notes)
-            args = (axes_list, keep_dims, attributes, repeat, where, compare, max_ulp)
+            args = (axes_list, keep_dims, attributes, repeat, where, compare, max_ulp, runtime or [])
             _reduce_file(op, file, out, one, *args, quiet=quiet, json_mode=json_mode, quiet_notes=quiet_notes)
             notes.extend(one.stderr_notes)
 
@@ -153,6 +154,7 @@ def _reduce_file(
     where: "Where",
     compare: Optional[str],  # noqa: UP045
     max_ulp: int,
+    runtimes: list[str],
     *,
     quiet: bool,
     json_mode: bool,
@@ -160,16 +162,24 @@ def _reduce_file(
 ) -> None:
     """One FILE's whole run: read, validate, run on the engine ``where`` picks (in
     memory, streamed, dask), write ``output`` (None: show), compare with ``compare``
-    (exit status 4 beyond ``max_ulp``), report."""
+    and run on each of ``runtimes`` and compare theirs (exit status 4 beyond
+    ``max_ulp``), report."""
     from ..engine import plan
     from ..ops.validate import validate_reduce
-    from .comparing import compare_result, exit_if_mismatched, open_compared
+    from .comparing import compare_result, compare_runtimes, exit_if_mismatched, in_memory, open_compared
 
     n_threads = report.threads
     with about_input(file):
         (data,) = read_inputs(
-            [file], report, quiet=quiet_notes, single=True, stream=repeat == 1, chunked=where.cluster
+            [file],
+            report,
+            quiet=quiet_notes,
+            single=True,
+            stream=repeat == 1 and not runtimes,
+            chunked=where.cluster,
         )
+        if runtimes:
+            in_memory([data], [file])
         with report.stage("validate"):
             check_input_dtypes(op, report)
             call = validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
@@ -180,11 +190,14 @@ def _reduce_file(
         report.attributes[name] = int(value) if isinstance(value, bool) else value
 
     progress = progress_factory(enabled=not (quiet or json_mode))
-    # --compare: the result comes back to memory (written afterwards), to be compared
-    job = plan.Job(where, n_threads, output if compare is None else None, report, progress, repeat)
+    # --compare, --runtime: the result comes back to memory (written afterwards), to be compared
+    held = compare is not None or bool(runtimes)
+    job = plan.Job(where, n_threads, None if held else output, report, progress, repeat)
     outcome = plan.reduce(op, call, data, job)
     if compare is not None:
         compare_result(report, outcome.result, against, compared, max_ulp)
+    if runtimes:
+        compare_runtimes(report, outcome.result, runtimes, [data], axes_list, keep_dims, attributes, max_ulp)
     run_outcome(report, outcome, output, call.out_shape, data.dtype, json_mode=json_mode, quiet=quiet)
     exit_if_mismatched(report)
 
