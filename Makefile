@@ -94,6 +94,8 @@ bench: $(call extra,test)
 	@cat bench/adversarial.md
 	$(PY) bench/baseline.py > bench/baseline.md
 	@cat bench/baseline.md
+	$(PY) bench/compare.py > bench/compare.md
+	@cat bench/compare.md
 
 bench-distributed: $(call extra,bench)
 	$(PY) bench/cluster.py

@@ -374,3 +374,47 @@ def test_openvino_operator_on_onnx_runtimes_and_empty_axes(tmp_path: Path) -> No
     ort_row, ov_row = json.loads(r.stdout)["comparisons"]
     assert ort_row["refused"] and "ReduceMean-1 (openvino) is OpenVINO's" in ort_row["reason"]
     assert ov_row["refused"] and "\n" not in ov_row["reason"] and ov_row["reason"]
+
+
+# --------------------------------------------------------------------------- the comparison's block passes
+
+
+@pytest.mark.parametrize("name", [*FLOATS, *INTS])
+@pytest.mark.parametrize("density", [1.0, 0.05])
+def test_block_passes_match_a_brute_force_count(name: str, density: float) -> None:
+    """compare()'s block passes (dense blocks and gathered elements; every width; both
+    signs; values near the extremes) against distances counted here in Python ints:
+    floats by tests/oracles.py's ordered bits, integers by subtraction."""
+    from meancli.engine.compare import BLOCK_ELEMENTS, compare
+
+    rng = np.random.default_rng(27)
+    n = BLOCK_ELEMENTS + 999
+    dtype = FLOATS[name] if name in FLOATS else np.dtype(name)
+    width = dtype.itemsize
+    uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[width]
+    bits = rng.integers(0, np.iinfo(uint).max, n, dtype=uint, endpoint=True)
+    a = bits.view(dtype).copy()
+    moved = rng.random(n) < density
+    delta = rng.integers(-20, 21, n).astype(np.int64) * moved
+    if name in FLOATS:
+        with np.errstate(invalid="ignore"):  # the NaN patterns' casts
+            finite = np.isfinite(a.astype(np.float64))
+        a[~finite] = dtype.type(1.5)  # NaN and inf patterns: replaced by a plain value
+        b = (a.view(uint).astype(np.int64) + delta).astype(uint).view(dtype)
+        with np.errstate(invalid="ignore"):
+            special = ~np.isfinite(b.astype(np.float64))
+        b[special] = a[special]
+        want = ulp_distance(b, a)
+    else:
+        b = (a.astype(object) + delta.astype(object)).clip(int(np.iinfo(name).min), int(np.iinfo(name).max))
+        b = b.astype(name)
+        want = np.array(
+            [abs(int(x) - int(y)) for x, y in zip(a.tolist(), b.tolist(), strict=True)], dtype=object
+        )
+    c = compare(a, b, "b")
+    assert c.max_ulp == int(want.max())
+    assert c.inexact == int((want > 0).sum())
+    assert c.mean_ulp == pytest.approx(float(sum(int(v) for v in want.tolist())) / n)
+    counts = [int(((want >= lo) & (want <= hi)).sum()) for lo, hi in ((0, 0), (1, 1), (2, 4), (5, 16))]
+    assert [c.histogram[k] for k in ("0", "1", "2-4", "5-16")] == counts
+    assert c.worst is not None and c.worst.ulp == c.max_ulp
