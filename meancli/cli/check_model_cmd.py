@@ -44,7 +44,7 @@ def _split_input(text: str) -> tuple[str, str]:
 def check_model(
     model: Model,
     inputs: Inputs = None,
-    runtime: options.Runtime = None,
+    runtime: options.ModelRuntime = None,
     max_ulp: options.MaxUlp = 0,
     threads: options.Threads = None,
     quiet: options.Quiet = False,

@@ -255,3 +255,14 @@ Runtime = Annotated[
         "row saying why. Exit status 4 when an element is beyond --max-ulp.",
     ),
 ]
+ModelRuntime = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--runtime",
+        metavar="NAME",
+        callback=_runtime_names,
+        help="The runtime to run MODEL on: onnxruntime (the default), openvino or onnx-reference; "
+        "repeat for several (one table each). A runtime that cannot run the model is a row per node "
+        "saying why (an error when none can).",
+    ),
+]

@@ -306,7 +306,8 @@ def emit_model_check(
     for label, checks in runtimes.items():
         console.print(f"[bold]{escape(label)}[/bold]")
         names = [
-            f"{c.node}  {c.op.name}-{c.op.since_version}"
+            f"{c.node}{' (unnamed)' if c.node.startswith('#') else ''}  {c.op.name}-{c.op.since_version}"
+            + "".join(f" {k}={v}" for k, v in c.attributes.items())
             + ("" if c.shape is None else f"  {c.shape} {c.dtype}")
             for c in checks
         ]
