@@ -376,19 +376,20 @@ def test_openvino_operator_on_onnx_runtimes_and_empty_axes(tmp_path: Path) -> No
     assert ov_row["refused"] and "\n" not in ov_row["reason"] and ov_row["reason"]
 
 
-# --------------------------------------------------------------------------- the comparison's block passes
+# --------------------------------------------------------------------------- the compare kernel
 
 
 @pytest.mark.parametrize("name", [*FLOATS, *INTS])
 @pytest.mark.parametrize("density", [1.0, 0.05])
-def test_block_passes_match_a_brute_force_count(name: str, density: float) -> None:
-    """compare()'s block passes (dense blocks and gathered elements; every width; both
-    signs; values near the extremes) against distances counted here in Python ints:
-    floats by tests/oracles.py's ordered bits, integers by subtraction."""
-    from meancli.engine.compare import BLOCK_ELEMENTS, compare
+def test_compare_kernel_matches_a_brute_force_count(name: str, density: float) -> None:
+    """The compare kernel (chunks where most elements differ, and chunks of equal bits
+    skipped; every width; both signs; values near the extremes) against distances
+    counted here in Python ints: floats by tests/oracles.py's ordered bits, integers by
+    subtraction. Also a Fortran-order copy (compared in blocks) and one thread."""
+    from meancli.engine.compare import compare
 
     rng = np.random.default_rng(27)
-    n = BLOCK_ELEMENTS + 999
+    n = 7 * 42_859  # many of the kernel's chunks of 256, the last one partial
     dtype = FLOATS[name] if name in FLOATS else np.dtype(name)
     width = dtype.itemsize
     uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[width]
@@ -412,6 +413,15 @@ def test_block_passes_match_a_brute_force_count(name: str, density: float) -> No
             [abs(int(x) - int(y)) for x, y in zip(a.tolist(), b.tolist(), strict=True)], dtype=object
         )
     c = compare(a, b, "b")
+    assert compare(a, b, "b", threads=1) == c
+    f = compare(np.asfortranarray(a.reshape(7, -1)), np.asfortranarray(b.reshape(7, -1)), "b")
+    assert (f.total, f.inexact, f.max_ulp, f.histogram, f.max_abs) == (
+        c.total,
+        c.inexact,
+        c.max_ulp,
+        c.histogram,
+        c.max_abs,
+    )
     assert c.max_ulp == int(want.max())
     assert c.inexact == int((want > 0).sum())
     assert c.mean_ulp == pytest.approx(float(sum(int(v) for v in want.tolist())) / n)

@@ -112,7 +112,7 @@ def compare_runtimes(
             report.comparisons.append(RuntimeRow(label, problem, refused=False))
             continue
         with report.stage("compare"):
-            report.comparisons.append(compare(result, got, label, max_ulp))
+            report.comparisons.append(compare(result, got, label, max_ulp, report.threads))
 
 
 def open_compared(compare: str, shape: tuple[int, ...], dtype: Any, report: Report) -> tuple[str, Any]:
@@ -128,7 +128,7 @@ def compare_result(report: Report, result: Any, against: str, got: Any, max_ulp:
     from ..engine.compare import compare
 
     with report.stage("compare"):
-        report.comparisons.append(compare(result, got, against, max_ulp))
+        report.comparisons.append(compare(result, got, against, max_ulp, report.threads))
 
 
 def exit_if_mismatched(report: Report) -> None:

@@ -270,7 +270,7 @@ def check_model(
                 checks.append(NodeCheck(name, op, exact.attributes, shape, dtype, row))
                 continue
             with clock.stage("compare"):
-                found = compare(exact.result, got, label, tolerance)
+                found = compare(exact.result, got, label, tolerance, threads)
             checks.append(NodeCheck(name, op, exact.attributes, shape, dtype, found))
     if handled and len(refusals) == len(runtimes):
         raise InputFileError(f"{display(path)}: the model did not run: {'; '.join(refusals)}")

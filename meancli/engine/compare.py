@@ -12,10 +12,11 @@ is expected, or NaN where a number is expected, is a *NaN mismatch*, beyond any
 tolerance. For integers the distance is the absolute difference, exact (uint64
 arithmetic: an int64 or uint64 difference may exceed 2**63).
 
-The work is pure numpy, in blocks of BLOCK_ELEMENTS elements: the compared array
-(often a memory-mapped file) is read block by block, never copied whole, and only the
-elements whose bits differ are examined further, so an exact result costs one
-comparison of the bits.
+The work is one pass of the compare kernel (templates/kernel_compare.c.j2, on the
+available cores): chunks of 256 elements with equal bits are skipped by a memcmp, the
+others examined element by element. Arrays C-contiguous in native byte order (a
+memory-mapped file too) go to it whole, without a copy; others in blocks of
+BLOCK_ELEMENTS, each copied. ulp_distance, the element-wise distances, is numpy.
 """
 
 from __future__ import annotations
@@ -25,11 +26,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import kernels
 from ..dtypes import as_ml_dtypes, is_float, itemsize, native_dtype, spec_name
 from ..errors import InputFileError
 
-#: Elements per block (256 KiB of float32): each block's passes stay in the CPU's L2 cache.
-BLOCK_ELEMENTS = 1 << 16
+#: Elements per block of an array that is not C-contiguous in native byte order: a copy
+#: and a kernel call each (4 MiB of float32). C-contiguous native arrays (a memory-mapped
+#: .npy included) are compared in one call.
+BLOCK_ELEMENTS = 1 << 20
 #: The histogram's buckets: (label, lowest distance, highest distance); then "nan_mismatch".
 BUCKETS: tuple[tuple[str, int, float], ...] = (
     ("0", 0, 0),
@@ -41,9 +45,6 @@ BUCKETS: tuple[tuple[str, int, float], ...] = (
 NAN_MISMATCH = "nan_mismatch"
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _INT = {2: np.int16, 4: np.int32, 8: np.int64}
-#: A block where at least 1 element in DENSE_FRACTION differs is examined whole: gathering
-#: the differing elements costs more than it saves.
-DENSE_FRACTION = 8
 
 
 class Worst(NamedTuple):
@@ -142,7 +143,9 @@ def open_compared(arg: str, shape: tuple[int, ...], dtype: Any) -> tuple[str, np
     return item.name, item.data
 
 
-def compare(expected: np.ndarray, got: np.ndarray, against: str, tolerance: int = 0) -> Comparison:
+def compare(
+    expected: np.ndarray, got: np.ndarray, against: str, tolerance: int = 0, threads: int | None = None
+) -> Comparison:
     """Compare ``got`` with the correctly rounded ``expected``, element by element.
 
     Args:
@@ -152,6 +155,7 @@ def compare(expected: np.ndarray, got: np.ndarray, against: str, tolerance: int 
             memory-mapped file is read block by block.
         against: what ``got`` is, for the report.
         tolerance: the largest distance accepted (>= 0).
+        threads: the compare kernel's threads (None: the available cores).
 
     Returns:
         The Comparison.
@@ -159,6 +163,7 @@ def compare(expected: np.ndarray, got: np.ndarray, against: str, tolerance: int 
     Raises:
         InputFileError: the shapes or dtypes differ (check_comparable), or the dtype is
             not one of the table's.
+        KernelBuildError: the compiled kernels are missing or stale.
     """
     # the command line's bfloat16 is raw 2-byte data: the values need ml_dtypes' view
     expected, got = as_ml_dtypes(expected), as_ml_dtypes(got)
@@ -166,50 +171,54 @@ def compare(expected: np.ndarray, got: np.ndarray, against: str, tolerance: int 
     name = spec_name(expected.dtype)
     try:
         floating = is_float(name)
-        width = itemsize(name)
     except KeyError:
         raise InputFileError(f"{against}: {name} values are not compared") from None
-    acc = _Accumulator(floating, width, _inf_bits(native_dtype(expected.dtype)) if floating else 0)
+    n_threads = kernels.threads_of(threads)
     total = int(expected.size)
-    uint = _UINT[width]
-    differs = np.empty(min(total, BLOCK_ELEMENTS), dtype=bool)
-    with np.errstate(all="ignore"):
-        for start in range(0, total, BLOCK_ELEMENTS):
-            stop = min(start + BLOCK_ELEMENTS, total)
-            a = _block(expected, start, stop)
-            b = _block(got, start, stop)
-            bits_a, bits_b = a.view(uint), b.view(uint)
-            ne = np.not_equal(bits_a, bits_b, out=differs[: stop - start])
-            if not ne.any():  # the common case of a good result: one pass
-                continue
-            n_differ = int(np.count_nonzero(ne))
-            if n_differ * DENSE_FRACTION >= ne.size:  # many differ: the whole block, no gathering
-                acc.add(start, a, b, bits_a, bits_b, None)
-            else:
-                differ = np.flatnonzero(ne)
-                acc.add(start, a[differ], b[differ], bits_a[differ], bits_b[differ], differ)
-    histogram = {label: 0 for label, _, _ in BUCKETS}
-    histogram.update(acc.histogram)
-    histogram["0"] += total - acc.examined
-    histogram[NAN_MISMATCH] = acc.nan_mismatch
-    counted = total - acc.nan_mismatch
+    examined = nan_mismatch = ulp_sum = max_ulp = 0
+    buckets = [0] * len(BUCKETS)
+    max_abs = max_rel = 0.0
+    first_nan: int | None = None
+    at_max: int | None = None
+    # arrays in memory as the kernel reads them: one call over all (on every thread);
+    # another layout or byte order: blocks, each copied
+    whole = all(x.flags.c_contiguous and x.dtype.isnative for x in (expected, got))
+    step = max(total, 1) if whole else BLOCK_ELEMENTS
+    for start in range(0, total, step):
+        stop = min(start + step, total)
+        a = np.ascontiguousarray(_block(expected, start, stop))
+        b = np.ascontiguousarray(_block(got, start, stop))
+        found = kernels.run_compare(name, a, b, n_threads)
+        examined += found.examined
+        nan_mismatch += found.nan_mismatch
+        ulp_sum += found.ulp_sum
+        buckets = [x + y for x, y in zip(buckets, found.buckets, strict=True)]
+        max_abs, max_rel = max(max_abs, found.max_abs), max(max_rel, found.max_rel)
+        if first_nan is None and found.first_nan >= 0:
+            first_nan = start + found.first_nan
+        if found.at_max >= 0 and (at_max is None or found.max_ulp > max_ulp):
+            max_ulp, at_max = found.max_ulp, start + found.at_max
+    histogram = {label: count for (label, _, _), count in zip(BUCKETS, buckets, strict=True)}
+    histogram["0"] += total - examined
+    histogram[NAN_MISMATCH] = nan_mismatch
+    counted = total - nan_mismatch
     worst = None
     if total:
-        flat = acc.worst_flat if acc.worst_flat is not None else 0
+        flat = first_nan if first_nan is not None else (at_max if at_max is not None else 0)
         index = tuple(int(i) for i in np.unravel_index(flat, expected.shape)) if expected.ndim else ()
         e, g = _value(_block(expected, flat, flat + 1)[0]), _value(_block(got, flat, flat + 1)[0])
-        worst = Worst(index, e, g, None if acc.worst_is_nan else acc.max_ulp)
+        worst = Worst(index, e, g, None if first_nan is not None else max_ulp)
     return Comparison(
         against=against,
         dtype=name,
         total=total,
         inexact=total - histogram["0"],
-        nan_mismatch=acc.nan_mismatch,
-        max_ulp=acc.max_ulp,
-        mean_ulp=acc.ulp_sum / counted if counted else 0.0,
+        nan_mismatch=nan_mismatch,
+        max_ulp=max_ulp,
+        mean_ulp=ulp_sum / counted if counted else 0.0,
         tolerance=tolerance,
-        max_abs=acc.max_abs if floating else acc.max_ulp,
-        max_rel=acc.max_rel,
+        max_abs=max_abs if floating else max_ulp,
+        max_rel=max_rel,
         worst=worst,
         histogram=histogram,
     )
@@ -333,113 +342,3 @@ def _value(x: Any) -> float | int:
     if x.dtype.kind in "iu":
         return int(x)
     return float(np.asarray(x).astype(np.float64))
-
-
-class _Accumulator:
-    """The running totals of compare() over the elements whose bits differ."""
-
-    def __init__(self, floating: bool, width: int, inf_bits: int) -> None:
-        self.floating = floating
-        self.width = width
-        self.inf_bits = inf_bits
-        self.examined = 0
-        self.nan_mismatch = 0
-        self.max_ulp = 0
-        self.ulp_sum = 0.0
-        self.max_abs = 0.0
-        self.max_rel = 0.0
-        self.worst_flat: int | None = None
-        self.worst_is_nan = False
-        self.histogram: dict[str, int] = {}
-        self.work: _Work | None = None
-
-    def add(
-        self,
-        start: int,
-        a: np.ndarray,
-        b: np.ndarray,
-        bits_a: np.ndarray,
-        bits_b: np.ndarray,
-        where: np.ndarray | None,
-    ) -> None:
-        """Add the pairs ``a``, ``b`` (their bits ``bits_a``, ``bits_b``) at the flat
-        positions ``start + where`` (None: ``start + arange``: a whole block)."""
-        self.examined += int(a.size)
-        if self.work is None:
-            self.work = _Work(BLOCK_ELEMENTS, self.width)
-        work = self.work
-        if self.floating:
-            order_a, mag_a = _ordered(bits_a, work, 0)
-            order_b, mag_b = _ordered(bits_b, work, 1)
-            inf = mag_a.dtype.type(self.inf_bits)
-            if mag_a.max() > inf or mag_b.max() > inf:  # NaNs: the rare path
-                nan_a, nan_b = mag_a > inf, mag_b > inf
-                mismatch = nan_a ^ nan_b
-                keep = ~(nan_a | nan_b)  # NaN pairs match: distance 0, no error
-                n_mismatch = int(np.count_nonzero(mismatch))
-                if n_mismatch and not self.worst_is_nan:
-                    self.worst_is_nan = True
-                    first = int(np.argmax(mismatch))
-                    self.worst_flat = start + (first if where is None else int(where[first]))
-                self.nan_mismatch += n_mismatch
-                n_pairs = int(np.count_nonzero(nan_a & nan_b))
-                self._bucket({"0": n_pairs})
-                where = np.flatnonzero(keep) if where is None else where[keep]
-                order_a, order_b, a, b = order_a[keep], order_b[keep], a[keep], b[keep]
-            dist = _distance(order_a, order_b, work)
-        else:
-            dist = _int_distance(a, b, work)
-        if dist.size == 0:
-            return
-        self._errors(a, b)
-        # the bucket of each distance: 0, 1, 2-4, 5-16, >16
-        flag = work.flag[: dist.size]
-        at_most = [
-            int(np.count_nonzero(np.less_equal(dist, np.uint64(high), out=flag)))
-            for _, _, high in BUCKETS[:-1]
-        ]
-        counts = [low - high for low, high in zip([*at_most, dist.size], [0, *at_most], strict=True)]
-        self._bucket({label: n for (label, _, _), n in zip(BUCKETS, counts, strict=True)})
-        at = int(np.argmax(dist))
-        largest = int(dist[at])
-        if largest <= (1 << 63) // dist.size:  # the sum fits in uint64: exact
-            self.ulp_sum += int(dist.sum(dtype=np.uint64))
-        else:
-            self.ulp_sum += float(dist.sum(dtype=np.float64))
-        position = start + (at if where is None else int(where[at]))
-        if largest > self.max_ulp:
-            self.max_ulp = largest
-            if not self.worst_is_nan:
-                self.worst_flat = position
-        elif self.worst_flat is None:
-            self.worst_flat = position
-
-    def _bucket(self, counts: dict[str, int]) -> None:
-        for label, n in counts.items():
-            self.histogram[label] = self.histogram.get(label, 0) + n
-
-    def _errors(self, a: np.ndarray, b: np.ndarray) -> None:
-        """The largest absolute and relative errors of the pairs (no NaN among them).
-
-        Equal infinities give a NaN difference (no error), ±0 a zero one; fmax leaves
-        the NaNs out. An infinite absolute error is an infinite relative one (inf
-        expected and a finite value given gives inf / inf = NaN). Float32 and float64
-        pairs: in float64 (exact for float32); float64's difference is rounded once."""
-        n = a.size
-        if n == 0:
-            return
-        assert self.work is not None
-        x, abs_err = self.work.real[0][:n], self.work.real[1][:n]
-        np.copyto(x, a, casting="unsafe")
-        np.copyto(abs_err, b, casting="unsafe")
-        np.subtract(abs_err, x, out=abs_err)
-        np.abs(abs_err, out=abs_err)
-        largest = float(np.fmax.reduce(abs_err, initial=0.0))
-        if math.isinf(largest):
-            rel = math.inf
-        else:
-            np.abs(x, out=x)
-            np.divide(abs_err, x, out=abs_err)
-            rel = float(np.fmax.reduce(abs_err, initial=0.0))
-        self.max_abs = max(self.max_abs, largest)
-        self.max_rel = max(self.max_rel, rel)
