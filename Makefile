@@ -11,7 +11,7 @@ INSTALL_INPUTS := pyproject.toml setup.py meancli/_ffi_build.py generated/kernel
 # meancli itself (what `make demo` needs); each extra of pyproject.toml has its own stamp on top,
 # so `make demo` then `make test` installs only what the tests add.
 STAMP := $(VENV)/.meancli-installed
-EXTRAS := dask onnx bench codegen test lint
+EXTRAS := dask onnx onnxruntime openvino bench codegen test lint
 extra = $(VENV)/.meancli-extra-$(1)
 
 .PHONY: help install $(addprefix install-,$(EXTRAS)) demo test generate check-generated build bench bench-distributed lint conformance sanitize fuzz clean
@@ -94,6 +94,8 @@ bench: $(call extra,test)
 	@cat bench/adversarial.md
 	$(PY) bench/baseline.py > bench/baseline.md
 	@cat bench/baseline.md
+	$(PY) bench/compare.py > bench/compare.md
+	@cat bench/compare.md
 
 bench-distributed: $(call extra,bench)
 	$(PY) bench/cluster.py

@@ -2966,6 +2966,1283 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
 }
 
 /* ======================================================================
+ * The comparison of another result with the correctly rounded one
+ * (meancli.engine.compare), one per dtype.
+ * ==================================================================== */
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_float16. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_float16;
+
+static void compare_range_float16(const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi,
+                                 compare_part_float16 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint16_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = ((double)f16_to_f32(a[i]));
+            double xb = ((double)f16_to_f32(b[i]));
+            if (__builtin_expect((xa != xa) | (xb != xb), 0)) {
+                if ((xa != xa) & (xb != xb)) { bucket[0]++; continue; }  /* NaN for NaN: a match */
+                nan_mismatch++;
+                if (first_nan < 0) first_nan = i;
+                continue;
+            }
+            /* sign-magnitude to an integer in the values' order (+0 and -0 both 0), branch-free */
+            const uint16_t magnitude = (uint16_t)~((uint16_t)1 << 15);
+            int64_t sa = -(int64_t)(ua >> 15), sb = -(int64_t)(ub >> 15);
+            int64_t oa = ((int64_t)(ua & magnitude) ^ sa) - sa;
+            int64_t ob = ((int64_t)(ub & magnitude) ^ sb) - sb;
+            uint64_t up = (uint64_t)oa - (uint64_t)ob;  /* mod 2^64: right for |oa - ob| < 2^64 */
+            uint64_t d = oa < ob ? (uint64_t)0 - up : up;
+            double err = fabs(xb - xa);  /* equal infinities never get here as a difference */
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_float16(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_float16 *a = (const T_float16 *)pa, *b = (const T_float16 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_float16 *parts = (compare_part_float16 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_float16(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_float16 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_float16 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_bfloat16. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_bfloat16;
+
+static void compare_range_bfloat16(const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi,
+                                 compare_part_bfloat16 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint16_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = bf16_to_f64(a[i]);
+            double xb = bf16_to_f64(b[i]);
+            if (__builtin_expect((xa != xa) | (xb != xb), 0)) {
+                if ((xa != xa) & (xb != xb)) { bucket[0]++; continue; }  /* NaN for NaN: a match */
+                nan_mismatch++;
+                if (first_nan < 0) first_nan = i;
+                continue;
+            }
+            /* sign-magnitude to an integer in the values' order (+0 and -0 both 0), branch-free */
+            const uint16_t magnitude = (uint16_t)~((uint16_t)1 << 15);
+            int64_t sa = -(int64_t)(ua >> 15), sb = -(int64_t)(ub >> 15);
+            int64_t oa = ((int64_t)(ua & magnitude) ^ sa) - sa;
+            int64_t ob = ((int64_t)(ub & magnitude) ^ sb) - sb;
+            uint64_t up = (uint64_t)oa - (uint64_t)ob;  /* mod 2^64: right for |oa - ob| < 2^64 */
+            uint64_t d = oa < ob ? (uint64_t)0 - up : up;
+            double err = fabs(xb - xa);  /* equal infinities never get here as a difference */
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_bfloat16(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_bfloat16 *a = (const T_bfloat16 *)pa, *b = (const T_bfloat16 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_bfloat16 *parts = (compare_part_bfloat16 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_bfloat16(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_bfloat16 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_bfloat16 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_float32. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_float32;
+
+static void compare_range_float32(const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi,
+                                 compare_part_float32 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint32_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = ((double)(a[i]));
+            double xb = ((double)(b[i]));
+            if (__builtin_expect((xa != xa) | (xb != xb), 0)) {
+                if ((xa != xa) & (xb != xb)) { bucket[0]++; continue; }  /* NaN for NaN: a match */
+                nan_mismatch++;
+                if (first_nan < 0) first_nan = i;
+                continue;
+            }
+            /* sign-magnitude to an integer in the values' order (+0 and -0 both 0), branch-free */
+            const uint32_t magnitude = (uint32_t)~((uint32_t)1 << 31);
+            int64_t sa = -(int64_t)(ua >> 31), sb = -(int64_t)(ub >> 31);
+            int64_t oa = ((int64_t)(ua & magnitude) ^ sa) - sa;
+            int64_t ob = ((int64_t)(ub & magnitude) ^ sb) - sb;
+            uint64_t up = (uint64_t)oa - (uint64_t)ob;  /* mod 2^64: right for |oa - ob| < 2^64 */
+            uint64_t d = oa < ob ? (uint64_t)0 - up : up;
+            double err = fabs(xb - xa);  /* equal infinities never get here as a difference */
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_float32(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_float32 *a = (const T_float32 *)pa, *b = (const T_float32 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_float32 *parts = (compare_part_float32 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_float32(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_float32 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_float32 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_float64. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_float64;
+
+static void compare_range_float64(const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi,
+                                 compare_part_float64 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint64_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = (a[i]);
+            double xb = (b[i]);
+            if (__builtin_expect((xa != xa) | (xb != xb), 0)) {
+                if ((xa != xa) & (xb != xb)) { bucket[0]++; continue; }  /* NaN for NaN: a match */
+                nan_mismatch++;
+                if (first_nan < 0) first_nan = i;
+                continue;
+            }
+            /* sign-magnitude to an integer in the values' order (+0 and -0 both 0), branch-free */
+            const uint64_t magnitude = (uint64_t)~((uint64_t)1 << 63);
+            int64_t sa = -(int64_t)(ua >> 63), sb = -(int64_t)(ub >> 63);
+            int64_t oa = ((int64_t)(ua & magnitude) ^ sa) - sa;
+            int64_t ob = ((int64_t)(ub & magnitude) ^ sb) - sb;
+            uint64_t up = (uint64_t)oa - (uint64_t)ob;  /* mod 2^64: right for |oa - ob| < 2^64 */
+            uint64_t d = oa < ob ? (uint64_t)0 - up : up;
+            double err = fabs(xb - xa);  /* equal infinities never get here as a difference */
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_float64(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_float64 *a = (const T_float64 *)pa, *b = (const T_float64 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_float64 *parts = (compare_part_float64 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_float64(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_float64 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_float64 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_int8. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_int8;
+
+static void compare_range_int8(const T_int8 *a, const T_int8 *b, int64_t lo, int64_t hi,
+                                 compare_part_int8 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint8_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = ((double)(a[i]));
+            uint64_t up = (uint64_t)a[i] - (uint64_t)b[i];
+            uint64_t d = a[i] < b[i] ? (uint64_t)0 - up : up;
+            double err = (double)d;
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_int8(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_int8 *a = (const T_int8 *)pa, *b = (const T_int8 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_int8 *parts = (compare_part_int8 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_int8(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_int8 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_int8 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_int16. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_int16;
+
+static void compare_range_int16(const T_int16 *a, const T_int16 *b, int64_t lo, int64_t hi,
+                                 compare_part_int16 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint16_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = ((double)(a[i]));
+            uint64_t up = (uint64_t)a[i] - (uint64_t)b[i];
+            uint64_t d = a[i] < b[i] ? (uint64_t)0 - up : up;
+            double err = (double)d;
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_int16(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_int16 *a = (const T_int16 *)pa, *b = (const T_int16 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_int16 *parts = (compare_part_int16 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_int16(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_int16 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_int16 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_int32. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_int32;
+
+static void compare_range_int32(const T_int32 *a, const T_int32 *b, int64_t lo, int64_t hi,
+                                 compare_part_int32 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint32_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = ((double)(a[i]));
+            uint64_t up = (uint64_t)a[i] - (uint64_t)b[i];
+            uint64_t d = a[i] < b[i] ? (uint64_t)0 - up : up;
+            double err = (double)d;
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_int32(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_int32 *a = (const T_int32 *)pa, *b = (const T_int32 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_int32 *parts = (compare_part_int32 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_int32(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_int32 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_int32 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_int64. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_int64;
+
+static void compare_range_int64(const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi,
+                                 compare_part_int64 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint64_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = ((double)(a[i]));
+            uint64_t up = (uint64_t)a[i] - (uint64_t)b[i];
+            uint64_t d = a[i] < b[i] ? (uint64_t)0 - up : up;
+            double err = (double)d;
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_int64(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_int64 *a = (const T_int64 *)pa, *b = (const T_int64 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_int64 *parts = (compare_part_int64 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_int64(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_int64 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_int64 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_uint8. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_uint8;
+
+static void compare_range_uint8(const T_uint8 *a, const T_uint8 *b, int64_t lo, int64_t hi,
+                                 compare_part_uint8 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint8_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = ((double)(a[i]));
+            uint64_t up = (uint64_t)a[i] - (uint64_t)b[i];
+            uint64_t d = a[i] < b[i] ? (uint64_t)0 - up : up;
+            double err = (double)d;
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_uint8(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_uint8 *a = (const T_uint8 *)pa, *b = (const T_uint8 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_uint8 *parts = (compare_part_uint8 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_uint8(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_uint8 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_uint8 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_uint16. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_uint16;
+
+static void compare_range_uint16(const T_uint16 *a, const T_uint16 *b, int64_t lo, int64_t hi,
+                                 compare_part_uint16 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint16_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = ((double)(a[i]));
+            uint64_t up = (uint64_t)a[i] - (uint64_t)b[i];
+            uint64_t d = a[i] < b[i] ? (uint64_t)0 - up : up;
+            double err = (double)d;
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_uint16(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_uint16 *a = (const T_uint16 *)pa, *b = (const T_uint16 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_uint16 *parts = (compare_part_uint16 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_uint16(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_uint16 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_uint16 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_uint32. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_uint32;
+
+static void compare_range_uint32(const T_uint32 *a, const T_uint32 *b, int64_t lo, int64_t hi,
+                                 compare_part_uint32 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint32_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = ((double)(a[i]));
+            uint64_t up = (uint64_t)a[i] - (uint64_t)b[i];
+            uint64_t d = a[i] < b[i] ? (uint64_t)0 - up : up;
+            double err = (double)d;
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_uint32(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_uint32 *a = (const T_uint32 *)pa, *b = (const T_uint32 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_uint32 *parts = (compare_part_uint32 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_uint32(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_uint32 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_uint32 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+#ifndef COMPARE_CHUNK
+#define COMPARE_CHUNK 256
+#endif
+/* The statistics of a part of the elements: see meancli_compare_uint64. */
+typedef struct {
+    int64_t count[7];  /* examined (in chunks that differ), distance 0, 1, 2-4, 5-16, >16, NaN mismatches */
+    int64_t first_nan, at_max;
+    uint64_t max;
+    unsigned __int128 sum;
+    double max_abs, max_rel;
+} compare_part_uint64;
+
+static void compare_range_uint64(const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi,
+                                 compare_part_uint64 *p)
+{
+    /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        for (int64_t i = c0; i < c1; i++) {
+            uint64_t ua, ub;
+            memcpy(&ua, a + i, sizeof ua);
+            memcpy(&ub, b + i, sizeof ub);
+            if (first_differ < 0 && ua != ub) first_differ = i;
+            double xa = ((double)(a[i]));
+            uint64_t up = (uint64_t)a[i] - (uint64_t)b[i];
+            uint64_t d = a[i] < b[i] ? (uint64_t)0 - up : up;
+            double err = (double)d;
+            bucket[(d > 0) + (d > 1) + (d > 4) + (d > 16)]++;
+            sum += d;
+            if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
+            double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
+            max_rel = rel > max_rel ? rel : max_rel;
+        }
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+
+/* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
+ * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
+ * COMPARE_CHUNK that hold a difference; of those: at
+ * distance 0 (NaN for NaN, -0 for +0), 1, 2-4, 5-16, > 16; NaN mismatches: exactly one
+ * is NaN), index[2] (the first NaN mismatch, the first element of the largest distance
+ * among the others; -1 for none), dist[3] (the largest distance; the sum of the
+ * distances, low and high 64 bits), err[2] (the largest absolute and relative error,
+ * NaN mismatches left out). Returns 0, or MEANCLI_E_NOMEM. */
+int meancli_compare_uint64(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
+                               int64_t *index, uint64_t *dist, double *err)
+{
+    const T_uint64 *a = (const T_uint64 *)pa, *b = (const T_uint64 *)pb;
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (n < ((int64_t)1 << 20)) nt = 1;
+    compare_part_uint64 *parts = (compare_part_uint64 *)calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) return MEANCLI_E_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_range_uint64(a, b, lo, hi, &parts[t]);
+    }
+    compare_part_uint64 all = parts[0];
+    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
+        const compare_part_uint64 *p = &parts[t];
+        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
+        if (all.first_nan < 0) all.first_nan = p->first_nan;
+        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
+            all.max = p->max;
+            all.at_max = p->at_max;
+        }
+        all.sum += p->sum;
+        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
+        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
+    }
+    free(parts);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+    return 0;
+}
+
+/* ======================================================================
  * The vector kernels, once per instruction set: each ISA layer defines the
  * primitives, kernel_vec.c.j2 is written on them, and the layer's names are
  * undefined after it. The dispatchers below call the highest level the

@@ -128,3 +128,15 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
 int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
 int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
 int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
+int meancli_compare_float16(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
+int meancli_compare_bfloat16(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
+int meancli_compare_float32(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
+int meancli_compare_float64(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
+int meancli_compare_int8(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
+int meancli_compare_int16(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
+int meancli_compare_int32(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
+int meancli_compare_int64(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
+int meancli_compare_uint8(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
+int meancli_compare_uint16(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
+int meancli_compare_uint32(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
+int meancli_compare_uint64(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);

@@ -47,6 +47,12 @@ def _add_check_onnx(app: typer.Typer) -> None:
     app.command("check-onnx")(check_onnx)
 
 
+def _add_check_model(app: typer.Typer) -> None:
+    from .check_model_cmd import check_model
+
+    app.command("check-model")(check_model)
+
+
 def _add_isa(app: typer.Typer) -> None:
     from .isa_cmd import isa
 
@@ -64,6 +70,7 @@ COMMANDS: dict[str, Callable[[typer.Typer], None]] = {
     "reduce-mean": _add_reduce_mean,
     "mean": _add_mean,
     "check-onnx": _add_check_onnx,
+    "check-model": _add_check_model,
     "isa": _add_isa,
     "spec": _add_spec,
 }

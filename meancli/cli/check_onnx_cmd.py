@@ -73,7 +73,7 @@ def check_onnx(
                 with report.stage("read"):
                     against, got = open_compared(expected, run.result.shape, run.result.dtype)
                 with report.stage("compare"):
-                    report.comparisons.append(compare(run.result, got, against, max_ulp))
+                    report.comparisons.append(compare(run.result, got, against, max_ulp, n_threads))
             mismatched = mismatched or report.mismatched()
             emit_check(report, test_dir, json_mode=json_mode, quiet=quiet, first=n == 0)
         if mismatched:

@@ -43,6 +43,7 @@ def mean(
     repeat: options.Repeat = 1,
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
+    runtime: options.Runtime = None,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
     debug: options.Debug = False,
@@ -54,7 +55,14 @@ def mean(
         from ..engine.memory import prepare_mean
         from ..io.registry import check_output_format, check_output_target
         from .batch import single_output
-        from .comparing import check_compare_options, compare_result, exit_if_mismatched, open_compared
+        from .comparing import (
+            check_compare_options,
+            compare_result,
+            compare_runtimes,
+            exit_if_mismatched,
+            in_memory,
+            open_compared,
+        )
 
         output = output_option(output)
         if output is not None:
@@ -69,7 +77,7 @@ def mean(
 
         where = where_of(engine_options or {})
         check_std_streams([*files, compare] if compare is not None else files, output)
-        check_compare_options(compare, max_ulp, output, many=False)
+        check_compare_options(compare, max_ulp, output, many=False, runtimes=runtime, where=where)
         check_version_options(op, attributes, axes_given=True)
         if output is not None:
             check_output_target(output, store)
@@ -79,10 +87,12 @@ def mean(
                 files,
                 report,
                 quiet=quiet or json_mode,
-                stream=repeat == 1,
+                stream=repeat == 1 and not runtime,
                 chunked=where.cluster,
                 storage_options=store,
             )
+            if runtime:
+                in_memory(items, files)
             with report.stage("validate"):
                 check_input_dtypes(op, report)
                 shape = prepare_mean(op, items, **attributes)
@@ -91,11 +101,12 @@ def mean(
         from ..engine import plan
 
         progress = progress_factory(enabled=not (quiet or json_mode))
-        # --compare: the result comes back to memory (written afterwards), to be compared
+        # --compare, --runtime: the result comes back to memory (written afterwards), to be compared
+        held = compare is not None or bool(runtime)
         job = plan.Job(
             engine_options or {},
             n_threads,
-            output if compare is None else None,
+            None if held else output,
             report,
             progress,
             repeat,
@@ -104,6 +115,8 @@ def mean(
         outcome = plan.mean(op, shape, items, job)
         if compare is not None:
             compare_result(report, outcome.result, against, compared, max_ulp)
+        if runtime:
+            compare_runtimes(report, outcome.result, runtime, items, None, None, attributes, max_ulp)
         run_outcome(
             report,
             outcome,

@@ -264,3 +264,39 @@ MaxUlp = Annotated[
         "any N. Beyond it: exit status 4.",
     ),
 ]
+
+
+def _runtime_names(values: Optional[list[str]]) -> Optional[list[str]]:  # noqa: UP045
+    """--runtime NAME: one of the known names (a usage error otherwise), each once."""
+    known = ("onnxruntime", "openvino", "onnx-reference")  # meancli.engine.runtimes.RUNTIMES
+    for i, v in enumerate(values or []):
+        if v not in known:
+            raise typer.BadParameter(f"{v!r} is not a runtime; choose from {', '.join(known)}")
+        if v in values[:i]:  # type: ignore[index]
+            raise typer.BadParameter(f"{v} is given twice")
+    return values or None
+
+
+Runtime = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--runtime",
+        metavar="NAME",
+        callback=_runtime_names,
+        help="Also run the node on runtime NAME (onnxruntime, openvino, onnx-reference; repeat for "
+        "several) with the same inputs and compare its output with the correctly rounded result, "
+        "in ULPs, one row per runtime (meancli's own check); a runtime that refuses the node is a "
+        "row saying why. Exit status 4 when an element is beyond --max-ulp.",
+    ),
+]
+ModelRuntime = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--runtime",
+        metavar="NAME",
+        callback=_runtime_names,
+        help="The runtime to run MODEL on: onnxruntime (the default), openvino or onnx-reference; "
+        "repeat for several (one table each). A runtime that cannot run the model is a row per node "
+        "saying why (an error when none can).",
+    ),
+]

@@ -76,6 +76,7 @@ def reduce_mean(
     repeat: options.Repeat = 1,
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
+    runtime: options.Runtime = None,
     keep_going: batch.KeepGoing = False,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
@@ -108,7 +109,7 @@ def reduce_mean(
         # The command line alone decides these usage errors, before any input is read.
         from ..engine.plan import where_of
 
-        where_of(engine_options or {})  # refuses --workers with --scheduler, a malformed address
+        where = where_of(engine_options or {})  # refuses --workers with --scheduler, a malformed address
         from .comparing import check_compare_options
 
         check_std_streams([*files, compare] if compare is not None else files, output, axes_from)
@@ -116,7 +117,7 @@ def reduce_mean(
             _check_axes_from(op, given=axes is not None)
         check_version_options(op, attributes, axes_given=axes is not None or axes_from is not None)
         many = batch.wants_many(files, output)
-        check_compare_options(compare, max_ulp, output, many=many)
+        check_compare_options(compare, max_ulp, output, many=many, runtimes=runtime, where=where)
         outputs = batch.output_paths(files, output) if many else [output]
         if output is not None and not many:
             check_output_format(output, output)
@@ -130,7 +131,16 @@ def reduce_mean(
             one = Report("reduce-mean", n_threads, op)
             one.storage_options = report.storage_options
             quiet_notes = quiet or json_mode or bool(notes)
-            args = (axes_list, keep_dims, attributes, repeat, engine_options or {}, compare, max_ulp)
+            args = (
+                axes_list,
+                keep_dims,
+                attributes,
+                repeat,
+                engine_options or {},
+                compare,
+                max_ulp,
+                runtime or [],
+            )
             _reduce_file(
                 op,
                 file,
@@ -173,6 +183,7 @@ def _reduce_file(
     engine_options: dict[str, Any],
     compare: Optional[str],  # noqa: UP045
     max_ulp: int,
+    runtimes: list[str],
     *,
     quiet: bool,
     json_mode: bool,
@@ -181,12 +192,12 @@ def _reduce_file(
 ) -> None:
     """One FILE's whole run: read, validate, run on the engine the planner picks
     (in memory, streamed, dask; ``engine_options`` by name), write ``output``
-    (None: show), compare with ``compare`` (exit status 4 beyond ``max_ulp``),
-    report. ``store``: the filesystem's options for a URL FILE or ``output``
-    (--storage-option)."""
+    (None: show), compare with ``compare`` and run on each of ``runtimes`` and
+    compare theirs (exit status 4 beyond ``max_ulp``), report. ``store``: the
+    filesystem's options for a URL FILE or ``output`` (--storage-option)."""
     from ..engine import plan
     from ..ops.validate import validate_reduce
-    from .comparing import compare_result, exit_if_mismatched, open_compared
+    from .comparing import compare_result, compare_runtimes, exit_if_mismatched, in_memory, open_compared
 
     n_threads = report.threads
     cluster = plan.where_of(engine_options).cluster
@@ -196,10 +207,12 @@ def _reduce_file(
             report,
             quiet=quiet_notes,
             single=True,
-            stream=repeat == 1,
+            stream=repeat == 1 and not runtimes,
             chunked=cluster,
             storage_options=store,
         )
+        if runtimes:
+            in_memory([data], [file])
         with report.stage("validate"):
             check_input_dtypes(op, report)
             call = validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
@@ -210,11 +223,12 @@ def _reduce_file(
         report.attributes[name] = int(value) if isinstance(value, bool) else value
 
     progress = progress_factory(enabled=not (quiet or json_mode))
-    # --compare: the result comes back to memory (written afterwards), to be compared
+    # --compare, --runtime: the result comes back to memory (written afterwards), to be compared
+    held = compare is not None or bool(runtimes)
     job = plan.Job(
         engine_options,
         n_threads,
-        output if compare is None else None,
+        None if held else output,
         report,
         progress,
         repeat,
@@ -223,6 +237,8 @@ def _reduce_file(
     outcome = plan.reduce(op, call, data, job)
     if compare is not None:
         compare_result(report, outcome.result, against, compared, max_ulp)
+    if runtimes:
+        compare_runtimes(report, outcome.result, runtimes, [data], axes_list, keep_dims, attributes, max_ulp)
     run_outcome(
         report,
         outcome,

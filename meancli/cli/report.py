@@ -20,7 +20,9 @@ from ..io.messages import display, one_line
 if TYPE_CHECKING:  # numpy loads only when there is a result to show
     import numpy as np
 
+    from ..engine.check_model import ModelCheck
     from ..engine.compare import Comparison
+    from ..engine.runtimes import RuntimeRow
     from ..ops.schema import OpVersion
 
 RESULT_JSON_LIMIT = 10_000  # elements of a shown result put into --json output
@@ -58,8 +60,9 @@ class Report(StageTimes):
         self.engine: dict[str, Any] = {"name": "memory"}
         # the kind of vector kernel that ran, where the engine knows it (kernel_kind)
         self.kernel_kind_ran: str | None = None
-        # --compare: what comparing each other result with this one found (engine.compare)
-        self.comparisons: list[Comparison] = []
+        # --compare, --runtime: what comparing each other result with this one found
+        # (engine.compare), and the runtimes that gave none (engine.runtimes.RuntimeRow)
+        self.comparisons: list[Comparison | RuntimeRow] = []
         # --storage-option, secret values masked (io.urls.masked); None when none given
         self.storage_options: dict[str, Any] | None = None
 
@@ -103,9 +106,21 @@ class Report(StageTimes):
 COMPARE_EXTENSION = "meancli's own check, not part of ONNX"
 
 
-def comparison_json(c: Comparison) -> dict[str, Any]:
+def comparison_json(c: Comparison | RuntimeRow) -> dict[str, Any]:
     """One comparison as ``comparisons`` lists it (docs/schema/report.schema.json): floats
-    as JSON numbers, non-finite ones as the strings "nan", "inf", "-inf"; integers exact."""
+    as JSON numbers, non-finite ones as the strings "nan", "inf", "-inf"; integers exact.
+    A runtime's row without a comparison: ``against``, ``refused`` (true: it refused the
+    node; false: its output's shape or dtype is not the result's), ``reason``, ``within``."""
+    from ..engine.runtimes import RuntimeRow
+
+    if isinstance(c, RuntimeRow):
+        return {
+            "against": c.against,
+            "extension": COMPARE_EXTENSION,
+            "refused": c.refused,
+            "reason": c.reason,
+            "within": c.within,
+        }
     worst = None
     if c.worst is not None:
         worst = {
@@ -132,11 +147,22 @@ def comparison_json(c: Comparison) -> dict[str, Any]:
     }
 
 
-def comparison_renderables(comparisons: list[Comparison], *, heading: bool = True) -> list[Any]:
+def comparison_renderables(
+    comparisons: list[Comparison | RuntimeRow],
+    *,
+    heading: bool = True,
+    names: list[str] | None = None,
+    name_column: str = "against",
+    worst_names: list[str] | None = None,
+) -> list[Any]:
     """The rich renderables of ``comparisons``: a heading naming the check as meancli's own
     (unless ``heading`` is False), a table (one row per comparison: max and mean ULP,
     elements not exact, max absolute and relative error, the histogram, the verdict), and
-    the worst element of each inexact one."""
+    the worst element of each inexact one. A runtime that gave no comparable output
+    (a RuntimeRow) is a row of dashes and its reason as the verdict. ``names``: what
+    the first column (titled ``name_column``) and the worst lines call each row
+    (default: its ``against``); ``worst_names`` what the worst lines call them (default:
+    ``names``)."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -146,14 +172,23 @@ def comparison_renderables(comparisons: list[Comparison], *, heading: bool = Tru
             f"[bold]compare[/bold]  ULP distance to the correctly rounded result ({COMPARE_EXTENSION})"
         )
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    columns = ["against", "max ulp", "mean ulp", "not exact", "max abs", "max rel"]
-    histogram = [*(c for c in comparisons[0].histogram if c != "nan_mismatch"), "NaN mismatch"]
+    shown = names if names is not None else [display(c.against) for c in comparisons]
+    columns = [name_column, "max ulp", "mean ulp", "not exact", "max abs", "max rel"]
+    from ..engine.compare import BUCKETS
+    from ..engine.runtimes import RuntimeRow
+
+    histogram = [*(label for label, _, _ in BUCKETS), "NaN mismatch"]
     for col in [*columns, *histogram, "verdict"]:
-        table.add_column(col, overflow="fold", justify="left" if col == "against" else "right")
-    for c in comparisons:
+        table.add_column(col, overflow="fold", justify="left" if col in (name_column, "verdict") else "right")
+    for c, name in zip(comparisons, shown, strict=True):
+        if isinstance(c, RuntimeRow):
+            said = escape(c.reason)
+            verdict = f"refused: {said}" if c.refused else f"[bold red]BEYOND[/bold red]: {said}"
+            table.add_row(escape(name), *(["-"] * (len(columns) - 1 + len(histogram))), verdict)
+            continue
         verdict = f"within {c.tolerance}" if c.within else f"[bold red]BEYOND {c.tolerance}[/bold red]"
         table.add_row(
-            escape(display(c.against)),
+            escape(name),
             str(c.max_ulp),
             f"{c.mean_ulp:.3g}",
             f"{c.inexact} of {c.total}",
@@ -163,13 +198,13 @@ def comparison_renderables(comparisons: list[Comparison], *, heading: bool = Tru
             verdict,
         )
     out.append(table)
-    for c in comparisons:
-        if c.worst is not None and c.inexact:
+    for c, name in zip(comparisons, worst_names or shown, strict=True):
+        if not isinstance(c, RuntimeRow) and c.worst is not None and c.inexact:
             w = c.worst
             distance = "NaN mismatch" if w.ulp is None else f"{w.ulp} ulp"
             out.append(
                 escape(
-                    f"worst of {display(c.against)}: index {list(w.at)}: "
+                    f"worst of {name}: index {list(w.at)}: "
                     f"exact {_element(w.expected, c.dtype)}, got {_element(w.got, c.dtype)} ({distance})"
                 )
             )
@@ -218,6 +253,83 @@ def emit_check(report: Report, test_dir: str, *, json_mode: bool, quiet: bool, f
     console.print(title)
     for renderable in comparison_renderables(report.comparisons, heading=False):
         console.print(renderable)
+    sys.stdout.write(buffer.getvalue())
+    sys.stdout.flush()
+
+
+def emit_model_check(
+    report: Report, path: str, model: Any, found: ModelCheck, *, json_mode: bool, quiet: bool
+) -> None:
+    """Print what ``check-model`` found, on stdout: a line naming the check as meancli's
+    own, the model and its opset imports, then per runtime a table of its nodes (name,
+    operator version, output shape and dtype, the comparison) and the nodes not
+    handled, one line each; or one JSON object (docs/schema/check-model.schema.json)."""
+    if quiet:
+        return
+    opsets = {o.domain or "ai.onnx": int(o.version) for o in model.opset_import}
+    if json_mode:
+        import json
+
+        comparisons = []
+        for check in found.checks:
+            node = {
+                "name": check.node,
+                "op": check.op.name,
+                "version": check.op.since_version,
+                "attributes": check.attributes,
+                "shape": None if check.shape is None else list(check.shape),
+                "dtype": check.dtype,
+            }
+            comparisons.append(comparison_json(check.comparison) | {"node": node})
+        obj = {
+            "command": "check-model",
+            "model": path,
+            "opset_import": opsets,
+            "comparisons": comparisons,
+            "skipped": [{"node": s.node, "op": s.op_type, "reason": s.reason} for s in found.skipped],
+            "within": not report.mismatched(),
+            "timings_ms": {k: round(v, 4) for k, v in report.timings_ms.items()},
+            "threads": report.threads,
+            "meancli_version": __version__,
+        }
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+        return
+    from rich.markup import escape
+
+    buffer = io.StringIO()
+    console = _buffered_console(buffer, sys.stdout)
+    console.print(
+        f"[bold]check-model[/bold]  each Mean and ReduceMean node against the correctly rounded mean "
+        f"of its inputs as the runtime computed them ({COMPARE_EXTENSION})"
+    )
+    imports = "  ".join(f"{k}:{v}" for k, v in opsets.items())
+    console.print(f"[bold]{escape(display(path))}[/bold]  opset {escape(imports)}")
+    runtimes: dict[str, list[Any]] = {}
+    for check in found.checks:
+        runtimes.setdefault(check.comparison.against, []).append(check)
+    for label, checks in runtimes.items():
+        console.print(f"[bold]{escape(label)}[/bold]")
+        names = [
+            f"{c.node}{' (unnamed)' if c.node.startswith('#') else ''}  {c.op.name}-{c.op.since_version}"
+            + "".join(f" {k}={v}" for k, v in c.attributes.items())
+            + ("" if c.shape is None else f"  {c.shape} {c.dtype}")
+            for c in checks
+        ]
+        for renderable in comparison_renderables(
+            [c.comparison for c in checks],
+            heading=False,
+            names=names,
+            name_column="node",
+            worst_names=[c.node for c in checks],
+        ):
+            console.print(renderable)
+    if not found.checks:
+        console.print("no Mean or ReduceMean node of ONNX's domain in the main graph")
+    for s in found.skipped:
+        console.print(escape(f"not handled: {s.node} ({s.op_type}): {s.reason}"))
+    stages = "  ".join(f"{k} {v:.3f} ms" for k, v in report.timings_ms.items())
+    console.print(f"[dim]time[/dim]  {stages}")
     sys.stdout.write(buffer.getvalue())
     sys.stdout.flush()
 

@@ -12,10 +12,11 @@ is expected, or NaN where a number is expected, is a *NaN mismatch*, beyond any
 tolerance. For integers the distance is the absolute difference, exact (uint64
 arithmetic: an int64 or uint64 difference may exceed 2**63).
 
-The work is pure numpy, in blocks of BLOCK_ELEMENTS elements: the compared array
-(often a memory-mapped file) is read block by block, never copied whole, and only the
-elements whose bits differ are examined further, so an exact result costs one
-comparison of the bits.
+The work is one pass of the compare kernel (templates/kernel_compare.c.j2, on the
+available cores): chunks of 256 elements with equal bits are skipped by a memcmp, the
+others examined element by element. Arrays C-contiguous in native byte order (a
+memory-mapped file too) go to it whole, without a copy; others in blocks of
+BLOCK_ELEMENTS, each copied. ulp_distance, the element-wise distances, is numpy.
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import kernels
 from ..dtypes import as_ml_dtypes, is_float, itemsize, native_dtype, spec_name
 from ..errors import InputFileError
 
-#: Elements per block (4 MiB of float32); the temporaries of a block are a few times that.
+#: Elements per block of an array that is not C-contiguous in native byte order: a copy
+#: and a kernel call each (4 MiB of float32). C-contiguous native arrays (a memory-mapped
+#: .npy included) are compared in one call.
 BLOCK_ELEMENTS = 1 << 20
 #: The histogram's buckets: (label, lowest distance, highest distance); then "nan_mismatch".
 BUCKETS: tuple[tuple[str, int, float], ...] = (
@@ -40,10 +44,7 @@ BUCKETS: tuple[tuple[str, int, float], ...] = (
 )
 NAN_MISMATCH = "nan_mismatch"
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-#: A block where at least 1 element in DENSE_FRACTION differs is examined whole: gathering
-#: the differing elements costs more than it saves.
-DENSE_FRACTION = 8
-_EDGES = np.array([1, 2, 5, 17], dtype=np.uint64)  # BUCKETS' lower bounds after the first
+_INT = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
 class Worst(NamedTuple):
@@ -142,7 +143,9 @@ def open_compared(arg: str, shape: tuple[int, ...], dtype: Any) -> tuple[str, np
     return item.name, item.data
 
 
-def compare(expected: np.ndarray, got: np.ndarray, against: str, tolerance: int = 0) -> Comparison:
+def compare(
+    expected: np.ndarray, got: np.ndarray, against: str, tolerance: int = 0, threads: int | None = None
+) -> Comparison:
     """Compare ``got`` with the correctly rounded ``expected``, element by element.
 
     Args:
@@ -152,6 +155,7 @@ def compare(expected: np.ndarray, got: np.ndarray, against: str, tolerance: int 
             memory-mapped file is read block by block.
         against: what ``got`` is, for the report.
         tolerance: the largest distance accepted (>= 0).
+        threads: the compare kernel's threads (None: the available cores).
 
     Returns:
         The Comparison.
@@ -159,6 +163,7 @@ def compare(expected: np.ndarray, got: np.ndarray, against: str, tolerance: int 
     Raises:
         InputFileError: the shapes or dtypes differ (check_comparable), or the dtype is
             not one of the table's.
+        KernelBuildError: the compiled kernels are missing or stale.
     """
     # the command line's bfloat16 is raw 2-byte data: the values need ml_dtypes' view
     expected, got = as_ml_dtypes(expected), as_ml_dtypes(got)
@@ -166,45 +171,54 @@ def compare(expected: np.ndarray, got: np.ndarray, against: str, tolerance: int 
     name = spec_name(expected.dtype)
     try:
         floating = is_float(name)
-        width = itemsize(name)
     except KeyError:
         raise InputFileError(f"{against}: {name} values are not compared") from None
-    acc = _Accumulator(floating, _inf_bits(native_dtype(expected.dtype)) if floating else 0)
+    n_threads = kernels.threads_of(threads)
     total = int(expected.size)
-    for start in range(0, total, BLOCK_ELEMENTS):
-        stop = min(start + BLOCK_ELEMENTS, total)
-        a = _block(expected, start, stop)
-        b = _block(got, start, stop)
-        bits_a, bits_b = a.view(_UINT[width]), b.view(_UINT[width])
-        ne = bits_a != bits_b
-        n_differ = int(np.count_nonzero(ne))
-        if n_differ * DENSE_FRACTION >= ne.size:  # many differ: the whole block, no gathering
-            acc.add(start, a, b, bits_a, bits_b, None)
-        elif n_differ:
-            differ = np.flatnonzero(ne)
-            acc.add(start, a[differ], b[differ], bits_a[differ], bits_b[differ], differ)
-    histogram = {label: 0 for label, _, _ in BUCKETS}
-    histogram.update(acc.histogram)
-    histogram["0"] += total - acc.examined
-    histogram[NAN_MISMATCH] = acc.nan_mismatch
-    counted = total - acc.nan_mismatch
+    examined = nan_mismatch = ulp_sum = max_ulp = 0
+    buckets = [0] * len(BUCKETS)
+    max_abs = max_rel = 0.0
+    first_nan: int | None = None
+    at_max: int | None = None
+    # arrays in memory as the kernel reads them: one call over all (on every thread);
+    # another layout or byte order: blocks, each copied
+    whole = all(x.flags.c_contiguous and x.dtype.isnative for x in (expected, got))
+    step = max(total, 1) if whole else BLOCK_ELEMENTS
+    for start in range(0, total, step):
+        stop = min(start + step, total)
+        a = np.ascontiguousarray(_block(expected, start, stop))
+        b = np.ascontiguousarray(_block(got, start, stop))
+        found = kernels.run_compare(name, a, b, n_threads)
+        examined += found.examined
+        nan_mismatch += found.nan_mismatch
+        ulp_sum += found.ulp_sum
+        buckets = [x + y for x, y in zip(buckets, found.buckets, strict=True)]
+        max_abs, max_rel = max(max_abs, found.max_abs), max(max_rel, found.max_rel)
+        if first_nan is None and found.first_nan >= 0:
+            first_nan = start + found.first_nan
+        if found.at_max >= 0 and (at_max is None or found.max_ulp > max_ulp):
+            max_ulp, at_max = found.max_ulp, start + found.at_max
+    histogram = {label: count for (label, _, _), count in zip(BUCKETS, buckets, strict=True)}
+    histogram["0"] += total - examined
+    histogram[NAN_MISMATCH] = nan_mismatch
+    counted = total - nan_mismatch
     worst = None
     if total:
-        flat = acc.worst_flat if acc.worst_flat is not None else 0
+        flat = first_nan if first_nan is not None else (at_max if at_max is not None else 0)
         index = tuple(int(i) for i in np.unravel_index(flat, expected.shape)) if expected.ndim else ()
         e, g = _value(_block(expected, flat, flat + 1)[0]), _value(_block(got, flat, flat + 1)[0])
-        worst = Worst(index, e, g, None if acc.worst_is_nan else acc.max_ulp)
+        worst = Worst(index, e, g, None if first_nan is not None else max_ulp)
     return Comparison(
         against=against,
         dtype=name,
         total=total,
         inexact=total - histogram["0"],
-        nan_mismatch=acc.nan_mismatch,
-        max_ulp=acc.max_ulp,
-        mean_ulp=acc.ulp_sum / counted if counted else 0.0,
+        nan_mismatch=nan_mismatch,
+        max_ulp=max_ulp,
+        mean_ulp=ulp_sum / counted if counted else 0.0,
         tolerance=tolerance,
-        max_abs=acc.max_abs if floating else acc.max_ulp,
-        max_rel=acc.max_rel,
+        max_abs=max_abs if floating else max_ulp,
+        max_rel=max_rel,
         worst=worst,
         histogram=histogram,
     )
@@ -222,14 +236,16 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     a, b = as_ml_dtypes(a), as_ml_dtypes(b)
     name = spec_name(a.dtype)
-    a, b = np.asarray(a, native_dtype(a.dtype)), np.asarray(b, native_dtype(b.dtype))
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    a = np.ascontiguousarray(np.broadcast_to(np.asarray(a, native_dtype(a.dtype)), shape)).reshape(-1)
+    b = np.ascontiguousarray(np.broadcast_to(np.asarray(b, native_dtype(b.dtype)), shape)).reshape(-1)
     if is_float(name):
         uint = _UINT[itemsize(name)]
         out, nan_a, nan_b = _float_distance(a.view(uint), b.view(uint), _inf_bits(a.dtype))
         out[nan_a & nan_b] = 0
         out[nan_a ^ nan_b] = np.iinfo(np.uint64).max
-        return out
-    return _int_distance(a, b)
+        return out.reshape(shape)
+    return _int_distance(a, b).copy().reshape(shape)
 
 
 def _block(x: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -238,17 +254,63 @@ def _block(x: np.ndarray, start: int, stop: int) -> np.ndarray:
     return part if part.dtype.isnative else part.astype(native_dtype(part.dtype))
 
 
+class _Work:
+    """Buffers of one block for compare()'s passes (numpy ufuncs with ``out=``): no
+    allocation per block, so each pass runs over memory already in the CPU's caches."""
+
+    def __init__(self, n: int, width: int) -> None:
+        signed = _INT.get(width, np.int8)
+        self.mag = (np.empty(n, signed), np.empty(n, signed))
+        self.order = (np.empty(n, signed), np.empty(n, signed))
+        self.negative = np.empty(n, signed)
+        self.wide = (np.empty(n, np.int64), np.empty(n, np.int64))
+        self.real = (np.empty(n, np.float64), np.empty(n, np.float64))
+        self.flag = np.empty(n, bool)
+
+
+def _ordered(bits: np.ndarray, work: _Work | None = None, side: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The float bits ``bits`` (unsigned) as signed integers in the order of their values
+    (+0.0 and -0.0 both 0; the magnitude negated when the sign is set), and the magnitudes,
+    both of the bits' width: sign-magnitude to two's complement without a branch. Into
+    ``work``'s buffers ``side`` when given."""
+    signed = bits.view(_INT[bits.dtype.itemsize])
+    n = signed.size
+    if work is None:
+        work = _Work(n, bits.dtype.itemsize)
+    magnitude, order, negative = work.mag[side][:n], work.order[side][:n], work.negative[:n]
+    np.bitwise_and(signed, signed.dtype.type(np.iinfo(signed.dtype).max), out=magnitude)
+    np.right_shift(signed, 8 * bits.dtype.itemsize - 1, out=negative)  # 0, or -1 where the sign is set
+    np.bitwise_xor(magnitude, negative, out=order)
+    np.subtract(order, negative, out=order)  # -magnitude where negative: (m ^ -1) + 1
+    return order, magnitude
+
+
 def _float_distance(bits_a: np.ndarray, bits_b: np.ndarray, inf_bits: int) -> tuple[np.ndarray, ...]:
     """Distances (uint64) of two arrays of float bits (``inf_bits``: +inf's), and each side's NaN mask."""
-    sign = np.uint64(1 << (8 * bits_a.dtype.itemsize - 1))
-    a, b = bits_a.astype(np.uint64), bits_b.astype(np.uint64)
-    mag_a, mag_b = a & ~sign, b & ~sign
-    inf = np.uint64(inf_bits)
+    work = _Work(bits_a.size, bits_a.dtype.itemsize)
+    order_a, mag_a = _ordered(bits_a, work, 0)
+    order_b, mag_b = _ordered(bits_b, work, 1)
+    inf = mag_a.dtype.type(inf_bits)
     nan_a, nan_b = mag_a > inf, mag_b > inf
-    same_sign = (a & sign) == (b & sign)
-    # same sign: the magnitudes' difference; opposite signs: their sum (< 2**64: each is < 2**63)
-    out = np.where(same_sign, np.maximum(mag_a, mag_b) - np.minimum(mag_a, mag_b), mag_a + mag_b)
-    return out, nan_a, nan_b
+    return _distance(order_a, order_b, work).copy(), nan_a, nan_b
+
+
+def _distance(order_a: np.ndarray, order_b: np.ndarray, work: _Work) -> np.ndarray:
+    """|order_a - order_b| as uint64 (a view of ``work.wide[0]``), exact: 8-byte orders
+    (each in (-2**63, 2**63)) by wrapping uint64 arithmetic, narrower ones widened to
+    int64 first."""
+    n = order_a.size
+    wide_a, wide_b = work.wide[0][:n], work.wide[1][:n]
+    if order_a.dtype.itemsize < 8:
+        np.copyto(wide_a, order_a)
+        np.copyto(wide_b, order_b)
+        np.subtract(wide_a, wide_b, out=wide_a)
+        np.abs(wide_a, out=wide_a)
+        return wide_a.view(np.uint64)
+    out = wide_a.view(np.uint64)
+    np.subtract(order_a.view(np.uint64), order_b.view(np.uint64), out=out)
+    np.negative(out, out=out, where=np.less(order_a, order_b, out=work.flag[:n]))  # 2**64 - d
+    return out
 
 
 def _inf_bits(dtype: np.dtype[Any]) -> int:
@@ -256,11 +318,23 @@ def _inf_bits(dtype: np.dtype[Any]) -> int:
     return int(np.array(np.inf, dtype=dtype).view(_UINT[dtype.itemsize]))
 
 
-def _int_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """|a - b| as uint64, exact for every integer dtype (int64 extremes included)."""
-    larger = a >= b
-    ua, ub = a.astype(np.uint64), b.astype(np.uint64)  # two's complement: the difference wraps right
-    return np.where(larger, ua - ub, ub - ua)
+def _int_distance(a: np.ndarray, b: np.ndarray, work: _Work | None = None) -> np.ndarray:
+    """|a - b| as uint64, exact for every integer dtype (int64 extremes included); into
+    ``work.wide[0]`` when given."""
+    n = a.size
+    if work is None:
+        work = _Work(n, 8)
+    wide_a, wide_b = work.wide[0][:n], work.wide[1][:n]
+    if a.dtype.itemsize < 8:
+        np.copyto(wide_a, a)
+        np.copyto(wide_b, b)
+        np.subtract(wide_a, wide_b, out=wide_a)
+        np.abs(wide_a, out=wide_a)
+        return wide_a.view(np.uint64)
+    out = wide_a.view(np.uint64)  # two's complement: the difference wraps right
+    np.subtract(a.view(np.uint64), b.view(np.uint64), out=out)
+    np.negative(out, out=out, where=np.less(a, b, out=work.flag[:n]))
+    return out
 
 
 def _value(x: Any) -> float | int:
@@ -268,83 +342,3 @@ def _value(x: Any) -> float | int:
     if x.dtype.kind in "iu":
         return int(x)
     return float(np.asarray(x).astype(np.float64))
-
-
-class _Accumulator:
-    """The running totals of compare() over the elements whose bits differ."""
-
-    def __init__(self, floating: bool, inf_bits: int) -> None:
-        self.floating = floating
-        self.inf_bits = inf_bits
-        self.examined = 0
-        self.nan_mismatch = 0
-        self.max_ulp = 0
-        self.ulp_sum = 0.0
-        self.max_abs = 0.0
-        self.max_rel = 0.0
-        self.worst_flat: int | None = None
-        self.worst_is_nan = False
-        self.histogram: dict[str, int] = {}
-
-    def add(
-        self,
-        start: int,
-        a: np.ndarray,
-        b: np.ndarray,
-        bits_a: np.ndarray,
-        bits_b: np.ndarray,
-        where: np.ndarray | None,
-    ) -> None:
-        """Add the pairs ``a``, ``b`` (their bits ``bits_a``, ``bits_b``) at the flat
-        positions ``start + where`` (None: ``start + arange``: a whole block)."""
-        self.examined += int(a.size)
-        if self.floating:
-            dist, nan_a, nan_b = _float_distance(bits_a, bits_b, self.inf_bits)
-            mismatch = nan_a ^ nan_b
-            both_nan = nan_a & nan_b
-            dist[both_nan] = 0
-            keep = ~mismatch
-            n_mismatch = int(np.count_nonzero(mismatch))
-            if n_mismatch and not self.worst_is_nan:
-                self.worst_is_nan = True
-                first = int(np.argmax(mismatch))
-                self.worst_flat = start + (first if where is None else int(where[first]))
-            self.nan_mismatch += n_mismatch
-            if n_mismatch:
-                where = np.flatnonzero(keep) if where is None else where[keep]
-                dist, a, b = dist[keep], a[keep], b[keep]
-        else:
-            dist = _int_distance(a, b)
-        self._errors(a, b)
-        # the bucket of each distance: 0, 1, 2-4, 5-16, >16
-        counts = np.bincount(np.searchsorted(_EDGES, dist, side="right"), minlength=len(BUCKETS))
-        for (label, _, _), n in zip(BUCKETS, counts.tolist(), strict=True):
-            self.histogram[label] = self.histogram.get(label, 0) + n
-        if dist.size == 0:
-            return
-        self.ulp_sum += float(dist.sum(dtype=np.float64))
-        at = int(np.argmax(dist))
-        largest = int(dist[at])
-        position = start + (at if where is None else int(where[at]))
-        if largest > self.max_ulp:
-            self.max_ulp = largest
-            if not self.worst_is_nan:
-                self.worst_flat = position
-        elif self.worst_flat is None:
-            self.worst_flat = position
-
-    def _errors(self, a: np.ndarray, b: np.ndarray) -> None:
-        """The largest absolute and relative errors of the pairs (no NaN mismatch among them).
-
-        A NaN pair and equal infinities give a NaN difference (no error), ±0 a zero
-        one; fmax leaves the NaNs out. An infinite absolute error is an infinite
-        relative one (inf expected and a finite value given gives inf / inf = NaN)."""
-        if a.size == 0:
-            return
-        x, y = a.astype(np.float64), b.astype(np.float64)
-        with np.errstate(all="ignore"):
-            abs_err = np.abs(y - x)
-            largest = float(np.fmax.reduce(abs_err, initial=0.0))
-            rel = math.inf if math.isinf(largest) else float(np.fmax.reduce(abs_err / np.abs(x), initial=0.0))
-        self.max_abs = max(self.max_abs, largest)
-        self.max_rel = max(self.max_rel, rel)

@@ -55,19 +55,16 @@ class NodeModel(NamedTuple):
     initializers: dict[str, np.ndarray[Any, Any]]
 
 
-def read_node_model(path: str, ops: tuple[str, ...]) -> NodeModel:
-    """The one node of the model file ``path``, which must be one of ``ops``.
+def load_model(path: str) -> Any:
+    """The ONNX model in file ``path`` (an ``onnx.ModelProto``), read whole.
 
     Raises:
         InputFileError: one line naming the file: the onnx package is missing; the file
-            cannot be read, is larger than 2 GiB or is not an ONNX model; the graph holds
-            no node or several (named), or a node of another operator, or one in a
-            domain other than ONNX's; no opset import for the node's domain.
+            cannot be read, is larger than 2 GiB or is not an ONNX model (no graph).
     """
     where = display(path)
     try:
         import onnx
-        from onnx import helper
     except ImportError:
         raise InputFileError(
             f"{where}: reading ONNX models needs the onnx package; {extra_hint('onnx')}"
@@ -86,6 +83,33 @@ def read_node_model(path: str, ops: tuple[str, ...]) -> NodeModel:
         raise InputFileError(f"{where}: not an ONNX model ({reason(exc)})") from None
     if not model.HasField("graph"):
         raise InputFileError(f"{where}: not an ONNX model (no graph)")
+    return model
+
+
+def default_opset(model: Any) -> int | None:
+    """The model's opset import for ONNX's default domain (``""`` or ``ai.onnx``); None without one."""
+    found = next((o.version for o in model.opset_import if o.domain in ONNX_DOMAINS), None)
+    return None if found is None else int(found)
+
+
+def node_attributes(node: Any) -> dict[str, Any]:
+    """A NodeProto's attributes by name (ints, lists of ints, floats, strings as bytes, graphs)."""
+    from onnx import helper
+
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def read_node_model(path: str, ops: tuple[str, ...]) -> NodeModel:
+    """The one node of the model file ``path``, which must be one of ``ops``.
+
+    Raises:
+        InputFileError: one line naming the file: the onnx package is missing; the file
+            cannot be read, is larger than 2 GiB or is not an ONNX model; the graph holds
+            no node or several (named), or a node of another operator, or one in a
+            domain other than ONNX's; no opset import for the node's domain.
+    """
+    where = display(path)
+    model = load_model(path)
     graph = model.graph
     wanted = " or ".join(ops)
     if len(graph.node) != 1:
@@ -101,7 +125,7 @@ def read_node_model(path: str, ops: tuple[str, ...]) -> NodeModel:
             f"{where}: the model's node is {node.op_type}{domain}; "
             f"check-onnx checks one {wanted} node of ONNX"
         )
-    opset = next((o.version for o in model.opset_import if o.domain in ONNX_DOMAINS), None)
+    opset = default_opset(model)
     if opset is None:
         raise InputFileError(
             f"{where}: the model imports no opset of the ONNX domain for its {node.op_type} node"
@@ -112,7 +136,7 @@ def read_node_model(path: str, ops: tuple[str, ...]) -> NodeModel:
         op_type=node.op_type,
         domain=node.domain,
         opset=int(opset),
-        attributes={a.name: helper.get_attribute_value(a) for a in node.attribute},
+        attributes=node_attributes(node),
         inputs=tuple(node.input),
         outputs=tuple(node.output),
         graph_inputs=tuple(i.name for i in graph.input if i.name not in initializers),

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -412,6 +412,66 @@ def run_mean(symbol: str, inputs: Sequence[np.ndarray], out: np.ndarray, threads
         len(inputs), pointers, strides, _pointer(ffi, out), rank, list(out.shape), threads
     )
     _check(status, symbol)
+
+
+class CompareStats(NamedTuple):
+    """What the compare kernel found over a block (templates/kernel_compare.c.j2).
+
+    Attributes:
+        examined: elements examined one by one (those of the kernel's chunks of 256 that
+            hold a difference: a chunk of equal bits is skipped by one memcmp); the
+            others are exact.
+        buckets: of the examined ones not NaN mismatches, how many at distance 0 (equal
+            bits, NaN for NaN, -0.0 for +0.0), 1, 2-4, 5-16, > 16.
+        nan_mismatch: elements where exactly one of the two is NaN.
+        first_nan: the block index of the first NaN mismatch (-1: none).
+        at_max: the block index of the first element of the largest distance > 0, else
+            the first whose bits differ and that is no NaN mismatch (-1: none).
+        max_ulp: the largest distance (uint64 range; integers: absolute difference).
+        ulp_sum: the sum of the distances (exact, a Python int).
+        max_abs, max_rel: the largest absolute and relative errors (NaN mismatches left out).
+    """
+
+    examined: int
+    buckets: tuple[int, int, int, int, int]
+    nan_mismatch: int
+    first_nan: int
+    at_max: int
+    max_ulp: int
+    ulp_sum: int
+    max_abs: float
+    max_rel: float
+
+
+def run_compare(dtype_name: str, expected: np.ndarray, got: np.ndarray, threads: int = 1) -> CompareStats:
+    """One pass of the compare kernel over two C-contiguous, native-order 1-D arrays of
+    one dtype (``dtype_name``, a spec name): the distances' statistics.
+
+    Raises:
+        InternalError: the kernel could not allocate its per-thread parts.
+    """
+    mod = _module()
+    ffi = mod.ffi
+    count = ffi.new("int64_t[7]")
+    index = ffi.new("int64_t[2]")
+    dist = ffi.new("uint64_t[3]")
+    err = ffi.new("double[2]")
+    name = symbol("compare", dtype_name)
+    status = getattr(mod.lib, name)(
+        _pointer(ffi, expected), _pointer(ffi, got), int(expected.size), threads, count, index, dist, err
+    )
+    _check(status, name)
+    return CompareStats(
+        examined=int(count[0]),
+        buckets=(int(count[1]), int(count[2]), int(count[3]), int(count[4]), int(count[5])),
+        nan_mismatch=int(count[6]),
+        first_nan=int(index[0]),
+        at_max=int(index[1]),
+        max_ulp=int(dist[0]),
+        ulp_sum=int(dist[1]) + (int(dist[2]) << 64),
+        max_abs=float(err[0]),
+        max_rel=float(err[1]),
+    )
 
 
 class ReduceJob:
