@@ -245,7 +245,7 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out[nan_a & nan_b] = 0
         out[nan_a ^ nan_b] = np.iinfo(np.uint64).max
         return out.reshape(shape)
-    return _int_distance(a, b).copy().reshape(shape)
+    return _int_distance(a, b).reshape(shape)
 
 
 def _block(x: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -254,63 +254,21 @@ def _block(x: np.ndarray, start: int, stop: int) -> np.ndarray:
     return part if part.dtype.isnative else part.astype(native_dtype(part.dtype))
 
 
-class _Work:
-    """Buffers of one block for compare()'s passes (numpy ufuncs with ``out=``): no
-    allocation per block, so each pass runs over memory already in the CPU's caches."""
-
-    def __init__(self, n: int, width: int) -> None:
-        signed = _INT.get(width, np.int8)
-        self.mag = (np.empty(n, signed), np.empty(n, signed))
-        self.order = (np.empty(n, signed), np.empty(n, signed))
-        self.negative = np.empty(n, signed)
-        self.wide = (np.empty(n, np.int64), np.empty(n, np.int64))
-        self.real = (np.empty(n, np.float64), np.empty(n, np.float64))
-        self.flag = np.empty(n, bool)
-
-
-def _ordered(bits: np.ndarray, work: _Work | None = None, side: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The float bits ``bits`` (unsigned) as signed integers in the order of their values
-    (+0.0 and -0.0 both 0; the magnitude negated when the sign is set), and the magnitudes,
-    both of the bits' width: sign-magnitude to two's complement without a branch. Into
-    ``work``'s buffers ``side`` when given."""
+def _ordered(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The float bits ``bits`` (unsigned) as int64 in the order of their values (+0.0 and
+    -0.0 both 0; the magnitude negated when the sign is set), and the magnitudes."""
     signed = bits.view(_INT[bits.dtype.itemsize])
-    n = signed.size
-    if work is None:
-        work = _Work(n, bits.dtype.itemsize)
-    magnitude, order, negative = work.mag[side][:n], work.order[side][:n], work.negative[:n]
-    np.bitwise_and(signed, signed.dtype.type(np.iinfo(signed.dtype).max), out=magnitude)
-    np.right_shift(signed, 8 * bits.dtype.itemsize - 1, out=negative)  # 0, or -1 where the sign is set
-    np.bitwise_xor(magnitude, negative, out=order)
-    np.subtract(order, negative, out=order)  # -magnitude where negative: (m ^ -1) + 1
+    magnitude = signed & signed.dtype.type(np.iinfo(signed.dtype).max)
+    order = np.where(signed < 0, -magnitude.astype(np.int64), magnitude.astype(np.int64))
     return order, magnitude
 
 
 def _float_distance(bits_a: np.ndarray, bits_b: np.ndarray, inf_bits: int) -> tuple[np.ndarray, ...]:
     """Distances (uint64) of two arrays of float bits (``inf_bits``: +inf's), and each side's NaN mask."""
-    work = _Work(bits_a.size, bits_a.dtype.itemsize)
-    order_a, mag_a = _ordered(bits_a, work, 0)
-    order_b, mag_b = _ordered(bits_b, work, 1)
+    order_a, mag_a = _ordered(bits_a)
+    order_b, mag_b = _ordered(bits_b)
     inf = mag_a.dtype.type(inf_bits)
-    nan_a, nan_b = mag_a > inf, mag_b > inf
-    return _distance(order_a, order_b, work).copy(), nan_a, nan_b
-
-
-def _distance(order_a: np.ndarray, order_b: np.ndarray, work: _Work) -> np.ndarray:
-    """|order_a - order_b| as uint64 (a view of ``work.wide[0]``), exact: 8-byte orders
-    (each in (-2**63, 2**63)) by wrapping uint64 arithmetic, narrower ones widened to
-    int64 first."""
-    n = order_a.size
-    wide_a, wide_b = work.wide[0][:n], work.wide[1][:n]
-    if order_a.dtype.itemsize < 8:
-        np.copyto(wide_a, order_a)
-        np.copyto(wide_b, order_b)
-        np.subtract(wide_a, wide_b, out=wide_a)
-        np.abs(wide_a, out=wide_a)
-        return wide_a.view(np.uint64)
-    out = wide_a.view(np.uint64)
-    np.subtract(order_a.view(np.uint64), order_b.view(np.uint64), out=out)
-    np.negative(out, out=out, where=np.less(order_a, order_b, out=work.flag[:n]))  # 2**64 - d
-    return out
+    return _int_distance(order_a, order_b), mag_a > inf, mag_b > inf
 
 
 def _inf_bits(dtype: np.dtype[Any]) -> int:
@@ -318,23 +276,11 @@ def _inf_bits(dtype: np.dtype[Any]) -> int:
     return int(np.array(np.inf, dtype=dtype).view(_UINT[dtype.itemsize]))
 
 
-def _int_distance(a: np.ndarray, b: np.ndarray, work: _Work | None = None) -> np.ndarray:
-    """|a - b| as uint64, exact for every integer dtype (int64 extremes included); into
-    ``work.wide[0]`` when given."""
-    n = a.size
-    if work is None:
-        work = _Work(n, 8)
-    wide_a, wide_b = work.wide[0][:n], work.wide[1][:n]
-    if a.dtype.itemsize < 8:
-        np.copyto(wide_a, a)
-        np.copyto(wide_b, b)
-        np.subtract(wide_a, wide_b, out=wide_a)
-        np.abs(wide_a, out=wide_a)
-        return wide_a.view(np.uint64)
-    out = wide_a.view(np.uint64)  # two's complement: the difference wraps right
-    np.subtract(a.view(np.uint64), b.view(np.uint64), out=out)
-    np.negative(out, out=out, where=np.less(a, b, out=work.flag[:n]))
-    return out
+def _int_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """|a - b| as uint64, exact for every integer dtype (int64 extremes included)."""
+    larger = a >= b
+    ua, ub = a.astype(np.uint64), b.astype(np.uint64)  # two's complement: the difference wraps right
+    return np.where(larger, ua - ub, ub - ua)
 
 
 def _value(x: Any) -> float | int:
