@@ -61,12 +61,12 @@ sys.path.insert(0, str(ROOT))
 
 
 if str(HERE) in sys.path:  # run as a script: bench/ is on the path
-    from machine import FLAGS_THAT_MATTER, cpu_info
+    from machine import FLAGS_THAT_MATTER, cpu_info, machine_slug
     from workloads import BF16, F16, F32, F64, WORKLOADS, Workload, make_data
 else:  # imported (tests/test_bench_quick.py): bench/ must not shadow the tests' modules
     sys.path.insert(0, str(HERE))
     try:
-        from machine import FLAGS_THAT_MATTER, cpu_info
+        from machine import FLAGS_THAT_MATTER, cpu_info, machine_slug
         from workloads import BF16, F16, F32, F64, WORKLOADS, Workload, make_data
     finally:
         sys.path.remove(str(HERE))
@@ -1624,16 +1624,46 @@ def main() -> int:
     meta["waited_for_quiet_s"] = round(Quiet.waited, 1)
     md = markdown(results, meta)
     print(md)
-    out = args.out if args.out is not None else (None if (args.quick or args.only) else str(HERE))
-    if out:
-        d = Path(out)
+    data = json.dumps({"meta": meta, "results": results}, indent=1)
+    if args.out is not None:  # one run's tables, where the caller asked
+        d = Path(args.out)
         d.mkdir(parents=True, exist_ok=True)
-        (d / "results.md").write_text(md, encoding="utf-8")
-        tmp = d / "results.json.tmp"
-        tmp.write_text(json.dumps({"meta": meta, "results": results}, indent=1), encoding="utf-8")
-        tmp.replace(d / "results.json")
-        log(f"bench: wrote {d / 'results.md'} and {d / 'results.json'}")
+        write_tables(d / "results", md, data)
+    elif not (args.quick or args.only):  # a full run: this machine's tables, beside the other machines'
+        write_tables(HERE / "results" / machine_slug(), md, data)
+        (HERE / "results.md").write_text(results_index(HERE / "results"), encoding="utf-8")
+        log(f"bench: wrote {HERE / 'results.md'}")
     return 0
+
+
+def write_tables(stem: Path, md: str, data: str) -> None:
+    """``stem``.md and ``stem``.json, each whole or not at all."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    for suffix, text in ((".md", md), (".json", data)):
+        tmp = stem.with_name(stem.name + suffix + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(stem.with_name(stem.name + suffix))
+    log(f"bench: wrote {stem}.md and {stem}.json")
+
+
+def results_index(folder: Path) -> str:
+    """bench/results.md: every machine's latest tables (bench/results/<machine>.md), newest first."""
+    runs = sorted(folder.glob("*.md"), key=lambda p: p.stat().st_mtime, reverse=True)
+    lines = [
+        "# meancli benchmark results, by machine",
+        "",
+        "Each machine's latest full `make bench` (`bench/results/<machine>.md` and `.json`, the",
+        "machine named by its CPU model, widest vector set and last-level cache), newest first.",
+        "A run replaces its own machine's tables and keeps the others'.",
+        "",
+    ]
+    lines += [f"- [{p.stem}](results/{p.name})" for p in runs]
+    for p in runs:
+        body = p.read_text(encoding="utf-8").splitlines()
+        lines += ["", f"# {p.stem}", ""] + [
+            ("#" + line) if line.startswith("#") else line for line in body[1:]
+        ]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 if __name__ == "__main__":

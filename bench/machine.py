@@ -4,6 +4,7 @@ adversarial.py, cluster.py)."""
 from __future__ import annotations
 
 import platform
+import re
 from pathlib import Path
 
 # The CPU features the kernels' speed depends on (x86 names as /proc/cpuinfo spells them).
@@ -36,3 +37,38 @@ def cpu_info() -> tuple[str, list[str]]:
     except OSError:
         pass
     return model, [f for f in FLAGS_THAT_MATTER if f in flags]
+
+
+def last_level_cache_bytes() -> int:
+    """The largest data or unified cache Linux lists for cpu0 (bytes; 0 where none is listed)."""
+    best = 0
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        try:
+            if (index / "type").read_text().strip() == "Instruction":
+                continue
+            size = (index / "size").read_text().strip()
+        except OSError:
+            continue
+        found = re.fullmatch(r"(\d+)([KMG]?)", size)
+        if found:
+            best = max(best, int(found.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[found.group(2)])
+    return best
+
+
+def machine_slug() -> str:
+    """A file name for this kind of machine's bench tables: the CPU model, its
+    widest vector set and its last-level cache (``intel-xeon-processor-avx512-l3-105mib``)."""
+    model, flags = cpu_info()
+    vectors = (
+        "avx512"
+        if "avx512f" in flags
+        else "avx2"
+        if "avx2" in flags
+        else "sve"
+        if "sve" in flags
+        else "novec"
+    )
+    words = re.sub(r"\(r\)|\(tm\)|cpu|@.*$", "", model.lower())
+    name = "-".join(re.findall(r"[a-z0-9]+", words)) or "unknown-cpu"
+    llc = last_level_cache_bytes()
+    return f"{name}-{vectors}" + (f"-l3-{llc >> 20}mib" if llc else "")
