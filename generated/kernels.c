@@ -60,6 +60,10 @@
  *    types) and split into 32-bit halves; the halves are summed in 64-bit
  *    lanes, which cannot overflow within one chunk (< 2^32 values of
  *    < 2^32), and chunks combine in 128 bits.
+ *  - skipna (meancli's own extension): each slab is copied in pieces that
+ *    stay in cache, every NaN written as -0.0 (which adds nothing and sets
+ *    no flag) and counted for its output; the reduction runs on the copy
+ *    and divides by the values kept (kernel_reduce.c.j2, "skipna").
  *  - Partial states (meancli_reduce_partial_*, _combine_*, _finalize_*):
  *    the same superaccumulator as bytes, so parts of a reduction computed
  *    anywhere combine exactly.
@@ -188,6 +192,16 @@ typedef struct {
 /* Mean: where this machine's last-level cache size is unknown, outputs of
  * at least this many bytes bypass the caches (mean_stream_bytes, below) */
 #define MEAN_STREAM_FALLBACK_BYTES ((int64_t)1 << 23)
+/* skipna: values per copy of a slab (kernel_reduce.c.j2, "skipna"): on
+ * several threads twice PARALLEL_MIN_ELEMENTS, so the reduction of a copy
+ * of whole D0 rows still runs on the threads, each thread's half in its
+ * L2; on one thread SKIP_ELEMS_1, which stays in L2 while the input streams
+ * by (measured: 4 MiB copies went to L3 and cost 3x the reduction, 2 MiB
+ * ones on one thread stalled on their stores); and pieces of the innermost
+ * runs the threads share */
+#define SKIP_ELEMS ((int64_t)1 << 19)
+#define SKIP_ELEMS_1 ((int64_t)1 << 16)
+#define SKIP_PIECE ((int64_t)1 << 16)
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
 
@@ -787,6 +801,17 @@ typedef struct meancli_reduce_job {
     void *open;         /* lanes per output (inner mode) or row accumulators per unit (rows mode) */
     int64_t itemsize;
     int states;         /* write each output's exact partial state instead of its mean */
+    /* skipna (meancli's own extension, float types): each slab is first
+     * copied to `scratch` with every NaN read as -0.0 (which adds nothing,
+     * not even a sign: the sum is exactly that of the other values) while
+     * nan[off] counts the NaN of the output at offset off; the output's
+     * count is then nred - nan[off] (kernel_reduce.c.j2, "skipna") */
+    int skipna;
+    int64_t *nan;       /* per output (C-contiguous offsets) */
+    void *scratch;      /* skip_rows D0 rows in the input's own layout */
+    int64_t skip_rows, skip_rows_1, skip_elems; /* rows per copy (on one thread: _1) */
+    int nw;             /* the walk: every dim but D0, outer -> inner in memory order */
+    int64_t wsize[MEANCLI_MAX_RANK], win[MEANCLI_MAX_RANK], wout[MEANCLI_MAX_RANK];
 } meancli_reduce_job;
 
 void meancli_reduce_free(meancli_reduce_job *job)
@@ -794,7 +819,18 @@ void meancli_reduce_free(meancli_reduce_job *job)
     if (!job) return;
     free(job->totals);
     free(job->open);
+    free(job->nan);
+    free(job->scratch);
     free(job);
+}
+
+/* From now on the job writes each output's exact partial state (layout:
+ * "Exact sums") instead of its mean; call it before the first slab. */
+int meancli_reduce_states(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    job->states = 1;
+    return MEANCLI_OK;
 }
 
 /* What a caller streaming the input needs: info[0] = D0's logical dim (-1
@@ -9473,6 +9509,7 @@ static inline int64_t min64_float16(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_t off, acc_float16 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_float16 *)out)[off] = finalize_float16(total, count);
         return;
@@ -9596,7 +9633,7 @@ static const T_float16 *rebase_float16(const void *slab, const reduce_plan *p, i
 static inline int as_mean_float16(const meancli_reduce_job *job, int whole)
 {
     const reduce_plan *p = &job->p;
-    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if ((p->d0_reduced && !whole) || job->states || job->skipna) return 0;
     if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
     return p->nred <= ROWS_AS_MEAN_MAX_FLT;
 }
@@ -9690,7 +9727,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 lanes_float16 local;
-                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= CHUNK) {
                     /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_float16(&local);
                     inner_piece_float16(base + in_off, p, 0, p->nred, &local);
@@ -9884,7 +9921,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
             for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
             continue;
         }
-        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= p->row_chunk) {
+        if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= p->row_chunk) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_float16(r, w);
             rows_piece_float16(src, p, 0, p->nred, sin, w, r);
@@ -9915,6 +9952,200 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* ---- skipna, float16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+typedef uint16_t __attribute__((may_alias)) skipbits_float16;
+#define SKIP_SIGN_float16 ((uint16_t)((uint16_t)1 << 15))
+#define SKIP_ABS_float16 ((uint16_t)(SKIP_SIGN_float16 - 1))
+#define SKIP_INF_float16 ((uint16_t)(SKIP_ABS_float16 ^ (((uint16_t)1 << 10) - 1)))
+
+/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
+ * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
+ * (16 where the NaN go to different outputs) are copied and counted by
+ * vector compares; only a block that holds a NaN is looked at again. */
+CLONES static void skip_run_float16(const skipbits_float16 *restrict src, skipbits_float16 *restrict dst,
+                                   int64_t len, int64_t s, int64_t *nan, int64_t o, int64_t os)
+{
+    const int64_t B = os ? 16 : 256;
+    int64_t total = 0;
+    for (int64_t j0 = 0; j0 < len; j0 += B) {
+        int64_t m = len - j0 < B ? len - j0 : B;
+        const skipbits_float16 *x = src + j0 * s;
+        skipbits_float16 *y = dst + j0 * s;
+        uint16_t c = 0;
+        if (s == 1) {
+            PREFETCH_SPAN(x + m, 2 * 256);
+            for (int64_t j = 0; j < m; j++) {
+                uint16_t b = x[j];
+                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
+                y[j] = isn ? SKIP_SIGN_float16 : b;
+                c = (uint16_t)(c + isn);
+            }
+        } else {
+            for (int64_t j = 0; j < m; j++) {
+                uint16_t b = x[j * s];
+                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
+                y[j * s] = isn ? SKIP_SIGN_float16 : b;
+                c = (uint16_t)(c + isn);
+            }
+        }
+        if (!c) continue;
+        if (!os) {
+            total += c;
+            continue;
+        }
+        for (int64_t j = 0; j < m; j++)
+            if ((uint16_t)(x[j * s] & SKIP_ABS_float16) > SKIP_INF_float16)
+                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
+    }
+    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
+}
+
+/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
+ * same offsets from its start), NaN as -0.0 and counted. Threads share
+ * pieces of at most SKIP_PIECE values of the innermost runs, each thread
+ * a contiguous range of them (one unflatten, then an odometer). */
+static void skip_slab_float16(meancli_reduce_job *job, const T_float16 *rows, int64_t r, int64_t r2, int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
+    int nd = 1 + job->nw;
+    size[0] = r2 - r;
+    in[0] = p->d0_stride;
+    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
+    for (int k = 0; k < job->nw; k++) {
+        size[k + 1] = job->wsize[k];
+        in[k + 1] = job->win[k];
+        os_[k + 1] = job->wout[k];
+    }
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1], nruns = 1;
+    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
+    if (L <= 0 || nruns <= 0) return;
+    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
+    int nt = clamp_threads(nthreads, nruns * L);
+    if (nt > items) nt = (int)items;
+    const skipbits_float16 *src = (const skipbits_float16 *)rows;
+    skipbits_float16 *dst = (skipbits_float16 *)job->scratch;
+    int64_t *nan = job->nan;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int t = 0, tn = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        tn = omp_get_num_threads();
+#endif
+        int64_t share = items / tn, extra = items % tn;
+        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
+        if (i0 < i1) {
+            int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+            for (int d = nd - 2; d >= 0; d--) {
+                idx[d] = q % size[d];
+                q /= size[d];
+                ioff += idx[d] * in[d];
+                ooff += idx[d] * os_[d];
+            }
+            for (int64_t i = i0; i < i1; i++) {
+                int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+                skip_run_float16(src + ioff + j0 * s, dst + ioff + j0 * s, m, s, nan, base_out + ooff + j0 * os, os);
+                if (++k < ppr) continue;
+                k = 0;
+                for (int d = nd - 2; d >= 0; d--) {
+                    idx[d]++;
+                    ioff += in[d];
+                    ooff += os_[d];
+                    if (idx[d] < size[d]) break;
+                    ioff -= idx[d] * in[d];
+                    ooff -= idx[d] * os_[d];
+                    idx[d] = 0;
+                }
+            }
+        }
+    }
+}
+
+/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
+static int skip_step_float16(meancli_reduce_job *job, const T_float16 *slab, int64_t a, int64_t b, void *out,
+                            int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
+    for (int64_t r = a; r < b; r += rows) {
+        int64_t r2 = b - r < rows ? b : r + rows;
+        skip_slab_float16(job, slab + (r - a) * p->d0_stride, r, r2, nthreads);
+        const T_float16 *base = rebase_float16(job->scratch, p, r);
+        int rc = p->inner_reduced ? inner_step_float16(job, base, r, r2, out, nthreads)
+                                  : rows_step_float16(job, base, r, r2, out, nthreads);
+        if (rc != MEANCLI_OK) return rc;
+    }
+    return MEANCLI_OK;
+}
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_float16(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
+    /* the walk: every dim but D0 (kept and reduced, each list outer ->
+     * inner), merged by stride, largest first */
+    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
+    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
+    job->nw = 0;
+    while (ki < p->nk || ri < p->nr) {
+        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
+        int w = job->nw++;
+        if (take_kept) {
+            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
+        } else {
+            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
+        }
+    }
+    /* one row's values and its extent in memory (elements) */
+    int64_t per_row = 1, extent = 1, rows, elems;
+    for (int k = 0; k < job->nw; k++) {
+        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
+        int64_t span;
+        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
+            return MEANCLI_E_SHAPE;
+    }
+    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
+    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
+    for (int k = 0; k < 2; k++) {
+        got[k] = want[k] / per_row;
+        if (got[k] < 1) got[k] = 1;
+        got[k] = (got[k] + granule - 1) / granule * granule;
+        if (got[k] > p->d0_size) got[k] = p->d0_size;
+    }
+    job->skip_rows_1 = got[1];
+    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
+    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
+        return MEANCLI_E_SHAPE;
+    job->skip_rows = rows;
+    job->skip_elems = elems;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float16));
+    job->nan = (int64_t *)alloc_array(p->nout, 8);
+    if (!job->scratch || !job->nan) {
+        free(job->scratch);
+        free(job->nan);
+        job->scratch = NULL;
+        job->nan = NULL;
+        return MEANCLI_E_NOMEM;
+    }
+    job->skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -9951,6 +10182,7 @@ int meancli_reduce_step_float16(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
+    if (job->skipna) return skip_step_float16(job, (T_float16 const *)slab, a, b, out, nthreads);
     const T_float16 *base = rebase_float16(slab, p, a);
     if (p->inner_reduced) return inner_step_float16(job, base, a, b, out, nthreads);
     return rows_step_float16(job, base, a, b, out, nthreads);
@@ -10016,6 +10248,7 @@ static inline int64_t min64_bfloat16(int64_t a, int64_t b) { return a < b ? a : 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64_t off, acc_bfloat16 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_bfloat16 *)out)[off] = finalize_bfloat16(total, count);
         return;
@@ -10139,7 +10372,7 @@ static const T_bfloat16 *rebase_bfloat16(const void *slab, const reduce_plan *p,
 static inline int as_mean_bfloat16(const meancli_reduce_job *job, int whole)
 {
     const reduce_plan *p = &job->p;
-    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if ((p->d0_reduced && !whole) || job->states || job->skipna) return 0;
     if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
     return p->nred <= ROWS_AS_MEAN_MAX_FLT;
 }
@@ -10233,7 +10466,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 lanes_bfloat16 local;
-                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= CHUNK) {
                     /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_bfloat16(&local);
                     inner_piece_bfloat16(base + in_off, p, 0, p->nred, &local);
@@ -10427,7 +10660,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
             for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
             continue;
         }
-        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= p->row_chunk) {
+        if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= p->row_chunk) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_bfloat16(r, w);
             rows_piece_bfloat16(src, p, 0, p->nred, sin, w, r);
@@ -10458,6 +10691,200 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* ---- skipna, bfloat16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+typedef uint16_t __attribute__((may_alias)) skipbits_bfloat16;
+#define SKIP_SIGN_bfloat16 ((uint16_t)((uint16_t)1 << 15))
+#define SKIP_ABS_bfloat16 ((uint16_t)(SKIP_SIGN_bfloat16 - 1))
+#define SKIP_INF_bfloat16 ((uint16_t)(SKIP_ABS_bfloat16 ^ (((uint16_t)1 << 7) - 1)))
+
+/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
+ * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
+ * (16 where the NaN go to different outputs) are copied and counted by
+ * vector compares; only a block that holds a NaN is looked at again. */
+CLONES static void skip_run_bfloat16(const skipbits_bfloat16 *restrict src, skipbits_bfloat16 *restrict dst,
+                                   int64_t len, int64_t s, int64_t *nan, int64_t o, int64_t os)
+{
+    const int64_t B = os ? 16 : 256;
+    int64_t total = 0;
+    for (int64_t j0 = 0; j0 < len; j0 += B) {
+        int64_t m = len - j0 < B ? len - j0 : B;
+        const skipbits_bfloat16 *x = src + j0 * s;
+        skipbits_bfloat16 *y = dst + j0 * s;
+        uint16_t c = 0;
+        if (s == 1) {
+            PREFETCH_SPAN(x + m, 2 * 256);
+            for (int64_t j = 0; j < m; j++) {
+                uint16_t b = x[j];
+                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
+                y[j] = isn ? SKIP_SIGN_bfloat16 : b;
+                c = (uint16_t)(c + isn);
+            }
+        } else {
+            for (int64_t j = 0; j < m; j++) {
+                uint16_t b = x[j * s];
+                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
+                y[j * s] = isn ? SKIP_SIGN_bfloat16 : b;
+                c = (uint16_t)(c + isn);
+            }
+        }
+        if (!c) continue;
+        if (!os) {
+            total += c;
+            continue;
+        }
+        for (int64_t j = 0; j < m; j++)
+            if ((uint16_t)(x[j * s] & SKIP_ABS_bfloat16) > SKIP_INF_bfloat16)
+                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
+    }
+    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
+}
+
+/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
+ * same offsets from its start), NaN as -0.0 and counted. Threads share
+ * pieces of at most SKIP_PIECE values of the innermost runs, each thread
+ * a contiguous range of them (one unflatten, then an odometer). */
+static void skip_slab_bfloat16(meancli_reduce_job *job, const T_bfloat16 *rows, int64_t r, int64_t r2, int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
+    int nd = 1 + job->nw;
+    size[0] = r2 - r;
+    in[0] = p->d0_stride;
+    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
+    for (int k = 0; k < job->nw; k++) {
+        size[k + 1] = job->wsize[k];
+        in[k + 1] = job->win[k];
+        os_[k + 1] = job->wout[k];
+    }
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1], nruns = 1;
+    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
+    if (L <= 0 || nruns <= 0) return;
+    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
+    int nt = clamp_threads(nthreads, nruns * L);
+    if (nt > items) nt = (int)items;
+    const skipbits_bfloat16 *src = (const skipbits_bfloat16 *)rows;
+    skipbits_bfloat16 *dst = (skipbits_bfloat16 *)job->scratch;
+    int64_t *nan = job->nan;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int t = 0, tn = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        tn = omp_get_num_threads();
+#endif
+        int64_t share = items / tn, extra = items % tn;
+        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
+        if (i0 < i1) {
+            int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+            for (int d = nd - 2; d >= 0; d--) {
+                idx[d] = q % size[d];
+                q /= size[d];
+                ioff += idx[d] * in[d];
+                ooff += idx[d] * os_[d];
+            }
+            for (int64_t i = i0; i < i1; i++) {
+                int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+                skip_run_bfloat16(src + ioff + j0 * s, dst + ioff + j0 * s, m, s, nan, base_out + ooff + j0 * os, os);
+                if (++k < ppr) continue;
+                k = 0;
+                for (int d = nd - 2; d >= 0; d--) {
+                    idx[d]++;
+                    ioff += in[d];
+                    ooff += os_[d];
+                    if (idx[d] < size[d]) break;
+                    ioff -= idx[d] * in[d];
+                    ooff -= idx[d] * os_[d];
+                    idx[d] = 0;
+                }
+            }
+        }
+    }
+}
+
+/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
+static int skip_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *slab, int64_t a, int64_t b, void *out,
+                            int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
+    for (int64_t r = a; r < b; r += rows) {
+        int64_t r2 = b - r < rows ? b : r + rows;
+        skip_slab_bfloat16(job, slab + (r - a) * p->d0_stride, r, r2, nthreads);
+        const T_bfloat16 *base = rebase_bfloat16(job->scratch, p, r);
+        int rc = p->inner_reduced ? inner_step_bfloat16(job, base, r, r2, out, nthreads)
+                                  : rows_step_bfloat16(job, base, r, r2, out, nthreads);
+        if (rc != MEANCLI_OK) return rc;
+    }
+    return MEANCLI_OK;
+}
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_bfloat16(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
+    /* the walk: every dim but D0 (kept and reduced, each list outer ->
+     * inner), merged by stride, largest first */
+    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
+    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
+    job->nw = 0;
+    while (ki < p->nk || ri < p->nr) {
+        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
+        int w = job->nw++;
+        if (take_kept) {
+            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
+        } else {
+            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
+        }
+    }
+    /* one row's values and its extent in memory (elements) */
+    int64_t per_row = 1, extent = 1, rows, elems;
+    for (int k = 0; k < job->nw; k++) {
+        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
+        int64_t span;
+        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
+            return MEANCLI_E_SHAPE;
+    }
+    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
+    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
+    for (int k = 0; k < 2; k++) {
+        got[k] = want[k] / per_row;
+        if (got[k] < 1) got[k] = 1;
+        got[k] = (got[k] + granule - 1) / granule * granule;
+        if (got[k] > p->d0_size) got[k] = p->d0_size;
+    }
+    job->skip_rows_1 = got[1];
+    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
+    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
+        return MEANCLI_E_SHAPE;
+    job->skip_rows = rows;
+    job->skip_elems = elems;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_bfloat16));
+    job->nan = (int64_t *)alloc_array(p->nout, 8);
+    if (!job->scratch || !job->nan) {
+        free(job->scratch);
+        free(job->nan);
+        job->scratch = NULL;
+        job->nan = NULL;
+        return MEANCLI_E_NOMEM;
+    }
+    job->skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -10494,6 +10921,7 @@ int meancli_reduce_step_bfloat16(meancli_reduce_job *job, const void *slab, int6
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
+    if (job->skipna) return skip_step_bfloat16(job, (T_bfloat16 const *)slab, a, b, out, nthreads);
     const T_bfloat16 *base = rebase_bfloat16(slab, p, a);
     if (p->inner_reduced) return inner_step_bfloat16(job, base, a, b, out, nthreads);
     return rows_step_bfloat16(job, base, a, b, out, nthreads);
@@ -10559,6 +10987,7 @@ static inline int64_t min64_float32(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_t off, acc_float32 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_float32 *)out)[off] = finalize_float32(total, count);
         return;
@@ -10682,7 +11111,7 @@ static const T_float32 *rebase_float32(const void *slab, const reduce_plan *p, i
 static inline int as_mean_float32(const meancli_reduce_job *job, int whole)
 {
     const reduce_plan *p = &job->p;
-    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if ((p->d0_reduced && !whole) || job->states || job->skipna) return 0;
     if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
     return p->nred <= ROWS_AS_MEAN_MAX_FLT;
 }
@@ -10776,7 +11205,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 lanes_float32 local;
-                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= CHUNK) {
                     /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_float32(&local);
                     inner_piece_float32(base + in_off, p, 0, p->nred, &local);
@@ -10970,7 +11399,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
             for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
             continue;
         }
-        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= p->row_chunk) {
+        if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= p->row_chunk) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_float32(r, w);
             rows_piece_float32(src, p, 0, p->nred, sin, w, r);
@@ -11001,6 +11430,200 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* ---- skipna, float32 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+typedef uint32_t __attribute__((may_alias)) skipbits_float32;
+#define SKIP_SIGN_float32 ((uint32_t)((uint32_t)1 << 31))
+#define SKIP_ABS_float32 ((uint32_t)(SKIP_SIGN_float32 - 1))
+#define SKIP_INF_float32 ((uint32_t)(SKIP_ABS_float32 ^ (((uint32_t)1 << 23) - 1)))
+
+/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
+ * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
+ * (16 where the NaN go to different outputs) are copied and counted by
+ * vector compares; only a block that holds a NaN is looked at again. */
+CLONES static void skip_run_float32(const skipbits_float32 *restrict src, skipbits_float32 *restrict dst,
+                                   int64_t len, int64_t s, int64_t *nan, int64_t o, int64_t os)
+{
+    const int64_t B = os ? 16 : 256;
+    int64_t total = 0;
+    for (int64_t j0 = 0; j0 < len; j0 += B) {
+        int64_t m = len - j0 < B ? len - j0 : B;
+        const skipbits_float32 *x = src + j0 * s;
+        skipbits_float32 *y = dst + j0 * s;
+        uint32_t c = 0;
+        if (s == 1) {
+            PREFETCH_SPAN(x + m, 4 * 256);
+            for (int64_t j = 0; j < m; j++) {
+                uint32_t b = x[j];
+                uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
+                y[j] = isn ? SKIP_SIGN_float32 : b;
+                c = (uint32_t)(c + isn);
+            }
+        } else {
+            for (int64_t j = 0; j < m; j++) {
+                uint32_t b = x[j * s];
+                uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
+                y[j * s] = isn ? SKIP_SIGN_float32 : b;
+                c = (uint32_t)(c + isn);
+            }
+        }
+        if (!c) continue;
+        if (!os) {
+            total += c;
+            continue;
+        }
+        for (int64_t j = 0; j < m; j++)
+            if ((uint32_t)(x[j * s] & SKIP_ABS_float32) > SKIP_INF_float32)
+                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
+    }
+    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
+}
+
+/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
+ * same offsets from its start), NaN as -0.0 and counted. Threads share
+ * pieces of at most SKIP_PIECE values of the innermost runs, each thread
+ * a contiguous range of them (one unflatten, then an odometer). */
+static void skip_slab_float32(meancli_reduce_job *job, const T_float32 *rows, int64_t r, int64_t r2, int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
+    int nd = 1 + job->nw;
+    size[0] = r2 - r;
+    in[0] = p->d0_stride;
+    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
+    for (int k = 0; k < job->nw; k++) {
+        size[k + 1] = job->wsize[k];
+        in[k + 1] = job->win[k];
+        os_[k + 1] = job->wout[k];
+    }
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1], nruns = 1;
+    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
+    if (L <= 0 || nruns <= 0) return;
+    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
+    int nt = clamp_threads(nthreads, nruns * L);
+    if (nt > items) nt = (int)items;
+    const skipbits_float32 *src = (const skipbits_float32 *)rows;
+    skipbits_float32 *dst = (skipbits_float32 *)job->scratch;
+    int64_t *nan = job->nan;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int t = 0, tn = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        tn = omp_get_num_threads();
+#endif
+        int64_t share = items / tn, extra = items % tn;
+        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
+        if (i0 < i1) {
+            int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+            for (int d = nd - 2; d >= 0; d--) {
+                idx[d] = q % size[d];
+                q /= size[d];
+                ioff += idx[d] * in[d];
+                ooff += idx[d] * os_[d];
+            }
+            for (int64_t i = i0; i < i1; i++) {
+                int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+                skip_run_float32(src + ioff + j0 * s, dst + ioff + j0 * s, m, s, nan, base_out + ooff + j0 * os, os);
+                if (++k < ppr) continue;
+                k = 0;
+                for (int d = nd - 2; d >= 0; d--) {
+                    idx[d]++;
+                    ioff += in[d];
+                    ooff += os_[d];
+                    if (idx[d] < size[d]) break;
+                    ioff -= idx[d] * in[d];
+                    ooff -= idx[d] * os_[d];
+                    idx[d] = 0;
+                }
+            }
+        }
+    }
+}
+
+/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
+static int skip_step_float32(meancli_reduce_job *job, const T_float32 *slab, int64_t a, int64_t b, void *out,
+                            int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
+    for (int64_t r = a; r < b; r += rows) {
+        int64_t r2 = b - r < rows ? b : r + rows;
+        skip_slab_float32(job, slab + (r - a) * p->d0_stride, r, r2, nthreads);
+        const T_float32 *base = rebase_float32(job->scratch, p, r);
+        int rc = p->inner_reduced ? inner_step_float32(job, base, r, r2, out, nthreads)
+                                  : rows_step_float32(job, base, r, r2, out, nthreads);
+        if (rc != MEANCLI_OK) return rc;
+    }
+    return MEANCLI_OK;
+}
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_float32(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
+    /* the walk: every dim but D0 (kept and reduced, each list outer ->
+     * inner), merged by stride, largest first */
+    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
+    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
+    job->nw = 0;
+    while (ki < p->nk || ri < p->nr) {
+        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
+        int w = job->nw++;
+        if (take_kept) {
+            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
+        } else {
+            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
+        }
+    }
+    /* one row's values and its extent in memory (elements) */
+    int64_t per_row = 1, extent = 1, rows, elems;
+    for (int k = 0; k < job->nw; k++) {
+        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
+        int64_t span;
+        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
+            return MEANCLI_E_SHAPE;
+    }
+    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
+    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
+    for (int k = 0; k < 2; k++) {
+        got[k] = want[k] / per_row;
+        if (got[k] < 1) got[k] = 1;
+        got[k] = (got[k] + granule - 1) / granule * granule;
+        if (got[k] > p->d0_size) got[k] = p->d0_size;
+    }
+    job->skip_rows_1 = got[1];
+    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
+    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
+        return MEANCLI_E_SHAPE;
+    job->skip_rows = rows;
+    job->skip_elems = elems;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float32));
+    job->nan = (int64_t *)alloc_array(p->nout, 8);
+    if (!job->scratch || !job->nan) {
+        free(job->scratch);
+        free(job->nan);
+        job->scratch = NULL;
+        job->nan = NULL;
+        return MEANCLI_E_NOMEM;
+    }
+    job->skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -11037,6 +11660,7 @@ int meancli_reduce_step_float32(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
+    if (job->skipna) return skip_step_float32(job, (T_float32 const *)slab, a, b, out, nthreads);
     const T_float32 *base = rebase_float32(slab, p, a);
     if (p->inner_reduced) return inner_step_float32(job, base, a, b, out, nthreads);
     return rows_step_float32(job, base, a, b, out, nthreads);
@@ -11102,6 +11726,7 @@ static inline int64_t min64_float64(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_t off, acc_float64 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_float64 *)out)[off] = finalize_float64(total, count);
         return;
@@ -11225,7 +11850,7 @@ static const T_float64 *rebase_float64(const void *slab, const reduce_plan *p, i
 static inline int as_mean_float64(const meancli_reduce_job *job, int whole)
 {
     const reduce_plan *p = &job->p;
-    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if ((p->d0_reduced && !whole) || job->states || job->skipna) return 0;
     if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
     return p->nred <= ROWS_AS_MEAN_MAX;
 }
@@ -11319,7 +11944,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 lanes_float64 local;
-                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= CHUNK) {
                     /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_float64(&local);
                     inner_piece_float64(base + in_off, p, 0, p->nred, &local);
@@ -11513,7 +12138,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
             for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
             continue;
         }
-        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= p->row_chunk) {
+        if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= p->row_chunk) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_float64(r, w);
             rows_piece_float64(src, p, 0, p->nred, sin, w, r);
@@ -11544,6 +12169,200 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* ---- skipna, float64 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+typedef uint64_t __attribute__((may_alias)) skipbits_float64;
+#define SKIP_SIGN_float64 ((uint64_t)((uint64_t)1 << 63))
+#define SKIP_ABS_float64 ((uint64_t)(SKIP_SIGN_float64 - 1))
+#define SKIP_INF_float64 ((uint64_t)(SKIP_ABS_float64 ^ (((uint64_t)1 << 52) - 1)))
+
+/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
+ * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
+ * (16 where the NaN go to different outputs) are copied and counted by
+ * vector compares; only a block that holds a NaN is looked at again. */
+CLONES static void skip_run_float64(const skipbits_float64 *restrict src, skipbits_float64 *restrict dst,
+                                   int64_t len, int64_t s, int64_t *nan, int64_t o, int64_t os)
+{
+    const int64_t B = os ? 16 : 256;
+    int64_t total = 0;
+    for (int64_t j0 = 0; j0 < len; j0 += B) {
+        int64_t m = len - j0 < B ? len - j0 : B;
+        const skipbits_float64 *x = src + j0 * s;
+        skipbits_float64 *y = dst + j0 * s;
+        uint64_t c = 0;
+        if (s == 1) {
+            PREFETCH_SPAN(x + m, 8 * 256);
+            for (int64_t j = 0; j < m; j++) {
+                uint64_t b = x[j];
+                uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
+                y[j] = isn ? SKIP_SIGN_float64 : b;
+                c = (uint64_t)(c + isn);
+            }
+        } else {
+            for (int64_t j = 0; j < m; j++) {
+                uint64_t b = x[j * s];
+                uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
+                y[j * s] = isn ? SKIP_SIGN_float64 : b;
+                c = (uint64_t)(c + isn);
+            }
+        }
+        if (!c) continue;
+        if (!os) {
+            total += c;
+            continue;
+        }
+        for (int64_t j = 0; j < m; j++)
+            if ((uint64_t)(x[j * s] & SKIP_ABS_float64) > SKIP_INF_float64)
+                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
+    }
+    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
+}
+
+/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
+ * same offsets from its start), NaN as -0.0 and counted. Threads share
+ * pieces of at most SKIP_PIECE values of the innermost runs, each thread
+ * a contiguous range of them (one unflatten, then an odometer). */
+static void skip_slab_float64(meancli_reduce_job *job, const T_float64 *rows, int64_t r, int64_t r2, int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
+    int nd = 1 + job->nw;
+    size[0] = r2 - r;
+    in[0] = p->d0_stride;
+    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
+    for (int k = 0; k < job->nw; k++) {
+        size[k + 1] = job->wsize[k];
+        in[k + 1] = job->win[k];
+        os_[k + 1] = job->wout[k];
+    }
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1], nruns = 1;
+    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
+    if (L <= 0 || nruns <= 0) return;
+    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
+    int nt = clamp_threads(nthreads, nruns * L);
+    if (nt > items) nt = (int)items;
+    const skipbits_float64 *src = (const skipbits_float64 *)rows;
+    skipbits_float64 *dst = (skipbits_float64 *)job->scratch;
+    int64_t *nan = job->nan;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int t = 0, tn = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        tn = omp_get_num_threads();
+#endif
+        int64_t share = items / tn, extra = items % tn;
+        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
+        if (i0 < i1) {
+            int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+            for (int d = nd - 2; d >= 0; d--) {
+                idx[d] = q % size[d];
+                q /= size[d];
+                ioff += idx[d] * in[d];
+                ooff += idx[d] * os_[d];
+            }
+            for (int64_t i = i0; i < i1; i++) {
+                int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+                skip_run_float64(src + ioff + j0 * s, dst + ioff + j0 * s, m, s, nan, base_out + ooff + j0 * os, os);
+                if (++k < ppr) continue;
+                k = 0;
+                for (int d = nd - 2; d >= 0; d--) {
+                    idx[d]++;
+                    ioff += in[d];
+                    ooff += os_[d];
+                    if (idx[d] < size[d]) break;
+                    ioff -= idx[d] * in[d];
+                    ooff -= idx[d] * os_[d];
+                    idx[d] = 0;
+                }
+            }
+        }
+    }
+}
+
+/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
+static int skip_step_float64(meancli_reduce_job *job, const T_float64 *slab, int64_t a, int64_t b, void *out,
+                            int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
+    for (int64_t r = a; r < b; r += rows) {
+        int64_t r2 = b - r < rows ? b : r + rows;
+        skip_slab_float64(job, slab + (r - a) * p->d0_stride, r, r2, nthreads);
+        const T_float64 *base = rebase_float64(job->scratch, p, r);
+        int rc = p->inner_reduced ? inner_step_float64(job, base, r, r2, out, nthreads)
+                                  : rows_step_float64(job, base, r, r2, out, nthreads);
+        if (rc != MEANCLI_OK) return rc;
+    }
+    return MEANCLI_OK;
+}
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_float64(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
+    /* the walk: every dim but D0 (kept and reduced, each list outer ->
+     * inner), merged by stride, largest first */
+    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
+    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
+    job->nw = 0;
+    while (ki < p->nk || ri < p->nr) {
+        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
+        int w = job->nw++;
+        if (take_kept) {
+            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
+        } else {
+            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
+        }
+    }
+    /* one row's values and its extent in memory (elements) */
+    int64_t per_row = 1, extent = 1, rows, elems;
+    for (int k = 0; k < job->nw; k++) {
+        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
+        int64_t span;
+        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
+            return MEANCLI_E_SHAPE;
+    }
+    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
+    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
+    for (int k = 0; k < 2; k++) {
+        got[k] = want[k] / per_row;
+        if (got[k] < 1) got[k] = 1;
+        got[k] = (got[k] + granule - 1) / granule * granule;
+        if (got[k] > p->d0_size) got[k] = p->d0_size;
+    }
+    job->skip_rows_1 = got[1];
+    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
+    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
+        return MEANCLI_E_SHAPE;
+    job->skip_rows = rows;
+    job->skip_elems = elems;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float64));
+    job->nan = (int64_t *)alloc_array(p->nout, 8);
+    if (!job->scratch || !job->nan) {
+        free(job->scratch);
+        free(job->nan);
+        job->scratch = NULL;
+        job->nan = NULL;
+        return MEANCLI_E_NOMEM;
+    }
+    job->skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -11580,6 +12399,7 @@ int meancli_reduce_step_float64(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
+    if (job->skipna) return skip_step_float64(job, (T_float64 const *)slab, a, b, out, nthreads);
     const T_float64 *base = rebase_float64(slab, p, a);
     if (p->inner_reduced) return inner_step_float64(job, base, a, b, out, nthreads);
     return rows_step_float64(job, base, a, b, out, nthreads);
@@ -11645,6 +12465,7 @@ static inline int64_t min64_int8(int64_t a, int64_t b) { return a < b ? a : b; }
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int8(const meancli_reduce_job *job, void *out, int64_t off, acc_int8 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int8 *)out)[off] = finalize_int8(total, count);
         return;
@@ -12001,6 +12822,27 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
     return MEANCLI_OK;
 }
 
+/* ---- skipna, int8 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_int8(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_int8(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -12101,6 +12943,7 @@ static inline int64_t min64_int16(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int16(const meancli_reduce_job *job, void *out, int64_t off, acc_int16 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int16 *)out)[off] = finalize_int16(total, count);
         return;
@@ -12457,6 +13300,27 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
     return MEANCLI_OK;
 }
 
+/* ---- skipna, int16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_int16(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_int16(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -12557,6 +13421,7 @@ static inline int64_t min64_int32(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int32(const meancli_reduce_job *job, void *out, int64_t off, acc_int32 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int32 *)out)[off] = finalize_int32(total, count);
         return;
@@ -12913,6 +13778,27 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
     return MEANCLI_OK;
 }
 
+/* ---- skipna, int32 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_int32(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_int32(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -13013,6 +13899,7 @@ static inline int64_t min64_int64(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int64(const meancli_reduce_job *job, void *out, int64_t off, acc_int64 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int64 *)out)[off] = finalize_int64(total, count);
         return;
@@ -13369,6 +14256,27 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
     return MEANCLI_OK;
 }
 
+/* ---- skipna, int64 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_int64(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_int64(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -13469,6 +14377,7 @@ static inline int64_t min64_uint8(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint8(const meancli_reduce_job *job, void *out, int64_t off, acc_uint8 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint8 *)out)[off] = finalize_uint8(total, count);
         return;
@@ -13825,6 +14734,27 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
     return MEANCLI_OK;
 }
 
+/* ---- skipna, uint8 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_uint8(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_uint8(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -13925,6 +14855,7 @@ static inline int64_t min64_uint16(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint16(const meancli_reduce_job *job, void *out, int64_t off, acc_uint16 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint16 *)out)[off] = finalize_uint16(total, count);
         return;
@@ -14281,6 +15212,27 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
     return MEANCLI_OK;
 }
 
+/* ---- skipna, uint16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_uint16(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_uint16(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -14381,6 +15333,7 @@ static inline int64_t min64_uint32(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint32(const meancli_reduce_job *job, void *out, int64_t off, acc_uint32 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint32 *)out)[off] = finalize_uint32(total, count);
         return;
@@ -14737,6 +15690,27 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
     return MEANCLI_OK;
 }
 
+/* ---- skipna, uint32 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_uint32(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_uint32(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -14837,6 +15811,7 @@ static inline int64_t min64_uint64(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint64(const meancli_reduce_job *job, void *out, int64_t off, acc_uint64 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint64 *)out)[off] = finalize_uint64(total, count);
         return;
@@ -15190,6 +16165,27 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
         }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* ---- skipna, uint64 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_uint64(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
     return MEANCLI_OK;
 }
 

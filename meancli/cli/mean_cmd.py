@@ -44,6 +44,7 @@ def mean(
     repeat: options.Repeat = 1,
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
+    skipna: options.Skipna = False,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
     debug: options.Debug = False,
@@ -63,6 +64,7 @@ def mean(
             check_output_format(output, output)
         report = start("mean", "Mean", opset, threads)
         op, n_threads = report.op, report.threads
+        report.skipna = skipna
         assert op is not None
         # The command line alone decides these usage errors, before any input is read.
         where = engine_where(workers, scheduler, timeout)
@@ -85,7 +87,9 @@ def mean(
 
         progress = progress_factory(enabled=not (quiet or json_mode))
         # --compare: the result comes back to memory (written afterwards), to be compared
-        job = plan.Job(where, n_threads, output if compare is None else None, report, progress, repeat)
+        job = plan.Job(
+            where, n_threads, output if compare is None else None, report, progress, repeat, skipna=skipna
+        )
         outcome = plan.mean(op, shape, items, job)
         if compare is not None:
             compare_result(report, outcome.result, against, compared, max_ulp)

@@ -78,6 +78,7 @@ def reduce_mean(
     repeat: options.Repeat = 1,
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
+    skipna: options.Skipna = False,
     keep_going: batch.KeepGoing = False,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
@@ -126,6 +127,7 @@ def reduce_mean(
 
         def run_one(file: str, out: Optional[str]) -> None:  # noqa: UP045
             one = Report("reduce-mean", n_threads, op)
+            one.skipna = skipna
             quiet_notes = quiet or json_mode or bool(notes)
             args = (axes_list, keep_dims, attributes, repeat, where, compare, max_ulp)
             _reduce_file(op, file, out, one, *args, quiet=quiet, json_mode=json_mode, quiet_notes=quiet_notes)
@@ -181,7 +183,9 @@ def _reduce_file(
 
     progress = progress_factory(enabled=not (quiet or json_mode))
     # --compare: the result comes back to memory (written afterwards), to be compared
-    job = plan.Job(where, n_threads, output if compare is None else None, report, progress, repeat)
+    job = plan.Job(
+        where, n_threads, output if compare is None else None, report, progress, repeat, skipna=report.skipna
+    )
     outcome = plan.reduce(op, call, data, job)
     if compare is not None:
         compare_result(report, outcome.result, against, compared, max_ulp)

@@ -60,6 +60,8 @@ class Report(StageTimes):
         self.kernel_kind_ran: str | None = None
         # --compare: what comparing each other result with this one found (engine.compare)
         self.comparisons: list[Comparison] = []
+        # --skipna (meancli's own extension): each output the exact mean of its non-NaN values
+        self.skipna = False
 
     def kernel_dtype(self) -> str | None:
         """The dtype the kernels ran on (the first input's; None before one is read)."""
@@ -73,21 +75,35 @@ class Report(StageTimes):
         return "mean" if self.command == "mean" else "run"
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "command": self.command,
-            "op": self.op.name if self.op else None,
-            "domain": self.op.domain if self.op else None,
-            "version": self.op.since_version if self.op else None,
-            "attributes": self.attributes,
-            "inputs": [t.as_json() for t in self.inputs],
-            "output": self.output.as_json() if self.output else None,
-            "timings_ms": {k: round(v, 4) for k, v in self.timings_ms.items()},
-            "threads": self.threads,
-            "isa": kernel_isa(self.kernel_dtype(), self.kernel_kind()),
-            "repeat": self.repeats,
-            "engine": self.engine,
-            "meancli_version": __version__,
-        } | ({"comparisons": [comparison_json(c) for c in self.comparisons]} if self.comparisons else {})
+        return (
+            {
+                "command": self.command,
+                "op": self.op.name if self.op else None,
+                "domain": self.op.domain if self.op else None,
+                "version": self.op.since_version if self.op else None,
+                "attributes": self.attributes,
+                "inputs": [t.as_json() for t in self.inputs],
+                "output": self.output.as_json() if self.output else None,
+                "timings_ms": {k: round(v, 4) for k, v in self.timings_ms.items()},
+                "threads": self.threads,
+                "isa": kernel_isa(self.kernel_dtype(), self.kernel_kind()),
+                "repeat": self.repeats,
+                "engine": self.engine,
+                "meancli_version": __version__,
+            }
+            | ({"comparisons": [comparison_json(c) for c in self.comparisons]} if self.comparisons else {})
+            | ({"skipna": True, "skipna_extension": SKIPNA_EXTENSION} if self.skipna else {})
+        )
+
+    def title(self) -> str:
+        """The report's first line, unstyled: the op version, its attributes and,
+        with --skipna, that extension named as meancli's own."""
+        title = self.op.label if self.op else self.command
+        if self.attributes:
+            title += "  " + "  ".join(f"{k}={v}" for k, v in self.attributes.items())
+        if self.skipna:
+            title += f"  skipna ({SKIPNA_EXTENSION})"
+        return title
 
     def mismatched(self) -> bool:
         """Whether some comparison found an element beyond its tolerance (exit status 4)."""
@@ -96,6 +112,8 @@ class Report(StageTimes):
 
 #: What a comparison report says it is, in JSON and in words.
 COMPARE_EXTENSION = "meancli's own check, not part of ONNX"
+#: What --skipna is, in the report's title and its JSON.
+SKIPNA_EXTENSION = "meancli's own extension, not part of ONNX or OpenVINO"
 
 
 def comparison_json(c: Comparison) -> dict[str, Any]:
@@ -318,6 +336,8 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     title = f"[bold]{report.op.label}[/bold]" if report.op else report.command
     if report.attributes:
         title += "  " + "  ".join(escape(f"{k}={v}") for k, v in report.attributes.items())
+    if report.skipna:
+        title += escape(f"  skipna ({SKIPNA_EXTENSION})")
     console.print(title)
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("", "path", "shape", "dtype"):
@@ -375,9 +395,7 @@ def plain_report(report: Report) -> list[str] | None:
     Loading rich costs a one-file run about a fifth of its time; output to a pipe
     or a file does not need it.
     """
-    title = report.op.label if report.op else report.command
-    if report.attributes:
-        title += "  " + "  ".join(f"{k}={v}" for k, v in report.attributes.items())
+    title = report.title()
     if any(t.path is None for t in report.inputs):
         return None  # (not made by any command; rich shows an empty cell)
     rows = [("", "path", "shape", "dtype")]

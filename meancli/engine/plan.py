@@ -39,6 +39,8 @@ class Job(NamedTuple):
         repeat: kernel runs timed in memory (the median is reported).
         out: an array the result goes into (the API's ``out=``); None: a new one.
         lazy: a dask array in gives a lazy dask array out (the API), not a computed one.
+        skipna: meancli's own extension: each output is the exact mean of its
+            non-NaN values (docs/semantics.md); integer types are unchanged.
     """
 
     where: Where = Where()
@@ -49,6 +51,7 @@ class Job(NamedTuple):
     repeat: int = 1
     out: Any = None
     lazy: bool = False
+    skipna: bool = False
 
     @property
     def times(self) -> Clock:
