@@ -10017,7 +10017,8 @@ CLONES static void skip_run_float16(const skipbits_float16 *restrict src, skipbi
  * same offsets from its start), NaN as -0.0 and counted. Threads share
  * pieces of at most SKIP_PIECE values of the innermost runs, each thread
  * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_float16(meancli_reduce_job *job, const T_float16 *rows, int64_t r, int64_t r2, int nthreads)
+static void skip_slab_float16(meancli_reduce_job *job, const T_float16 *rows, void *copy, int64_t r, int64_t r2,
+                             int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
@@ -10037,7 +10038,7 @@ static void skip_slab_float16(meancli_reduce_job *job, const T_float16 *rows, in
     int nt = clamp_threads(nthreads, nruns * L);
     if (nt > items) nt = (int)items;
     const skipbits_float16 *src = (const skipbits_float16 *)rows;
-    skipbits_float16 *dst = (skipbits_float16 *)job->scratch;
+    skipbits_float16 *dst = (skipbits_float16 *)copy;
     int64_t *nan = job->nan;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -10075,6 +10076,16 @@ static void skip_slab_float16(meancli_reduce_job *job, const T_float16 *rows, in
     }
 }
 
+/* Where the copy of the values at src starts in the scratch: 2 KiB off
+ * src's place in a 4 KiB page, so the copy's stores never alias its loads
+ * (4K aliasing: a load whose address matches an earlier store's in its low
+ * 12 bits waits for it; measured: the copy stalled on its stores). */
+static void *skip_copy_at_float16(const meancli_reduce_job *job, const void *src)
+{
+    uintptr_t raw = (uintptr_t)job->scratch;
+    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
+}
+
 /* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
 static int skip_step_float16(meancli_reduce_job *job, const T_float16 *slab, int64_t a, int64_t b, void *out,
                             int nthreads)
@@ -10083,8 +10094,10 @@ static int skip_step_float16(meancli_reduce_job *job, const T_float16 *slab, int
     int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
     for (int64_t r = a; r < b; r += rows) {
         int64_t r2 = b - r < rows ? b : r + rows;
-        skip_slab_float16(job, slab + (r - a) * p->d0_stride, r, r2, nthreads);
-        const T_float16 *base = rebase_float16(job->scratch, p, r);
+        const T_float16 *src = slab + (r - a) * p->d0_stride;
+        void *copy = skip_copy_at_float16(job, src);
+        skip_slab_float16(job, src, copy, r, r2, nthreads);
+        const T_float16 *base = rebase_float16(copy, p, r);
         int rc = p->inner_reduced ? inner_step_float16(job, base, r, r2, out, nthreads)
                                   : rows_step_float16(job, base, r, r2, out, nthreads);
         if (rc != MEANCLI_OK) return rc;
@@ -10136,7 +10149,8 @@ int meancli_reduce_skipna_float16(meancli_reduce_job *job)
         return MEANCLI_E_SHAPE;
     job->skip_rows = rows;
     job->skip_elems = elems;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float16));
+    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float16), &elems)) return MEANCLI_E_SHAPE;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float16)); /* 4 KiB more: skip_copy_at */
     job->nan = (int64_t *)alloc_array(p->nout, 8);
     if (!job->scratch || !job->nan) {
         free(job->scratch);
@@ -10756,7 +10770,8 @@ CLONES static void skip_run_bfloat16(const skipbits_bfloat16 *restrict src, skip
  * same offsets from its start), NaN as -0.0 and counted. Threads share
  * pieces of at most SKIP_PIECE values of the innermost runs, each thread
  * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_bfloat16(meancli_reduce_job *job, const T_bfloat16 *rows, int64_t r, int64_t r2, int nthreads)
+static void skip_slab_bfloat16(meancli_reduce_job *job, const T_bfloat16 *rows, void *copy, int64_t r, int64_t r2,
+                             int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
@@ -10776,7 +10791,7 @@ static void skip_slab_bfloat16(meancli_reduce_job *job, const T_bfloat16 *rows, 
     int nt = clamp_threads(nthreads, nruns * L);
     if (nt > items) nt = (int)items;
     const skipbits_bfloat16 *src = (const skipbits_bfloat16 *)rows;
-    skipbits_bfloat16 *dst = (skipbits_bfloat16 *)job->scratch;
+    skipbits_bfloat16 *dst = (skipbits_bfloat16 *)copy;
     int64_t *nan = job->nan;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -10814,6 +10829,16 @@ static void skip_slab_bfloat16(meancli_reduce_job *job, const T_bfloat16 *rows, 
     }
 }
 
+/* Where the copy of the values at src starts in the scratch: 2 KiB off
+ * src's place in a 4 KiB page, so the copy's stores never alias its loads
+ * (4K aliasing: a load whose address matches an earlier store's in its low
+ * 12 bits waits for it; measured: the copy stalled on its stores). */
+static void *skip_copy_at_bfloat16(const meancli_reduce_job *job, const void *src)
+{
+    uintptr_t raw = (uintptr_t)job->scratch;
+    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
+}
+
 /* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
 static int skip_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *slab, int64_t a, int64_t b, void *out,
                             int nthreads)
@@ -10822,8 +10847,10 @@ static int skip_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *slab, i
     int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
     for (int64_t r = a; r < b; r += rows) {
         int64_t r2 = b - r < rows ? b : r + rows;
-        skip_slab_bfloat16(job, slab + (r - a) * p->d0_stride, r, r2, nthreads);
-        const T_bfloat16 *base = rebase_bfloat16(job->scratch, p, r);
+        const T_bfloat16 *src = slab + (r - a) * p->d0_stride;
+        void *copy = skip_copy_at_bfloat16(job, src);
+        skip_slab_bfloat16(job, src, copy, r, r2, nthreads);
+        const T_bfloat16 *base = rebase_bfloat16(copy, p, r);
         int rc = p->inner_reduced ? inner_step_bfloat16(job, base, r, r2, out, nthreads)
                                   : rows_step_bfloat16(job, base, r, r2, out, nthreads);
         if (rc != MEANCLI_OK) return rc;
@@ -10875,7 +10902,8 @@ int meancli_reduce_skipna_bfloat16(meancli_reduce_job *job)
         return MEANCLI_E_SHAPE;
     job->skip_rows = rows;
     job->skip_elems = elems;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_bfloat16));
+    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_bfloat16), &elems)) return MEANCLI_E_SHAPE;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_bfloat16)); /* 4 KiB more: skip_copy_at */
     job->nan = (int64_t *)alloc_array(p->nout, 8);
     if (!job->scratch || !job->nan) {
         free(job->scratch);
@@ -11495,7 +11523,8 @@ CLONES static void skip_run_float32(const skipbits_float32 *restrict src, skipbi
  * same offsets from its start), NaN as -0.0 and counted. Threads share
  * pieces of at most SKIP_PIECE values of the innermost runs, each thread
  * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_float32(meancli_reduce_job *job, const T_float32 *rows, int64_t r, int64_t r2, int nthreads)
+static void skip_slab_float32(meancli_reduce_job *job, const T_float32 *rows, void *copy, int64_t r, int64_t r2,
+                             int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
@@ -11515,7 +11544,7 @@ static void skip_slab_float32(meancli_reduce_job *job, const T_float32 *rows, in
     int nt = clamp_threads(nthreads, nruns * L);
     if (nt > items) nt = (int)items;
     const skipbits_float32 *src = (const skipbits_float32 *)rows;
-    skipbits_float32 *dst = (skipbits_float32 *)job->scratch;
+    skipbits_float32 *dst = (skipbits_float32 *)copy;
     int64_t *nan = job->nan;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -11553,6 +11582,16 @@ static void skip_slab_float32(meancli_reduce_job *job, const T_float32 *rows, in
     }
 }
 
+/* Where the copy of the values at src starts in the scratch: 2 KiB off
+ * src's place in a 4 KiB page, so the copy's stores never alias its loads
+ * (4K aliasing: a load whose address matches an earlier store's in its low
+ * 12 bits waits for it; measured: the copy stalled on its stores). */
+static void *skip_copy_at_float32(const meancli_reduce_job *job, const void *src)
+{
+    uintptr_t raw = (uintptr_t)job->scratch;
+    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
+}
+
 /* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
 static int skip_step_float32(meancli_reduce_job *job, const T_float32 *slab, int64_t a, int64_t b, void *out,
                             int nthreads)
@@ -11561,8 +11600,10 @@ static int skip_step_float32(meancli_reduce_job *job, const T_float32 *slab, int
     int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
     for (int64_t r = a; r < b; r += rows) {
         int64_t r2 = b - r < rows ? b : r + rows;
-        skip_slab_float32(job, slab + (r - a) * p->d0_stride, r, r2, nthreads);
-        const T_float32 *base = rebase_float32(job->scratch, p, r);
+        const T_float32 *src = slab + (r - a) * p->d0_stride;
+        void *copy = skip_copy_at_float32(job, src);
+        skip_slab_float32(job, src, copy, r, r2, nthreads);
+        const T_float32 *base = rebase_float32(copy, p, r);
         int rc = p->inner_reduced ? inner_step_float32(job, base, r, r2, out, nthreads)
                                   : rows_step_float32(job, base, r, r2, out, nthreads);
         if (rc != MEANCLI_OK) return rc;
@@ -11614,7 +11655,8 @@ int meancli_reduce_skipna_float32(meancli_reduce_job *job)
         return MEANCLI_E_SHAPE;
     job->skip_rows = rows;
     job->skip_elems = elems;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float32));
+    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float32), &elems)) return MEANCLI_E_SHAPE;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float32)); /* 4 KiB more: skip_copy_at */
     job->nan = (int64_t *)alloc_array(p->nout, 8);
     if (!job->scratch || !job->nan) {
         free(job->scratch);
@@ -12234,7 +12276,8 @@ CLONES static void skip_run_float64(const skipbits_float64 *restrict src, skipbi
  * same offsets from its start), NaN as -0.0 and counted. Threads share
  * pieces of at most SKIP_PIECE values of the innermost runs, each thread
  * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_float64(meancli_reduce_job *job, const T_float64 *rows, int64_t r, int64_t r2, int nthreads)
+static void skip_slab_float64(meancli_reduce_job *job, const T_float64 *rows, void *copy, int64_t r, int64_t r2,
+                             int nthreads)
 {
     const reduce_plan *p = &job->p;
     int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
@@ -12254,7 +12297,7 @@ static void skip_slab_float64(meancli_reduce_job *job, const T_float64 *rows, in
     int nt = clamp_threads(nthreads, nruns * L);
     if (nt > items) nt = (int)items;
     const skipbits_float64 *src = (const skipbits_float64 *)rows;
-    skipbits_float64 *dst = (skipbits_float64 *)job->scratch;
+    skipbits_float64 *dst = (skipbits_float64 *)copy;
     int64_t *nan = job->nan;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -12292,6 +12335,16 @@ static void skip_slab_float64(meancli_reduce_job *job, const T_float64 *rows, in
     }
 }
 
+/* Where the copy of the values at src starts in the scratch: 2 KiB off
+ * src's place in a 4 KiB page, so the copy's stores never alias its loads
+ * (4K aliasing: a load whose address matches an earlier store's in its low
+ * 12 bits waits for it; measured: the copy stalled on its stores). */
+static void *skip_copy_at_float64(const meancli_reduce_job *job, const void *src)
+{
+    uintptr_t raw = (uintptr_t)job->scratch;
+    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
+}
+
 /* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
 static int skip_step_float64(meancli_reduce_job *job, const T_float64 *slab, int64_t a, int64_t b, void *out,
                             int nthreads)
@@ -12300,8 +12353,10 @@ static int skip_step_float64(meancli_reduce_job *job, const T_float64 *slab, int
     int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
     for (int64_t r = a; r < b; r += rows) {
         int64_t r2 = b - r < rows ? b : r + rows;
-        skip_slab_float64(job, slab + (r - a) * p->d0_stride, r, r2, nthreads);
-        const T_float64 *base = rebase_float64(job->scratch, p, r);
+        const T_float64 *src = slab + (r - a) * p->d0_stride;
+        void *copy = skip_copy_at_float64(job, src);
+        skip_slab_float64(job, src, copy, r, r2, nthreads);
+        const T_float64 *base = rebase_float64(copy, p, r);
         int rc = p->inner_reduced ? inner_step_float64(job, base, r, r2, out, nthreads)
                                   : rows_step_float64(job, base, r, r2, out, nthreads);
         if (rc != MEANCLI_OK) return rc;
@@ -12353,7 +12408,8 @@ int meancli_reduce_skipna_float64(meancli_reduce_job *job)
         return MEANCLI_E_SHAPE;
     job->skip_rows = rows;
     job->skip_elems = elems;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float64));
+    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float64), &elems)) return MEANCLI_E_SHAPE;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float64)); /* 4 KiB more: skip_copy_at */
     job->nan = (int64_t *)alloc_array(p->nout, 8);
     if (!job->scratch || !job->nan) {
         free(job->scratch);
