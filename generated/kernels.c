@@ -201,6 +201,8 @@ typedef struct {
  * runs the threads share */
 #define SKIP_ELEMS ((int64_t)1 << 19)
 #define SKIP_ELEMS_1 ((int64_t)1 << 16)
+/* skipna: kept runs of at most this many values count their NaN per column (skip_items) */
+#define SKIP_COLS 4096
 #define SKIP_PIECE ((int64_t)1 << 16)
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
@@ -9975,8 +9977,9 @@ typedef uint16_t __attribute__((may_alias)) skipbits_float16;
  * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
  * (16 where the NaN go to different outputs) are copied and counted by
  * vector compares; only a block that holds a NaN is looked at again. */
-CLONES static void skip_run_float16(const skipbits_float16 *restrict src, skipbits_float16 *restrict dst,
-                                   int64_t len, int64_t s, int64_t *nan, int64_t o, int64_t os)
+static inline __attribute__((always_inline)) void skip_run_float16(const skipbits_float16 *restrict src,
+                                                                  skipbits_float16 *restrict dst, int64_t len,
+                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
 {
     const int64_t B = os ? 16 : 256;
     int64_t total = 0;
@@ -10013,6 +10016,84 @@ CLONES static void skip_run_float16(const skipbits_float16 *restrict src, skipbi
     if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
 }
 
+/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
+static inline __attribute__((always_inline)) void skip_flush_float16(uint16_t *col, int64_t w, int64_t *nan, int64_t o,
+                                                                    int64_t os)
+{
+    for (int64_t j = 0; j < w; j++)
+        if (col[j]) {
+            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
+            col[j] = 0;
+        }
+}
+
+/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
+ * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
+ * runs of kept values (at most SKIP_COLS) that go to the same outputs as
+ * the run before (the rows of a reduction over an outer dim) count their
+ * NaN per column in col, by vector adds, added to nan when the outputs
+ * change: no look at a single value, no atomic per NaN. */
+CLONES static void skip_items_float16(const skipbits_float16 *restrict src, skipbits_float16 *restrict dst,
+                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
+                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
+{
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
+    uint16_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
+    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
+    int64_t col_at = -1, col_w = 0, col_runs = 0;
+    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+    for (int d = nd - 2; d >= 0; d--) {
+        idx[d] = q % size[d];
+        q /= size[d];
+        ioff += idx[d] * in[d];
+        ooff += idx[d] * os_[d];
+    }
+    for (int64_t i = i0; i < i1; i++) {
+        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+        const skipbits_float16 *x = src + ioff + j0 * s;
+        skipbits_float16 *y = dst + ioff + j0 * s;
+        int64_t o = base_out + ooff + j0 * os;
+        if (os == 0 || m > SKIP_COLS) {
+            skip_run_float16(x, y, m, s, nan, o, os);
+        } else {
+            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint16_t)-1) {
+                if (col_at >= 0) skip_flush_float16(col, col_w, nan, col_at, os);
+                col_at = o;
+                col_w = m;
+                col_runs = 0;
+            }
+            col_runs++;
+            if (s == 1) {
+                for (int64_t j = 0; j < m; j++) {
+                    uint16_t b = x[j];
+                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
+                    y[j] = isn ? SKIP_SIGN_float16 : b;
+                    col[j] = (uint16_t)(col[j] + isn);
+                }
+            } else {
+                for (int64_t j = 0; j < m; j++) {
+                    uint16_t b = x[j * s];
+                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
+                    y[j * s] = isn ? SKIP_SIGN_float16 : b;
+                    col[j] = (uint16_t)(col[j] + isn);
+                }
+            }
+        }
+        if (++k < ppr) continue;
+        k = 0;
+        for (int d = nd - 2; d >= 0; d--) {
+            idx[d]++;
+            ioff += in[d];
+            ooff += os_[d];
+            if (idx[d] < size[d]) break;
+            ioff -= idx[d] * in[d];
+            ooff -= idx[d] * os_[d];
+            idx[d] = 0;
+        }
+    }
+    if (col_at >= 0) skip_flush_float16(col, col_w, nan, col_at, os);
+}
+
 /* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
  * same offsets from its start), NaN as -0.0 and counted. Threads share
  * pieces of at most SKIP_PIECE values of the innermost runs, each thread
@@ -10031,7 +10112,7 @@ static void skip_slab_float16(meancli_reduce_job *job, const T_float16 *rows, vo
         in[k + 1] = job->win[k];
         os_[k + 1] = job->wout[k];
     }
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1], nruns = 1;
+    int64_t L = size[nd - 1], nruns = 1;
     for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
     if (L <= 0 || nruns <= 0) return;
     int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
@@ -10049,30 +10130,7 @@ static void skip_slab_float16(meancli_reduce_job *job, const T_float16 *rows, vo
 #endif
         int64_t share = items / tn, extra = items % tn;
         int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) {
-            int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-            for (int d = nd - 2; d >= 0; d--) {
-                idx[d] = q % size[d];
-                q /= size[d];
-                ioff += idx[d] * in[d];
-                ooff += idx[d] * os_[d];
-            }
-            for (int64_t i = i0; i < i1; i++) {
-                int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-                skip_run_float16(src + ioff + j0 * s, dst + ioff + j0 * s, m, s, nan, base_out + ooff + j0 * os, os);
-                if (++k < ppr) continue;
-                k = 0;
-                for (int d = nd - 2; d >= 0; d--) {
-                    idx[d]++;
-                    ioff += in[d];
-                    ooff += os_[d];
-                    if (idx[d] < size[d]) break;
-                    ioff -= idx[d] * in[d];
-                    ooff -= idx[d] * os_[d];
-                    idx[d] = 0;
-                }
-            }
-        }
+        if (i0 < i1) skip_items_float16(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
     }
 }
 
@@ -10728,8 +10786,9 @@ typedef uint16_t __attribute__((may_alias)) skipbits_bfloat16;
  * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
  * (16 where the NaN go to different outputs) are copied and counted by
  * vector compares; only a block that holds a NaN is looked at again. */
-CLONES static void skip_run_bfloat16(const skipbits_bfloat16 *restrict src, skipbits_bfloat16 *restrict dst,
-                                   int64_t len, int64_t s, int64_t *nan, int64_t o, int64_t os)
+static inline __attribute__((always_inline)) void skip_run_bfloat16(const skipbits_bfloat16 *restrict src,
+                                                                  skipbits_bfloat16 *restrict dst, int64_t len,
+                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
 {
     const int64_t B = os ? 16 : 256;
     int64_t total = 0;
@@ -10766,6 +10825,84 @@ CLONES static void skip_run_bfloat16(const skipbits_bfloat16 *restrict src, skip
     if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
 }
 
+/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
+static inline __attribute__((always_inline)) void skip_flush_bfloat16(uint16_t *col, int64_t w, int64_t *nan, int64_t o,
+                                                                    int64_t os)
+{
+    for (int64_t j = 0; j < w; j++)
+        if (col[j]) {
+            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
+            col[j] = 0;
+        }
+}
+
+/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
+ * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
+ * runs of kept values (at most SKIP_COLS) that go to the same outputs as
+ * the run before (the rows of a reduction over an outer dim) count their
+ * NaN per column in col, by vector adds, added to nan when the outputs
+ * change: no look at a single value, no atomic per NaN. */
+CLONES static void skip_items_bfloat16(const skipbits_bfloat16 *restrict src, skipbits_bfloat16 *restrict dst,
+                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
+                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
+{
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
+    uint16_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
+    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
+    int64_t col_at = -1, col_w = 0, col_runs = 0;
+    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+    for (int d = nd - 2; d >= 0; d--) {
+        idx[d] = q % size[d];
+        q /= size[d];
+        ioff += idx[d] * in[d];
+        ooff += idx[d] * os_[d];
+    }
+    for (int64_t i = i0; i < i1; i++) {
+        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+        const skipbits_bfloat16 *x = src + ioff + j0 * s;
+        skipbits_bfloat16 *y = dst + ioff + j0 * s;
+        int64_t o = base_out + ooff + j0 * os;
+        if (os == 0 || m > SKIP_COLS) {
+            skip_run_bfloat16(x, y, m, s, nan, o, os);
+        } else {
+            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint16_t)-1) {
+                if (col_at >= 0) skip_flush_bfloat16(col, col_w, nan, col_at, os);
+                col_at = o;
+                col_w = m;
+                col_runs = 0;
+            }
+            col_runs++;
+            if (s == 1) {
+                for (int64_t j = 0; j < m; j++) {
+                    uint16_t b = x[j];
+                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
+                    y[j] = isn ? SKIP_SIGN_bfloat16 : b;
+                    col[j] = (uint16_t)(col[j] + isn);
+                }
+            } else {
+                for (int64_t j = 0; j < m; j++) {
+                    uint16_t b = x[j * s];
+                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
+                    y[j * s] = isn ? SKIP_SIGN_bfloat16 : b;
+                    col[j] = (uint16_t)(col[j] + isn);
+                }
+            }
+        }
+        if (++k < ppr) continue;
+        k = 0;
+        for (int d = nd - 2; d >= 0; d--) {
+            idx[d]++;
+            ioff += in[d];
+            ooff += os_[d];
+            if (idx[d] < size[d]) break;
+            ioff -= idx[d] * in[d];
+            ooff -= idx[d] * os_[d];
+            idx[d] = 0;
+        }
+    }
+    if (col_at >= 0) skip_flush_bfloat16(col, col_w, nan, col_at, os);
+}
+
 /* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
  * same offsets from its start), NaN as -0.0 and counted. Threads share
  * pieces of at most SKIP_PIECE values of the innermost runs, each thread
@@ -10784,7 +10921,7 @@ static void skip_slab_bfloat16(meancli_reduce_job *job, const T_bfloat16 *rows, 
         in[k + 1] = job->win[k];
         os_[k + 1] = job->wout[k];
     }
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1], nruns = 1;
+    int64_t L = size[nd - 1], nruns = 1;
     for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
     if (L <= 0 || nruns <= 0) return;
     int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
@@ -10802,30 +10939,7 @@ static void skip_slab_bfloat16(meancli_reduce_job *job, const T_bfloat16 *rows, 
 #endif
         int64_t share = items / tn, extra = items % tn;
         int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) {
-            int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-            for (int d = nd - 2; d >= 0; d--) {
-                idx[d] = q % size[d];
-                q /= size[d];
-                ioff += idx[d] * in[d];
-                ooff += idx[d] * os_[d];
-            }
-            for (int64_t i = i0; i < i1; i++) {
-                int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-                skip_run_bfloat16(src + ioff + j0 * s, dst + ioff + j0 * s, m, s, nan, base_out + ooff + j0 * os, os);
-                if (++k < ppr) continue;
-                k = 0;
-                for (int d = nd - 2; d >= 0; d--) {
-                    idx[d]++;
-                    ioff += in[d];
-                    ooff += os_[d];
-                    if (idx[d] < size[d]) break;
-                    ioff -= idx[d] * in[d];
-                    ooff -= idx[d] * os_[d];
-                    idx[d] = 0;
-                }
-            }
-        }
+        if (i0 < i1) skip_items_bfloat16(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
     }
 }
 
@@ -11481,8 +11595,9 @@ typedef uint32_t __attribute__((may_alias)) skipbits_float32;
  * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
  * (16 where the NaN go to different outputs) are copied and counted by
  * vector compares; only a block that holds a NaN is looked at again. */
-CLONES static void skip_run_float32(const skipbits_float32 *restrict src, skipbits_float32 *restrict dst,
-                                   int64_t len, int64_t s, int64_t *nan, int64_t o, int64_t os)
+static inline __attribute__((always_inline)) void skip_run_float32(const skipbits_float32 *restrict src,
+                                                                  skipbits_float32 *restrict dst, int64_t len,
+                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
 {
     const int64_t B = os ? 16 : 256;
     int64_t total = 0;
@@ -11519,6 +11634,84 @@ CLONES static void skip_run_float32(const skipbits_float32 *restrict src, skipbi
     if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
 }
 
+/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
+static inline __attribute__((always_inline)) void skip_flush_float32(uint32_t *col, int64_t w, int64_t *nan, int64_t o,
+                                                                    int64_t os)
+{
+    for (int64_t j = 0; j < w; j++)
+        if (col[j]) {
+            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
+            col[j] = 0;
+        }
+}
+
+/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
+ * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
+ * runs of kept values (at most SKIP_COLS) that go to the same outputs as
+ * the run before (the rows of a reduction over an outer dim) count their
+ * NaN per column in col, by vector adds, added to nan when the outputs
+ * change: no look at a single value, no atomic per NaN. */
+CLONES static void skip_items_float32(const skipbits_float32 *restrict src, skipbits_float32 *restrict dst,
+                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
+                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
+{
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
+    uint32_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
+    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
+    int64_t col_at = -1, col_w = 0, col_runs = 0;
+    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+    for (int d = nd - 2; d >= 0; d--) {
+        idx[d] = q % size[d];
+        q /= size[d];
+        ioff += idx[d] * in[d];
+        ooff += idx[d] * os_[d];
+    }
+    for (int64_t i = i0; i < i1; i++) {
+        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+        const skipbits_float32 *x = src + ioff + j0 * s;
+        skipbits_float32 *y = dst + ioff + j0 * s;
+        int64_t o = base_out + ooff + j0 * os;
+        if (os == 0 || m > SKIP_COLS) {
+            skip_run_float32(x, y, m, s, nan, o, os);
+        } else {
+            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint32_t)-1) {
+                if (col_at >= 0) skip_flush_float32(col, col_w, nan, col_at, os);
+                col_at = o;
+                col_w = m;
+                col_runs = 0;
+            }
+            col_runs++;
+            if (s == 1) {
+                for (int64_t j = 0; j < m; j++) {
+                    uint32_t b = x[j];
+                    uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
+                    y[j] = isn ? SKIP_SIGN_float32 : b;
+                    col[j] = (uint32_t)(col[j] + isn);
+                }
+            } else {
+                for (int64_t j = 0; j < m; j++) {
+                    uint32_t b = x[j * s];
+                    uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
+                    y[j * s] = isn ? SKIP_SIGN_float32 : b;
+                    col[j] = (uint32_t)(col[j] + isn);
+                }
+            }
+        }
+        if (++k < ppr) continue;
+        k = 0;
+        for (int d = nd - 2; d >= 0; d--) {
+            idx[d]++;
+            ioff += in[d];
+            ooff += os_[d];
+            if (idx[d] < size[d]) break;
+            ioff -= idx[d] * in[d];
+            ooff -= idx[d] * os_[d];
+            idx[d] = 0;
+        }
+    }
+    if (col_at >= 0) skip_flush_float32(col, col_w, nan, col_at, os);
+}
+
 /* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
  * same offsets from its start), NaN as -0.0 and counted. Threads share
  * pieces of at most SKIP_PIECE values of the innermost runs, each thread
@@ -11537,7 +11730,7 @@ static void skip_slab_float32(meancli_reduce_job *job, const T_float32 *rows, vo
         in[k + 1] = job->win[k];
         os_[k + 1] = job->wout[k];
     }
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1], nruns = 1;
+    int64_t L = size[nd - 1], nruns = 1;
     for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
     if (L <= 0 || nruns <= 0) return;
     int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
@@ -11555,30 +11748,7 @@ static void skip_slab_float32(meancli_reduce_job *job, const T_float32 *rows, vo
 #endif
         int64_t share = items / tn, extra = items % tn;
         int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) {
-            int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-            for (int d = nd - 2; d >= 0; d--) {
-                idx[d] = q % size[d];
-                q /= size[d];
-                ioff += idx[d] * in[d];
-                ooff += idx[d] * os_[d];
-            }
-            for (int64_t i = i0; i < i1; i++) {
-                int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-                skip_run_float32(src + ioff + j0 * s, dst + ioff + j0 * s, m, s, nan, base_out + ooff + j0 * os, os);
-                if (++k < ppr) continue;
-                k = 0;
-                for (int d = nd - 2; d >= 0; d--) {
-                    idx[d]++;
-                    ioff += in[d];
-                    ooff += os_[d];
-                    if (idx[d] < size[d]) break;
-                    ioff -= idx[d] * in[d];
-                    ooff -= idx[d] * os_[d];
-                    idx[d] = 0;
-                }
-            }
-        }
+        if (i0 < i1) skip_items_float32(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
     }
 }
 
@@ -12234,8 +12404,9 @@ typedef uint64_t __attribute__((may_alias)) skipbits_float64;
  * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
  * (16 where the NaN go to different outputs) are copied and counted by
  * vector compares; only a block that holds a NaN is looked at again. */
-CLONES static void skip_run_float64(const skipbits_float64 *restrict src, skipbits_float64 *restrict dst,
-                                   int64_t len, int64_t s, int64_t *nan, int64_t o, int64_t os)
+static inline __attribute__((always_inline)) void skip_run_float64(const skipbits_float64 *restrict src,
+                                                                  skipbits_float64 *restrict dst, int64_t len,
+                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
 {
     const int64_t B = os ? 16 : 256;
     int64_t total = 0;
@@ -12272,6 +12443,84 @@ CLONES static void skip_run_float64(const skipbits_float64 *restrict src, skipbi
     if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
 }
 
+/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
+static inline __attribute__((always_inline)) void skip_flush_float64(uint64_t *col, int64_t w, int64_t *nan, int64_t o,
+                                                                    int64_t os)
+{
+    for (int64_t j = 0; j < w; j++)
+        if (col[j]) {
+            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
+            col[j] = 0;
+        }
+}
+
+/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
+ * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
+ * runs of kept values (at most SKIP_COLS) that go to the same outputs as
+ * the run before (the rows of a reduction over an outer dim) count their
+ * NaN per column in col, by vector adds, added to nan when the outputs
+ * change: no look at a single value, no atomic per NaN. */
+CLONES static void skip_items_float64(const skipbits_float64 *restrict src, skipbits_float64 *restrict dst,
+                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
+                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
+{
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
+    uint64_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
+    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
+    int64_t col_at = -1, col_w = 0, col_runs = 0;
+    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+    for (int d = nd - 2; d >= 0; d--) {
+        idx[d] = q % size[d];
+        q /= size[d];
+        ioff += idx[d] * in[d];
+        ooff += idx[d] * os_[d];
+    }
+    for (int64_t i = i0; i < i1; i++) {
+        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+        const skipbits_float64 *x = src + ioff + j0 * s;
+        skipbits_float64 *y = dst + ioff + j0 * s;
+        int64_t o = base_out + ooff + j0 * os;
+        if (os == 0 || m > SKIP_COLS) {
+            skip_run_float64(x, y, m, s, nan, o, os);
+        } else {
+            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint64_t)-1) {
+                if (col_at >= 0) skip_flush_float64(col, col_w, nan, col_at, os);
+                col_at = o;
+                col_w = m;
+                col_runs = 0;
+            }
+            col_runs++;
+            if (s == 1) {
+                for (int64_t j = 0; j < m; j++) {
+                    uint64_t b = x[j];
+                    uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
+                    y[j] = isn ? SKIP_SIGN_float64 : b;
+                    col[j] = (uint64_t)(col[j] + isn);
+                }
+            } else {
+                for (int64_t j = 0; j < m; j++) {
+                    uint64_t b = x[j * s];
+                    uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
+                    y[j * s] = isn ? SKIP_SIGN_float64 : b;
+                    col[j] = (uint64_t)(col[j] + isn);
+                }
+            }
+        }
+        if (++k < ppr) continue;
+        k = 0;
+        for (int d = nd - 2; d >= 0; d--) {
+            idx[d]++;
+            ioff += in[d];
+            ooff += os_[d];
+            if (idx[d] < size[d]) break;
+            ioff -= idx[d] * in[d];
+            ooff -= idx[d] * os_[d];
+            idx[d] = 0;
+        }
+    }
+    if (col_at >= 0) skip_flush_float64(col, col_w, nan, col_at, os);
+}
+
 /* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
  * same offsets from its start), NaN as -0.0 and counted. Threads share
  * pieces of at most SKIP_PIECE values of the innermost runs, each thread
@@ -12290,7 +12539,7 @@ static void skip_slab_float64(meancli_reduce_job *job, const T_float64 *rows, vo
         in[k + 1] = job->win[k];
         os_[k + 1] = job->wout[k];
     }
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1], nruns = 1;
+    int64_t L = size[nd - 1], nruns = 1;
     for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
     if (L <= 0 || nruns <= 0) return;
     int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
@@ -12308,30 +12557,7 @@ static void skip_slab_float64(meancli_reduce_job *job, const T_float64 *rows, vo
 #endif
         int64_t share = items / tn, extra = items % tn;
         int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) {
-            int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-            for (int d = nd - 2; d >= 0; d--) {
-                idx[d] = q % size[d];
-                q /= size[d];
-                ioff += idx[d] * in[d];
-                ooff += idx[d] * os_[d];
-            }
-            for (int64_t i = i0; i < i1; i++) {
-                int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-                skip_run_float64(src + ioff + j0 * s, dst + ioff + j0 * s, m, s, nan, base_out + ooff + j0 * os, os);
-                if (++k < ppr) continue;
-                k = 0;
-                for (int d = nd - 2; d >= 0; d--) {
-                    idx[d]++;
-                    ioff += in[d];
-                    ooff += os_[d];
-                    if (idx[d] < size[d]) break;
-                    ioff -= idx[d] * in[d];
-                    ooff -= idx[d] * os_[d];
-                    idx[d] = 0;
-                }
-            }
-        }
+        if (i0 < i1) skip_items_float64(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
     }
 }
 
@@ -16511,6 +16737,108 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
+
+/* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
+ * mean of the values of the inputs at i that are not NaN, rounded once; NaN
+ * where every one is NaN; infinities are values. Arguments as the Mean's.
+ * Per output: the values kept summed in double where narrow_sum_exact proves
+ * that exact (float16/bfloat16/float32), divided by their count rounded to
+ * odd and rounded once to the format; otherwise (float64, infinities, wide
+ * spreads) taken into a superaccumulator of their own. */
+int meancli_mean_skipna_float16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                void *out, int rank, const int64_t *shape, int nthreads)
+{
+    int64_t nout = 1, work;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] < 0) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nout, shape[d], &nout)) return MEANCLI_E_SHAPE;
+    }
+    if (!mul_ok(nout, ninputs, &work)) return MEANCLI_E_SHAPE;
+    if (nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    for (int i = 0; i < ninputs; i++) {
+        if (!inputs[i]) return MEANCLI_E_ARG;
+        for (int d = 0; d < rank; d++) {
+            int64_t s = strides_bytes[(int64_t)i * rank + d];
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float16) != 0)) return MEANCLI_E_STRIDE;
+        }
+    }
+    int64_t bytes;
+    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
+    if (!st) return MEANCLI_E_NOMEM;
+    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_float16);
+    const T_float16 *const *x = (const T_float16 *const *)inputs;
+    T_float16 *y = (T_float16 *)out;
+    const int64_t per = 4096; /* outputs per piece the threads share */
+    int64_t npieces = (nout + per - 1) / per;
+    int nt = clamp_threads(nthreads, work);
+    int rc = MEANCLI_OK;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
+        if (!off) {
+#pragma omp atomic write
+            rc = MEANCLI_E_NOMEM;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t piece = 0; piece < npieces; piece++) {
+            if (!off) continue;
+            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
+            int64_t idx[MEANCLI_MAX_RANK], f = f0;
+            for (int d = rank - 1; d >= 0; d--) {
+                idx[d] = f % shape[d];
+                f /= shape[d];
+            }
+            for (int i = 0; i < ninputs; i++) {
+                off[i] = 0;
+                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
+            }
+            for (int64_t o = f0; o < f1; o++) {
+                int64_t kept = 0;
+                double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
+                uint32_t mx = 0, mn1 = UINT32_MAX;
+                for (int i = 0; i < ninputs; i++) {
+                    double v = LOAD_float16(x[i][off[i]]);
+                    if (isnan(v)) continue;
+                    kept++;
+                    sum += v;
+                    uint32_t b = f32_to_bits((float)fabs(v));
+                    mx = b > mx ? b : mx;
+                    if (b && b - 1 < mn1) mn1 = b - 1;
+                }
+                if (kept && narrow_sum_exact(mx, mn1, kept, 11, SACC_LSB_float16)) {
+                    y[o] = store_float16(div_odd(sum, (double)kept));
+                } else
+                {
+                    uint64_t s[SACC_HEADER + SACC_NL_float16] = {0};
+                    kept = 0;
+                    for (int i = 0; i < ninputs; i++) {
+                        double v = LOAD_float16(x[i][off[i]]);
+                        if (isnan(v)) continue;
+                        kept++;
+                        sacc_take(s, SACC_NL_float16, SACC_LSB_float16, v);
+                    }
+                    s[0] = (uint64_t)kept;
+                    y[o] = store_float16(sacc_mean(s, SACC_NL_float16, SACC_LSB_float16, FORMAT_float16));
+                }
+                /* the next output: the odometer over the output's dims */
+                for (int d = rank - 1; d >= 0; d--) {
+                    idx[d]++;
+                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
+                    if (idx[d] < shape[d]) break;
+                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
+                    idx[d] = 0;
+                }
+            }
+        }
+        free(off);
+    }
+    free(st);
+    return rc;
+}
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -16684,6 +17012,108 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
+}
+
+/* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
+ * mean of the values of the inputs at i that are not NaN, rounded once; NaN
+ * where every one is NaN; infinities are values. Arguments as the Mean's.
+ * Per output: the values kept summed in double where narrow_sum_exact proves
+ * that exact (float16/bfloat16/float32), divided by their count rounded to
+ * odd and rounded once to the format; otherwise (float64, infinities, wide
+ * spreads) taken into a superaccumulator of their own. */
+int meancli_mean_skipna_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                void *out, int rank, const int64_t *shape, int nthreads)
+{
+    int64_t nout = 1, work;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] < 0) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nout, shape[d], &nout)) return MEANCLI_E_SHAPE;
+    }
+    if (!mul_ok(nout, ninputs, &work)) return MEANCLI_E_SHAPE;
+    if (nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    for (int i = 0; i < ninputs; i++) {
+        if (!inputs[i]) return MEANCLI_E_ARG;
+        for (int d = 0; d < rank; d++) {
+            int64_t s = strides_bytes[(int64_t)i * rank + d];
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_bfloat16) != 0)) return MEANCLI_E_STRIDE;
+        }
+    }
+    int64_t bytes;
+    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
+    if (!st) return MEANCLI_E_NOMEM;
+    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_bfloat16);
+    const T_bfloat16 *const *x = (const T_bfloat16 *const *)inputs;
+    T_bfloat16 *y = (T_bfloat16 *)out;
+    const int64_t per = 4096; /* outputs per piece the threads share */
+    int64_t npieces = (nout + per - 1) / per;
+    int nt = clamp_threads(nthreads, work);
+    int rc = MEANCLI_OK;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
+        if (!off) {
+#pragma omp atomic write
+            rc = MEANCLI_E_NOMEM;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t piece = 0; piece < npieces; piece++) {
+            if (!off) continue;
+            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
+            int64_t idx[MEANCLI_MAX_RANK], f = f0;
+            for (int d = rank - 1; d >= 0; d--) {
+                idx[d] = f % shape[d];
+                f /= shape[d];
+            }
+            for (int i = 0; i < ninputs; i++) {
+                off[i] = 0;
+                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
+            }
+            for (int64_t o = f0; o < f1; o++) {
+                int64_t kept = 0;
+                double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
+                uint32_t mx = 0, mn1 = UINT32_MAX;
+                for (int i = 0; i < ninputs; i++) {
+                    double v = LOAD_bfloat16(x[i][off[i]]);
+                    if (isnan(v)) continue;
+                    kept++;
+                    sum += v;
+                    uint32_t b = f32_to_bits((float)fabs(v));
+                    mx = b > mx ? b : mx;
+                    if (b && b - 1 < mn1) mn1 = b - 1;
+                }
+                if (kept && narrow_sum_exact(mx, mn1, kept, 8, SACC_LSB_bfloat16)) {
+                    y[o] = store_bfloat16(div_odd(sum, (double)kept));
+                } else
+                {
+                    uint64_t s[SACC_HEADER + SACC_NL_bfloat16] = {0};
+                    kept = 0;
+                    for (int i = 0; i < ninputs; i++) {
+                        double v = LOAD_bfloat16(x[i][off[i]]);
+                        if (isnan(v)) continue;
+                        kept++;
+                        sacc_take(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, v);
+                    }
+                    s[0] = (uint64_t)kept;
+                    y[o] = store_bfloat16(sacc_mean(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, FORMAT_bfloat16));
+                }
+                /* the next output: the odometer over the output's dims */
+                for (int d = rank - 1; d >= 0; d--) {
+                    idx[d]++;
+                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
+                    if (idx[d] < shape[d]) break;
+                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
+                    idx[d] = 0;
+                }
+            }
+        }
+        free(off);
+    }
+    free(st);
+    return rc;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
@@ -16859,6 +17289,108 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
+
+/* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
+ * mean of the values of the inputs at i that are not NaN, rounded once; NaN
+ * where every one is NaN; infinities are values. Arguments as the Mean's.
+ * Per output: the values kept summed in double where narrow_sum_exact proves
+ * that exact (float16/bfloat16/float32), divided by their count rounded to
+ * odd and rounded once to the format; otherwise (float64, infinities, wide
+ * spreads) taken into a superaccumulator of their own. */
+int meancli_mean_skipna_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                void *out, int rank, const int64_t *shape, int nthreads)
+{
+    int64_t nout = 1, work;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] < 0) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nout, shape[d], &nout)) return MEANCLI_E_SHAPE;
+    }
+    if (!mul_ok(nout, ninputs, &work)) return MEANCLI_E_SHAPE;
+    if (nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    for (int i = 0; i < ninputs; i++) {
+        if (!inputs[i]) return MEANCLI_E_ARG;
+        for (int d = 0; d < rank; d++) {
+            int64_t s = strides_bytes[(int64_t)i * rank + d];
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float32) != 0)) return MEANCLI_E_STRIDE;
+        }
+    }
+    int64_t bytes;
+    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
+    if (!st) return MEANCLI_E_NOMEM;
+    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_float32);
+    const T_float32 *const *x = (const T_float32 *const *)inputs;
+    T_float32 *y = (T_float32 *)out;
+    const int64_t per = 4096; /* outputs per piece the threads share */
+    int64_t npieces = (nout + per - 1) / per;
+    int nt = clamp_threads(nthreads, work);
+    int rc = MEANCLI_OK;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
+        if (!off) {
+#pragma omp atomic write
+            rc = MEANCLI_E_NOMEM;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t piece = 0; piece < npieces; piece++) {
+            if (!off) continue;
+            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
+            int64_t idx[MEANCLI_MAX_RANK], f = f0;
+            for (int d = rank - 1; d >= 0; d--) {
+                idx[d] = f % shape[d];
+                f /= shape[d];
+            }
+            for (int i = 0; i < ninputs; i++) {
+                off[i] = 0;
+                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
+            }
+            for (int64_t o = f0; o < f1; o++) {
+                int64_t kept = 0;
+                double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
+                uint32_t mx = 0, mn1 = UINT32_MAX;
+                for (int i = 0; i < ninputs; i++) {
+                    double v = LOAD_float32(x[i][off[i]]);
+                    if (isnan(v)) continue;
+                    kept++;
+                    sum += v;
+                    uint32_t b = f32_to_bits((float)fabs(v));
+                    mx = b > mx ? b : mx;
+                    if (b && b - 1 < mn1) mn1 = b - 1;
+                }
+                if (kept && narrow_sum_exact(mx, mn1, kept, 24, SACC_LSB_float32)) {
+                    y[o] = store_float32(div_odd(sum, (double)kept));
+                } else
+                {
+                    uint64_t s[SACC_HEADER + SACC_NL_float32] = {0};
+                    kept = 0;
+                    for (int i = 0; i < ninputs; i++) {
+                        double v = LOAD_float32(x[i][off[i]]);
+                        if (isnan(v)) continue;
+                        kept++;
+                        sacc_take(s, SACC_NL_float32, SACC_LSB_float32, v);
+                    }
+                    s[0] = (uint64_t)kept;
+                    y[o] = store_float32(sacc_mean(s, SACC_NL_float32, SACC_LSB_float32, FORMAT_float32));
+                }
+                /* the next output: the odometer over the output's dims */
+                for (int d = rank - 1; d >= 0; d--) {
+                    idx[d]++;
+                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
+                    if (idx[d] < shape[d]) break;
+                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
+                    idx[d] = 0;
+                }
+            }
+        }
+        free(off);
+    }
+    free(st);
+    return rc;
+}
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -17001,6 +17533,94 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
+}
+
+/* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
+ * mean of the values of the inputs at i that are not NaN, rounded once; NaN
+ * where every one is NaN; infinities are values. Arguments as the Mean's.
+ * Per output: the values kept summed in double where narrow_sum_exact proves
+ * that exact (float16/bfloat16/float32), divided by their count rounded to
+ * odd and rounded once to the format; otherwise (float64, infinities, wide
+ * spreads) taken into a superaccumulator of their own. */
+int meancli_mean_skipna_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                void *out, int rank, const int64_t *shape, int nthreads)
+{
+    int64_t nout = 1, work;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] < 0) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nout, shape[d], &nout)) return MEANCLI_E_SHAPE;
+    }
+    if (!mul_ok(nout, ninputs, &work)) return MEANCLI_E_SHAPE;
+    if (nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    for (int i = 0; i < ninputs; i++) {
+        if (!inputs[i]) return MEANCLI_E_ARG;
+        for (int d = 0; d < rank; d++) {
+            int64_t s = strides_bytes[(int64_t)i * rank + d];
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float64) != 0)) return MEANCLI_E_STRIDE;
+        }
+    }
+    int64_t bytes;
+    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
+    if (!st) return MEANCLI_E_NOMEM;
+    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_float64);
+    const T_float64 *const *x = (const T_float64 *const *)inputs;
+    T_float64 *y = (T_float64 *)out;
+    const int64_t per = 4096; /* outputs per piece the threads share */
+    int64_t npieces = (nout + per - 1) / per;
+    int nt = clamp_threads(nthreads, work);
+    int rc = MEANCLI_OK;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
+        if (!off) {
+#pragma omp atomic write
+            rc = MEANCLI_E_NOMEM;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t piece = 0; piece < npieces; piece++) {
+            if (!off) continue;
+            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
+            int64_t idx[MEANCLI_MAX_RANK], f = f0;
+            for (int d = rank - 1; d >= 0; d--) {
+                idx[d] = f % shape[d];
+                f /= shape[d];
+            }
+            for (int i = 0; i < ninputs; i++) {
+                off[i] = 0;
+                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
+            }
+            for (int64_t o = f0; o < f1; o++) {
+                int64_t kept = 0;
+                {
+                    uint64_t s[SACC_HEADER + SACC_NL_float64] = {0};
+                    kept = 0;
+                    for (int i = 0; i < ninputs; i++) {
+                        double v = LOAD_float64(x[i][off[i]]);
+                        if (isnan(v)) continue;
+                        kept++;
+                        sacc_take(s, SACC_NL_float64, SACC_LSB_float64, v);
+                    }
+                    s[0] = (uint64_t)kept;
+                    y[o] = store_float64(sacc_mean(s, SACC_NL_float64, SACC_LSB_float64, FORMAT_float64));
+                }
+                /* the next output: the odometer over the output's dims */
+                for (int d = rank - 1; d >= 0; d--) {
+                    idx[d]++;
+                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
+                    if (idx[d] < shape[d]) break;
+                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
+                    idx[d] = 0;
+                }
+            }
+        }
+        free(off);
+    }
+    free(st);
+    return rc;
 }
 /* ---- Partial states, float16 ------------------------------------------ */
 #define PSTATE_WORDS_float16 (SACC_HEADER + SACC_NL_float16)

@@ -138,6 +138,10 @@ int meancli_reduce_partial_uint64(const void *in, void *states, int rank, const 
 int meancli_partial_combine_uint64(void *dst, const void *src, int64_t nout);
 int meancli_partial_finalize_uint64(const void *states, void *out, int64_t nout);
 int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
+int meancli_mean_skipna_float16(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
 int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
+int meancli_mean_skipna_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
 int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
+int meancli_mean_skipna_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
 int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
+int meancli_mean_skipna_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);

@@ -9,7 +9,7 @@ maps a dtype or a status by hand."""
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "d30c3e2eec4206c4482f6e71c864172c4fa8ed11a792e18822902fbf67f74a79"
+KERNEL_SOURCE_SHA256 = "266c357d3ca94d946c69f5828f28315cf617e3269cf57cf7818190cd1b250f5e"
 
 # How every C kernel is named: KERNEL_SYMBOL.format(entry="reduce", dtype="float32").
 KERNEL_SYMBOL = 'meancli_{entry}_{dtype}'

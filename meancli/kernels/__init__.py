@@ -309,28 +309,14 @@ def run_mean(
 
     ``skipna`` (meancli's own extension; float types, no change for integers):
     each output is the exact mean of the non-NaN values among the inputs at
-    its position (NaN where every one is NaN). The inputs are then stacked,
-    broadcast to ``out``'s shape (a copy of len(inputs) times ``out``'s
-    size), and reduced over the stack with the skipna ReduceMean.
+    its position (NaN where every one is NaN), by the kernel ``mean_skipna``
+    of ``out``'s dtype.
 
     Raises:
         InternalError: the kernel refused its arguments (a bug in validation).
-        NotEnoughMemory: (skipna) the stack does not fit in memory.
     """
-    if skips_nan(out.dtype, skipna) and out.size:
-        try:
-            stack = np.empty((len(inputs), *out.shape), dtype=out.dtype)
-        except (MemoryError, ValueError):
-            raise NotEnoughMemory(
-                f"--skipna: the {len(inputs)} inputs broadcast to {out.shape} do not fit in memory"
-            ) from None
-        for k, x in enumerate(inputs):
-            stack[k] = x
-        mask = [True] + [False] * out.ndim
-        with ReduceJob(spec_name(out.dtype), stack.shape, stack.strides, mask, skipna=True) as job:
-            job.step(stack, 0, job.info()[1], out, threads)
-            job.end(out)
-        return
+    if skips_nan(out.dtype, skipna):
+        symbol = str(KERNEL_SYMBOL.format(entry="mean_skipna", dtype=spec_name(out.dtype)))
     mod = _module()
     ffi = mod.ffi
     rank = out.ndim
