@@ -387,3 +387,15 @@ def test_cli_skipna_on_two_workers(tmp_path: Path) -> None:
     proc = run_cli("mean", "x.zarr", "a.npy", "-o", "m.npy", *args, cwd=tmp_path, subprocess=True)
     assert proc.exit_code == 0, proc.stderr
     assert same_bits(np.load(tmp_path / "m.npy"), oracles.exact_mean([x, a], skipna=True))
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_mean_skipna_on_threads(name: str) -> None:
+    """Enough outputs for the threads to share (pieces of 4096 outputs), broadcast and Fortran-order inputs."""
+    a = with_nan(name, (300, 400), seed=12, frac=0.3)
+    b = np.asfortranarray(with_nan(name, (300, 400), seed=13, frac=0.3))
+    c = with_nan(name, (400,), seed=14, frac=0.3)
+    d = with_nan(name, (300, 1), seed=15, frac=0.3)
+    want = oracles.exact_mean([a, b, c, d], skipna=True)
+    for threads in (1, 2):
+        assert same_bits(meancli.mean(a, b, c, d, skipna=True, threads=threads), want)
