@@ -391,7 +391,8 @@ def test_cli_skipna_on_two_workers(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", FLOATS)
 def test_mean_skipna_on_threads(name: str) -> None:
-    """Enough outputs for the threads to share (pieces of 4096 outputs), broadcast and Fortran-order inputs."""
+    """Enough outputs for the threads to share (pieces of 4096 outputs); broadcast
+    and Fortran-order inputs."""
     a = with_nan(name, (300, 400), seed=12, frac=0.3)
     b = np.asfortranarray(with_nan(name, (300, 400), seed=13, frac=0.3))
     c = with_nan(name, (400,), seed=14, frac=0.3)
