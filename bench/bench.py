@@ -62,12 +62,22 @@ sys.path.insert(0, str(ROOT))
 
 if str(HERE) in sys.path:  # run as a script: bench/ is on the path
     from machine import FLAGS_THAT_MATTER, cpu_info, machine_slug
-    from workloads import BF16, F16, F32, F64, WORKLOADS, Workload, make_data
+    from workloads import BF16, F16, F32, F64, SKIPNA_WORKLOADS, WORKLOADS, Workload, make_data, make_nan_data
 else:  # imported (tests/test_bench_quick.py): bench/ must not shadow the tests' modules
     sys.path.insert(0, str(HERE))
     try:
         from machine import FLAGS_THAT_MATTER, cpu_info, machine_slug
-        from workloads import BF16, F16, F32, F64, WORKLOADS, Workload, make_data
+        from workloads import (
+            BF16,
+            F16,
+            F32,
+            F64,
+            SKIPNA_WORKLOADS,
+            WORKLOADS,
+            Workload,
+            make_data,
+            make_nan_data,
+        )
     finally:
         sys.path.remove(str(HERE))
 
@@ -93,7 +103,7 @@ def log(msg: str) -> None:
 
 
 EXTRA = ["W8", "CLI", "ONEFILE", "MANY", "VERSION", "MEM"]
-ALL_NAMES = [w.name for w in WORKLOADS] + EXTRA
+ALL_NAMES = [w.name for w in WORKLOADS] + EXTRA + [w.name for w in SKIPNA_WORKLOADS]
 
 
 def reference(w: Workload, xs: list[np.ndarray]) -> np.ndarray:
@@ -623,9 +633,8 @@ def other_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref
     """meancli on the other vector instruction set this CPU has (AVX2 where it
     picked AVX-512, AVX-512 where AVX2 measured faster on this machine), or None
     where there is none: the row shows whether the pick was right here."""
-    from meancli.generated.tables import ISA_NAMES
-
     from meancli import kernels
+    from meancli.generated.tables import ISA_NAMES
 
     # the set this workload's kernels run (a reduction of few rows or short
     # runs also runs the Mean unit kernels, whose set is named too if it differs)
@@ -897,6 +906,117 @@ def peer_verdict(speedup: float | None, peer_vs_limit: float | None) -> dict[str
             "peer_clause": f"peer at {peer_vs_limit:.2f}x the limit: within {PEER_LEVEL}x of it",
         }
     return {"peer_ok": False, "peer_clause": f"peer at {peer_vs_limit:.2f}x the limit: needs {PEER_TARGET}x"}
+
+
+# --------------------------------------------------------------------------
+# --skipna (NAN-*): float32 with 1% NaN
+# --------------------------------------------------------------------------
+
+SKIPNA_TARGET = 1.3  # at most this times the same reduction without --skipna
+
+
+def run_skipna(w: Workload, quick: bool, reps: int, rounds: int) -> dict[str, Any]:
+    """meancli's --skipna on float32 data with 1% NaN against the same call
+    without it (on the same data, and on the data with every NaN replaced by
+    1.0), np.nanmean and dask.array.nanmean (threaded scheduler, 2 threads,
+    chunks of about 64 MiB along axis 0): each timed in ``rounds``
+    alternated rounds; a ratio is the median of the per-round ratios."""
+    log(f"\n{w.name}: {w.title}")
+    shapes = w.quick_shapes if quick else w.shapes
+    xs = make_nan_data(w, shapes, seed=7)
+    clean = [np.where(np.isnan(x), np.float32(1), x) for x in xs]
+    fns: dict[str, Callable[[], Any]] = {}
+    if w.kind == "reduce":
+        (x,) = xs
+        axes = tuple(range(x.ndim)) if w.axes is None else tuple(a % x.ndim for a in w.axes)
+        out = np.empty(tuple(1 if d in axes else n for d, n in enumerate(x.shape)), np.float32)
+
+        def me(data: np.ndarray, skipna: bool) -> Callable[[], Any]:
+            return lambda: meancli.reduce_mean(
+                data, list(axes), True, threads=THREADS, out=out, skipna=skipna
+            )
+
+        fns["meancli --skipna 2t"] = me(x, True)
+        fns["meancli 2t, no --skipna (same data)"] = me(x, False)
+        fns["meancli 2t, no --skipna (NaN replaced)"] = me(clean[0], False)
+        fns["numpy nanmean"] = lambda: np.nanmean(x, axis=axes, keepdims=True)
+        stacked: np.ndarray | None = None
+    else:
+        out = np.empty(xs[0].shape, np.float32)
+        fns["meancli --skipna 2t"] = lambda: meancli.mean(*xs, threads=THREADS, out=out, skipna=True)
+        fns["meancli 2t, no --skipna (same data)"] = lambda: meancli.mean(*xs, threads=THREADS, out=out)
+        fns["meancli 2t, no --skipna (NaN replaced)"] = lambda: meancli.mean(*clean, threads=THREADS, out=out)
+        stacked = np.stack(xs)
+        fns["numpy nanmean"] = lambda: np.nanmean(stacked, axis=0)
+    try:
+        import dask
+        import dask.array as da
+
+        if w.kind == "reduce":
+            row = max(1, int(np.prod(x.shape[1:], dtype=np.int64)) * 4)
+            dx = da.from_array(x, chunks=(max(1, (64 << 20) // row), *x.shape[1:]))
+
+            def dask_fn() -> Any:
+                with dask.config.set(scheduler="threads", num_workers=THREADS):
+                    return da.nanmean(dx, axis=axes, keepdims=True).compute()
+        else:
+            assert stacked is not None
+            rows8 = max(1, stacked.shape[1] // 8)
+            dstack = da.from_array(stacked, chunks=(len(xs), rows8, *stacked.shape[2:]))
+
+            def dask_fn() -> Any:
+                with dask.config.set(scheduler="threads", num_workers=THREADS):
+                    return da.nanmean(dstack, axis=0).compute()
+
+        fns["dask nanmean 2 threads"] = dask_fn
+    except ImportError as e:
+        log(f"    dask: n/a ({first_line(e)})")
+    # the exact answer (float64 nanmean of float32 values is within 1e-12 of it here)
+    if w.kind == "reduce":
+        ref = np.nanmean(x.astype(np.float64), axis=axes, keepdims=True)
+    else:
+        assert stacked is not None
+        ref = np.nanmean(stacked.astype(np.float64), axis=0)
+    errs = {}
+    for name, fn in fns.items():
+        y = np.asarray(fn(), dtype=np.float64).reshape(ref.shape)
+        with np.errstate(all="ignore"):
+            rel = np.abs(y - ref) / np.maximum(np.abs(ref), 1e-30)
+        errs[name] = None if "no --skipna" in name else float(np.nanmax(rel))  # other data or other semantics
+    names = list(fns)
+    medians = alternated([fns[n] for n in names], reps, rounds)
+    mine = medians[0]
+    rows = []
+    for name, m in zip(names, medians, strict=True):
+        ratios = [a / b for a, b in zip(m, mine, strict=True)]
+        rows.append(
+            {
+                "contender": name,
+                "median_ms": statistics.median(m) * 1e3,
+                "rounds_ms": [t * 1e3 for t in m],
+                "vs_skipna": statistics.median(ratios),
+                "max_rel_err": errs[name],
+            }
+        )
+        median = statistics.median(m) * 1e3
+        log(f"    {name:42s} median {median:9.2f} ms  x{statistics.median(ratios):.2f} of --skipna")
+    by = {r["contender"]: r for r in rows}
+    over_plain = 1 / by["meancli 2t, no --skipna (same data)"]["vs_skipna"]
+    over_clean = 1 / by["meancli 2t, no --skipna (NaN replaced)"]["vs_skipna"]
+    peers = {n: by[n]["vs_skipna"] for n in ("numpy nanmean", "dask nanmean 2 threads") if n in by}
+    return {
+        "name": w.name,
+        "title": w.title,
+        "dtype": w.dtype,
+        "rows": rows,
+        "verdict": {
+            "skipna_over_plain": over_plain,
+            "skipna_over_plain_clean": over_clean,
+            "peers_over_skipna": peers,
+            "target": SKIPNA_TARGET,
+            "ok": over_plain <= SKIPNA_TARGET and all(v > 1 for v in peers.values()),
+        },
+    }
 
 
 # --------------------------------------------------------------------------
@@ -1275,7 +1395,7 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     )
     L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for res in results:
-        if res["name"] in EXTRA or "rows" not in res:
+        if res["name"] in EXTRA or res["name"].startswith("NAN-") or "rows" not in res:
             continue
         wl = f"**{res['name']}** {res['dtype']} {res['title']}"
         for r in res["rows"]:
@@ -1297,6 +1417,30 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
                 )
             wl = ""
     L.append("")
+    nan_results = [res for res in results if res["name"].startswith("NAN-")]
+    if nan_results:
+        L += [
+            "## --skipna: float32 with 1% NaN",
+            "",
+            f"Each contender timed in {meta['rounds']} alternated rounds ({meta['reps']} calls after 1 "
+            "warm-up each); *x of --skipna* is the median of the per-round ratios of its time to meancli "
+            "--skipna's. `no --skipna (same data)`: the same call without --skipna on the same data (its "
+            "results are NaN where a value is); `(NaN replaced)`: on the data with every NaN replaced by "
+            "1.0. numpy: `np.nanmean(x, axis, keepdims=True)`; dask: `da.nanmean` on 64 MiB chunks, "
+            "threaded scheduler, 2 threads. max rel err against a float64 nanmean.",
+            "",
+            "| workload | contender | median ms | x of --skipna | max rel err |",
+            "|---|---|---:|---:|---:|",
+        ]
+        for res in nan_results:
+            wl = f"**{res['name']}** {res['title']}"
+            for r in res["rows"]:
+                L.append(
+                    f"| {wl} | {r['contender']} | {r['median_ms']:.2f} | {r['vs_skipna']:.2f} "
+                    f"| {fmt(r.get('max_rel_err'), '.1e')} |"
+                )
+                wl = ""
+        L.append("")
     for res in results:
         if res["name"] == "W8":
             L += [
@@ -1374,7 +1518,14 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     for res in results:
         v = res.get("verdict", {})
         n = res["name"]
-        if n in ("W8",):
+        if n.startswith("NAN-"):
+            peers = ", ".join(f"{k} {x:.2f}x slower" for k, x in v["peers_over_skipna"].items())
+            L.append(
+                f"| {n} | --skipna <= {v['target']}x the same call without it; ahead of np.nanmean and dask "
+                f"| {v['skipna_over_plain']:.2f}x ({v['skipna_over_plain_clean']:.2f}x of it on the data "
+                f"without NaN); {peers} | {yes(v['ok'])} |"
+            )
+        elif n in ("W8",):
             L.append(
                 f"| W8 | API call <= 1.5x np.mean | {fmt(v['meancli_over_numpy'], '.2f')}x | {yes(v['ok'])} |"
             )
@@ -1608,6 +1759,10 @@ def main() -> int:
     for w in WORKLOADS:
         if w.name in wanted:
             results.append(run_workload(w, args.quick, args.reps, args.warmup, probe, rounds))
+            gc.collect()
+    for w in SKIPNA_WORKLOADS:
+        if w.name in wanted:
+            results.append(run_skipna(w, args.quick, args.reps, rounds))
             gc.collect()
     if "W8" in wanted:
         results.append(run_w8(args.quick))

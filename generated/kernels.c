@@ -60,6 +60,10 @@
  *    types) and split into 32-bit halves; the halves are summed in 64-bit
  *    lanes, which cannot overflow within one chunk (< 2^32 values of
  *    < 2^32), and chunks combine in 128 bits.
+ *  - skipna (meancli's own extension): each slab is copied in pieces that
+ *    stay in cache, every NaN written as -0.0 (which adds nothing and sets
+ *    no flag) and counted for its output; the reduction runs on the copy
+ *    and divides by the values kept (kernel_reduce.c.j2, "skipna").
  *  - Partial states (meancli_reduce_partial_*, _combine_*, _finalize_*):
  *    the same superaccumulator as bytes, so parts of a reduction computed
  *    anywhere combine exactly.
@@ -9798,6 +9802,7 @@ static inline int64_t min64_float16(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_t off, acc_float16 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_float16 *)out)[off] = finalize_float16(total, count);
         return;
@@ -9921,7 +9926,7 @@ static const T_float16 *rebase_float16(const void *slab, const reduce_plan *p, i
 static inline int as_mean_float16(const meancli_reduce_job *job, int whole)
 {
     const reduce_plan *p = &job->p;
-    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if ((p->d0_reduced && !whole) || job->states || job->skipna) return 0;
     if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
     return p->nred <= ROWS_AS_MEAN_MAX_FLT;
 }
@@ -10015,7 +10020,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 lanes_float16 local;
-                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= CHUNK) {
                     /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_float16(&local);
                     inner_piece_float16(base + in_off, p, 0, p->nred, &local);
@@ -10209,7 +10214,7 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
             for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
             continue;
         }
-        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= p->row_chunk) {
+        if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= p->row_chunk) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_float16(r, w);
             rows_piece_float16(src, p, 0, p->nred, sin, w, r);
@@ -10240,6 +10245,270 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
         }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* ---- skipna, float16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+typedef uint16_t __attribute__((may_alias)) skipbits_float16;
+#define SKIP_SIGN_float16 ((uint16_t)((uint16_t)1 << 15))
+#define SKIP_ABS_float16 ((uint16_t)(SKIP_SIGN_float16 - 1))
+#define SKIP_INF_float16 ((uint16_t)(SKIP_ABS_float16 ^ (((uint16_t)1 << 10) - 1)))
+
+/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
+ * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
+ * (16 where the NaN go to different outputs) are copied and counted by
+ * vector compares; only a block that holds a NaN is looked at again. */
+static inline __attribute__((always_inline)) void skip_run_float16(const skipbits_float16 *restrict src,
+                                                                  skipbits_float16 *restrict dst, int64_t len,
+                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
+{
+    const int64_t B = os ? 16 : 256;
+    int64_t total = 0;
+    for (int64_t j0 = 0; j0 < len; j0 += B) {
+        int64_t m = len - j0 < B ? len - j0 : B;
+        const skipbits_float16 *x = src + j0 * s;
+        skipbits_float16 *y = dst + j0 * s;
+        uint16_t c = 0;
+        if (s == 1) {
+            PREFETCH_SPAN(x + m, 2 * 256);
+            for (int64_t j = 0; j < m; j++) {
+                uint16_t b = x[j];
+                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
+                y[j] = isn ? SKIP_SIGN_float16 : b;
+                c = (uint16_t)(c + isn);
+            }
+        } else {
+            for (int64_t j = 0; j < m; j++) {
+                uint16_t b = x[j * s];
+                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
+                y[j * s] = isn ? SKIP_SIGN_float16 : b;
+                c = (uint16_t)(c + isn);
+            }
+        }
+        if (!c) continue;
+        if (!os) {
+            total += c;
+            continue;
+        }
+        for (int64_t j = 0; j < m; j++)
+            if ((uint16_t)(x[j * s] & SKIP_ABS_float16) > SKIP_INF_float16)
+                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
+    }
+    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
+}
+
+/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
+static inline __attribute__((always_inline)) void skip_flush_float16(uint16_t *col, int64_t w, int64_t *nan, int64_t o,
+                                                                    int64_t os)
+{
+    for (int64_t j = 0; j < w; j++)
+        if (col[j]) {
+            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
+            col[j] = 0;
+        }
+}
+
+/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
+ * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
+ * runs of kept values (at most SKIP_COLS) that go to the same outputs as
+ * the run before (the rows of a reduction over an outer dim) count their
+ * NaN per column in col, by vector adds, added to nan when the outputs
+ * change: no look at a single value, no atomic per NaN. */
+CLONES static void skip_items_float16(const skipbits_float16 *restrict src, skipbits_float16 *restrict dst,
+                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
+                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
+{
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
+    uint16_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
+    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
+    int64_t col_at = -1, col_w = 0, col_runs = 0;
+    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+    for (int d = nd - 2; d >= 0; d--) {
+        idx[d] = q % size[d];
+        q /= size[d];
+        ioff += idx[d] * in[d];
+        ooff += idx[d] * os_[d];
+    }
+    for (int64_t i = i0; i < i1; i++) {
+        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+        const skipbits_float16 *x = src + ioff + j0 * s;
+        skipbits_float16 *y = dst + ioff + j0 * s;
+        int64_t o = base_out + ooff + j0 * os;
+        if (os == 0 || m > SKIP_COLS) {
+            skip_run_float16(x, y, m, s, nan, o, os);
+        } else {
+            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint16_t)-1) {
+                if (col_at >= 0) skip_flush_float16(col, col_w, nan, col_at, os);
+                col_at = o;
+                col_w = m;
+                col_runs = 0;
+            }
+            col_runs++;
+            if (s == 1) {
+                for (int64_t j = 0; j < m; j++) {
+                    uint16_t b = x[j];
+                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
+                    y[j] = isn ? SKIP_SIGN_float16 : b;
+                    col[j] = (uint16_t)(col[j] + isn);
+                }
+            } else {
+                for (int64_t j = 0; j < m; j++) {
+                    uint16_t b = x[j * s];
+                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
+                    y[j * s] = isn ? SKIP_SIGN_float16 : b;
+                    col[j] = (uint16_t)(col[j] + isn);
+                }
+            }
+        }
+        if (++k < ppr) continue;
+        k = 0;
+        for (int d = nd - 2; d >= 0; d--) {
+            idx[d]++;
+            ioff += in[d];
+            ooff += os_[d];
+            if (idx[d] < size[d]) break;
+            ioff -= idx[d] * in[d];
+            ooff -= idx[d] * os_[d];
+            idx[d] = 0;
+        }
+    }
+    if (col_at >= 0) skip_flush_float16(col, col_w, nan, col_at, os);
+}
+
+/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
+ * same offsets from its start), NaN as -0.0 and counted. Threads share
+ * pieces of at most SKIP_PIECE values of the innermost runs, each thread
+ * a contiguous range of them (one unflatten, then an odometer). */
+static void skip_slab_float16(meancli_reduce_job *job, const T_float16 *rows, void *copy, int64_t r, int64_t r2,
+                             int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
+    int nd = 1 + job->nw;
+    size[0] = r2 - r;
+    in[0] = p->d0_stride;
+    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
+    for (int k = 0; k < job->nw; k++) {
+        size[k + 1] = job->wsize[k];
+        in[k + 1] = job->win[k];
+        os_[k + 1] = job->wout[k];
+    }
+    int64_t L = size[nd - 1], nruns = 1;
+    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
+    if (L <= 0 || nruns <= 0) return;
+    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
+    int nt = clamp_threads(nthreads, nruns * L);
+    if (nt > items) nt = (int)items;
+    const skipbits_float16 *src = (const skipbits_float16 *)rows;
+    skipbits_float16 *dst = (skipbits_float16 *)copy;
+    int64_t *nan = job->nan;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int t = 0, tn = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        tn = omp_get_num_threads();
+#endif
+        int64_t share = items / tn, extra = items % tn;
+        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
+        if (i0 < i1) skip_items_float16(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
+    }
+}
+
+/* Where the copy of the values at src starts in the scratch: 2 KiB off
+ * src's place in a 4 KiB page, so the copy's stores never alias its loads
+ * (4K aliasing: a load whose address matches an earlier store's in its low
+ * 12 bits waits for it; measured: the copy stalled on its stores). */
+static void *skip_copy_at_float16(const meancli_reduce_job *job, const void *src)
+{
+    uintptr_t raw = (uintptr_t)job->scratch;
+    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
+}
+
+/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
+static int skip_step_float16(meancli_reduce_job *job, const T_float16 *slab, int64_t a, int64_t b, void *out,
+                            int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
+    for (int64_t r = a; r < b; r += rows) {
+        int64_t r2 = b - r < rows ? b : r + rows;
+        const T_float16 *src = slab + (r - a) * p->d0_stride;
+        void *copy = skip_copy_at_float16(job, src);
+        skip_slab_float16(job, src, copy, r, r2, nthreads);
+        const T_float16 *base = rebase_float16(copy, p, r);
+        int rc = p->inner_reduced ? inner_step_float16(job, base, r, r2, out, nthreads)
+                                  : rows_step_float16(job, base, r, r2, out, nthreads);
+        if (rc != MEANCLI_OK) return rc;
+    }
+    return MEANCLI_OK;
+}
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_float16(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
+    /* the walk: every dim but D0 (kept and reduced, each list outer ->
+     * inner), merged by stride, largest first */
+    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
+    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
+    job->nw = 0;
+    while (ki < p->nk || ri < p->nr) {
+        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
+        int w = job->nw++;
+        if (take_kept) {
+            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
+        } else {
+            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
+        }
+    }
+    /* one row's values and its extent in memory (elements) */
+    int64_t per_row = 1, extent = 1, rows, elems;
+    for (int k = 0; k < job->nw; k++) {
+        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
+        int64_t span;
+        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
+            return MEANCLI_E_SHAPE;
+    }
+    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
+    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
+    for (int k = 0; k < 2; k++) {
+        got[k] = want[k] / per_row;
+        if (got[k] < 1) got[k] = 1;
+        got[k] = (got[k] + granule - 1) / granule * granule;
+        if (got[k] > p->d0_size) got[k] = p->d0_size;
+    }
+    job->skip_rows_1 = got[1];
+    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
+    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
+        return MEANCLI_E_SHAPE;
+    job->skip_rows = rows;
+    job->skip_elems = elems;
+    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float16), &elems)) return MEANCLI_E_SHAPE;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float16)); /* 4 KiB more: skip_copy_at */
+    job->nan = (int64_t *)alloc_array(p->nout, 8);
+    if (!job->scratch || !job->nan) {
+        free(job->scratch);
+        free(job->nan);
+        job->scratch = NULL;
+        job->nan = NULL;
+        return MEANCLI_E_NOMEM;
+    }
+    job->skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -10276,6 +10545,7 @@ int meancli_reduce_step_float16(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
+    if (job->skipna) return skip_step_float16(job, (T_float16 const *)slab, a, b, out, nthreads);
     const T_float16 *base = rebase_float16(slab, p, a);
     if (p->inner_reduced) return inner_step_float16(job, base, a, b, out, nthreads);
     return rows_step_float16(job, base, a, b, out, nthreads);
@@ -10341,6 +10611,7 @@ static inline int64_t min64_bfloat16(int64_t a, int64_t b) { return a < b ? a : 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64_t off, acc_bfloat16 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_bfloat16 *)out)[off] = finalize_bfloat16(total, count);
         return;
@@ -10464,7 +10735,7 @@ static const T_bfloat16 *rebase_bfloat16(const void *slab, const reduce_plan *p,
 static inline int as_mean_bfloat16(const meancli_reduce_job *job, int whole)
 {
     const reduce_plan *p = &job->p;
-    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if ((p->d0_reduced && !whole) || job->states || job->skipna) return 0;
     if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
     return p->nred <= ROWS_AS_MEAN_MAX_FLT;
 }
@@ -10558,7 +10829,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 lanes_bfloat16 local;
-                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= CHUNK) {
                     /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_bfloat16(&local);
                     inner_piece_bfloat16(base + in_off, p, 0, p->nred, &local);
@@ -10752,7 +11023,7 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
             for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
             continue;
         }
-        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= p->row_chunk) {
+        if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= p->row_chunk) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_bfloat16(r, w);
             rows_piece_bfloat16(src, p, 0, p->nred, sin, w, r);
@@ -10783,6 +11054,270 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
         }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* ---- skipna, bfloat16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+typedef uint16_t __attribute__((may_alias)) skipbits_bfloat16;
+#define SKIP_SIGN_bfloat16 ((uint16_t)((uint16_t)1 << 15))
+#define SKIP_ABS_bfloat16 ((uint16_t)(SKIP_SIGN_bfloat16 - 1))
+#define SKIP_INF_bfloat16 ((uint16_t)(SKIP_ABS_bfloat16 ^ (((uint16_t)1 << 7) - 1)))
+
+/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
+ * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
+ * (16 where the NaN go to different outputs) are copied and counted by
+ * vector compares; only a block that holds a NaN is looked at again. */
+static inline __attribute__((always_inline)) void skip_run_bfloat16(const skipbits_bfloat16 *restrict src,
+                                                                  skipbits_bfloat16 *restrict dst, int64_t len,
+                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
+{
+    const int64_t B = os ? 16 : 256;
+    int64_t total = 0;
+    for (int64_t j0 = 0; j0 < len; j0 += B) {
+        int64_t m = len - j0 < B ? len - j0 : B;
+        const skipbits_bfloat16 *x = src + j0 * s;
+        skipbits_bfloat16 *y = dst + j0 * s;
+        uint16_t c = 0;
+        if (s == 1) {
+            PREFETCH_SPAN(x + m, 2 * 256);
+            for (int64_t j = 0; j < m; j++) {
+                uint16_t b = x[j];
+                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
+                y[j] = isn ? SKIP_SIGN_bfloat16 : b;
+                c = (uint16_t)(c + isn);
+            }
+        } else {
+            for (int64_t j = 0; j < m; j++) {
+                uint16_t b = x[j * s];
+                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
+                y[j * s] = isn ? SKIP_SIGN_bfloat16 : b;
+                c = (uint16_t)(c + isn);
+            }
+        }
+        if (!c) continue;
+        if (!os) {
+            total += c;
+            continue;
+        }
+        for (int64_t j = 0; j < m; j++)
+            if ((uint16_t)(x[j * s] & SKIP_ABS_bfloat16) > SKIP_INF_bfloat16)
+                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
+    }
+    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
+}
+
+/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
+static inline __attribute__((always_inline)) void skip_flush_bfloat16(uint16_t *col, int64_t w, int64_t *nan, int64_t o,
+                                                                    int64_t os)
+{
+    for (int64_t j = 0; j < w; j++)
+        if (col[j]) {
+            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
+            col[j] = 0;
+        }
+}
+
+/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
+ * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
+ * runs of kept values (at most SKIP_COLS) that go to the same outputs as
+ * the run before (the rows of a reduction over an outer dim) count their
+ * NaN per column in col, by vector adds, added to nan when the outputs
+ * change: no look at a single value, no atomic per NaN. */
+CLONES static void skip_items_bfloat16(const skipbits_bfloat16 *restrict src, skipbits_bfloat16 *restrict dst,
+                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
+                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
+{
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
+    uint16_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
+    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
+    int64_t col_at = -1, col_w = 0, col_runs = 0;
+    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+    for (int d = nd - 2; d >= 0; d--) {
+        idx[d] = q % size[d];
+        q /= size[d];
+        ioff += idx[d] * in[d];
+        ooff += idx[d] * os_[d];
+    }
+    for (int64_t i = i0; i < i1; i++) {
+        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+        const skipbits_bfloat16 *x = src + ioff + j0 * s;
+        skipbits_bfloat16 *y = dst + ioff + j0 * s;
+        int64_t o = base_out + ooff + j0 * os;
+        if (os == 0 || m > SKIP_COLS) {
+            skip_run_bfloat16(x, y, m, s, nan, o, os);
+        } else {
+            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint16_t)-1) {
+                if (col_at >= 0) skip_flush_bfloat16(col, col_w, nan, col_at, os);
+                col_at = o;
+                col_w = m;
+                col_runs = 0;
+            }
+            col_runs++;
+            if (s == 1) {
+                for (int64_t j = 0; j < m; j++) {
+                    uint16_t b = x[j];
+                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
+                    y[j] = isn ? SKIP_SIGN_bfloat16 : b;
+                    col[j] = (uint16_t)(col[j] + isn);
+                }
+            } else {
+                for (int64_t j = 0; j < m; j++) {
+                    uint16_t b = x[j * s];
+                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
+                    y[j * s] = isn ? SKIP_SIGN_bfloat16 : b;
+                    col[j] = (uint16_t)(col[j] + isn);
+                }
+            }
+        }
+        if (++k < ppr) continue;
+        k = 0;
+        for (int d = nd - 2; d >= 0; d--) {
+            idx[d]++;
+            ioff += in[d];
+            ooff += os_[d];
+            if (idx[d] < size[d]) break;
+            ioff -= idx[d] * in[d];
+            ooff -= idx[d] * os_[d];
+            idx[d] = 0;
+        }
+    }
+    if (col_at >= 0) skip_flush_bfloat16(col, col_w, nan, col_at, os);
+}
+
+/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
+ * same offsets from its start), NaN as -0.0 and counted. Threads share
+ * pieces of at most SKIP_PIECE values of the innermost runs, each thread
+ * a contiguous range of them (one unflatten, then an odometer). */
+static void skip_slab_bfloat16(meancli_reduce_job *job, const T_bfloat16 *rows, void *copy, int64_t r, int64_t r2,
+                             int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
+    int nd = 1 + job->nw;
+    size[0] = r2 - r;
+    in[0] = p->d0_stride;
+    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
+    for (int k = 0; k < job->nw; k++) {
+        size[k + 1] = job->wsize[k];
+        in[k + 1] = job->win[k];
+        os_[k + 1] = job->wout[k];
+    }
+    int64_t L = size[nd - 1], nruns = 1;
+    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
+    if (L <= 0 || nruns <= 0) return;
+    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
+    int nt = clamp_threads(nthreads, nruns * L);
+    if (nt > items) nt = (int)items;
+    const skipbits_bfloat16 *src = (const skipbits_bfloat16 *)rows;
+    skipbits_bfloat16 *dst = (skipbits_bfloat16 *)copy;
+    int64_t *nan = job->nan;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int t = 0, tn = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        tn = omp_get_num_threads();
+#endif
+        int64_t share = items / tn, extra = items % tn;
+        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
+        if (i0 < i1) skip_items_bfloat16(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
+    }
+}
+
+/* Where the copy of the values at src starts in the scratch: 2 KiB off
+ * src's place in a 4 KiB page, so the copy's stores never alias its loads
+ * (4K aliasing: a load whose address matches an earlier store's in its low
+ * 12 bits waits for it; measured: the copy stalled on its stores). */
+static void *skip_copy_at_bfloat16(const meancli_reduce_job *job, const void *src)
+{
+    uintptr_t raw = (uintptr_t)job->scratch;
+    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
+}
+
+/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
+static int skip_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *slab, int64_t a, int64_t b, void *out,
+                            int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
+    for (int64_t r = a; r < b; r += rows) {
+        int64_t r2 = b - r < rows ? b : r + rows;
+        const T_bfloat16 *src = slab + (r - a) * p->d0_stride;
+        void *copy = skip_copy_at_bfloat16(job, src);
+        skip_slab_bfloat16(job, src, copy, r, r2, nthreads);
+        const T_bfloat16 *base = rebase_bfloat16(copy, p, r);
+        int rc = p->inner_reduced ? inner_step_bfloat16(job, base, r, r2, out, nthreads)
+                                  : rows_step_bfloat16(job, base, r, r2, out, nthreads);
+        if (rc != MEANCLI_OK) return rc;
+    }
+    return MEANCLI_OK;
+}
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_bfloat16(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
+    /* the walk: every dim but D0 (kept and reduced, each list outer ->
+     * inner), merged by stride, largest first */
+    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
+    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
+    job->nw = 0;
+    while (ki < p->nk || ri < p->nr) {
+        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
+        int w = job->nw++;
+        if (take_kept) {
+            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
+        } else {
+            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
+        }
+    }
+    /* one row's values and its extent in memory (elements) */
+    int64_t per_row = 1, extent = 1, rows, elems;
+    for (int k = 0; k < job->nw; k++) {
+        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
+        int64_t span;
+        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
+            return MEANCLI_E_SHAPE;
+    }
+    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
+    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
+    for (int k = 0; k < 2; k++) {
+        got[k] = want[k] / per_row;
+        if (got[k] < 1) got[k] = 1;
+        got[k] = (got[k] + granule - 1) / granule * granule;
+        if (got[k] > p->d0_size) got[k] = p->d0_size;
+    }
+    job->skip_rows_1 = got[1];
+    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
+    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
+        return MEANCLI_E_SHAPE;
+    job->skip_rows = rows;
+    job->skip_elems = elems;
+    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_bfloat16), &elems)) return MEANCLI_E_SHAPE;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_bfloat16)); /* 4 KiB more: skip_copy_at */
+    job->nan = (int64_t *)alloc_array(p->nout, 8);
+    if (!job->scratch || !job->nan) {
+        free(job->scratch);
+        free(job->nan);
+        job->scratch = NULL;
+        job->nan = NULL;
+        return MEANCLI_E_NOMEM;
+    }
+    job->skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -10819,6 +11354,7 @@ int meancli_reduce_step_bfloat16(meancli_reduce_job *job, const void *slab, int6
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
+    if (job->skipna) return skip_step_bfloat16(job, (T_bfloat16 const *)slab, a, b, out, nthreads);
     const T_bfloat16 *base = rebase_bfloat16(slab, p, a);
     if (p->inner_reduced) return inner_step_bfloat16(job, base, a, b, out, nthreads);
     return rows_step_bfloat16(job, base, a, b, out, nthreads);
@@ -10884,6 +11420,7 @@ static inline int64_t min64_float32(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_t off, acc_float32 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_float32 *)out)[off] = finalize_float32(total, count);
         return;
@@ -11007,7 +11544,7 @@ static const T_float32 *rebase_float32(const void *slab, const reduce_plan *p, i
 static inline int as_mean_float32(const meancli_reduce_job *job, int whole)
 {
     const reduce_plan *p = &job->p;
-    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if ((p->d0_reduced && !whole) || job->states || job->skipna) return 0;
     if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
     return p->nred <= ROWS_AS_MEAN_MAX_FLT;
 }
@@ -11101,7 +11638,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 lanes_float32 local;
-                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= CHUNK) {
                     /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_float32(&local);
                     inner_piece_float32(base + in_off, p, 0, p->nred, &local);
@@ -11295,7 +11832,7 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
             for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
             continue;
         }
-        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= p->row_chunk) {
+        if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= p->row_chunk) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_float32(r, w);
             rows_piece_float32(src, p, 0, p->nred, sin, w, r);
@@ -11326,6 +11863,270 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
         }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* ---- skipna, float32 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+typedef uint32_t __attribute__((may_alias)) skipbits_float32;
+#define SKIP_SIGN_float32 ((uint32_t)((uint32_t)1 << 31))
+#define SKIP_ABS_float32 ((uint32_t)(SKIP_SIGN_float32 - 1))
+#define SKIP_INF_float32 ((uint32_t)(SKIP_ABS_float32 ^ (((uint32_t)1 << 23) - 1)))
+
+/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
+ * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
+ * (16 where the NaN go to different outputs) are copied and counted by
+ * vector compares; only a block that holds a NaN is looked at again. */
+static inline __attribute__((always_inline)) void skip_run_float32(const skipbits_float32 *restrict src,
+                                                                  skipbits_float32 *restrict dst, int64_t len,
+                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
+{
+    const int64_t B = os ? 16 : 256;
+    int64_t total = 0;
+    for (int64_t j0 = 0; j0 < len; j0 += B) {
+        int64_t m = len - j0 < B ? len - j0 : B;
+        const skipbits_float32 *x = src + j0 * s;
+        skipbits_float32 *y = dst + j0 * s;
+        uint32_t c = 0;
+        if (s == 1) {
+            PREFETCH_SPAN(x + m, 4 * 256);
+            for (int64_t j = 0; j < m; j++) {
+                uint32_t b = x[j];
+                uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
+                y[j] = isn ? SKIP_SIGN_float32 : b;
+                c = (uint32_t)(c + isn);
+            }
+        } else {
+            for (int64_t j = 0; j < m; j++) {
+                uint32_t b = x[j * s];
+                uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
+                y[j * s] = isn ? SKIP_SIGN_float32 : b;
+                c = (uint32_t)(c + isn);
+            }
+        }
+        if (!c) continue;
+        if (!os) {
+            total += c;
+            continue;
+        }
+        for (int64_t j = 0; j < m; j++)
+            if ((uint32_t)(x[j * s] & SKIP_ABS_float32) > SKIP_INF_float32)
+                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
+    }
+    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
+}
+
+/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
+static inline __attribute__((always_inline)) void skip_flush_float32(uint32_t *col, int64_t w, int64_t *nan, int64_t o,
+                                                                    int64_t os)
+{
+    for (int64_t j = 0; j < w; j++)
+        if (col[j]) {
+            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
+            col[j] = 0;
+        }
+}
+
+/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
+ * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
+ * runs of kept values (at most SKIP_COLS) that go to the same outputs as
+ * the run before (the rows of a reduction over an outer dim) count their
+ * NaN per column in col, by vector adds, added to nan when the outputs
+ * change: no look at a single value, no atomic per NaN. */
+CLONES static void skip_items_float32(const skipbits_float32 *restrict src, skipbits_float32 *restrict dst,
+                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
+                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
+{
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
+    uint32_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
+    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
+    int64_t col_at = -1, col_w = 0, col_runs = 0;
+    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+    for (int d = nd - 2; d >= 0; d--) {
+        idx[d] = q % size[d];
+        q /= size[d];
+        ioff += idx[d] * in[d];
+        ooff += idx[d] * os_[d];
+    }
+    for (int64_t i = i0; i < i1; i++) {
+        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+        const skipbits_float32 *x = src + ioff + j0 * s;
+        skipbits_float32 *y = dst + ioff + j0 * s;
+        int64_t o = base_out + ooff + j0 * os;
+        if (os == 0 || m > SKIP_COLS) {
+            skip_run_float32(x, y, m, s, nan, o, os);
+        } else {
+            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint32_t)-1) {
+                if (col_at >= 0) skip_flush_float32(col, col_w, nan, col_at, os);
+                col_at = o;
+                col_w = m;
+                col_runs = 0;
+            }
+            col_runs++;
+            if (s == 1) {
+                for (int64_t j = 0; j < m; j++) {
+                    uint32_t b = x[j];
+                    uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
+                    y[j] = isn ? SKIP_SIGN_float32 : b;
+                    col[j] = (uint32_t)(col[j] + isn);
+                }
+            } else {
+                for (int64_t j = 0; j < m; j++) {
+                    uint32_t b = x[j * s];
+                    uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
+                    y[j * s] = isn ? SKIP_SIGN_float32 : b;
+                    col[j] = (uint32_t)(col[j] + isn);
+                }
+            }
+        }
+        if (++k < ppr) continue;
+        k = 0;
+        for (int d = nd - 2; d >= 0; d--) {
+            idx[d]++;
+            ioff += in[d];
+            ooff += os_[d];
+            if (idx[d] < size[d]) break;
+            ioff -= idx[d] * in[d];
+            ooff -= idx[d] * os_[d];
+            idx[d] = 0;
+        }
+    }
+    if (col_at >= 0) skip_flush_float32(col, col_w, nan, col_at, os);
+}
+
+/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
+ * same offsets from its start), NaN as -0.0 and counted. Threads share
+ * pieces of at most SKIP_PIECE values of the innermost runs, each thread
+ * a contiguous range of them (one unflatten, then an odometer). */
+static void skip_slab_float32(meancli_reduce_job *job, const T_float32 *rows, void *copy, int64_t r, int64_t r2,
+                             int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
+    int nd = 1 + job->nw;
+    size[0] = r2 - r;
+    in[0] = p->d0_stride;
+    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
+    for (int k = 0; k < job->nw; k++) {
+        size[k + 1] = job->wsize[k];
+        in[k + 1] = job->win[k];
+        os_[k + 1] = job->wout[k];
+    }
+    int64_t L = size[nd - 1], nruns = 1;
+    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
+    if (L <= 0 || nruns <= 0) return;
+    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
+    int nt = clamp_threads(nthreads, nruns * L);
+    if (nt > items) nt = (int)items;
+    const skipbits_float32 *src = (const skipbits_float32 *)rows;
+    skipbits_float32 *dst = (skipbits_float32 *)copy;
+    int64_t *nan = job->nan;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int t = 0, tn = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        tn = omp_get_num_threads();
+#endif
+        int64_t share = items / tn, extra = items % tn;
+        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
+        if (i0 < i1) skip_items_float32(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
+    }
+}
+
+/* Where the copy of the values at src starts in the scratch: 2 KiB off
+ * src's place in a 4 KiB page, so the copy's stores never alias its loads
+ * (4K aliasing: a load whose address matches an earlier store's in its low
+ * 12 bits waits for it; measured: the copy stalled on its stores). */
+static void *skip_copy_at_float32(const meancli_reduce_job *job, const void *src)
+{
+    uintptr_t raw = (uintptr_t)job->scratch;
+    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
+}
+
+/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
+static int skip_step_float32(meancli_reduce_job *job, const T_float32 *slab, int64_t a, int64_t b, void *out,
+                            int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
+    for (int64_t r = a; r < b; r += rows) {
+        int64_t r2 = b - r < rows ? b : r + rows;
+        const T_float32 *src = slab + (r - a) * p->d0_stride;
+        void *copy = skip_copy_at_float32(job, src);
+        skip_slab_float32(job, src, copy, r, r2, nthreads);
+        const T_float32 *base = rebase_float32(copy, p, r);
+        int rc = p->inner_reduced ? inner_step_float32(job, base, r, r2, out, nthreads)
+                                  : rows_step_float32(job, base, r, r2, out, nthreads);
+        if (rc != MEANCLI_OK) return rc;
+    }
+    return MEANCLI_OK;
+}
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_float32(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
+    /* the walk: every dim but D0 (kept and reduced, each list outer ->
+     * inner), merged by stride, largest first */
+    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
+    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
+    job->nw = 0;
+    while (ki < p->nk || ri < p->nr) {
+        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
+        int w = job->nw++;
+        if (take_kept) {
+            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
+        } else {
+            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
+        }
+    }
+    /* one row's values and its extent in memory (elements) */
+    int64_t per_row = 1, extent = 1, rows, elems;
+    for (int k = 0; k < job->nw; k++) {
+        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
+        int64_t span;
+        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
+            return MEANCLI_E_SHAPE;
+    }
+    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
+    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
+    for (int k = 0; k < 2; k++) {
+        got[k] = want[k] / per_row;
+        if (got[k] < 1) got[k] = 1;
+        got[k] = (got[k] + granule - 1) / granule * granule;
+        if (got[k] > p->d0_size) got[k] = p->d0_size;
+    }
+    job->skip_rows_1 = got[1];
+    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
+    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
+        return MEANCLI_E_SHAPE;
+    job->skip_rows = rows;
+    job->skip_elems = elems;
+    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float32), &elems)) return MEANCLI_E_SHAPE;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float32)); /* 4 KiB more: skip_copy_at */
+    job->nan = (int64_t *)alloc_array(p->nout, 8);
+    if (!job->scratch || !job->nan) {
+        free(job->scratch);
+        free(job->nan);
+        job->scratch = NULL;
+        job->nan = NULL;
+        return MEANCLI_E_NOMEM;
+    }
+    job->skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -11362,6 +12163,7 @@ int meancli_reduce_step_float32(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
+    if (job->skipna) return skip_step_float32(job, (T_float32 const *)slab, a, b, out, nthreads);
     const T_float32 *base = rebase_float32(slab, p, a);
     if (p->inner_reduced) return inner_step_float32(job, base, a, b, out, nthreads);
     return rows_step_float32(job, base, a, b, out, nthreads);
@@ -11427,6 +12229,7 @@ static inline int64_t min64_float64(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_t off, acc_float64 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_float64 *)out)[off] = finalize_float64(total, count);
         return;
@@ -11550,7 +12353,7 @@ static const T_float64 *rebase_float64(const void *slab, const reduce_plan *p, i
 static inline int as_mean_float64(const meancli_reduce_job *job, int whole)
 {
     const reduce_plan *p = &job->p;
-    if ((p->d0_reduced && !whole) || job->states) return 0;
+    if ((p->d0_reduced && !whole) || job->states || job->skipna) return 0;
     if (p->inner_reduced) return p->nk > 0 && p->nred <= INNER_AS_MEAN_MAX;
     return p->nred <= ROWS_AS_MEAN_MAX;
 }
@@ -11644,7 +12447,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
             unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
             for (int64_t u = lo; u < hi; u++) {
                 lanes_float64 local;
-                if (!(p->d0_reduced && !whole) && !job->states && p->nred <= CHUNK) {
+                if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= CHUNK) {
                     /* one chunk holds every value: the mean straight from its lanes */
                     lanes_init_float64(&local);
                     inner_piece_float64(base + in_off, p, 0, p->nred, &local);
@@ -11838,7 +12641,7 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
             for (int64_t j = 0; d == buf && j < w; j++) dst[j * sout] = buf[j];
             continue;
         }
-        if (!(p->d0_reduced && !whole) && !job->states && p->nred <= p->row_chunk) {
+        if (!(p->d0_reduced && !whole) && !job->states && !job->skipna && p->nred <= p->row_chunk) {
             /* one chunk holds every row: the means straight from it */
             rowacc_init_float64(r, w);
             rows_piece_float64(src, p, 0, p->nred, sin, w, r);
@@ -11869,6 +12672,270 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
         }
     }
     free(parts);
+    return MEANCLI_OK;
+}
+
+/* ---- skipna, float64 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+typedef uint64_t __attribute__((may_alias)) skipbits_float64;
+#define SKIP_SIGN_float64 ((uint64_t)((uint64_t)1 << 63))
+#define SKIP_ABS_float64 ((uint64_t)(SKIP_SIGN_float64 - 1))
+#define SKIP_INF_float64 ((uint64_t)(SKIP_ABS_float64 ^ (((uint64_t)1 << 52) - 1)))
+
+/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
+ * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
+ * (16 where the NaN go to different outputs) are copied and counted by
+ * vector compares; only a block that holds a NaN is looked at again. */
+static inline __attribute__((always_inline)) void skip_run_float64(const skipbits_float64 *restrict src,
+                                                                  skipbits_float64 *restrict dst, int64_t len,
+                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
+{
+    const int64_t B = os ? 16 : 256;
+    int64_t total = 0;
+    for (int64_t j0 = 0; j0 < len; j0 += B) {
+        int64_t m = len - j0 < B ? len - j0 : B;
+        const skipbits_float64 *x = src + j0 * s;
+        skipbits_float64 *y = dst + j0 * s;
+        uint64_t c = 0;
+        if (s == 1) {
+            PREFETCH_SPAN(x + m, 8 * 256);
+            for (int64_t j = 0; j < m; j++) {
+                uint64_t b = x[j];
+                uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
+                y[j] = isn ? SKIP_SIGN_float64 : b;
+                c = (uint64_t)(c + isn);
+            }
+        } else {
+            for (int64_t j = 0; j < m; j++) {
+                uint64_t b = x[j * s];
+                uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
+                y[j * s] = isn ? SKIP_SIGN_float64 : b;
+                c = (uint64_t)(c + isn);
+            }
+        }
+        if (!c) continue;
+        if (!os) {
+            total += c;
+            continue;
+        }
+        for (int64_t j = 0; j < m; j++)
+            if ((uint64_t)(x[j * s] & SKIP_ABS_float64) > SKIP_INF_float64)
+                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
+    }
+    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
+}
+
+/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
+static inline __attribute__((always_inline)) void skip_flush_float64(uint64_t *col, int64_t w, int64_t *nan, int64_t o,
+                                                                    int64_t os)
+{
+    for (int64_t j = 0; j < w; j++)
+        if (col[j]) {
+            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
+            col[j] = 0;
+        }
+}
+
+/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
+ * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
+ * runs of kept values (at most SKIP_COLS) that go to the same outputs as
+ * the run before (the rows of a reduction over an outer dim) count their
+ * NaN per column in col, by vector adds, added to nan when the outputs
+ * change: no look at a single value, no atomic per NaN. */
+CLONES static void skip_items_float64(const skipbits_float64 *restrict src, skipbits_float64 *restrict dst,
+                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
+                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
+{
+    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
+    uint64_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
+    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
+    int64_t col_at = -1, col_w = 0, col_runs = 0;
+    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
+    for (int d = nd - 2; d >= 0; d--) {
+        idx[d] = q % size[d];
+        q /= size[d];
+        ioff += idx[d] * in[d];
+        ooff += idx[d] * os_[d];
+    }
+    for (int64_t i = i0; i < i1; i++) {
+        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
+        const skipbits_float64 *x = src + ioff + j0 * s;
+        skipbits_float64 *y = dst + ioff + j0 * s;
+        int64_t o = base_out + ooff + j0 * os;
+        if (os == 0 || m > SKIP_COLS) {
+            skip_run_float64(x, y, m, s, nan, o, os);
+        } else {
+            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint64_t)-1) {
+                if (col_at >= 0) skip_flush_float64(col, col_w, nan, col_at, os);
+                col_at = o;
+                col_w = m;
+                col_runs = 0;
+            }
+            col_runs++;
+            if (s == 1) {
+                for (int64_t j = 0; j < m; j++) {
+                    uint64_t b = x[j];
+                    uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
+                    y[j] = isn ? SKIP_SIGN_float64 : b;
+                    col[j] = (uint64_t)(col[j] + isn);
+                }
+            } else {
+                for (int64_t j = 0; j < m; j++) {
+                    uint64_t b = x[j * s];
+                    uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
+                    y[j * s] = isn ? SKIP_SIGN_float64 : b;
+                    col[j] = (uint64_t)(col[j] + isn);
+                }
+            }
+        }
+        if (++k < ppr) continue;
+        k = 0;
+        for (int d = nd - 2; d >= 0; d--) {
+            idx[d]++;
+            ioff += in[d];
+            ooff += os_[d];
+            if (idx[d] < size[d]) break;
+            ioff -= idx[d] * in[d];
+            ooff -= idx[d] * os_[d];
+            idx[d] = 0;
+        }
+    }
+    if (col_at >= 0) skip_flush_float64(col, col_w, nan, col_at, os);
+}
+
+/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
+ * same offsets from its start), NaN as -0.0 and counted. Threads share
+ * pieces of at most SKIP_PIECE values of the innermost runs, each thread
+ * a contiguous range of them (one unflatten, then an odometer). */
+static void skip_slab_float64(meancli_reduce_job *job, const T_float64 *rows, void *copy, int64_t r, int64_t r2,
+                             int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
+    int nd = 1 + job->nw;
+    size[0] = r2 - r;
+    in[0] = p->d0_stride;
+    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
+    for (int k = 0; k < job->nw; k++) {
+        size[k + 1] = job->wsize[k];
+        in[k + 1] = job->win[k];
+        os_[k + 1] = job->wout[k];
+    }
+    int64_t L = size[nd - 1], nruns = 1;
+    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
+    if (L <= 0 || nruns <= 0) return;
+    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
+    int nt = clamp_threads(nthreads, nruns * L);
+    if (nt > items) nt = (int)items;
+    const skipbits_float64 *src = (const skipbits_float64 *)rows;
+    skipbits_float64 *dst = (skipbits_float64 *)copy;
+    int64_t *nan = job->nan;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int t = 0, tn = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        tn = omp_get_num_threads();
+#endif
+        int64_t share = items / tn, extra = items % tn;
+        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
+        if (i0 < i1) skip_items_float64(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
+    }
+}
+
+/* Where the copy of the values at src starts in the scratch: 2 KiB off
+ * src's place in a 4 KiB page, so the copy's stores never alias its loads
+ * (4K aliasing: a load whose address matches an earlier store's in its low
+ * 12 bits waits for it; measured: the copy stalled on its stores). */
+static void *skip_copy_at_float64(const meancli_reduce_job *job, const void *src)
+{
+    uintptr_t raw = (uintptr_t)job->scratch;
+    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
+}
+
+/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
+static int skip_step_float64(meancli_reduce_job *job, const T_float64 *slab, int64_t a, int64_t b, void *out,
+                            int nthreads)
+{
+    const reduce_plan *p = &job->p;
+    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
+    for (int64_t r = a; r < b; r += rows) {
+        int64_t r2 = b - r < rows ? b : r + rows;
+        const T_float64 *src = slab + (r - a) * p->d0_stride;
+        void *copy = skip_copy_at_float64(job, src);
+        skip_slab_float64(job, src, copy, r, r2, nthreads);
+        const T_float64 *base = rebase_float64(copy, p, r);
+        int rc = p->inner_reduced ? inner_step_float64(job, base, r, r2, out, nthreads)
+                                  : rows_step_float64(job, base, r, r2, out, nthreads);
+        if (rc != MEANCLI_OK) return rc;
+    }
+    return MEANCLI_OK;
+}
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_float64(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    const reduce_plan *p = &job->p;
+    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
+    /* the walk: every dim but D0 (kept and reduced, each list outer ->
+     * inner), merged by stride, largest first */
+    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
+    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
+    job->nw = 0;
+    while (ki < p->nk || ri < p->nr) {
+        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
+        int w = job->nw++;
+        if (take_kept) {
+            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
+        } else {
+            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
+        }
+    }
+    /* one row's values and its extent in memory (elements) */
+    int64_t per_row = 1, extent = 1, rows, elems;
+    for (int k = 0; k < job->nw; k++) {
+        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
+        int64_t span;
+        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
+            return MEANCLI_E_SHAPE;
+    }
+    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
+    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
+    for (int k = 0; k < 2; k++) {
+        got[k] = want[k] / per_row;
+        if (got[k] < 1) got[k] = 1;
+        got[k] = (got[k] + granule - 1) / granule * granule;
+        if (got[k] > p->d0_size) got[k] = p->d0_size;
+    }
+    job->skip_rows_1 = got[1];
+    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
+    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
+        return MEANCLI_E_SHAPE;
+    job->skip_rows = rows;
+    job->skip_elems = elems;
+    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float64), &elems)) return MEANCLI_E_SHAPE;
+    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float64)); /* 4 KiB more: skip_copy_at */
+    job->nan = (int64_t *)alloc_array(p->nout, 8);
+    if (!job->scratch || !job->nan) {
+        free(job->scratch);
+        free(job->nan);
+        job->scratch = NULL;
+        job->nan = NULL;
+        return MEANCLI_E_NOMEM;
+    }
+    job->skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -11905,6 +12972,7 @@ int meancli_reduce_step_float64(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
+    if (job->skipna) return skip_step_float64(job, (T_float64 const *)slab, a, b, out, nthreads);
     const T_float64 *base = rebase_float64(slab, p, a);
     if (p->inner_reduced) return inner_step_float64(job, base, a, b, out, nthreads);
     return rows_step_float64(job, base, a, b, out, nthreads);
@@ -11970,6 +13038,7 @@ static inline int64_t min64_int8(int64_t a, int64_t b) { return a < b ? a : b; }
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int8(const meancli_reduce_job *job, void *out, int64_t off, acc_int8 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int8 *)out)[off] = finalize_int8(total, count);
         return;
@@ -12326,6 +13395,27 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
     return MEANCLI_OK;
 }
 
+/* ---- skipna, int8 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_int8(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_int8(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -12426,6 +13516,7 @@ static inline int64_t min64_int16(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int16(const meancli_reduce_job *job, void *out, int64_t off, acc_int16 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int16 *)out)[off] = finalize_int16(total, count);
         return;
@@ -12782,6 +13873,27 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
     return MEANCLI_OK;
 }
 
+/* ---- skipna, int16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_int16(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_int16(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -12882,6 +13994,7 @@ static inline int64_t min64_int32(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int32(const meancli_reduce_job *job, void *out, int64_t off, acc_int32 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int32 *)out)[off] = finalize_int32(total, count);
         return;
@@ -13238,6 +14351,27 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
     return MEANCLI_OK;
 }
 
+/* ---- skipna, int32 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_int32(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_int32(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -13338,6 +14472,7 @@ static inline int64_t min64_int64(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int64(const meancli_reduce_job *job, void *out, int64_t off, acc_int64 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int64 *)out)[off] = finalize_int64(total, count);
         return;
@@ -13694,6 +14829,27 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
     return MEANCLI_OK;
 }
 
+/* ---- skipna, int64 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_int64(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_int64(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -13794,6 +14950,7 @@ static inline int64_t min64_uint8(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint8(const meancli_reduce_job *job, void *out, int64_t off, acc_uint8 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint8 *)out)[off] = finalize_uint8(total, count);
         return;
@@ -14150,6 +15307,27 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
     return MEANCLI_OK;
 }
 
+/* ---- skipna, uint8 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_uint8(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_uint8(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -14250,6 +15428,7 @@ static inline int64_t min64_uint16(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint16(const meancli_reduce_job *job, void *out, int64_t off, acc_uint16 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint16 *)out)[off] = finalize_uint16(total, count);
         return;
@@ -14606,6 +15785,27 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
     return MEANCLI_OK;
 }
 
+/* ---- skipna, uint16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_uint16(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_uint16(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -14706,6 +15906,7 @@ static inline int64_t min64_uint32(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint32(const meancli_reduce_job *job, void *out, int64_t off, acc_uint32 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint32 *)out)[off] = finalize_uint32(total, count);
         return;
@@ -15062,6 +16263,27 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
     return MEANCLI_OK;
 }
 
+/* ---- skipna, uint32 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_uint32(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_uint32(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -15162,6 +16384,7 @@ static inline int64_t min64_uint64(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint64(const meancli_reduce_job *job, void *out, int64_t off, acc_uint64 total, int64_t count)
 {
+    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint64 *)out)[off] = finalize_uint64(total, count);
         return;
@@ -15518,6 +16741,27 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
     return MEANCLI_OK;
 }
 
+/* ---- skipna, uint64 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
+ * cache when the reduction reads it back), to the job's scratch in the
+ * input's own layout, every NaN written as -0.0 and counted for its output
+ * (job->nan, by output offset); the reduction then runs on the copy as on
+ * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
+ * -0.0s alone is -0.0), so each output's state is exactly that of its
+ * non-NaN values, and its count nred - nan[off] (emit). Infinities are
+ * values: +inf with -inf is NaN. The copy is one pass of integer compares
+ * on the values' bits, vectorized by the compiler (CLONES). */
+
+/* Make a job (before its first slab) skip NaN: each output the exact mean
+ * of its non-NaN values, NaN where none is left. Integer types have no
+ * NaN: nothing changes. */
+int meancli_reduce_skipna_uint64(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    return MEANCLI_OK;
+}
+
 /* Start a streamed ReduceMean of an input described by shape and byte
  * strides (the whole input, even though it will arrive in slabs). */
 int meancli_reduce_begin_uint64(int rank, const int64_t *shape, const int64_t *strides_bytes,
@@ -15784,6 +17028,108 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
+
+/* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
+ * mean of the values of the inputs at i that are not NaN, rounded once; NaN
+ * where every one is NaN; infinities are values. Arguments as the Mean's.
+ * Per output: the values kept summed in double where narrow_sum_exact proves
+ * that exact (float16/bfloat16/float32), divided by their count rounded to
+ * odd and rounded once to the format; otherwise (float64, infinities, wide
+ * spreads) taken into a superaccumulator of their own. */
+int meancli_mean_skipna_float16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                void *out, int rank, const int64_t *shape, int nthreads)
+{
+    int64_t nout = 1, work;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] < 0) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nout, shape[d], &nout)) return MEANCLI_E_SHAPE;
+    }
+    if (!mul_ok(nout, ninputs, &work)) return MEANCLI_E_SHAPE;
+    if (nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    for (int i = 0; i < ninputs; i++) {
+        if (!inputs[i]) return MEANCLI_E_ARG;
+        for (int d = 0; d < rank; d++) {
+            int64_t s = strides_bytes[(int64_t)i * rank + d];
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float16) != 0)) return MEANCLI_E_STRIDE;
+        }
+    }
+    int64_t bytes;
+    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
+    if (!st) return MEANCLI_E_NOMEM;
+    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_float16);
+    const T_float16 *const *x = (const T_float16 *const *)inputs;
+    T_float16 *y = (T_float16 *)out;
+    const int64_t per = 4096; /* outputs per piece the threads share */
+    int64_t npieces = (nout + per - 1) / per;
+    int nt = clamp_threads(nthreads, work);
+    int rc = MEANCLI_OK;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
+        if (!off) {
+#pragma omp atomic write
+            rc = MEANCLI_E_NOMEM;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t piece = 0; piece < npieces; piece++) {
+            if (!off) continue;
+            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
+            int64_t idx[MEANCLI_MAX_RANK], f = f0;
+            for (int d = rank - 1; d >= 0; d--) {
+                idx[d] = f % shape[d];
+                f /= shape[d];
+            }
+            for (int i = 0; i < ninputs; i++) {
+                off[i] = 0;
+                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
+            }
+            for (int64_t o = f0; o < f1; o++) {
+                int64_t kept = 0;
+                double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
+                uint32_t mx = 0, mn1 = UINT32_MAX;
+                for (int i = 0; i < ninputs; i++) {
+                    double v = LOAD_float16(x[i][off[i]]);
+                    if (isnan(v)) continue;
+                    kept++;
+                    sum += v;
+                    uint32_t b = f32_to_bits((float)fabs(v));
+                    mx = b > mx ? b : mx;
+                    if (b && b - 1 < mn1) mn1 = b - 1;
+                }
+                if (kept && narrow_sum_exact(mx, mn1, kept, 11, SACC_LSB_float16)) {
+                    y[o] = store_float16(div_odd(sum, (double)kept));
+                } else
+                {
+                    uint64_t s[SACC_HEADER + SACC_NL_float16] = {0};
+                    kept = 0;
+                    for (int i = 0; i < ninputs; i++) {
+                        double v = LOAD_float16(x[i][off[i]]);
+                        if (isnan(v)) continue;
+                        kept++;
+                        sacc_take(s, SACC_NL_float16, SACC_LSB_float16, v);
+                    }
+                    s[0] = (uint64_t)kept;
+                    y[o] = store_float16(sacc_mean(s, SACC_NL_float16, SACC_LSB_float16, FORMAT_float16));
+                }
+                /* the next output: the odometer over the output's dims */
+                for (int d = rank - 1; d >= 0; d--) {
+                    idx[d]++;
+                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
+                    if (idx[d] < shape[d]) break;
+                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
+                    idx[d] = 0;
+                }
+            }
+        }
+        free(off);
+    }
+    free(st);
+    return rc;
+}
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -15957,6 +17303,108 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
+}
+
+/* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
+ * mean of the values of the inputs at i that are not NaN, rounded once; NaN
+ * where every one is NaN; infinities are values. Arguments as the Mean's.
+ * Per output: the values kept summed in double where narrow_sum_exact proves
+ * that exact (float16/bfloat16/float32), divided by their count rounded to
+ * odd and rounded once to the format; otherwise (float64, infinities, wide
+ * spreads) taken into a superaccumulator of their own. */
+int meancli_mean_skipna_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                void *out, int rank, const int64_t *shape, int nthreads)
+{
+    int64_t nout = 1, work;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] < 0) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nout, shape[d], &nout)) return MEANCLI_E_SHAPE;
+    }
+    if (!mul_ok(nout, ninputs, &work)) return MEANCLI_E_SHAPE;
+    if (nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    for (int i = 0; i < ninputs; i++) {
+        if (!inputs[i]) return MEANCLI_E_ARG;
+        for (int d = 0; d < rank; d++) {
+            int64_t s = strides_bytes[(int64_t)i * rank + d];
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_bfloat16) != 0)) return MEANCLI_E_STRIDE;
+        }
+    }
+    int64_t bytes;
+    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
+    if (!st) return MEANCLI_E_NOMEM;
+    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_bfloat16);
+    const T_bfloat16 *const *x = (const T_bfloat16 *const *)inputs;
+    T_bfloat16 *y = (T_bfloat16 *)out;
+    const int64_t per = 4096; /* outputs per piece the threads share */
+    int64_t npieces = (nout + per - 1) / per;
+    int nt = clamp_threads(nthreads, work);
+    int rc = MEANCLI_OK;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
+        if (!off) {
+#pragma omp atomic write
+            rc = MEANCLI_E_NOMEM;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t piece = 0; piece < npieces; piece++) {
+            if (!off) continue;
+            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
+            int64_t idx[MEANCLI_MAX_RANK], f = f0;
+            for (int d = rank - 1; d >= 0; d--) {
+                idx[d] = f % shape[d];
+                f /= shape[d];
+            }
+            for (int i = 0; i < ninputs; i++) {
+                off[i] = 0;
+                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
+            }
+            for (int64_t o = f0; o < f1; o++) {
+                int64_t kept = 0;
+                double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
+                uint32_t mx = 0, mn1 = UINT32_MAX;
+                for (int i = 0; i < ninputs; i++) {
+                    double v = LOAD_bfloat16(x[i][off[i]]);
+                    if (isnan(v)) continue;
+                    kept++;
+                    sum += v;
+                    uint32_t b = f32_to_bits((float)fabs(v));
+                    mx = b > mx ? b : mx;
+                    if (b && b - 1 < mn1) mn1 = b - 1;
+                }
+                if (kept && narrow_sum_exact(mx, mn1, kept, 8, SACC_LSB_bfloat16)) {
+                    y[o] = store_bfloat16(div_odd(sum, (double)kept));
+                } else
+                {
+                    uint64_t s[SACC_HEADER + SACC_NL_bfloat16] = {0};
+                    kept = 0;
+                    for (int i = 0; i < ninputs; i++) {
+                        double v = LOAD_bfloat16(x[i][off[i]]);
+                        if (isnan(v)) continue;
+                        kept++;
+                        sacc_take(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, v);
+                    }
+                    s[0] = (uint64_t)kept;
+                    y[o] = store_bfloat16(sacc_mean(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, FORMAT_bfloat16));
+                }
+                /* the next output: the odometer over the output's dims */
+                for (int d = rank - 1; d >= 0; d--) {
+                    idx[d]++;
+                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
+                    if (idx[d] < shape[d]) break;
+                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
+                    idx[d] = 0;
+                }
+            }
+        }
+        free(off);
+    }
+    free(st);
+    return rc;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
@@ -16132,6 +17580,108 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
+
+/* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
+ * mean of the values of the inputs at i that are not NaN, rounded once; NaN
+ * where every one is NaN; infinities are values. Arguments as the Mean's.
+ * Per output: the values kept summed in double where narrow_sum_exact proves
+ * that exact (float16/bfloat16/float32), divided by their count rounded to
+ * odd and rounded once to the format; otherwise (float64, infinities, wide
+ * spreads) taken into a superaccumulator of their own. */
+int meancli_mean_skipna_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                void *out, int rank, const int64_t *shape, int nthreads)
+{
+    int64_t nout = 1, work;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] < 0) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nout, shape[d], &nout)) return MEANCLI_E_SHAPE;
+    }
+    if (!mul_ok(nout, ninputs, &work)) return MEANCLI_E_SHAPE;
+    if (nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    for (int i = 0; i < ninputs; i++) {
+        if (!inputs[i]) return MEANCLI_E_ARG;
+        for (int d = 0; d < rank; d++) {
+            int64_t s = strides_bytes[(int64_t)i * rank + d];
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float32) != 0)) return MEANCLI_E_STRIDE;
+        }
+    }
+    int64_t bytes;
+    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
+    if (!st) return MEANCLI_E_NOMEM;
+    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_float32);
+    const T_float32 *const *x = (const T_float32 *const *)inputs;
+    T_float32 *y = (T_float32 *)out;
+    const int64_t per = 4096; /* outputs per piece the threads share */
+    int64_t npieces = (nout + per - 1) / per;
+    int nt = clamp_threads(nthreads, work);
+    int rc = MEANCLI_OK;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
+        if (!off) {
+#pragma omp atomic write
+            rc = MEANCLI_E_NOMEM;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t piece = 0; piece < npieces; piece++) {
+            if (!off) continue;
+            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
+            int64_t idx[MEANCLI_MAX_RANK], f = f0;
+            for (int d = rank - 1; d >= 0; d--) {
+                idx[d] = f % shape[d];
+                f /= shape[d];
+            }
+            for (int i = 0; i < ninputs; i++) {
+                off[i] = 0;
+                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
+            }
+            for (int64_t o = f0; o < f1; o++) {
+                int64_t kept = 0;
+                double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
+                uint32_t mx = 0, mn1 = UINT32_MAX;
+                for (int i = 0; i < ninputs; i++) {
+                    double v = LOAD_float32(x[i][off[i]]);
+                    if (isnan(v)) continue;
+                    kept++;
+                    sum += v;
+                    uint32_t b = f32_to_bits((float)fabs(v));
+                    mx = b > mx ? b : mx;
+                    if (b && b - 1 < mn1) mn1 = b - 1;
+                }
+                if (kept && narrow_sum_exact(mx, mn1, kept, 24, SACC_LSB_float32)) {
+                    y[o] = store_float32(div_odd(sum, (double)kept));
+                } else
+                {
+                    uint64_t s[SACC_HEADER + SACC_NL_float32] = {0};
+                    kept = 0;
+                    for (int i = 0; i < ninputs; i++) {
+                        double v = LOAD_float32(x[i][off[i]]);
+                        if (isnan(v)) continue;
+                        kept++;
+                        sacc_take(s, SACC_NL_float32, SACC_LSB_float32, v);
+                    }
+                    s[0] = (uint64_t)kept;
+                    y[o] = store_float32(sacc_mean(s, SACC_NL_float32, SACC_LSB_float32, FORMAT_float32));
+                }
+                /* the next output: the odometer over the output's dims */
+                for (int d = rank - 1; d >= 0; d--) {
+                    idx[d]++;
+                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
+                    if (idx[d] < shape[d]) break;
+                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
+                    idx[d] = 0;
+                }
+            }
+        }
+        free(off);
+    }
+    free(st);
+    return rc;
+}
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -16274,6 +17824,94 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
+}
+
+/* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
+ * mean of the values of the inputs at i that are not NaN, rounded once; NaN
+ * where every one is NaN; infinities are values. Arguments as the Mean's.
+ * Per output: the values kept summed in double where narrow_sum_exact proves
+ * that exact (float16/bfloat16/float32), divided by their count rounded to
+ * odd and rounded once to the format; otherwise (float64, infinities, wide
+ * spreads) taken into a superaccumulator of their own. */
+int meancli_mean_skipna_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                void *out, int rank, const int64_t *shape, int nthreads)
+{
+    int64_t nout = 1, work;
+    if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] < 0) return MEANCLI_E_SHAPE;
+        if (!mul_ok(nout, shape[d], &nout)) return MEANCLI_E_SHAPE;
+    }
+    if (!mul_ok(nout, ninputs, &work)) return MEANCLI_E_SHAPE;
+    if (nout == 0) return MEANCLI_OK;
+    if (!out) return MEANCLI_E_ARG;
+    for (int i = 0; i < ninputs; i++) {
+        if (!inputs[i]) return MEANCLI_E_ARG;
+        for (int d = 0; d < rank; d++) {
+            int64_t s = strides_bytes[(int64_t)i * rank + d];
+            if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float64) != 0)) return MEANCLI_E_STRIDE;
+        }
+    }
+    int64_t bytes;
+    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
+    if (!st) return MEANCLI_E_NOMEM;
+    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_float64);
+    const T_float64 *const *x = (const T_float64 *const *)inputs;
+    T_float64 *y = (T_float64 *)out;
+    const int64_t per = 4096; /* outputs per piece the threads share */
+    int64_t npieces = (nout + per - 1) / per;
+    int nt = clamp_threads(nthreads, work);
+    int rc = MEANCLI_OK;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
+        if (!off) {
+#pragma omp atomic write
+            rc = MEANCLI_E_NOMEM;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t piece = 0; piece < npieces; piece++) {
+            if (!off) continue;
+            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
+            int64_t idx[MEANCLI_MAX_RANK], f = f0;
+            for (int d = rank - 1; d >= 0; d--) {
+                idx[d] = f % shape[d];
+                f /= shape[d];
+            }
+            for (int i = 0; i < ninputs; i++) {
+                off[i] = 0;
+                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
+            }
+            for (int64_t o = f0; o < f1; o++) {
+                int64_t kept = 0;
+                {
+                    uint64_t s[SACC_HEADER + SACC_NL_float64] = {0};
+                    kept = 0;
+                    for (int i = 0; i < ninputs; i++) {
+                        double v = LOAD_float64(x[i][off[i]]);
+                        if (isnan(v)) continue;
+                        kept++;
+                        sacc_take(s, SACC_NL_float64, SACC_LSB_float64, v);
+                    }
+                    s[0] = (uint64_t)kept;
+                    y[o] = store_float64(sacc_mean(s, SACC_NL_float64, SACC_LSB_float64, FORMAT_float64));
+                }
+                /* the next output: the odometer over the output's dims */
+                for (int d = rank - 1; d >= 0; d--) {
+                    idx[d]++;
+                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
+                    if (idx[d] < shape[d]) break;
+                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
+                    idx[d] = 0;
+                }
+            }
+        }
+        free(off);
+    }
+    free(st);
+    return rc;
 }
 /* ---- Partial states, float16 ------------------------------------------ */
 #define PSTATE_WORDS_float16 (SACC_HEADER + SACC_NL_float16)

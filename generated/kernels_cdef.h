@@ -16,11 +16,13 @@ int meancli_bus_error_removes(const char *path);
 typedef struct meancli_reduce_job meancli_reduce_job;
 void meancli_reduce_free(meancli_reduce_job *job);
 void meancli_reduce_job_info(const meancli_reduce_job *job, int64_t *info);
+int meancli_reduce_states(meancli_reduce_job *job);
 int meancli_reduce_float16(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_reduce_begin_float16(int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, meancli_reduce_job **job_out);
 int meancli_reduce_kind_float16(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_float16(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_float16(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_float16(meancli_reduce_job *job);
 int64_t meancli_partial_size_float16(void);
 int meancli_reduce_partial_float16(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_float16(void *dst, const void *src, int64_t nout);
@@ -30,6 +32,7 @@ int meancli_reduce_begin_bfloat16(int rank, const int64_t *shape, const int64_t 
 int meancli_reduce_kind_bfloat16(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_bfloat16(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_bfloat16(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_bfloat16(meancli_reduce_job *job);
 int64_t meancli_partial_size_bfloat16(void);
 int meancli_reduce_partial_bfloat16(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_bfloat16(void *dst, const void *src, int64_t nout);
@@ -39,6 +42,7 @@ int meancli_reduce_begin_float32(int rank, const int64_t *shape, const int64_t *
 int meancli_reduce_kind_float32(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_float32(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_float32(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_float32(meancli_reduce_job *job);
 int64_t meancli_partial_size_float32(void);
 int meancli_reduce_partial_float32(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_float32(void *dst, const void *src, int64_t nout);
@@ -48,6 +52,7 @@ int meancli_reduce_begin_float64(int rank, const int64_t *shape, const int64_t *
 int meancli_reduce_kind_float64(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_float64(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_float64(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_float64(meancli_reduce_job *job);
 int64_t meancli_partial_size_float64(void);
 int meancli_reduce_partial_float64(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_float64(void *dst, const void *src, int64_t nout);
@@ -57,6 +62,7 @@ int meancli_reduce_begin_int8(int rank, const int64_t *shape, const int64_t *str
 int meancli_reduce_kind_int8(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_int8(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_int8(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_int8(meancli_reduce_job *job);
 int64_t meancli_partial_size_int8(void);
 int meancli_reduce_partial_int8(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_int8(void *dst, const void *src, int64_t nout);
@@ -66,6 +72,7 @@ int meancli_reduce_begin_int16(int rank, const int64_t *shape, const int64_t *st
 int meancli_reduce_kind_int16(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_int16(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_int16(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_int16(meancli_reduce_job *job);
 int64_t meancli_partial_size_int16(void);
 int meancli_reduce_partial_int16(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_int16(void *dst, const void *src, int64_t nout);
@@ -75,6 +82,7 @@ int meancli_reduce_begin_int32(int rank, const int64_t *shape, const int64_t *st
 int meancli_reduce_kind_int32(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_int32(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_int32(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_int32(meancli_reduce_job *job);
 int64_t meancli_partial_size_int32(void);
 int meancli_reduce_partial_int32(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_int32(void *dst, const void *src, int64_t nout);
@@ -84,6 +92,7 @@ int meancli_reduce_begin_int64(int rank, const int64_t *shape, const int64_t *st
 int meancli_reduce_kind_int64(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_int64(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_int64(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_int64(meancli_reduce_job *job);
 int64_t meancli_partial_size_int64(void);
 int meancli_reduce_partial_int64(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_int64(void *dst, const void *src, int64_t nout);
@@ -93,6 +102,7 @@ int meancli_reduce_begin_uint8(int rank, const int64_t *shape, const int64_t *st
 int meancli_reduce_kind_uint8(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_uint8(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_uint8(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_uint8(meancli_reduce_job *job);
 int64_t meancli_partial_size_uint8(void);
 int meancli_reduce_partial_uint8(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_uint8(void *dst, const void *src, int64_t nout);
@@ -102,6 +112,7 @@ int meancli_reduce_begin_uint16(int rank, const int64_t *shape, const int64_t *s
 int meancli_reduce_kind_uint16(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_uint16(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_uint16(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_uint16(meancli_reduce_job *job);
 int64_t meancli_partial_size_uint16(void);
 int meancli_reduce_partial_uint16(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_uint16(void *dst, const void *src, int64_t nout);
@@ -111,6 +122,7 @@ int meancli_reduce_begin_uint32(int rank, const int64_t *shape, const int64_t *s
 int meancli_reduce_kind_uint32(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_uint32(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_uint32(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_uint32(meancli_reduce_job *job);
 int64_t meancli_partial_size_uint32(void);
 int meancli_reduce_partial_uint32(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_uint32(void *dst, const void *src, int64_t nout);
@@ -120,14 +132,19 @@ int meancli_reduce_begin_uint64(int rank, const int64_t *shape, const int64_t *s
 int meancli_reduce_kind_uint64(const meancli_reduce_job *job, int whole);
 int meancli_reduce_step_uint64(meancli_reduce_job *job, const void *slab, int64_t a, int64_t b, void *out, int nthreads);
 int meancli_reduce_end_uint64(meancli_reduce_job *job, void *out);
+int meancli_reduce_skipna_uint64(meancli_reduce_job *job);
 int64_t meancli_partial_size_uint64(void);
 int meancli_reduce_partial_uint64(const void *in, void *states, int rank, const int64_t *shape, const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads);
 int meancli_partial_combine_uint64(void *dst, const void *src, int64_t nout);
 int meancli_partial_finalize_uint64(const void *states, void *out, int64_t nout);
 int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
+int meancli_mean_skipna_float16(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
 int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
+int meancli_mean_skipna_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
 int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
+int meancli_mean_skipna_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
 int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
+int meancli_mean_skipna_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank, const int64_t *shape, int nthreads);
 int meancli_compare_float16(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
 int meancli_compare_bfloat16(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);
 int meancli_compare_float32(const void *a, const void *b, int64_t n, int nthreads, int64_t *count, int64_t *index, uint64_t *dist, double *err);

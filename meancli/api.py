@@ -57,16 +57,19 @@ def _shape(x: Any, label: str) -> tuple[int, ...]:
     return tuple(int(n) for n in x.shape)
 
 
-def _job(items: Sequence[Any], threads: int | None, out: Any) -> plan.Job:
+def _job(items: Sequence[Any], threads: int | None, out: Any, skipna: Any = False) -> plan.Job:
     """The Job of an API call; ``out=`` cannot receive a lazy result.
 
     Raises:
-        UsageError: ``threads`` out of range; ``out`` given with a dask input.
+        UsageError: ``threads`` out of range; ``out`` given with a dask input;
+            ``skipna`` not a bool.
     """
     n_threads = threads_of(threads)
+    if not isinstance(skipna, (bool, np.bool_)):
+        raise UsageError(f"skipna must be True or False, got {skipna!r}")
     if out is not None and any(plan.is_chunked(x) for x in items):
         raise UsageError("out= cannot receive a lazy dask result; call .compute() or .store()")
-    return plan.Job(threads=n_threads, out=out, lazy=True)
+    return plan.Job(threads=n_threads, out=out, lazy=True, skipna=bool(skipna))
 
 
 def reduce_mean(
@@ -76,6 +79,7 @@ def reduce_mean(
     opset: str | int | None = None,
     threads: int | None = None,
     out: np.ndarray | None = None,
+    skipna: bool = False,
     **attributes: Any,
 ) -> Any:
     """ReduceMean of ``data`` as the selected operator version defines it.
@@ -103,6 +107,11 @@ def reduce_mean(
         out: an array to write the result into instead of a new one (as
             numpy's ``out=``): exactly the result's shape and dtype, C-contiguous,
             writeable, aligned, native byte order, sharing no memory with ``data``.
+        skipna: meancli's own extension (not in ONNX or OpenVINO;
+            docs/semantics.md): each output is the exact mean of its non-NaN
+            values rounded once (the divisor is the count of values kept),
+            NaN where none is left; infinities are values. Integer dtypes
+            have no NaN: no change. The same bits on every engine.
         attributes: any other attribute of the selected version, by its spec
             name (``meancli spec show ReduceMean-18``), e.g.
             ``noop_with_empty_axes=True`` on ReduceMean-18; naming an attribute
@@ -128,7 +137,7 @@ def reduce_mean(
     Implements ONNX ReduceMean-1/11/13/18 and OpenVINO ReduceMean-1 (spec/).
     """
     op = opsets.resolve("ReduceMean", opset)
-    job = _job([data], threads, out)
+    job = _job([data], threads, out, skipna)
     item = _input(data)
     try:
         call = validate_reduce(op, item.dtype, _shape(item, op.label), axes, keepdims, **attributes)
@@ -143,6 +152,7 @@ def mean(
     opset: str | int | None = None,
     threads: int | None = None,
     out: np.ndarray | None = None,
+    skipna: bool = False,
     **attributes: Any,
 ) -> Any:
     """Element-wise Mean of one or more arrays, as the selected ONNX version defines it.
@@ -164,6 +174,10 @@ def mean(
             C-contiguous, writeable, aligned, native byte order; it may be
             one of the inputs when that input has the output's shape and
             layout, and must not otherwise share memory with them.
+        skipna: meancli's own extension (docs/semantics.md): each element is
+            the exact mean of the non-NaN values among the inputs at its
+            position (after broadcasting), NaN where all are NaN. Integer
+            dtypes: no change.
         attributes: an attribute of the selected version by its spec name
             (none of Mean-1..13 has one a caller sets).
 
@@ -188,7 +202,7 @@ def mean(
                 "call meancli.mean(*arrays) (or pass np.asarray(values) for one array)"
             )
     op = opsets.resolve("Mean", opset)
-    job = _job(arrays, threads, out)
+    job = _job(arrays, threads, out, skipna)
     items = [x if plan.is_chunked(x) else kernel_input(x) for x in arrays]
     for x in items:
         if plan.is_chunked(x):

@@ -281,13 +281,45 @@ def exact_truth(dtype: str, groups: Groups) -> Truth:
     return Truth(value, n, sums, abs_sum, finite=finite)
 
 
+def exact_truth_skipna(dtype: str, groups: Groups) -> np.ndarray:
+    """The exact means of ``groups`` skipping NaN (meancli's --skipna): each the
+    exact mean of its non-NaN values rounded once, divided by their count; NaN
+    where none is left; infinities are values (+inf with -inf: NaN); -0.0 when
+    every value kept is -0.0. Integers: exact_truth's values (they have no NaN)."""
+    if not is_float(dtype):
+        return exact_truth(dtype, groups).value
+    x = groups.x2d.astype(np.float64)
+    nan = np.isnan(x)
+    kept = (~nan).sum(axis=1) if groups.n else np.zeros(groups.nout, np.int64)
+    sums = _exact_float_sums(np.where(np.isfinite(x), x, 0.0), FLOAT_FORMATS[dtype][0])
+    if groups.n:
+        pinf = np.isposinf(x).any(axis=1)
+        ninf = np.isneginf(x).any(axis=1)
+        all_negative_zero = (((x == 0) & np.signbit(x)) | nan).all(axis=1)
+    else:
+        pinf = ninf = all_negative_zero = np.zeros(groups.nout, dtype=bool)
+    res = np.empty(groups.nout, dtype=np.float64)
+    for i in range(groups.nout):
+        if kept[i] == 0 or (pinf[i] and ninf[i]):
+            res[i] = math.nan
+        elif pinf[i] or ninf[i]:
+            res[i] = math.inf if pinf[i] else -math.inf
+        elif sums[i] == 0:
+            res[i] = -0.0 if all_negative_zero[i] else 0.0
+        else:
+            res[i] = round_rational(sums[i], int(kept[i]) << SHIFT, dtype)
+    return res.astype(DTYPES[dtype]).reshape(groups.out_shape)
+
+
 # --------------------------------------------------------------------------- exact means of arrays
 
 # The one exact oracle of the tests: every test that needs the correctly rounded
 # mean of an array asks exact_reduce_mean or exact_mean (both exact_truth).
 
 
-def exact_reduce_mean(x: np.ndarray, axes: Sequence[int] | None = None, keepdims: bool = False) -> np.ndarray:
+def exact_reduce_mean(
+    x: np.ndarray, axes: Sequence[int] | None = None, keepdims: bool = False, skipna: bool = False
+) -> np.ndarray:
     """The exact ReduceMean of ``x`` over ``axes`` (None: all; negative axes
     wrap), rounded once to x's dtype (native byte order), shaped as ReduceMean
     shapes it.
@@ -295,6 +327,7 @@ def exact_reduce_mean(x: np.ndarray, axes: Sequence[int] | None = None, keepdims
     Floats: NaN over an empty set, per IEEE for NaN and infinities (+inf with
     -inf: NaN), -0.0 for a mean of -0.0s; integers: the exact sum divided by
     the count, truncated toward zero -- an empty set raises ZeroDivisionError.
+    ``skipna``: the exact mean of each output's non-NaN values (exact_truth_skipna).
     """
     x = np.asarray(x)
     rank = x.ndim
@@ -306,6 +339,8 @@ def exact_reduce_mean(x: np.ndarray, axes: Sequence[int] | None = None, keepdims
         out_shape = tuple(x.shape[d] for d in kept)
     count = math.prod(x.shape[d] for d in red)
     rows = np.transpose(x, kept + list(red)).reshape(math.prod(x.shape[d] for d in kept), count)
+    if skipna and is_float(spec_name(x.dtype)):
+        return exact_truth_skipna(spec_name(x.dtype), Groups(rows, out_shape))
     truth = exact_truth(spec_name(x.dtype), Groups(rows, out_shape))
     if truth.value is None:
         raise ZeroDivisionError("integer mean over an empty set")
@@ -331,12 +366,12 @@ def broadcast_all(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
-def exact_mean(arrays: Sequence[np.ndarray]) -> np.ndarray:
+def exact_mean(arrays: Sequence[np.ndarray], skipna: bool = False) -> np.ndarray:
     """The exact element-wise Mean of ``arrays`` (numpy broadcasting, up to rank 64),
-    rounded once to their dtype."""
+    rounded once to their dtype (``skipna``: of the non-NaN values at each position)."""
     b = broadcast_all(arrays)
     stacked = np.stack([a.reshape(-1) for a in b], axis=-1)  # flat: rank 64 inputs stay legal
-    return exact_reduce_mean(stacked, [1]).reshape(b[0].shape)
+    return exact_reduce_mean(stacked, [1], skipna=skipna).reshape(b[0].shape)
 
 
 # --------------------------------------------------------------------------- comparisons

@@ -37,6 +37,19 @@ for dt in ["float32", "float64", "float16", "bfloat16"]:
             h.update(meancli.reduce_mean(x, axes=[1]).tobytes())
         m = v[: 3 * 7001].reshape(3, 7001)
         h.update(meancli.mean(m[0], m[1], m[2], m[0, :1]).tobytes())
+# --skipna: the same adversarial values with NaN at random places (the copy
+# that reads them as -0.0, then every register layout of the reductions)
+for dt in ["float32", "float64", "float16", "bfloat16"]:
+    for kind in KINDS:
+        v = np.array(values(rng, dt, 70001, kind))
+        v[rng.random(v.size) < 0.05] = np.nan
+        h.update(meancli.reduce_mean(v, axes=[0], skipna=True).tobytes())
+        for w in [5, 37, 300]:
+            x = v[: 70001 // w * w].reshape(-1, w)
+            h.update(meancli.reduce_mean(x, axes=[0], skipna=True).tobytes())
+            h.update(meancli.reduce_mean(x, axes=[1], skipna=True).tobytes())
+        m = v[: 3 * 7001].reshape(3, 7001)
+        h.update(meancli.mean(m[0], m[1], m[2], m[0, :1], skipna=True).tobytes())
 dtypes = [np.float32, np.float64, np.float16, ml_dtypes.bfloat16, np.int64, np.uint64, np.int32]
 for shape in [(70001,), (3, 40000), (4000, 37), (5, 7, 9, 11), (200, 600), (7, 300, 50), (1000, 64)]:
     x = rng.standard_normal(shape) * 1000

@@ -44,6 +44,7 @@ def mean(
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
     runtime: options.Runtime = None,
+    skipna: options.Skipna = False,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
     debug: options.Debug = False,
@@ -71,6 +72,7 @@ def mean(
         report = start("mean", "Mean", opset, threads)
         store = storage_options_of(storage_option, report)
         op, n_threads = report.op, report.threads
+        report.skipna = skipna
         assert op is not None
         # The command line alone decides these usage errors, before any input is read.
         from ..engine.plan import where_of
@@ -111,6 +113,7 @@ def mean(
             progress,
             repeat,
             storage_options=store,
+            skipna=skipna,
         )
         outcome = plan.mean(op, shape, items, job)
         if compare is not None:

@@ -242,6 +242,15 @@ def _compare_path(value: Optional[str]) -> Optional[str]:  # noqa: UP045
     return value
 
 
+Skipna = Annotated[
+    bool,
+    typer.Option(
+        "--skipna",
+        help="Skip NaN: each output is the exact mean of its non-NaN values, rounded once "
+        "(NaN where none is left; infinities are values). meancli's own extension, not part "
+        "of ONNX or OpenVINO; no change for integer types.",
+    ),
+]
 Compare = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(

@@ -77,6 +77,7 @@ def reduce_mean(
     compare: options.Compare = None,
     max_ulp: options.MaxUlp = 0,
     runtime: options.Runtime = None,
+    skipna: options.Skipna = False,
     keep_going: batch.KeepGoing = False,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
@@ -130,6 +131,7 @@ def reduce_mean(
         def run_one(file: str, out: Optional[str]) -> None:  # noqa: UP045
             one = Report("reduce-mean", n_threads, op)
             one.storage_options = report.storage_options
+            one.skipna = skipna
             quiet_notes = quiet or json_mode or bool(notes)
             args = (
                 axes_list,
@@ -233,6 +235,7 @@ def _reduce_file(
         progress,
         repeat,
         storage_options=store,
+        skipna=report.skipna,
     )
     outcome = plan.reduce(op, call, data, job)
     if compare is not None:

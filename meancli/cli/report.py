@@ -65,6 +65,8 @@ class Report(StageTimes):
         self.comparisons: list[Comparison | RuntimeRow] = []
         # --storage-option, secret values masked (io.urls.masked); None when none given
         self.storage_options: dict[str, Any] | None = None
+        # --skipna (meancli's own extension): each output the exact mean of its non-NaN values
+        self.skipna = False
 
     def kernel_dtype(self) -> str | None:
         """The dtype the kernels ran on (the first input's; None before one is read)."""
@@ -95,7 +97,19 @@ class Report(StageTimes):
         } | ({"comparisons": [comparison_json(c) for c in self.comparisons]} if self.comparisons else {})
         if self.storage_options is not None:  # --storage-option, secret values masked
             shown["storage_options"] = self.storage_options
+        if self.skipna:
+            shown |= {"skipna": True, "skipna_extension": SKIPNA_EXTENSION}
         return shown
+
+    def title(self) -> str:
+        """The report's first line, unstyled: the op version, its attributes and,
+        with --skipna, that extension named as meancli's own."""
+        title = self.op.label if self.op else self.command
+        if self.attributes:
+            title += "  " + "  ".join(f"{k}={v}" for k, v in self.attributes.items())
+        if self.skipna:
+            title += f"  skipna ({SKIPNA_EXTENSION})"
+        return title
 
     def mismatched(self) -> bool:
         """Whether some comparison found an element beyond its tolerance (exit status 4)."""
@@ -104,6 +118,8 @@ class Report(StageTimes):
 
 #: What a comparison report says it is, in JSON and in words.
 COMPARE_EXTENSION = "meancli's own check, not part of ONNX"
+#: What --skipna is, in the report's title and its JSON.
+SKIPNA_EXTENSION = "meancli's own extension, not part of ONNX or OpenVINO"
 
 
 def comparison_json(c: Comparison | RuntimeRow) -> dict[str, Any]:
@@ -435,6 +451,8 @@ def emit(report: Report, result: np.ndarray | None, *, json_mode: bool, quiet: b
     title = f"[bold]{report.op.label}[/bold]" if report.op else report.command
     if report.attributes:
         title += "  " + "  ".join(escape(f"{k}={v}") for k, v in report.attributes.items())
+    if report.skipna:
+        title += escape(f"  skipna ({SKIPNA_EXTENSION})")
     console.print(title)
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("", "path", "shape", "dtype"):
@@ -492,9 +510,7 @@ def plain_report(report: Report) -> list[str] | None:
     Loading rich costs a one-file run about a fifth of its time; output to a pipe
     or a file does not need it.
     """
-    title = report.op.label if report.op else report.command
-    if report.attributes:
-        title += "  " + "  ".join(f"{k}={v}" for k, v in report.attributes.items())
+    title = report.title()
     if any(t.path is None for t in report.inputs):
         return None  # (not made by any command; rich shows an empty cell)
     rows = [("", "path", "shape", "dtype")]

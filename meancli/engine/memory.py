@@ -81,8 +81,10 @@ def execute_reduce(
     data: np.ndarray,
     threads: int | None = None,
     out: np.ndarray | None = None,
+    skipna: bool = False,
 ) -> np.ndarray:
-    """Run ``op``'s kernel for a validated call.
+    """Run ``op``'s kernel for a validated call (``skipna``: the exact mean of
+    each output's non-NaN values, meancli's own extension).
 
     Args:
         data: a kernels.arrays.kernel_input() array of the shape the call was validated for.
@@ -97,11 +99,11 @@ def execute_reduce(
     """
     out = output_array(out, call.out_shape, data.dtype, [data], elementwise=False)
     symbol = op.kernels[spec_name(data.dtype)]
-    kernels.run_reduce(symbol, data, call.reduce_mask, out, kernels.threads_of(threads))
+    kernels.run_reduce(symbol, data, call.reduce_mask, out, kernels.threads_of(threads), skipna)
     return out
 
 
-def reduce_kernel_kind(op: OpVersion, call: ReduceCall, data: np.ndarray) -> str:
+def reduce_kernel_kind(op: OpVersion, call: ReduceCall, data: np.ndarray, skipna: bool = False) -> str:
     """The kind of vector kernel (meancli.kernels.isa) execute_reduce runs for
     ``data`` (a kernel_input() array): ``"mean"``, the Mean unit kernels, for
     few rows or short runs; else ``"run"``.
@@ -109,7 +111,9 @@ def reduce_kernel_kind(op: OpVersion, call: ReduceCall, data: np.ndarray) -> str
     Raises:
         SpecViolation: integer mean over an empty set.
     """
-    with kernels.ReduceJob(spec_name(data.dtype), data.shape, data.strides, call.reduce_mask) as job:
+    name = spec_name(data.dtype)
+    skips = kernels.skips_nan(name, skipna) and data.size > 0
+    with kernels.ReduceJob(name, data.shape, data.strides, call.reduce_mask, skipna=skips) as job:
         return job.kind(whole=True)
 
 
@@ -119,8 +123,10 @@ def execute_mean(
     inputs: Sequence[np.ndarray],
     threads: int | None = None,
     out: np.ndarray | None = None,
+    skipna: bool = False,
 ) -> np.ndarray:
-    """Run ``op``'s Mean kernel on validated kernel_input() arrays; returns
+    """Run ``op``'s Mean kernel on validated kernel_input() arrays (``skipna``:
+    the exact mean of the non-NaN values at each position); returns
     ``out`` (see output_array) or a new C-contiguous array of the inputs'
     dtype and the broadcast ``shape``.
 
@@ -129,7 +135,7 @@ def execute_mean(
     """
     out = output_array(out, shape, inputs[0].dtype, inputs, elementwise=True)
     symbol = op.kernels[spec_name(inputs[0].dtype)]
-    kernels.run_mean(symbol, inputs, out, kernels.threads_of(threads))
+    kernels.run_mean(symbol, inputs, out, kernels.threads_of(threads), skipna)
     return out
 
 
@@ -138,14 +144,14 @@ def reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, job: Job) -> Outco
     array in one kernel call, timed as stage ``kernel`` (``job.repeat`` times),
     into ``job.out`` when given."""
     result = job.times.repeat(
-        "kernel", lambda: execute_reduce(op, call, data, job.threads, job.out), job.repeat
+        "kernel", lambda: execute_reduce(op, call, data, job.threads, job.out, job.skipna), job.repeat
     )
-    return Outcome(result, {"name": "memory"}, reduce_kernel_kind(op, call, data))
+    return Outcome(result, {"name": "memory"}, reduce_kernel_kind(op, call, data, job.skipna))
 
 
 def mean(op: OpVersion, shape: tuple[int, ...], inputs: list[np.ndarray], job: Job) -> Outcome:
     """The planner's entry: element-wise Mean of kernel_input() arrays in one kernel call."""
     result = job.times.repeat(
-        "kernel", lambda: execute_mean(op, shape, inputs, job.threads, job.out), job.repeat
+        "kernel", lambda: execute_mean(op, shape, inputs, job.threads, job.out, job.skipna), job.repeat
     )
     return Outcome(result, {"name": "memory"}, "mean")

@@ -44,6 +44,8 @@ class Job(NamedTuple):
         lazy: a dask array in gives a lazy dask array out (the API), not a computed one.
         storage_options: the filesystem's options for an output URL (io.urls), which the
             dask workers writing a remote zarr store get with it.
+        skipna: meancli's own extension: each output is the exact mean of its
+            non-NaN values (docs/semantics.md); integer types are unchanged.
     """
 
     options: Mapping[str, Any] = MappingProxyType({})
@@ -55,6 +57,7 @@ class Job(NamedTuple):
     out: Any = None
     lazy: bool = False
     storage_options: Any = None
+    skipna: bool = False
 
     def option(self, name: str) -> Any:
         """The value of engine option ``name``: as given, else its declared default.

@@ -45,7 +45,9 @@ Progress = Callable[[int], None]  # called with bytes just read
 
 def reduce(op: OpVersion, call: ReduceCall, source: Source, job: Job) -> Outcome:
     """The planner's entry (meancli.engine.plan): ReduceMean of a Source (reduce_streamed)."""
-    result, kind = reduce_streamed(op, call, source, job.threads, job.times, job.progress, job.out)
+    result, kind = reduce_streamed(
+        op, call, source, job.threads, job.times, job.progress, job.out, skipna=job.skipna
+    )
     return Outcome(result, {"name": "streamed"}, kind)
 
 
@@ -53,7 +55,9 @@ def mean(op: OpVersion, shape: tuple[int, ...], items: list[Any], job: Job) -> O
     """The planner's entry: Mean with some inputs streamed (mean_streamed); a ``.npy``
     ``job.output`` is written block by block as it is produced (the result is then None)."""
     blockwise = job.output if job.output is not None and writes_as_produced(job.output) else None
-    result = mean_streamed(op, shape, items, job.threads, blockwise, job.times, job.progress, job.out)
+    result = mean_streamed(
+        op, shape, items, job.threads, blockwise, job.times, job.progress, job.out, skipna=job.skipna
+    )
     return Outcome(result, {"name": "streamed"}, "mean")
 
 
@@ -65,8 +69,10 @@ def reduce_streamed(
     clock: Clock,
     progress: ProgressFactory,
     out: np.ndarray[Any, Any] | None = None,
+    skipna: bool = False,
 ) -> tuple[np.ndarray[Any, Any], str]:
-    """ReduceMean of a streamed input, slab by slab (reduce_slabs);
+    """ReduceMean of a streamed input, slab by slab (reduce_slabs; ``skipna``:
+    each output the exact mean of its non-NaN values);
     read whole when one outermost row exceeds a slab. Time waiting for data is
     reported as stage ``read``, the rest as ``kernel``. The source is finished
     (closed) in every case.
@@ -89,7 +95,9 @@ def reduce_streamed(
         out = allocate(kept, native, source.name)
     try:
         with clock.stage("kernel"), progress(source.nbytes, source.name, "bytes") as advance:
-            kind = reduce_slabs(spec_name(source.dtype), source, call.reduce_mask, out, threads, advance)
+            kind = reduce_slabs(
+                spec_name(source.dtype), source, call.reduce_mask, out, threads, advance, skipna=skipna
+            )
         clock.timings_ms["read"] = clock.timings_ms.get("read", 0.0) + source.read_seconds * 1e3
         clock.timings_ms["kernel"] -= source.read_seconds * 1e3
         if kind is None:  # one outermost row is larger than a slab: read it whole
@@ -100,7 +108,8 @@ def reduce_streamed(
     if kind is not None:
         return (given if given is not None else out.reshape(call.out_shape)), kind
     with clock.stage("kernel"):
-        return execute_reduce(op, call, data, threads, given), reduce_kernel_kind(op, call, data)
+        result = execute_reduce(op, call, data, threads, given, skipna)
+        return result, reduce_kernel_kind(op, call, data, skipna)
 
 
 def mean_streamed(
@@ -112,9 +121,10 @@ def mean_streamed(
     clock: Clock,
     progress: ProgressFactory,
     out: np.ndarray[Any, Any] | None = None,
+    skipna: bool = False,
 ) -> np.ndarray[Any, Any] | None:
     """Mean with some inputs (``items``: arrays and Sources) streamed in blocks
-    (mean_blocks). With ``output``, the result is written
+    (mean_blocks; ``skipna``: of the non-NaN values at each position). With ``output``, the result is written
     to that .npy path (``-``: stdout) block by block as it is produced,
     atomically, and None is returned; else it is returned whole. Every
     Source is finished (closed) in every case.
@@ -149,12 +159,12 @@ def mean_streamed(
                     out = allocate(shape, native, ", ".join(s.name for s in sources))
                 for prefix, a, b, views in blocks:
                     index: tuple[Any, ...] = (*prefix, slice(a, b))
-                    kernels.run_mean(symbol, views, out[index] if shape else out, threads)
+                    kernels.run_mean(symbol, views, out[index] if shape else out, threads, skipna)
                 result: np.ndarray[Any, Any] | None = out
             else:  # written block by block as it is produced (atomically, as any output)
                 # the sources are finished (trailing bytes on a stream refused) before
                 # the last block is handed over, so a failure leaves no output
-                computed = _computed(blocks, native, symbol, threads)
+                computed = _computed(blocks, native, symbol, threads, skipna)
                 write_npy_blocks(output, shape, native, _then_finished(computed, sources, finished))
                 result = None
         waited = sum(s.read_seconds for s in sources) * 1e3
@@ -178,7 +188,9 @@ def _then_finished(
         s.finish()
 
 
-def _computed(blocks: Any, dtype: Any, symbol: str, threads: int) -> Iterator[np.ndarray[Any, Any]]:
+def _computed(
+    blocks: Any, dtype: Any, symbol: str, threads: int, skipna: bool = False
+) -> Iterator[np.ndarray[Any, Any]]:
     """Each block's Mean, in order, in one reused buffer (consumed before the next)."""
     scratch: np.ndarray[Any, Any] | None = None
     for *_where, views in blocks:
@@ -187,7 +199,7 @@ def _computed(blocks: Any, dtype: Any, symbol: str, threads: int) -> Iterator[np
         if scratch is None or scratch.size < size:
             scratch = np.empty(size, dtype=dtype)
         out = scratch[:size].reshape(block_shape)
-        kernels.run_mean(symbol, views, out, threads)
+        kernels.run_mean(symbol, views, out, threads, skipna)
         yield out
 
 
@@ -208,6 +220,7 @@ def reduce_slabs(
     out: np.ndarray[Any, Any],
     threads: int,
     progress: Progress | None = None,
+    skipna: bool = False,
 ) -> str | None:
     """ReduceMean of a Source into ``out`` (C-contiguous, the kept dims), slab by slab.
 
@@ -223,7 +236,8 @@ def reduce_slabs(
     h = source.header
     itemsize = h.dtype.itemsize
     strides = _c_strides(h.shape, itemsize, h.fortran_order)
-    with kernels.ReduceJob(dtype_name, h.shape, strides, reduce_mask) as job:
+    skips = kernels.skips_nan(dtype_name, skipna) and h.nbytes > 0
+    with kernels.ReduceJob(dtype_name, h.shape, strides, reduce_mask, skipna=skips) as job:
         d0, rows, row_bytes, granule = job.info()
         if h.nbytes == 0:  # no data to read: the kernel only needs to see every row go by
             job.step(np.empty(1, dtype=np.uint8), 0, rows, out, threads)

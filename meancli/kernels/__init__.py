@@ -17,8 +17,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..dtypes import NAMES as DTYPE_NAMES
-from ..dtypes import numpy_dtype, spec_name
-from ..errors import InternalError, KernelBuildError, SpecViolation, UsageError
+from ..dtypes import is_float, numpy_dtype, spec_name
+from ..errors import InternalError, KernelBuildError, NotEnoughMemory, SpecViolation, UsageError
 from ..generated.tables import (
     ISA_DTYPES,
     ISA_GROUPS,
@@ -32,6 +32,7 @@ from . import isa_choice
 
 # the kernels' status codes by value: (C name, value, meaning) (generated/tables.py)
 BY_VALUE = {value: (name, value, message) for name, value, message in STATUSES}
+BY_NAME = {name: value for name, value, _ in STATUSES}
 EMPTY_INT = next(value for name, value, _ in STATUSES if name == "E_EMPTY_INT")
 
 BUILD_HINT = "build it with `pip install -e .` (or `make install`) from the meancli source tree"
@@ -367,19 +368,38 @@ def _pointer(ffi: Any, array: np.ndarray) -> Any:
     return ffi.cast("void *", array.ctypes.data)  # a strided or broadcast view
 
 
+def skips_nan(dtype: Any, skipna: bool) -> bool:
+    """Whether ``skipna`` changes a call on ``dtype`` (as ``isa`` takes it): only
+    float types have NaN to skip."""
+    return bool(skipna) and is_float(_dtype_name(dtype))
+
+
 def run_reduce(
-    symbol: str, data: np.ndarray, reduce_mask: Sequence[bool], out: np.ndarray, threads: int
+    symbol: str,
+    data: np.ndarray,
+    reduce_mask: Sequence[bool],
+    out: np.ndarray,
+    threads: int,
+    skipna: bool = False,
 ) -> None:
     """Run a ReduceMean kernel: ``out`` (C-contiguous, the kept dims of ``data``
     in order) receives the mean of ``data`` over the dims where reduce_mask is True.
 
     ``data`` must be in native byte order with non-negative strides that are
-    multiples of its item size (C or Fortran order qualifies).
+    multiples of its item size (C or Fortran order qualifies). ``skipna``
+    (meancli's own extension, docs/semantics.md): each output is the exact
+    mean of its non-NaN values (NaN where none is left); no change for
+    integer types.
 
     Raises:
         SpecViolation: integer mean over an empty set.
         InternalError: any other refusal by the kernel (a bug in validation).
     """
+    if skips_nan(data.dtype, skipna):
+        with ReduceJob(spec_name(data.dtype), data.shape, data.strides, reduce_mask, skipna=True) as job:
+            job.step(data, 0, job.info()[1], out, threads)
+            job.end(out)
+        return
     mod = _module()
     status = getattr(mod.lib, symbol)(
         _pointer(mod.ffi, data),
@@ -393,13 +413,22 @@ def run_reduce(
     _check(status, symbol)
 
 
-def run_mean(symbol: str, inputs: Sequence[np.ndarray], out: np.ndarray, threads: int) -> None:
+def run_mean(
+    symbol: str, inputs: Sequence[np.ndarray], out: np.ndarray, threads: int, skipna: bool = False
+) -> None:
     """Run a Mean kernel: ``out`` (C-contiguous, the broadcast shape) receives
     the element-wise mean of ``inputs`` (native byte order, any non-negative strides).
+
+    ``skipna`` (meancli's own extension; float types, no change for integers):
+    each output is the exact mean of the non-NaN values among the inputs at
+    its position (NaN where every one is NaN), by the kernel ``mean_skipna``
+    of ``out``'s dtype.
 
     Raises:
         InternalError: the kernel refused its arguments (a bug in validation).
     """
+    if skips_nan(out.dtype, skipna):
+        symbol = str(KERNEL_SYMBOL.format(entry="mean_skipna", dtype=spec_name(out.dtype)))
     mod = _module()
     ffi = mod.ffi
     rank = out.ndim
@@ -478,10 +507,19 @@ class ReduceJob:
     """A ReduceMean fed in slabs of rows of the input's outermost memory
     dimension (templates/kernel_reduce.c.j2, meancli_reduce_begin/step/end).
     Use as a context manager; the C state is freed on exit. ``dtype_name``: the
-    input's spec dtype (its kernels: reduce_begin/kind/step/end, see symbol())."""
+    input's spec dtype (its kernels: reduce_begin/kind/step/end, see symbol()).
+    ``skipna``: each output the exact mean of its non-NaN values (float types;
+    no change for integers); ``states``: ``out`` receives each output's exact
+    partial state (``partial_dtype``) instead of its mean."""
 
     def __init__(
-        self, dtype_name: str, shape: Sequence[int], strides: Sequence[int], reduce_mask: Sequence[bool]
+        self,
+        dtype_name: str,
+        shape: Sequence[int],
+        strides: Sequence[int],
+        reduce_mask: Sequence[bool],
+        skipna: bool = False,
+        states: bool = False,
     ):
         mod = _module()
         self._ffi, self._lib = mod.ffi, mod.lib
@@ -493,6 +531,18 @@ class ReduceJob:
         )
         _check(status, self._symbol)
         self._job = handle[0]
+        try:
+            if states:
+                _check(self._lib.meancli_reduce_states(self._job), self._symbol)
+            if skipna:
+                status = getattr(self._lib, symbol("reduce_skipna", self._dtype))(self._job)
+                if status == BY_NAME["E_NOMEM"]:
+                    raise NotEnoughMemory("--skipna: the copy of a slab does not fit in memory")
+                _check(status, self._symbol)
+        except BaseException:
+            self._lib.meancli_reduce_free(self._job)
+            self._job = self._ffi.NULL
+            raise
 
     def info(self) -> tuple[int, int, int, int]:
         """(outermost dim's logical index or -1, its rows, bytes per row, row granule of a slab)."""
@@ -561,15 +611,25 @@ def _reduce_kept_axes(
     return _dtype_name(x.dtype), _native(x), mask, shape
 
 
-def reduce_partial(x: np.ndarray, axes: tuple[int, ...], threads: int | None = None) -> np.ndarray:
+def reduce_partial(
+    x: np.ndarray, axes: tuple[int, ...], threads: int | None = None, skipna: bool = False
+) -> np.ndarray:
     """The exact partial states of ReduceMean of ``x`` over ``axes`` (non-negative,
     distinct): shape ``x.shape`` with those axes set to 1, dtype ``partial_dtype``.
+    ``skipna``: the states of the non-NaN values (their count is the values
+    kept, so states combine as any others).
 
     Raises:
         InternalError: the kernel refused its arguments (an axis out of range is a ValueError).
     """
     name, data, mask, shape = _reduce_kept_axes(x, axes)
     states = np.empty(shape, dtype=partial_dtype(name))
+    if skips_nan(name, skipna) and data.size:
+        with ReduceJob(name, data.shape, data.strides, mask, skipna=True, states=True) as job:
+            nthreads = default_threads() if threads is None else threads
+            job.step(data, 0, job.info()[1], states, nthreads)
+            job.end(states)
+        return states
     mod = _module()
     kernel = symbol("reduce_partial", name)
     status = getattr(mod.lib, kernel)(
@@ -585,10 +645,13 @@ def reduce_partial(x: np.ndarray, axes: tuple[int, ...], threads: int | None = N
     return states
 
 
-def reduce_kept(x: np.ndarray, axes: tuple[int, ...], threads: int | None = None) -> np.ndarray:
+def reduce_kept(
+    x: np.ndarray, axes: tuple[int, ...], threads: int | None = None, skipna: bool = False
+) -> np.ndarray:
     """ReduceMean of ``x`` over ``axes`` (non-negative, distinct) with those axes
     kept as size 1 (ONNX ReduceMean, keepdims=1): dtype ``x.dtype``, the same
-    bits as ``finalize_partials(reduce_partial(x, axes))`` without the states.
+    bits as ``finalize_partials(reduce_partial(x, axes, skipna=skipna))``
+    without the states.
 
     Raises:
         SpecViolation: integer mean over an empty set.
@@ -596,7 +659,9 @@ def reduce_kept(x: np.ndarray, axes: tuple[int, ...], threads: int | None = None
     """
     name, data, mask, shape = _reduce_kept_axes(x, axes)
     out = np.empty(tuple(n for n, m in zip(shape, mask, strict=True) if not m), dtype=data.dtype)
-    run_reduce(symbol("reduce", name), data, mask, out, default_threads() if threads is None else threads)
+    run_reduce(
+        symbol("reduce", name), data, mask, out, default_threads() if threads is None else threads, skipna
+    )
     return out.reshape(shape)
 
 

@@ -53,6 +53,7 @@ def reduce_graph(
     threads: int = 1,
     split_every: int | None = None,
     plan: bool = True,
+    skipna: bool = False,
 ) -> Any:
     """The lazy ReduceMean of dask array ``x`` for a validated ``call``: shape
     ``call.out_shape``, ``x``'s dtype, bit-identical to meancli.api.reduce_mean.
@@ -62,7 +63,8 @@ def reduce_graph(
     states take (plan_chunks), and pick ``split_every`` when it is None;
     False runs on ``x``'s chunks as they are (the result is the same bits).
     Chunks that span every reduced axis go straight to their means; others
-    to exact partial states, combined in a tree."""
+    to exact partial states, combined in a tree. ``skipna``: each output the
+    exact mean of its non-NaN values (the states count the values kept)."""
     da = require("dask.array")
     axes = tuple(d for d, m in enumerate(call.reduce_mask) if m)
     state = kernels.partial_dtype(dtype_name)
@@ -76,7 +78,7 @@ def reduce_graph(
         # size; no axes (the identity) runs the kernel too, whose NaNs are
         # the default NaN, as in memory
         out = x.map_blocks(
-            partial(_whole_chunk, axis=axes, threads=threads),
+            partial(_whole_chunk, axis=axes, threads=threads, skipna=skipna),
             chunks=tuple((1,) if d in axes else c for d, c in enumerate(x.chunks)),
             dtype=dtype,
             meta=np.empty((0,) * x.ndim, dtype=dtype),
@@ -85,7 +87,7 @@ def reduce_graph(
         return out.reshape(call.out_shape) if out.shape != call.out_shape else out
     out = da.reduction(
         x,
-        chunk=partial(_chunk, threads=threads),
+        chunk=partial(_chunk, threads=threads, skipna=skipna),
         combine=partial(_combine, dtype_name=dtype_name),
         aggregate=partial(_aggregate, dtype_name=dtype_name),
         axis=axes,
@@ -139,9 +141,12 @@ def plan_chunks(x: Any, axes: tuple[int, ...], state_bytes: int) -> tuple[Any, i
     return x, int(min(32, max(2, COMBINE_BYTES // states)))
 
 
-def mean_graph(xs: list[Any], shape: tuple[int, ...], symbol: str, *, threads: int = 1) -> Any:
+def mean_graph(
+    xs: list[Any], shape: tuple[int, ...], symbol: str, *, threads: int = 1, skipna: bool = False
+) -> Any:
     """The lazy element-wise Mean of dask arrays ``xs`` (validated to broadcast
-    to ``shape``), as blockwise tasks of the Mean kernel ``symbol``."""
+    to ``shape``), as blockwise tasks of the Mean kernel ``symbol`` (``skipna``:
+    of the non-NaN values at each position)."""
     da = require("dask.array")
     rank = len(shape)
     index = tuple(range(rank))
@@ -149,7 +154,7 @@ def mean_graph(xs: list[Any], shape: tuple[int, ...], symbol: str, *, threads: i
     for x in xs:
         pairs += [x, index[rank - x.ndim :]]
     return da.blockwise(
-        partial(_mean_block, symbol=symbol, threads=threads),
+        partial(_mean_block, symbol=symbol, threads=threads, skipna=skipna),
         index,
         *pairs,
         dtype=native_dtype(xs[0].dtype),

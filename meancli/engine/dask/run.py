@@ -144,10 +144,13 @@ def reduce(op: Any, call: ReduceCall, item: Any, job: Job) -> Outcome:
     array, Source or dask array) on dask at ``job.where`` (see _run); a lazy dask array
     when ``job.lazy`` and ``item`` is a dask array."""
     if job.lazy and is_dask_array(item):
-        return Outcome(reduce_graph(item, call, spec_name(item.dtype)), {"name": "dask", "lazy": True})
+        graph = reduce_graph(item, call, spec_name(item.dtype), skipna=job.skipna)
+        return Outcome(graph, {"name": "dask", "lazy": True})
     item = _graph_input(item)
     dtype_name = spec_name(item.dtype)
-    return _run([item], lambda xs, t: reduce_graph(xs[0], call, dtype_name, threads=t), job)
+    return _run(
+        [item], lambda xs, t: reduce_graph(xs[0], call, dtype_name, threads=t, skipna=job.skipna), job
+    )
 
 
 def mean(op: Any, shape: tuple[int, ...], items: list[Any], job: Job) -> Outcome:
@@ -156,5 +159,9 @@ def mean(op: Any, shape: tuple[int, ...], items: list[Any], job: Job) -> Outcome
     symbol = op.kernels[spec_name(items[0].dtype)]
     if job.lazy:
         xs = [x if is_dask_array(x) else as_dask(x, cluster=False) for x in items]
-        return Outcome(mean_graph(xs, shape, symbol), {"name": "dask", "lazy": True})
-    return _run([_graph_input(x) for x in items], lambda xs, t: mean_graph(xs, shape, symbol, threads=t), job)
+        return Outcome(mean_graph(xs, shape, symbol, skipna=job.skipna), {"name": "dask", "lazy": True})
+    return _run(
+        [_graph_input(x) for x in items],
+        lambda xs, t: mean_graph(xs, shape, symbol, threads=t, skipna=job.skipna),
+        job,
+    )

@@ -20,17 +20,20 @@ from ...kernels.arrays import kernel_input
 
 
 def partial_chunk(
-    x: np.ndarray[Any, Any], axis: tuple[int, ...], keepdims: bool, threads: int = 1
+    x: np.ndarray[Any, Any], axis: tuple[int, ...], keepdims: bool, threads: int = 1, skipna: bool = False
 ) -> np.ndarray[Any, Any]:
     """dask.array.reduction's ``chunk``: the exact partial state of each output of a chunk
-    (``axis`` kept as size 1)."""
-    return kernels.reduce_partial(kernel_input(x), tuple(axis), threads)
+    (``axis`` kept as size 1; ``skipna``: of its non-NaN values)."""
+    return kernels.reduce_partial(kernel_input(x), tuple(axis), threads, skipna)
 
 
-def whole_chunk(x: np.ndarray[Any, Any], axis: tuple[int, ...], threads: int = 1) -> np.ndarray[Any, Any]:
+def whole_chunk(
+    x: np.ndarray[Any, Any], axis: tuple[int, ...], threads: int = 1, skipna: bool = False
+) -> np.ndarray[Any, Any]:
     """A chunk that holds every reduced element of its outputs: their means
-    (``axis`` kept as size 1), with no partial states between."""
-    return kernels.reduce_kept(kernel_input(x), tuple(axis), threads)
+    (``axis`` kept as size 1; ``skipna``: of their non-NaN values), with no
+    partial states between."""
+    return kernels.reduce_kept(kernel_input(x), tuple(axis), threads, skipna)
 
 
 def partial_combine(
@@ -47,10 +50,13 @@ def partial_aggregate(
     return kernels.finalize_partials(kernels.combine_partials(states, tuple(axis), dtype_name), dtype_name)
 
 
-def mean_block(*blocks: np.ndarray[Any, Any], symbol: str, threads: int = 1) -> np.ndarray[Any, Any]:
+def mean_block(
+    *blocks: np.ndarray[Any, Any], symbol: str, threads: int = 1, skipna: bool = False
+) -> np.ndarray[Any, Any]:
     """One block of an element-wise Mean: ``blocks`` broadcast multidirectionally
-    (size-1 dims stretch), averaged by the Mean kernel ``symbol``."""
+    (size-1 dims stretch), averaged by the Mean kernel ``symbol`` (``skipna``:
+    the non-NaN values at each position)."""
     xs = [kernel_input(b) for b in blocks]
     out = np.empty(np.broadcast_shapes(*(x.shape for x in xs)), dtype=xs[0].dtype)
-    kernels.run_mean(symbol, xs, out, threads)
+    kernels.run_mean(symbol, xs, out, threads, skipna)
     return out

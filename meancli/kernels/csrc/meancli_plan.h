@@ -129,6 +129,17 @@ typedef struct meancli_reduce_job {
     void *open;         /* lanes per output (inner mode) or row accumulators per unit (rows mode) */
     int64_t itemsize;
     int states;         /* write each output's exact partial state instead of its mean */
+    /* skipna (meancli's own extension, float types): each slab is first
+     * copied to `scratch` with every NaN read as -0.0 (which adds nothing,
+     * not even a sign: the sum is exactly that of the other values) while
+     * nan[off] counts the NaN of the output at offset off; the output's
+     * count is then nred - nan[off] (kernel_reduce.c.j2, "skipna") */
+    int skipna;
+    int64_t *nan;       /* per output (C-contiguous offsets) */
+    void *scratch;      /* skip_rows D0 rows in the input's own layout */
+    int64_t skip_rows, skip_rows_1, skip_elems; /* rows per copy (on one thread: _1) */
+    int nw;             /* the walk: every dim but D0, outer -> inner in memory order */
+    int64_t wsize[MEANCLI_MAX_RANK], win[MEANCLI_MAX_RANK], wout[MEANCLI_MAX_RANK];
 } meancli_reduce_job;
 
 void meancli_reduce_free(meancli_reduce_job *job)
@@ -136,7 +147,18 @@ void meancli_reduce_free(meancli_reduce_job *job)
     if (!job) return;
     free(job->totals);
     free(job->open);
+    free(job->nan);
+    free(job->scratch);
     free(job);
+}
+
+/* From now on the job writes each output's exact partial state (layout:
+ * "Exact sums") instead of its mean; call it before the first slab. */
+int meancli_reduce_states(meancli_reduce_job *job)
+{
+    if (!job || job->next_row != 0) return MEANCLI_E_ARG;
+    job->states = 1;
+    return MEANCLI_OK;
 }
 
 /* What a caller streaming the input needs: info[0] = D0's logical dim (-1
