@@ -633,8 +633,9 @@ def other_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref
     """meancli on the other vector instruction set this CPU has (AVX2 where it
     picked AVX-512, AVX-512 where AVX2 measured faster on this machine), or None
     where there is none: the row shows whether the pick was right here."""
-    from meancli import kernels
     from meancli.generated.tables import ISA_NAMES
+
+    from meancli import kernels
 
     # the set this workload's kernels run (a reduction of few rows or short
     # runs also runs the Mean unit kernels, whose set is named too if it differs)
