@@ -164,11 +164,21 @@ def _open_npz(
     location: str, member: str | None, fs: Any, path: str, options: StorageOptions | None
 ) -> list[NamedArray]:
     """The members of a remote ``.npz``, read in memory through a seekable remote file
-    (zipfile reads the central directory, then each member, with range requests)."""
+    (zipfile reads the central directory, then each member, with range requests); from
+    an HTTP server that answers no range request (``python -m http.server``), the
+    whole object is read in memory first."""
     from .npz import Archive
 
+    fp: Any = fs.open(path, "rb", block_size=RANGE_BYTES)
+    try:
+        fp.seek(-1, io.SEEK_END)  # zipfile starts at the end: the central directory
+        fp.read(1)
+        fp.seek(0)
+    except ValueError:  # fsspec's HTTPFile: "The HTTP server doesn't appear to support range requests"
+        fp.close()
+        fp = io.BytesIO(fs.cat_file(path))
     out: list[NamedArray] = []
-    with Archive(location, fp=fs.open(path, "rb", block_size=RANGE_BYTES)) as archive:
+    with Archive(location, fp=fp) as archive:
         for info, name in archive.wanted(member):
             array, header = archive.read(info, name)
             out.append(NamedArray(archive.member_where(name), array, header))
