@@ -8,6 +8,10 @@ hostile files and arguments.
   (``python -m http.server``): ``not a readable .npz archive: The HTTP server
   doesn't appear to support range requests``, although ``.npy`` files from the
   same server were read.
+- ``.npy`` shards (a directory, a glob) and a streamed ``.npy`` at such a URL:
+  fsspec passes on the whole object for a range request the server ignores;
+  ``the object changed since the dataset was opened`` and ``memoryview
+  assignment: lvalue and rvalue have different structures``.
 - ``check-onnx`` / ``check-model`` on a model whose opset import is 0: exit
   status 2 (usage) with ``opset 'onnx:0': ...``, naming no file.
 """
@@ -131,6 +135,44 @@ def test_a_damaged_npz_from_a_server_without_range_requests_is_one_error(
     r = run_cli("mean", f"{url}/half.npz")
     assert r.exit_code == 1
     assert r.stderr == f"error: {url}/half.npz: not a readable .npz archive: File is not a zip file\n"
+
+
+def test_shards_and_a_streamed_npy_are_read_from_a_server_without_range_requests(
+    plain_http: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, root = plain_http
+    rng = np.random.default_rng(11)
+    parts = [(rng.standard_normal((n, 37)) * 1e20).astype(np.float32) for n in (50, 3, 20)]
+    (root / "shards").mkdir()
+    for i, part in enumerate(parts):
+        np.save(root / "shards" / f"part-{i}.npy", part)
+    whole = np.concatenate(parts)
+    expected = exact_reduce_mean(whole, [0], keepdims=True)
+    settings = {
+        "MEANCLI_PIECE_BYTES": "1000",
+        "MEANCLI_STREAM_MIN_BYTES": "1000",
+        "MEANCLI_SLAB_BYTES": "1000",
+    }
+    # pieces of the shards; before: "the object changed since the dataset was opened"
+    r = run_cli(
+        "reduce-mean", f"{url}/shards/", "--axes", "0", "-o", str(tmp_path / "d.npy"), "-q", env=settings
+    )
+    assert r.exit_code == 0, r.stderr
+    assert np.load(tmp_path / "d.npy").view(np.uint32).tolist() == expected.view(np.uint32).tolist()
+    # one streamed .npy, read in slabs; before: "memoryview assignment: lvalue and rvalue ..."
+    r = run_cli(
+        "reduce-mean",
+        f"{url}/shards/part-0.npy",
+        "--axes",
+        "0",
+        "-o",
+        str(tmp_path / "s.npy"),
+        "-q",
+        env=settings,
+    )
+    assert r.exit_code == 0, r.stderr
+    first = exact_reduce_mean(parts[0], [0], keepdims=True)
+    assert np.load(tmp_path / "s.npy").view(np.uint32).tolist() == first.view(np.uint32).tolist()
 
 
 # ----------------------------------------------------------------------------- opset 0 in a model
