@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import io
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -245,3 +246,27 @@ def test_a_ctrl_c_as_the_run_ends_is_one_line_not_a_traceback(
     out = capsys.readouterr()
     assert out.out == f"meancli {meancli.__version__}\n"
     assert out.err == "error: interrupted\n"
+
+
+# ----------------------------------------------------------------------------- check-model and stdin
+
+
+def test_check_model_refuses_stdin_for_two_inputs(tmp_path: Path) -> None:
+    """Before: the second ``-`` read an exhausted stdin, ``error: <stdin>: empty file
+    (0 bytes), not a .npy file`` (exit status 1), as if the data were at fault."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Mean", ["x", "x2"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ("x", "x2")],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    model = tmp_path / "model.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), model)
+    buf = io.BytesIO()
+    np.save(buf, np.array([1.0, 2.0], np.float32))
+    r = run_cli("check-model", str(model), "--input", "x=-", "--input", "x2=-", stdin=buf.getvalue())
+    assert r.exit_code == 2
+    assert r.stderr == "error: stdin ('-') can be read only once: give it to one --input\n"
