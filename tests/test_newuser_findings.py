@@ -270,3 +270,22 @@ def test_check_model_refuses_stdin_for_two_inputs(tmp_path: Path) -> None:
     r = run_cli("check-model", str(model), "--input", "x=-", "--input", "x2=-", stdin=buf.getvalue())
     assert r.exit_code == 2
     assert r.stderr == "error: stdin ('-') can be read only once: give it to one --input\n"
+
+
+# ----------------------------------------------------------------------------- --storage-option
+
+
+def test_an_http_storage_option_the_client_refuses_is_named_as_one(plain_http: tuple[str, Path]) -> None:
+    """Before: ``error: URL: ClientSession._request() got an unexpected keyword argument
+    'a'``, not saying that --storage-option was at fault (aiohttp meets it only as it asks)."""
+    url, root = plain_http
+    np.save(root / "x.npy", np.arange(4, dtype=np.float32))
+    r = run_cli("reduce-mean", f"{url}/x.npy", "--storage-option", "a=1")
+    assert r.exit_code == 1
+    assert r.stderr == (
+        f"error: {url}/x.npy: a --storage-option the filesystem refuses: "
+        "ClientSession._request() got an unexpected keyword argument 'a'\n"
+    )
+    r = run_cli("reduce-mean", f"{url}/x.npy", "--json")
+    assert r.exit_code == 0, r.stderr
+    assert '"result": [1.5]' in r.stdout
