@@ -72,6 +72,8 @@ def check_model(
         twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
         if twice is not None:
             raise UsageError(f"--input {twice} is given twice")
+        if [f for _, f in pairs].count("-") > 1:
+            raise UsageError("stdin ('-') can be read only once: give it to one --input")
         check_runtimes(runtimes)
         kernels.load()
         report = Report("check-model", threads or kernels.default_threads())

@@ -108,7 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         if argv is not None:  # a caller that passed argv gets its stdout back as it was
             sys.stdout = stdout
         else:
-            _exit_as_decided(status)
+            try:
+                _exit_as_decided(status)
+            except KeyboardInterrupt as exc:  # in the moment before the signals' default actions
+                _exit_as_decided(_interrupted(exc))
 
 
 def _exit_as_decided(status: int) -> None:

@@ -37,8 +37,12 @@ def node_version(model: NodeModel) -> OpVersion:
     the highest version whose since_version is <= the opset).
 
     Raises:
-        InputFileError: an opset older than the operator's first version.
+        InputFileError: an opset older than the operator's first version, or below 1.
     """
+    if model.opset < 1:  # the model's own value: not a usage error (parse_opset's)
+        raise InputFileError(
+            f"{model.path}: the model imports opset {model.opset} of ONNX's domain (versions start at 1)"
+        )
     try:
         return opsets.resolve(model.op_type, f"onnx:{model.opset}")
     except OpsetError as exc:

@@ -48,6 +48,15 @@ RANGE_BYTES = 8 << 20  # bytes asked of the store per range request
 HEADER_BLOCK = 1 << 16  # bytes read ahead for a header
 
 
+def _in_range(data: bytes, start: int, end: int, size: int) -> bytes:
+    """The bytes [start, end) of an object of ``size`` bytes from what a range request
+    returned: an HTTP server that ignores ``Range`` (``python -m http.server``) answers
+    the whole object, and fsspec passes it on; the range is then cut from it."""
+    if len(data) != end - start and len(data) == size and end <= size:
+        return data[start:end]
+    return data
+
+
 def open_url(
     arg: str, options: StorageOptions | None, *, stream: bool = False, lazy: bool = False
 ) -> list[NamedArray]:
@@ -164,11 +173,21 @@ def _open_npz(
     location: str, member: str | None, fs: Any, path: str, options: StorageOptions | None
 ) -> list[NamedArray]:
     """The members of a remote ``.npz``, read in memory through a seekable remote file
-    (zipfile reads the central directory, then each member, with range requests)."""
+    (zipfile reads the central directory, then each member, with range requests); from
+    an HTTP server that answers no range request (``python -m http.server``), the
+    whole object is read in memory first."""
     from .npz import Archive
 
+    fp: Any = fs.open(path, "rb", block_size=RANGE_BYTES)
+    try:
+        fp.seek(-1, io.SEEK_END)  # zipfile starts at the end: the central directory
+        fp.read(1)
+        fp.seek(0)
+    except ValueError:  # fsspec's HTTPFile: "The HTTP server doesn't appear to support range requests"
+        fp.close()
+        fp = io.BytesIO(fs.cat_file(path))
     out: list[NamedArray] = []
-    with Archive(location, fp=fs.open(path, "rb", block_size=RANGE_BYTES)) as archive:
+    with Archive(location, fp=fp) as archive:
         for info, name in archive.wanted(member):
             array, header = archive.read(info, name)
             out.append(NamedArray(archive.member_where(name), array, header))
@@ -214,6 +233,7 @@ class RemoteSource(Source):
             while got < want:
                 n = min(RANGE_BYTES, want - got)
                 data = fs.cat_file(path, start=start + got, end=start + got + n)
+                data = _in_range(data, start + got, start + got + n, self.header.data_offset + self.nbytes)
                 if not data:
                     break
                 view[got : got + len(data)] = data
@@ -270,6 +290,7 @@ class RemoteShards(ChunkedArray):
         self.urls = list(urls)
         self.options = dict(options or {})
         self.offsets: list[int] = []
+        self.sizes: list[int] = []  # each object's bytes (check_size: header and data, nothing after)
         self.fortran: list[bool] = []
         rows: list[int] = []
         first: tuple[str, np.dtype[Any], tuple[int, ...]] | None = None
@@ -295,6 +316,7 @@ class RemoteShards(ChunkedArray):
                     f"trailing shape {h.shape[1:]} (expected {spec_name(first[1])}, {first[2]})"
                 )
             self.offsets.append(h.data_offset)
+            self.sizes.append(size)
             self.fortran.append(bool(h.fortran_order) and len(h.shape) > 1)
             if h.shape:
                 rows.append(h.shape[0])
@@ -331,6 +353,7 @@ class RemoteShards(ChunkedArray):
         try:
             fs, path = filesystem(url, self.options)
             data = fs.cat_file(path, start=start, end=start + n * row) if n * row else b""
+            data = _in_range(data, start, start + n * row, self.sizes[k])
         except MeancliError:
             raise
         except Exception as exc:  # fsspec's filesystems raise many kinds

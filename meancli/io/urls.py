@@ -228,6 +228,8 @@ def remote_error(
     if kind == "not found" and detail.rstrip("/") in (where, where.split("://", 1)[-1]):
         detail = ""  # FileNotFoundError(path): the path again says nothing
     text = f"{kind} ({detail})" if kind and detail and detail.lower() != kind else kind or detail
+    if isinstance(exc, TypeError) and options:  # http(s): aiohttp meets an option only as it asks
+        text = f"a --storage-option the filesystem refuses: {detail}"
     if output:
         return OutputFileError(f"cannot write {where}: {text}")
     return InputFileError(f"{where}: {text}")

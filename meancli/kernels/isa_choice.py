@@ -20,6 +20,7 @@ code itself.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -132,17 +133,25 @@ def _read(path: Path) -> Choice | None:
     return Choice(levels, seconds, "cache", path)
 
 
-def _write(path: Path, choice: Choice) -> None:
+def _write(path: Path, choice: Choice) -> bool:
     """Write ``choice`` to ``path`` whole or not at all (a temporary file
-    renamed); silent where the folder is not writable."""
+    renamed); False, and no temporary file left, where it cannot be written
+    (a folder that is not writable, ``path`` a directory)."""
+    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".isa-", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump({**choice.as_json(), "cache": None}, f, indent=1)
         os.replace(tmp, path)
-    except OSError:
-        pass
+    except BaseException as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if isinstance(exc, OSError):
+            return False
+        raise
+    return True
 
 
 def measure(vector_levels: Sequence[str], time_group: Callable[[int, str], float]) -> Choice:
@@ -190,8 +199,8 @@ def choose(
         if not remeasure and (cached := _read(path)) is not None:
             return cached  # measured by another process while this one waited
         choice = measure(vector_levels, time_group)
-        _write(path, choice)
-        return Choice(choice.levels, choice.seconds, "measured", path if path.exists() else None)
+        written = _write(path, choice)
+        return Choice(choice.levels, choice.seconds, "measured", path if written else None)
     finally:
         if lock is not None:
             lock.close()
