@@ -81,6 +81,7 @@ def run_cli(
     subprocess: bool = False,
     cwd: str | os.PathLike[str] | None = None,
     timeout: float = CLI_TIMEOUT,
+    stdout_path: str | os.PathLike[str] | None = None,
 ) -> Result:
     """Run ``meancli ARGS...`` and return its exit status, stdout and stderr.
 
@@ -94,22 +95,29 @@ def run_cli(
     IMPORT_TIME_ENV runs as a real process whatever ``subprocess`` says, and one
     of IMPORT_TIME_SETTINGS sets its module constant for an in-process run.
     ``stdin``: the bytes (or text) on standard input; None is an empty stdin.
-    ``timeout`` applies to a real process only.
+    ``timeout`` applies to a real process only. ``stdout_path``: standard output
+    is this file, opened for writing (``/dev/full``, say), instead of a pipe;
+    the result's stdout is then empty.
     """
     argv = [os.fspath(a) for a in args]
     data = stdin.encode() if isinstance(stdin, str) else (stdin or b"")
     if subprocess or IMPORT_TIME_ENV.intersection(env or {}):
-        proc = _subprocess.run(
-            [*MEANCLI, *argv],
-            input=data,
-            capture_output=True,
-            timeout=timeout,
-            cwd=cwd,
-            env={**os.environ, **(env or {})},
-            check=False,
-        )
-        return _result(proc.returncode, proc.stdout, proc.stderr)
-    return _run_in_process(argv, data, env or {}, cwd)
+        with contextlib.ExitStack() as stack:
+            out = _subprocess.PIPE
+            if stdout_path is not None:
+                out = stack.enter_context(open(stdout_path, "wb"))
+            proc = _subprocess.run(
+                [*MEANCLI, *argv],
+                input=data,
+                stdout=out,
+                stderr=_subprocess.PIPE,
+                timeout=timeout,
+                cwd=cwd,
+                env={**os.environ, **(env or {})},
+                check=False,
+            )
+        return _result(proc.returncode, proc.stdout or b"", proc.stderr)
+    return _run_in_process(argv, data, env or {}, cwd, stdout_path)
 
 
 def _result(code: int, out: bytes, err: bytes) -> Result:
@@ -131,7 +139,9 @@ def _feed(fd: int, data: bytes) -> None:
     os.close(fd)
 
 
-def _run_in_process(argv: list[str], data: bytes, env: dict[str, str], cwd: Any) -> Result:
+def _run_in_process(
+    argv: list[str], data: bytes, env: dict[str, str], cwd: Any, stdout_path: Any = None
+) -> Result:
     from meancli.cli.entry import main
 
     saved_fds = [os.dup(fd) for fd in (0, 1, 2)]
@@ -149,6 +159,9 @@ def _run_in_process(argv: list[str], data: bytes, env: dict[str, str], cwd: Any)
         threading.Thread(target=_drain, args=(out_r, out), daemon=True),
         threading.Thread(target=_drain, args=(err_r, err), daemon=True),
     ]
+    if stdout_path is not None:  # fd 1 is that file; the pipe's reader sees its end at once
+        os.close(out_w)
+        out_w = os.open(stdout_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     for fd, pipe_end in ((0, in_r), (1, out_w), (2, err_w)):
         os.dup2(pipe_end, fd)
         os.close(pipe_end)
