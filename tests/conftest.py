@@ -209,6 +209,54 @@ def _run_in_process(
     return _result(int(code), b"".join(out), b"".join(err))
 
 
+# --------------------------------------------------------------------------- the order of the tests
+
+#: Module-scoped fixtures that start dask clusters (tests/test_distributed.py). The tests
+#: that use them run last in their file, so their clusters are up only while those run
+#: (their idle workers cost CPU); ``place`` is that file's parameter naming a cluster.
+MODULE_CLUSTERS = frozenset({"clients", "external"})
+#: The files that take longest in ``make test``, longest first, started first: pytest-xdist
+#: hands out whole files in collection order (``--no-loadscope-reorder``), so a long file
+#: handed out last would leave the other worker idle at the end. From ``pytest --durations=0``
+#: (the sum per file; test_distributed.py alone was 46% of the suite).
+LONGEST_FIRST = (
+    "test_distributed.py",
+    "test_portable_build.py",
+    "test_kernels_oracle.py",
+    "test_exactness.py",
+    "test_simd_paths.py",
+    "test_fuzz.py",
+    "test_bench_quick.py",
+    "test_hostile_inputs.py",
+    "test_onnx_node_cases.py",
+    "test_faults.py",
+    "test_correctly_rounded.py",
+)
+
+
+def _uses_module_clusters(item: Any) -> bool:
+    callspec = getattr(item, "callspec", None)
+    place = callspec.params.get("place", "this process") if callspec else "this process"
+    return bool(MODULE_CLUSTERS.intersection(item.fixturenames)) or place != "this process"
+
+
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    """The longest files first (LONGEST_FIRST, then the rest as collected); within a file,
+    the tests marked ``cluster`` after the others, those using the file's clusters last.
+    A stable sort: the order is otherwise the collection's, the same in every worker."""
+    longest = {name: rank for rank, name in enumerate(LONGEST_FIRST)}
+    files: dict[str, int] = {}
+    for item in items:
+        files.setdefault(item.path.name, len(files))
+
+    def key(item: Any) -> tuple[int, int, int]:
+        cluster = item.get_closest_marker("cluster") is not None
+        last = 2 if cluster and _uses_module_clusters(item) else int(cluster)
+        return (longest.get(item.path.name, len(longest)), files[item.path.name], last)
+
+    items.sort(key=key)
+
+
 # --------------------------------------------------------------------------- the registry
 
 #: numpy dtype for each spec type name.
