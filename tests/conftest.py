@@ -98,6 +98,7 @@ def run_cli(
     subprocess: bool = False,
     cwd: str | os.PathLike[str] | None = None,
     timeout: float = CLI_TIMEOUT,
+    stdout_path: str | os.PathLike[str] | None = None,
 ) -> Result:
     """Run ``meancli ARGS...`` and return its exit status, stdout and stderr.
 
@@ -111,22 +112,29 @@ def run_cli(
     IMPORT_TIME_ENV runs as a real process whatever ``subprocess`` says, and one
     of IMPORT_TIME_SETTINGS sets its module constant for an in-process run.
     ``stdin``: the bytes (or text) on standard input; None is an empty stdin.
-    ``timeout`` applies to a real process only.
+    ``timeout`` applies to a real process only. ``stdout_path``: standard output
+    is this file, opened for writing (``/dev/full``, say), instead of a pipe;
+    the result's stdout is then empty.
     """
     argv = [os.fspath(a) for a in args]
     data = stdin.encode() if isinstance(stdin, str) else (stdin or b"")
     if subprocess or IMPORT_TIME_ENV.intersection(env or {}):
-        proc = _subprocess.run(
-            [*MEANCLI, *argv],
-            input=data,
-            capture_output=True,
-            timeout=timeout,
-            cwd=cwd,
-            env={**os.environ, **(env or {})},
-            check=False,
-        )
-        return _result(proc.returncode, proc.stdout, proc.stderr)
-    return _run_in_process(argv, data, env or {}, cwd)
+        with contextlib.ExitStack() as stack:
+            out = _subprocess.PIPE
+            if stdout_path is not None:
+                out = stack.enter_context(open(stdout_path, "wb"))
+            proc = _subprocess.run(
+                [*MEANCLI, *argv],
+                input=data,
+                stdout=out,
+                stderr=_subprocess.PIPE,
+                timeout=timeout,
+                cwd=cwd,
+                env={**os.environ, **(env or {})},
+                check=False,
+            )
+        return _result(proc.returncode, proc.stdout or b"", proc.stderr)
+    return _run_in_process(argv, data, env or {}, cwd, stdout_path)
 
 
 def _result(code: int, out: bytes, err: bytes) -> Result:
@@ -148,7 +156,9 @@ def _feed(fd: int, data: bytes) -> None:
     os.close(fd)
 
 
-def _run_in_process(argv: list[str], data: bytes, env: dict[str, str], cwd: Any) -> Result:
+def _run_in_process(
+    argv: list[str], data: bytes, env: dict[str, str], cwd: Any, stdout_path: Any = None
+) -> Result:
     from meancli.cli.entry import main
 
     saved_fds = [os.dup(fd) for fd in (0, 1, 2)]
@@ -166,6 +176,9 @@ def _run_in_process(argv: list[str], data: bytes, env: dict[str, str], cwd: Any)
         threading.Thread(target=_drain, args=(out_r, out), daemon=True),
         threading.Thread(target=_drain, args=(err_r, err), daemon=True),
     ]
+    if stdout_path is not None:  # fd 1 is that file; the pipe's reader sees its end at once
+        os.close(out_w)
+        out_w = os.open(stdout_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     for fd, pipe_end in ((0, in_r), (1, out_w), (2, err_w)):
         os.dup2(pipe_end, fd)
         os.close(pipe_end)
@@ -211,6 +224,54 @@ def _run_in_process(argv: list[str], data: bytes, env: dict[str, str], cwd: Any)
         for t in threads:
             t.join(timeout=10)
     return _result(int(code), b"".join(out), b"".join(err))
+
+
+# --------------------------------------------------------------------------- the order of the tests
+
+#: Module-scoped fixtures that start dask clusters (tests/test_distributed.py). The tests
+#: that use them run last in their file, so their clusters are up only while those run
+#: (their idle workers cost CPU); ``place`` is that file's parameter naming a cluster.
+MODULE_CLUSTERS = frozenset({"clients", "external"})
+#: The files that take longest in ``make test``, longest first, started first: pytest-xdist
+#: hands out whole files in collection order (``--no-loadscope-reorder``), so a long file
+#: handed out last would leave the other worker idle at the end. From ``pytest --durations=0``
+#: (the sum per file; test_distributed.py alone was 46% of the suite).
+LONGEST_FIRST = (
+    "test_distributed.py",
+    "test_portable_build.py",
+    "test_kernels_oracle.py",
+    "test_exactness.py",
+    "test_simd_paths.py",
+    "test_fuzz.py",
+    "test_bench_quick.py",
+    "test_hostile_inputs.py",
+    "test_onnx_node_cases.py",
+    "test_faults.py",
+    "test_correctly_rounded.py",
+)
+
+
+def _uses_module_clusters(item: Any) -> bool:
+    callspec = getattr(item, "callspec", None)
+    place = callspec.params.get("place", "this process") if callspec else "this process"
+    return bool(MODULE_CLUSTERS.intersection(item.fixturenames)) or place != "this process"
+
+
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    """The longest files first (LONGEST_FIRST, then the rest as collected); within a file,
+    the tests marked ``cluster`` after the others, those using the file's clusters last.
+    A stable sort: the order is otherwise the collection's, the same in every worker."""
+    longest = {name: rank for rank, name in enumerate(LONGEST_FIRST)}
+    files: dict[str, int] = {}
+    for item in items:
+        files.setdefault(item.path.name, len(files))
+
+    def key(item: Any) -> tuple[int, int, int]:
+        cluster = item.get_closest_marker("cluster") is not None
+        last = 2 if cluster and _uses_module_clusters(item) else int(cluster)
+        return (longest.get(item.path.name, len(longest)), files[item.path.name], last)
+
+    items.sort(key=key)
 
 
 # --------------------------------------------------------------------------- the registry

@@ -8,10 +8,14 @@ and no temporary file behind. Also: ``-o`` naming the
 input itself, a reader that closes the pipe early, and the documented exit
 statuses (0, 1, 2, 3, 130, and 143 for SIGTERM).
 
-Every test runs the real command line in a subprocess. To stop a run in the
-middle of its write deterministically, a few tests start it through a wrapper
-that makes meancli.io.npy_write pause after its first data chunk (and say so in a
-marker file); the signal then lands while the temporary file is half written.
+The tests that need a real process run ``python -m meancli`` in one: signals,
+resource limits, closed pipes, a closed stdout, start-up, bus errors, and one
+run per documented exit status. The rest run the same command line in process
+(conftest.run_cli), with a patch through monkeypatch where they inject a bug.
+To stop a run in the middle of its write deterministically, a few tests start
+it through a wrapper that makes meancli.io.npy_write pause after its first data
+chunk (and say so in a marker file); the signal then lands while the temporary
+file is half written.
 """
 
 from __future__ import annotations
@@ -30,10 +34,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import Result, run_cli
 
 from meancli.cli.run import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_TERMINATED
+from meancli.engine import memory
+from meancli.io import npy_write
+from meancli.ops import validate
 
-ENV = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"}
+#: What the terminal variables are for every run: a real process gets them on top of os.environ.
+PLAIN = {"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"}
+ENV = {**os.environ, **PLAIN}
 MEANCLI = [sys.executable, "-m", "meancli"]
 TIMEOUT = 120
 
@@ -69,24 +79,6 @@ atomic_write.NAME = _signalled
 # ... just as the temporary file is created, and as the whole one gets its name (before the rename)
 SIGNAL_AT_CREATE = SIGNAL_AFTER.replace("NAME", "create_temporary")
 SIGNAL_AT_NAMING = SIGNAL_AFTER.replace("NAME", "_name_unnamed")
-# A bug while writing: an exception that is not an OSError after the first chunk.
-FAIL_MID_WRITE = """
-from meancli.io import npy_write
-_chunks = npy_write._data_chunks
-def _failing(array, fortran):
-    for chunk in _chunks(array, fortran):
-        yield chunk
-        raise RuntimeError("injected failure after the first chunk")
-npy_write._data_chunks = _failing
-"""
-# A bug in validation.
-FAIL_VALIDATE = """
-from meancli.ops import validate
-def _broken(*args, **kwargs):
-    raise ZeroDivisionError("injected bug")
-validate.validate_reduce = _broken
-validate.validate_mean = _broken
-"""
 # The compiled kernel module cannot be imported.
 NO_KERNELS = """
 sys.modules["meancli._kernels"] = None
@@ -147,9 +139,14 @@ def unnamed_files_here(directory: Path) -> bool:
     return True
 
 
-def error_line(proc: subprocess.CompletedProcess[bytes], code: int) -> str:
+def in_process(*argv: str, cwd: Path, env: dict[str, str] | None = None, **kw: Any) -> Result:
+    """``meancli ARGV...`` in this process (conftest.run_cli) with the terminal variables of ENV."""
+    return run_cli(*argv, cwd=cwd, env={**PLAIN, **(env or {})}, **kw)
+
+
+def error_line(proc: subprocess.CompletedProcess[bytes] | Result, code: int) -> str:
     """The single ``error:`` line of a run that exited with ``code``."""
-    err = proc.stderr.decode(errors="replace")
+    err = proc.stderr if isinstance(proc.stderr, str) else proc.stderr.decode(errors="replace")
     assert "Traceback" not in err, err
     assert proc.returncode == code, err
     lines = err.splitlines()
@@ -219,7 +216,7 @@ def small_tmpfs(tmp_path: Path) -> Any:
 def test_full_disk_keeps_the_existing_file(work: Path, small_tmpfs: Path) -> None:
     shutil.copy(work / "existing.npy", small_tmpfs / "existing.npy")
     before = digest(small_tmpfs / "existing.npy")
-    proc = run(["mean", str(work / "in.npy"), "-o", "existing.npy"], small_tmpfs)
+    proc = in_process("mean", str(work / "in.npy"), "-o", "existing.npy", cwd=small_tmpfs)
     line = error_line(proc, 1)
     assert "existing.npy" in line and "No space left on device" in line
     assert digest(small_tmpfs / "existing.npy") == before
@@ -230,7 +227,7 @@ def test_full_disk_keeps_the_existing_file(work: Path, small_tmpfs: Path) -> Non
 def test_dev_full(work: Path) -> None:
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
-    line = error_line(run(["mean", "in.npy", "-o", "/dev/full"], work), 1)
+    line = error_line(in_process("mean", "in.npy", "-o", "/dev/full", cwd=work), 1)
     assert "/dev/full" in line and "No space left on device" in line
 
 
@@ -240,7 +237,7 @@ def test_dev_full(work: Path) -> None:
 )
 def test_unwritable_targets(work: Path, target: str, words: str) -> None:
     (work / "sub").mkdir()
-    line = error_line(run(["mean", "in.npy", "-o", target], work), 1)
+    line = error_line(in_process("mean", "in.npy", "-o", target, cwd=work), 1)
     assert target in line and words in line
     assert leftovers(work) == [] and leftovers(work / "sub") == []
 
@@ -250,14 +247,7 @@ def test_unwritable_targets_are_refused_before_any_input_is_read(work: Path, tar
     """Such a target is found before the input is read, not after a long run: here
     the input is an empty stdin, which would be an error of its own once read."""
     (work / "sub").mkdir()
-    proc = subprocess.run(
-        [*MEANCLI, "reduce-mean", "-", "--axes", "0", "-o", target],
-        cwd=work,
-        env=ENV,
-        input=b"",
-        capture_output=True,
-        timeout=60,
-    )
+    proc = in_process("reduce-mean", "-", "--axes", "0", "-o", target, cwd=work, stdin=b"")
     assert error_line(proc, 1).startswith(f"error: cannot write {target}: ")
 
 
@@ -282,9 +272,23 @@ def test_read_only_directory(work: Path) -> None:
         (work / "ro").chmod(0o755)
 
 
-def test_internal_error_mid_write_keeps_the_existing_file(work: Path) -> None:
+def _failing_chunks(chunks: Any) -> Any:
+    """npy_write._data_chunks that raises a bug (not an OSError) after the first chunk."""
+
+    def failing(array: Any, fortran: bool) -> Any:
+        for chunk in chunks(array, fortran):
+            yield chunk
+            raise RuntimeError("injected failure after the first chunk")
+
+    return failing
+
+
+def test_internal_error_mid_write_keeps_the_existing_file(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = digest(work / "existing.npy")
-    proc = run(["mean", "in.npy", "-o", "existing.npy"], work, exe=wrapped(work, FAIL_MID_WRITE))
+    monkeypatch.setattr(npy_write, "_data_chunks", _failing_chunks(npy_write._data_chunks))
+    proc = in_process("mean", "in.npy", "-o", "existing.npy", cwd=work)
     line = error_line(proc, 3)
     assert "internal error" in line and "RuntimeError" in line
     assert_untouched(work, before)
@@ -490,12 +494,12 @@ STREAMING = {"MEANCLI_STREAM_MIN_BYTES": "1", "MEANCLI_SLAB_BYTES": "4096"}
 @pytest.mark.parametrize("env", [{}, STREAMING], ids=["in-memory", "streamed"])
 def test_output_is_the_input(work: Path, env: dict[str, str]) -> None:
     x = np.load(work / "in.npy")
-    proc = run(["reduce-mean", "in.npy", "--axes", "0", "-o", "in.npy", "-q"], work, env={**ENV, **env})
+    proc = in_process("reduce-mean", "in.npy", "--axes", "0", "-o", "in.npy", "-q", cwd=work, env=env)
     assert proc.returncode == 0, proc.stderr
     np.testing.assert_allclose(
         np.load(work / "in.npy"), x.astype(np.float64).mean(0, keepdims=True), atol=1e-6
     )
-    proc = run(["mean", "in.npy", "in.npy", "in.npy", "-o", "in.npy", "-q"], work, env={**ENV, **env})
+    proc = in_process("mean", "in.npy", "in.npy", "in.npy", "-o", "in.npy", "-q", cwd=work, env=env)
     assert proc.returncode == 0, proc.stderr
     np.testing.assert_allclose(
         np.load(work / "in.npy"), x.astype(np.float64).mean(0, keepdims=True), atol=1e-6
@@ -511,7 +515,7 @@ def test_streamed_mean_with_trailing_bytes_on_stdin_keeps_the_output(work: Path,
     output must still be left untouched (the check comes before the rename)."""
     before = digest(work / "existing.npy")
     data = (work / "in.npy").read_bytes() + b"xx"
-    proc = run(["mean", *inputs, "-o", "existing.npy", "-q"], work, env={**ENV, **STREAMING}, input=data)
+    proc = in_process("mean", *inputs, "-o", "existing.npy", "-q", cwd=work, env=STREAMING, stdin=data)
     assert "trailing bytes" in error_line(proc, 1)
     assert_untouched(work, before)
 
@@ -519,7 +523,7 @@ def test_streamed_mean_with_trailing_bytes_on_stdin_keeps_the_output(work: Path,
 def test_output_through_a_symlink_to_the_input(work: Path) -> None:
     os.symlink("in.npy", work / "link.npy")
     x = np.load(work / "in.npy")
-    proc = run(["mean", "link.npy", "in.npy", "-o", "link.npy", "-q"], work)
+    proc = in_process("mean", "link.npy", "in.npy", "-o", "link.npy", "-q", cwd=work)
     assert proc.returncode == 0, proc.stderr
     assert (work / "link.npy").is_symlink()
     np.testing.assert_array_equal(np.load(work / "in.npy"), x)
@@ -596,7 +600,7 @@ def test_exit_1_input(work: Path) -> None:
 
 def test_exit_1_spec_violation(work: Path) -> None:
     assert "out of range" in error_line(
-        run(["reduce-mean", "in.npy", "--axes", "2", "-o", "out.npy"], work), 1
+        in_process("reduce-mean", "in.npy", "--axes", "2", "-o", "out.npy", cwd=work), 1
     )
     assert not (work / "out.npy").exists()
 
@@ -606,15 +610,25 @@ def test_exit_2_usage(work: Path) -> None:
     assert not (work / "out.npy").exists()
 
 
+def _broken(*args: Any, **kwargs: Any) -> Any:
+    raise ZeroDivisionError("injected bug")
+
+
 @pytest.mark.parametrize("command", [["reduce-mean", "in.npy", "--axes", "1"], ["mean", "in.npy"]])
-def test_exit_3_internal_error(work: Path, command: list[str]) -> None:
-    exe = wrapped(work, FAIL_VALIDATE)
-    line = error_line(run([*command, "-o", "out.npy"], work, exe=exe), 3)
+def test_exit_3_internal_error(work: Path, command: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # a bug in validation (engine.memory holds its own name of validate_mean)
+    for module, name in (
+        (validate, "validate_reduce"),
+        (validate, "validate_mean"),
+        (memory, "validate_mean"),
+    ):
+        monkeypatch.setattr(module, name, _broken)
+    line = error_line(in_process(*command, "-o", "out.npy", cwd=work), 3)
     assert "internal error: ZeroDivisionError: injected bug" in line and "--debug" in line
     assert not (work / "out.npy").exists()
-    debug = run([*command, "-o", "out.npy", "--debug"], work, exe=exe)
+    debug = in_process(*command, "-o", "out.npy", "--debug", cwd=work)
     assert debug.returncode == 3
-    err = debug.stderr.decode()
+    err = debug.stderr
     assert "Traceback" in err and err.splitlines()[-1].startswith("error: internal error")
     assert not (work / "out.npy").exists()
 
@@ -693,14 +707,14 @@ def test_stdout_that_cannot_be_written_is_one_error_line(
     tmp_path: Path, argv: list[str], stdout: str
 ) -> None:
     """A full disk behind stdout, or stdout closed before the run: exit 1 and
-    `cannot write <stdout>: ...` on stderr (JSON with --json), no traceback."""
+    `cannot write <stdout>: ...` on stderr (JSON with --json), no traceback.
+    A full stdout runs in process; a closed one (Python starts with sys.stdout
+    None) in a real process."""
     np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(3, 4))
     (tmp_path / "many").mkdir()
+    proc: subprocess.CompletedProcess[bytes] | Result
     if stdout == "full":
-        with open("/dev/full", "wb") as full:
-            proc = subprocess.run(
-                [*MEANCLI, *argv], cwd=tmp_path, env=ENV, stdout=full, stderr=subprocess.PIPE, timeout=TIMEOUT
-            )
+        proc = in_process(*argv, cwd=tmp_path, stdout_path="/dev/full")
     else:
         proc = subprocess.run(
             [*MEANCLI, *argv],
@@ -711,7 +725,7 @@ def test_stdout_that_cannot_be_written_is_one_error_line(
             timeout=TIMEOUT,
             preexec_fn=lambda: os.close(1),
         )
-    err = proc.stderr.decode()
+    err = proc.stderr if isinstance(proc.stderr, str) else proc.stderr.decode()
     assert proc.returncode == 1, err
     assert "Traceback" not in err
     assert "cannot write <stdout>" in err.splitlines()[0]
@@ -724,21 +738,21 @@ def test_control_characters_in_names_are_escaped(tmp_path: Path) -> None:
     escaped, in the report and in error lines: it cannot recolour or split them."""
     name = "esc\x1b]0;x\x07\nred.npy"
     np.save(tmp_path / name, np.ones((2, 2), np.float32))
-    proc = run(["reduce-mean", name], tmp_path)
-    out = proc.stdout.decode()
+    proc = in_process("reduce-mean", name, cwd=tmp_path)
+    out = proc.stdout
     assert proc.returncode == 0, proc.stderr
     assert "\x1b" not in out and "\x07" not in out
     assert "esc\\x1b]0;x\\x07\\nred.npy" in out
-    proc = run(["reduce-mean", "missing\x1b[2J.npy"], tmp_path)
-    err = proc.stderr.decode()
+    proc = in_process("reduce-mean", "missing\x1b[2J.npy", cwd=tmp_path)
+    err = proc.stderr
     assert proc.returncode == 1 and "\x1b" not in err and len(err.splitlines()) == 1, err
 
 
 @pytest.mark.parametrize("argv", [["reduce-mean", ""], ["mean", "x.npy", " "]])
 def test_an_empty_file_argument_is_a_usage_error(tmp_path: Path, argv: list[str]) -> None:
     np.save(tmp_path / "x.npy", np.ones(3, np.float32))
-    proc = run(argv, tmp_path)
-    assert proc.returncode == 2 and "an empty path" in proc.stderr.decode()
+    proc = in_process(*argv, cwd=tmp_path)
+    assert proc.returncode == 2 and "an empty path" in proc.stderr
 
 
 # A Ctrl-C that lands while start-up imports MODULE (before any command runs):
