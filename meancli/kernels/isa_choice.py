@@ -25,11 +25,9 @@ import fcntl
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..generated.tables import ISA_GROUPS, ISA_NAMES, KERNEL_SOURCE_SHA256
 
@@ -42,8 +40,7 @@ CACHE_ENV = "MEANCLI_CACHE_DIR"
 ISA_ENV = "MEANCLI_ISA"
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(NamedTuple):
     """The level each of ISA_GROUPS runs, and why.
 
     ``levels``: ISA_NAMES names, one per ISA_GROUPS entry; ``seconds``: for
@@ -140,7 +137,10 @@ def _write(path: Path, choice: Choice) -> bool:
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".isa-", dir=path.parent)
+        # a name of this process's own (not tempfile: it costs every start its import)
+        name = path.parent / f".isa-{os.getpid()}-{os.urandom(4).hex()}.tmp"
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        tmp = str(name)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump({**choice.as_json(), "cache": None}, f, indent=1)
         os.replace(tmp, path)
