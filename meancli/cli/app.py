@@ -24,7 +24,7 @@ import typer
 
 from .. import __version__
 
-HELP = "The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) on .npy files."
+HELP = "The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) on tensor files."
 
 
 def _add_reduce_mean(app: typer.Typer) -> None:
@@ -90,7 +90,7 @@ def _root(
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
     ] = None,
 ) -> None:
-    """The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) on .npy files."""
+    """The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) on tensor files."""
     from .options import help_when_bare
 
     help_when_bare(ctx)

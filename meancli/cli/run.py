@@ -421,7 +421,7 @@ def run_outcome(
     """Report an engine's Outcome (meancli.engine.plan): write and show its result,
     or, when the engine wrote ``output`` itself as it ran, report that."""
     report.engine = outcome.engine
-    report.kernel_kind_ran = outcome.kernel_kind
+    report.kernel_kind_ran = outcome.kind()
     if outcome.result is None:
         finish_written(report, output, shape, dtype, json_mode=json_mode, quiet=quiet)
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -146,7 +147,10 @@ def reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, job: Job) -> Outco
     result = job.times.repeat(
         "kernel", lambda: execute_reduce(op, call, data, job.threads, job.out, job.skipna), job.repeat
     )
-    return Outcome(result, {"name": "memory"}, reduce_kernel_kind(op, call, data, job.skipna))
+    # the kind costs a plan of the call: worked out only when a report asks (Outcome.kind)
+    return Outcome(
+        result, {"name": "memory"}, functools.partial(reduce_kernel_kind, op, call, data, job.skipna)
+    )
 
 
 def mean(op: OpVersion, shape: tuple[int, ...], inputs: list[np.ndarray], job: Job) -> Outcome:

@@ -91,11 +91,16 @@ class Outcome(NamedTuple):
     """What an engine returns: the result (None when the engine wrote it to
     ``job.output``), what reports say of the engine (``{"name": ...}``, and for
     dask its scheduler, workers and chunk grid), and the kind of vector kernel
-    that ran where the engine knows it (``"run"`` or ``"mean"``)."""
+    that ran where the engine knows it (``"run"`` or ``"mean"``; or a function
+    that works it out, which only a report calls: ``kind()``)."""
 
     result: Any
     engine: dict[str, Any]
-    kernel_kind: str | None = None
+    kernel_kind: str | Callable[[], str] | None = None
+
+    def kind(self) -> str | None:
+        """The kind of vector kernel that ran (``"run"``, ``"mean"``; None: unknown)."""
+        return self.kernel_kind() if callable(self.kernel_kind) else self.kernel_kind
 
 
 def is_source(item: Any) -> bool:
@@ -153,6 +158,9 @@ def engine_options() -> list[EngineOption]:
     return [option for engine in ENGINES for option in engine.options]
 
 
+_HERE = Where()  # this process
+
+
 def where_of(values: Mapping[str, Any]) -> Where:
     """Where a call runs, from the engine options' values by name (None: not
     given, the option's default).
@@ -161,6 +169,8 @@ def where_of(values: Mapping[str, Any]) -> Where:
         UsageError: both workers and a scheduler, or a malformed scheduler
             address (check_where).
     """
+    if all(values.get(o.name) is None for o in DASK_OPTIONS):
+        return _HERE  # the API's every call: nothing to check
     given = {o.name: o.default if values.get(o.name) is None else values[o.name] for o in DASK_OPTIONS}
     where = Where(**given)
     check_where(where)
