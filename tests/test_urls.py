@@ -560,6 +560,7 @@ def test_denied_access(aws_env: None, tmp_path: Path) -> None:
             server.stop()
 
 
+@pytest.mark.slow  # waits out timeouts: about 30 s, most of it s3fs's own retries
 def test_unreachable_endpoint_and_a_server_that_never_answers(
     aws_env: None, silent_server: str, tmp_path: Path
 ) -> None:
