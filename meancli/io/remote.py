@@ -37,7 +37,7 @@ from .chunked import ChunkedArray
 from .inputs import NamedArray
 from .npy_format import NpyHeader, read_header
 from .npy_read import check_size, read_npy_bytes
-from .shards import PIECE_BYTES
+from .shards import plan_pieces
 from .source import Source
 from .thresholds import streams_size
 from .urls import StorageOptions, filesystem, is_url, remote_error, split_url_member, url_protocol
@@ -322,21 +322,8 @@ class RemoteShards(ChunkedArray):
                 rows.append(h.shape[0])
         assert first is not None
         self.dtype = first[1]
-        self.pieces: list[tuple[int, int, int]] = [(0, 0, 1)]
-        if not rows:
-            self.shape, self.chunks = (), ()
-            return
-        self.shape = (sum(rows), *first[2])
-        row_bytes = max(1, int(np.prod(first[2], dtype=np.int64)) * self.dtype.itemsize)
-        per_piece = max(1, PIECE_BYTES // row_bytes)
-        self.pieces = [
-            (k, a, min(n if self.fortran[k] else per_piece, n - a))
-            for k, n in enumerate(rows)
-            for a in range(0, n, n if self.fortran[k] else per_piece)
-        ]
-        if not self.pieces:
-            self.pieces = [(0, 0, 0)]
-        self.chunks = (tuple(p[2] for p in self.pieces), *((n,) for n in first[2]))
+        # a Fortran-order shard is one piece (read whole): its rows are not contiguous
+        self.shape, self.pieces, self.chunks = plan_pieces(rows, first[2], self.dtype, self.fortran)
 
     def read_chunk(self, index: tuple[int, ...]) -> np.ndarray[Any, Any]:
         """The piece at ``index`` (see ChunkedArray.read_chunk), by one range request.

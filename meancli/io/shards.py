@@ -44,6 +44,24 @@ def read_list_file(path: str) -> list[str]:
     return paths
 
 
+def plan_pieces(
+    rows: list[int], row_shape: tuple[int, ...], dtype: np.dtype[Any], whole: list[bool] | None = None
+) -> tuple[tuple[int, ...], list[tuple[int, int, int]], tuple[tuple[int, ...], ...]]:
+    """The pieces of a dataset of shards of ``rows`` rows each (empty: one rank-0
+    file), rows of ``row_shape`` and ``dtype``: its shape, each piece as (shard
+    number, first row, rows) along axis 0 in order (at most PIECE_BYTES, rows
+    whole; a shard with ``whole[k]`` set is one piece), and its chunk grid."""
+    if not rows:  # one rank-0 .npy (a plain file given to a cluster)
+        return (), [(0, 0, 1)], ()
+    row_bytes = max(1, int(np.prod(row_shape, dtype=np.int64)) * dtype.itemsize)
+    per_piece = max(1, PIECE_BYTES // row_bytes)
+    steps = [n if whole and whole[k] else per_piece for k, n in enumerate(rows)]
+    pieces = [(k, a, min(steps[k], n - a)) for k, n in enumerate(rows) for a in range(0, n, steps[k])]
+    if not pieces:  # every shard is empty: one empty chunk
+        pieces = [(0, 0, 0)]
+    return (sum(rows), *row_shape), pieces, (tuple(p[2] for p in pieces), *((n,) for n in row_shape))
+
+
 class ShardDataset(ChunkedArray):
     """``.npy`` shards concatenated along axis 0 (see the module docstring).
 
@@ -88,20 +106,7 @@ class ShardDataset(ChunkedArray):
         # read by absolute path: a worker of another process may run in another directory
         self.absolute = [os.path.abspath(p) for p in self.paths]
         self.dtype = first[1]
-        # (shard number, first row, rows) of each chunk along axis 0, in order
-        self.pieces: list[tuple[int, int, int]] = [(0, 0, 1)]
-        if not rows:  # one rank-0 .npy (a plain file given to a cluster)
-            self.shape, self.chunks = (), ()
-            return
-        self.shape = (sum(rows), *first[2])
-        row_bytes = max(1, int(np.prod(first[2], dtype=np.int64)) * self.dtype.itemsize)
-        per_piece = max(1, PIECE_BYTES // row_bytes)
-        self.pieces = [
-            (k, a, min(per_piece, n - a)) for k, n in enumerate(rows) for a in range(0, n, per_piece)
-        ]
-        if not self.pieces:  # every shard is empty: one empty chunk
-            self.pieces = [(0, 0, 0)]
-        self.chunks = (tuple(p[2] for p in self.pieces), *((n,) for n in first[2]))
+        self.shape, self.pieces, self.chunks = plan_pieces(rows, first[2], self.dtype)
 
     def read_chunk(self, index: tuple[int, ...]) -> np.ndarray[Any, Any]:
         k, a, n = self.pieces[index[0] if index else 0]
