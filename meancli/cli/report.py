@@ -227,6 +227,22 @@ def comparison_renderables(
     return out
 
 
+def _write_check_json(obj: dict[str, Any], report: Report) -> None:
+    """A check's JSON object on stdout, one line, ending with what every check
+    reports: whether every comparison was within --max-ulp, the stage times (ms),
+    the threads and meancli's version."""
+    import json
+
+    obj |= {
+        "within": not report.mismatched(),
+        "timings_ms": {k: round(v, 4) for k, v in report.timings_ms.items()},
+        "threads": report.threads,
+        "meancli_version": __version__,
+    }
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
 def emit_check(report: Report, test_dir: str, *, json_mode: bool, quiet: bool, first: bool = True) -> None:
     """Print what ``check-onnx`` found in one test directory, on stdout: (for the
     ``first`` one) a line naming the check as meancli's own, the node's version and
@@ -235,7 +251,6 @@ def emit_check(report: Report, test_dir: str, *, json_mode: bool, quiet: bool, f
     if quiet:
         return
     if json_mode:
-        import json
 
         obj = {
             "command": report.command,
@@ -245,13 +260,8 @@ def emit_check(report: Report, test_dir: str, *, json_mode: bool, quiet: bool, f
             "version": report.op.since_version if report.op else None,
             "attributes": report.attributes,
             "comparisons": [comparison_json(c) for c in report.comparisons],
-            "within": not report.mismatched(),
-            "timings_ms": {k: round(v, 4) for k, v in report.timings_ms.items()},
-            "threads": report.threads,
-            "meancli_version": __version__,
         }
-        sys.stdout.write(json.dumps(obj) + "\n")
-        sys.stdout.flush()
+        _write_check_json(obj, report)
         return
     from rich.markup import escape
 
@@ -284,7 +294,6 @@ def emit_model_check(
         return
     opsets = {o.domain or "ai.onnx": int(o.version) for o in model.opset_import}
     if json_mode:
-        import json
 
         comparisons = []
         for check in found.checks:
@@ -303,13 +312,8 @@ def emit_model_check(
             "opset_import": opsets,
             "comparisons": comparisons,
             "skipped": [{"node": s.node, "op": s.op_type, "reason": s.reason} for s in found.skipped],
-            "within": not report.mismatched(),
-            "timings_ms": {k: round(v, 4) for k, v in report.timings_ms.items()},
-            "threads": report.threads,
-            "meancli_version": __version__,
         }
-        sys.stdout.write(json.dumps(obj) + "\n")
-        sys.stdout.flush()
+        _write_check_json(obj, report)
         return
     from rich.markup import escape
 
