@@ -251,7 +251,6 @@ def emit_check(report: Report, test_dir: str, *, json_mode: bool, quiet: bool, f
     if quiet:
         return
     if json_mode:
-
         obj = {
             "command": report.command,
             "test_dir": test_dir,
@@ -294,7 +293,6 @@ def emit_model_check(
         return
     opsets = {o.domain or "ai.onnx": int(o.version) for o in model.opset_import}
     if json_mode:
-
         comparisons = []
         for check in found.checks:
             node = {
