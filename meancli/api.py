@@ -72,6 +72,63 @@ def _job(items: Sequence[Any], threads: int | None, out: Any, skipna: Any = Fals
     return plan.Job(threads=n_threads, out=out, lazy=True, skipna=bool(skipna))
 
 
+# Calls that repeat (a loop over small arrays of one shape) skip the work that
+# depends only on the call's form: resolving the version, validating, planning,
+# converting the kernel's arguments. The key holds everything that work reads;
+# only plain aligned numpy arrays in native byte order qualify, whose kernel_input()
+# is the array itself, with arguments of the plain types whose equality is
+# their meaning (no bool for an int, no numpy scalar).
+_PREPARED: dict[tuple[Any, ...], Any] = {}
+_PREPARED_MAX = 256
+
+
+def _array_key(x: Any) -> tuple[Any, ...] | None:
+    """What the prepared work reads of an input: None unless it is its own kernel_input()."""
+    if type(x) is not np.ndarray or not x.size:
+        return None
+    flags = x.flags
+    if not (flags.aligned and (flags.c_contiguous or flags.f_contiguous) and x.dtype.isnative):
+        return None
+    return (x.dtype, x.shape, x.strides)
+
+
+def _repeat_key(
+    arrays: Sequence[Any],
+    axes: Any,
+    keepdims: Any,
+    opset: Any,
+    threads: Any,
+    skipna: Any,
+    attributes: dict[str, Any],
+) -> tuple[Any, ...] | None:
+    """The key of a call in _PREPARED (Mean: ``axes`` and ``keepdims`` None), or
+    None for a call that is planned each time."""
+    if attributes or not (skipna is True or skipna is False):
+        return None
+    if type(axes) is list or type(axes) is tuple:
+        if not all(type(a) is int for a in axes):
+            return None
+        axes = ("seq", *axes)
+    elif axes is not None and type(axes) is not int:
+        return None
+    if not (keepdims is None or type(keepdims) is bool):
+        return None
+    if not (opset is None or type(opset) is int or type(opset) is str):
+        return None
+    if not (threads is None or type(threads) is int):
+        return None
+    inputs = tuple(_array_key(x) for x in arrays)
+    if None in inputs:
+        return None
+    return (inputs, axes, keepdims, opset, threads, skipna)
+
+
+def _remember(key: tuple[Any, ...], prepared: Any) -> None:
+    if len(_PREPARED) >= _PREPARED_MAX:
+        _PREPARED.clear()
+    _PREPARED[key] = prepared
+
+
 def reduce_mean(
     data: Any,
     axes: int | Iterable[int] | None = None,
@@ -136,11 +193,20 @@ def reduce_mean(
 
     Implements ONNX ReduceMean-1/11/13/18 and OpenVINO ReduceMean-1 (spec/).
     """
+    key = _repeat_key([data], axes, keepdims, opset, threads, skipna, attributes)
+    prepared = _PREPARED.get(("ReduceMean", key)) if key is not None else None
+    if prepared is not None:  # an identical call ran before: validated and planned then
+        return prepared(data, out)
     op = opsets.resolve("ReduceMean", opset)
     job = _job([data], threads, out, skipna)
     item = _input(data)
     try:
         call = validate_reduce(op, item.dtype, _shape(item, op.label), axes, keepdims, **attributes)
+        if key is not None:
+            prepared = plan.prepared_reduce(op, call, item, job)
+            if prepared is not None:
+                _remember(("ReduceMean", key), prepared)
+                return prepared(item, out)
         return plan.reduce(op, call, item, job).result
     finally:
         if plan.is_source(item):
@@ -201,6 +267,10 @@ def mean(
                 f"mean takes its arrays as separate arguments, got a {type(a).__name__}: "
                 "call meancli.mean(*arrays) (or pass np.asarray(values) for one array)"
             )
+    key = _repeat_key(arrays, None, None, opset, threads, skipna, attributes)
+    prepared = _PREPARED.get(("Mean", key)) if key is not None else None
+    if prepared is not None:  # an identical call ran before: validated and planned then
+        return prepared(arrays, out)
     op = opsets.resolve("Mean", opset)
     job = _job(arrays, threads, out, skipna)
     items = [x if plan.is_chunked(x) else kernel_input(x) for x in arrays]
@@ -209,6 +279,11 @@ def mean(
             refuse_masked(x)
             _shape(x, op.label)
     shape = prepare_mean(op, items, **attributes)
+    if key is not None:
+        prepared = plan.prepared_mean(op, shape, items, job)
+        if prepared is not None:
+            _remember(("Mean", key), prepared)
+            return prepared(items, out)
     return plan.mean(op, shape, items, job).result
 
 

@@ -1,10 +1,10 @@
 """The dask engine: the same bits for every chunk grid and wherever it runs.
 
-Four places run the same graphs: this process (dask's synchronous
-scheduler), a LocalCluster of one and of two worker processes (what
-``--workers 1`` / ``--workers 2`` start), and an external cluster started
-here as ``dask scheduler`` + two ``dask worker`` processes (what
-``--scheduler`` reaches). One cluster of each kind serves the whole module;
+Three places run the same graphs: this process (dask's synchronous
+scheduler), a LocalCluster of two worker processes (what ``--workers 2``
+starts; ``--workers 1`` runs in the command-line tests), and an external
+cluster started here as ``dask scheduler`` + two ``dask worker`` processes
+(what ``--scheduler`` reaches). One cluster of each kind serves the whole module;
 every server listens on 127.0.0.1 and is shut down at the end, also when a
 test fails. Results are held to the exact mean rounded once
 (tests/oracles.py), on inputs whose sums cancel.
@@ -49,13 +49,26 @@ SHAPE = (40, 6, 5)
 # (chunks, split_every): one chunk; uneven chunks; one row per chunk (a deep tree); thin slabs across
 GRIDS = [((40, 6, 5), None), ((7, 4, 3), 2), ((1, 6, 5), 3), ((13, 1, 2), None)]
 AXES = [(0,), (1, 2), (0, 1, 2), (2,)]
-PLACES = ("this process", "workers 1", "workers 2", "external")
 #: On a cluster, the grids that spread one graph's tasks over the workers (uneven chunks in a
-#: tree of combines); every grid runs in this process, where the chunk grid is what varies.
-#: The bits do not depend on the place; checking every grid on every place cost minutes.
+#: tree of combines), one per axes in turn; every grid runs in this process, where the chunk
+#: grid is what varies. The bits do not depend on the place; checking every grid on every
+#: place cost minutes of the suite's CPU.
 CLUSTER_GRIDS = [((7, 4, 3), 2), ((13, 1, 2), None)]
+#: Where the bit-identity tests run: this process, and the two kinds of cluster that move
+#: partial states between processes (a LocalCluster of two workers, an external scheduler).
+#: ``--workers 1`` runs the same code as ``--workers 2`` with one worker: the command-line
+#: tests below run it.
+PLACES = ("this process", "workers 2", "external")
 #: The places as parameters: all but this process start clusters (marked ``cluster``).
 PLACE_PARAMS = [pytest.param(p, marks=[] if p == "this process" else [pytest.mark.cluster]) for p in PLACES]
+
+
+def grids_at(place: str, k: int) -> list[tuple[tuple[int, ...], int | None]]:
+    """The chunk grids of the ``k``-th axes (or call) at ``place``: every one in this
+    process, one of CLUSTER_GRIDS in turn on a cluster."""
+    return GRIDS if place == "this process" else [CLUSTER_GRIDS[k % len(CLUSTER_GRIDS)]]
+
+
 MEANCLI = [sys.executable, "-m", "meancli"]
 
 
@@ -90,15 +103,16 @@ def external(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 )
             )
         yield address
-    finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+    finally:  # the workers first: a worker whose scheduler left waits to reconnect
+        for group in (procs[1:], procs[:1]):
+            for p in group:
+                p.terminate()
+            for p in group:
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
 
 
 def client_for(place: str, request: pytest.FixtureRequest) -> Any:
@@ -112,7 +126,6 @@ def clients(external: str) -> Iterator[dict[str, Any]]:
     """A client per place (None: this process), through the engine's own connect()."""
     with ExitStack() as stack:
         out: dict[str, Any] = {"this process": None}
-        out["workers 1"] = stack.enter_context(connect(Where(workers=1)))
         out["workers 2"] = stack.enter_context(connect(Where(workers=2)))
         out["external"] = stack.enter_context(connect(Where(scheduler=external, timeout=60)))
         out["external"].wait_for_workers(2, timeout=60)
@@ -173,17 +186,17 @@ def test_reduce_mean_same_bits_on_every_grid_and_place(
     op = resolve("ReduceMean", "openvino:1" if name in ("int8", "uint8", "int16", "uint16") else "18")
     x = cancelling(name, SHAPE, seed=len(name))
     graphs, truths = [], []
-    grids = GRIDS if place == "this process" else CLUSTER_GRIDS
-    for axes in AXES:
+    for k, axes in enumerate(AXES):
         call = validate_reduce(op, x.dtype, x.shape, axes, True)
         truth = exact_reduce(x, axes, call.out_shape)
-        for chunks, split_every in grids:  # each grid as it is
+        for chunks, split_every in grids_at(place, k):  # each grid as it is
             dx = da.from_array(x, chunks=chunks)
             graphs.append(reduce_graph(dx, call, name, split_every=split_every, plan=False))
             truths.append((axes, chunks, truth))
-        # and as the engine plans it (shallow chunks merged along the reduced axes)
-        graphs.append(reduce_graph(da.from_array(x, chunks=(1, 2, 5)), call, name))
-        truths.append((axes, "planned", truth))
+        if place == "this process":  # and as the engine plans it (shallow chunks merged
+            # along the reduced axes): planning is the same wherever the graph then runs
+            graphs.append(reduce_graph(da.from_array(x, chunks=(1, 2, 5)), call, name))
+            truths.append((axes, "planned", truth))
     results = compute(graphs, client_for(place, request), no_progress)
     for got, (axes, chunks, truth) in zip(results, truths, strict=True):
         assert same_bits(got, truth), (axes, chunks)
@@ -204,7 +217,7 @@ def test_mean_same_bits_on_every_grid_and_place(
     c = rng.standard_normal((6, 1)).astype(a.dtype)
     truth = exact_mean([a, b, c])
     graphs = []
-    for chunks, _ in GRIDS if place == "this process" else CLUSTER_GRIDS:
+    for chunks, _ in GRIDS if place == "this process" else CLUSTER_GRIDS:  # Mean: few tasks
         xs = [da.from_array(a, chunks=chunks), da.from_array(b, chunks=(chunks[0], 1, chunks[2])), c]
         graphs.append(meancli.mean(*xs, opset=13))
     for got in compute(graphs, client_for(place, request), no_progress):
@@ -742,28 +755,37 @@ def _workers_of(pid: int) -> list[int]:
 @pytest.mark.parametrize("sig", [signal.SIGINT])
 def test_workers_stopped_by_a_signal_fail_the_run_within_the_timeout(tmp_path: Path, sig: int) -> None:
     """A signal to the workers alone (not meancli): a worker closes itself and its nanny
-    starts none, so the tasks would wait forever. One line, exit 1, nothing left."""
+    starts none, so the tasks would wait forever. One line, exit 1, nothing left.
+    On a loaded machine the signal can land while the cluster still starts (a one-line
+    "cannot start a local cluster" error, exit 1, nothing left): then again, waiting longer."""
     np.save(tmp_path / "x.npy", np.random.default_rng(0).random((8000, 500)))
     env = {**os.environ, "MEANCLI_PIECE_BYTES": "4000"}  # 8000 pieces: a run of many seconds
     args = ["reduce-mean", "x.npy", "--workers", "2", "--axes", "0", "--timeout", "3", "-o", "r.npy"]
-    with _own_session(args, tmp_path, env) as proc:
-        deadline = time.monotonic() + 120
-        while len(_workers_of(proc.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        time.sleep(2.5)  # started, joined, running tasks
-        workers = _workers_of(proc.pid)
-        assert len(workers) == 2 and proc.poll() is None
-        for pid in workers:
-            os.kill(pid, sig)
-        started = time.monotonic()
-        _, err = proc.communicate(timeout=60)
-        assert time.monotonic() - started < 3 + 10  # the timeout, and the cluster's shutdown
-        assert proc.returncode == 1, err.decode()
-        assert err.decode().splitlines() == [
-            "error: the dask cluster has had no worker for 3 s (its workers stopped), with tasks left to run"
-        ]
-        assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
-        _group_ends(proc.pid)
+    for settle in (2.5, 6.0, 12.0):
+        with _own_session(args, tmp_path, env) as proc:
+            deadline = time.monotonic() + 120
+            while len(_workers_of(proc.pid)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            time.sleep(settle)  # started, joined, running tasks
+            workers = _workers_of(proc.pid)
+            assert len(workers) == 2 and proc.poll() is None
+            for pid in workers:
+                os.kill(pid, sig)
+            started = time.monotonic()
+            _, err = proc.communicate(timeout=60)
+            lines = err.decode().splitlines()
+            assert proc.returncode == 1, err.decode()
+            assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+            _group_ends(proc.pid)
+            if len(lines) == 1 and lines[0].startswith("error: cannot start a local cluster of 2 workers"):
+                continue  # the signal came before the cluster was up
+            assert time.monotonic() - started < 3 + 10  # the timeout, and the cluster's shutdown
+            assert lines == [
+                "error: the dask cluster has had no worker for 3 s (its workers stopped), "
+                "with tasks left to run"
+            ]
+            return
+    pytest.fail("the local cluster never started before the signal, after waiting 12 s")
 
 
 @pytest.mark.cluster
@@ -814,8 +836,12 @@ def test_a_rank_0_result_is_written_as_a_rank_0_zarr_array(tmp_path: Path, exter
         "reduce-mean s0.zarr": np.float64(1.5),
         "mean s.npy t.npy": np.float64(0.875),
     }
-    for where in ([], ["--workers", "1"], ["--scheduler", external]):
-        for k, (command, truth) in enumerate(runs.items()):
+    # every way here and on the scheduler; one on local workers (each run starts a cluster
+    # of its own there, and writes through the same code as on the scheduler)
+    places = (([], list(runs)), (["--scheduler", external], list(runs)), (["--workers", "1"], list(runs)[:1]))
+    for where, commands in places:
+        for k, command in enumerate(commands):
+            truth = runs[command]
             proc = cli([*command.split(), "-o", f"r{k}.zarr", "-q", *where], tmp_path)
             assert proc.returncode == 0, (command, where, proc.stderr.decode())
             got = zarr.open_array(str(tmp_path / f"r{k}.zarr"), mode="r")

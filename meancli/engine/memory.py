@@ -98,10 +98,43 @@ def execute_reduce(
     Raises:
         UsageError: ``out`` is not a valid destination (output_array).
     """
+    if not skipna:
+        return PreparedReduce(op, call, data, threads)(data, out)
     out = output_array(out, call.out_shape, data.dtype, [data], elementwise=False)
     symbol = op.kernels[spec_name(data.dtype)]
     kernels.run_reduce(symbol, data, call.reduce_mask, out, kernels.threads_of(threads), skipna)
     return out
+
+
+class PreparedReduce:
+    """A validated ReduceMean call, ready to run on any array of the dtype, shape
+    and strides of the one it was prepared with: ``prepared(data, out)`` is
+    ``execute_reduce(op, call, data, threads, out)`` without looking up the kernel
+    or converting its arguments again (meancli.api keeps these for calls that repeat).
+
+    Raises (on call):
+        UsageError: ``out`` is not a valid destination (output_array).
+    """
+
+    __slots__ = ("_call", "_kernel")
+
+    def __init__(self, op: OpVersion, call: ReduceCall, data: np.ndarray, threads: int | None) -> None:
+        self._call = call
+        symbol = op.kernels[spec_name(data.dtype)]
+        self._kernel = kernels.ReduceKernel(symbol, data, call.reduce_mask, kernels.threads_of(threads))
+
+    def __call__(self, data: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The mean of ``data`` into ``out`` (None: a new array of shape ``call.out_shape``)."""
+        out = output_array(out, self._call.out_shape, data.dtype, [data], elementwise=False)
+        self._kernel(data, out)
+        return out
+
+
+def prepared_reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, job: Job) -> PreparedReduce | None:
+    """The planner's entry for calls that repeat (meancli.engine.plan.prepared_reduce):
+    ``call`` on kernel_input() arrays like ``data``, prepared once; None where the
+    call is not one kernel call (skipna)."""
+    return None if job.skipna else PreparedReduce(op, call, data, job.threads)
 
 
 def reduce_kernel_kind(op: OpVersion, call: ReduceCall, data: np.ndarray, skipna: bool = False) -> str:
@@ -134,10 +167,48 @@ def execute_mean(
     Raises:
         UsageError: ``out`` is not a valid destination (output_array).
     """
-    out = output_array(out, shape, inputs[0].dtype, inputs, elementwise=True)
-    symbol = op.kernels[spec_name(inputs[0].dtype)]
-    kernels.run_mean(symbol, inputs, out, kernels.threads_of(threads), skipna)
-    return out
+    return PreparedMean(op, shape, inputs, threads, skipna)(inputs, out)
+
+
+class PreparedMean:
+    """A validated Mean call, ready to run on any inputs of the dtypes, shapes and
+    strides of those it was prepared with: ``prepared(inputs, out)`` is
+    ``execute_mean(op, shape, inputs, threads, out, skipna)`` without looking up
+    the kernel or converting its arguments again (meancli.api keeps these for
+    calls that repeat).
+
+    Raises (on call):
+        UsageError: ``out`` is not a valid destination (output_array).
+    """
+
+    __slots__ = ("_kernel", "_shape")
+
+    def __init__(
+        self,
+        op: OpVersion,
+        shape: tuple[int, ...],
+        inputs: Sequence[np.ndarray],
+        threads: int | None,
+        skipna: bool = False,
+    ) -> None:
+        self._shape = shape
+        dtype = inputs[0].dtype
+        threads = kernels.threads_of(threads)
+        self._kernel = kernels.MeanKernel(op.kernels[spec_name(dtype)], inputs, shape, dtype, threads, skipna)
+
+    def __call__(self, inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+        """The mean of ``inputs`` into ``out`` (None: a new array of the broadcast shape)."""
+        out = output_array(out, self._shape, inputs[0].dtype, inputs, elementwise=True)
+        self._kernel(inputs, out)
+        return out
+
+
+def prepared_mean(
+    op: OpVersion, shape: tuple[int, ...], items: Sequence[np.ndarray], job: Job
+) -> PreparedMean:
+    """The planner's entry for calls that repeat (meancli.engine.plan.prepared_mean):
+    the Mean of kernel_input() arrays like ``items``, prepared once."""
+    return PreparedMean(op, shape, items, job.threads, job.skipna)
 
 
 def reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, job: Job) -> Outcome:

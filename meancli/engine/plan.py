@@ -7,10 +7,13 @@ Each engine is a module with two entry points of the same form::
     reduce(op, call, item, job) -> Outcome
     mean(op, shape, items, job) -> Outcome
 
-and an entry in ENGINES, tried in order: the first whose ``wants`` says yes
-runs the call. A new engine is its module and one line here. ``wants`` must
-not import the engine's module (a run that goes elsewhere never pays for
-importing dask): it only looks at the inputs and the Job.
+(and optionally ``prepared_reduce(op, call, item, job)`` and
+``prepared_mean(op, shape, items, job)``: the call ready to run again on arrays
+like those, which the API keeps for calls that repeat) and an entry in
+ENGINES, tried in order: the first whose ``wants`` says yes runs the call.
+A new engine is its module and one line here. ``wants`` must not import the
+engine's module (a run that goes elsewhere never pays for importing dask): it
+only looks at the inputs and the Job.
 """
 
 from __future__ import annotations
@@ -194,6 +197,16 @@ def reduce(op: Any, call: Any, item: Any, job: Job) -> Outcome:
     return outcome
 
 
+def prepared_reduce(op: Any, call: Any, item: Any, job: Job) -> Callable[..., Any] | None:
+    """ReduceMean of ``item`` for a validated ``call``, prepared to run again on
+    arrays like it (``prepared(data, out)`` returns the result), where the chosen
+    engine offers that (its ``prepared_reduce``: the memory engine, for one kernel
+    call); None: run the call through reduce() instead."""
+    module = importlib.import_module(choose([item], job).module)
+    prepare = getattr(module, "prepared_reduce", None)
+    return None if prepare is None else prepare(op, call, item, job)
+
+
 def mean(op: Any, shape: tuple[int, ...], items: Sequence[Any], job: Job) -> Outcome:
     """Element-wise Mean of validated ``items`` broadcasting to ``shape`` on the chosen engine.
 
@@ -203,6 +216,17 @@ def mean(op: Any, shape: tuple[int, ...], items: Sequence[Any], job: Job) -> Out
     engine = choose(items, job)
     outcome: Outcome = importlib.import_module(engine.module).mean(op, shape, list(items), _clocked(job))
     return outcome
+
+
+def prepared_mean(
+    op: Any, shape: tuple[int, ...], items: Sequence[Any], job: Job
+) -> Callable[..., Any] | None:
+    """Element-wise Mean of validated ``items``, prepared to run again on arrays
+    like them (``prepared(items, out)`` returns the result), where the chosen
+    engine offers that (its ``prepared_mean``); None: run it through mean() instead."""
+    module = importlib.import_module(choose(items, job).module)
+    prepare = getattr(module, "prepared_mean", None)
+    return None if prepare is None else prepare(op, shape, list(items), job)
 
 
 def _clocked(job: Job) -> Job:

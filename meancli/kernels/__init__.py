@@ -374,6 +374,49 @@ def skips_nan(dtype: Any, skipna: bool) -> bool:
     return bool(skipna) and is_float(_dtype_name(dtype))
 
 
+class ReduceKernel:
+    """A ReduceMean kernel call for inputs of one shape, strides and dtype: the
+    shape, strides and reduce mask converted for C once, then called on any
+    number of such inputs (``kernel(data, out)``). run_reduce makes one per call;
+    the memory engine keeps one for calls that repeat (engine.memory.prepare_reduce).
+
+    ``data`` must be in native byte order with non-negative strides that are
+    multiples of its item size (C or Fortran order qualifies); ``out``
+    C-contiguous, the kept dims of ``data`` in order.
+
+    Raises (on call):
+        SpecViolation: integer mean over an empty set.
+        InternalError: any other refusal by the kernel (a bug in validation).
+    """
+
+    __slots__ = ("_ffi", "_fn", "_mask", "_rank", "_shape", "_strides", "_symbol", "_threads")
+
+    def __init__(self, symbol: str, data: np.ndarray, reduce_mask: Sequence[bool], threads: int) -> None:
+        mod = _module()
+        self._fn = getattr(mod.lib, symbol)
+        self._ffi = mod.ffi
+        self._symbol = symbol
+        self._rank = data.ndim
+        self._shape = mod.ffi.new("int64_t[]", list(data.shape))
+        self._strides = mod.ffi.new("int64_t[]", list(data.strides))
+        self._mask = mod.ffi.new("uint8_t[]", [bool(m) for m in reduce_mask])
+        self._threads = threads
+
+    def __call__(self, data: np.ndarray, out: np.ndarray) -> None:
+        """Write the mean of ``data`` (the shape, strides and dtype this kernel was made for) into ``out``."""
+        ffi = self._ffi
+        status = self._fn(
+            _pointer(ffi, data),
+            _pointer(ffi, out),
+            self._rank,
+            self._shape,
+            self._strides,
+            self._mask,
+            self._threads,
+        )
+        _check(status, self._symbol)
+
+
 def run_reduce(
     symbol: str,
     data: np.ndarray,
@@ -400,47 +443,80 @@ def run_reduce(
             job.step(data, 0, job.info()[1], out, threads)
             job.end(out)
         return
-    mod = _module()
-    status = getattr(mod.lib, symbol)(
-        _pointer(mod.ffi, data),
-        _pointer(mod.ffi, out),
-        data.ndim,
-        list(data.shape),
-        list(data.strides),
-        reduce_mask,
-        threads,
-    )
-    _check(status, symbol)
+    ReduceKernel(symbol, data, reduce_mask, threads)(data, out)
+
+
+def broadcast_strides(x: np.ndarray, shape: tuple[int, ...]) -> list[int]:
+    """The byte strides of ``x`` read as an array of ``shape`` (multidirectional
+    broadcasting: 0 along a dim ``x`` lacks or has as 1 where ``shape`` does not);
+    what np.broadcast_to(x, shape).strides gives, without making the view."""
+    lead = len(shape) - x.ndim
+    strides = [0] * lead
+    for n, size, stride in zip(shape[lead:], x.shape, x.strides, strict=False):
+        strides.append(0 if size == 1 and n != 1 else stride)
+    return strides
+
+
+class MeanKernel:
+    """A Mean kernel call for inputs of given dtypes, shapes and strides and an
+    output shape: the strides converted for C once, then called on any number
+    of such inputs (``kernel(inputs, out)``). run_mean makes one per call; the
+    memory engine keeps one for calls that repeat (engine.memory.prepare_mean).
+
+    ``inputs`` in native byte order, any non-negative strides; ``out``
+    C-contiguous, the broadcast shape. ``skipna`` (meancli's own extension;
+    float types, no change for integers): each output is the exact mean of the
+    non-NaN values among the inputs at its position (NaN where every one is
+    NaN), by the kernel ``mean_skipna`` of ``out``'s dtype.
+
+    Raises (on call):
+        InternalError: the kernel refused its arguments (a bug in validation).
+    """
+
+    __slots__ = ("_count", "_ffi", "_fn", "_rank", "_shape", "_strides", "_symbol", "_threads")
+
+    def __init__(
+        self,
+        symbol: str,
+        inputs: Sequence[np.ndarray],
+        shape: tuple[int, ...],
+        dtype: Any,
+        threads: int,
+        skipna: bool = False,
+    ) -> None:
+        if skips_nan(dtype, skipna):
+            symbol = str(KERNEL_SYMBOL.format(entry="mean_skipna", dtype=spec_name(dtype)))
+        mod = _module()
+        self._fn = getattr(mod.lib, symbol)
+        self._ffi = mod.ffi
+        self._symbol = symbol
+        self._count = len(inputs)
+        self._strides = mod.ffi.new("int64_t[]", [s for x in inputs for s in broadcast_strides(x, shape)])
+        self._rank = len(shape)
+        self._shape = mod.ffi.new("int64_t[]", list(shape))
+        self._threads = threads
+
+    def __call__(self, inputs: Sequence[np.ndarray], out: np.ndarray) -> None:
+        """Write the mean of ``inputs`` (those this kernel was made for) into ``out``."""
+        ffi = self._ffi
+        pointers = ffi.new("void *[]", [_pointer(ffi, x) for x in inputs])
+        status = self._fn(
+            self._count, pointers, self._strides, _pointer(ffi, out), self._rank, self._shape, self._threads
+        )
+        _check(status, self._symbol)
 
 
 def run_mean(
     symbol: str, inputs: Sequence[np.ndarray], out: np.ndarray, threads: int, skipna: bool = False
 ) -> None:
-    """Run a Mean kernel: ``out`` (C-contiguous, the broadcast shape) receives
-    the element-wise mean of ``inputs`` (native byte order, any non-negative strides).
-
-    ``skipna`` (meancli's own extension; float types, no change for integers):
-    each output is the exact mean of the non-NaN values among the inputs at
-    its position (NaN where every one is NaN), by the kernel ``mean_skipna``
-    of ``out``'s dtype.
+    """Run a Mean kernel (MeanKernel, made for this one call): ``out``
+    (C-contiguous, the broadcast shape) receives the element-wise mean of
+    ``inputs`` (native byte order, any non-negative strides).
 
     Raises:
         InternalError: the kernel refused its arguments (a bug in validation).
     """
-    if skips_nan(out.dtype, skipna):
-        symbol = str(KERNEL_SYMBOL.format(entry="mean_skipna", dtype=spec_name(out.dtype)))
-    mod = _module()
-    ffi = mod.ffi
-    rank = out.ndim
-    strides: list[int] = []
-    for x in inputs:
-        view = np.broadcast_to(x, out.shape)  # strides 0 where broadcast; no copy
-        strides.extend(view.strides)
-    pointers = ffi.new("void *[]", [_pointer(ffi, x) for x in inputs])
-    status = getattr(mod.lib, symbol)(
-        len(inputs), pointers, strides, _pointer(ffi, out), rank, list(out.shape), threads
-    )
-    _check(status, symbol)
+    MeanKernel(symbol, inputs, out.shape, out.dtype, threads, skipna)(inputs, out)
 
 
 class CompareStats(NamedTuple):
