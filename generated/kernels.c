@@ -3072,6 +3072,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -3113,11 +3121,11 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
             cmp_avx2_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx2_s32 sa = -(cmp_avx2_s32)(va >> 15), sb = -(cmp_avx2_s32)(vb >> 15);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
             cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            cmp_avx2_w32 up = (cmp_avx2_w32)oa - (cmp_avx2_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(oa < ob);
-            cmp_avx2_w32 d = ((up ^ lt) - lt) & ~(cmp_avx2_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
             cmp_avx2_wf32 fa, fb;
             {
                 __m128i ha, hb;
@@ -3134,10 +3142,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
             /* NaN where a NaN is */
             cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
             cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -3148,8 +3156,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -3166,11 +3173,11 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
             cmp_avx2_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx2_s32 sa = -(cmp_avx2_s32)(va >> 15), sb = -(cmp_avx2_s32)(vb >> 15);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
             cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            cmp_avx2_w32 up = (cmp_avx2_w32)oa - (cmp_avx2_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(oa < ob);
-            cmp_avx2_w32 d = ((up ^ lt) - lt) & ~(cmp_avx2_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
             cmp_avx2_wf32 fa, fb;
             {
                 __m128i ha, hb;
@@ -3187,10 +3194,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
             /* NaN where a NaN is */
             cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
             cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -3201,8 +3208,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -3289,6 +3295,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -3330,11 +3347,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx512_s32 sa = -(cmp_avx512_s32)(va >> 15), sb = -(cmp_avx512_s32)(vb >> 15);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
             cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            cmp_avx512_w32 up = (cmp_avx512_w32)oa - (cmp_avx512_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(oa < ob);
-            cmp_avx512_w32 d = ((up ^ lt) - lt) & ~(cmp_avx512_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
             cmp_avx512_wf32 fa, fb;
             {
                 __m256i ha, hb;
@@ -3351,10 +3368,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* NaN where a NaN is */
             cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
             cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -3365,8 +3382,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -3383,11 +3399,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx512_s32 sa = -(cmp_avx512_s32)(va >> 15), sb = -(cmp_avx512_s32)(vb >> 15);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
             cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            cmp_avx512_w32 up = (cmp_avx512_w32)oa - (cmp_avx512_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(oa < ob);
-            cmp_avx512_w32 d = ((up ^ lt) - lt) & ~(cmp_avx512_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
             cmp_avx512_wf32 fa, fb;
             {
                 __m256i ha, hb;
@@ -3404,10 +3420,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* NaN where a NaN is */
             cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
             cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -3418,8 +3434,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -3631,6 +3646,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -3672,11 +3695,11 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
             cmp_avx2_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx2_s32 sa = -(cmp_avx2_s32)(va >> 15), sb = -(cmp_avx2_s32)(vb >> 15);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
             cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            cmp_avx2_w32 up = (cmp_avx2_w32)oa - (cmp_avx2_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(oa < ob);
-            cmp_avx2_w32 d = ((up ^ lt) - lt) & ~(cmp_avx2_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
             cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
             cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
             cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
@@ -3685,10 +3708,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
             /* NaN where a NaN is */
             cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
             cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -3699,8 +3722,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -3717,11 +3739,11 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
             cmp_avx2_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx2_s32 sa = -(cmp_avx2_s32)(va >> 15), sb = -(cmp_avx2_s32)(vb >> 15);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
             cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            cmp_avx2_w32 up = (cmp_avx2_w32)oa - (cmp_avx2_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(oa < ob);
-            cmp_avx2_w32 d = ((up ^ lt) - lt) & ~(cmp_avx2_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
             cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
             cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
             cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
@@ -3730,10 +3752,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
             /* NaN where a NaN is */
             cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
             cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -3744,8 +3766,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -3832,6 +3853,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -3873,11 +3905,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx512_s32 sa = -(cmp_avx512_s32)(va >> 15), sb = -(cmp_avx512_s32)(vb >> 15);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
             cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            cmp_avx512_w32 up = (cmp_avx512_w32)oa - (cmp_avx512_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(oa < ob);
-            cmp_avx512_w32 d = ((up ^ lt) - lt) & ~(cmp_avx512_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
             cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
             cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
             cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
@@ -3886,10 +3918,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* NaN where a NaN is */
             cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
             cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -3900,8 +3932,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -3918,11 +3949,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx512_s32 sa = -(cmp_avx512_s32)(va >> 15), sb = -(cmp_avx512_s32)(vb >> 15);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
             cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            cmp_avx512_w32 up = (cmp_avx512_w32)oa - (cmp_avx512_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(oa < ob);
-            cmp_avx512_w32 d = ((up ^ lt) - lt) & ~(cmp_avx512_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
             cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
             cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
             cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
@@ -3931,10 +3962,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* NaN where a NaN is */
             cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
             cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -3945,8 +3976,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -4158,6 +4188,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -4199,11 +4237,11 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
             cmp_avx2_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx2_s32 sa = -(cmp_avx2_s32)(va >> 31), sb = -(cmp_avx2_s32)(vb >> 31);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 0) >> 31, sb = (cmp_avx2_s32)(vb << 0) >> 31;
             cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            cmp_avx2_w32 up = (cmp_avx2_w32)oa - (cmp_avx2_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(oa < ob);
-            cmp_avx2_w32 d = ((up ^ lt) - lt) & ~(cmp_avx2_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
             cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
             cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
             cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
@@ -4212,10 +4250,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
             /* NaN where a NaN is */
             cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
             cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -4226,8 +4264,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -4244,11 +4281,11 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
             cmp_avx2_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx2_s32 sa = -(cmp_avx2_s32)(va >> 31), sb = -(cmp_avx2_s32)(vb >> 31);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 0) >> 31, sb = (cmp_avx2_s32)(vb << 0) >> 31;
             cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            cmp_avx2_w32 up = (cmp_avx2_w32)oa - (cmp_avx2_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(oa < ob);
-            cmp_avx2_w32 d = ((up ^ lt) - lt) & ~(cmp_avx2_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
             cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
             cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
             cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
@@ -4257,10 +4294,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
             /* NaN where a NaN is */
             cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
             cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -4271,8 +4308,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -4359,6 +4395,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -4400,11 +4447,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx512_s32 sa = -(cmp_avx512_s32)(va >> 31), sb = -(cmp_avx512_s32)(vb >> 31);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 0) >> 31, sb = (cmp_avx512_s32)(vb << 0) >> 31;
             cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            cmp_avx512_w32 up = (cmp_avx512_w32)oa - (cmp_avx512_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(oa < ob);
-            cmp_avx512_w32 d = ((up ^ lt) - lt) & ~(cmp_avx512_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
             cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
             cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
             cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
@@ -4413,10 +4460,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* NaN where a NaN is */
             cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
             cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -4427,8 +4474,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -4445,11 +4491,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 any_nan = nan_a | nan_b;
             c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
             /* sign-magnitude to an integer in the values' order */
-            cmp_avx512_s32 sa = -(cmp_avx512_s32)(va >> 31), sb = -(cmp_avx512_s32)(vb >> 31);
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 0) >> 31, sb = (cmp_avx512_s32)(vb << 0) >> 31;
             cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            cmp_avx512_w32 up = (cmp_avx512_w32)oa - (cmp_avx512_w32)ob;  /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(oa < ob);
-            cmp_avx512_w32 d = ((up ^ lt) - lt) & ~(cmp_avx512_w32)any_nan;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
             cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
             cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
             cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
@@ -4458,10 +4504,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* NaN where a NaN is */
             cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
             cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -4472,8 +4518,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -4685,6 +4730,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -4838,6 +4891,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -5104,6 +5168,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -5139,19 +5211,18 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
             cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -5162,8 +5233,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -5174,19 +5244,18 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
             cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -5197,8 +5266,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -5285,6 +5353,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -5320,19 +5399,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
             cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -5343,8 +5421,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -5355,19 +5432,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
             cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -5378,8 +5454,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -5579,6 +5654,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -5614,19 +5697,18 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
             cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -5637,8 +5719,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -5649,19 +5730,18 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
             cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -5672,8 +5752,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -5760,6 +5839,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -5795,19 +5885,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
             cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -5818,8 +5907,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -5830,19 +5918,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
             cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -5853,8 +5940,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -6054,6 +6140,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -6089,19 +6183,18 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
             cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -6112,8 +6205,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -6124,19 +6216,18 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
             cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -6147,8 +6238,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -6235,6 +6325,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -6270,19 +6371,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
             cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -6293,8 +6393,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -6305,19 +6404,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
             cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -6328,8 +6426,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -6529,6 +6626,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -6680,6 +6785,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -6944,6 +7060,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -6979,9 +7103,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
             cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
@@ -6989,10 +7112,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
             cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -7003,8 +7126,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -7015,9 +7137,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
             cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
@@ -7025,10 +7146,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
             cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -7039,8 +7160,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -7127,6 +7247,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -7162,9 +7293,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
             cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
@@ -7172,10 +7302,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -7186,8 +7316,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -7198,9 +7327,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
             cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
@@ -7208,10 +7336,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -7222,8 +7350,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -7423,6 +7550,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -7458,9 +7593,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
             cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
@@ -7468,10 +7602,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
             cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -7482,8 +7616,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -7494,9 +7627,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
             cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
@@ -7504,10 +7636,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
             cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -7518,8 +7650,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -7606,6 +7737,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -7641,9 +7783,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
             cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
@@ -7651,10 +7792,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -7665,8 +7806,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -7677,9 +7817,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
             cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
@@ -7687,10 +7826,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -7701,8 +7840,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -7902,6 +8040,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -7937,9 +8083,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
             cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
@@ -7947,10 +8092,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
             cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -7961,8 +8106,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -7973,9 +8117,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
             cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            cmp_avx2_w32 up = (cmp_avx2_w32)va - (cmp_avx2_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 lt = (cmp_avx2_w32)(va < vb);
-            cmp_avx2_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
             cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
@@ -7983,10 +8126,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
             cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
             cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
             cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
@@ -7997,8 +8140,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            cmp_avx2_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
             }
@@ -8085,6 +8227,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -8120,9 +8273,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
             cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
@@ -8130,10 +8282,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -8144,8 +8296,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -8156,9 +8307,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
             cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            cmp_avx512_w32 up = (cmp_avx512_w32)va - (cmp_avx512_w32)vb;  /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 lt = (cmp_avx512_w32)(va < vb);
-            cmp_avx512_w32 d = (up ^ lt) - lt;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
             /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
             cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
             cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
@@ -8166,10 +8316,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
             cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
             cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx512(d, vmax);
@@ -8180,8 +8330,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * divisions. */
             cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            cmp_avx512_i64 maybe = (err0 >= vrel * ax0) | (err1 >= vrel * ax1);
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) {
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
                 vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
                 vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
             }
@@ -8381,6 +8530,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
 #define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
 #define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #endif
@@ -8532,6 +8689,17 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
 #define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
 #define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
