@@ -21,13 +21,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from meancli import kernels
-from meancli.engine.compare import spec_name
+from meancli.dtypes import spec_name
 
 FLOATS = [np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)]
 INTS = [np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64)] + [
     np.dtype(np.uint64)
 ]
-UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+UINT: dict[int, Any] = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 # (mantissa bits, exponent bits) of each float format
 FORMAT = {2: {"float16": (10, 5), "bfloat16": (7, 8)}, 4: {"float32": (23, 8)}, 8: {"float64": (52, 11)}}
 
