@@ -3078,6 +3078,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -3306,6 +3312,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -3652,6 +3664,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -3864,6 +3882,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -4194,6 +4218,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -4406,6 +4436,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -4736,6 +4772,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -4789,24 +4831,22 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
             cmp_avx2_u64 d = ((up ^ lt) - lt) & ~(cmp_avx2_u64)any_nan;
             cmp_avx2_f64 xa = (cmp_avx2_f64)va, xb = (cmp_avx2_f64)vb;
             cmp_avx2_f64 err = (cmp_avx2_f64)((cmp_avx2_u64)(xb - xa) & absmask);  /* NaN where a NaN is */
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
             cmp_avx2_u64 before = vsum;
             vsum += d;
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
-            cmp_avx2_u64 bigger = (cmp_avx2_u64)(d > vmax);
-            vmax = (d & bigger) | (vmax & ~bigger);
+            CMP_MAXU64_avx2(vmax, d, vmax);
             vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
              * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * division. */
             cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
-            cmp_avx2_i64 maybe = err >= vrel * ax;
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
         }
         int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         uint64_t cmax = 0;
@@ -4902,6 +4942,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -4953,24 +4999,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_u64 d = ((up ^ lt) - lt) & ~(cmp_avx512_u64)any_nan;
             cmp_avx512_f64 xa = (cmp_avx512_f64)va, xb = (cmp_avx512_f64)vb;
             cmp_avx512_f64 err = (cmp_avx512_f64)((cmp_avx512_u64)(xb - xa) & absmask);  /* NaN where a NaN is */
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
             cmp_avx512_u64 before = vsum;
             vsum += d;
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
-            cmp_avx512_u64 bigger = (cmp_avx512_u64)(d > vmax);
-            vmax = (d & bigger) | (vmax & ~bigger);
+            CMP_MAXU64_avx512(vmax, d, vmax);
             vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
              * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * division. */
             cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
-            cmp_avx512_i64 maybe = err >= vrel * ax;
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
         }
         int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         uint64_t cmax = 0;
@@ -5174,6 +5218,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -5364,6 +5414,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -5660,6 +5716,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -5850,6 +5912,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -6146,6 +6214,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -6336,6 +6410,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -6632,6 +6712,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -6683,24 +6769,22 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
                 + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
             cmp_avx2_u64 before = vsum;
             vsum += d;
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
-            cmp_avx2_u64 bigger = (cmp_avx2_u64)(d > vmax);
-            vmax = (d & bigger) | (vmax & ~bigger);
+            CMP_MAXU64_avx2(vmax, d, vmax);
             vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
              * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * division. */
             cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
-            cmp_avx2_i64 maybe = err >= vrel * ax;
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
         }
         int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         uint64_t cmax = 0;
@@ -6796,6 +6880,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -6845,24 +6935,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
             cmp_avx512_u64 before = vsum;
             vsum += d;
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
-            cmp_avx512_u64 bigger = (cmp_avx512_u64)(d > vmax);
-            vmax = (d & bigger) | (vmax & ~bigger);
+            CMP_MAXU64_avx512(vmax, d, vmax);
             vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
              * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * division. */
             cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
-            cmp_avx512_i64 maybe = err >= vrel * ax;
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
         }
         int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         uint64_t cmax = 0;
@@ -7066,6 +7154,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -7258,6 +7352,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -7556,6 +7656,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -7748,6 +7854,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -8046,6 +8158,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -8238,6 +8356,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -8536,6 +8660,12 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 /* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
  * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
 #define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
@@ -8587,24 +8717,22 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
                 + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
             cmp_avx2_u64 before = vsum;
             vsum += d;
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
-            cmp_avx2_u64 bigger = (cmp_avx2_u64)(d > vmax);
-            vmax = (d & bigger) | (vmax & ~bigger);
+            CMP_MAXU64_avx2(vmax, d, vmax);
             vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
              * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * division. */
             cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
-            cmp_avx2_i64 maybe = err >= vrel * ax;
-            if (__builtin_expect(CMP_ANY_avx2(maybe), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
         }
         int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         uint64_t cmax = 0;
@@ -8700,6 +8828,12 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
                                              (__m512i)(c), _mm512_set1_epi32(1)))
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #endif
@@ -8749,24 +8883,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
-            c_gt0 += d > 0;
-            c_gt1 += d > 1;
-            c_gt4 += d > 4;
-            c_gt16 += d > 16;
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
             cmp_avx512_u64 before = vsum;
             vsum += d;
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
-            cmp_avx512_u64 bigger = (cmp_avx512_u64)(d > vmax);
-            vmax = (d & bigger) | (vmax & ~bigger);
+            CMP_MAXU64_avx512(vmax, d, vmax);
             vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
              * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
              * is NaN, and there the quotient is NaN or not above r): most vectors skip the
              * division. */
             cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
-            cmp_avx512_i64 maybe = err >= vrel * ax;
-            if (__builtin_expect(CMP_ANY_avx512(maybe), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
         }
         int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         uint64_t cmax = 0;
