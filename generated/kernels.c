@@ -3041,6 +3041,470 @@ static void compare_range_float16(const T_float16 *a, const T_float16 *b, int64_
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_float16 on avx2: the same statistics, 8 elements at a time in
+ * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_float16
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
+    const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi, compare_part_float16 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 8 <= c1; i += 8) {
+            cmp_avx2_w16 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 32767U;
+            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx2_s32 nan_a = ma > 31744U, nan_b = mb > 31744U;
+            cmp_avx2_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
+            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+            cmp_avx2_wf32 fa, fb;
+            {
+                __m128i ha, hb;
+                memcpy(&ha, &ra, sizeof ha);
+                memcpy(&hb, &rb, sizeof hb);
+                __m256 ta = _mm256_cvtph_ps(ha), tb = _mm256_cvtph_ps(hb);
+                memcpy(&fa, &ta, sizeof fa);
+                memcpy(&fb, &tb, sizeof fb);
+            }
+            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
+            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
+            /* NaN where a NaN is */
+            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
+            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 32767U;
+            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx2_s32 nan_a = ma > 31744U, nan_b = mb > 31744U;
+            cmp_avx2_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
+            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+            cmp_avx2_wf32 fa, fb;
+            {
+                __m128i ha, hb;
+                memcpy(&ha, &ra, sizeof ha);
+                memcpy(&hb, &rb, sizeof hb);
+                __m256 ta = _mm256_cvtph_ps(ha), tb = _mm256_cvtph_ps(hb);
+                memcpy(&fa, &ta, sizeof fa);
+                memcpy(&fb, &tb, sizeof fb);
+            }
+            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
+            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
+            /* NaN where a NaN is */
+            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
+            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_float16 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_float16(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_float16 q;
+        compare_range_float16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_float16 on avx512: the same statistics, 16 elements at a time in
+ * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_float16
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float16_avx512(
+    const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi, compare_part_float16 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 16 <= c1; i += 16) {
+            cmp_avx512_w16 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 32767U;
+            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx512_s32 nan_a = ma > 31744U, nan_b = mb > 31744U;
+            cmp_avx512_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
+            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
+            cmp_avx512_wf32 fa, fb;
+            {
+                __m256i ha, hb;
+                memcpy(&ha, &ra, sizeof ha);
+                memcpy(&hb, &rb, sizeof hb);
+                __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
+                memcpy(&fa, &ta, sizeof fa);
+                memcpy(&fb, &tb, sizeof fb);
+            }
+            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
+            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
+            /* NaN where a NaN is */
+            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
+            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 32767U;
+            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx512_s32 nan_a = ma > 31744U, nan_b = mb > 31744U;
+            cmp_avx512_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
+            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
+            cmp_avx512_wf32 fa, fb;
+            {
+                __m256i ha, hb;
+                memcpy(&ha, &ra, sizeof ha);
+                memcpy(&hb, &rb, sizeof hb);
+                __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
+                memcpy(&fa, &ta, sizeof fa);
+                memcpy(&fb, &tb, sizeof fb);
+            }
+            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
+            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
+            /* NaN where a NaN is */
+            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
+            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 16; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_float16 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_float16(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_float16 q;
+        compare_range_float16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -3061,7 +3525,15 @@ int meancli_compare_float16(const void *pa, const void *pb, int64_t n, int nthre
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[1]) {
+        case 2: compare_range_float16_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_float16_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_float16(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_float16(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_float16 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
@@ -3155,6 +3627,438 @@ static void compare_range_bfloat16(const T_bfloat16 *a, const T_bfloat16 *b, int
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_bfloat16 on avx2: the same statistics, 8 elements at a time in
+ * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_bfloat16
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2(
+    const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi, compare_part_bfloat16 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 8 <= c1; i += 8) {
+            cmp_avx2_w16 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 32767U;
+            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx2_s32 nan_a = ma > 32640U, nan_b = mb > 32640U;
+            cmp_avx2_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
+            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+            cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
+            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
+            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
+            /* NaN where a NaN is */
+            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
+            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 32767U;
+            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx2_s32 nan_a = ma > 32640U, nan_b = mb > 32640U;
+            cmp_avx2_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
+            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+            cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
+            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
+            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
+            /* NaN where a NaN is */
+            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
+            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_bfloat16 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_bfloat16(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_bfloat16 q;
+        compare_range_bfloat16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_bfloat16 on avx512: the same statistics, 16 elements at a time in
+ * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_bfloat16
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_bfloat16_avx512(
+    const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi, compare_part_bfloat16 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 16 <= c1; i += 16) {
+            cmp_avx512_w16 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 32767U;
+            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx512_s32 nan_a = ma > 32640U, nan_b = mb > 32640U;
+            cmp_avx512_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
+            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
+            cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
+            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
+            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
+            /* NaN where a NaN is */
+            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
+            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 32767U;
+            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx512_s32 nan_a = ma > 32640U, nan_b = mb > 32640U;
+            cmp_avx512_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
+            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
+            cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
+            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
+            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
+            /* NaN where a NaN is */
+            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
+            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 16; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_bfloat16 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_bfloat16(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_bfloat16 q;
+        compare_range_bfloat16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -3175,7 +4079,15 @@ int meancli_compare_bfloat16(const void *pa, const void *pb, int64_t n, int nthr
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[2]) {
+        case 2: compare_range_bfloat16_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_bfloat16_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_bfloat16(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_bfloat16(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_bfloat16 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
@@ -3269,6 +4181,438 @@ static void compare_range_float32(const T_float32 *a, const T_float32 *b, int64_
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_float32 on avx2: the same statistics, 8 elements at a time in
+ * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_float32
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
+    const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi, compare_part_float32 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 8 <= c1; i += 8) {
+            cmp_avx2_w32 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 2147483647U;
+            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx2_s32 nan_a = ma > 2139095040U, nan_b = mb > 2139095040U;
+            cmp_avx2_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 0) >> 31, sb = (cmp_avx2_s32)(vb << 0) >> 31;
+            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+            cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
+            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
+            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
+            /* NaN where a NaN is */
+            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
+            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 2147483647U;
+            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx2_s32 nan_a = ma > 2139095040U, nan_b = mb > 2139095040U;
+            cmp_avx2_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 0) >> 31, sb = (cmp_avx2_s32)(vb << 0) >> 31;
+            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+            cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
+            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
+            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
+            /* NaN where a NaN is */
+            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
+            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_float32 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_float32(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_float32 q;
+        compare_range_float32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_float32 on avx512: the same statistics, 16 elements at a time in
+ * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_float32
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float32_avx512(
+    const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi, compare_part_float32 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 16 <= c1; i += 16) {
+            cmp_avx512_w32 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 2147483647U;
+            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx512_s32 nan_a = ma > 2139095040U, nan_b = mb > 2139095040U;
+            cmp_avx512_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 0) >> 31, sb = (cmp_avx512_s32)(vb << 0) >> 31;
+            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
+            cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
+            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
+            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
+            /* NaN where a NaN is */
+            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
+            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx512_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 2147483647U;
+            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx512_s32 nan_a = ma > 2139095040U, nan_b = mb > 2139095040U;
+            cmp_avx512_s32 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
+            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 0) >> 31, sb = (cmp_avx512_s32)(vb << 0) >> 31;
+            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
+            cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
+            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
+            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
+            /* NaN where a NaN is */
+            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
+            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 16; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_float32 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_float32(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_float32 q;
+        compare_range_float32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -3289,7 +4633,15 @@ int meancli_compare_float32(const void *pa, const void *pb, int64_t n, int nthre
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[0]) {
+        case 2: compare_range_float32_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_float32_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_float32(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_float32(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_float32 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
@@ -3383,6 +4735,342 @@ static void compare_range_float64(const T_float64 *a, const T_float64 *b, int64_
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_float64 on avx2: the same statistics, 4 elements at a time. Each chunk
+ * that memcmp finds different is summed up in vectors; the indices (the first
+ * difference, the first NaN mismatch, the first element of a new largest distance)
+ * come from compare_range_float64 run again over the one chunk that holds them, which
+ * happens a few times per range (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
+    const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi, compare_part_float64 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        cmp_avx2_u64 vmax = { 0 }, vsum = { 0 };
+        cmp_avx2_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        cmp_avx2_u64 vsum_hi = { 0 };  /* the carries out of vsum */
+        for (int64_t i = c0; i < c1; i += 4) {
+            cmp_avx2_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            if (i + 4 <= c1) {
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            } else {
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            }
+            cmp_avx2_u64 va = __builtin_convertvector(ra, cmp_avx2_u64);
+            cmp_avx2_u64 vb = __builtin_convertvector(rb, cmp_avx2_u64);
+            const cmp_avx2_u64 magnitude = (cmp_avx2_u64){ 0 } + 9223372036854775807ULL;
+            cmp_avx2_u64 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx2_i64 nan_a = ma > 9218868437227405312ULL, nan_b = mb > 9218868437227405312ULL;
+            cmp_avx2_i64 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            cmp_avx2_i64 sa = -(cmp_avx2_i64)(va >> 63), sb = -(cmp_avx2_i64)(vb >> 63);
+            cmp_avx2_i64 oa = ((cmp_avx2_i64)ma ^ sa) - sa, ob = ((cmp_avx2_i64)mb ^ sb) - sb;
+            cmp_avx2_u64 up = (cmp_avx2_u64)oa - (cmp_avx2_u64)ob;
+            cmp_avx2_u64 lt = (cmp_avx2_u64)(oa < ob);
+            cmp_avx2_u64 d = ((up ^ lt) - lt) & ~(cmp_avx2_u64)any_nan;
+            cmp_avx2_f64 xa = (cmp_avx2_f64)va, xb = (cmp_avx2_f64)vb;
+            cmp_avx2_f64 err = (cmp_avx2_f64)((cmp_avx2_u64)(xb - xa) & absmask);  /* NaN where a NaN is */
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
+            cmp_avx2_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx2(vmax, d, vmax);
+            vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * division. */
+            cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
+            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 4; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += vsum[k];
+            sum += (unsigned __int128)vsum_hi[k] << 64;
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_float64 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_float64(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_float64 q;
+        compare_range_float64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_float64 on avx512: the same statistics, 8 elements at a time. Each chunk
+ * that memcmp finds different is summed up in vectors; the indices (the first
+ * difference, the first NaN mismatch, the first element of a new largest distance)
+ * come from compare_range_float64 run again over the one chunk that holds them, which
+ * happens a few times per range (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float64_avx512(
+    const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi, compare_part_float64 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        cmp_avx512_u64 vmax = { 0 }, vsum = { 0 };
+        cmp_avx512_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        cmp_avx512_u64 vsum_hi = { 0 };  /* the carries out of vsum */
+        for (int64_t i = c0; i < c1; i += 8) {
+            cmp_avx512_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            if (i + 8 <= c1) {
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            } else {
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            }
+            cmp_avx512_u64 va = __builtin_convertvector(ra, cmp_avx512_u64);
+            cmp_avx512_u64 vb = __builtin_convertvector(rb, cmp_avx512_u64);
+            const cmp_avx512_u64 magnitude = (cmp_avx512_u64){ 0 } + 9223372036854775807ULL;
+            cmp_avx512_u64 ma = va & magnitude, mb = vb & magnitude;
+            cmp_avx512_i64 nan_a = ma > 9218868437227405312ULL, nan_b = mb > 9218868437227405312ULL;
+            cmp_avx512_i64 any_nan = nan_a | nan_b;
+            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
+            /* sign-magnitude to an integer in the values' order */
+            cmp_avx512_i64 sa = -(cmp_avx512_i64)(va >> 63), sb = -(cmp_avx512_i64)(vb >> 63);
+            cmp_avx512_i64 oa = ((cmp_avx512_i64)ma ^ sa) - sa, ob = ((cmp_avx512_i64)mb ^ sb) - sb;
+            cmp_avx512_u64 up = (cmp_avx512_u64)oa - (cmp_avx512_u64)ob;
+            cmp_avx512_u64 lt = (cmp_avx512_u64)(oa < ob);
+            cmp_avx512_u64 d = ((up ^ lt) - lt) & ~(cmp_avx512_u64)any_nan;
+            cmp_avx512_f64 xa = (cmp_avx512_f64)va, xb = (cmp_avx512_f64)vb;
+            cmp_avx512_f64 err = (cmp_avx512_f64)((cmp_avx512_u64)(xb - xa) & absmask);  /* NaN where a NaN is */
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
+            cmp_avx512_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx512(vmax, d, vmax);
+            vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * division. */
+            cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
+            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += vsum[k];
+            sum += (unsigned __int128)vsum_hi[k] << 64;
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_float64 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_float64(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_float64 q;
+        compare_range_float64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -3403,7 +5091,15 @@ int meancli_compare_float64(const void *pa, const void *pb, int64_t n, int nthre
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[3]) {
+        case 2: compare_range_float64_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_float64_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_float64(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_float64(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_float64 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
@@ -3485,6 +5181,394 @@ static void compare_range_int8(const T_int8 *a, const T_int8 *b, int64_t lo, int
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_int8 on avx2: the same statistics, 8 elements at a time in
+ * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_int8
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
+    const T_int8 *a, const T_int8 *b, int64_t lo, int64_t hi, compare_part_int8 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 8 <= c1; i += 8) {
+            cmp_avx2_ws8 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
+            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx2_ws8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
+            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_int8 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_int8(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_int8 q;
+        compare_range_int8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_int8 on avx512: the same statistics, 16 elements at a time in
+ * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_int8
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int8_avx512(
+    const T_int8 *a, const T_int8 *b, int64_t lo, int64_t hi, compare_part_int8 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 16 <= c1; i += 16) {
+            cmp_avx512_ws8 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
+            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx512_ws8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
+            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 16; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_int8 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_int8(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_int8 q;
+        compare_range_int8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -3505,7 +5589,15 @@ int meancli_compare_int8(const void *pa, const void *pb, int64_t n, int nthreads
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[0]) {
+        case 2: compare_range_int8_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_int8_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_int8(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_int8(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_int8 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
@@ -3587,6 +5679,394 @@ static void compare_range_int16(const T_int16 *a, const T_int16 *b, int64_t lo, 
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_int16 on avx2: the same statistics, 8 elements at a time in
+ * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_int16
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
+    const T_int16 *a, const T_int16 *b, int64_t lo, int64_t hi, compare_part_int16 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 8 <= c1; i += 8) {
+            cmp_avx2_ws16 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
+            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx2_ws16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
+            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_int16 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_int16(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_int16 q;
+        compare_range_int16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_int16 on avx512: the same statistics, 16 elements at a time in
+ * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_int16
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int16_avx512(
+    const T_int16 *a, const T_int16 *b, int64_t lo, int64_t hi, compare_part_int16 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 16 <= c1; i += 16) {
+            cmp_avx512_ws16 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
+            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx512_ws16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
+            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 16; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_int16 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_int16(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_int16 q;
+        compare_range_int16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -3607,7 +6087,15 @@ int meancli_compare_int16(const void *pa, const void *pb, int64_t n, int nthread
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[0]) {
+        case 2: compare_range_int16_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_int16_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_int16(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_int16(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_int16 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
@@ -3689,6 +6177,394 @@ static void compare_range_int32(const T_int32 *a, const T_int32 *b, int64_t lo, 
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_int32 on avx2: the same statistics, 8 elements at a time in
+ * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_int32
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
+    const T_int32 *a, const T_int32 *b, int64_t lo, int64_t hi, compare_part_int32 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 8 <= c1; i += 8) {
+            cmp_avx2_s32 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
+            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx2_s32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
+            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_int32 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_int32(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_int32 q;
+        compare_range_int32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_int32 on avx512: the same statistics, 16 elements at a time in
+ * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_int32
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int32_avx512(
+    const T_int32 *a, const T_int32 *b, int64_t lo, int64_t hi, compare_part_int32 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 16 <= c1; i += 16) {
+            cmp_avx512_s32 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
+            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx512_s32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
+            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 16; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_int32 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_int32(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_int32 q;
+        compare_range_int32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -3709,7 +6585,15 @@ int meancli_compare_int32(const void *pa, const void *pb, int64_t n, int nthread
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[0]) {
+        case 2: compare_range_int32_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_int32_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_int32(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_int32(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_int32 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
@@ -3791,6 +6675,338 @@ static void compare_range_int64(const T_int64 *a, const T_int64 *b, int64_t lo, 
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_int64 on avx2: the same statistics, 4 elements at a time. Each chunk
+ * that memcmp finds different is summed up in vectors; the indices (the first
+ * difference, the first NaN mismatch, the first element of a new largest distance)
+ * come from compare_range_int64 run again over the one chunk that holds them, which
+ * happens a few times per range (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
+    const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi, compare_part_int64 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
+    const cmp_avx2_u64 magic = (cmp_avx2_u64){ 0 } + 0x4338000000000000ULL;
+    const cmp_avx2_f64 fmagic = zero + 6755399441055744.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        cmp_avx2_u64 vmax = { 0 }, vsum = { 0 };
+        cmp_avx2_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        cmp_avx2_u64 vsum_hi = { 0 };  /* the carries out of vsum */
+        for (int64_t i = c0; i < c1; i += 4) {
+            cmp_avx2_i64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            if (i + 4 <= c1) {
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            } else {
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            }
+            cmp_avx2_i64 va = __builtin_convertvector(ra, cmp_avx2_i64);
+            cmp_avx2_i64 vb = __builtin_convertvector(rb, cmp_avx2_i64);
+            cmp_avx2_u64 up = (cmp_avx2_u64)va - (cmp_avx2_u64)vb;
+            cmp_avx2_u64 lt = (cmp_avx2_u64)(va < vb);
+            cmp_avx2_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx2_f64 err = ((cmp_avx2_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
+            cmp_avx2_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx2(vmax, d, vmax);
+            vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * division. */
+            cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
+            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 4; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += vsum[k];
+            sum += (unsigned __int128)vsum_hi[k] << 64;
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_int64 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_int64(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_int64 q;
+        compare_range_int64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_int64 on avx512: the same statistics, 8 elements at a time. Each chunk
+ * that memcmp finds different is summed up in vectors; the indices (the first
+ * difference, the first NaN mismatch, the first element of a new largest distance)
+ * come from compare_range_int64 run again over the one chunk that holds them, which
+ * happens a few times per range (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int64_avx512(
+    const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi, compare_part_int64 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
+    const cmp_avx512_u64 magic = (cmp_avx512_u64){ 0 } + 0x4338000000000000ULL;
+    const cmp_avx512_f64 fmagic = zero + 6755399441055744.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        cmp_avx512_u64 vmax = { 0 }, vsum = { 0 };
+        cmp_avx512_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        cmp_avx512_u64 vsum_hi = { 0 };  /* the carries out of vsum */
+        for (int64_t i = c0; i < c1; i += 8) {
+            cmp_avx512_i64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            if (i + 8 <= c1) {
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            } else {
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            }
+            cmp_avx512_i64 va = __builtin_convertvector(ra, cmp_avx512_i64);
+            cmp_avx512_i64 vb = __builtin_convertvector(rb, cmp_avx512_i64);
+            cmp_avx512_u64 up = (cmp_avx512_u64)va - (cmp_avx512_u64)vb;
+            cmp_avx512_u64 lt = (cmp_avx512_u64)(va < vb);
+            cmp_avx512_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx512_f64 err = ((cmp_avx512_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
+            cmp_avx512_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx512(vmax, d, vmax);
+            vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * division. */
+            cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
+            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += vsum[k];
+            sum += (unsigned __int128)vsum_hi[k] << 64;
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_int64 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_int64(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_int64 q;
+        compare_range_int64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -3811,7 +7027,15 @@ int meancli_compare_int64(const void *pa, const void *pb, int64_t n, int nthread
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[0]) {
+        case 2: compare_range_int64_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_int64_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_int64(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_int64(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_int64 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
@@ -3893,6 +7117,398 @@ static void compare_range_uint8(const T_uint8 *a, const T_uint8 *b, int64_t lo, 
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_uint8 on avx2: the same statistics, 8 elements at a time in
+ * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_uint8
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
+    const T_uint8 *a, const T_uint8 *b, int64_t lo, int64_t hi, compare_part_uint8 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 8 <= c1; i += 8) {
+            cmp_avx2_w8 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx2_w8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_uint8 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_uint8(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_uint8 q;
+        compare_range_uint8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_uint8 on avx512: the same statistics, 16 elements at a time in
+ * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_uint8
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint8_avx512(
+    const T_uint8 *a, const T_uint8 *b, int64_t lo, int64_t hi, compare_part_uint8 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 16 <= c1; i += 16) {
+            cmp_avx512_w8 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx512_w8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 16; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_uint8 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_uint8(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_uint8 q;
+        compare_range_uint8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -3913,7 +7529,15 @@ int meancli_compare_uint8(const void *pa, const void *pb, int64_t n, int nthread
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[0]) {
+        case 2: compare_range_uint8_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_uint8_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_uint8(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_uint8(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_uint8 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
@@ -3995,6 +7619,398 @@ static void compare_range_uint16(const T_uint16 *a, const T_uint16 *b, int64_t l
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_uint16 on avx2: the same statistics, 8 elements at a time in
+ * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_uint16
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
+    const T_uint16 *a, const T_uint16 *b, int64_t lo, int64_t hi, compare_part_uint16 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 8 <= c1; i += 8) {
+            cmp_avx2_w16 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_uint16 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_uint16(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_uint16 q;
+        compare_range_uint16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_uint16 on avx512: the same statistics, 16 elements at a time in
+ * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_uint16
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint16_avx512(
+    const T_uint16 *a, const T_uint16 *b, int64_t lo, int64_t hi, compare_part_uint16 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 16 <= c1; i += 16) {
+            cmp_avx512_w16 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 16; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_uint16 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_uint16(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_uint16 q;
+        compare_range_uint16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -4015,7 +8031,15 @@ int meancli_compare_uint16(const void *pa, const void *pb, int64_t n, int nthrea
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[0]) {
+        case 2: compare_range_uint16_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_uint16_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_uint16(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_uint16(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_uint16 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
@@ -4097,6 +8121,398 @@ static void compare_range_uint32(const T_uint32 *a, const T_uint32 *b, int64_t l
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_uint32 on avx2: the same statistics, 8 elements at a time in
+ * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_uint32
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
+    const T_uint32 *a, const T_uint32 *b, int64_t lo, int64_t hi, compare_part_uint32 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 8 <= c1; i += 8) {
+            cmp_avx2_w32 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
+            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx2(d, vmax);
+            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx2(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_uint32 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_uint32(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_uint32 q;
+        compare_range_uint32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_uint32 on avx512: the same statistics, 16 elements at a time in
+ * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
+ * different is summed up in vectors; the indices (the first difference, the first NaN
+ * mismatch, the first element of a new largest distance) come from compare_range_uint32
+ * run again over the one chunk that holds them, which happens a few times per range
+ * (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint32_avx512(
+    const T_uint32 *a, const T_uint32 *b, int64_t lo, int64_t hi, compare_part_uint32 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
+        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        int64_t i = c0;
+        for (; i + 16 <= c1; i += 16) {
+            cmp_avx512_w32 ra, rb;
+            memcpy(&ra, a + i, sizeof ra);
+            memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        if (i < c1) {
+            cmp_avx512_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
+            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
+            /* mod 2^32: right, |a - b| < 2^32 */
+            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+            CMP_COUNT_GT_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT_avx512(c_gt16, d, 16);
+            sum_lo += d & 0xffffU;
+            sum_hi += d >> 16;
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
+            vabs = CMP_MAXPD_avx512(err1, vabs);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * divisions. */
+            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
+                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
+                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
+            }
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 16; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_uint32 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_uint32(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_uint32 q;
+        compare_range_uint32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -4117,7 +8533,15 @@ int meancli_compare_uint32(const void *pa, const void *pb, int64_t n, int nthrea
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[0]) {
+        case 2: compare_range_uint32_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_uint32_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_uint32(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_uint32(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_uint32 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
@@ -4199,6 +8623,338 @@ static void compare_range_uint64(const T_uint64 *a, const T_uint64 *b, int64_t l
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 
+#ifdef MEANCLI_X86
+#ifndef CMP_TYPES_avx2
+#define CMP_TYPES_avx2
+/* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx2_u64 __attribute__((vector_size(32)));
+typedef int64_t cmp_avx2_i64 __attribute__((vector_size(32)));
+typedef double cmp_avx2_f64 __attribute__((vector_size(32)));
+typedef float cmp_avx2_f32 __attribute__((vector_size(16)));
+typedef uint32_t cmp_avx2_u32 __attribute__((vector_size(16)));
+typedef uint16_t cmp_avx2_u16 __attribute__((vector_size(8)));
+typedef int32_t cmp_avx2_i32 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_i16 __attribute__((vector_size(8)));
+typedef uint8_t cmp_avx2_u8 __attribute__((vector_size(4)));
+typedef int8_t cmp_avx2_i8 __attribute__((vector_size(4)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx2_w32 __attribute__((vector_size(32)));
+typedef int32_t cmp_avx2_s32 __attribute__((vector_size(32)));
+typedef float cmp_avx2_wf32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx2_w16 __attribute__((vector_size(16)));
+typedef int16_t cmp_avx2_ws16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx2_w8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx2(x, y) ((cmp_avx2_f64)_mm256_max_pd((__m256d)(x), (__m256d)(y)))
+#define CMP_MAXU32_avx2(x, y) ((cmp_avx2_w32)_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)(f))))
+#define CMP_HI_PD_avx2(f) ((cmp_avx2_f64)_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)(f), 1)))
+#define CMP_LO_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_castsi256_si128((__m256i)(x))))
+#define CMP_HI_EPI32_avx2(x) ((cmp_avx2_f64)_mm256_cvtepi32_pd(_mm256_extracti128_si256((__m256i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
+#define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_MAXU64_avx2(v, x, y) do { \
+        cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
+        (v) = ((x) & bigger_) | ((y) & ~bigger_); \
+    } while (0)
+#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
+#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
+#define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
+/* any lane of a mask set */
+#define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+#endif
+
+/* compare_range_uint64 on avx2: the same statistics, 4 elements at a time. Each chunk
+ * that memcmp finds different is summed up in vectors; the indices (the first
+ * difference, the first NaN mismatch, the first element of a new largest distance)
+ * come from compare_range_uint64 run again over the one chunk that holds them, which
+ * happens a few times per range (each time the largest distance grows). */
+__attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
+    const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi, compare_part_uint64 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx2_f64 zero = { 0 };
+    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
+    /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
+    const cmp_avx2_u64 magic = (cmp_avx2_u64){ 0 } + 0x4338000000000000ULL;
+    const cmp_avx2_f64 fmagic = zero + 6755399441055744.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        cmp_avx2_u64 vmax = { 0 }, vsum = { 0 };
+        cmp_avx2_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        cmp_avx2_u64 vsum_hi = { 0 };  /* the carries out of vsum */
+        for (int64_t i = c0; i < c1; i += 4) {
+            cmp_avx2_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            if (i + 4 <= c1) {
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            } else {
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            }
+            cmp_avx2_u64 va = __builtin_convertvector(ra, cmp_avx2_u64);
+            cmp_avx2_u64 vb = __builtin_convertvector(rb, cmp_avx2_u64);
+            cmp_avx2_u64 up = (cmp_avx2_u64)va - (cmp_avx2_u64)vb;
+            cmp_avx2_u64 lt = (cmp_avx2_u64)(va < vb);
+            cmp_avx2_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx2_f64 err = ((cmp_avx2_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
+            cmp_avx2_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx2(vmax, d, vmax);
+            vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * division. */
+            cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
+            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 4; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += vsum[k];
+            sum += (unsigned __int128)vsum_hi[k] << 64;
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_uint64 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_uint64(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 4; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_uint64 q;
+        compare_range_uint64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#ifndef CMP_TYPES_avx512
+#define CMP_TYPES_avx512
+/* the comparison's vectors on avx512: 8 lanes of 64 bits (GCC vector extensions,
+ * compiled for the ISA by the functions' target attribute) */
+typedef uint64_t cmp_avx512_u64 __attribute__((vector_size(64)));
+typedef int64_t cmp_avx512_i64 __attribute__((vector_size(64)));
+typedef double cmp_avx512_f64 __attribute__((vector_size(64)));
+typedef float cmp_avx512_f32 __attribute__((vector_size(32)));
+typedef uint32_t cmp_avx512_u32 __attribute__((vector_size(32)));
+typedef uint16_t cmp_avx512_u16 __attribute__((vector_size(16)));
+typedef int32_t cmp_avx512_i32 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_i16 __attribute__((vector_size(16)));
+typedef uint8_t cmp_avx512_u8 __attribute__((vector_size(8)));
+typedef int8_t cmp_avx512_i8 __attribute__((vector_size(8)));
+/* the narrow types' lanes (32 bits, twice as many) and their halves */
+typedef uint32_t cmp_avx512_w32 __attribute__((vector_size(64)));
+typedef int32_t cmp_avx512_s32 __attribute__((vector_size(64)));
+typedef float cmp_avx512_wf32 __attribute__((vector_size(64)));
+typedef uint16_t cmp_avx512_w16 __attribute__((vector_size(32)));
+typedef int16_t cmp_avx512_ws16 __attribute__((vector_size(32)));
+typedef uint8_t cmp_avx512_w8 __attribute__((vector_size(16)));
+typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
+/* x > y ? x : y (y where x is NaN), one instruction */
+#define CMP_MAXPD_avx512(x, y) ((cmp_avx512_f64)_mm512_max_pd((__m512d)(x), (__m512d)(y)))
+#define CMP_MAXU32_avx512(x, y) ((cmp_avx512_w32)_mm512_max_epu32((__m512i)(x), (__m512i)(y)))
+/* the low and high halves of a vector of floats (32-bit lanes) as doubles */
+#define CMP_LO_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)(f))))
+#define CMP_HI_PD_avx512(f) ((cmp_avx512_f64)_mm512_cvtps_pd(_mm512_extractf32x8_ps((__m512)(f), 1)))
+#define CMP_LO_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)(x))))
+#define CMP_HI_EPI32_avx512(x) ((cmp_avx512_f64)_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)(x), 1)))
+/* signed and unsigned 32-bit max and min */
+#define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
+#define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
+/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
+ * x >= y or z >= w in any lane (doubles) */
+#define CMP_COUNT_GT_avx512(c, d, k) \
+    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
+                                             (__m512i)(c), _mm512_set1_epi32(1)))
+#define CMP_ANY_GE2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
+/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
+#define CMP_COUNT_GT64_avx512(c, d, k) \
+    ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
+                                             (__m512i)(c), _mm512_set1_epi64(1)))
+#define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
+#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
+/* any lane of a mask set */
+#define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#endif
+
+/* compare_range_uint64 on avx512: the same statistics, 8 elements at a time. Each chunk
+ * that memcmp finds different is summed up in vectors; the indices (the first
+ * difference, the first NaN mismatch, the first element of a new largest distance)
+ * come from compare_range_uint64 run again over the one chunk that holds them, which
+ * happens a few times per range (each time the largest distance grows). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint64_avx512(
+    const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi, compare_part_uint64 *p)
+{
+    int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
+    int64_t bucket[5] = {0, 0, 0, 0, 0};
+    uint64_t max = 0;
+    unsigned __int128 sum = 0;
+    const cmp_avx512_f64 zero = { 0 };
+    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
+    const cmp_avx512_u64 magic = (cmp_avx512_u64){ 0 } + 0x4338000000000000ULL;
+    const cmp_avx512_f64 fmagic = zero + 6755399441055744.0;
+    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
+        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
+        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
+        examined += c1 - c0;
+        if (differ_chunk < 0) differ_chunk = c0;
+        cmp_avx512_u64 vmax = { 0 }, vsum = { 0 };
+        cmp_avx512_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
+        cmp_avx512_u64 vsum_hi = { 0 };  /* the carries out of vsum */
+        for (int64_t i = c0; i < c1; i += 8) {
+            cmp_avx512_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+            if (i + 8 <= c1) {
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            } else {
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            }
+            cmp_avx512_u64 va = __builtin_convertvector(ra, cmp_avx512_u64);
+            cmp_avx512_u64 vb = __builtin_convertvector(rb, cmp_avx512_u64);
+            cmp_avx512_u64 up = (cmp_avx512_u64)va - (cmp_avx512_u64)vb;
+            cmp_avx512_u64 lt = (cmp_avx512_u64)(va < vb);
+            cmp_avx512_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx512_f64 err = ((cmp_avx512_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
+            cmp_avx512_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx512(vmax, d, vmax);
+            vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
+             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
+             * division. */
+            cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
+            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+        }
+        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
+        uint64_t cmax = 0;
+        for (int k = 0; k < 8; k++) {
+            n_nan -= c_nan[k];
+            gt0 -= c_gt0[k];
+            gt1 -= c_gt1[k];
+            gt4 -= c_gt4[k];
+            gt16 -= c_gt16[k];
+            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            sum += vsum[k];
+            sum += (unsigned __int128)vsum_hi[k] << 64;
+        }
+        nan_mismatch += n_nan;
+        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[1] += gt0 - gt1;
+        bucket[2] += gt1 - gt4;
+        bucket[3] += gt4 - gt16;
+        bucket[4] += gt16;
+        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
+            /* the indices: this chunk once more, element by element */
+            compare_part_uint64 q;
+            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+            compare_range_uint64(a, b, c0, c1, &q);
+            if (cmax > max) {
+                max = cmax;
+                at_max = q.at_max;
+            }
+            if (first_nan < 0) first_nan = q.first_nan;
+        }
+    }
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int k = 0; k < 8; k++) {
+        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
+        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    }
+    _mm256_zeroupper();
+    if (at_max < 0 && differ_chunk >= 0) {
+        /* every distance 0: the first element that differs (in the first chunk that does) */
+        compare_part_uint64 q;
+        compare_range_uint64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        at_max = q.at_max;
+    }
+    memset(p->count, 0, sizeof p->count);
+    p->count[0] = examined;
+    for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
+    p->count[6] = nan_mismatch;
+    p->first_nan = first_nan;
+    p->at_max = at_max;
+    p->max = max;
+    p->sum = sum;
+    p->max_abs = max_abs;
+    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+}
+#endif
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -4219,7 +8975,15 @@ int meancli_compare_uint64(const void *pa, const void *pb, int64_t n, int nthrea
     for (int t = 0; t < nt; t++) {
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+#ifdef MEANCLI_X86
+        switch (isa_level[0]) {
+        case 2: compare_range_uint64_avx512(a, b, lo, hi, &parts[t]); break;
+        case 1: compare_range_uint64_avx2(a, b, lo, hi, &parts[t]); break;
+        default: compare_range_uint64(a, b, lo, hi, &parts[t]); break;
+        }
+#else
         compare_range_uint64(a, b, lo, hi, &parts[t]);
+#endif
     }
     compare_part_uint64 all = parts[0];
     for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
