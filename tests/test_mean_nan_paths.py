@@ -200,3 +200,20 @@ def test_mean_signed_zeros_and_all_nan_lanes(every_isa: tuple[str, ...], name: s
             got = meancli.mean(*arrays, threads=1, skipna=skipna)
             want = oracles.exact_mean(arrays, skipna=skipna)
             assert strictly_same_bits(got, want), (isa, name, skipna)
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_mean_with_nan_outside_the_vector_units(every_isa: tuple[str, ...], name: str) -> None:
+    """More inputs than the skipna vector units take (17 > 15), and inputs
+    read with a stride along the inner dim: output by output, the same bits."""
+    rng = np.random.default_rng(9)
+    mix = {"nan": 0.1, "inf": 0.01, "zero": 0.1, "sub": 0.02, "wide": 0.0}
+    many = [values(name, (2, 300), rng, mix) for _ in range(17)]
+    strided = [values(name, (4, 600), rng, mix)[:, ::2] for _ in range(3)]
+    for isa in every_isa:
+        kernels.use_isa(isa)
+        for arrays in (many, strided):
+            for skipna in (False, True):
+                got = meancli.mean(*arrays, threads=2, skipna=skipna)
+                want = oracles.exact_mean(arrays, skipna=skipna)
+                assert strictly_same_bits(got, want), (isa, name, len(arrays), skipna)
