@@ -52,6 +52,18 @@
  *    float32 Mean runs in one pass where the output overlaps no input (the
  *    unit's check at its end, the unit again when it fails); inputs
  *    broadcast along all but the inner dim are summed once per call.
+ *    float16/bfloat16/float32 vector Mean on NaN and inf: a NaN stays out
+ *    of the unit's check (its lane's sum is NaN, its output the C NAN,
+ *    whatever the input NaN's payload); a unit holding an inf sums again
+ *    with the infinities out of the check, and a lane whose sum is not
+ *    finite takes that sum (inf, or NaN for +inf with -inf).
+ *  - skipna Mean of N inputs (float16/bfloat16/float32, N <= 15, inputs
+ *    contiguous or broadcast along the inner dim): in vectors, each NaN
+ *    read as -0.0 and left out of its lane's count, the unit checked as the
+ *    Mean's, each lane divided by its own count (float32: times RN(1 / k)
+ *    looked up per lane, corrected as the Mean's multiply; else rounded to
+ *    odd); a unit that fails the check (an inf, a wide spread) and every
+ *    other case: output by output, as before.
  *  - Few rows and short runs: a reduction of at most ROWS_AS_MEAN_MAX rows
  *    per output (float16/bfloat16/float32: _FLT), or of runs of at most
  *    INNER_AS_MEAN_MAX values, is the Mean of those rows or values
@@ -9160,6 +9172,36 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx2(__m256i v)
 #define vw_hmax_u16 vw_hmax_u16_avx2
 #define vw_hmin_u16 vw_hmin_u16_avx2
 
+/* Mean on data with NaN (kernel_vec.c.j2): vi_max_nonan: the max of the
+ * |x| bit patterns a (as floats: NaN lanes of a leave mx as it is);
+ * vf_canon_nan / vd_canon_nan: every NaN lane as the C NAN (the bits the
+ * exact path gives); vf_skip_nan: NaN lanes as -0.0 (adds nothing), each
+ * decrementing its lane of *kept; vi_lo_vd / vi_hi_vd: the int32 lanes as
+ * doubles; vd_lookup16: tab[c] for the int32 lanes c (0..15) of the low or
+ * high half, where tab[k] = RN(1 / k) (here computed; k = 0: inf, not tab's
+ * NaN, which gives the same NaN means); vf_set1. */
+#define vi_max_nonan(mx, a) _mm256_castps_si256(_mm256_max_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(mx)))
+#define vf_canon_nan(f) _mm256_blendv_ps((f), _mm256_set1_ps(NAN), _mm256_cmp_ps((f), (f), _CMP_UNORD_Q))
+#define vd_canon_nan(d) _mm256_blendv_pd((d), _mm256_set1_pd(NAN), _mm256_cmp_pd((d), (d), _CMP_UNORD_Q))
+#define vf_set1 _mm256_set1_ps
+#define vi_lo_vd(c) _mm256_cvtepi32_pd(_mm256_castsi256_si128(c))
+#define vi_hi_vd(c) _mm256_cvtepi32_pd(_mm256_extracti128_si256((c), 1))
+VEC_TARGET static inline __m256 vf_skip_nan_avx2(__m256 f, __m256i *kept)
+{
+    __m256 m = _mm256_cmp_ps(f, f, _CMP_UNORD_Q);
+    *kept = _mm256_add_epi32(*kept, _mm256_castps_si256(m)); /* -1 per NaN */
+    return _mm256_blendv_ps(f, _mm256_set1_ps(-0.0f), m);
+}
+VEC_TARGET static inline __m256d vd_lookup16_avx2(const double *tab, __m256i c, int hi)
+{
+    /* the table is RN(1 / k) (NaN for 0): one division, as a gather (microcoded,
+     * measured 6x the kernel's time here) would cost more; 1 / 0 = inf serves as NaN */
+    (void)tab;
+    return _mm256_div_pd(_mm256_set1_pd(1.0), hi ? vi_hi_vd(c) : vi_lo_vd(c));
+}
+#define vf_skip_nan vf_skip_nan_avx2
+#define vd_lookup16 vd_lookup16_avx2
+
 /* float16, avx2: VD_N values at p (a vf f already loaded from p) as a vd */
 #ifdef vd_load_f16
 #define VF_LO_float16(f, p) vd_load_f16(p)
@@ -9292,10 +9334,13 @@ VEC_TARGET static inline vd div_odd_float16_avx2(vd S, vd nv)
 
 /* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
  * + the nc contiguous inputs at j; their values' |x| bit patterns folded
- * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+ * into *mxv (max) and *mnv (min of |x| - 1). NaN never enters the max (a
+ * NaN lane's sum is NaN, its output NaN: mean_vf); masked: nor do the
+ * infinities (their lanes' sums are inf or NaN, the outputs those sums:
+ * mean_fix). Inlined with constant nc, hr, masked. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float16_avx2(
     const T_float16 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
-    vi *mxv, vi *mnv)
+    vi *mxv, vi *mnv, const int masked)
 {
     vd a0 = b, a1 = b;
     if (hr) {
@@ -9305,7 +9350,12 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float16_a
     for (int i = 0; i < nc; i++) { /* no software prefetch: see PREFETCH_BYTES */
         vf f = vf_load_f16(cont[i] + j);
         vi a = vi_absbits(f);
-        *mxv = vi_max_u32(*mxv, a);
+        if (masked) {
+            a = vi_and(a, vi_gt_s32(vi_set1(0x7f800000), a)); /* inf and NaN as 0 */
+            *mxv = vi_max_u32(*mxv, a);
+        } else {
+            *mxv = vi_max_nonan(*mxv, a);
+        }
         *mnv = vi_min_u32(*mnv, vi_dec(a));
         a0 = vd_add(a0, VF_LO_float16(f, cont[i] + j));
         a1 = vd_add(a1, VF_HI_float16(f, cont[i] + j));
@@ -9317,13 +9367,13 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float16_a
 /* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_avx2(
     const T_float16 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
-    vi *mxp, vi *mnp)
+    vi *mxp, vi *mnp, const int masked)
 {
     vi mxv = *mxp, mnv = *mnp;
     const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
         vd s0, s1;
-        mean_vsum_float16_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
+        mean_vsum_float16_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv, masked);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
@@ -9331,10 +9381,31 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_a
     *mnp = mnv;
 }
 
+/* q where the sum s is finite, else s (an inf, or NaN: a NaN becomes the C
+ * NAN on its way out, vf_canon_nan / mean_one) */
+VEC_TARGET __attribute__((always_inline)) static inline vd mean_fix_float16_avx2(vd q, vd s)
+{
+    vq m = vd_bits(vd_above(s, vd_set1(DBL_MAX)));
+    return vd_from_bits(vq_or(vq_and(m, vd_bits(s)), vq_andnot(m, vd_bits(q))));
+}
+
+/* One output from its exact sum s of n values (NaN: the C NAN, as the exact
+ * path gives; an inf: itself) */
+static inline T_float16 mean_one_float16_avx2(double s, int n)
+{
+    if (isnan(s)) return store_float16(NAN);
+    if (isinf(s)) return store_float16(s);
+    return store_float16(div_odd(s, (double)n));
+}
+
+/* Whether |x| bits a enter a unit's bound: not NaN; masked: not inf either */
+#define MEAN_BOUNDED(a, masked) ((a) < ((masked) ? 0x7f800000u : 0x7f800001u))
+
 /* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
- * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1
+ * (a NaN S[j]: NaN; special: an S[j] may be inf, the output then too). */
 VEC_TARGET static void mean_finish_float16_avx2(const double *S, int ninputs, uint32_t mn1, int64_t w, T_float16 *dst,
-                                               int stream)
+                                               int stream, int special)
 {
     const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
@@ -9345,11 +9416,12 @@ VEC_TARGET static void mean_finish_float16_avx2(const double *S, int ninputs, ui
         /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
          * format's smallest subnormal, far above double's), so no rounding to odd */
         vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_float16_avx2(Sv, nv);
+        if (special) q = mean_fix_float16_avx2(q, Sv);
         double t[VD_N];
-        vd_store(t, q);
+        vd_store(t, vd_canon_nan(q));
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
     }
-    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+    for (; j < w; j++) dst[j] = mean_one_float16_avx2(S[j], ninputs);
     vec_zeroupper();
 }
 
@@ -9360,13 +9432,12 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
                                               T_float16 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
-    vi mxv = vi_zero(), mnv = vi_ones();
     /* broadcast inputs once: their sum starts every output's sum (when the
      * check passes, every order of the additions gives the same exact sum) */
     const T_float16 *cont[MEAN_VEC_MAX];
     int ncont = 0;
     double bsum = -0.0;
-    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX, bfin = 0; /* bfin: bmx without the infinities */
     for (int i = 0; i < ninputs; i++) {
         if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
@@ -9380,48 +9451,75 @@ VEC_TARGET static void mean_unit_float16_avx2(int ninputs, const T_float16 *cons
         }
         double v = LOAD_float16(src[i][0]);
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        bmx = a > bmx ? a : bmx;
-        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        if (MEAN_BOUNDED(a, 0)) { /* a NaN makes every output NaN */
+            bmx = a > bmx ? a : bmx;
+            bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        }
+        if (MEAN_BOUNDED(a, 1)) bfin = a > bfin ? a : bfin;
         bsum += v;
     }
     const double *rsum = NULL;
     if (rows) {
         rsum = rows->sum;
         bmx = rows->mx > bmx ? rows->mx : bmx;
+        bfin = rows->mx > bfin ? rows->mx : bfin; /* an inf in a bias row: the portable unit */
         bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
     }
-    int64_t j = w / VF_N * VF_N;
-    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
-    case 1: mean_sums_float16_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_float16_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_float16_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_float16_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 5: mean_sums_float16_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 6: mean_sums_float16_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 7: mean_sums_float16_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 8: mean_sums_float16_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 9: mean_sums_float16_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_float16_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
-    }
-    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
-    mx = bmx > mx ? bmx : mx;
-    mn1 = bmn1 < mn1 ? bmn1 : mn1;
-    for (; j < w; j++) {
-        S[j] = -0.0;
-        for (int i = 0; i < ninputs; i++) {
-            double v = LOAD_float16(src[i][j * sinner[i]]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            mx = a > mx ? a : mx;
-            mn1 = a - 1u < mn1 ? a - 1u : mn1;
-            S[j] += v;
+    int masked = 0; /* the second pass leaves the infinities out of the bound */
+    for (;; masked = 1) {
+        int64_t j = w / VF_N * VF_N;
+        vi mxv = vi_zero(), mnv = vi_ones();
+        if (masked) {
+            switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+            case 1: mean_sums_float16_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 2: mean_sums_float16_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 3: mean_sums_float16_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 4: mean_sums_float16_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 5: mean_sums_float16_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 6: mean_sums_float16_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 7: mean_sums_float16_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 8: mean_sums_float16_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 9: mean_sums_float16_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            default: mean_sums_float16_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            }
+        } else {
+            switch (ncont * 2 + (rsum != NULL)) {
+            case 1: mean_sums_float16_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 2: mean_sums_float16_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 3: mean_sums_float16_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 4: mean_sums_float16_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 5: mean_sums_float16_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 6: mean_sums_float16_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 7: mean_sums_float16_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 8: mean_sums_float16_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 9: mean_sums_float16_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            default: mean_sums_float16_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            }
         }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv), b = masked ? bfin : bmx;
+        mx = b > mx ? b : mx;
+        mn1 = bmn1 < mn1 ? bmn1 : mn1;
+        for (; j < w; j++) {
+            S[j] = -0.0;
+            for (int i = 0; i < ninputs; i++) {
+                double v = LOAD_float16(src[i][j * sinner[i]]);
+                uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+                if (MEAN_BOUNDED(a, masked)) {
+                    mx = a > mx ? a : mx;
+                    mn1 = a - 1u < mn1 ? a - 1u : mn1;
+                }
+                S[j] += v;
+            }
+        }
+        if (narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) {
+            mean_finish_float16_avx2(S, ninputs, mn1, w, dst, stream, masked);
+            return;
+        }
+        if (masked || mx != 0x7f800000u) break; /* an inf among the values: again, masked */
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) { /* rare: the portable unit checks output by output */
-        vec_zeroupper();
-        mean_unit_float16(ninputs, src, sinner, w, dst);
-        return;
-    }
-    mean_finish_float16_avx2(S, ninputs, mn1, w, dst, stream);
+    /* rare: the portable unit checks output by output */
+    vec_zeroupper();
+    mean_unit_float16(ninputs, src, sinner, w, dst);
 }
 
 /* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
@@ -9482,7 +9580,109 @@ VEC_TARGET static void mean_runs_float16_avx2(const T_float16 *x, int k, int64_t
     case 32: run_sums_float16_avx2(x, 32, w, S); break;
     default: run_sums_float16_avx2(x, k, w, S); break;
     }
-    mean_finish_float16_avx2(S, k, mn1, w, dst, 0);
+    mean_finish_float16_avx2(S, k, mn1, w, dst, 0, 0);
+}
+
+/* --skipna Mean (kernel_mean.c.j2, mean_skipna) on the vectors. The sums
+ * of the VF_N outputs at j as two vd, from b (the broadcast inputs' kept
+ * values) and the nc contiguous inputs at j: each NaN taken as -0.0 (adds
+ * nothing, so a sum of the kept -0.0s stays -0.0) and left out of its
+ * lane's count of kept values (*kept, from the broadcast inputs' count);
+ * the kept values' |x| bits folded into *mxv, *mnv as the plain Mean's.
+ * Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_vsum_float16_avx2(
+    const T_float16 *const *cont, const int nc, vd b, vi bkept, int64_t j, vd *s0, vd *s1, vi *kept, vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    vi k = bkept;
+    for (int i = 0; i < nc; i++) {
+        vf f = vf_skip_nan(vf_load_f16(cont[i] + j), &k);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, vf_lo(f));
+        a1 = vd_add(a1, vf_hi(f));
+    }
+    *s0 = a0;
+    *s1 = a1;
+    *kept = k;
+}
+
+/* S[j], K[j] (sums, counts kept) for j < wv by skipna_vsum. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_sums_float16_avx2(
+    const T_float16 *const *cont, const int nc, double bsum, int bkept, int64_t wv, double *S, int32_t *K, vi *mxp,
+    vi *mnp)
+{
+    const vd b = vd_set1(bsum);
+    const vi bk = vi_set1(bkept);
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0, s1;
+        vi kept;
+        skipna_vsum_float16_avx2(cont, nc, b, bk, j, &s0, &s1, &kept, &mxv, &mnv);
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+        vi_store(K + j, kept);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The --skipna Mean's outputs [0, w / VF_N * VF_N) of a unit whose inputs
+ * are read contiguously or broadcast (sinner 1 or 0), ninputs <= 15: the
+ * kept values checked as the plain Mean's (narrow_sum_exact with count
+ * ninputs, which covers every smaller count), each lane's exact sum
+ * divided by its own count (skipna_vf; float16, bfloat16: div_odd). In one
+ * pass where the output overlaps no input (float32), else two. Returns the
+ * outputs done, -1 when the check fails (an inf among the values, or a
+ * spread too wide: the caller takes the unit output by output). */
+VEC_TARGET static int64_t mean_skipna_unit_float16_avx2(int ninputs, const T_float16 *const *src, const int64_t *sinner,
+                                                        int64_t w, T_float16 *dst)
+{
+    const int64_t wv = w / VF_N * VF_N;
+    if (ninputs > 15 || wv == 0) return 0;
+    const T_float16 *cont[15];
+    int nc = 0, bkept = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i]) {
+            cont[nc++] = src[i];
+            continue;
+        }
+        double v = LOAD_float16(src[i][0]);
+        if (isnan(v)) continue;
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+        bkept++;
+    }
+    bkept += nc; /* each lane's count before its NaN (skipna_vsum) */
+    double S[TILE];
+    int32_t K[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    switch (nc) {
+    case 1: skipna_sums_float16_avx2(cont, 1, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 2: skipna_sums_float16_avx2(cont, 2, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 3: skipna_sums_float16_avx2(cont, 3, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 4: skipna_sums_float16_avx2(cont, 4, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    default: skipna_sums_float16_avx2(cont, nc, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    vec_zeroupper();
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) return -1;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vi kept = vq_load(K + j);
+        double t[VF_N];
+        vd_store(t, vd_canon_nan(div_odd_float16_avx2(vd_load(S + j), vi_lo_vd(kept))));
+        vd_store(t + VD_N, vd_canon_nan(div_odd_float16_avx2(vd_load(S + j + VD_N), vi_hi_vd(kept))));
+        for (int k = 0; k < VF_N; k++) dst[j + k] = store_float16(t[k]);
+    }
+    vec_zeroupper();
+    return wv;
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -9875,10 +10075,13 @@ VEC_TARGET static inline vd div_odd_bfloat16_avx2(vd S, vd nv)
 
 /* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
  * + the nc contiguous inputs at j; their values' |x| bit patterns folded
- * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+ * into *mxv (max) and *mnv (min of |x| - 1). NaN never enters the max (a
+ * NaN lane's sum is NaN, its output NaN: mean_vf); masked: nor do the
+ * infinities (their lanes' sums are inf or NaN, the outputs those sums:
+ * mean_fix). Inlined with constant nc, hr, masked. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_bfloat16_avx2(
     const T_bfloat16 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
-    vi *mxv, vi *mnv)
+    vi *mxv, vi *mnv, const int masked)
 {
     vd a0 = b, a1 = b;
     if (hr) {
@@ -9888,7 +10091,12 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_bfloat16_
     for (int i = 0; i < nc; i++) { /* no software prefetch: see PREFETCH_BYTES */
         vf f = vf_load_bf16(cont[i] + j);
         vi a = vi_absbits(f);
-        *mxv = vi_max_u32(*mxv, a);
+        if (masked) {
+            a = vi_and(a, vi_gt_s32(vi_set1(0x7f800000), a)); /* inf and NaN as 0 */
+            *mxv = vi_max_u32(*mxv, a);
+        } else {
+            *mxv = vi_max_nonan(*mxv, a);
+        }
         *mnv = vi_min_u32(*mnv, vi_dec(a));
         a0 = vd_add(a0, VF_LO_bfloat16(f, cont[i] + j));
         a1 = vd_add(a1, VF_HI_bfloat16(f, cont[i] + j));
@@ -9900,13 +10108,13 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_bfloat16_
 /* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_avx2(
     const T_bfloat16 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
-    vi *mxp, vi *mnp)
+    vi *mxp, vi *mnp, const int masked)
 {
     vi mxv = *mxp, mnv = *mnp;
     const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
         vd s0, s1;
-        mean_vsum_bfloat16_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
+        mean_vsum_bfloat16_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv, masked);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
@@ -9914,10 +10122,31 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_
     *mnp = mnv;
 }
 
+/* q where the sum s is finite, else s (an inf, or NaN: a NaN becomes the C
+ * NAN on its way out, vf_canon_nan / mean_one) */
+VEC_TARGET __attribute__((always_inline)) static inline vd mean_fix_bfloat16_avx2(vd q, vd s)
+{
+    vq m = vd_bits(vd_above(s, vd_set1(DBL_MAX)));
+    return vd_from_bits(vq_or(vq_and(m, vd_bits(s)), vq_andnot(m, vd_bits(q))));
+}
+
+/* One output from its exact sum s of n values (NaN: the C NAN, as the exact
+ * path gives; an inf: itself) */
+static inline T_bfloat16 mean_one_bfloat16_avx2(double s, int n)
+{
+    if (isnan(s)) return store_bfloat16(NAN);
+    if (isinf(s)) return store_bfloat16(s);
+    return store_bfloat16(div_odd(s, (double)n));
+}
+
+/* Whether |x| bits a enter a unit's bound: not NaN; masked: not inf either */
+#define MEAN_BOUNDED(a, masked) ((a) < ((masked) ? 0x7f800000u : 0x7f800001u))
+
 /* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
- * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1
+ * (a NaN S[j]: NaN; special: an S[j] may be inf, the output then too). */
 VEC_TARGET static void mean_finish_bfloat16_avx2(const double *S, int ninputs, uint32_t mn1, int64_t w, T_bfloat16 *dst,
-                                               int stream)
+                                               int stream, int special)
 {
     const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
@@ -9928,11 +10157,12 @@ VEC_TARGET static void mean_finish_bfloat16_avx2(const double *S, int ninputs, u
         /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
          * format's smallest subnormal, far above double's), so no rounding to odd */
         vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_bfloat16_avx2(Sv, nv);
+        if (special) q = mean_fix_bfloat16_avx2(q, Sv);
         double t[VD_N];
-        vd_store(t, q);
+        vd_store(t, vd_canon_nan(q));
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
     }
-    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+    for (; j < w; j++) dst[j] = mean_one_bfloat16_avx2(S[j], ninputs);
     vec_zeroupper();
 }
 
@@ -9943,13 +10173,12 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
                                               T_bfloat16 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
-    vi mxv = vi_zero(), mnv = vi_ones();
     /* broadcast inputs once: their sum starts every output's sum (when the
      * check passes, every order of the additions gives the same exact sum) */
     const T_bfloat16 *cont[MEAN_VEC_MAX];
     int ncont = 0;
     double bsum = -0.0;
-    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX, bfin = 0; /* bfin: bmx without the infinities */
     for (int i = 0; i < ninputs; i++) {
         if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
@@ -9963,48 +10192,75 @@ VEC_TARGET static void mean_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *co
         }
         double v = LOAD_bfloat16(src[i][0]);
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        bmx = a > bmx ? a : bmx;
-        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        if (MEAN_BOUNDED(a, 0)) { /* a NaN makes every output NaN */
+            bmx = a > bmx ? a : bmx;
+            bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        }
+        if (MEAN_BOUNDED(a, 1)) bfin = a > bfin ? a : bfin;
         bsum += v;
     }
     const double *rsum = NULL;
     if (rows) {
         rsum = rows->sum;
         bmx = rows->mx > bmx ? rows->mx : bmx;
+        bfin = rows->mx > bfin ? rows->mx : bfin; /* an inf in a bias row: the portable unit */
         bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
     }
-    int64_t j = w / VF_N * VF_N;
-    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
-    case 1: mean_sums_bfloat16_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_bfloat16_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_bfloat16_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_bfloat16_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 5: mean_sums_bfloat16_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 6: mean_sums_bfloat16_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 7: mean_sums_bfloat16_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 8: mean_sums_bfloat16_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 9: mean_sums_bfloat16_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_bfloat16_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
-    }
-    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
-    mx = bmx > mx ? bmx : mx;
-    mn1 = bmn1 < mn1 ? bmn1 : mn1;
-    for (; j < w; j++) {
-        S[j] = -0.0;
-        for (int i = 0; i < ninputs; i++) {
-            double v = LOAD_bfloat16(src[i][j * sinner[i]]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            mx = a > mx ? a : mx;
-            mn1 = a - 1u < mn1 ? a - 1u : mn1;
-            S[j] += v;
+    int masked = 0; /* the second pass leaves the infinities out of the bound */
+    for (;; masked = 1) {
+        int64_t j = w / VF_N * VF_N;
+        vi mxv = vi_zero(), mnv = vi_ones();
+        if (masked) {
+            switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+            case 1: mean_sums_bfloat16_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 2: mean_sums_bfloat16_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 3: mean_sums_bfloat16_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 4: mean_sums_bfloat16_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 5: mean_sums_bfloat16_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 6: mean_sums_bfloat16_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 7: mean_sums_bfloat16_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 8: mean_sums_bfloat16_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 9: mean_sums_bfloat16_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            default: mean_sums_bfloat16_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            }
+        } else {
+            switch (ncont * 2 + (rsum != NULL)) {
+            case 1: mean_sums_bfloat16_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 2: mean_sums_bfloat16_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 3: mean_sums_bfloat16_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 4: mean_sums_bfloat16_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 5: mean_sums_bfloat16_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 6: mean_sums_bfloat16_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 7: mean_sums_bfloat16_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 8: mean_sums_bfloat16_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 9: mean_sums_bfloat16_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            default: mean_sums_bfloat16_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            }
         }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv), b = masked ? bfin : bmx;
+        mx = b > mx ? b : mx;
+        mn1 = bmn1 < mn1 ? bmn1 : mn1;
+        for (; j < w; j++) {
+            S[j] = -0.0;
+            for (int i = 0; i < ninputs; i++) {
+                double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+                uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+                if (MEAN_BOUNDED(a, masked)) {
+                    mx = a > mx ? a : mx;
+                    mn1 = a - 1u < mn1 ? a - 1u : mn1;
+                }
+                S[j] += v;
+            }
+        }
+        if (narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) {
+            mean_finish_bfloat16_avx2(S, ninputs, mn1, w, dst, stream, masked);
+            return;
+        }
+        if (masked || mx != 0x7f800000u) break; /* an inf among the values: again, masked */
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) { /* rare: the portable unit checks output by output */
-        vec_zeroupper();
-        mean_unit_bfloat16(ninputs, src, sinner, w, dst);
-        return;
-    }
-    mean_finish_bfloat16_avx2(S, ninputs, mn1, w, dst, stream);
+    /* rare: the portable unit checks output by output */
+    vec_zeroupper();
+    mean_unit_bfloat16(ninputs, src, sinner, w, dst);
 }
 
 /* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
@@ -10065,7 +10321,109 @@ VEC_TARGET static void mean_runs_bfloat16_avx2(const T_bfloat16 *x, int k, int64
     case 32: run_sums_bfloat16_avx2(x, 32, w, S); break;
     default: run_sums_bfloat16_avx2(x, k, w, S); break;
     }
-    mean_finish_bfloat16_avx2(S, k, mn1, w, dst, 0);
+    mean_finish_bfloat16_avx2(S, k, mn1, w, dst, 0, 0);
+}
+
+/* --skipna Mean (kernel_mean.c.j2, mean_skipna) on the vectors. The sums
+ * of the VF_N outputs at j as two vd, from b (the broadcast inputs' kept
+ * values) and the nc contiguous inputs at j: each NaN taken as -0.0 (adds
+ * nothing, so a sum of the kept -0.0s stays -0.0) and left out of its
+ * lane's count of kept values (*kept, from the broadcast inputs' count);
+ * the kept values' |x| bits folded into *mxv, *mnv as the plain Mean's.
+ * Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_vsum_bfloat16_avx2(
+    const T_bfloat16 *const *cont, const int nc, vd b, vi bkept, int64_t j, vd *s0, vd *s1, vi *kept, vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    vi k = bkept;
+    for (int i = 0; i < nc; i++) {
+        vf f = vf_skip_nan(vf_load_bf16(cont[i] + j), &k);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, vf_lo(f));
+        a1 = vd_add(a1, vf_hi(f));
+    }
+    *s0 = a0;
+    *s1 = a1;
+    *kept = k;
+}
+
+/* S[j], K[j] (sums, counts kept) for j < wv by skipna_vsum. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_sums_bfloat16_avx2(
+    const T_bfloat16 *const *cont, const int nc, double bsum, int bkept, int64_t wv, double *S, int32_t *K, vi *mxp,
+    vi *mnp)
+{
+    const vd b = vd_set1(bsum);
+    const vi bk = vi_set1(bkept);
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0, s1;
+        vi kept;
+        skipna_vsum_bfloat16_avx2(cont, nc, b, bk, j, &s0, &s1, &kept, &mxv, &mnv);
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+        vi_store(K + j, kept);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The --skipna Mean's outputs [0, w / VF_N * VF_N) of a unit whose inputs
+ * are read contiguously or broadcast (sinner 1 or 0), ninputs <= 15: the
+ * kept values checked as the plain Mean's (narrow_sum_exact with count
+ * ninputs, which covers every smaller count), each lane's exact sum
+ * divided by its own count (skipna_vf; float16, bfloat16: div_odd). In one
+ * pass where the output overlaps no input (float32), else two. Returns the
+ * outputs done, -1 when the check fails (an inf among the values, or a
+ * spread too wide: the caller takes the unit output by output). */
+VEC_TARGET static int64_t mean_skipna_unit_bfloat16_avx2(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner,
+                                                        int64_t w, T_bfloat16 *dst)
+{
+    const int64_t wv = w / VF_N * VF_N;
+    if (ninputs > 15 || wv == 0) return 0;
+    const T_bfloat16 *cont[15];
+    int nc = 0, bkept = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i]) {
+            cont[nc++] = src[i];
+            continue;
+        }
+        double v = LOAD_bfloat16(src[i][0]);
+        if (isnan(v)) continue;
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+        bkept++;
+    }
+    bkept += nc; /* each lane's count before its NaN (skipna_vsum) */
+    double S[TILE];
+    int32_t K[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    switch (nc) {
+    case 1: skipna_sums_bfloat16_avx2(cont, 1, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 2: skipna_sums_bfloat16_avx2(cont, 2, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 3: skipna_sums_bfloat16_avx2(cont, 3, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 4: skipna_sums_bfloat16_avx2(cont, 4, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    default: skipna_sums_bfloat16_avx2(cont, nc, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    vec_zeroupper();
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) return -1;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vi kept = vq_load(K + j);
+        double t[VF_N];
+        vd_store(t, vd_canon_nan(div_odd_bfloat16_avx2(vd_load(S + j), vi_lo_vd(kept))));
+        vd_store(t + VD_N, vd_canon_nan(div_odd_bfloat16_avx2(vd_load(S + j + VD_N), vi_hi_vd(kept))));
+        for (int k = 0; k < VF_N; k++) dst[j + k] = store_bfloat16(t[k]);
+    }
+    vec_zeroupper();
+    return wv;
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -10436,10 +10794,13 @@ VEC_TARGET static inline vd div_odd_float32_avx2(vd S, vd nv)
 
 /* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
  * + the nc contiguous inputs at j; their values' |x| bit patterns folded
- * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+ * into *mxv (max) and *mnv (min of |x| - 1). NaN never enters the max (a
+ * NaN lane's sum is NaN, its output NaN: mean_vf); masked: nor do the
+ * infinities (their lanes' sums are inf or NaN, the outputs those sums:
+ * mean_fix). Inlined with constant nc, hr, masked. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float32_avx2(
     const T_float32 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
-    vi *mxv, vi *mnv)
+    vi *mxv, vi *mnv, const int masked)
 {
     vd a0 = b, a1 = b;
     if (hr) {
@@ -10449,7 +10810,12 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float32_a
     for (int i = 0; i < nc; i++) { /* no software prefetch: see PREFETCH_BYTES */
         vf f = vf_load_f32(cont[i] + j);
         vi a = vi_absbits(f);
-        *mxv = vi_max_u32(*mxv, a);
+        if (masked) {
+            a = vi_and(a, vi_gt_s32(vi_set1(0x7f800000), a)); /* inf and NaN as 0 */
+            *mxv = vi_max_u32(*mxv, a);
+        } else {
+            *mxv = vi_max_nonan(*mxv, a);
+        }
         *mnv = vi_min_u32(*mnv, vi_dec(a));
         a0 = vd_add(a0, VF_LO_float32(f, cont[i] + j));
         a1 = vd_add(a1, VF_HI_float32(f, cont[i] + j));
@@ -10461,19 +10827,39 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float32_a
 /* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float32_avx2(
     const T_float32 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
-    vi *mxp, vi *mnp)
+    vi *mxp, vi *mnp, const int masked)
 {
     vi mxv = *mxp, mnv = *mnp;
     const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
         vd s0, s1;
-        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
+        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv, masked);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
     *mxp = mxv;
     *mnp = mnv;
 }
+
+/* q where the sum s is finite, else s (an inf, or NaN: a NaN becomes the C
+ * NAN on its way out, vf_canon_nan / mean_one) */
+VEC_TARGET __attribute__((always_inline)) static inline vd mean_fix_float32_avx2(vd q, vd s)
+{
+    vq m = vd_bits(vd_above(s, vd_set1(DBL_MAX)));
+    return vd_from_bits(vq_or(vq_and(m, vd_bits(s)), vq_andnot(m, vd_bits(q))));
+}
+
+/* One output from its exact sum s of n values (NaN: the C NAN, as the exact
+ * path gives; an inf: itself) */
+static inline T_float32 mean_one_float32_avx2(double s, int n)
+{
+    if (isnan(s)) return store_float32(NAN);
+    if (isinf(s)) return store_float32(s);
+    return store_float32(div_odd(s, (double)n));
+}
+
+/* Whether |x| bits a enter a unit's bound: not NaN; masked: not inf either */
+#define MEAN_BOUNDED(a, masked) ((a) < ((masked) ? 0x7f800000u : 0x7f800001u))
 
 /* Whether mean_bymul rounds as S / n does, for a unit of n inputs that
  * passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. For n a
@@ -10515,12 +10901,15 @@ VEC_TARGET __attribute__((always_inline)) static inline vd mean_bymul_float32_av
 /* VF_N outputs of a unit that passed narrow_sum_exact from its exact sums S
  * (mean_bymul where mean_bymul_ok, else rounded to odd and then to float32). */
 VEC_TARGET __attribute__((always_inline)) static inline vf mean_vf_float32_avx2(vd s0, vd s1, vd nv, vd rn, const int pow2,
-                                                                             const int bymul)
+                                                                             const int bymul, const int special)
 {
-    if (bymul)
-        return vf_join(vh_from_vd(mean_bymul_float32_avx2(s0, nv, rn, pow2)),
-                       vh_from_vd(mean_bymul_float32_avx2(s1, nv, rn, pow2)));
-    return vf_join(vh_from_vd(div_odd_float32_avx2(s0, nv)), vh_from_vd(div_odd_float32_avx2(s1, nv)));
+    vd q0 = bymul ? mean_bymul_float32_avx2(s0, nv, rn, pow2) : div_odd_float32_avx2(s0, nv);
+    vd q1 = bymul ? mean_bymul_float32_avx2(s1, nv, rn, pow2) : div_odd_float32_avx2(s1, nv);
+    if (special) { /* sums with an inf in them (masked) */
+        q0 = mean_fix_float32_avx2(q0, s0);
+        q1 = mean_fix_float32_avx2(q1, s1);
+    }
+    return vf_canon_nan(vf_join(vh_from_vd(q0), vh_from_vd(q1)));
 }
 
 /* Streamed stores (stream set): meancli_mean sets it only where every
@@ -10543,9 +10932,11 @@ VEC_TARGET static inline void mean_stream_floats_float32_avx2(float *dst, const 
  * end; the outputs after the last whole vector are summed aside and written
  * once it passed (streamed: the first and last vector's quarters that are
  * not whole vectors of dst, and a unit narrower than a vector aside).
- * Returns 0 when the check or the multiply's range fails: the outputs
- * written are then wrong, and the caller computes the unit again (its
- * inputs are intact). Inlined with constant nc and hr. */
+ * Returns 0 when the check or the multiply's range fails (-1 when an inf
+ * among the values is what fails it): the outputs written are then wrong,
+ * and the caller computes the unit again (its inputs are intact). A NaN
+ * is left out of the bound and makes its output NaN. Inlined with
+ * constant nc and hr. */
 VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_avx2(
     const T_float32 *const *cont, const int nc, const int hr, const double *rsum, double bsum, uint32_t mx,
     uint32_t mn1, int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst, int stream)
@@ -10557,19 +10948,19 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
     const int nt = stream && w >= VF_N;
     int64_t j = 0;
     if (nt && MEAN_LEAD(dst)) { /* quarters on to a whole vector's alignment */
-        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, 0, &s0, &s1, &mxv, &mnv);
-        vf_stream_quarters((float *)dst, mean_vf_float32_avx2(s0, s1, nv, rn, pow2, 1), 0, (int)MEAN_LEAD(dst) / 4);
+        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, 0, &s0, &s1, &mxv, &mnv, 0);
+        vf_stream_quarters((float *)dst, mean_vf_float32_avx2(s0, s1, nv, rn, pow2, 1, 0), 0, (int)MEAN_LEAD(dst) / 4);
         j = MEAN_LEAD(dst);
     }
     for (; j + VF_N <= w; j += VF_N) {
-        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
-        vf f = mean_vf_float32_avx2(s0, s1, nv, rn, pow2, 1);
+        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv, 0);
+        vf f = mean_vf_float32_avx2(s0, s1, nv, rn, pow2, 1, 0);
         if (nt) vf_stream((float *)dst + j, f);
         else vf_store((float *)dst + j, f);
     }
     if (nt && j < w) { /* the last quarters: of the vector ending at w */
-        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, w - VF_N, &s0, &s1, &mxv, &mnv);
-        vf_stream_quarters((float *)dst + w - VF_N, mean_vf_float32_avx2(s0, s1, nv, rn, pow2, 1),
+        mean_vsum_float32_avx2(cont, nc, hr, rsum, b, w - VF_N, &s0, &s1, &mxv, &mnv, 0);
+        vf_stream_quarters((float *)dst + w - VF_N, mean_vf_float32_avx2(s0, s1, nv, rn, pow2, 1, 0),
                            (int)(j - (w - VF_N)) / 4, VF_N / 4);
         j = w;
     }
@@ -10584,16 +10975,18 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
         for (int i = 0; i < ninputs; i++) {
             double v = LOAD_float32(src[i][j * sinner[i]]);
             uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            mx = a > mx ? a : mx;
-            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            if (MEAN_BOUNDED(a, 0)) {
+                mx = a > mx ? a : mx;
+                mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            }
             sj += v;
         }
         side[j - j1] = sj;
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32) || !mean_bymul_ok_float32_avx2(ninputs, mn1))
-        return 0;
+        return mx == 0x7f800000u ? -1 : 0;
     float f[VF_N];
-    for (int64_t j = j1; j < w; j++) f[j - j1] = store_float32(div_odd(side[j - j1], (double)ninputs));
+    for (int64_t j = j1; j < w; j++) f[j - j1] = mean_one_float32_avx2(side[j - j1], ninputs);
     if (stream)
         mean_stream_floats_float32_avx2((float *)dst + j1, f, w - j1);
     else
@@ -10602,39 +10995,42 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
 }
 
 /* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
- * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1
+ * (a NaN S[j]: NaN; special: an S[j] may be inf, the output then too). */
 VEC_TARGET static void mean_finish_float32_avx2(const double *S, int ninputs, uint32_t mn1, int64_t w, T_float32 *dst,
-                                               int stream)
+                                               int stream, int special)
 {
     const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     int64_t j = 0;
     const int bymul = mean_bymul_ok_float32_avx2(ninputs, mn1);
     const int nt = stream && w >= VF_N; /* streamed: as mean_fused */
+#define MEAN_VF_AT(k) (special ? mean_vf_float32_avx2(vd_load(S + (k)), vd_load(S + (k) + VD_N), nv, rn, pow2, bymul, 1) \
+                               : mean_vf_float32_avx2(vd_load(S + (k)), vd_load(S + (k) + VD_N), nv, rn, pow2, bymul, 0))
     if (nt && MEAN_LEAD(dst)) {
-        vf_stream_quarters((float *)dst, mean_vf_float32_avx2(vd_load(S), vd_load(S + VD_N), nv, rn, pow2, bymul), 0,
-                           (int)MEAN_LEAD(dst) / 4);
+        vf_stream_quarters((float *)dst, MEAN_VF_AT(0), 0, (int)MEAN_LEAD(dst) / 4);
         j = MEAN_LEAD(dst);
     }
     for (; j + VF_N <= w; j += VF_N) {
-        vf f = mean_vf_float32_avx2(vd_load(S + j), vd_load(S + j + VD_N), nv, rn, pow2, bymul);
+        vf f = MEAN_VF_AT(j);
         if (nt) vf_stream((float *)dst + j, f);
         else vf_store((float *)dst + j, f);
     }
     if (j < w && w >= VF_N) { /* the vector ending at w (cached: rewrites outputs with their own values) */
-        vf f = mean_vf_float32_avx2(vd_load(S + w - VF_N), vd_load(S + w - VD_N), nv, rn, pow2, bymul);
+        vf f = MEAN_VF_AT(w - VF_N);
         if (nt) vf_stream_quarters((float *)dst + w - VF_N, f, (int)(j - (w - VF_N)) / 4, VF_N / 4);
         else vf_store((float *)dst + w - VF_N, f);
         j = w;
     }
+#undef MEAN_VF_AT
     float f[VF_N];
-    for (int64_t i = j; i < w; i++) f[i - j] = store_float32(div_odd(S[i], (double)ninputs));
+    for (int64_t i = j; i < w; i++) f[i - j] = mean_one_float32_avx2(S[i], ninputs);
     if (stream)
         mean_stream_floats_float32_avx2((float *)dst + j, f, w - j);
     else
         memcpy(dst + j, f, (size_t)(w - j) * sizeof *f);
     j = w;
-    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    for (; j < w; j++) dst[j] = mean_one_float32_avx2(S[j], ninputs);
     vec_zeroupper();
 }
 
@@ -10645,13 +11041,12 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
                                               T_float32 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
-    vi mxv = vi_zero(), mnv = vi_ones();
     /* broadcast inputs once: their sum starts every output's sum (when the
      * check passes, every order of the additions gives the same exact sum) */
     const T_float32 *cont[MEAN_VEC_MAX];
     int ncont = 0;
     double bsum = -0.0;
-    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX, bfin = 0; /* bfin: bmx without the infinities */
     for (int i = 0; i < ninputs; i++) {
         if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
@@ -10665,16 +11060,21 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
         }
         double v = LOAD_float32(src[i][0]);
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        bmx = a > bmx ? a : bmx;
-        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        if (MEAN_BOUNDED(a, 0)) { /* a NaN makes every output NaN */
+            bmx = a > bmx ? a : bmx;
+            bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        }
+        if (MEAN_BOUNDED(a, 1)) bfin = a > bfin ? a : bfin;
         bsum += v;
     }
     const double *rsum = NULL;
     if (rows) {
         rsum = rows->sum;
         bmx = rows->mx > bmx ? rows->mx : bmx;
+        bfin = rows->mx > bfin ? rows->mx : bfin; /* an inf in a bias row: the portable unit */
         bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
     }
+    int masked = 0; /* the second pass leaves the infinities out of the bound */
     int apart = 1; /* the output overlaps no input: one pass */
     for (int i = 0; apart && i < ninputs; i++) {
         uintptr_t lo = (uintptr_t)src[i], hi = (uintptr_t)(src[i] + (sinner[i] ? w : 1));
@@ -10715,41 +11115,64 @@ VEC_TARGET static void mean_unit_float32_avx2(int ninputs, const T_float32 *cons
                                              stream);
             break;
         }
-        if (done) return;
+        if (done > 0) return;
         if (stream) _mm_sfence(); /* the streamed stores land before those that redo them */
+        masked = done < 0;
     }
-    int64_t j = w / VF_N * VF_N;
-    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
-    case 1: mean_sums_float32_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_float32_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_float32_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_float32_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 5: mean_sums_float32_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 6: mean_sums_float32_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 7: mean_sums_float32_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 8: mean_sums_float32_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 9: mean_sums_float32_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_float32_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
-    }
-    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
-    mx = bmx > mx ? bmx : mx;
-    mn1 = bmn1 < mn1 ? bmn1 : mn1;
-    for (; j < w; j++) {
-        S[j] = -0.0;
-        for (int i = 0; i < ninputs; i++) {
-            double v = LOAD_float32(src[i][j * sinner[i]]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            mx = a > mx ? a : mx;
-            mn1 = a - 1u < mn1 ? a - 1u : mn1;
-            S[j] += v;
+    for (;; masked = 1) {
+        int64_t j = w / VF_N * VF_N;
+        vi mxv = vi_zero(), mnv = vi_ones();
+        if (masked) {
+            switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+            case 1: mean_sums_float32_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 2: mean_sums_float32_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 3: mean_sums_float32_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 4: mean_sums_float32_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 5: mean_sums_float32_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 6: mean_sums_float32_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 7: mean_sums_float32_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 8: mean_sums_float32_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 9: mean_sums_float32_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            default: mean_sums_float32_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            }
+        } else {
+            switch (ncont * 2 + (rsum != NULL)) {
+            case 1: mean_sums_float32_avx2(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 2: mean_sums_float32_avx2(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 3: mean_sums_float32_avx2(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 4: mean_sums_float32_avx2(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 5: mean_sums_float32_avx2(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 6: mean_sums_float32_avx2(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 7: mean_sums_float32_avx2(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 8: mean_sums_float32_avx2(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 9: mean_sums_float32_avx2(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            default: mean_sums_float32_avx2(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            }
         }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv), b = masked ? bfin : bmx;
+        mx = b > mx ? b : mx;
+        mn1 = bmn1 < mn1 ? bmn1 : mn1;
+        for (; j < w; j++) {
+            S[j] = -0.0;
+            for (int i = 0; i < ninputs; i++) {
+                double v = LOAD_float32(src[i][j * sinner[i]]);
+                uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+                if (MEAN_BOUNDED(a, masked)) {
+                    mx = a > mx ? a : mx;
+                    mn1 = a - 1u < mn1 ? a - 1u : mn1;
+                }
+                S[j] += v;
+            }
+        }
+        if (narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) {
+            mean_finish_float32_avx2(S, ninputs, mn1, w, dst, stream, masked);
+            return;
+        }
+        if (masked || mx != 0x7f800000u) break; /* an inf among the values: again, masked */
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) { /* rare: the portable unit checks output by output */
-        vec_zeroupper();
-        mean_unit_float32(ninputs, src, sinner, w, dst);
-        return;
-    }
-    mean_finish_float32_avx2(S, ninputs, mn1, w, dst, stream);
+    /* rare: the portable unit checks output by output */
+    vec_zeroupper();
+    mean_unit_float32(ninputs, src, sinner, w, dst);
 }
 
 /* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
@@ -10810,7 +11233,184 @@ VEC_TARGET static void mean_runs_float32_avx2(const T_float32 *x, int k, int64_t
     case 32: run_sums_float32_avx2(x, 32, w, S); break;
     default: run_sums_float32_avx2(x, k, w, S); break;
     }
-    mean_finish_float32_avx2(S, k, mn1, w, dst, 0);
+    mean_finish_float32_avx2(S, k, mn1, w, dst, 0, 0);
+}
+
+/* --skipna Mean (kernel_mean.c.j2, mean_skipna) on the vectors. The sums
+ * of the VF_N outputs at j as two vd, from b (the broadcast inputs' kept
+ * values) and the nc contiguous inputs at j: each NaN taken as -0.0 (adds
+ * nothing, so a sum of the kept -0.0s stays -0.0) and left out of its
+ * lane's count of kept values (*kept, from the broadcast inputs' count);
+ * the kept values' |x| bits folded into *mxv, *mnv as the plain Mean's.
+ * Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_vsum_float32_avx2(
+    const T_float32 *const *cont, const int nc, vd b, vi bkept, int64_t j, vd *s0, vd *s1, vi *kept, vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    vi k = bkept;
+    for (int i = 0; i < nc; i++) {
+        vf f = vf_skip_nan(vf_load_f32(cont[i] + j), &k);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, vf_lo(f));
+        a1 = vd_add(a1, vf_hi(f));
+    }
+    *s0 = a0;
+    *s1 = a1;
+    *kept = k;
+}
+
+/* mean_bymul_ok for every count k <= ninputs at once: its bound for a k
+ * that is not a power of two, taken at ninputs (ceil(log2 k) <= that of
+ * ninputs); ninputs <= 2 has only powers of two. */
+static inline int skipna_bymul_ok_float32_avx2(int ninputs, uint32_t mn1)
+{
+    if (ninputs <= 2) return 1;
+    int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149;
+    if (mn1 != UINT32_MAX) {
+        int t = (int)((mn1 + 1) >> 23) - 127;
+        g = t - 23 < -149 ? -149 : t - 23;
+    }
+    return ninputs < (1 << 28) && g - cl >= -125;
+}
+
+/* The VF_N means of sums s0, s1 over their lanes' counts kept (0: NaN, the
+ * C NAN): mean_bymul with 1 / k looked up per lane (rtab; mean_bymul_ok's
+ * bound at the unit's count covers every smaller k, and a power of two is
+ * exact), else rounded to odd by div_odd. */
+VEC_TARGET __attribute__((always_inline)) static inline vf skipna_vf_float32_avx2(vd s0, vd s1, vi kept,
+                                                                                   const double *rtab, const int bymul)
+{
+    vd n0 = vi_lo_vd(kept), n1 = vi_hi_vd(kept), q0, q1;
+    if (bymul) {
+        q0 = mean_bymul_float32_avx2(s0, n0, vd_lookup16(rtab, kept, 0), 0);
+        q1 = mean_bymul_float32_avx2(s1, n1, vd_lookup16(rtab, kept, 1), 0);
+    } else {
+        q0 = div_odd_float32_avx2(s0, n0);
+        q1 = div_odd_float32_avx2(s1, n1);
+    }
+    return vf_canon_nan(vf_join(vh_from_vd(q0), vh_from_vd(q1)));
+}
+
+/* One pass (the output overlaps no input): each vector of outputs summed,
+ * divided and stored at once, the unit's bound checked at the end; 0 when
+ * it or the multiply's range fails (the outputs written are then wrong,
+ * the caller computes them again). Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline int skipna_fused_float32_avx2(
+    const T_float32 *const *cont, const int nc, double bsum, int bkept, uint32_t bmx, uint32_t bmn1, int ninputs,
+    int64_t wv, T_float32 *dst, const double *rtab)
+{
+    const vd b = vd_set1(bsum);
+    const vi bk = vi_set1(bkept);
+    vi mxv = vi_zero(), mnv = vi_ones();
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0, s1;
+        vi kept;
+        skipna_vsum_float32_avx2(cont, nc, b, bk, j, &s0, &s1, &kept, &mxv, &mnv);
+        vf_store((float *)dst + j, skipna_vf_float32_avx2(s0, s1, kept, rtab, 1));
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    vec_zeroupper();
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    return narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32) && skipna_bymul_ok_float32_avx2(ninputs, mn1);
+}
+
+/* S[j], K[j] (sums, counts kept) for j < wv by skipna_vsum. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_sums_float32_avx2(
+    const T_float32 *const *cont, const int nc, double bsum, int bkept, int64_t wv, double *S, int32_t *K, vi *mxp,
+    vi *mnp)
+{
+    const vd b = vd_set1(bsum);
+    const vi bk = vi_set1(bkept);
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0, s1;
+        vi kept;
+        skipna_vsum_float32_avx2(cont, nc, b, bk, j, &s0, &s1, &kept, &mxv, &mnv);
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+        vi_store(K + j, kept);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The --skipna Mean's outputs [0, w / VF_N * VF_N) of a unit whose inputs
+ * are read contiguously or broadcast (sinner 1 or 0), ninputs <= 15: the
+ * kept values checked as the plain Mean's (narrow_sum_exact with count
+ * ninputs, which covers every smaller count), each lane's exact sum
+ * divided by its own count (skipna_vf; float16, bfloat16: div_odd). In one
+ * pass where the output overlaps no input (float32), else two. Returns the
+ * outputs done, -1 when the check fails (an inf among the values, or a
+ * spread too wide: the caller takes the unit output by output). */
+VEC_TARGET static int64_t mean_skipna_unit_float32_avx2(int ninputs, const T_float32 *const *src, const int64_t *sinner,
+                                                        int64_t w, T_float32 *dst)
+{
+    const int64_t wv = w / VF_N * VF_N;
+    if (ninputs > 15 || wv == 0) return 0;
+    const T_float32 *cont[15];
+    int nc = 0, bkept = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i]) {
+            cont[nc++] = src[i];
+            continue;
+        }
+        double v = LOAD_float32(src[i][0]);
+        if (isnan(v)) continue;
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+        bkept++;
+    }
+    bkept += nc; /* each lane's count before its NaN (skipna_vsum) */
+    double rtab[16]; /* RN(1 / k); NaN for k = 0 */
+    rtab[0] = NAN;
+    for (int k = 1; k < 16; k++) rtab[k] = 1.0 / (double)k;
+    int apart = 1;
+    for (int i = 0; apart && i < ninputs; i++) {
+        uintptr_t lo = (uintptr_t)src[i], hi = (uintptr_t)(src[i] + (sinner[i] ? w : 1));
+        apart = hi <= (uintptr_t)dst || (uintptr_t)(dst + w) <= lo;
+    }
+    if (apart) {
+        int done;
+        switch (nc) { /* a constant count each: the loop over the inputs unrolled */
+        case 1: done = skipna_fused_float32_avx2(cont, 1, bsum, bkept, bmx, bmn1, ninputs, wv, dst, rtab); break;
+        case 2: done = skipna_fused_float32_avx2(cont, 2, bsum, bkept, bmx, bmn1, ninputs, wv, dst, rtab); break;
+        case 3: done = skipna_fused_float32_avx2(cont, 3, bsum, bkept, bmx, bmn1, ninputs, wv, dst, rtab); break;
+        case 4: done = skipna_fused_float32_avx2(cont, 4, bsum, bkept, bmx, bmn1, ninputs, wv, dst, rtab); break;
+        default: done = skipna_fused_float32_avx2(cont, nc, bsum, bkept, bmx, bmn1, ninputs, wv, dst, rtab); break;
+        }
+        if (done) return wv;
+    }
+    double S[TILE];
+    int32_t K[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    switch (nc) {
+    case 1: skipna_sums_float32_avx2(cont, 1, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 2: skipna_sums_float32_avx2(cont, 2, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 3: skipna_sums_float32_avx2(cont, 3, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 4: skipna_sums_float32_avx2(cont, 4, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    default: skipna_sums_float32_avx2(cont, nc, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    vec_zeroupper();
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) return -1;
+    const int bymul = skipna_bymul_ok_float32_avx2(ninputs, mn1);
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vi kept = vq_load(K + j);
+        vd s0 = vd_load(S + j), s1 = vd_load(S + j + VD_N);
+        vf_store((float *)dst + j, bymul ? skipna_vf_float32_avx2(s0, s1, kept, rtab, 1)
+                                         : skipna_vf_float32_avx2(s0, s1, kept, rtab, 0));
+    }
+    vec_zeroupper();
+    return wv;
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -11165,8 +11765,12 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_store_float64_
         vd_store(ql, q);
         vq_store(lane, bad);
         vec_zeroupper();
-        for (int l = 0; l < VD_N; l++)
-            if (lane[l]) ql[l] = mean_exact_float64(k, x, si, j + l);
+        for (int l = 0; l < VD_N; l++) {
+            if (!lane[l]) continue;
+            int has_nan = 0; /* a NaN among the values: the C NAN, as the exact sum gives */
+            for (int i = 0; i < k; i++) has_nan |= isnan(x[i][(j + l) * si[i]]);
+            ql[l] = has_nan ? NAN : mean_exact_float64(k, x, si, j + l);
+        }
         q = vd_load(ql);
     }
     vd_store(dst + j, q);
@@ -11630,6 +12234,14 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vi_hmin_u32
 #undef vw_hmax_u16
 #undef vw_hmin_u16
+#undef vi_max_nonan
+#undef vf_canon_nan
+#undef vd_canon_nan
+#undef vf_set1
+#undef vi_lo_vd
+#undef vi_hi_vd
+#undef vf_skip_nan
+#undef vd_lookup16
 /* ---- ISA layer: AVX-512 F, BW, VL, DQ (512-bit vectors) ----
  * The same primitives as simd_avx2.h.j2, twice as wide. Comparisons give
  * mask registers here; the primitives that return lanes of ones turn them
@@ -11744,6 +12356,33 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx512(__m512i v)
 }
 #define vw_hmax_u16 vw_hmax_u16_avx512
 #define vw_hmin_u16 vw_hmin_u16_avx512
+
+/* Mean on data with NaN (kernel_vec.c.j2): vi_max_nonan: the max of the
+ * |x| bit patterns a (as floats: NaN lanes of a leave mx as it is);
+ * vf_canon_nan / vd_canon_nan: every NaN lane as the C NAN (the bits the
+ * exact path gives); vf_skip_nan: NaN lanes as -0.0 (adds nothing), each
+ * decrementing its lane of *kept; vi_lo_vd / vi_hi_vd: the int32 lanes as
+ * doubles; vd_lookup16: tab[c] for the int32 lanes c (0..15) of the low or
+ * high half; vf_set1. */
+#define vi_max_nonan(mx, a) _mm512_castps_si512(_mm512_max_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(mx)))
+#define vf_canon_nan(f) _mm512_mask_mov_ps((f), _mm512_cmp_ps_mask((f), (f), _CMP_UNORD_Q), _mm512_set1_ps(NAN))
+#define vd_canon_nan(d) _mm512_mask_mov_pd((d), _mm512_cmp_pd_mask((d), (d), _CMP_UNORD_Q), _mm512_set1_pd(NAN))
+#define vf_set1 _mm512_set1_ps
+#define vi_lo_vd(c) _mm512_cvtepi32_pd(_mm512_castsi512_si256(c))
+#define vi_hi_vd(c) _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((c), 1))
+VEC_TARGET static inline __m512 vf_skip_nan_avx512(__m512 f, __m512i *kept)
+{
+    __mmask16 m = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+    *kept = _mm512_mask_sub_epi32(*kept, m, *kept, _mm512_set1_epi32(1));
+    return _mm512_mask_mov_ps(f, m, _mm512_set1_ps(-0.0f));
+}
+VEC_TARGET static inline __m512d vd_lookup16_avx512(const double *tab, __m512i c, int hi)
+{
+    __m512i idx = _mm512_cvtepi32_epi64(hi ? _mm512_extracti64x4_epi64(c, 1) : _mm512_castsi512_si256(c));
+    return _mm512_permutex2var_pd(_mm512_loadu_pd(tab), idx, _mm512_loadu_pd(tab + 8));
+}
+#define vf_skip_nan vf_skip_nan_avx512
+#define vd_lookup16 vd_lookup16_avx512
 
 /* float16, avx512: VD_N values at p (a vf f already loaded from p) as a vd */
 #ifdef vd_load_f16
@@ -11877,10 +12516,13 @@ VEC_TARGET static inline vd div_odd_float16_avx512(vd S, vd nv)
 
 /* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
  * + the nc contiguous inputs at j; their values' |x| bit patterns folded
- * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+ * into *mxv (max) and *mnv (min of |x| - 1). NaN never enters the max (a
+ * NaN lane's sum is NaN, its output NaN: mean_vf); masked: nor do the
+ * infinities (their lanes' sums are inf or NaN, the outputs those sums:
+ * mean_fix). Inlined with constant nc, hr, masked. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float16_avx512(
     const T_float16 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
-    vi *mxv, vi *mnv)
+    vi *mxv, vi *mnv, const int masked)
 {
     vd a0 = b, a1 = b;
     if (hr) {
@@ -11890,7 +12532,12 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float16_a
     for (int i = 0; i < nc; i++) { /* no software prefetch: see PREFETCH_BYTES */
         vf f = vf_load_f16(cont[i] + j);
         vi a = vi_absbits(f);
-        *mxv = vi_max_u32(*mxv, a);
+        if (masked) {
+            a = vi_and(a, vi_gt_s32(vi_set1(0x7f800000), a)); /* inf and NaN as 0 */
+            *mxv = vi_max_u32(*mxv, a);
+        } else {
+            *mxv = vi_max_nonan(*mxv, a);
+        }
         *mnv = vi_min_u32(*mnv, vi_dec(a));
         a0 = vd_add(a0, VF_LO_float16(f, cont[i] + j));
         a1 = vd_add(a1, VF_HI_float16(f, cont[i] + j));
@@ -11902,13 +12549,13 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float16_a
 /* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_avx512(
     const T_float16 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
-    vi *mxp, vi *mnp)
+    vi *mxp, vi *mnp, const int masked)
 {
     vi mxv = *mxp, mnv = *mnp;
     const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
         vd s0, s1;
-        mean_vsum_float16_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
+        mean_vsum_float16_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv, masked);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
@@ -11916,10 +12563,31 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float16_a
     *mnp = mnv;
 }
 
+/* q where the sum s is finite, else s (an inf, or NaN: a NaN becomes the C
+ * NAN on its way out, vf_canon_nan / mean_one) */
+VEC_TARGET __attribute__((always_inline)) static inline vd mean_fix_float16_avx512(vd q, vd s)
+{
+    vq m = vd_bits(vd_above(s, vd_set1(DBL_MAX)));
+    return vd_from_bits(vq_or(vq_and(m, vd_bits(s)), vq_andnot(m, vd_bits(q))));
+}
+
+/* One output from its exact sum s of n values (NaN: the C NAN, as the exact
+ * path gives; an inf: itself) */
+static inline T_float16 mean_one_float16_avx512(double s, int n)
+{
+    if (isnan(s)) return store_float16(NAN);
+    if (isinf(s)) return store_float16(s);
+    return store_float16(div_odd(s, (double)n));
+}
+
+/* Whether |x| bits a enter a unit's bound: not NaN; masked: not inf either */
+#define MEAN_BOUNDED(a, masked) ((a) < ((masked) ? 0x7f800000u : 0x7f800001u))
+
 /* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
- * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1
+ * (a NaN S[j]: NaN; special: an S[j] may be inf, the output then too). */
 VEC_TARGET static void mean_finish_float16_avx512(const double *S, int ninputs, uint32_t mn1, int64_t w, T_float16 *dst,
-                                               int stream)
+                                               int stream, int special)
 {
     const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
@@ -11930,11 +12598,12 @@ VEC_TARGET static void mean_finish_float16_avx512(const double *S, int ninputs, 
         /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
          * format's smallest subnormal, far above double's), so no rounding to odd */
         vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_float16_avx512(Sv, nv);
+        if (special) q = mean_fix_float16_avx512(q, Sv);
         double t[VD_N];
-        vd_store(t, q);
+        vd_store(t, vd_canon_nan(q));
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_float16(t[k]);
     }
-    for (; j < w; j++) dst[j] = store_float16(div_odd(S[j], (double)ninputs));
+    for (; j < w; j++) dst[j] = mean_one_float16_avx512(S[j], ninputs);
     vec_zeroupper();
 }
 
@@ -11945,13 +12614,12 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
                                               T_float16 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
-    vi mxv = vi_zero(), mnv = vi_ones();
     /* broadcast inputs once: their sum starts every output's sum (when the
      * check passes, every order of the additions gives the same exact sum) */
     const T_float16 *cont[MEAN_VEC_MAX];
     int ncont = 0;
     double bsum = -0.0;
-    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX, bfin = 0; /* bfin: bmx without the infinities */
     for (int i = 0; i < ninputs; i++) {
         if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
@@ -11965,48 +12633,75 @@ VEC_TARGET static void mean_unit_float16_avx512(int ninputs, const T_float16 *co
         }
         double v = LOAD_float16(src[i][0]);
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        bmx = a > bmx ? a : bmx;
-        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        if (MEAN_BOUNDED(a, 0)) { /* a NaN makes every output NaN */
+            bmx = a > bmx ? a : bmx;
+            bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        }
+        if (MEAN_BOUNDED(a, 1)) bfin = a > bfin ? a : bfin;
         bsum += v;
     }
     const double *rsum = NULL;
     if (rows) {
         rsum = rows->sum;
         bmx = rows->mx > bmx ? rows->mx : bmx;
+        bfin = rows->mx > bfin ? rows->mx : bfin; /* an inf in a bias row: the portable unit */
         bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
     }
-    int64_t j = w / VF_N * VF_N;
-    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
-    case 1: mean_sums_float16_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_float16_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_float16_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_float16_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 5: mean_sums_float16_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 6: mean_sums_float16_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 7: mean_sums_float16_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 8: mean_sums_float16_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 9: mean_sums_float16_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_float16_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
-    }
-    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
-    mx = bmx > mx ? bmx : mx;
-    mn1 = bmn1 < mn1 ? bmn1 : mn1;
-    for (; j < w; j++) {
-        S[j] = -0.0;
-        for (int i = 0; i < ninputs; i++) {
-            double v = LOAD_float16(src[i][j * sinner[i]]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            mx = a > mx ? a : mx;
-            mn1 = a - 1u < mn1 ? a - 1u : mn1;
-            S[j] += v;
+    int masked = 0; /* the second pass leaves the infinities out of the bound */
+    for (;; masked = 1) {
+        int64_t j = w / VF_N * VF_N;
+        vi mxv = vi_zero(), mnv = vi_ones();
+        if (masked) {
+            switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+            case 1: mean_sums_float16_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 2: mean_sums_float16_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 3: mean_sums_float16_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 4: mean_sums_float16_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 5: mean_sums_float16_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 6: mean_sums_float16_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 7: mean_sums_float16_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 8: mean_sums_float16_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 9: mean_sums_float16_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            default: mean_sums_float16_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            }
+        } else {
+            switch (ncont * 2 + (rsum != NULL)) {
+            case 1: mean_sums_float16_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 2: mean_sums_float16_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 3: mean_sums_float16_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 4: mean_sums_float16_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 5: mean_sums_float16_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 6: mean_sums_float16_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 7: mean_sums_float16_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 8: mean_sums_float16_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 9: mean_sums_float16_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            default: mean_sums_float16_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            }
         }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv), b = masked ? bfin : bmx;
+        mx = b > mx ? b : mx;
+        mn1 = bmn1 < mn1 ? bmn1 : mn1;
+        for (; j < w; j++) {
+            S[j] = -0.0;
+            for (int i = 0; i < ninputs; i++) {
+                double v = LOAD_float16(src[i][j * sinner[i]]);
+                uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+                if (MEAN_BOUNDED(a, masked)) {
+                    mx = a > mx ? a : mx;
+                    mn1 = a - 1u < mn1 ? a - 1u : mn1;
+                }
+                S[j] += v;
+            }
+        }
+        if (narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) {
+            mean_finish_float16_avx512(S, ninputs, mn1, w, dst, stream, masked);
+            return;
+        }
+        if (masked || mx != 0x7f800000u) break; /* an inf among the values: again, masked */
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) { /* rare: the portable unit checks output by output */
-        vec_zeroupper();
-        mean_unit_float16(ninputs, src, sinner, w, dst);
-        return;
-    }
-    mean_finish_float16_avx512(S, ninputs, mn1, w, dst, stream);
+    /* rare: the portable unit checks output by output */
+    vec_zeroupper();
+    mean_unit_float16(ninputs, src, sinner, w, dst);
 }
 
 /* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
@@ -12067,7 +12762,109 @@ VEC_TARGET static void mean_runs_float16_avx512(const T_float16 *x, int k, int64
     case 32: run_sums_float16_avx512(x, 32, w, S); break;
     default: run_sums_float16_avx512(x, k, w, S); break;
     }
-    mean_finish_float16_avx512(S, k, mn1, w, dst, 0);
+    mean_finish_float16_avx512(S, k, mn1, w, dst, 0, 0);
+}
+
+/* --skipna Mean (kernel_mean.c.j2, mean_skipna) on the vectors. The sums
+ * of the VF_N outputs at j as two vd, from b (the broadcast inputs' kept
+ * values) and the nc contiguous inputs at j: each NaN taken as -0.0 (adds
+ * nothing, so a sum of the kept -0.0s stays -0.0) and left out of its
+ * lane's count of kept values (*kept, from the broadcast inputs' count);
+ * the kept values' |x| bits folded into *mxv, *mnv as the plain Mean's.
+ * Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_vsum_float16_avx512(
+    const T_float16 *const *cont, const int nc, vd b, vi bkept, int64_t j, vd *s0, vd *s1, vi *kept, vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    vi k = bkept;
+    for (int i = 0; i < nc; i++) {
+        vf f = vf_skip_nan(vf_load_f16(cont[i] + j), &k);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, vf_lo(f));
+        a1 = vd_add(a1, vf_hi(f));
+    }
+    *s0 = a0;
+    *s1 = a1;
+    *kept = k;
+}
+
+/* S[j], K[j] (sums, counts kept) for j < wv by skipna_vsum. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_sums_float16_avx512(
+    const T_float16 *const *cont, const int nc, double bsum, int bkept, int64_t wv, double *S, int32_t *K, vi *mxp,
+    vi *mnp)
+{
+    const vd b = vd_set1(bsum);
+    const vi bk = vi_set1(bkept);
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0, s1;
+        vi kept;
+        skipna_vsum_float16_avx512(cont, nc, b, bk, j, &s0, &s1, &kept, &mxv, &mnv);
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+        vi_store(K + j, kept);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The --skipna Mean's outputs [0, w / VF_N * VF_N) of a unit whose inputs
+ * are read contiguously or broadcast (sinner 1 or 0), ninputs <= 15: the
+ * kept values checked as the plain Mean's (narrow_sum_exact with count
+ * ninputs, which covers every smaller count), each lane's exact sum
+ * divided by its own count (skipna_vf; float16, bfloat16: div_odd). In one
+ * pass where the output overlaps no input (float32), else two. Returns the
+ * outputs done, -1 when the check fails (an inf among the values, or a
+ * spread too wide: the caller takes the unit output by output). */
+VEC_TARGET static int64_t mean_skipna_unit_float16_avx512(int ninputs, const T_float16 *const *src, const int64_t *sinner,
+                                                        int64_t w, T_float16 *dst)
+{
+    const int64_t wv = w / VF_N * VF_N;
+    if (ninputs > 15 || wv == 0) return 0;
+    const T_float16 *cont[15];
+    int nc = 0, bkept = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i]) {
+            cont[nc++] = src[i];
+            continue;
+        }
+        double v = LOAD_float16(src[i][0]);
+        if (isnan(v)) continue;
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+        bkept++;
+    }
+    bkept += nc; /* each lane's count before its NaN (skipna_vsum) */
+    double S[TILE];
+    int32_t K[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    switch (nc) {
+    case 1: skipna_sums_float16_avx512(cont, 1, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 2: skipna_sums_float16_avx512(cont, 2, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 3: skipna_sums_float16_avx512(cont, 3, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 4: skipna_sums_float16_avx512(cont, 4, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    default: skipna_sums_float16_avx512(cont, nc, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    vec_zeroupper();
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float16, LSB_MIN_float16)) return -1;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vi kept = vq_load(K + j);
+        double t[VF_N];
+        vd_store(t, vd_canon_nan(div_odd_float16_avx512(vd_load(S + j), vi_lo_vd(kept))));
+        vd_store(t + VD_N, vd_canon_nan(div_odd_float16_avx512(vd_load(S + j + VD_N), vi_hi_vd(kept))));
+        for (int k = 0; k < VF_N; k++) dst[j + k] = store_float16(t[k]);
+    }
+    vec_zeroupper();
+    return wv;
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -12460,10 +13257,13 @@ VEC_TARGET static inline vd div_odd_bfloat16_avx512(vd S, vd nv)
 
 /* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
  * + the nc contiguous inputs at j; their values' |x| bit patterns folded
- * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+ * into *mxv (max) and *mnv (min of |x| - 1). NaN never enters the max (a
+ * NaN lane's sum is NaN, its output NaN: mean_vf); masked: nor do the
+ * infinities (their lanes' sums are inf or NaN, the outputs those sums:
+ * mean_fix). Inlined with constant nc, hr, masked. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_bfloat16_avx512(
     const T_bfloat16 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
-    vi *mxv, vi *mnv)
+    vi *mxv, vi *mnv, const int masked)
 {
     vd a0 = b, a1 = b;
     if (hr) {
@@ -12473,7 +13273,12 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_bfloat16_
     for (int i = 0; i < nc; i++) { /* no software prefetch: see PREFETCH_BYTES */
         vf f = vf_load_bf16(cont[i] + j);
         vi a = vi_absbits(f);
-        *mxv = vi_max_u32(*mxv, a);
+        if (masked) {
+            a = vi_and(a, vi_gt_s32(vi_set1(0x7f800000), a)); /* inf and NaN as 0 */
+            *mxv = vi_max_u32(*mxv, a);
+        } else {
+            *mxv = vi_max_nonan(*mxv, a);
+        }
         *mnv = vi_min_u32(*mnv, vi_dec(a));
         a0 = vd_add(a0, VF_LO_bfloat16(f, cont[i] + j));
         a1 = vd_add(a1, VF_HI_bfloat16(f, cont[i] + j));
@@ -12485,13 +13290,13 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_bfloat16_
 /* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_avx512(
     const T_bfloat16 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
-    vi *mxp, vi *mnp)
+    vi *mxp, vi *mnp, const int masked)
 {
     vi mxv = *mxp, mnv = *mnp;
     const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
         vd s0, s1;
-        mean_vsum_bfloat16_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
+        mean_vsum_bfloat16_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv, masked);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
@@ -12499,10 +13304,31 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_bfloat16_
     *mnp = mnv;
 }
 
+/* q where the sum s is finite, else s (an inf, or NaN: a NaN becomes the C
+ * NAN on its way out, vf_canon_nan / mean_one) */
+VEC_TARGET __attribute__((always_inline)) static inline vd mean_fix_bfloat16_avx512(vd q, vd s)
+{
+    vq m = vd_bits(vd_above(s, vd_set1(DBL_MAX)));
+    return vd_from_bits(vq_or(vq_and(m, vd_bits(s)), vq_andnot(m, vd_bits(q))));
+}
+
+/* One output from its exact sum s of n values (NaN: the C NAN, as the exact
+ * path gives; an inf: itself) */
+static inline T_bfloat16 mean_one_bfloat16_avx512(double s, int n)
+{
+    if (isnan(s)) return store_bfloat16(NAN);
+    if (isinf(s)) return store_bfloat16(s);
+    return store_bfloat16(div_odd(s, (double)n));
+}
+
+/* Whether |x| bits a enter a unit's bound: not NaN; masked: not inf either */
+#define MEAN_BOUNDED(a, masked) ((a) < ((masked) ? 0x7f800000u : 0x7f800001u))
+
 /* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
- * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1
+ * (a NaN S[j]: NaN; special: an S[j] may be inf, the output then too). */
 VEC_TARGET static void mean_finish_bfloat16_avx512(const double *S, int ninputs, uint32_t mn1, int64_t w, T_bfloat16 *dst,
-                                               int stream)
+                                               int stream, int special)
 {
     const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
@@ -12513,11 +13339,12 @@ VEC_TARGET static void mean_finish_bfloat16_avx512(const double *S, int ninputs,
         /* n a power of two: S / n = S * (1 / n) exactly (S is a multiple of the
          * format's smallest subnormal, far above double's), so no rounding to odd */
         vd Sv = vd_load(S + j), q = pow2 ? vd_mul(Sv, rn) : div_odd_bfloat16_avx512(Sv, nv);
+        if (special) q = mean_fix_bfloat16_avx512(q, Sv);
         double t[VD_N];
-        vd_store(t, q);
+        vd_store(t, vd_canon_nan(q));
         for (int k = 0; k < VD_N; k++) dst[j + k] = store_bfloat16(t[k]);
     }
-    for (; j < w; j++) dst[j] = store_bfloat16(div_odd(S[j], (double)ninputs));
+    for (; j < w; j++) dst[j] = mean_one_bfloat16_avx512(S[j], ninputs);
     vec_zeroupper();
 }
 
@@ -12528,13 +13355,12 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
                                               T_bfloat16 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
-    vi mxv = vi_zero(), mnv = vi_ones();
     /* broadcast inputs once: their sum starts every output's sum (when the
      * check passes, every order of the additions gives the same exact sum) */
     const T_bfloat16 *cont[MEAN_VEC_MAX];
     int ncont = 0;
     double bsum = -0.0;
-    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX, bfin = 0; /* bfin: bmx without the infinities */
     for (int i = 0; i < ninputs; i++) {
         if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
@@ -12548,48 +13374,75 @@ VEC_TARGET static void mean_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *
         }
         double v = LOAD_bfloat16(src[i][0]);
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        bmx = a > bmx ? a : bmx;
-        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        if (MEAN_BOUNDED(a, 0)) { /* a NaN makes every output NaN */
+            bmx = a > bmx ? a : bmx;
+            bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        }
+        if (MEAN_BOUNDED(a, 1)) bfin = a > bfin ? a : bfin;
         bsum += v;
     }
     const double *rsum = NULL;
     if (rows) {
         rsum = rows->sum;
         bmx = rows->mx > bmx ? rows->mx : bmx;
+        bfin = rows->mx > bfin ? rows->mx : bfin; /* an inf in a bias row: the portable unit */
         bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
     }
-    int64_t j = w / VF_N * VF_N;
-    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
-    case 1: mean_sums_bfloat16_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_bfloat16_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_bfloat16_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_bfloat16_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 5: mean_sums_bfloat16_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 6: mean_sums_bfloat16_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 7: mean_sums_bfloat16_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 8: mean_sums_bfloat16_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 9: mean_sums_bfloat16_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_bfloat16_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
-    }
-    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
-    mx = bmx > mx ? bmx : mx;
-    mn1 = bmn1 < mn1 ? bmn1 : mn1;
-    for (; j < w; j++) {
-        S[j] = -0.0;
-        for (int i = 0; i < ninputs; i++) {
-            double v = LOAD_bfloat16(src[i][j * sinner[i]]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            mx = a > mx ? a : mx;
-            mn1 = a - 1u < mn1 ? a - 1u : mn1;
-            S[j] += v;
+    int masked = 0; /* the second pass leaves the infinities out of the bound */
+    for (;; masked = 1) {
+        int64_t j = w / VF_N * VF_N;
+        vi mxv = vi_zero(), mnv = vi_ones();
+        if (masked) {
+            switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+            case 1: mean_sums_bfloat16_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 2: mean_sums_bfloat16_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 3: mean_sums_bfloat16_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 4: mean_sums_bfloat16_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 5: mean_sums_bfloat16_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 6: mean_sums_bfloat16_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 7: mean_sums_bfloat16_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 8: mean_sums_bfloat16_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 9: mean_sums_bfloat16_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            default: mean_sums_bfloat16_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            }
+        } else {
+            switch (ncont * 2 + (rsum != NULL)) {
+            case 1: mean_sums_bfloat16_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 2: mean_sums_bfloat16_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 3: mean_sums_bfloat16_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 4: mean_sums_bfloat16_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 5: mean_sums_bfloat16_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 6: mean_sums_bfloat16_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 7: mean_sums_bfloat16_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 8: mean_sums_bfloat16_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 9: mean_sums_bfloat16_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            default: mean_sums_bfloat16_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            }
         }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv), b = masked ? bfin : bmx;
+        mx = b > mx ? b : mx;
+        mn1 = bmn1 < mn1 ? bmn1 : mn1;
+        for (; j < w; j++) {
+            S[j] = -0.0;
+            for (int i = 0; i < ninputs; i++) {
+                double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+                uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+                if (MEAN_BOUNDED(a, masked)) {
+                    mx = a > mx ? a : mx;
+                    mn1 = a - 1u < mn1 ? a - 1u : mn1;
+                }
+                S[j] += v;
+            }
+        }
+        if (narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) {
+            mean_finish_bfloat16_avx512(S, ninputs, mn1, w, dst, stream, masked);
+            return;
+        }
+        if (masked || mx != 0x7f800000u) break; /* an inf among the values: again, masked */
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) { /* rare: the portable unit checks output by output */
-        vec_zeroupper();
-        mean_unit_bfloat16(ninputs, src, sinner, w, dst);
-        return;
-    }
-    mean_finish_bfloat16_avx512(S, ninputs, mn1, w, dst, stream);
+    /* rare: the portable unit checks output by output */
+    vec_zeroupper();
+    mean_unit_bfloat16(ninputs, src, sinner, w, dst);
 }
 
 /* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
@@ -12650,7 +13503,109 @@ VEC_TARGET static void mean_runs_bfloat16_avx512(const T_bfloat16 *x, int k, int
     case 32: run_sums_bfloat16_avx512(x, 32, w, S); break;
     default: run_sums_bfloat16_avx512(x, k, w, S); break;
     }
-    mean_finish_bfloat16_avx512(S, k, mn1, w, dst, 0);
+    mean_finish_bfloat16_avx512(S, k, mn1, w, dst, 0, 0);
+}
+
+/* --skipna Mean (kernel_mean.c.j2, mean_skipna) on the vectors. The sums
+ * of the VF_N outputs at j as two vd, from b (the broadcast inputs' kept
+ * values) and the nc contiguous inputs at j: each NaN taken as -0.0 (adds
+ * nothing, so a sum of the kept -0.0s stays -0.0) and left out of its
+ * lane's count of kept values (*kept, from the broadcast inputs' count);
+ * the kept values' |x| bits folded into *mxv, *mnv as the plain Mean's.
+ * Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_vsum_bfloat16_avx512(
+    const T_bfloat16 *const *cont, const int nc, vd b, vi bkept, int64_t j, vd *s0, vd *s1, vi *kept, vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    vi k = bkept;
+    for (int i = 0; i < nc; i++) {
+        vf f = vf_skip_nan(vf_load_bf16(cont[i] + j), &k);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, vf_lo(f));
+        a1 = vd_add(a1, vf_hi(f));
+    }
+    *s0 = a0;
+    *s1 = a1;
+    *kept = k;
+}
+
+/* S[j], K[j] (sums, counts kept) for j < wv by skipna_vsum. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_sums_bfloat16_avx512(
+    const T_bfloat16 *const *cont, const int nc, double bsum, int bkept, int64_t wv, double *S, int32_t *K, vi *mxp,
+    vi *mnp)
+{
+    const vd b = vd_set1(bsum);
+    const vi bk = vi_set1(bkept);
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0, s1;
+        vi kept;
+        skipna_vsum_bfloat16_avx512(cont, nc, b, bk, j, &s0, &s1, &kept, &mxv, &mnv);
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+        vi_store(K + j, kept);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The --skipna Mean's outputs [0, w / VF_N * VF_N) of a unit whose inputs
+ * are read contiguously or broadcast (sinner 1 or 0), ninputs <= 15: the
+ * kept values checked as the plain Mean's (narrow_sum_exact with count
+ * ninputs, which covers every smaller count), each lane's exact sum
+ * divided by its own count (skipna_vf; float16, bfloat16: div_odd). In one
+ * pass where the output overlaps no input (float32), else two. Returns the
+ * outputs done, -1 when the check fails (an inf among the values, or a
+ * spread too wide: the caller takes the unit output by output). */
+VEC_TARGET static int64_t mean_skipna_unit_bfloat16_avx512(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner,
+                                                        int64_t w, T_bfloat16 *dst)
+{
+    const int64_t wv = w / VF_N * VF_N;
+    if (ninputs > 15 || wv == 0) return 0;
+    const T_bfloat16 *cont[15];
+    int nc = 0, bkept = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i]) {
+            cont[nc++] = src[i];
+            continue;
+        }
+        double v = LOAD_bfloat16(src[i][0]);
+        if (isnan(v)) continue;
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+        bkept++;
+    }
+    bkept += nc; /* each lane's count before its NaN (skipna_vsum) */
+    double S[TILE];
+    int32_t K[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    switch (nc) {
+    case 1: skipna_sums_bfloat16_avx512(cont, 1, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 2: skipna_sums_bfloat16_avx512(cont, 2, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 3: skipna_sums_bfloat16_avx512(cont, 3, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 4: skipna_sums_bfloat16_avx512(cont, 4, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    default: skipna_sums_bfloat16_avx512(cont, nc, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    vec_zeroupper();
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_bfloat16, LSB_MIN_bfloat16)) return -1;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vi kept = vq_load(K + j);
+        double t[VF_N];
+        vd_store(t, vd_canon_nan(div_odd_bfloat16_avx512(vd_load(S + j), vi_lo_vd(kept))));
+        vd_store(t + VD_N, vd_canon_nan(div_odd_bfloat16_avx512(vd_load(S + j + VD_N), vi_hi_vd(kept))));
+        for (int k = 0; k < VF_N; k++) dst[j + k] = store_bfloat16(t[k]);
+    }
+    vec_zeroupper();
+    return wv;
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -13021,10 +13976,13 @@ VEC_TARGET static inline vd div_odd_float32_avx512(vd S, vd nv)
 
 /* The sums of the VF_N outputs at j as two vd: bsum (+ rsum[j] where hr)
  * + the nc contiguous inputs at j; their values' |x| bit patterns folded
- * into *mxv (max) and *mnv (min of |x| - 1). Inlined with constant nc, hr. */
+ * into *mxv (max) and *mnv (min of |x| - 1). NaN never enters the max (a
+ * NaN lane's sum is NaN, its output NaN: mean_vf); masked: nor do the
+ * infinities (their lanes' sums are inf or NaN, the outputs those sums:
+ * mean_fix). Inlined with constant nc, hr, masked. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float32_avx512(
     const T_float32 *const *cont, const int nc, const int hr, const double *rsum, vd b, int64_t j, vd *s0, vd *s1,
-    vi *mxv, vi *mnv)
+    vi *mxv, vi *mnv, const int masked)
 {
     vd a0 = b, a1 = b;
     if (hr) {
@@ -13034,7 +13992,12 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float32_a
     for (int i = 0; i < nc; i++) { /* no software prefetch: see PREFETCH_BYTES */
         vf f = vf_load_f32(cont[i] + j);
         vi a = vi_absbits(f);
-        *mxv = vi_max_u32(*mxv, a);
+        if (masked) {
+            a = vi_and(a, vi_gt_s32(vi_set1(0x7f800000), a)); /* inf and NaN as 0 */
+            *mxv = vi_max_u32(*mxv, a);
+        } else {
+            *mxv = vi_max_nonan(*mxv, a);
+        }
         *mnv = vi_min_u32(*mnv, vi_dec(a));
         a0 = vd_add(a0, VF_LO_float32(f, cont[i] + j));
         a1 = vd_add(a1, VF_HI_float32(f, cont[i] + j));
@@ -13046,19 +14009,39 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_vsum_float32_a
 /* S[j] for j < wv (a multiple of VF_N) by mean_vsum. */
 VEC_TARGET __attribute__((always_inline)) static inline void mean_sums_float32_avx512(
     const T_float32 *const *cont, const int nc, const int hr, const double *rsum, int64_t wv, double bsum, double *S,
-    vi *mxp, vi *mnp)
+    vi *mxp, vi *mnp, const int masked)
 {
     vi mxv = *mxp, mnv = *mnp;
     const vd b = vd_set1(bsum);
     for (int64_t j = 0; j < wv; j += VF_N) {
         vd s0, s1;
-        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
+        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv, masked);
         vd_store(S + j, s0);
         vd_store(S + j + VD_N, s1);
     }
     *mxp = mxv;
     *mnp = mnv;
 }
+
+/* q where the sum s is finite, else s (an inf, or NaN: a NaN becomes the C
+ * NAN on its way out, vf_canon_nan / mean_one) */
+VEC_TARGET __attribute__((always_inline)) static inline vd mean_fix_float32_avx512(vd q, vd s)
+{
+    vq m = vd_bits(vd_above(s, vd_set1(DBL_MAX)));
+    return vd_from_bits(vq_or(vq_and(m, vd_bits(s)), vq_andnot(m, vd_bits(q))));
+}
+
+/* One output from its exact sum s of n values (NaN: the C NAN, as the exact
+ * path gives; an inf: itself) */
+static inline T_float32 mean_one_float32_avx512(double s, int n)
+{
+    if (isnan(s)) return store_float32(NAN);
+    if (isinf(s)) return store_float32(s);
+    return store_float32(div_odd(s, (double)n));
+}
+
+/* Whether |x| bits a enter a unit's bound: not NaN; masked: not inf either */
+#define MEAN_BOUNDED(a, masked) ((a) < ((masked) ? 0x7f800000u : 0x7f800001u))
 
 /* Whether mean_bymul rounds as S / n does, for a unit of n inputs that
  * passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. For n a
@@ -13100,12 +14083,15 @@ VEC_TARGET __attribute__((always_inline)) static inline vd mean_bymul_float32_av
 /* VF_N outputs of a unit that passed narrow_sum_exact from its exact sums S
  * (mean_bymul where mean_bymul_ok, else rounded to odd and then to float32). */
 VEC_TARGET __attribute__((always_inline)) static inline vf mean_vf_float32_avx512(vd s0, vd s1, vd nv, vd rn, const int pow2,
-                                                                             const int bymul)
+                                                                             const int bymul, const int special)
 {
-    if (bymul)
-        return vf_join(vh_from_vd(mean_bymul_float32_avx512(s0, nv, rn, pow2)),
-                       vh_from_vd(mean_bymul_float32_avx512(s1, nv, rn, pow2)));
-    return vf_join(vh_from_vd(div_odd_float32_avx512(s0, nv)), vh_from_vd(div_odd_float32_avx512(s1, nv)));
+    vd q0 = bymul ? mean_bymul_float32_avx512(s0, nv, rn, pow2) : div_odd_float32_avx512(s0, nv);
+    vd q1 = bymul ? mean_bymul_float32_avx512(s1, nv, rn, pow2) : div_odd_float32_avx512(s1, nv);
+    if (special) { /* sums with an inf in them (masked) */
+        q0 = mean_fix_float32_avx512(q0, s0);
+        q1 = mean_fix_float32_avx512(q1, s1);
+    }
+    return vf_canon_nan(vf_join(vh_from_vd(q0), vh_from_vd(q1)));
 }
 
 /* Streamed stores (stream set): meancli_mean sets it only where every
@@ -13128,9 +14114,11 @@ VEC_TARGET static inline void mean_stream_floats_float32_avx512(float *dst, cons
  * end; the outputs after the last whole vector are summed aside and written
  * once it passed (streamed: the first and last vector's quarters that are
  * not whole vectors of dst, and a unit narrower than a vector aside).
- * Returns 0 when the check or the multiply's range fails: the outputs
- * written are then wrong, and the caller computes the unit again (its
- * inputs are intact). Inlined with constant nc and hr. */
+ * Returns 0 when the check or the multiply's range fails (-1 when an inf
+ * among the values is what fails it): the outputs written are then wrong,
+ * and the caller computes the unit again (its inputs are intact). A NaN
+ * is left out of the bound and makes its output NaN. Inlined with
+ * constant nc and hr. */
 VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_avx512(
     const T_float32 *const *cont, const int nc, const int hr, const double *rsum, double bsum, uint32_t mx,
     uint32_t mn1, int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w, T_float32 *dst, int stream)
@@ -13142,19 +14130,19 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
     const int nt = stream && w >= VF_N;
     int64_t j = 0;
     if (nt && MEAN_LEAD(dst)) { /* quarters on to a whole vector's alignment */
-        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, 0, &s0, &s1, &mxv, &mnv);
-        vf_stream_quarters((float *)dst, mean_vf_float32_avx512(s0, s1, nv, rn, pow2, 1), 0, (int)MEAN_LEAD(dst) / 4);
+        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, 0, &s0, &s1, &mxv, &mnv, 0);
+        vf_stream_quarters((float *)dst, mean_vf_float32_avx512(s0, s1, nv, rn, pow2, 1, 0), 0, (int)MEAN_LEAD(dst) / 4);
         j = MEAN_LEAD(dst);
     }
     for (; j + VF_N <= w; j += VF_N) {
-        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv);
-        vf f = mean_vf_float32_avx512(s0, s1, nv, rn, pow2, 1);
+        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, j, &s0, &s1, &mxv, &mnv, 0);
+        vf f = mean_vf_float32_avx512(s0, s1, nv, rn, pow2, 1, 0);
         if (nt) vf_stream((float *)dst + j, f);
         else vf_store((float *)dst + j, f);
     }
     if (nt && j < w) { /* the last quarters: of the vector ending at w */
-        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, w - VF_N, &s0, &s1, &mxv, &mnv);
-        vf_stream_quarters((float *)dst + w - VF_N, mean_vf_float32_avx512(s0, s1, nv, rn, pow2, 1),
+        mean_vsum_float32_avx512(cont, nc, hr, rsum, b, w - VF_N, &s0, &s1, &mxv, &mnv, 0);
+        vf_stream_quarters((float *)dst + w - VF_N, mean_vf_float32_avx512(s0, s1, nv, rn, pow2, 1, 0),
                            (int)(j - (w - VF_N)) / 4, VF_N / 4);
         j = w;
     }
@@ -13169,16 +14157,18 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
         for (int i = 0; i < ninputs; i++) {
             double v = LOAD_float32(src[i][j * sinner[i]]);
             uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            mx = a > mx ? a : mx;
-            mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            if (MEAN_BOUNDED(a, 0)) {
+                mx = a > mx ? a : mx;
+                mn1 = a - 1u < mn1 ? a - 1u : mn1;
+            }
             sj += v;
         }
         side[j - j1] = sj;
     }
     if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32) || !mean_bymul_ok_float32_avx512(ninputs, mn1))
-        return 0;
+        return mx == 0x7f800000u ? -1 : 0;
     float f[VF_N];
-    for (int64_t j = j1; j < w; j++) f[j - j1] = store_float32(div_odd(side[j - j1], (double)ninputs));
+    for (int64_t j = j1; j < w; j++) f[j - j1] = mean_one_float32_avx512(side[j - j1], ninputs);
     if (stream)
         mean_stream_floats_float32_avx512((float *)dst + j1, f, w - j1);
     else
@@ -13187,39 +14177,42 @@ VEC_TARGET __attribute__((always_inline)) static inline int mean_fused_float32_a
 }
 
 /* dst[j] = S[j] / n rounded once to the format, for j < w: S exact sums of
- * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1. */
+ * a unit that passed narrow_sum_exact, mn1 its smallest nonzero |x| bits - 1
+ * (a NaN S[j]: NaN; special: an S[j] may be inf, the output then too). */
 VEC_TARGET static void mean_finish_float32_avx512(const double *S, int ninputs, uint32_t mn1, int64_t w, T_float32 *dst,
-                                               int stream)
+                                               int stream, int special)
 {
     const vd nv = vd_set1((double)ninputs), rn = vd_set1(1.0 / (double)ninputs);
     const int pow2 = (ninputs & (ninputs - 1)) == 0;
     int64_t j = 0;
     const int bymul = mean_bymul_ok_float32_avx512(ninputs, mn1);
     const int nt = stream && w >= VF_N; /* streamed: as mean_fused */
+#define MEAN_VF_AT(k) (special ? mean_vf_float32_avx512(vd_load(S + (k)), vd_load(S + (k) + VD_N), nv, rn, pow2, bymul, 1) \
+                               : mean_vf_float32_avx512(vd_load(S + (k)), vd_load(S + (k) + VD_N), nv, rn, pow2, bymul, 0))
     if (nt && MEAN_LEAD(dst)) {
-        vf_stream_quarters((float *)dst, mean_vf_float32_avx512(vd_load(S), vd_load(S + VD_N), nv, rn, pow2, bymul), 0,
-                           (int)MEAN_LEAD(dst) / 4);
+        vf_stream_quarters((float *)dst, MEAN_VF_AT(0), 0, (int)MEAN_LEAD(dst) / 4);
         j = MEAN_LEAD(dst);
     }
     for (; j + VF_N <= w; j += VF_N) {
-        vf f = mean_vf_float32_avx512(vd_load(S + j), vd_load(S + j + VD_N), nv, rn, pow2, bymul);
+        vf f = MEAN_VF_AT(j);
         if (nt) vf_stream((float *)dst + j, f);
         else vf_store((float *)dst + j, f);
     }
     if (j < w && w >= VF_N) { /* the vector ending at w (cached: rewrites outputs with their own values) */
-        vf f = mean_vf_float32_avx512(vd_load(S + w - VF_N), vd_load(S + w - VD_N), nv, rn, pow2, bymul);
+        vf f = MEAN_VF_AT(w - VF_N);
         if (nt) vf_stream_quarters((float *)dst + w - VF_N, f, (int)(j - (w - VF_N)) / 4, VF_N / 4);
         else vf_store((float *)dst + w - VF_N, f);
         j = w;
     }
+#undef MEAN_VF_AT
     float f[VF_N];
-    for (int64_t i = j; i < w; i++) f[i - j] = store_float32(div_odd(S[i], (double)ninputs));
+    for (int64_t i = j; i < w; i++) f[i - j] = mean_one_float32_avx512(S[i], ninputs);
     if (stream)
         mean_stream_floats_float32_avx512((float *)dst + j, f, w - j);
     else
         memcpy(dst + j, f, (size_t)(w - j) * sizeof *f);
     j = w;
-    for (; j < w; j++) dst[j] = store_float32(div_odd(S[j], (double)ninputs));
+    for (; j < w; j++) dst[j] = mean_one_float32_avx512(S[j], ninputs);
     vec_zeroupper();
 }
 
@@ -13230,13 +14223,12 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
                                               T_float32 *dst, int stream, const mean_rowsum *rows)
 {
     double S[TILE];
-    vi mxv = vi_zero(), mnv = vi_ones();
     /* broadcast inputs once: their sum starts every output's sum (when the
      * check passes, every order of the additions gives the same exact sum) */
     const T_float32 *cont[MEAN_VEC_MAX];
     int ncont = 0;
     double bsum = -0.0;
-    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX, bfin = 0; /* bfin: bmx without the infinities */
     for (int i = 0; i < ninputs; i++) {
         if (rows && rows->taken[i]) continue; /* in rows->sum */
         if (sinner[i] && ncont < MEAN_VEC_MAX) {
@@ -13250,16 +14242,21 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
         }
         double v = LOAD_float32(src[i][0]);
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-        bmx = a > bmx ? a : bmx;
-        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        if (MEAN_BOUNDED(a, 0)) { /* a NaN makes every output NaN */
+            bmx = a > bmx ? a : bmx;
+            bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        }
+        if (MEAN_BOUNDED(a, 1)) bfin = a > bfin ? a : bfin;
         bsum += v;
     }
     const double *rsum = NULL;
     if (rows) {
         rsum = rows->sum;
         bmx = rows->mx > bmx ? rows->mx : bmx;
+        bfin = rows->mx > bfin ? rows->mx : bfin; /* an inf in a bias row: the portable unit */
         bmn1 = rows->mn1 < bmn1 ? rows->mn1 : bmn1;
     }
+    int masked = 0; /* the second pass leaves the infinities out of the bound */
     int apart = 1; /* the output overlaps no input: one pass */
     for (int i = 0; apart && i < ninputs; i++) {
         uintptr_t lo = (uintptr_t)src[i], hi = (uintptr_t)(src[i] + (sinner[i] ? w : 1));
@@ -13300,41 +14297,64 @@ VEC_TARGET static void mean_unit_float32_avx512(int ninputs, const T_float32 *co
                                              stream);
             break;
         }
-        if (done) return;
+        if (done > 0) return;
         if (stream) _mm_sfence(); /* the streamed stores land before those that redo them */
+        masked = done < 0;
     }
-    int64_t j = w / VF_N * VF_N;
-    switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
-    case 1: mean_sums_float32_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 2: mean_sums_float32_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 3: mean_sums_float32_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 4: mean_sums_float32_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 5: mean_sums_float32_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 6: mean_sums_float32_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 7: mean_sums_float32_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 8: mean_sums_float32_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv); break;
-    case 9: mean_sums_float32_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv); break;
-    default: mean_sums_float32_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv); break;
-    }
-    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
-    mx = bmx > mx ? bmx : mx;
-    mn1 = bmn1 < mn1 ? bmn1 : mn1;
-    for (; j < w; j++) {
-        S[j] = -0.0;
-        for (int i = 0; i < ninputs; i++) {
-            double v = LOAD_float32(src[i][j * sinner[i]]);
-            uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
-            mx = a > mx ? a : mx;
-            mn1 = a - 1u < mn1 ? a - 1u : mn1;
-            S[j] += v;
+    for (;; masked = 1) {
+        int64_t j = w / VF_N * VF_N;
+        vi mxv = vi_zero(), mnv = vi_ones();
+        if (masked) {
+            switch (ncont * 2 + (rsum != NULL)) { /* constants each: the loop over the inputs unrolled */
+            case 1: mean_sums_float32_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 2: mean_sums_float32_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 3: mean_sums_float32_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 4: mean_sums_float32_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 5: mean_sums_float32_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 6: mean_sums_float32_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 7: mean_sums_float32_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 8: mean_sums_float32_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            case 9: mean_sums_float32_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            default: mean_sums_float32_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 1); break;
+            }
+        } else {
+            switch (ncont * 2 + (rsum != NULL)) {
+            case 1: mean_sums_float32_avx512(cont, 0, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 2: mean_sums_float32_avx512(cont, 1, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 3: mean_sums_float32_avx512(cont, 1, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 4: mean_sums_float32_avx512(cont, 2, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 5: mean_sums_float32_avx512(cont, 2, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 6: mean_sums_float32_avx512(cont, 3, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 7: mean_sums_float32_avx512(cont, 3, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 8: mean_sums_float32_avx512(cont, 4, 0, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            case 9: mean_sums_float32_avx512(cont, 4, 1, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            default: mean_sums_float32_avx512(cont, ncont, rsum != NULL, rsum, j, bsum, S, &mxv, &mnv, 0); break;
+            }
         }
+        uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv), b = masked ? bfin : bmx;
+        mx = b > mx ? b : mx;
+        mn1 = bmn1 < mn1 ? bmn1 : mn1;
+        for (; j < w; j++) {
+            S[j] = -0.0;
+            for (int i = 0; i < ninputs; i++) {
+                double v = LOAD_float32(src[i][j * sinner[i]]);
+                uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+                if (MEAN_BOUNDED(a, masked)) {
+                    mx = a > mx ? a : mx;
+                    mn1 = a - 1u < mn1 ? a - 1u : mn1;
+                }
+                S[j] += v;
+            }
+        }
+        if (narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) {
+            mean_finish_float32_avx512(S, ninputs, mn1, w, dst, stream, masked);
+            return;
+        }
+        if (masked || mx != 0x7f800000u) break; /* an inf among the values: again, masked */
     }
-    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) { /* rare: the portable unit checks output by output */
-        vec_zeroupper();
-        mean_unit_float32(ninputs, src, sinner, w, dst);
-        return;
-    }
-    mean_finish_float32_avx512(S, ninputs, mn1, w, dst, stream);
+    /* rare: the portable unit checks output by output */
+    vec_zeroupper();
+    mean_unit_float32(ninputs, src, sinner, w, dst);
 }
 
 /* Short runs: dst[j] = the mean of the k values x[j * k + i] (i < k), j < w
@@ -13395,7 +14415,184 @@ VEC_TARGET static void mean_runs_float32_avx512(const T_float32 *x, int k, int64
     case 32: run_sums_float32_avx512(x, 32, w, S); break;
     default: run_sums_float32_avx512(x, k, w, S); break;
     }
-    mean_finish_float32_avx512(S, k, mn1, w, dst, 0);
+    mean_finish_float32_avx512(S, k, mn1, w, dst, 0, 0);
+}
+
+/* --skipna Mean (kernel_mean.c.j2, mean_skipna) on the vectors. The sums
+ * of the VF_N outputs at j as two vd, from b (the broadcast inputs' kept
+ * values) and the nc contiguous inputs at j: each NaN taken as -0.0 (adds
+ * nothing, so a sum of the kept -0.0s stays -0.0) and left out of its
+ * lane's count of kept values (*kept, from the broadcast inputs' count);
+ * the kept values' |x| bits folded into *mxv, *mnv as the plain Mean's.
+ * Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_vsum_float32_avx512(
+    const T_float32 *const *cont, const int nc, vd b, vi bkept, int64_t j, vd *s0, vd *s1, vi *kept, vi *mxv, vi *mnv)
+{
+    vd a0 = b, a1 = b;
+    vi k = bkept;
+    for (int i = 0; i < nc; i++) {
+        vf f = vf_skip_nan(vf_load_f32(cont[i] + j), &k);
+        vi a = vi_absbits(f);
+        *mxv = vi_max_u32(*mxv, a);
+        *mnv = vi_min_u32(*mnv, vi_dec(a));
+        a0 = vd_add(a0, vf_lo(f));
+        a1 = vd_add(a1, vf_hi(f));
+    }
+    *s0 = a0;
+    *s1 = a1;
+    *kept = k;
+}
+
+/* mean_bymul_ok for every count k <= ninputs at once: its bound for a k
+ * that is not a power of two, taken at ninputs (ceil(log2 k) <= that of
+ * ninputs); ninputs <= 2 has only powers of two. */
+static inline int skipna_bymul_ok_float32_avx512(int ninputs, uint32_t mn1)
+{
+    if (ninputs <= 2) return 1;
+    int cl = 64 - __builtin_clzll((uint64_t)(ninputs - 1)), g = -149;
+    if (mn1 != UINT32_MAX) {
+        int t = (int)((mn1 + 1) >> 23) - 127;
+        g = t - 23 < -149 ? -149 : t - 23;
+    }
+    return ninputs < (1 << 28) && g - cl >= -125;
+}
+
+/* The VF_N means of sums s0, s1 over their lanes' counts kept (0: NaN, the
+ * C NAN): mean_bymul with 1 / k looked up per lane (rtab; mean_bymul_ok's
+ * bound at the unit's count covers every smaller k, and a power of two is
+ * exact), else rounded to odd by div_odd. */
+VEC_TARGET __attribute__((always_inline)) static inline vf skipna_vf_float32_avx512(vd s0, vd s1, vi kept,
+                                                                                   const double *rtab, const int bymul)
+{
+    vd n0 = vi_lo_vd(kept), n1 = vi_hi_vd(kept), q0, q1;
+    if (bymul) {
+        q0 = mean_bymul_float32_avx512(s0, n0, vd_lookup16(rtab, kept, 0), 0);
+        q1 = mean_bymul_float32_avx512(s1, n1, vd_lookup16(rtab, kept, 1), 0);
+    } else {
+        q0 = div_odd_float32_avx512(s0, n0);
+        q1 = div_odd_float32_avx512(s1, n1);
+    }
+    return vf_canon_nan(vf_join(vh_from_vd(q0), vh_from_vd(q1)));
+}
+
+/* One pass (the output overlaps no input): each vector of outputs summed,
+ * divided and stored at once, the unit's bound checked at the end; 0 when
+ * it or the multiply's range fails (the outputs written are then wrong,
+ * the caller computes them again). Inlined with a constant nc. */
+VEC_TARGET __attribute__((always_inline)) static inline int skipna_fused_float32_avx512(
+    const T_float32 *const *cont, const int nc, double bsum, int bkept, uint32_t bmx, uint32_t bmn1, int ninputs,
+    int64_t wv, T_float32 *dst, const double *rtab)
+{
+    const vd b = vd_set1(bsum);
+    const vi bk = vi_set1(bkept);
+    vi mxv = vi_zero(), mnv = vi_ones();
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0, s1;
+        vi kept;
+        skipna_vsum_float32_avx512(cont, nc, b, bk, j, &s0, &s1, &kept, &mxv, &mnv);
+        vf_store((float *)dst + j, skipna_vf_float32_avx512(s0, s1, kept, rtab, 1));
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    vec_zeroupper();
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    return narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32) && skipna_bymul_ok_float32_avx512(ninputs, mn1);
+}
+
+/* S[j], K[j] (sums, counts kept) for j < wv by skipna_vsum. */
+VEC_TARGET __attribute__((always_inline)) static inline void skipna_sums_float32_avx512(
+    const T_float32 *const *cont, const int nc, double bsum, int bkept, int64_t wv, double *S, int32_t *K, vi *mxp,
+    vi *mnp)
+{
+    const vd b = vd_set1(bsum);
+    const vi bk = vi_set1(bkept);
+    vi mxv = *mxp, mnv = *mnp;
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vd s0, s1;
+        vi kept;
+        skipna_vsum_float32_avx512(cont, nc, b, bk, j, &s0, &s1, &kept, &mxv, &mnv);
+        vd_store(S + j, s0);
+        vd_store(S + j + VD_N, s1);
+        vi_store(K + j, kept);
+    }
+    *mxp = mxv;
+    *mnp = mnv;
+}
+
+/* The --skipna Mean's outputs [0, w / VF_N * VF_N) of a unit whose inputs
+ * are read contiguously or broadcast (sinner 1 or 0), ninputs <= 15: the
+ * kept values checked as the plain Mean's (narrow_sum_exact with count
+ * ninputs, which covers every smaller count), each lane's exact sum
+ * divided by its own count (skipna_vf; float16, bfloat16: div_odd). In one
+ * pass where the output overlaps no input (float32), else two. Returns the
+ * outputs done, -1 when the check fails (an inf among the values, or a
+ * spread too wide: the caller takes the unit output by output). */
+VEC_TARGET static int64_t mean_skipna_unit_float32_avx512(int ninputs, const T_float32 *const *src, const int64_t *sinner,
+                                                        int64_t w, T_float32 *dst)
+{
+    const int64_t wv = w / VF_N * VF_N;
+    if (ninputs > 15 || wv == 0) return 0;
+    const T_float32 *cont[15];
+    int nc = 0, bkept = 0;
+    double bsum = -0.0;
+    uint32_t bmx = 0, bmn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        if (sinner[i]) {
+            cont[nc++] = src[i];
+            continue;
+        }
+        double v = LOAD_float32(src[i][0]);
+        if (isnan(v)) continue;
+        uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
+        bmx = a > bmx ? a : bmx;
+        bmn1 = a - 1u < bmn1 ? a - 1u : bmn1;
+        bsum += v;
+        bkept++;
+    }
+    bkept += nc; /* each lane's count before its NaN (skipna_vsum) */
+    double rtab[16]; /* RN(1 / k); NaN for k = 0 */
+    rtab[0] = NAN;
+    for (int k = 1; k < 16; k++) rtab[k] = 1.0 / (double)k;
+    int apart = 1;
+    for (int i = 0; apart && i < ninputs; i++) {
+        uintptr_t lo = (uintptr_t)src[i], hi = (uintptr_t)(src[i] + (sinner[i] ? w : 1));
+        apart = hi <= (uintptr_t)dst || (uintptr_t)(dst + w) <= lo;
+    }
+    if (apart) {
+        int done;
+        switch (nc) { /* a constant count each: the loop over the inputs unrolled */
+        case 1: done = skipna_fused_float32_avx512(cont, 1, bsum, bkept, bmx, bmn1, ninputs, wv, dst, rtab); break;
+        case 2: done = skipna_fused_float32_avx512(cont, 2, bsum, bkept, bmx, bmn1, ninputs, wv, dst, rtab); break;
+        case 3: done = skipna_fused_float32_avx512(cont, 3, bsum, bkept, bmx, bmn1, ninputs, wv, dst, rtab); break;
+        case 4: done = skipna_fused_float32_avx512(cont, 4, bsum, bkept, bmx, bmn1, ninputs, wv, dst, rtab); break;
+        default: done = skipna_fused_float32_avx512(cont, nc, bsum, bkept, bmx, bmn1, ninputs, wv, dst, rtab); break;
+        }
+        if (done) return wv;
+    }
+    double S[TILE];
+    int32_t K[TILE];
+    vi mxv = vi_zero(), mnv = vi_ones();
+    switch (nc) {
+    case 1: skipna_sums_float32_avx512(cont, 1, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 2: skipna_sums_float32_avx512(cont, 2, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 3: skipna_sums_float32_avx512(cont, 3, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    case 4: skipna_sums_float32_avx512(cont, 4, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    default: skipna_sums_float32_avx512(cont, nc, bsum, bkept, wv, S, K, &mxv, &mnv); break;
+    }
+    uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
+    vec_zeroupper();
+    mx = bmx > mx ? bmx : mx;
+    mn1 = bmn1 < mn1 ? bmn1 : mn1;
+    if (!narrow_sum_exact(mx, mn1, ninputs, PREC_float32, LSB_MIN_float32)) return -1;
+    const int bymul = skipna_bymul_ok_float32_avx512(ninputs, mn1);
+    for (int64_t j = 0; j < wv; j += VF_N) {
+        vi kept = vq_load(K + j);
+        vd s0 = vd_load(S + j), s1 = vd_load(S + j + VD_N);
+        vf_store((float *)dst + j, bymul ? skipna_vf_float32_avx512(s0, s1, kept, rtab, 1)
+                                         : skipna_vf_float32_avx512(s0, s1, kept, rtab, 0));
+    }
+    vec_zeroupper();
+    return wv;
 }
 
 /* rows_split of kernel_exact.c.j2, VF_N columns at a time (the block is in
@@ -13750,8 +14947,12 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_store_float64_
         vd_store(ql, q);
         vq_store(lane, bad);
         vec_zeroupper();
-        for (int l = 0; l < VD_N; l++)
-            if (lane[l]) ql[l] = mean_exact_float64(k, x, si, j + l);
+        for (int l = 0; l < VD_N; l++) {
+            if (!lane[l]) continue;
+            int has_nan = 0; /* a NaN among the values: the C NAN, as the exact sum gives */
+            for (int i = 0; i < k; i++) has_nan |= isnan(x[i][(j + l) * si[i]]);
+            ql[l] = has_nan ? NAN : mean_exact_float64(k, x, si, j + l);
+        }
         q = vd_load(ql);
     }
     vd_store(dst + j, q);
@@ -14216,6 +15417,14 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vi_hmin_u32
 #undef vw_hmax_u16
 #undef vw_hmin_u16
+#undef vi_max_nonan
+#undef vf_canon_nan
+#undef vd_canon_nan
+#undef vf_set1
+#undef vi_lo_vd
+#undef vi_hi_vd
+#undef vf_skip_nan
+#undef vd_lookup16
 #define ISA_LEVEL_float16 isa_level[1]
 #define ISA_MEAN_LEVEL_float16 isa_level[5]
 
@@ -14265,6 +15474,19 @@ static void mean_unit_float16_dispatch(int ninputs, const T_float16 *const *src,
     }
 }
 #define MEAN_UNIT_VEC_float16 mean_unit_float16_dispatch
+
+/* mean_skipna_unit on the CPU's vectors (the outputs done, or -1); only when ISA_MEAN_LEVEL_float16 > 0 */
+static int64_t mean_skipna_unit_float16_dispatch(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w,
+                                                T_float16 *dst)
+{
+    switch (ISA_MEAN_LEVEL_float16) {
+    case 2:
+        if (w >= 16) return mean_skipna_unit_float16_avx512(ninputs, src, sinner, w, dst);
+        /* fall through */
+    default: return mean_skipna_unit_float16_avx2(ninputs, src, sinner, w, dst);
+    }
+}
+#define MEAN_SKIPNA_VEC_float16 mean_skipna_unit_float16_dispatch
 
 /* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_MEAN_LEVEL_float16 > 0 */
 static void mean_runs_float16_dispatch(const T_float16 *x, int k, int64_t w, T_float16 *dst)
@@ -14325,6 +15547,19 @@ static void mean_unit_bfloat16_dispatch(int ninputs, const T_bfloat16 *const *sr
 }
 #define MEAN_UNIT_VEC_bfloat16 mean_unit_bfloat16_dispatch
 
+/* mean_skipna_unit on the CPU's vectors (the outputs done, or -1); only when ISA_MEAN_LEVEL_bfloat16 > 0 */
+static int64_t mean_skipna_unit_bfloat16_dispatch(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w,
+                                                T_bfloat16 *dst)
+{
+    switch (ISA_MEAN_LEVEL_bfloat16) {
+    case 2:
+        if (w >= 16) return mean_skipna_unit_bfloat16_avx512(ninputs, src, sinner, w, dst);
+        /* fall through */
+    default: return mean_skipna_unit_bfloat16_avx2(ninputs, src, sinner, w, dst);
+    }
+}
+#define MEAN_SKIPNA_VEC_bfloat16 mean_skipna_unit_bfloat16_dispatch
+
 /* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_MEAN_LEVEL_bfloat16 > 0 */
 static void mean_runs_bfloat16_dispatch(const T_bfloat16 *x, int k, int64_t w, T_bfloat16 *dst)
 {
@@ -14383,6 +15618,19 @@ static void mean_unit_float32_dispatch(int ninputs, const T_float32 *const *src,
     }
 }
 #define MEAN_UNIT_VEC_float32 mean_unit_float32_dispatch
+
+/* mean_skipna_unit on the CPU's vectors (the outputs done, or -1); only when ISA_MEAN_LEVEL_float32 > 0 */
+static int64_t mean_skipna_unit_float32_dispatch(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w,
+                                                T_float32 *dst)
+{
+    switch (ISA_MEAN_LEVEL_float32) {
+    case 2:
+        if (w >= 16) return mean_skipna_unit_float32_avx512(ninputs, src, sinner, w, dst);
+        /* fall through */
+    default: return mean_skipna_unit_float32_avx2(ninputs, src, sinner, w, dst);
+    }
+}
+#define MEAN_SKIPNA_VEC_float32 mean_skipna_unit_float32_dispatch
 
 /* mean_runs (contiguous short runs) on the CPU's vectors; only when ISA_MEAN_LEVEL_float32 > 0 */
 static void mean_runs_float32_dispatch(const T_float32 *x, int k, int64_t w, T_float32 *dst)
@@ -21720,8 +22968,10 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
             for (int64_t j = 0; j < L; j++) {
                 double v = LOAD_float16(x[i][j]);
                 uint32_t a = f32_to_bits((float)v) & 0x7fffffffu, *b = rowbound + 2 * (j / TILE);
-                b[0] = a > b[0] ? a : b[0];
-                b[1] = a - 1u < b[1] ? a - 1u : b[1];
+                if (a <= 0x7f800000u) { /* a NaN stays out of the bound: its outputs are NaN (mean_vf) */
+                    b[0] = a > b[0] ? a : b[0];
+                    b[1] = a - 1u < b[1] ? a - 1u : b[1];
+                }
                 rowsum[j] += v;
             }
         }
@@ -21793,17 +23043,53 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 
+/* One output of the Mean skipping NaN: the exact mean of the values
+ * src[i][j * sinner[i]] that are not NaN, rounded once; NaN where every one
+ * is NaN; infinities are values. The values kept summed in double where
+ * narrow_sum_exact proves that exact (float16/bfloat16/float32), divided by
+ * their count rounded to odd and rounded once to the format; otherwise
+ * (float64, infinities, wide spreads) taken into a superaccumulator of
+ * their own. */
+static T_float16 skipna_one_float16(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t j)
+{
+    int64_t kept = 0;
+    double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        double v = LOAD_float16(src[i][j * sinner[i]]);
+        if (isnan(v)) continue;
+        kept++;
+        sum += v;
+        uint32_t b = f32_to_bits((float)fabs(v));
+        mx = b > mx ? b : mx;
+        if (b && b - 1 < mn1) mn1 = b - 1;
+    }
+    if (kept && narrow_sum_exact(mx, mn1, kept, 11, SACC_LSB_float16))
+        return store_float16(div_odd(sum, (double)kept));
+    uint64_t s[SACC_HEADER + SACC_NL_float16] = {0};
+    kept = 0;
+    for (int i = 0; i < ninputs; i++) {
+        double v = LOAD_float16(src[i][j * sinner[i]]);
+        if (isnan(v)) continue;
+        kept++;
+        sacc_take(s, SACC_NL_float16, SACC_LSB_float16, v);
+    }
+    s[0] = (uint64_t)kept;
+    return store_float16(sacc_mean(s, SACC_NL_float16, SACC_LSB_float16, FORMAT_float16));
+}
+
 /* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
  * mean of the values of the inputs at i that are not NaN, rounded once; NaN
  * where every one is NaN; infinities are values. Arguments as the Mean's.
- * Per output: the values kept summed in double where narrow_sum_exact proves
- * that exact (float16/bfloat16/float32), divided by their count rounded to
- * odd and rounded once to the format; otherwise (float64, infinities, wide
- * spreads) taken into a superaccumulator of their own. */
+ * Planned as the Mean (size-1 dims dropped, neighbours merged, units of up
+ * to TILE outputs along the inner dim shared by the threads); a unit whose
+ * inputs are all contiguous or broadcast along the inner dim runs on the
+ * vectors (float16/bfloat16/float32: mean_skipna_unit of kernel_vec.c.j2,
+ * the same bits), the rest output by output (skipna_one). */
 int meancli_mean_skipna_float16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
                                 void *out, int rank, const int64_t *shape, int nthreads)
 {
-    int64_t nout = 1, work;
+    int64_t nout = 1, work, bytes;
     if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
     if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
     for (int d = 0; d < rank; d++) {
@@ -21820,79 +23106,96 @@ int meancli_mean_skipna_float16(int ninputs, const void *const *inputs, const in
             if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float16) != 0)) return MEANCLI_E_STRIDE;
         }
     }
-    int64_t bytes;
-    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
-    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
-    if (!st) return MEANCLI_E_NOMEM;
-    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_float16);
+    /* Plan: drop size-1 dims; merge neighbours contiguous in every input (as the Mean) */
+    int64_t size[MEANCLI_MAX_RANK];
+    int keep[MEANCLI_MAX_RANK], nd = 0;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] == 1) continue;
+        int merge = nd > 0;
+        for (int i = 0; merge && i < ninputs; i++) {
+            const int64_t *s = strides_bytes + (int64_t)i * rank;
+            merge = s[keep[nd - 1]] == s[d] * shape[d];
+        }
+        if (merge) {
+            size[nd - 1] *= shape[d];
+            keep[nd - 1] = d;
+        } else {
+            size[nd] = shape[d];
+            keep[nd] = d;
+            nd++;
+        }
+    }
+    if (!mul_ok((int64_t)ninputs, (int64_t)(nd > 0 ? nd : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *strides = (int64_t *)malloc((size_t)bytes);
+    if (!strides) return MEANCLI_E_NOMEM;
+    for (int i = 0; i < ninputs; i++)
+        for (int d = 0; d < nd; d++)
+            strides[(int64_t)i * nd + d] = strides_bytes[(int64_t)i * rank + keep[d]] / (int64_t)sizeof(T_float16);
+    int64_t L = nd > 0 ? size[nd - 1] : 1, nouter = nout / L, ntiles = (L + TILE - 1) / TILE;
+    int64_t nunits = nouter * ntiles;
+    int nt = clamp_threads(nthreads, work);
     const T_float16 *const *x = (const T_float16 *const *)inputs;
     T_float16 *y = (T_float16 *)out;
-    const int64_t per = 4096; /* outputs per piece the threads share */
-    int64_t npieces = (nout + per - 1) / per;
-    int nt = clamp_threads(nthreads, work);
-    int rc = MEANCLI_OK;
+    int vec = 0;
+#ifdef MEAN_SKIPNA_VEC_float16
+    vec = ISA_MEAN_LEVEL_float16 > 0 && ninputs <= 15;
+    for (int i = 0; vec && i < ninputs; i++) {
+        int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
+        vec = sinner == 0 || sinner == 1;
+    }
+#endif
+    int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
-        if (!off) {
+        const T_float16 **src = (const T_float16 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
 #pragma omp atomic write
-            rc = MEANCLI_E_NOMEM;
+            failed = 1;
         }
+        const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
+        const int64_t ngroups = (nunits + per - 1) / per;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t piece = 0; piece < npieces; piece++) {
-            if (!off) continue;
-            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
-            int64_t idx[MEANCLI_MAX_RANK], f = f0;
-            for (int d = rank - 1; d >= 0; d--) {
-                idx[d] = f % shape[d];
-                f /= shape[d];
+        for (int64_t g = 0; g < ngroups; g++) {
+            if (!src || !sin) continue;
+            int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
             }
-            for (int i = 0; i < ninputs; i++) {
-                off[i] = 0;
-                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
-            }
-            for (int64_t o = f0; o < f1; o++) {
-                int64_t kept = 0;
-                double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
-                uint32_t mx = 0, mn1 = UINT32_MAX;
+            for (; unit < uend; unit++) {
+                int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
                 for (int i = 0; i < ninputs; i++) {
-                    double v = LOAD_float16(x[i][off[i]]);
-                    if (isnan(v)) continue;
-                    kept++;
-                    sum += v;
-                    uint32_t b = f32_to_bits((float)fabs(v));
-                    mx = b > mx ? b : mx;
-                    if (b && b - 1 < mn1) mn1 = b - 1;
+                    const int64_t *s = strides + (int64_t)i * nd;
+                    int64_t off = 0;
+                    sin[i] = nd > 0 ? s[nd - 1] : 0;
+                    for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
+                    src[i] = x[i] + off + t * TILE * sin[i];
                 }
-                if (kept && narrow_sum_exact(mx, mn1, kept, 11, SACC_LSB_float16)) {
-                    y[o] = store_float16(div_odd(sum, (double)kept));
-                } else
-                {
-                    uint64_t s[SACC_HEADER + SACC_NL_float16] = {0};
-                    kept = 0;
-                    for (int i = 0; i < ninputs; i++) {
-                        double v = LOAD_float16(x[i][off[i]]);
-                        if (isnan(v)) continue;
-                        kept++;
-                        sacc_take(s, SACC_NL_float16, SACC_LSB_float16, v);
+                T_float16 *dst = y + o * L + t * TILE;
+                int64_t done = 0;
+#ifdef MEAN_SKIPNA_VEC_float16
+                if (vec) done = MEAN_SKIPNA_VEC_float16(ninputs, src, sin, w, dst);
+#endif
+                for (int64_t j = done > 0 ? done : 0; j < w; j++) dst[j] = skipna_one_float16(ninputs, src, sin, j);
+                if (++t == ntiles) { /* the next output row */
+                    t = 0;
+                    o++;
+                    for (int d = nd - 2; d >= 0; d--) {
+                        if (++idx[d] < size[d]) break;
+                        idx[d] = 0;
                     }
-                    s[0] = (uint64_t)kept;
-                    y[o] = store_float16(sacc_mean(s, SACC_NL_float16, SACC_LSB_float16, FORMAT_float16));
-                }
-                /* the next output: the odometer over the output's dims */
-                for (int d = rank - 1; d >= 0; d--) {
-                    idx[d]++;
-                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
-                    if (idx[d] < shape[d]) break;
-                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
-                    idx[d] = 0;
                 }
             }
         }
-        free(off);
+        free(src);
+        free(sin);
     }
-    free(st);
-    return rc;
+    (void)vec;
+    free(strides);
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
@@ -21996,8 +23299,10 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
             for (int64_t j = 0; j < L; j++) {
                 double v = LOAD_bfloat16(x[i][j]);
                 uint32_t a = f32_to_bits((float)v) & 0x7fffffffu, *b = rowbound + 2 * (j / TILE);
-                b[0] = a > b[0] ? a : b[0];
-                b[1] = a - 1u < b[1] ? a - 1u : b[1];
+                if (a <= 0x7f800000u) { /* a NaN stays out of the bound: its outputs are NaN (mean_vf) */
+                    b[0] = a > b[0] ? a : b[0];
+                    b[1] = a - 1u < b[1] ? a - 1u : b[1];
+                }
                 rowsum[j] += v;
             }
         }
@@ -22069,17 +23374,53 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 
+/* One output of the Mean skipping NaN: the exact mean of the values
+ * src[i][j * sinner[i]] that are not NaN, rounded once; NaN where every one
+ * is NaN; infinities are values. The values kept summed in double where
+ * narrow_sum_exact proves that exact (float16/bfloat16/float32), divided by
+ * their count rounded to odd and rounded once to the format; otherwise
+ * (float64, infinities, wide spreads) taken into a superaccumulator of
+ * their own. */
+static T_bfloat16 skipna_one_bfloat16(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t j)
+{
+    int64_t kept = 0;
+    double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+        if (isnan(v)) continue;
+        kept++;
+        sum += v;
+        uint32_t b = f32_to_bits((float)fabs(v));
+        mx = b > mx ? b : mx;
+        if (b && b - 1 < mn1) mn1 = b - 1;
+    }
+    if (kept && narrow_sum_exact(mx, mn1, kept, 8, SACC_LSB_bfloat16))
+        return store_bfloat16(div_odd(sum, (double)kept));
+    uint64_t s[SACC_HEADER + SACC_NL_bfloat16] = {0};
+    kept = 0;
+    for (int i = 0; i < ninputs; i++) {
+        double v = LOAD_bfloat16(src[i][j * sinner[i]]);
+        if (isnan(v)) continue;
+        kept++;
+        sacc_take(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, v);
+    }
+    s[0] = (uint64_t)kept;
+    return store_bfloat16(sacc_mean(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, FORMAT_bfloat16));
+}
+
 /* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
  * mean of the values of the inputs at i that are not NaN, rounded once; NaN
  * where every one is NaN; infinities are values. Arguments as the Mean's.
- * Per output: the values kept summed in double where narrow_sum_exact proves
- * that exact (float16/bfloat16/float32), divided by their count rounded to
- * odd and rounded once to the format; otherwise (float64, infinities, wide
- * spreads) taken into a superaccumulator of their own. */
+ * Planned as the Mean (size-1 dims dropped, neighbours merged, units of up
+ * to TILE outputs along the inner dim shared by the threads); a unit whose
+ * inputs are all contiguous or broadcast along the inner dim runs on the
+ * vectors (float16/bfloat16/float32: mean_skipna_unit of kernel_vec.c.j2,
+ * the same bits), the rest output by output (skipna_one). */
 int meancli_mean_skipna_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
                                 void *out, int rank, const int64_t *shape, int nthreads)
 {
-    int64_t nout = 1, work;
+    int64_t nout = 1, work, bytes;
     if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
     if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
     for (int d = 0; d < rank; d++) {
@@ -22096,79 +23437,96 @@ int meancli_mean_skipna_bfloat16(int ninputs, const void *const *inputs, const i
             if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_bfloat16) != 0)) return MEANCLI_E_STRIDE;
         }
     }
-    int64_t bytes;
-    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
-    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
-    if (!st) return MEANCLI_E_NOMEM;
-    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_bfloat16);
+    /* Plan: drop size-1 dims; merge neighbours contiguous in every input (as the Mean) */
+    int64_t size[MEANCLI_MAX_RANK];
+    int keep[MEANCLI_MAX_RANK], nd = 0;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] == 1) continue;
+        int merge = nd > 0;
+        for (int i = 0; merge && i < ninputs; i++) {
+            const int64_t *s = strides_bytes + (int64_t)i * rank;
+            merge = s[keep[nd - 1]] == s[d] * shape[d];
+        }
+        if (merge) {
+            size[nd - 1] *= shape[d];
+            keep[nd - 1] = d;
+        } else {
+            size[nd] = shape[d];
+            keep[nd] = d;
+            nd++;
+        }
+    }
+    if (!mul_ok((int64_t)ninputs, (int64_t)(nd > 0 ? nd : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *strides = (int64_t *)malloc((size_t)bytes);
+    if (!strides) return MEANCLI_E_NOMEM;
+    for (int i = 0; i < ninputs; i++)
+        for (int d = 0; d < nd; d++)
+            strides[(int64_t)i * nd + d] = strides_bytes[(int64_t)i * rank + keep[d]] / (int64_t)sizeof(T_bfloat16);
+    int64_t L = nd > 0 ? size[nd - 1] : 1, nouter = nout / L, ntiles = (L + TILE - 1) / TILE;
+    int64_t nunits = nouter * ntiles;
+    int nt = clamp_threads(nthreads, work);
     const T_bfloat16 *const *x = (const T_bfloat16 *const *)inputs;
     T_bfloat16 *y = (T_bfloat16 *)out;
-    const int64_t per = 4096; /* outputs per piece the threads share */
-    int64_t npieces = (nout + per - 1) / per;
-    int nt = clamp_threads(nthreads, work);
-    int rc = MEANCLI_OK;
+    int vec = 0;
+#ifdef MEAN_SKIPNA_VEC_bfloat16
+    vec = ISA_MEAN_LEVEL_bfloat16 > 0 && ninputs <= 15;
+    for (int i = 0; vec && i < ninputs; i++) {
+        int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
+        vec = sinner == 0 || sinner == 1;
+    }
+#endif
+    int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
-        if (!off) {
+        const T_bfloat16 **src = (const T_bfloat16 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
 #pragma omp atomic write
-            rc = MEANCLI_E_NOMEM;
+            failed = 1;
         }
+        const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
+        const int64_t ngroups = (nunits + per - 1) / per;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t piece = 0; piece < npieces; piece++) {
-            if (!off) continue;
-            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
-            int64_t idx[MEANCLI_MAX_RANK], f = f0;
-            for (int d = rank - 1; d >= 0; d--) {
-                idx[d] = f % shape[d];
-                f /= shape[d];
+        for (int64_t g = 0; g < ngroups; g++) {
+            if (!src || !sin) continue;
+            int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
             }
-            for (int i = 0; i < ninputs; i++) {
-                off[i] = 0;
-                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
-            }
-            for (int64_t o = f0; o < f1; o++) {
-                int64_t kept = 0;
-                double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
-                uint32_t mx = 0, mn1 = UINT32_MAX;
+            for (; unit < uend; unit++) {
+                int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
                 for (int i = 0; i < ninputs; i++) {
-                    double v = LOAD_bfloat16(x[i][off[i]]);
-                    if (isnan(v)) continue;
-                    kept++;
-                    sum += v;
-                    uint32_t b = f32_to_bits((float)fabs(v));
-                    mx = b > mx ? b : mx;
-                    if (b && b - 1 < mn1) mn1 = b - 1;
+                    const int64_t *s = strides + (int64_t)i * nd;
+                    int64_t off = 0;
+                    sin[i] = nd > 0 ? s[nd - 1] : 0;
+                    for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
+                    src[i] = x[i] + off + t * TILE * sin[i];
                 }
-                if (kept && narrow_sum_exact(mx, mn1, kept, 8, SACC_LSB_bfloat16)) {
-                    y[o] = store_bfloat16(div_odd(sum, (double)kept));
-                } else
-                {
-                    uint64_t s[SACC_HEADER + SACC_NL_bfloat16] = {0};
-                    kept = 0;
-                    for (int i = 0; i < ninputs; i++) {
-                        double v = LOAD_bfloat16(x[i][off[i]]);
-                        if (isnan(v)) continue;
-                        kept++;
-                        sacc_take(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, v);
+                T_bfloat16 *dst = y + o * L + t * TILE;
+                int64_t done = 0;
+#ifdef MEAN_SKIPNA_VEC_bfloat16
+                if (vec) done = MEAN_SKIPNA_VEC_bfloat16(ninputs, src, sin, w, dst);
+#endif
+                for (int64_t j = done > 0 ? done : 0; j < w; j++) dst[j] = skipna_one_bfloat16(ninputs, src, sin, j);
+                if (++t == ntiles) { /* the next output row */
+                    t = 0;
+                    o++;
+                    for (int d = nd - 2; d >= 0; d--) {
+                        if (++idx[d] < size[d]) break;
+                        idx[d] = 0;
                     }
-                    s[0] = (uint64_t)kept;
-                    y[o] = store_bfloat16(sacc_mean(s, SACC_NL_bfloat16, SACC_LSB_bfloat16, FORMAT_bfloat16));
-                }
-                /* the next output: the odometer over the output's dims */
-                for (int d = rank - 1; d >= 0; d--) {
-                    idx[d]++;
-                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
-                    if (idx[d] < shape[d]) break;
-                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
-                    idx[d] = 0;
                 }
             }
         }
-        free(off);
+        free(src);
+        free(sin);
     }
-    free(st);
-    return rc;
+    (void)vec;
+    free(strides);
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
@@ -22272,8 +23630,10 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
             for (int64_t j = 0; j < L; j++) {
                 double v = LOAD_float32(x[i][j]);
                 uint32_t a = f32_to_bits((float)v) & 0x7fffffffu, *b = rowbound + 2 * (j / TILE);
-                b[0] = a > b[0] ? a : b[0];
-                b[1] = a - 1u < b[1] ? a - 1u : b[1];
+                if (a <= 0x7f800000u) { /* a NaN stays out of the bound: its outputs are NaN (mean_vf) */
+                    b[0] = a > b[0] ? a : b[0];
+                    b[1] = a - 1u < b[1] ? a - 1u : b[1];
+                }
                 rowsum[j] += v;
             }
         }
@@ -22345,17 +23705,53 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 
+/* One output of the Mean skipping NaN: the exact mean of the values
+ * src[i][j * sinner[i]] that are not NaN, rounded once; NaN where every one
+ * is NaN; infinities are values. The values kept summed in double where
+ * narrow_sum_exact proves that exact (float16/bfloat16/float32), divided by
+ * their count rounded to odd and rounded once to the format; otherwise
+ * (float64, infinities, wide spreads) taken into a superaccumulator of
+ * their own. */
+static T_float32 skipna_one_float32(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t j)
+{
+    int64_t kept = 0;
+    double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
+    uint32_t mx = 0, mn1 = UINT32_MAX;
+    for (int i = 0; i < ninputs; i++) {
+        double v = LOAD_float32(src[i][j * sinner[i]]);
+        if (isnan(v)) continue;
+        kept++;
+        sum += v;
+        uint32_t b = f32_to_bits((float)fabs(v));
+        mx = b > mx ? b : mx;
+        if (b && b - 1 < mn1) mn1 = b - 1;
+    }
+    if (kept && narrow_sum_exact(mx, mn1, kept, 24, SACC_LSB_float32))
+        return store_float32(div_odd(sum, (double)kept));
+    uint64_t s[SACC_HEADER + SACC_NL_float32] = {0};
+    kept = 0;
+    for (int i = 0; i < ninputs; i++) {
+        double v = LOAD_float32(src[i][j * sinner[i]]);
+        if (isnan(v)) continue;
+        kept++;
+        sacc_take(s, SACC_NL_float32, SACC_LSB_float32, v);
+    }
+    s[0] = (uint64_t)kept;
+    return store_float32(sacc_mean(s, SACC_NL_float32, SACC_LSB_float32, FORMAT_float32));
+}
+
 /* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
  * mean of the values of the inputs at i that are not NaN, rounded once; NaN
  * where every one is NaN; infinities are values. Arguments as the Mean's.
- * Per output: the values kept summed in double where narrow_sum_exact proves
- * that exact (float16/bfloat16/float32), divided by their count rounded to
- * odd and rounded once to the format; otherwise (float64, infinities, wide
- * spreads) taken into a superaccumulator of their own. */
+ * Planned as the Mean (size-1 dims dropped, neighbours merged, units of up
+ * to TILE outputs along the inner dim shared by the threads); a unit whose
+ * inputs are all contiguous or broadcast along the inner dim runs on the
+ * vectors (float16/bfloat16/float32: mean_skipna_unit of kernel_vec.c.j2,
+ * the same bits), the rest output by output (skipna_one). */
 int meancli_mean_skipna_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
                                 void *out, int rank, const int64_t *shape, int nthreads)
 {
-    int64_t nout = 1, work;
+    int64_t nout = 1, work, bytes;
     if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
     if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
     for (int d = 0; d < rank; d++) {
@@ -22372,79 +23768,96 @@ int meancli_mean_skipna_float32(int ninputs, const void *const *inputs, const in
             if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float32) != 0)) return MEANCLI_E_STRIDE;
         }
     }
-    int64_t bytes;
-    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
-    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
-    if (!st) return MEANCLI_E_NOMEM;
-    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_float32);
+    /* Plan: drop size-1 dims; merge neighbours contiguous in every input (as the Mean) */
+    int64_t size[MEANCLI_MAX_RANK];
+    int keep[MEANCLI_MAX_RANK], nd = 0;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] == 1) continue;
+        int merge = nd > 0;
+        for (int i = 0; merge && i < ninputs; i++) {
+            const int64_t *s = strides_bytes + (int64_t)i * rank;
+            merge = s[keep[nd - 1]] == s[d] * shape[d];
+        }
+        if (merge) {
+            size[nd - 1] *= shape[d];
+            keep[nd - 1] = d;
+        } else {
+            size[nd] = shape[d];
+            keep[nd] = d;
+            nd++;
+        }
+    }
+    if (!mul_ok((int64_t)ninputs, (int64_t)(nd > 0 ? nd : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *strides = (int64_t *)malloc((size_t)bytes);
+    if (!strides) return MEANCLI_E_NOMEM;
+    for (int i = 0; i < ninputs; i++)
+        for (int d = 0; d < nd; d++)
+            strides[(int64_t)i * nd + d] = strides_bytes[(int64_t)i * rank + keep[d]] / (int64_t)sizeof(T_float32);
+    int64_t L = nd > 0 ? size[nd - 1] : 1, nouter = nout / L, ntiles = (L + TILE - 1) / TILE;
+    int64_t nunits = nouter * ntiles;
+    int nt = clamp_threads(nthreads, work);
     const T_float32 *const *x = (const T_float32 *const *)inputs;
     T_float32 *y = (T_float32 *)out;
-    const int64_t per = 4096; /* outputs per piece the threads share */
-    int64_t npieces = (nout + per - 1) / per;
-    int nt = clamp_threads(nthreads, work);
-    int rc = MEANCLI_OK;
+    int vec = 0;
+#ifdef MEAN_SKIPNA_VEC_float32
+    vec = ISA_MEAN_LEVEL_float32 > 0 && ninputs <= 15;
+    for (int i = 0; vec && i < ninputs; i++) {
+        int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
+        vec = sinner == 0 || sinner == 1;
+    }
+#endif
+    int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
-        if (!off) {
+        const T_float32 **src = (const T_float32 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
 #pragma omp atomic write
-            rc = MEANCLI_E_NOMEM;
+            failed = 1;
         }
+        const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
+        const int64_t ngroups = (nunits + per - 1) / per;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t piece = 0; piece < npieces; piece++) {
-            if (!off) continue;
-            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
-            int64_t idx[MEANCLI_MAX_RANK], f = f0;
-            for (int d = rank - 1; d >= 0; d--) {
-                idx[d] = f % shape[d];
-                f /= shape[d];
+        for (int64_t g = 0; g < ngroups; g++) {
+            if (!src || !sin) continue;
+            int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
             }
-            for (int i = 0; i < ninputs; i++) {
-                off[i] = 0;
-                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
-            }
-            for (int64_t o = f0; o < f1; o++) {
-                int64_t kept = 0;
-                double sum = -0.0; /* the identity of +: a sum of -0.0s stays -0.0 */
-                uint32_t mx = 0, mn1 = UINT32_MAX;
+            for (; unit < uend; unit++) {
+                int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
                 for (int i = 0; i < ninputs; i++) {
-                    double v = LOAD_float32(x[i][off[i]]);
-                    if (isnan(v)) continue;
-                    kept++;
-                    sum += v;
-                    uint32_t b = f32_to_bits((float)fabs(v));
-                    mx = b > mx ? b : mx;
-                    if (b && b - 1 < mn1) mn1 = b - 1;
+                    const int64_t *s = strides + (int64_t)i * nd;
+                    int64_t off = 0;
+                    sin[i] = nd > 0 ? s[nd - 1] : 0;
+                    for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
+                    src[i] = x[i] + off + t * TILE * sin[i];
                 }
-                if (kept && narrow_sum_exact(mx, mn1, kept, 24, SACC_LSB_float32)) {
-                    y[o] = store_float32(div_odd(sum, (double)kept));
-                } else
-                {
-                    uint64_t s[SACC_HEADER + SACC_NL_float32] = {0};
-                    kept = 0;
-                    for (int i = 0; i < ninputs; i++) {
-                        double v = LOAD_float32(x[i][off[i]]);
-                        if (isnan(v)) continue;
-                        kept++;
-                        sacc_take(s, SACC_NL_float32, SACC_LSB_float32, v);
+                T_float32 *dst = y + o * L + t * TILE;
+                int64_t done = 0;
+#ifdef MEAN_SKIPNA_VEC_float32
+                if (vec) done = MEAN_SKIPNA_VEC_float32(ninputs, src, sin, w, dst);
+#endif
+                for (int64_t j = done > 0 ? done : 0; j < w; j++) dst[j] = skipna_one_float32(ninputs, src, sin, j);
+                if (++t == ntiles) { /* the next output row */
+                    t = 0;
+                    o++;
+                    for (int d = nd - 2; d >= 0; d--) {
+                        if (++idx[d] < size[d]) break;
+                        idx[d] = 0;
                     }
-                    s[0] = (uint64_t)kept;
-                    y[o] = store_float32(sacc_mean(s, SACC_NL_float32, SACC_LSB_float32, FORMAT_float32));
-                }
-                /* the next output: the odometer over the output's dims */
-                for (int d = rank - 1; d >= 0; d--) {
-                    idx[d]++;
-                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
-                    if (idx[d] < shape[d]) break;
-                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
-                    idx[d] = 0;
                 }
             }
         }
-        free(off);
+        free(src);
+        free(sin);
     }
-    free(st);
-    return rc;
+    (void)vec;
+    free(strides);
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
@@ -22590,17 +24003,65 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 
+/* One output of the Mean skipping NaN: the exact mean of the values
+ * src[i][j * sinner[i]] that are not NaN, rounded once; NaN where every one
+ * is NaN; infinities are values. The values kept summed in double where
+ * narrow_sum_exact proves that exact (float16/bfloat16/float32), divided by
+ * their count rounded to odd and rounded once to the format; otherwise
+ * (float64, infinities, wide spreads) taken into a superaccumulator of
+ * their own. */
+static T_float64 skipna_one_float64(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t j)
+{
+    int64_t kept = 0;
+    /* the kept values split against sigmas of their largest |x| into two
+     * exact sums, rounded by dd_mean, as the Mean's units (kernel_exact.c.j2,
+     * mean_unit); an inf, a lost bit or a zero sum: the superaccumulator */
+    if (ninputs <= EXTRACT_CAP) {
+        double m = 0.0, A, g1, g2;
+        for (int i = 0; i < ninputs; i++) {
+            double a = fabs(src[i][j * sinner[i]]);
+            m = a > m ? a : m; /* a NaN never wins */
+        }
+        pick_sigma_float64(m, &A, &g1, &g2);
+        if (m <= A) {
+            double s1 = 0.0, s2 = 0.0, q;
+            int bad = 0;
+            for (int i = 0; i < ninputs; i++) {
+                double v = src[i][j * sinner[i]];
+                if (isnan(v)) continue;
+                kept++;
+                double q1 = (g1 + v) - g1, r1 = v - q1, q2 = (g2 + r1) - g2;
+                s1 += q1;
+                s2 += q2;
+                bad |= r1 - q2 != 0.0;
+            }
+            if (kept && !bad && dd_mean(s1, s2, (double)kept, &q)) return q;
+        }
+    }
+    uint64_t s[SACC_HEADER + SACC_NL_float64] = {0};
+    kept = 0;
+    for (int i = 0; i < ninputs; i++) {
+        double v = LOAD_float64(src[i][j * sinner[i]]);
+        if (isnan(v)) continue;
+        kept++;
+        sacc_take(s, SACC_NL_float64, SACC_LSB_float64, v);
+    }
+    s[0] = (uint64_t)kept;
+    return store_float64(sacc_mean(s, SACC_NL_float64, SACC_LSB_float64, FORMAT_float64));
+}
+
 /* Mean skipping NaN (meancli's own extension, --skipna): out[i] := the exact
  * mean of the values of the inputs at i that are not NaN, rounded once; NaN
  * where every one is NaN; infinities are values. Arguments as the Mean's.
- * Per output: the values kept summed in double where narrow_sum_exact proves
- * that exact (float16/bfloat16/float32), divided by their count rounded to
- * odd and rounded once to the format; otherwise (float64, infinities, wide
- * spreads) taken into a superaccumulator of their own. */
+ * Planned as the Mean (size-1 dims dropped, neighbours merged, units of up
+ * to TILE outputs along the inner dim shared by the threads); a unit whose
+ * inputs are all contiguous or broadcast along the inner dim runs on the
+ * vectors (float16/bfloat16/float32: mean_skipna_unit of kernel_vec.c.j2,
+ * the same bits), the rest output by output (skipna_one). */
 int meancli_mean_skipna_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
                                 void *out, int rank, const int64_t *shape, int nthreads)
 {
-    int64_t nout = 1, work;
+    int64_t nout = 1, work, bytes;
     if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
     if (ninputs < 1 || !inputs || (rank > 0 && (!shape || !strides_bytes))) return MEANCLI_E_ARG;
     for (int d = 0; d < rank; d++) {
@@ -22617,65 +24078,96 @@ int meancli_mean_skipna_float64(int ninputs, const void *const *inputs, const in
             if (shape[d] > 1 && (s < 0 || s % (int64_t)sizeof(T_float64) != 0)) return MEANCLI_E_STRIDE;
         }
     }
-    int64_t bytes;
-    if (!mul_ok((int64_t)ninputs, (int64_t)(rank > 0 ? rank : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
-    int64_t *st = (int64_t *)malloc((size_t)bytes); /* element strides, per input */
-    if (!st) return MEANCLI_E_NOMEM;
-    for (int64_t k = 0; k < (int64_t)ninputs * rank; k++) st[k] = strides_bytes[k] / (int64_t)sizeof(T_float64);
+    /* Plan: drop size-1 dims; merge neighbours contiguous in every input (as the Mean) */
+    int64_t size[MEANCLI_MAX_RANK];
+    int keep[MEANCLI_MAX_RANK], nd = 0;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] == 1) continue;
+        int merge = nd > 0;
+        for (int i = 0; merge && i < ninputs; i++) {
+            const int64_t *s = strides_bytes + (int64_t)i * rank;
+            merge = s[keep[nd - 1]] == s[d] * shape[d];
+        }
+        if (merge) {
+            size[nd - 1] *= shape[d];
+            keep[nd - 1] = d;
+        } else {
+            size[nd] = shape[d];
+            keep[nd] = d;
+            nd++;
+        }
+    }
+    if (!mul_ok((int64_t)ninputs, (int64_t)(nd > 0 ? nd : 1) * (int64_t)sizeof(int64_t), &bytes)) return MEANCLI_E_SHAPE;
+    int64_t *strides = (int64_t *)malloc((size_t)bytes);
+    if (!strides) return MEANCLI_E_NOMEM;
+    for (int i = 0; i < ninputs; i++)
+        for (int d = 0; d < nd; d++)
+            strides[(int64_t)i * nd + d] = strides_bytes[(int64_t)i * rank + keep[d]] / (int64_t)sizeof(T_float64);
+    int64_t L = nd > 0 ? size[nd - 1] : 1, nouter = nout / L, ntiles = (L + TILE - 1) / TILE;
+    int64_t nunits = nouter * ntiles;
+    int nt = clamp_threads(nthreads, work);
     const T_float64 *const *x = (const T_float64 *const *)inputs;
     T_float64 *y = (T_float64 *)out;
-    const int64_t per = 4096; /* outputs per piece the threads share */
-    int64_t npieces = (nout + per - 1) / per;
-    int nt = clamp_threads(nthreads, work);
-    int rc = MEANCLI_OK;
+    int vec = 0;
+#ifdef MEAN_SKIPNA_VEC_float64
+    vec = ISA_MEAN_LEVEL_float64 > 0 && ninputs <= 15;
+    for (int i = 0; vec && i < ninputs; i++) {
+        int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
+        vec = sinner == 0 || sinner == 1;
+    }
+#endif
+    int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        int64_t *off = (int64_t *)malloc((size_t)ninputs * sizeof(int64_t));
-        if (!off) {
+        const T_float64 **src = (const T_float64 **)malloc((size_t)ninputs * sizeof *src);
+        int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        if (!src || !sin) {
 #pragma omp atomic write
-            rc = MEANCLI_E_NOMEM;
+            failed = 1;
         }
+        const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
+        const int64_t ngroups = (nunits + per - 1) / per;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t piece = 0; piece < npieces; piece++) {
-            if (!off) continue;
-            int64_t f0 = piece * per, f1 = f0 + per < nout ? f0 + per : nout;
-            int64_t idx[MEANCLI_MAX_RANK], f = f0;
-            for (int d = rank - 1; d >= 0; d--) {
-                idx[d] = f % shape[d];
-                f /= shape[d];
+        for (int64_t g = 0; g < ngroups; g++) {
+            if (!src || !sin) continue;
+            int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
+            int64_t o = unit / ntiles, t = unit % ntiles;
+            int64_t idx[MEANCLI_MAX_RANK];
+            {
+                int64_t rem = o;
+                for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
             }
-            for (int i = 0; i < ninputs; i++) {
-                off[i] = 0;
-                for (int d = 0; d < rank; d++) off[i] += idx[d] * st[(int64_t)i * rank + d];
-            }
-            for (int64_t o = f0; o < f1; o++) {
-                int64_t kept = 0;
-                {
-                    uint64_t s[SACC_HEADER + SACC_NL_float64] = {0};
-                    kept = 0;
-                    for (int i = 0; i < ninputs; i++) {
-                        double v = LOAD_float64(x[i][off[i]]);
-                        if (isnan(v)) continue;
-                        kept++;
-                        sacc_take(s, SACC_NL_float64, SACC_LSB_float64, v);
-                    }
-                    s[0] = (uint64_t)kept;
-                    y[o] = store_float64(sacc_mean(s, SACC_NL_float64, SACC_LSB_float64, FORMAT_float64));
+            for (; unit < uend; unit++) {
+                int64_t w = L - t * TILE < TILE ? L - t * TILE : TILE;
+                for (int i = 0; i < ninputs; i++) {
+                    const int64_t *s = strides + (int64_t)i * nd;
+                    int64_t off = 0;
+                    sin[i] = nd > 0 ? s[nd - 1] : 0;
+                    for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
+                    src[i] = x[i] + off + t * TILE * sin[i];
                 }
-                /* the next output: the odometer over the output's dims */
-                for (int d = rank - 1; d >= 0; d--) {
-                    idx[d]++;
-                    for (int i = 0; i < ninputs; i++) off[i] += st[(int64_t)i * rank + d];
-                    if (idx[d] < shape[d]) break;
-                    for (int i = 0; i < ninputs; i++) off[i] -= idx[d] * st[(int64_t)i * rank + d];
-                    idx[d] = 0;
+                T_float64 *dst = y + o * L + t * TILE;
+                int64_t done = 0;
+#ifdef MEAN_SKIPNA_VEC_float64
+                if (vec) done = MEAN_SKIPNA_VEC_float64(ninputs, src, sin, w, dst);
+#endif
+                for (int64_t j = done > 0 ? done : 0; j < w; j++) dst[j] = skipna_one_float64(ninputs, src, sin, j);
+                if (++t == ntiles) { /* the next output row */
+                    t = 0;
+                    o++;
+                    for (int d = nd - 2; d >= 0; d--) {
+                        if (++idx[d] < size[d]) break;
+                        idx[d] = 0;
+                    }
                 }
             }
         }
-        free(off);
+        free(src);
+        free(sin);
     }
-    free(st);
-    return rc;
+    (void)vec;
+    free(strides);
+    return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 /* ---- Partial states, float16 ------------------------------------------ */
 #define PSTATE_WORDS_float16 (SACC_HEADER + SACC_NL_float16)
