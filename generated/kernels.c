@@ -228,6 +228,43 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* co
 /* chunks of a chunk accumulator: the top value's significand, shifted by
  * up to 31 bits, spans three chunks from its lowest */
 #define NCH_float16 (((15 - 11 + 1 - SACC_LSB_float16) >> 5) + 3)
+
+/* NaN and infinities as a block is read: dst[i] := src[i * s] (i < n), every
+ * NaN and inf as -0.0, which adds nothing and sets no flag, so the state of
+ * dst's values with the flags returned is that of src's values: NaN set
+ * SACC_NAN (with skipna: are counted in *nan and set nothing, skipped),
+ * +inf and -inf SACC_PINF and SACC_NINF, and each of them SACC_NONNEGZERO,
+ * as sacc_flags_of. Branch-free on the values' bits, for the compiler to
+ * vectorize (a block with an inf or NaN then stays on the vector path).
+ * n < 2^16. */
+typedef uint16_t __attribute__((may_alias)) fbits_float16;
+#define FB_SIGN_float16 ((uint16_t)((uint16_t)1 << 15))
+#define FB_ABS_float16 ((uint16_t)(FB_SIGN_float16 - 1))
+#define FB_INF_float16 ((uint16_t)(FB_ABS_float16 ^ (((uint16_t)1 << 10) - 1)))
+#define FB_CLEAN_float16(b, y, isn, pin, nin) do { \
+        uint16_t a_ = (uint16_t)((b) & FB_ABS_float16), n_ = (uint16_t)(a_ > FB_INF_float16), i_ = (uint16_t)(a_ == FB_INF_float16); \
+        uint16_t g_ = (uint16_t)((b) >> 15); \
+        (y) = (n_ | i_) ? FB_SIGN_float16 : (b); \
+        (isn) = (uint16_t)((isn) + n_); \
+        (pin) |= (uint16_t)(i_ & (g_ ^ 1u)); \
+        (nin) |= (uint16_t)(i_ & g_); \
+    } while (0)
+
+CLONES static uint64_t clean_block_float16(const T_float16 *src, int64_t s, int64_t n, T_float16 *dst, int skipna, int64_t *nan)
+{
+    const fbits_float16 *x = (const fbits_float16 *)src;
+    fbits_float16 *y = (fbits_float16 *)dst;
+    uint16_t cnt = 0, pin = 0, nin = 0;
+    if (s == 1)
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_float16(x[i], y[i], cnt, pin, nin);
+    else
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_float16(x[i * s], y[i], cnt, pin, nin);
+    uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
+    if (skipna) *nan += (int64_t)cnt;
+    else if (cnt) f |= SACC_NAN;
+    return f ? f | SACC_NONNEGZERO : 0u;
+}
+
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct {
@@ -358,6 +395,22 @@ static inline void lanes_keep_float16(lanes_float16 *l, const T_float16 *x, int6
     else zero_block_flags_float16(x, s, n, &l->acc);
 }
 
+/* The scalar blocks below, declared for block_nonfinite. */
+static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l);
+
+/* A block (n <= EXTRACT_CAP) that failed its check with an inf or NaN among
+ * its values: the block again from a copy with those as -0.0 (clean_block),
+ * their flags into the state. 0 when it holds none (the failure was another). */
+static __attribute__((noinline)) int block_nonfinite_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l)
+{
+    T_float16 buf[EXTRACT_CAP];
+    uint64_t f = clean_block_float16(x, s, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_float16(buf, 1, n, l);
+    return 1;
+}
+
 /* A block that failed narrow_sum_exact for a few small values, summed in
  * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
  * exponent that keeps every partial sum of n values below 2^(m + 1) exact
@@ -420,6 +473,7 @@ static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float1
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
+    if (mx >= 0x7f800000u && block_nonfinite_float16(x, s, n, l)) return;
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         lanes_keep_float16(l, x, s, n, &total, 1, mx != 0);
@@ -739,6 +793,43 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* 
 /* chunks of a chunk accumulator: the top value's significand, shifted by
  * up to 31 bits, spans three chunks from its lowest */
 #define NCH_bfloat16 (((127 - 8 + 1 - SACC_LSB_bfloat16) >> 5) + 3)
+
+/* NaN and infinities as a block is read: dst[i] := src[i * s] (i < n), every
+ * NaN and inf as -0.0, which adds nothing and sets no flag, so the state of
+ * dst's values with the flags returned is that of src's values: NaN set
+ * SACC_NAN (with skipna: are counted in *nan and set nothing, skipped),
+ * +inf and -inf SACC_PINF and SACC_NINF, and each of them SACC_NONNEGZERO,
+ * as sacc_flags_of. Branch-free on the values' bits, for the compiler to
+ * vectorize (a block with an inf or NaN then stays on the vector path).
+ * n < 2^16. */
+typedef uint16_t __attribute__((may_alias)) fbits_bfloat16;
+#define FB_SIGN_bfloat16 ((uint16_t)((uint16_t)1 << 15))
+#define FB_ABS_bfloat16 ((uint16_t)(FB_SIGN_bfloat16 - 1))
+#define FB_INF_bfloat16 ((uint16_t)(FB_ABS_bfloat16 ^ (((uint16_t)1 << 7) - 1)))
+#define FB_CLEAN_bfloat16(b, y, isn, pin, nin) do { \
+        uint16_t a_ = (uint16_t)((b) & FB_ABS_bfloat16), n_ = (uint16_t)(a_ > FB_INF_bfloat16), i_ = (uint16_t)(a_ == FB_INF_bfloat16); \
+        uint16_t g_ = (uint16_t)((b) >> 15); \
+        (y) = (n_ | i_) ? FB_SIGN_bfloat16 : (b); \
+        (isn) = (uint16_t)((isn) + n_); \
+        (pin) |= (uint16_t)(i_ & (g_ ^ 1u)); \
+        (nin) |= (uint16_t)(i_ & g_); \
+    } while (0)
+
+CLONES static uint64_t clean_block_bfloat16(const T_bfloat16 *src, int64_t s, int64_t n, T_bfloat16 *dst, int skipna, int64_t *nan)
+{
+    const fbits_bfloat16 *x = (const fbits_bfloat16 *)src;
+    fbits_bfloat16 *y = (fbits_bfloat16 *)dst;
+    uint16_t cnt = 0, pin = 0, nin = 0;
+    if (s == 1)
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_bfloat16(x[i], y[i], cnt, pin, nin);
+    else
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_bfloat16(x[i * s], y[i], cnt, pin, nin);
+    uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
+    if (skipna) *nan += (int64_t)cnt;
+    else if (cnt) f |= SACC_NAN;
+    return f ? f | SACC_NONNEGZERO : 0u;
+}
+
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct {
@@ -869,6 +960,22 @@ static inline void lanes_keep_bfloat16(lanes_bfloat16 *l, const T_bfloat16 *x, i
     else zero_block_flags_bfloat16(x, s, n, &l->acc);
 }
 
+/* The scalar blocks below, declared for block_nonfinite. */
+static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l);
+
+/* A block (n <= EXTRACT_CAP) that failed its check with an inf or NaN among
+ * its values: the block again from a copy with those as -0.0 (clean_block),
+ * their flags into the state. 0 when it holds none (the failure was another). */
+static __attribute__((noinline)) int block_nonfinite_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l)
+{
+    T_bfloat16 buf[EXTRACT_CAP];
+    uint64_t f = clean_block_bfloat16(x, s, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_bfloat16(buf, 1, n, l);
+    return 1;
+}
+
 /* A block that failed narrow_sum_exact for a few small values, summed in
  * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
  * exponent that keeps every partial sum of n values below 2^(m + 1) exact
@@ -931,6 +1038,7 @@ static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bflo
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
+    if (mx >= 0x7f800000u && block_nonfinite_bfloat16(x, s, n, l)) return;
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         lanes_keep_bfloat16(l, x, s, n, &total, 1, mx != 0);
@@ -1250,6 +1358,43 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* co
 /* chunks of a chunk accumulator: the top value's significand, shifted by
  * up to 31 bits, spans three chunks from its lowest */
 #define NCH_float32 (((127 - 24 + 1 - SACC_LSB_float32) >> 5) + 3)
+
+/* NaN and infinities as a block is read: dst[i] := src[i * s] (i < n), every
+ * NaN and inf as -0.0, which adds nothing and sets no flag, so the state of
+ * dst's values with the flags returned is that of src's values: NaN set
+ * SACC_NAN (with skipna: are counted in *nan and set nothing, skipped),
+ * +inf and -inf SACC_PINF and SACC_NINF, and each of them SACC_NONNEGZERO,
+ * as sacc_flags_of. Branch-free on the values' bits, for the compiler to
+ * vectorize (a block with an inf or NaN then stays on the vector path).
+ * n < 2^16. */
+typedef uint32_t __attribute__((may_alias)) fbits_float32;
+#define FB_SIGN_float32 ((uint32_t)((uint32_t)1 << 31))
+#define FB_ABS_float32 ((uint32_t)(FB_SIGN_float32 - 1))
+#define FB_INF_float32 ((uint32_t)(FB_ABS_float32 ^ (((uint32_t)1 << 23) - 1)))
+#define FB_CLEAN_float32(b, y, isn, pin, nin) do { \
+        uint32_t a_ = (uint32_t)((b) & FB_ABS_float32), n_ = (uint32_t)(a_ > FB_INF_float32), i_ = (uint32_t)(a_ == FB_INF_float32); \
+        uint32_t g_ = (uint32_t)((b) >> 31); \
+        (y) = (n_ | i_) ? FB_SIGN_float32 : (b); \
+        (isn) = (uint32_t)((isn) + n_); \
+        (pin) |= (uint32_t)(i_ & (g_ ^ 1u)); \
+        (nin) |= (uint32_t)(i_ & g_); \
+    } while (0)
+
+CLONES static uint64_t clean_block_float32(const T_float32 *src, int64_t s, int64_t n, T_float32 *dst, int skipna, int64_t *nan)
+{
+    const fbits_float32 *x = (const fbits_float32 *)src;
+    fbits_float32 *y = (fbits_float32 *)dst;
+    uint32_t cnt = 0, pin = 0, nin = 0;
+    if (s == 1)
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_float32(x[i], y[i], cnt, pin, nin);
+    else
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_float32(x[i * s], y[i], cnt, pin, nin);
+    uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
+    if (skipna) *nan += (int64_t)cnt;
+    else if (cnt) f |= SACC_NAN;
+    return f ? f | SACC_NONNEGZERO : 0u;
+}
+
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct {
@@ -1380,6 +1525,22 @@ static inline void lanes_keep_float32(lanes_float32 *l, const T_float32 *x, int6
     else zero_block_flags_float32(x, s, n, &l->acc);
 }
 
+/* The scalar blocks below, declared for block_nonfinite. */
+static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l);
+
+/* A block (n <= EXTRACT_CAP) that failed its check with an inf or NaN among
+ * its values: the block again from a copy with those as -0.0 (clean_block),
+ * their flags into the state. 0 when it holds none (the failure was another). */
+static __attribute__((noinline)) int block_nonfinite_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l)
+{
+    T_float32 buf[EXTRACT_CAP];
+    uint64_t f = clean_block_float32(x, s, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_float32(buf, 1, n, l);
+    return 1;
+}
+
 /* A block that failed narrow_sum_exact for a few small values, summed in
  * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
  * exponent that keeps every partial sum of n values below 2^(m + 1) exact
@@ -1442,6 +1603,7 @@ static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float3
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
+    if (mx >= 0x7f800000u && block_nonfinite_float32(x, s, n, l)) return;
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         lanes_keep_float32(l, x, s, n, &total, 1, mx != 0);
@@ -1761,6 +1923,43 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* co
 /* chunks of a chunk accumulator: the top value's significand, shifted by
  * up to 31 bits, spans three chunks from its lowest */
 #define NCH_float64 (((1023 - 53 + 1 - SACC_LSB_float64) >> 5) + 3)
+
+/* NaN and infinities as a block is read: dst[i] := src[i * s] (i < n), every
+ * NaN and inf as -0.0, which adds nothing and sets no flag, so the state of
+ * dst's values with the flags returned is that of src's values: NaN set
+ * SACC_NAN (with skipna: are counted in *nan and set nothing, skipped),
+ * +inf and -inf SACC_PINF and SACC_NINF, and each of them SACC_NONNEGZERO,
+ * as sacc_flags_of. Branch-free on the values' bits, for the compiler to
+ * vectorize (a block with an inf or NaN then stays on the vector path).
+ * n < 2^16. */
+typedef uint64_t __attribute__((may_alias)) fbits_float64;
+#define FB_SIGN_float64 ((uint64_t)((uint64_t)1 << 63))
+#define FB_ABS_float64 ((uint64_t)(FB_SIGN_float64 - 1))
+#define FB_INF_float64 ((uint64_t)(FB_ABS_float64 ^ (((uint64_t)1 << 52) - 1)))
+#define FB_CLEAN_float64(b, y, isn, pin, nin) do { \
+        uint64_t a_ = (uint64_t)((b) & FB_ABS_float64), n_ = (uint64_t)(a_ > FB_INF_float64), i_ = (uint64_t)(a_ == FB_INF_float64); \
+        uint64_t g_ = (uint64_t)((b) >> 63); \
+        (y) = (n_ | i_) ? FB_SIGN_float64 : (b); \
+        (isn) = (uint64_t)((isn) + n_); \
+        (pin) |= (uint64_t)(i_ & (g_ ^ 1u)); \
+        (nin) |= (uint64_t)(i_ & g_); \
+    } while (0)
+
+CLONES static uint64_t clean_block_float64(const T_float64 *src, int64_t s, int64_t n, T_float64 *dst, int skipna, int64_t *nan)
+{
+    const fbits_float64 *x = (const fbits_float64 *)src;
+    fbits_float64 *y = (fbits_float64 *)dst;
+    uint64_t cnt = 0, pin = 0, nin = 0;
+    if (s == 1)
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_float64(x[i], y[i], cnt, pin, nin);
+    else
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_float64(x[i * s], y[i], cnt, pin, nin);
+    uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
+    if (skipna) *nan += (int64_t)cnt;
+    else if (cnt) f |= SACC_NAN;
+    return f ? f | SACC_NONNEGZERO : 0u;
+}
+
 /* Blocks: two levels of extraction (Rump, Ogita, Oishi, "Accurate
  * floating-point summation", ExtractScalar): with sigma_1 = A *
  * 2^(EXTRACT_LOG2CAP + 1) and |x| <= A, q1 = (sigma_1 + x) - sigma_1 and r1 =
@@ -1997,6 +2196,22 @@ static inline void lanes_keep_float64(lanes_float64 *l, const T_float64 *x, int6
     else zero_block_flags_float64(x, s, n, &l->acc);
 }
 
+/* The scalar blocks below, declared for block_nonfinite. */
+static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l);
+
+/* A block (n <= EXTRACT_CAP) that failed its check with an inf or NaN among
+ * its values: the block again from a copy with those as -0.0 (clean_block),
+ * their flags into the state. 0 when it holds none (the failure was another). */
+static __attribute__((noinline)) int block_nonfinite_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l)
+{
+    T_float64 buf[EXTRACT_CAP];
+    uint64_t f = clean_block_float64(x, s, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_float64(buf, 1, n, l);
+    return 1;
+}
+
 static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l)
 {
     if (l->A == 0.0) {
@@ -2018,6 +2233,8 @@ static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float6
     double sums[2] = {(s1[0] + s1[1]) + (s1[2] + s1[3]), (s2[0] + s2[1]) + (s2[2] + s2[3])};
     if (mx <= A && ro == 0 && isfinite(sums[0])) {
         lanes_keep_float64(l, x, s, n, sums, 2, mx != 0.0);
+    } else if (!isfinite(sums[0]) && block_nonfinite_float64(x, s, n, l)) {
+        /* an inf or NaN among them: kept from the copy without them */
     } else {
         double m = chunk_block_float64(x, s, n, &l->acc);
         pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
@@ -4452,6 +4669,22 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float16_avx2(const T
     return 1;
 }
 
+VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN again from a copy with those as -0.0, their
+ * flags into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l)
+{
+    T_float16 buf[RUN_BLOCK_float16];
+    vec_zeroupper();
+    uint64_t f = clean_block_float16(x, 1, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_float16_avx2(buf, n, l);
+    return 1;
+}
+
 VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
     if (l->skip > 0) {
@@ -4478,7 +4711,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_float16(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_float16_avx2(x, n, l)) (void)chunk_block_float16(x, 1, n, &l->acc);
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
@@ -4501,6 +4734,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
         part[0] += v;
     }
     vec_zeroupper();
+    if (mx >= 0x7f800000u && block_nonfinite_float16_avx2(x, n, l)) return; /* an inf or NaN among them */
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float16(l, x, 1, n, &total, 1, mx != 0);
@@ -5009,6 +5243,22 @@ VEC_TARGET __attribute__((noinline)) static int split_block_bfloat16_avx2(const 
     return 1;
 }
 
+VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN again from a copy with those as -0.0, their
+ * flags into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
+{
+    T_bfloat16 buf[RUN_BLOCK_bfloat16];
+    vec_zeroupper();
+    uint64_t f = clean_block_bfloat16(x, 1, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_bfloat16_avx2(buf, n, l);
+    return 1;
+}
+
 VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
     if (l->skip > 0) {
@@ -5035,7 +5285,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_bfloat16(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_bfloat16_avx2(x, n, l)) (void)chunk_block_bfloat16(x, 1, n, &l->acc);
         return;
     }
     /* the check on the 16-bit patterns (the float32 ones are them << 16);
@@ -5084,6 +5334,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
         part[0] += v;
     }
     vec_zeroupper();
+    if (mx >= 0x7f800000u && block_nonfinite_bfloat16_avx2(x, n, l)) return; /* an inf or NaN among them */
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_bfloat16(l, x, 1, n, &total, 1, mx != 0);
@@ -5596,6 +5847,22 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float32_avx2(const T
     return 1;
 }
 
+VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN again from a copy with those as -0.0, their
+ * flags into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l)
+{
+    T_float32 buf[RUN_BLOCK_float32];
+    vec_zeroupper();
+    uint64_t f = clean_block_float32(x, 1, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_float32_avx2(buf, n, l);
+    return 1;
+}
+
 VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
     if (l->skip > 0) {
@@ -5622,7 +5889,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_float32(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_float32_avx2(x, n, l)) (void)chunk_block_float32(x, 1, n, &l->acc);
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
@@ -5645,6 +5912,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
         part[0] += v;
     }
     vec_zeroupper();
+    if (mx >= 0x7f800000u && block_nonfinite_float32_avx2(x, n, l)) return; /* an inf or NaN among them */
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float32(l, x, 1, n, &total, 1, mx != 0);
@@ -6291,6 +6559,22 @@ VEC_TARGET static void run_float32_avx2(const T_float32 *x, int64_t n, lanes_flo
 #ifndef VD_EXTRACT
 #define VD_EXTRACT(x, g) vd_fmsub(vd_fmadd((x), vd_set1(1.0), (g)), vd_set1(1.0), (g))
 #endif
+VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN again from a copy with those as -0.0, their
+ * flags into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
+{
+    T_float64 buf[RUN_BLOCK_float64];
+    vec_zeroupper();
+    uint64_t f = clean_block_float64(x, 1, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_float64_avx2(buf, n, l);
+    return 1;
+}
+
 VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
     if (l->skip > 0) {
@@ -6349,6 +6633,8 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
     if (mx <= l->A && clean && isfinite(sums[0])) {
         lanes_keep_float64(l, x, 1, n, sums, 2, mx != 0.0);
         l->fails = 0;
+    } else if (!isfinite(sums[0]) && block_nonfinite_float64_avx2(x, n, l)) {
+        /* an inf or NaN among them: kept from the copy without them */
     } else {
         double mm = chunk_block_float64(x, 1, n, &l->acc);
         pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
@@ -7037,6 +7323,22 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float16_avx512(const
     return 1;
 }
 
+VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN again from a copy with those as -0.0, their
+ * flags into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l)
+{
+    T_float16 buf[RUN_BLOCK_float16];
+    vec_zeroupper();
+    uint64_t f = clean_block_float16(x, 1, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_float16_avx512(buf, n, l);
+    return 1;
+}
+
 VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
     if (l->skip > 0) {
@@ -7063,7 +7365,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_float16(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_float16_avx512(x, n, l)) (void)chunk_block_float16(x, 1, n, &l->acc);
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
@@ -7086,6 +7388,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
         part[0] += v;
     }
     vec_zeroupper();
+    if (mx >= 0x7f800000u && block_nonfinite_float16_avx512(x, n, l)) return; /* an inf or NaN among them */
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float16(l, x, 1, n, &total, 1, mx != 0);
@@ -7594,6 +7897,22 @@ VEC_TARGET __attribute__((noinline)) static int split_block_bfloat16_avx512(cons
     return 1;
 }
 
+VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN again from a copy with those as -0.0, their
+ * flags into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
+{
+    T_bfloat16 buf[RUN_BLOCK_bfloat16];
+    vec_zeroupper();
+    uint64_t f = clean_block_bfloat16(x, 1, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_bfloat16_avx512(buf, n, l);
+    return 1;
+}
+
 VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
     if (l->skip > 0) {
@@ -7620,7 +7939,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_bfloat16(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_bfloat16_avx512(x, n, l)) (void)chunk_block_bfloat16(x, 1, n, &l->acc);
         return;
     }
     /* the check on the 16-bit patterns (the float32 ones are them << 16);
@@ -7669,6 +7988,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
         part[0] += v;
     }
     vec_zeroupper();
+    if (mx >= 0x7f800000u && block_nonfinite_bfloat16_avx512(x, n, l)) return; /* an inf or NaN among them */
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_bfloat16(l, x, 1, n, &total, 1, mx != 0);
@@ -8181,6 +8501,22 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float32_avx512(const
     return 1;
 }
 
+VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN again from a copy with those as -0.0, their
+ * flags into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l)
+{
+    T_float32 buf[RUN_BLOCK_float32];
+    vec_zeroupper();
+    uint64_t f = clean_block_float32(x, 1, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_float32_avx512(buf, n, l);
+    return 1;
+}
+
 VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
     if (l->skip > 0) {
@@ -8207,7 +8543,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_float32(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_float32_avx512(x, n, l)) (void)chunk_block_float32(x, 1, n, &l->acc);
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
@@ -8230,6 +8566,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
         part[0] += v;
     }
     vec_zeroupper();
+    if (mx >= 0x7f800000u && block_nonfinite_float32_avx512(x, n, l)) return; /* an inf or NaN among them */
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float32(l, x, 1, n, &total, 1, mx != 0);
@@ -8876,6 +9213,22 @@ VEC_TARGET static void run_float32_avx512(const T_float32 *x, int64_t n, lanes_f
 #ifndef VD_EXTRACT
 #define VD_EXTRACT(x, g) vd_fmsub(vd_fmadd((x), vd_set1(1.0), (g)), vd_set1(1.0), (g))
 #endif
+VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN again from a copy with those as -0.0, their
+ * flags into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
+{
+    T_float64 buf[RUN_BLOCK_float64];
+    vec_zeroupper();
+    uint64_t f = clean_block_float64(x, 1, n, buf, 0, NULL);
+    if (!f) return 0;
+    l->acc.w[1] |= f;
+    block_float64_avx512(buf, n, l);
+    return 1;
+}
+
 VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
     if (l->skip > 0) {
@@ -8934,6 +9287,8 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
     if (mx <= l->A && clean && isfinite(sums[0])) {
         lanes_keep_float64(l, x, 1, n, sums, 2, mx != 0.0);
         l->fails = 0;
+    } else if (!isfinite(sums[0]) && block_nonfinite_float64_avx512(x, n, l)) {
+        /* an inf or NaN among them: kept from the copy without them */
     } else {
         double mm = chunk_block_float64(x, 1, n, &l->acc);
         pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
@@ -9802,7 +10157,7 @@ static inline int64_t min64_float16(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_t off, acc_float16 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
+    count -= (int64_t)total.w[0]; /* skipna: the NaN skipped (zero otherwise) */
     if (!job->states) {
         ((T_float16 *)out)[off] = finalize_float16(total, count);
         return;
@@ -9810,6 +10165,72 @@ static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_
     uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
     memcpy(st, total.w, sizeof total.w);
     st[0] = (uint64_t)count;
+}
+
+/* ---- skipna, float16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. The values are read through a copy in L1 (SKIP_BUF_BYTES for a
+ * run, SKIP_ROWS_BYTES for a group of rows) with every NaN as -0.0 and
+ * counted in the count word (w[0]) of its output's exact state, which the
+ * kernels leave zero otherwise, and every inf as -0.0 with its flag
+ * (clean_block, kernel_exact.c.j2); the run and row kernels then sum the
+ * copy as any values. -0.0 adds nothing to an exact sum and sets no flag
+ * (the mean of -0.0s alone is -0.0), so each output's state is exactly
+ * that of its non-NaN values; states combine (sacc_combine adds the
+ * counts), and emit divides by nred minus the count: the same bits on any
+ * thread count, chunk grid and slab. Infinities are values: +inf with
+ * -inf is NaN. */
+#define SKIP_BUF_float16 (SKIP_BUF_BYTES / (int64_t)sizeof(T_float16)) /* a multiple of RUN_BLOCK: the same blocks */
+
+/* RUN of len values at stride s, skipping NaN */
+static void skip_run_float16(const T_float16 *x, int64_t s, int64_t len, lanes_float16 *l)
+{
+    T_float16 buf[SKIP_BUF_float16];
+    for (int64_t i = 0; i < len; i += SKIP_BUF_float16) {
+        int64_t m = min64_float16(len - i, SKIP_BUF_float16), nan = 0;
+        l->acc.w[1] |= clean_block_float16(x + i * s, s, m, buf, 1, &nan);
+        l->acc.w[0] += (uint64_t)nan;
+        RUN_float16(buf, 1, m, l, 0);
+    }
+}
+
+/* nrows rows (row stride rs) of w columns (stride s) to dst, rows of w
+ * contiguous values, NaN and inf as in clean_block; each column's NaN
+ * counted into acc[j]'s count word, its inf flags into its flags. nrows <
+ * 2^16. */
+CLONES static void skip_clean_rows_float16(const T_float16 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float16 *dst,
+                                           acc_float16 *acc)
+{
+    uint16_t cnt[TILE], pin[TILE], nin[TILE];
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) {
+        const fbits_float16 *x = (const fbits_float16 *)(src + i * rs);
+        fbits_float16 *y = (fbits_float16 *)(dst + i * w);
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float16(x[j], y[j], cnt[j], pin[j], nin[j]);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float16(x[j * s], y[j], cnt[j], pin[j], nin[j]);
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        acc[j].w[0] += (uint64_t)cnt[j];
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
+/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+static void skip_rows_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    T_float16 buf[SKIP_ROWS_BYTES / sizeof(T_float16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = min64_float16(nrows - i, g);
+        skip_clean_rows_float16(x + i * rs, rs, m, s, w, buf, r->acc);
+        ADD_ROWS_float16(r, buf, w, m, 1, w);
+    }
 }
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
@@ -9824,7 +10245,9 @@ static void inner_piece_float16(const T_float16 *base, const reduce_plan *p, int
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float16(len - i0, remaining);
-        RUN_float16(base + off, s, take, l, (int)(f % LANES_float16));
+        if (p->skipna) skip_run_float16(base + off, s, take, l);
+        else
+            RUN_float16(base + off, s, take, l, (int)(f % LANES_float16));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -9873,14 +10296,18 @@ static void rows_piece_float16(const T_float16 *base, const reduce_plan *p, int6
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_float16(r, base, 0, 1, s, w);
+        if (p->skipna) skip_rows_float16(r, base, 0, 1, s, w);
+        else
+            ADD_ROWS_float16(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float16(len - i0, end - f);
-        ADD_ROWS_float16(r, base + off, rs, take, s, w);
+        if (p->skipna) skip_rows_float16(r, base + off, rs, take, s, w);
+        else
+            ADD_ROWS_float16(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -10248,267 +10675,14 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
     return MEANCLI_OK;
 }
 
-/* ---- skipna, float16 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-typedef uint16_t __attribute__((may_alias)) skipbits_float16;
-#define SKIP_SIGN_float16 ((uint16_t)((uint16_t)1 << 15))
-#define SKIP_ABS_float16 ((uint16_t)(SKIP_SIGN_float16 - 1))
-#define SKIP_INF_float16 ((uint16_t)(SKIP_ABS_float16 ^ (((uint16_t)1 << 10) - 1)))
-
-/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
- * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
- * (16 where the NaN go to different outputs) are copied and counted by
- * vector compares; only a block that holds a NaN is looked at again. */
-static inline __attribute__((always_inline)) void skip_run_float16(const skipbits_float16 *restrict src,
-                                                                  skipbits_float16 *restrict dst, int64_t len,
-                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
-{
-    const int64_t B = os ? 16 : 256;
-    int64_t total = 0;
-    for (int64_t j0 = 0; j0 < len; j0 += B) {
-        int64_t m = len - j0 < B ? len - j0 : B;
-        const skipbits_float16 *x = src + j0 * s;
-        skipbits_float16 *y = dst + j0 * s;
-        uint16_t c = 0;
-        if (s == 1) {
-            PREFETCH_SPAN(x + m, 2 * 256);
-            for (int64_t j = 0; j < m; j++) {
-                uint16_t b = x[j];
-                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
-                y[j] = isn ? SKIP_SIGN_float16 : b;
-                c = (uint16_t)(c + isn);
-            }
-        } else {
-            for (int64_t j = 0; j < m; j++) {
-                uint16_t b = x[j * s];
-                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
-                y[j * s] = isn ? SKIP_SIGN_float16 : b;
-                c = (uint16_t)(c + isn);
-            }
-        }
-        if (!c) continue;
-        if (!os) {
-            total += c;
-            continue;
-        }
-        for (int64_t j = 0; j < m; j++)
-            if ((uint16_t)(x[j * s] & SKIP_ABS_float16) > SKIP_INF_float16)
-                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
-    }
-    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
-}
-
-/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
-static inline __attribute__((always_inline)) void skip_flush_float16(uint16_t *col, int64_t w, int64_t *nan, int64_t o,
-                                                                    int64_t os)
-{
-    for (int64_t j = 0; j < w; j++)
-        if (col[j]) {
-            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
-            col[j] = 0;
-        }
-}
-
-/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
- * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
- * runs of kept values (at most SKIP_COLS) that go to the same outputs as
- * the run before (the rows of a reduction over an outer dim) count their
- * NaN per column in col, by vector adds, added to nan when the outputs
- * change: no look at a single value, no atomic per NaN. */
-CLONES static void skip_items_float16(const skipbits_float16 *restrict src, skipbits_float16 *restrict dst,
-                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
-                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
-{
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
-    uint16_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
-    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
-    int64_t col_at = -1, col_w = 0, col_runs = 0;
-    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-    for (int d = nd - 2; d >= 0; d--) {
-        idx[d] = q % size[d];
-        q /= size[d];
-        ioff += idx[d] * in[d];
-        ooff += idx[d] * os_[d];
-    }
-    for (int64_t i = i0; i < i1; i++) {
-        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-        const skipbits_float16 *x = src + ioff + j0 * s;
-        skipbits_float16 *y = dst + ioff + j0 * s;
-        int64_t o = base_out + ooff + j0 * os;
-        if (os == 0 || m > SKIP_COLS) {
-            skip_run_float16(x, y, m, s, nan, o, os);
-        } else {
-            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint16_t)-1) {
-                if (col_at >= 0) skip_flush_float16(col, col_w, nan, col_at, os);
-                col_at = o;
-                col_w = m;
-                col_runs = 0;
-            }
-            col_runs++;
-            if (s == 1) {
-                for (int64_t j = 0; j < m; j++) {
-                    uint16_t b = x[j];
-                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
-                    y[j] = isn ? SKIP_SIGN_float16 : b;
-                    col[j] = (uint16_t)(col[j] + isn);
-                }
-            } else {
-                for (int64_t j = 0; j < m; j++) {
-                    uint16_t b = x[j * s];
-                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
-                    y[j * s] = isn ? SKIP_SIGN_float16 : b;
-                    col[j] = (uint16_t)(col[j] + isn);
-                }
-            }
-        }
-        if (++k < ppr) continue;
-        k = 0;
-        for (int d = nd - 2; d >= 0; d--) {
-            idx[d]++;
-            ioff += in[d];
-            ooff += os_[d];
-            if (idx[d] < size[d]) break;
-            ioff -= idx[d] * in[d];
-            ooff -= idx[d] * os_[d];
-            idx[d] = 0;
-        }
-    }
-    if (col_at >= 0) skip_flush_float16(col, col_w, nan, col_at, os);
-}
-
-/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
- * same offsets from its start), NaN as -0.0 and counted. Threads share
- * pieces of at most SKIP_PIECE values of the innermost runs, each thread
- * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_float16(meancli_reduce_job *job, const T_float16 *rows, void *copy, int64_t r, int64_t r2,
-                             int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
-    int nd = 1 + job->nw;
-    size[0] = r2 - r;
-    in[0] = p->d0_stride;
-    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
-    for (int k = 0; k < job->nw; k++) {
-        size[k + 1] = job->wsize[k];
-        in[k + 1] = job->win[k];
-        os_[k + 1] = job->wout[k];
-    }
-    int64_t L = size[nd - 1], nruns = 1;
-    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
-    if (L <= 0 || nruns <= 0) return;
-    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
-    int nt = clamp_threads(nthreads, nruns * L);
-    if (nt > items) nt = (int)items;
-    const skipbits_float16 *src = (const skipbits_float16 *)rows;
-    skipbits_float16 *dst = (skipbits_float16 *)copy;
-    int64_t *nan = job->nan;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = 0, tn = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        tn = omp_get_num_threads();
-#endif
-        int64_t share = items / tn, extra = items % tn;
-        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) skip_items_float16(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
-    }
-}
-
-/* Where the copy of the values at src starts in the scratch: 2 KiB off
- * src's place in a 4 KiB page, so the copy's stores never alias its loads
- * (4K aliasing: a load whose address matches an earlier store's in its low
- * 12 bits waits for it; measured: the copy stalled on its stores). */
-static void *skip_copy_at_float16(const meancli_reduce_job *job, const void *src)
-{
-    uintptr_t raw = (uintptr_t)job->scratch;
-    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
-}
-
-/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
-static int skip_step_float16(meancli_reduce_job *job, const T_float16 *slab, int64_t a, int64_t b, void *out,
-                            int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
-    for (int64_t r = a; r < b; r += rows) {
-        int64_t r2 = b - r < rows ? b : r + rows;
-        const T_float16 *src = slab + (r - a) * p->d0_stride;
-        void *copy = skip_copy_at_float16(job, src);
-        skip_slab_float16(job, src, copy, r, r2, nthreads);
-        const T_float16 *base = rebase_float16(copy, p, r);
-        int rc = p->inner_reduced ? inner_step_float16(job, base, r, r2, out, nthreads)
-                                  : rows_step_float16(job, base, r, r2, out, nthreads);
-        if (rc != MEANCLI_OK) return rc;
-    }
-    return MEANCLI_OK;
-}
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_float16(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
-    const reduce_plan *p = &job->p;
-    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
-    /* the walk: every dim but D0 (kept and reduced, each list outer ->
-     * inner), merged by stride, largest first */
-    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
-    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
-    job->nw = 0;
-    while (ki < p->nk || ri < p->nr) {
-        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
-        int w = job->nw++;
-        if (take_kept) {
-            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
-        } else {
-            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
-        }
-    }
-    /* one row's values and its extent in memory (elements) */
-    int64_t per_row = 1, extent = 1, rows, elems;
-    for (int k = 0; k < job->nw; k++) {
-        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
-        int64_t span;
-        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
-            return MEANCLI_E_SHAPE;
-    }
-    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
-    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
-    for (int k = 0; k < 2; k++) {
-        got[k] = want[k] / per_row;
-        if (got[k] < 1) got[k] = 1;
-        got[k] = (got[k] + granule - 1) / granule * granule;
-        if (got[k] > p->d0_size) got[k] = p->d0_size;
-    }
-    job->skip_rows_1 = got[1];
-    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
-    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
-        return MEANCLI_E_SHAPE;
-    job->skip_rows = rows;
-    job->skip_elems = elems;
-    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float16), &elems)) return MEANCLI_E_SHAPE;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float16)); /* 4 KiB more: skip_copy_at */
-    job->nan = (int64_t *)alloc_array(p->nout, 8);
-    if (!job->scratch || !job->nan) {
-        free(job->scratch);
-        free(job->nan);
-        job->scratch = NULL;
-        job->nan = NULL;
-        return MEANCLI_E_NOMEM;
-    }
     job->skipna = 1;
+    job->p.skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -10545,7 +10719,6 @@ int meancli_reduce_step_float16(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
-    if (job->skipna) return skip_step_float16(job, (T_float16 const *)slab, a, b, out, nthreads);
     const T_float16 *base = rebase_float16(slab, p, a);
     if (p->inner_reduced) return inner_step_float16(job, base, a, b, out, nthreads);
     return rows_step_float16(job, base, a, b, out, nthreads);
@@ -10611,7 +10784,7 @@ static inline int64_t min64_bfloat16(int64_t a, int64_t b) { return a < b ? a : 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64_t off, acc_bfloat16 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
+    count -= (int64_t)total.w[0]; /* skipna: the NaN skipped (zero otherwise) */
     if (!job->states) {
         ((T_bfloat16 *)out)[off] = finalize_bfloat16(total, count);
         return;
@@ -10619,6 +10792,72 @@ static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64
     uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
     memcpy(st, total.w, sizeof total.w);
     st[0] = (uint64_t)count;
+}
+
+/* ---- skipna, bfloat16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. The values are read through a copy in L1 (SKIP_BUF_BYTES for a
+ * run, SKIP_ROWS_BYTES for a group of rows) with every NaN as -0.0 and
+ * counted in the count word (w[0]) of its output's exact state, which the
+ * kernels leave zero otherwise, and every inf as -0.0 with its flag
+ * (clean_block, kernel_exact.c.j2); the run and row kernels then sum the
+ * copy as any values. -0.0 adds nothing to an exact sum and sets no flag
+ * (the mean of -0.0s alone is -0.0), so each output's state is exactly
+ * that of its non-NaN values; states combine (sacc_combine adds the
+ * counts), and emit divides by nred minus the count: the same bits on any
+ * thread count, chunk grid and slab. Infinities are values: +inf with
+ * -inf is NaN. */
+#define SKIP_BUF_bfloat16 (SKIP_BUF_BYTES / (int64_t)sizeof(T_bfloat16)) /* a multiple of RUN_BLOCK: the same blocks */
+
+/* RUN of len values at stride s, skipping NaN */
+static void skip_run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t len, lanes_bfloat16 *l)
+{
+    T_bfloat16 buf[SKIP_BUF_bfloat16];
+    for (int64_t i = 0; i < len; i += SKIP_BUF_bfloat16) {
+        int64_t m = min64_bfloat16(len - i, SKIP_BUF_bfloat16), nan = 0;
+        l->acc.w[1] |= clean_block_bfloat16(x + i * s, s, m, buf, 1, &nan);
+        l->acc.w[0] += (uint64_t)nan;
+        RUN_bfloat16(buf, 1, m, l, 0);
+    }
+}
+
+/* nrows rows (row stride rs) of w columns (stride s) to dst, rows of w
+ * contiguous values, NaN and inf as in clean_block; each column's NaN
+ * counted into acc[j]'s count word, its inf flags into its flags. nrows <
+ * 2^16. */
+CLONES static void skip_clean_rows_bfloat16(const T_bfloat16 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_bfloat16 *dst,
+                                           acc_bfloat16 *acc)
+{
+    uint16_t cnt[TILE], pin[TILE], nin[TILE];
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) {
+        const fbits_bfloat16 *x = (const fbits_bfloat16 *)(src + i * rs);
+        fbits_bfloat16 *y = (fbits_bfloat16 *)(dst + i * w);
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_bfloat16(x[j], y[j], cnt[j], pin[j], nin[j]);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_bfloat16(x[j * s], y[j], cnt[j], pin[j], nin[j]);
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        acc[j].w[0] += (uint64_t)cnt[j];
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
+/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+static void skip_rows_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    T_bfloat16 buf[SKIP_ROWS_BYTES / sizeof(T_bfloat16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = min64_bfloat16(nrows - i, g);
+        skip_clean_rows_bfloat16(x + i * rs, rs, m, s, w, buf, r->acc);
+        ADD_ROWS_bfloat16(r, buf, w, m, 1, w);
+    }
 }
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
@@ -10633,7 +10872,9 @@ static void inner_piece_bfloat16(const T_bfloat16 *base, const reduce_plan *p, i
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_bfloat16(len - i0, remaining);
-        RUN_bfloat16(base + off, s, take, l, (int)(f % LANES_bfloat16));
+        if (p->skipna) skip_run_bfloat16(base + off, s, take, l);
+        else
+            RUN_bfloat16(base + off, s, take, l, (int)(f % LANES_bfloat16));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -10682,14 +10923,18 @@ static void rows_piece_bfloat16(const T_bfloat16 *base, const reduce_plan *p, in
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_bfloat16(r, base, 0, 1, s, w);
+        if (p->skipna) skip_rows_bfloat16(r, base, 0, 1, s, w);
+        else
+            ADD_ROWS_bfloat16(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_bfloat16(len - i0, end - f);
-        ADD_ROWS_bfloat16(r, base + off, rs, take, s, w);
+        if (p->skipna) skip_rows_bfloat16(r, base + off, rs, take, s, w);
+        else
+            ADD_ROWS_bfloat16(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -11057,267 +11302,14 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
     return MEANCLI_OK;
 }
 
-/* ---- skipna, bfloat16 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-typedef uint16_t __attribute__((may_alias)) skipbits_bfloat16;
-#define SKIP_SIGN_bfloat16 ((uint16_t)((uint16_t)1 << 15))
-#define SKIP_ABS_bfloat16 ((uint16_t)(SKIP_SIGN_bfloat16 - 1))
-#define SKIP_INF_bfloat16 ((uint16_t)(SKIP_ABS_bfloat16 ^ (((uint16_t)1 << 7) - 1)))
-
-/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
- * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
- * (16 where the NaN go to different outputs) are copied and counted by
- * vector compares; only a block that holds a NaN is looked at again. */
-static inline __attribute__((always_inline)) void skip_run_bfloat16(const skipbits_bfloat16 *restrict src,
-                                                                  skipbits_bfloat16 *restrict dst, int64_t len,
-                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
-{
-    const int64_t B = os ? 16 : 256;
-    int64_t total = 0;
-    for (int64_t j0 = 0; j0 < len; j0 += B) {
-        int64_t m = len - j0 < B ? len - j0 : B;
-        const skipbits_bfloat16 *x = src + j0 * s;
-        skipbits_bfloat16 *y = dst + j0 * s;
-        uint16_t c = 0;
-        if (s == 1) {
-            PREFETCH_SPAN(x + m, 2 * 256);
-            for (int64_t j = 0; j < m; j++) {
-                uint16_t b = x[j];
-                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
-                y[j] = isn ? SKIP_SIGN_bfloat16 : b;
-                c = (uint16_t)(c + isn);
-            }
-        } else {
-            for (int64_t j = 0; j < m; j++) {
-                uint16_t b = x[j * s];
-                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
-                y[j * s] = isn ? SKIP_SIGN_bfloat16 : b;
-                c = (uint16_t)(c + isn);
-            }
-        }
-        if (!c) continue;
-        if (!os) {
-            total += c;
-            continue;
-        }
-        for (int64_t j = 0; j < m; j++)
-            if ((uint16_t)(x[j * s] & SKIP_ABS_bfloat16) > SKIP_INF_bfloat16)
-                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
-    }
-    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
-}
-
-/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
-static inline __attribute__((always_inline)) void skip_flush_bfloat16(uint16_t *col, int64_t w, int64_t *nan, int64_t o,
-                                                                    int64_t os)
-{
-    for (int64_t j = 0; j < w; j++)
-        if (col[j]) {
-            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
-            col[j] = 0;
-        }
-}
-
-/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
- * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
- * runs of kept values (at most SKIP_COLS) that go to the same outputs as
- * the run before (the rows of a reduction over an outer dim) count their
- * NaN per column in col, by vector adds, added to nan when the outputs
- * change: no look at a single value, no atomic per NaN. */
-CLONES static void skip_items_bfloat16(const skipbits_bfloat16 *restrict src, skipbits_bfloat16 *restrict dst,
-                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
-                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
-{
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
-    uint16_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
-    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
-    int64_t col_at = -1, col_w = 0, col_runs = 0;
-    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-    for (int d = nd - 2; d >= 0; d--) {
-        idx[d] = q % size[d];
-        q /= size[d];
-        ioff += idx[d] * in[d];
-        ooff += idx[d] * os_[d];
-    }
-    for (int64_t i = i0; i < i1; i++) {
-        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-        const skipbits_bfloat16 *x = src + ioff + j0 * s;
-        skipbits_bfloat16 *y = dst + ioff + j0 * s;
-        int64_t o = base_out + ooff + j0 * os;
-        if (os == 0 || m > SKIP_COLS) {
-            skip_run_bfloat16(x, y, m, s, nan, o, os);
-        } else {
-            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint16_t)-1) {
-                if (col_at >= 0) skip_flush_bfloat16(col, col_w, nan, col_at, os);
-                col_at = o;
-                col_w = m;
-                col_runs = 0;
-            }
-            col_runs++;
-            if (s == 1) {
-                for (int64_t j = 0; j < m; j++) {
-                    uint16_t b = x[j];
-                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
-                    y[j] = isn ? SKIP_SIGN_bfloat16 : b;
-                    col[j] = (uint16_t)(col[j] + isn);
-                }
-            } else {
-                for (int64_t j = 0; j < m; j++) {
-                    uint16_t b = x[j * s];
-                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
-                    y[j * s] = isn ? SKIP_SIGN_bfloat16 : b;
-                    col[j] = (uint16_t)(col[j] + isn);
-                }
-            }
-        }
-        if (++k < ppr) continue;
-        k = 0;
-        for (int d = nd - 2; d >= 0; d--) {
-            idx[d]++;
-            ioff += in[d];
-            ooff += os_[d];
-            if (idx[d] < size[d]) break;
-            ioff -= idx[d] * in[d];
-            ooff -= idx[d] * os_[d];
-            idx[d] = 0;
-        }
-    }
-    if (col_at >= 0) skip_flush_bfloat16(col, col_w, nan, col_at, os);
-}
-
-/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
- * same offsets from its start), NaN as -0.0 and counted. Threads share
- * pieces of at most SKIP_PIECE values of the innermost runs, each thread
- * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_bfloat16(meancli_reduce_job *job, const T_bfloat16 *rows, void *copy, int64_t r, int64_t r2,
-                             int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
-    int nd = 1 + job->nw;
-    size[0] = r2 - r;
-    in[0] = p->d0_stride;
-    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
-    for (int k = 0; k < job->nw; k++) {
-        size[k + 1] = job->wsize[k];
-        in[k + 1] = job->win[k];
-        os_[k + 1] = job->wout[k];
-    }
-    int64_t L = size[nd - 1], nruns = 1;
-    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
-    if (L <= 0 || nruns <= 0) return;
-    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
-    int nt = clamp_threads(nthreads, nruns * L);
-    if (nt > items) nt = (int)items;
-    const skipbits_bfloat16 *src = (const skipbits_bfloat16 *)rows;
-    skipbits_bfloat16 *dst = (skipbits_bfloat16 *)copy;
-    int64_t *nan = job->nan;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = 0, tn = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        tn = omp_get_num_threads();
-#endif
-        int64_t share = items / tn, extra = items % tn;
-        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) skip_items_bfloat16(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
-    }
-}
-
-/* Where the copy of the values at src starts in the scratch: 2 KiB off
- * src's place in a 4 KiB page, so the copy's stores never alias its loads
- * (4K aliasing: a load whose address matches an earlier store's in its low
- * 12 bits waits for it; measured: the copy stalled on its stores). */
-static void *skip_copy_at_bfloat16(const meancli_reduce_job *job, const void *src)
-{
-    uintptr_t raw = (uintptr_t)job->scratch;
-    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
-}
-
-/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
-static int skip_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *slab, int64_t a, int64_t b, void *out,
-                            int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
-    for (int64_t r = a; r < b; r += rows) {
-        int64_t r2 = b - r < rows ? b : r + rows;
-        const T_bfloat16 *src = slab + (r - a) * p->d0_stride;
-        void *copy = skip_copy_at_bfloat16(job, src);
-        skip_slab_bfloat16(job, src, copy, r, r2, nthreads);
-        const T_bfloat16 *base = rebase_bfloat16(copy, p, r);
-        int rc = p->inner_reduced ? inner_step_bfloat16(job, base, r, r2, out, nthreads)
-                                  : rows_step_bfloat16(job, base, r, r2, out, nthreads);
-        if (rc != MEANCLI_OK) return rc;
-    }
-    return MEANCLI_OK;
-}
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_bfloat16(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
-    const reduce_plan *p = &job->p;
-    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
-    /* the walk: every dim but D0 (kept and reduced, each list outer ->
-     * inner), merged by stride, largest first */
-    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
-    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
-    job->nw = 0;
-    while (ki < p->nk || ri < p->nr) {
-        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
-        int w = job->nw++;
-        if (take_kept) {
-            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
-        } else {
-            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
-        }
-    }
-    /* one row's values and its extent in memory (elements) */
-    int64_t per_row = 1, extent = 1, rows, elems;
-    for (int k = 0; k < job->nw; k++) {
-        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
-        int64_t span;
-        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
-            return MEANCLI_E_SHAPE;
-    }
-    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
-    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
-    for (int k = 0; k < 2; k++) {
-        got[k] = want[k] / per_row;
-        if (got[k] < 1) got[k] = 1;
-        got[k] = (got[k] + granule - 1) / granule * granule;
-        if (got[k] > p->d0_size) got[k] = p->d0_size;
-    }
-    job->skip_rows_1 = got[1];
-    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
-    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
-        return MEANCLI_E_SHAPE;
-    job->skip_rows = rows;
-    job->skip_elems = elems;
-    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_bfloat16), &elems)) return MEANCLI_E_SHAPE;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_bfloat16)); /* 4 KiB more: skip_copy_at */
-    job->nan = (int64_t *)alloc_array(p->nout, 8);
-    if (!job->scratch || !job->nan) {
-        free(job->scratch);
-        free(job->nan);
-        job->scratch = NULL;
-        job->nan = NULL;
-        return MEANCLI_E_NOMEM;
-    }
     job->skipna = 1;
+    job->p.skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -11354,7 +11346,6 @@ int meancli_reduce_step_bfloat16(meancli_reduce_job *job, const void *slab, int6
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
-    if (job->skipna) return skip_step_bfloat16(job, (T_bfloat16 const *)slab, a, b, out, nthreads);
     const T_bfloat16 *base = rebase_bfloat16(slab, p, a);
     if (p->inner_reduced) return inner_step_bfloat16(job, base, a, b, out, nthreads);
     return rows_step_bfloat16(job, base, a, b, out, nthreads);
@@ -11420,7 +11411,7 @@ static inline int64_t min64_float32(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_t off, acc_float32 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
+    count -= (int64_t)total.w[0]; /* skipna: the NaN skipped (zero otherwise) */
     if (!job->states) {
         ((T_float32 *)out)[off] = finalize_float32(total, count);
         return;
@@ -11428,6 +11419,72 @@ static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_
     uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
     memcpy(st, total.w, sizeof total.w);
     st[0] = (uint64_t)count;
+}
+
+/* ---- skipna, float32 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. The values are read through a copy in L1 (SKIP_BUF_BYTES for a
+ * run, SKIP_ROWS_BYTES for a group of rows) with every NaN as -0.0 and
+ * counted in the count word (w[0]) of its output's exact state, which the
+ * kernels leave zero otherwise, and every inf as -0.0 with its flag
+ * (clean_block, kernel_exact.c.j2); the run and row kernels then sum the
+ * copy as any values. -0.0 adds nothing to an exact sum and sets no flag
+ * (the mean of -0.0s alone is -0.0), so each output's state is exactly
+ * that of its non-NaN values; states combine (sacc_combine adds the
+ * counts), and emit divides by nred minus the count: the same bits on any
+ * thread count, chunk grid and slab. Infinities are values: +inf with
+ * -inf is NaN. */
+#define SKIP_BUF_float32 (SKIP_BUF_BYTES / (int64_t)sizeof(T_float32)) /* a multiple of RUN_BLOCK: the same blocks */
+
+/* RUN of len values at stride s, skipping NaN */
+static void skip_run_float32(const T_float32 *x, int64_t s, int64_t len, lanes_float32 *l)
+{
+    T_float32 buf[SKIP_BUF_float32];
+    for (int64_t i = 0; i < len; i += SKIP_BUF_float32) {
+        int64_t m = min64_float32(len - i, SKIP_BUF_float32), nan = 0;
+        l->acc.w[1] |= clean_block_float32(x + i * s, s, m, buf, 1, &nan);
+        l->acc.w[0] += (uint64_t)nan;
+        RUN_float32(buf, 1, m, l, 0);
+    }
+}
+
+/* nrows rows (row stride rs) of w columns (stride s) to dst, rows of w
+ * contiguous values, NaN and inf as in clean_block; each column's NaN
+ * counted into acc[j]'s count word, its inf flags into its flags. nrows <
+ * 2^16. */
+CLONES static void skip_clean_rows_float32(const T_float32 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float32 *dst,
+                                           acc_float32 *acc)
+{
+    uint32_t cnt[TILE], pin[TILE], nin[TILE];
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) {
+        const fbits_float32 *x = (const fbits_float32 *)(src + i * rs);
+        fbits_float32 *y = (fbits_float32 *)(dst + i * w);
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float32(x[j], y[j], cnt[j], pin[j], nin[j]);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float32(x[j * s], y[j], cnt[j], pin[j], nin[j]);
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        acc[j].w[0] += (uint64_t)cnt[j];
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
+/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+static void skip_rows_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    T_float32 buf[SKIP_ROWS_BYTES / sizeof(T_float32)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = min64_float32(nrows - i, g);
+        skip_clean_rows_float32(x + i * rs, rs, m, s, w, buf, r->acc);
+        ADD_ROWS_float32(r, buf, w, m, 1, w);
+    }
 }
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
@@ -11442,7 +11499,9 @@ static void inner_piece_float32(const T_float32 *base, const reduce_plan *p, int
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float32(len - i0, remaining);
-        RUN_float32(base + off, s, take, l, (int)(f % LANES_float32));
+        if (p->skipna) skip_run_float32(base + off, s, take, l);
+        else
+            RUN_float32(base + off, s, take, l, (int)(f % LANES_float32));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -11491,14 +11550,18 @@ static void rows_piece_float32(const T_float32 *base, const reduce_plan *p, int6
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_float32(r, base, 0, 1, s, w);
+        if (p->skipna) skip_rows_float32(r, base, 0, 1, s, w);
+        else
+            ADD_ROWS_float32(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float32(len - i0, end - f);
-        ADD_ROWS_float32(r, base + off, rs, take, s, w);
+        if (p->skipna) skip_rows_float32(r, base + off, rs, take, s, w);
+        else
+            ADD_ROWS_float32(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -11866,267 +11929,14 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
     return MEANCLI_OK;
 }
 
-/* ---- skipna, float32 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-typedef uint32_t __attribute__((may_alias)) skipbits_float32;
-#define SKIP_SIGN_float32 ((uint32_t)((uint32_t)1 << 31))
-#define SKIP_ABS_float32 ((uint32_t)(SKIP_SIGN_float32 - 1))
-#define SKIP_INF_float32 ((uint32_t)(SKIP_ABS_float32 ^ (((uint32_t)1 << 23) - 1)))
-
-/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
- * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
- * (16 where the NaN go to different outputs) are copied and counted by
- * vector compares; only a block that holds a NaN is looked at again. */
-static inline __attribute__((always_inline)) void skip_run_float32(const skipbits_float32 *restrict src,
-                                                                  skipbits_float32 *restrict dst, int64_t len,
-                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
-{
-    const int64_t B = os ? 16 : 256;
-    int64_t total = 0;
-    for (int64_t j0 = 0; j0 < len; j0 += B) {
-        int64_t m = len - j0 < B ? len - j0 : B;
-        const skipbits_float32 *x = src + j0 * s;
-        skipbits_float32 *y = dst + j0 * s;
-        uint32_t c = 0;
-        if (s == 1) {
-            PREFETCH_SPAN(x + m, 4 * 256);
-            for (int64_t j = 0; j < m; j++) {
-                uint32_t b = x[j];
-                uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
-                y[j] = isn ? SKIP_SIGN_float32 : b;
-                c = (uint32_t)(c + isn);
-            }
-        } else {
-            for (int64_t j = 0; j < m; j++) {
-                uint32_t b = x[j * s];
-                uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
-                y[j * s] = isn ? SKIP_SIGN_float32 : b;
-                c = (uint32_t)(c + isn);
-            }
-        }
-        if (!c) continue;
-        if (!os) {
-            total += c;
-            continue;
-        }
-        for (int64_t j = 0; j < m; j++)
-            if ((uint32_t)(x[j * s] & SKIP_ABS_float32) > SKIP_INF_float32)
-                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
-    }
-    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
-}
-
-/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
-static inline __attribute__((always_inline)) void skip_flush_float32(uint32_t *col, int64_t w, int64_t *nan, int64_t o,
-                                                                    int64_t os)
-{
-    for (int64_t j = 0; j < w; j++)
-        if (col[j]) {
-            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
-            col[j] = 0;
-        }
-}
-
-/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
- * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
- * runs of kept values (at most SKIP_COLS) that go to the same outputs as
- * the run before (the rows of a reduction over an outer dim) count their
- * NaN per column in col, by vector adds, added to nan when the outputs
- * change: no look at a single value, no atomic per NaN. */
-CLONES static void skip_items_float32(const skipbits_float32 *restrict src, skipbits_float32 *restrict dst,
-                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
-                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
-{
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
-    uint32_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
-    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
-    int64_t col_at = -1, col_w = 0, col_runs = 0;
-    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-    for (int d = nd - 2; d >= 0; d--) {
-        idx[d] = q % size[d];
-        q /= size[d];
-        ioff += idx[d] * in[d];
-        ooff += idx[d] * os_[d];
-    }
-    for (int64_t i = i0; i < i1; i++) {
-        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-        const skipbits_float32 *x = src + ioff + j0 * s;
-        skipbits_float32 *y = dst + ioff + j0 * s;
-        int64_t o = base_out + ooff + j0 * os;
-        if (os == 0 || m > SKIP_COLS) {
-            skip_run_float32(x, y, m, s, nan, o, os);
-        } else {
-            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint32_t)-1) {
-                if (col_at >= 0) skip_flush_float32(col, col_w, nan, col_at, os);
-                col_at = o;
-                col_w = m;
-                col_runs = 0;
-            }
-            col_runs++;
-            if (s == 1) {
-                for (int64_t j = 0; j < m; j++) {
-                    uint32_t b = x[j];
-                    uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
-                    y[j] = isn ? SKIP_SIGN_float32 : b;
-                    col[j] = (uint32_t)(col[j] + isn);
-                }
-            } else {
-                for (int64_t j = 0; j < m; j++) {
-                    uint32_t b = x[j * s];
-                    uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
-                    y[j * s] = isn ? SKIP_SIGN_float32 : b;
-                    col[j] = (uint32_t)(col[j] + isn);
-                }
-            }
-        }
-        if (++k < ppr) continue;
-        k = 0;
-        for (int d = nd - 2; d >= 0; d--) {
-            idx[d]++;
-            ioff += in[d];
-            ooff += os_[d];
-            if (idx[d] < size[d]) break;
-            ioff -= idx[d] * in[d];
-            ooff -= idx[d] * os_[d];
-            idx[d] = 0;
-        }
-    }
-    if (col_at >= 0) skip_flush_float32(col, col_w, nan, col_at, os);
-}
-
-/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
- * same offsets from its start), NaN as -0.0 and counted. Threads share
- * pieces of at most SKIP_PIECE values of the innermost runs, each thread
- * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_float32(meancli_reduce_job *job, const T_float32 *rows, void *copy, int64_t r, int64_t r2,
-                             int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
-    int nd = 1 + job->nw;
-    size[0] = r2 - r;
-    in[0] = p->d0_stride;
-    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
-    for (int k = 0; k < job->nw; k++) {
-        size[k + 1] = job->wsize[k];
-        in[k + 1] = job->win[k];
-        os_[k + 1] = job->wout[k];
-    }
-    int64_t L = size[nd - 1], nruns = 1;
-    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
-    if (L <= 0 || nruns <= 0) return;
-    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
-    int nt = clamp_threads(nthreads, nruns * L);
-    if (nt > items) nt = (int)items;
-    const skipbits_float32 *src = (const skipbits_float32 *)rows;
-    skipbits_float32 *dst = (skipbits_float32 *)copy;
-    int64_t *nan = job->nan;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = 0, tn = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        tn = omp_get_num_threads();
-#endif
-        int64_t share = items / tn, extra = items % tn;
-        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) skip_items_float32(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
-    }
-}
-
-/* Where the copy of the values at src starts in the scratch: 2 KiB off
- * src's place in a 4 KiB page, so the copy's stores never alias its loads
- * (4K aliasing: a load whose address matches an earlier store's in its low
- * 12 bits waits for it; measured: the copy stalled on its stores). */
-static void *skip_copy_at_float32(const meancli_reduce_job *job, const void *src)
-{
-    uintptr_t raw = (uintptr_t)job->scratch;
-    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
-}
-
-/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
-static int skip_step_float32(meancli_reduce_job *job, const T_float32 *slab, int64_t a, int64_t b, void *out,
-                            int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
-    for (int64_t r = a; r < b; r += rows) {
-        int64_t r2 = b - r < rows ? b : r + rows;
-        const T_float32 *src = slab + (r - a) * p->d0_stride;
-        void *copy = skip_copy_at_float32(job, src);
-        skip_slab_float32(job, src, copy, r, r2, nthreads);
-        const T_float32 *base = rebase_float32(copy, p, r);
-        int rc = p->inner_reduced ? inner_step_float32(job, base, r, r2, out, nthreads)
-                                  : rows_step_float32(job, base, r, r2, out, nthreads);
-        if (rc != MEANCLI_OK) return rc;
-    }
-    return MEANCLI_OK;
-}
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_float32(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
-    const reduce_plan *p = &job->p;
-    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
-    /* the walk: every dim but D0 (kept and reduced, each list outer ->
-     * inner), merged by stride, largest first */
-    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
-    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
-    job->nw = 0;
-    while (ki < p->nk || ri < p->nr) {
-        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
-        int w = job->nw++;
-        if (take_kept) {
-            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
-        } else {
-            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
-        }
-    }
-    /* one row's values and its extent in memory (elements) */
-    int64_t per_row = 1, extent = 1, rows, elems;
-    for (int k = 0; k < job->nw; k++) {
-        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
-        int64_t span;
-        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
-            return MEANCLI_E_SHAPE;
-    }
-    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
-    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
-    for (int k = 0; k < 2; k++) {
-        got[k] = want[k] / per_row;
-        if (got[k] < 1) got[k] = 1;
-        got[k] = (got[k] + granule - 1) / granule * granule;
-        if (got[k] > p->d0_size) got[k] = p->d0_size;
-    }
-    job->skip_rows_1 = got[1];
-    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
-    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
-        return MEANCLI_E_SHAPE;
-    job->skip_rows = rows;
-    job->skip_elems = elems;
-    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float32), &elems)) return MEANCLI_E_SHAPE;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float32)); /* 4 KiB more: skip_copy_at */
-    job->nan = (int64_t *)alloc_array(p->nout, 8);
-    if (!job->scratch || !job->nan) {
-        free(job->scratch);
-        free(job->nan);
-        job->scratch = NULL;
-        job->nan = NULL;
-        return MEANCLI_E_NOMEM;
-    }
     job->skipna = 1;
+    job->p.skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -12163,7 +11973,6 @@ int meancli_reduce_step_float32(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
-    if (job->skipna) return skip_step_float32(job, (T_float32 const *)slab, a, b, out, nthreads);
     const T_float32 *base = rebase_float32(slab, p, a);
     if (p->inner_reduced) return inner_step_float32(job, base, a, b, out, nthreads);
     return rows_step_float32(job, base, a, b, out, nthreads);
@@ -12229,7 +12038,7 @@ static inline int64_t min64_float64(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_t off, acc_float64 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
+    count -= (int64_t)total.w[0]; /* skipna: the NaN skipped (zero otherwise) */
     if (!job->states) {
         ((T_float64 *)out)[off] = finalize_float64(total, count);
         return;
@@ -12237,6 +12046,72 @@ static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_
     uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
     memcpy(st, total.w, sizeof total.w);
     st[0] = (uint64_t)count;
+}
+
+/* ---- skipna, float64 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. The values are read through a copy in L1 (SKIP_BUF_BYTES for a
+ * run, SKIP_ROWS_BYTES for a group of rows) with every NaN as -0.0 and
+ * counted in the count word (w[0]) of its output's exact state, which the
+ * kernels leave zero otherwise, and every inf as -0.0 with its flag
+ * (clean_block, kernel_exact.c.j2); the run and row kernels then sum the
+ * copy as any values. -0.0 adds nothing to an exact sum and sets no flag
+ * (the mean of -0.0s alone is -0.0), so each output's state is exactly
+ * that of its non-NaN values; states combine (sacc_combine adds the
+ * counts), and emit divides by nred minus the count: the same bits on any
+ * thread count, chunk grid and slab. Infinities are values: +inf with
+ * -inf is NaN. */
+#define SKIP_BUF_float64 (SKIP_BUF_BYTES / (int64_t)sizeof(T_float64)) /* a multiple of RUN_BLOCK: the same blocks */
+
+/* RUN of len values at stride s, skipping NaN */
+static void skip_run_float64(const T_float64 *x, int64_t s, int64_t len, lanes_float64 *l)
+{
+    T_float64 buf[SKIP_BUF_float64];
+    for (int64_t i = 0; i < len; i += SKIP_BUF_float64) {
+        int64_t m = min64_float64(len - i, SKIP_BUF_float64), nan = 0;
+        l->acc.w[1] |= clean_block_float64(x + i * s, s, m, buf, 1, &nan);
+        l->acc.w[0] += (uint64_t)nan;
+        RUN_float64(buf, 1, m, l, 0);
+    }
+}
+
+/* nrows rows (row stride rs) of w columns (stride s) to dst, rows of w
+ * contiguous values, NaN and inf as in clean_block; each column's NaN
+ * counted into acc[j]'s count word, its inf flags into its flags. nrows <
+ * 2^16. */
+CLONES static void skip_clean_rows_float64(const T_float64 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float64 *dst,
+                                           acc_float64 *acc)
+{
+    uint64_t cnt[TILE], pin[TILE], nin[TILE];
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) {
+        const fbits_float64 *x = (const fbits_float64 *)(src + i * rs);
+        fbits_float64 *y = (fbits_float64 *)(dst + i * w);
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float64(x[j], y[j], cnt[j], pin[j], nin[j]);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float64(x[j * s], y[j], cnt[j], pin[j], nin[j]);
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        acc[j].w[0] += (uint64_t)cnt[j];
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
+/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+static void skip_rows_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    T_float64 buf[SKIP_ROWS_BYTES / sizeof(T_float64)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float64)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = min64_float64(nrows - i, g);
+        skip_clean_rows_float64(x + i * rs, rs, m, s, w, buf, r->acc);
+        ADD_ROWS_float64(r, buf, w, m, 1, w);
+    }
 }
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
@@ -12251,7 +12126,9 @@ static void inner_piece_float64(const T_float64 *base, const reduce_plan *p, int
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float64(len - i0, remaining);
-        RUN_float64(base + off, s, take, l, (int)(f % LANES_float64));
+        if (p->skipna) skip_run_float64(base + off, s, take, l);
+        else
+            RUN_float64(base + off, s, take, l, (int)(f % LANES_float64));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -12300,14 +12177,18 @@ static void rows_piece_float64(const T_float64 *base, const reduce_plan *p, int6
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_float64(r, base, 0, 1, s, w);
+        if (p->skipna) skip_rows_float64(r, base, 0, 1, s, w);
+        else
+            ADD_ROWS_float64(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float64(len - i0, end - f);
-        ADD_ROWS_float64(r, base + off, rs, take, s, w);
+        if (p->skipna) skip_rows_float64(r, base + off, rs, take, s, w);
+        else
+            ADD_ROWS_float64(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -12675,267 +12556,14 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
     return MEANCLI_OK;
 }
 
-/* ---- skipna, float64 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-typedef uint64_t __attribute__((may_alias)) skipbits_float64;
-#define SKIP_SIGN_float64 ((uint64_t)((uint64_t)1 << 63))
-#define SKIP_ABS_float64 ((uint64_t)(SKIP_SIGN_float64 - 1))
-#define SKIP_INF_float64 ((uint64_t)(SKIP_ABS_float64 ^ (((uint64_t)1 << 52) - 1)))
-
-/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
- * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
- * (16 where the NaN go to different outputs) are copied and counted by
- * vector compares; only a block that holds a NaN is looked at again. */
-static inline __attribute__((always_inline)) void skip_run_float64(const skipbits_float64 *restrict src,
-                                                                  skipbits_float64 *restrict dst, int64_t len,
-                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
-{
-    const int64_t B = os ? 16 : 256;
-    int64_t total = 0;
-    for (int64_t j0 = 0; j0 < len; j0 += B) {
-        int64_t m = len - j0 < B ? len - j0 : B;
-        const skipbits_float64 *x = src + j0 * s;
-        skipbits_float64 *y = dst + j0 * s;
-        uint64_t c = 0;
-        if (s == 1) {
-            PREFETCH_SPAN(x + m, 8 * 256);
-            for (int64_t j = 0; j < m; j++) {
-                uint64_t b = x[j];
-                uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
-                y[j] = isn ? SKIP_SIGN_float64 : b;
-                c = (uint64_t)(c + isn);
-            }
-        } else {
-            for (int64_t j = 0; j < m; j++) {
-                uint64_t b = x[j * s];
-                uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
-                y[j * s] = isn ? SKIP_SIGN_float64 : b;
-                c = (uint64_t)(c + isn);
-            }
-        }
-        if (!c) continue;
-        if (!os) {
-            total += c;
-            continue;
-        }
-        for (int64_t j = 0; j < m; j++)
-            if ((uint64_t)(x[j * s] & SKIP_ABS_float64) > SKIP_INF_float64)
-                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
-    }
-    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
-}
-
-/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
-static inline __attribute__((always_inline)) void skip_flush_float64(uint64_t *col, int64_t w, int64_t *nan, int64_t o,
-                                                                    int64_t os)
-{
-    for (int64_t j = 0; j < w; j++)
-        if (col[j]) {
-            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
-            col[j] = 0;
-        }
-}
-
-/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
- * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
- * runs of kept values (at most SKIP_COLS) that go to the same outputs as
- * the run before (the rows of a reduction over an outer dim) count their
- * NaN per column in col, by vector adds, added to nan when the outputs
- * change: no look at a single value, no atomic per NaN. */
-CLONES static void skip_items_float64(const skipbits_float64 *restrict src, skipbits_float64 *restrict dst,
-                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
-                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
-{
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
-    uint64_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
-    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
-    int64_t col_at = -1, col_w = 0, col_runs = 0;
-    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-    for (int d = nd - 2; d >= 0; d--) {
-        idx[d] = q % size[d];
-        q /= size[d];
-        ioff += idx[d] * in[d];
-        ooff += idx[d] * os_[d];
-    }
-    for (int64_t i = i0; i < i1; i++) {
-        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-        const skipbits_float64 *x = src + ioff + j0 * s;
-        skipbits_float64 *y = dst + ioff + j0 * s;
-        int64_t o = base_out + ooff + j0 * os;
-        if (os == 0 || m > SKIP_COLS) {
-            skip_run_float64(x, y, m, s, nan, o, os);
-        } else {
-            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint64_t)-1) {
-                if (col_at >= 0) skip_flush_float64(col, col_w, nan, col_at, os);
-                col_at = o;
-                col_w = m;
-                col_runs = 0;
-            }
-            col_runs++;
-            if (s == 1) {
-                for (int64_t j = 0; j < m; j++) {
-                    uint64_t b = x[j];
-                    uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
-                    y[j] = isn ? SKIP_SIGN_float64 : b;
-                    col[j] = (uint64_t)(col[j] + isn);
-                }
-            } else {
-                for (int64_t j = 0; j < m; j++) {
-                    uint64_t b = x[j * s];
-                    uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
-                    y[j * s] = isn ? SKIP_SIGN_float64 : b;
-                    col[j] = (uint64_t)(col[j] + isn);
-                }
-            }
-        }
-        if (++k < ppr) continue;
-        k = 0;
-        for (int d = nd - 2; d >= 0; d--) {
-            idx[d]++;
-            ioff += in[d];
-            ooff += os_[d];
-            if (idx[d] < size[d]) break;
-            ioff -= idx[d] * in[d];
-            ooff -= idx[d] * os_[d];
-            idx[d] = 0;
-        }
-    }
-    if (col_at >= 0) skip_flush_float64(col, col_w, nan, col_at, os);
-}
-
-/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
- * same offsets from its start), NaN as -0.0 and counted. Threads share
- * pieces of at most SKIP_PIECE values of the innermost runs, each thread
- * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_float64(meancli_reduce_job *job, const T_float64 *rows, void *copy, int64_t r, int64_t r2,
-                             int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
-    int nd = 1 + job->nw;
-    size[0] = r2 - r;
-    in[0] = p->d0_stride;
-    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
-    for (int k = 0; k < job->nw; k++) {
-        size[k + 1] = job->wsize[k];
-        in[k + 1] = job->win[k];
-        os_[k + 1] = job->wout[k];
-    }
-    int64_t L = size[nd - 1], nruns = 1;
-    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
-    if (L <= 0 || nruns <= 0) return;
-    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
-    int nt = clamp_threads(nthreads, nruns * L);
-    if (nt > items) nt = (int)items;
-    const skipbits_float64 *src = (const skipbits_float64 *)rows;
-    skipbits_float64 *dst = (skipbits_float64 *)copy;
-    int64_t *nan = job->nan;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = 0, tn = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        tn = omp_get_num_threads();
-#endif
-        int64_t share = items / tn, extra = items % tn;
-        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) skip_items_float64(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
-    }
-}
-
-/* Where the copy of the values at src starts in the scratch: 2 KiB off
- * src's place in a 4 KiB page, so the copy's stores never alias its loads
- * (4K aliasing: a load whose address matches an earlier store's in its low
- * 12 bits waits for it; measured: the copy stalled on its stores). */
-static void *skip_copy_at_float64(const meancli_reduce_job *job, const void *src)
-{
-    uintptr_t raw = (uintptr_t)job->scratch;
-    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
-}
-
-/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
-static int skip_step_float64(meancli_reduce_job *job, const T_float64 *slab, int64_t a, int64_t b, void *out,
-                            int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
-    for (int64_t r = a; r < b; r += rows) {
-        int64_t r2 = b - r < rows ? b : r + rows;
-        const T_float64 *src = slab + (r - a) * p->d0_stride;
-        void *copy = skip_copy_at_float64(job, src);
-        skip_slab_float64(job, src, copy, r, r2, nthreads);
-        const T_float64 *base = rebase_float64(copy, p, r);
-        int rc = p->inner_reduced ? inner_step_float64(job, base, r, r2, out, nthreads)
-                                  : rows_step_float64(job, base, r, r2, out, nthreads);
-        if (rc != MEANCLI_OK) return rc;
-    }
-    return MEANCLI_OK;
-}
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_float64(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
-    const reduce_plan *p = &job->p;
-    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
-    /* the walk: every dim but D0 (kept and reduced, each list outer ->
-     * inner), merged by stride, largest first */
-    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
-    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
-    job->nw = 0;
-    while (ki < p->nk || ri < p->nr) {
-        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
-        int w = job->nw++;
-        if (take_kept) {
-            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
-        } else {
-            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
-        }
-    }
-    /* one row's values and its extent in memory (elements) */
-    int64_t per_row = 1, extent = 1, rows, elems;
-    for (int k = 0; k < job->nw; k++) {
-        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
-        int64_t span;
-        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
-            return MEANCLI_E_SHAPE;
-    }
-    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
-    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
-    for (int k = 0; k < 2; k++) {
-        got[k] = want[k] / per_row;
-        if (got[k] < 1) got[k] = 1;
-        got[k] = (got[k] + granule - 1) / granule * granule;
-        if (got[k] > p->d0_size) got[k] = p->d0_size;
-    }
-    job->skip_rows_1 = got[1];
-    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
-    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
-        return MEANCLI_E_SHAPE;
-    job->skip_rows = rows;
-    job->skip_elems = elems;
-    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float64), &elems)) return MEANCLI_E_SHAPE;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float64)); /* 4 KiB more: skip_copy_at */
-    job->nan = (int64_t *)alloc_array(p->nout, 8);
-    if (!job->scratch || !job->nan) {
-        free(job->scratch);
-        free(job->nan);
-        job->scratch = NULL;
-        job->nan = NULL;
-        return MEANCLI_E_NOMEM;
-    }
     job->skipna = 1;
+    job->p.skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -12972,7 +12600,6 @@ int meancli_reduce_step_float64(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
-    if (job->skipna) return skip_step_float64(job, (T_float64 const *)slab, a, b, out, nthreads);
     const T_float64 *base = rebase_float64(slab, p, a);
     if (p->inner_reduced) return inner_step_float64(job, base, a, b, out, nthreads);
     return rows_step_float64(job, base, a, b, out, nthreads);
@@ -13038,7 +12665,6 @@ static inline int64_t min64_int8(int64_t a, int64_t b) { return a < b ? a : b; }
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int8(const meancli_reduce_job *job, void *out, int64_t off, acc_int8 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int8 *)out)[off] = finalize_int8(total, count);
         return;
@@ -13049,6 +12675,7 @@ static inline void emit_int8(const meancli_reduce_job *job, void *out, int64_t o
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -13062,7 +12689,7 @@ static void inner_piece_int8(const T_int8 *base, const reduce_plan *p, int64_t s
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int8(len - i0, remaining);
-        RUN_int8(base + off, s, take, l, (int)(f % LANES_int8));
+            RUN_int8(base + off, s, take, l, (int)(f % LANES_int8));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -13111,14 +12738,14 @@ static void rows_piece_int8(const T_int8 *base, const reduce_plan *p, int64_t st
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_int8(r, base, 0, 1, s, w);
+            ADD_ROWS_int8(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int8(len - i0, end - f);
-        ADD_ROWS_int8(r, base + off, rs, take, s, w);
+            ADD_ROWS_int8(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -13395,21 +13022,9 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
     return MEANCLI_OK;
 }
 
-/* ---- skipna, int8 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_int8(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -13516,7 +13131,6 @@ static inline int64_t min64_int16(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int16(const meancli_reduce_job *job, void *out, int64_t off, acc_int16 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int16 *)out)[off] = finalize_int16(total, count);
         return;
@@ -13527,6 +13141,7 @@ static inline void emit_int16(const meancli_reduce_job *job, void *out, int64_t 
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -13540,7 +13155,7 @@ static void inner_piece_int16(const T_int16 *base, const reduce_plan *p, int64_t
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int16(len - i0, remaining);
-        RUN_int16(base + off, s, take, l, (int)(f % LANES_int16));
+            RUN_int16(base + off, s, take, l, (int)(f % LANES_int16));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -13589,14 +13204,14 @@ static void rows_piece_int16(const T_int16 *base, const reduce_plan *p, int64_t 
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_int16(r, base, 0, 1, s, w);
+            ADD_ROWS_int16(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int16(len - i0, end - f);
-        ADD_ROWS_int16(r, base + off, rs, take, s, w);
+            ADD_ROWS_int16(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -13873,21 +13488,9 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
     return MEANCLI_OK;
 }
 
-/* ---- skipna, int16 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_int16(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -13994,7 +13597,6 @@ static inline int64_t min64_int32(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int32(const meancli_reduce_job *job, void *out, int64_t off, acc_int32 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int32 *)out)[off] = finalize_int32(total, count);
         return;
@@ -14005,6 +13607,7 @@ static inline void emit_int32(const meancli_reduce_job *job, void *out, int64_t 
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -14018,7 +13621,7 @@ static void inner_piece_int32(const T_int32 *base, const reduce_plan *p, int64_t
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int32(len - i0, remaining);
-        RUN_int32(base + off, s, take, l, (int)(f % LANES_int32));
+            RUN_int32(base + off, s, take, l, (int)(f % LANES_int32));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -14067,14 +13670,14 @@ static void rows_piece_int32(const T_int32 *base, const reduce_plan *p, int64_t 
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_int32(r, base, 0, 1, s, w);
+            ADD_ROWS_int32(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int32(len - i0, end - f);
-        ADD_ROWS_int32(r, base + off, rs, take, s, w);
+            ADD_ROWS_int32(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -14351,21 +13954,9 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
     return MEANCLI_OK;
 }
 
-/* ---- skipna, int32 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_int32(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -14472,7 +14063,6 @@ static inline int64_t min64_int64(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int64(const meancli_reduce_job *job, void *out, int64_t off, acc_int64 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int64 *)out)[off] = finalize_int64(total, count);
         return;
@@ -14483,6 +14073,7 @@ static inline void emit_int64(const meancli_reduce_job *job, void *out, int64_t 
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -14496,7 +14087,7 @@ static void inner_piece_int64(const T_int64 *base, const reduce_plan *p, int64_t
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int64(len - i0, remaining);
-        RUN_int64(base + off, s, take, l, (int)(f % LANES_int64));
+            RUN_int64(base + off, s, take, l, (int)(f % LANES_int64));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -14545,14 +14136,14 @@ static void rows_piece_int64(const T_int64 *base, const reduce_plan *p, int64_t 
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_int64(r, base, 0, 1, s, w);
+            ADD_ROWS_int64(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int64(len - i0, end - f);
-        ADD_ROWS_int64(r, base + off, rs, take, s, w);
+            ADD_ROWS_int64(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -14829,21 +14420,9 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
     return MEANCLI_OK;
 }
 
-/* ---- skipna, int64 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_int64(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -14950,7 +14529,6 @@ static inline int64_t min64_uint8(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint8(const meancli_reduce_job *job, void *out, int64_t off, acc_uint8 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint8 *)out)[off] = finalize_uint8(total, count);
         return;
@@ -14961,6 +14539,7 @@ static inline void emit_uint8(const meancli_reduce_job *job, void *out, int64_t 
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -14974,7 +14553,7 @@ static void inner_piece_uint8(const T_uint8 *base, const reduce_plan *p, int64_t
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint8(len - i0, remaining);
-        RUN_uint8(base + off, s, take, l, (int)(f % LANES_uint8));
+            RUN_uint8(base + off, s, take, l, (int)(f % LANES_uint8));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -15023,14 +14602,14 @@ static void rows_piece_uint8(const T_uint8 *base, const reduce_plan *p, int64_t 
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_uint8(r, base, 0, 1, s, w);
+            ADD_ROWS_uint8(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint8(len - i0, end - f);
-        ADD_ROWS_uint8(r, base + off, rs, take, s, w);
+            ADD_ROWS_uint8(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -15307,21 +14886,9 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
     return MEANCLI_OK;
 }
 
-/* ---- skipna, uint8 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_uint8(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -15428,7 +14995,6 @@ static inline int64_t min64_uint16(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint16(const meancli_reduce_job *job, void *out, int64_t off, acc_uint16 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint16 *)out)[off] = finalize_uint16(total, count);
         return;
@@ -15439,6 +15005,7 @@ static inline void emit_uint16(const meancli_reduce_job *job, void *out, int64_t
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -15452,7 +15019,7 @@ static void inner_piece_uint16(const T_uint16 *base, const reduce_plan *p, int64
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint16(len - i0, remaining);
-        RUN_uint16(base + off, s, take, l, (int)(f % LANES_uint16));
+            RUN_uint16(base + off, s, take, l, (int)(f % LANES_uint16));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -15501,14 +15068,14 @@ static void rows_piece_uint16(const T_uint16 *base, const reduce_plan *p, int64_
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_uint16(r, base, 0, 1, s, w);
+            ADD_ROWS_uint16(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint16(len - i0, end - f);
-        ADD_ROWS_uint16(r, base + off, rs, take, s, w);
+            ADD_ROWS_uint16(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -15785,21 +15352,9 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
     return MEANCLI_OK;
 }
 
-/* ---- skipna, uint16 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_uint16(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -15906,7 +15461,6 @@ static inline int64_t min64_uint32(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint32(const meancli_reduce_job *job, void *out, int64_t off, acc_uint32 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint32 *)out)[off] = finalize_uint32(total, count);
         return;
@@ -15917,6 +15471,7 @@ static inline void emit_uint32(const meancli_reduce_job *job, void *out, int64_t
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -15930,7 +15485,7 @@ static void inner_piece_uint32(const T_uint32 *base, const reduce_plan *p, int64
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint32(len - i0, remaining);
-        RUN_uint32(base + off, s, take, l, (int)(f % LANES_uint32));
+            RUN_uint32(base + off, s, take, l, (int)(f % LANES_uint32));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -15979,14 +15534,14 @@ static void rows_piece_uint32(const T_uint32 *base, const reduce_plan *p, int64_
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_uint32(r, base, 0, 1, s, w);
+            ADD_ROWS_uint32(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint32(len - i0, end - f);
-        ADD_ROWS_uint32(r, base + off, rs, take, s, w);
+            ADD_ROWS_uint32(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -16263,21 +15818,9 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
     return MEANCLI_OK;
 }
 
-/* ---- skipna, uint32 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_uint32(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -16384,7 +15927,6 @@ static inline int64_t min64_uint64(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint64(const meancli_reduce_job *job, void *out, int64_t off, acc_uint64 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint64 *)out)[off] = finalize_uint64(total, count);
         return;
@@ -16395,6 +15937,7 @@ static inline void emit_uint64(const meancli_reduce_job *job, void *out, int64_t
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -16408,7 +15951,7 @@ static void inner_piece_uint64(const T_uint64 *base, const reduce_plan *p, int64
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint64(len - i0, remaining);
-        RUN_uint64(base + off, s, take, l, (int)(f % LANES_uint64));
+            RUN_uint64(base + off, s, take, l, (int)(f % LANES_uint64));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -16457,14 +16000,14 @@ static void rows_piece_uint64(const T_uint64 *base, const reduce_plan *p, int64_
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_uint64(r, base, 0, 1, s, w);
+            ADD_ROWS_uint64(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint64(len - i0, end - f);
-        ADD_ROWS_uint64(r, base + off, rs, take, s, w);
+            ADD_ROWS_uint64(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -16741,21 +16284,9 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
     return MEANCLI_OK;
 }
 
-/* ---- skipna, uint64 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_uint64(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
