@@ -269,6 +269,8 @@ CLONES static uint64_t clean_block_float16(const T_float16 *src, int64_t s, int6
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct {
     int64_t skip, fails; /* blocks to send straight to the exact path; failed blocks in a row */
+    int skipna; /* NaN skipped, counted in acc's count word (kernel_reduce.c.j2, "skipna") */
+    int masknan; /* a block held NaN: the next are read masking NaN lanes (as skipna, flagged) */
     double t; /* kept block sums, added on in double while exact (lanes_keep) */
     acc_float16 acc;
 } lanes_float16;
@@ -395,19 +397,57 @@ static inline void lanes_keep_float16(lanes_float16 *l, const T_float16 *x, int6
     else zero_block_flags_float16(x, s, n, &l->acc);
 }
 
+/* clean_block for nrows rows (row stride rs) of w <= TILE columns (stride
+ * s), to dst as rows of w contiguous values; column j's flags into acc[j]
+ * (skipna: its NaN counted into acc[j]'s count word). nrows < 2^16. */
+CLONES static void clean_rows_float16(const T_float16 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float16 *dst,
+                                      int skipna, acc_float16 *acc)
+{
+    uint16_t cnt[TILE], pin[TILE], nin[TILE], pany = 0, nany = 0;
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
+        const fbits_float16 *x = (const fbits_float16 *)(src + i * rs);
+        fbits_float16 *y = (fbits_float16 *)(dst + i * w);
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float16(x[j], y[j], cnt[j], pany, nany);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float16(x[j * s], y[j], cnt[j], pany, nany);
+    }
+    for (int64_t i = 0; (pany | nany) && i < nrows; i++) { /* rare: the infinities' columns */
+        const fbits_float16 *x = (const fbits_float16 *)(src + i * rs);
+        uint16_t c = 0, y;
+        for (int64_t j = 0; j < w; j++) FB_CLEAN_float16(x[j * s], y, c, pin[j], nin[j]);
+        (void)y;
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        if (skipna) acc[j].w[0] += (uint64_t)cnt[j];
+        else if (cnt[j]) f |= SACC_NAN;
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
 /* The scalar blocks below, declared for block_nonfinite. */
 static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l);
 
-/* A block (n <= EXTRACT_CAP) that failed its check with an inf or NaN among
- * its values: the block again from a copy with those as -0.0 (clean_block),
- * their flags into the state. 0 when it holds none (the failure was another). */
+/* A block (n <= EXTRACT_CAP) with an inf or NaN among its values (or, in
+ * skipna lanes, any block): the block again from a copy with those as -0.0
+ * (clean_block), their flags (skipna: the NaN count) into the state. 0
+ * when it holds none (a failure was another). */
 static __attribute__((noinline)) int block_nonfinite_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l)
 {
     T_float16 buf[EXTRACT_CAP];
-    uint64_t f = clean_block_float16(x, s, n, buf, 0, NULL);
-    if (!f) return 0;
+    int64_t nan = 0;
+    uint64_t f = clean_block_float16(x, s, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_float16(buf, 1, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
@@ -455,6 +495,7 @@ static int split_block_float16(const T_float16 *x, int64_t s, int64_t n, uint32_
 /* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
 static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l)
 {
+    if (l->skipna && block_nonfinite_float16(x, s, n, l)) return;
     double sum[4] = {0.0, 0.0, 0.0, 0.0};
     uint32_t mx = 0, mn1 = UINT32_MAX;
     int64_t i = 0;
@@ -502,12 +543,14 @@ typedef struct {
     double t[TILE];
     double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
+    int nonfinite; /* a block held an inf or NaN: the next ones go through copies (rows_nonfinite) */
     acc_float16 acc[TILE];
 } rowacc_float16;
 
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
     r->skip = 0;
+    r->nonfinite = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
         r->tnz[j] = 0.0;
@@ -701,6 +744,25 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
     }
 }
 
+static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w);
+
+/* A rows block that holds an inf or NaN (its sums not kept): its rows again
+ * in groups, each from a copy with those as -0.0 and their flags into
+ * their columns' states (clean_rows); those blocks then pass their checks. */
+static __attribute__((noinline)) void rows_nonfinite_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows,
+                                                            int64_t s, int64_t w)
+{
+    T_float16 buf[SKIP_ROWS_BYTES / sizeof(T_float16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        clean_rows_float16(x + i * rs, rs, m, s, w, buf, 0, r->acc);
+        add_rows_float16_generic(r, buf, w, m, 1, w);
+    }
+}
+
+
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
@@ -714,6 +776,10 @@ static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int6
         rows_block_begin_float16(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j * s]));
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float16(r, b, rs, nb, s, w);
+            continue;
+        }
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, s, w, NULL);
         } else {
@@ -834,6 +900,8 @@ CLONES static uint64_t clean_block_bfloat16(const T_bfloat16 *src, int64_t s, in
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct {
     int64_t skip, fails; /* blocks to send straight to the exact path; failed blocks in a row */
+    int skipna; /* NaN skipped, counted in acc's count word (kernel_reduce.c.j2, "skipna") */
+    int masknan; /* a block held NaN: the next are read masking NaN lanes (as skipna, flagged) */
     double t; /* kept block sums, added on in double while exact (lanes_keep) */
     acc_bfloat16 acc;
 } lanes_bfloat16;
@@ -960,19 +1028,57 @@ static inline void lanes_keep_bfloat16(lanes_bfloat16 *l, const T_bfloat16 *x, i
     else zero_block_flags_bfloat16(x, s, n, &l->acc);
 }
 
+/* clean_block for nrows rows (row stride rs) of w <= TILE columns (stride
+ * s), to dst as rows of w contiguous values; column j's flags into acc[j]
+ * (skipna: its NaN counted into acc[j]'s count word). nrows < 2^16. */
+CLONES static void clean_rows_bfloat16(const T_bfloat16 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_bfloat16 *dst,
+                                      int skipna, acc_bfloat16 *acc)
+{
+    uint16_t cnt[TILE], pin[TILE], nin[TILE], pany = 0, nany = 0;
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
+        const fbits_bfloat16 *x = (const fbits_bfloat16 *)(src + i * rs);
+        fbits_bfloat16 *y = (fbits_bfloat16 *)(dst + i * w);
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_bfloat16(x[j], y[j], cnt[j], pany, nany);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_bfloat16(x[j * s], y[j], cnt[j], pany, nany);
+    }
+    for (int64_t i = 0; (pany | nany) && i < nrows; i++) { /* rare: the infinities' columns */
+        const fbits_bfloat16 *x = (const fbits_bfloat16 *)(src + i * rs);
+        uint16_t c = 0, y;
+        for (int64_t j = 0; j < w; j++) FB_CLEAN_bfloat16(x[j * s], y, c, pin[j], nin[j]);
+        (void)y;
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        if (skipna) acc[j].w[0] += (uint64_t)cnt[j];
+        else if (cnt[j]) f |= SACC_NAN;
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
 /* The scalar blocks below, declared for block_nonfinite. */
 static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l);
 
-/* A block (n <= EXTRACT_CAP) that failed its check with an inf or NaN among
- * its values: the block again from a copy with those as -0.0 (clean_block),
- * their flags into the state. 0 when it holds none (the failure was another). */
+/* A block (n <= EXTRACT_CAP) with an inf or NaN among its values (or, in
+ * skipna lanes, any block): the block again from a copy with those as -0.0
+ * (clean_block), their flags (skipna: the NaN count) into the state. 0
+ * when it holds none (a failure was another). */
 static __attribute__((noinline)) int block_nonfinite_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l)
 {
     T_bfloat16 buf[EXTRACT_CAP];
-    uint64_t f = clean_block_bfloat16(x, s, n, buf, 0, NULL);
-    if (!f) return 0;
+    int64_t nan = 0;
+    uint64_t f = clean_block_bfloat16(x, s, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_bfloat16(buf, 1, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
@@ -1020,6 +1126,7 @@ static int split_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, uint3
 /* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
 static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l)
 {
+    if (l->skipna && block_nonfinite_bfloat16(x, s, n, l)) return;
     double sum[4] = {0.0, 0.0, 0.0, 0.0};
     uint32_t mx = 0, mn1 = UINT32_MAX;
     int64_t i = 0;
@@ -1067,12 +1174,14 @@ typedef struct {
     double t[TILE];
     double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
+    int nonfinite; /* a block held an inf or NaN: the next ones go through copies (rows_nonfinite) */
     acc_bfloat16 acc[TILE];
 } rowacc_bfloat16;
 
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
     r->skip = 0;
+    r->nonfinite = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
         r->tnz[j] = 0.0;
@@ -1266,6 +1375,25 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
     }
 }
 
+static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w);
+
+/* A rows block that holds an inf or NaN (its sums not kept): its rows again
+ * in groups, each from a copy with those as -0.0 and their flags into
+ * their columns' states (clean_rows); those blocks then pass their checks. */
+static __attribute__((noinline)) void rows_nonfinite_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows,
+                                                            int64_t s, int64_t w)
+{
+    T_bfloat16 buf[SKIP_ROWS_BYTES / sizeof(T_bfloat16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        clean_rows_bfloat16(x + i * rs, rs, m, s, w, buf, 0, r->acc);
+        add_rows_bfloat16_generic(r, buf, w, m, 1, w);
+    }
+}
+
+
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
@@ -1279,6 +1407,10 @@ static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, i
         rows_block_begin_bfloat16(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j * s]));
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_bfloat16(r, b, rs, nb, s, w);
+            continue;
+        }
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, s, w, NULL);
         } else {
@@ -1399,6 +1531,8 @@ CLONES static uint64_t clean_block_float32(const T_float32 *src, int64_t s, int6
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct {
     int64_t skip, fails; /* blocks to send straight to the exact path; failed blocks in a row */
+    int skipna; /* NaN skipped, counted in acc's count word (kernel_reduce.c.j2, "skipna") */
+    int masknan; /* a block held NaN: the next are read masking NaN lanes (as skipna, flagged) */
     double t; /* kept block sums, added on in double while exact (lanes_keep) */
     acc_float32 acc;
 } lanes_float32;
@@ -1525,19 +1659,57 @@ static inline void lanes_keep_float32(lanes_float32 *l, const T_float32 *x, int6
     else zero_block_flags_float32(x, s, n, &l->acc);
 }
 
+/* clean_block for nrows rows (row stride rs) of w <= TILE columns (stride
+ * s), to dst as rows of w contiguous values; column j's flags into acc[j]
+ * (skipna: its NaN counted into acc[j]'s count word). nrows < 2^16. */
+CLONES static void clean_rows_float32(const T_float32 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float32 *dst,
+                                      int skipna, acc_float32 *acc)
+{
+    uint32_t cnt[TILE], pin[TILE], nin[TILE], pany = 0, nany = 0;
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
+        const fbits_float32 *x = (const fbits_float32 *)(src + i * rs);
+        fbits_float32 *y = (fbits_float32 *)(dst + i * w);
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float32(x[j], y[j], cnt[j], pany, nany);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float32(x[j * s], y[j], cnt[j], pany, nany);
+    }
+    for (int64_t i = 0; (pany | nany) && i < nrows; i++) { /* rare: the infinities' columns */
+        const fbits_float32 *x = (const fbits_float32 *)(src + i * rs);
+        uint32_t c = 0, y;
+        for (int64_t j = 0; j < w; j++) FB_CLEAN_float32(x[j * s], y, c, pin[j], nin[j]);
+        (void)y;
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        if (skipna) acc[j].w[0] += (uint64_t)cnt[j];
+        else if (cnt[j]) f |= SACC_NAN;
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
 /* The scalar blocks below, declared for block_nonfinite. */
 static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l);
 
-/* A block (n <= EXTRACT_CAP) that failed its check with an inf or NaN among
- * its values: the block again from a copy with those as -0.0 (clean_block),
- * their flags into the state. 0 when it holds none (the failure was another). */
+/* A block (n <= EXTRACT_CAP) with an inf or NaN among its values (or, in
+ * skipna lanes, any block): the block again from a copy with those as -0.0
+ * (clean_block), their flags (skipna: the NaN count) into the state. 0
+ * when it holds none (a failure was another). */
 static __attribute__((noinline)) int block_nonfinite_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l)
 {
     T_float32 buf[EXTRACT_CAP];
-    uint64_t f = clean_block_float32(x, s, n, buf, 0, NULL);
-    if (!f) return 0;
+    int64_t nan = 0;
+    uint64_t f = clean_block_float32(x, s, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_float32(buf, 1, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
@@ -1585,6 +1757,7 @@ static int split_block_float32(const T_float32 *x, int64_t s, int64_t n, uint32_
 /* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
 static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l)
 {
+    if (l->skipna && block_nonfinite_float32(x, s, n, l)) return;
     double sum[4] = {0.0, 0.0, 0.0, 0.0};
     uint32_t mx = 0, mn1 = UINT32_MAX;
     int64_t i = 0;
@@ -1632,12 +1805,14 @@ typedef struct {
     double t[TILE];
     double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
+    int nonfinite; /* a block held an inf or NaN: the next ones go through copies (rows_nonfinite) */
     acc_float32 acc[TILE];
 } rowacc_float32;
 
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
     r->skip = 0;
+    r->nonfinite = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
         r->tnz[j] = 0.0;
@@ -1831,6 +2006,25 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
     }
 }
 
+static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w);
+
+/* A rows block that holds an inf or NaN (its sums not kept): its rows again
+ * in groups, each from a copy with those as -0.0 and their flags into
+ * their columns' states (clean_rows); those blocks then pass their checks. */
+static __attribute__((noinline)) void rows_nonfinite_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows,
+                                                            int64_t s, int64_t w)
+{
+    T_float32 buf[SKIP_ROWS_BYTES / sizeof(T_float32)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        clean_rows_float32(x + i * rs, rs, m, s, w, buf, 0, r->acc);
+        add_rows_float32_generic(r, buf, w, m, 1, w);
+    }
+}
+
+
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
@@ -1844,6 +2038,10 @@ static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int6
         rows_block_begin_float32(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j * s]));
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float32(r, b, rs, nb, s, w);
+            continue;
+        }
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, s, w, NULL);
         } else {
@@ -1973,6 +2171,7 @@ typedef struct {
     double A, sigma1, sigma2;
     double t, t2; /* the kept first- and second-level block sums (lanes_keep) */
     int64_t skip, fails;
+    int skipna; /* NaN skipped, counted in acc's count word (kernel_reduce.c.j2, "skipna") */
     acc_float64 acc;
 } lanes_float64;
 
@@ -2196,24 +2395,63 @@ static inline void lanes_keep_float64(lanes_float64 *l, const T_float64 *x, int6
     else zero_block_flags_float64(x, s, n, &l->acc);
 }
 
+/* clean_block for nrows rows (row stride rs) of w <= TILE columns (stride
+ * s), to dst as rows of w contiguous values; column j's flags into acc[j]
+ * (skipna: its NaN counted into acc[j]'s count word). nrows < 2^16. */
+CLONES static void clean_rows_float64(const T_float64 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float64 *dst,
+                                      int skipna, acc_float64 *acc)
+{
+    uint64_t cnt[TILE], pin[TILE], nin[TILE], pany = 0, nany = 0;
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
+        const fbits_float64 *x = (const fbits_float64 *)(src + i * rs);
+        fbits_float64 *y = (fbits_float64 *)(dst + i * w);
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float64(x[j], y[j], cnt[j], pany, nany);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float64(x[j * s], y[j], cnt[j], pany, nany);
+    }
+    for (int64_t i = 0; (pany | nany) && i < nrows; i++) { /* rare: the infinities' columns */
+        const fbits_float64 *x = (const fbits_float64 *)(src + i * rs);
+        uint64_t c = 0, y;
+        for (int64_t j = 0; j < w; j++) FB_CLEAN_float64(x[j * s], y, c, pin[j], nin[j]);
+        (void)y;
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        if (skipna) acc[j].w[0] += (uint64_t)cnt[j];
+        else if (cnt[j]) f |= SACC_NAN;
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
 /* The scalar blocks below, declared for block_nonfinite. */
 static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l);
 
-/* A block (n <= EXTRACT_CAP) that failed its check with an inf or NaN among
- * its values: the block again from a copy with those as -0.0 (clean_block),
- * their flags into the state. 0 when it holds none (the failure was another). */
+/* A block (n <= EXTRACT_CAP) with an inf or NaN among its values (or, in
+ * skipna lanes, any block): the block again from a copy with those as -0.0
+ * (clean_block), their flags (skipna: the NaN count) into the state. 0
+ * when it holds none (a failure was another). */
 static __attribute__((noinline)) int block_nonfinite_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l)
 {
     T_float64 buf[EXTRACT_CAP];
-    uint64_t f = clean_block_float64(x, s, n, buf, 0, NULL);
-    if (!f) return 0;
+    int64_t nan = 0;
+    uint64_t f = clean_block_float64(x, s, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_float64(buf, 1, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
 static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l)
 {
+    if (l->skipna && block_nonfinite_float64(x, s, n, l)) return;
     if (l->A == 0.0) {
         double m = 0.0;
         for (int64_t i = 0; i < n && i < 16; i++)
@@ -2263,12 +2501,14 @@ typedef struct {
     double t2[TILE]; /* the same for the second-level block sums */
     double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
+    int nonfinite; /* a block held an inf or NaN: the next ones go through copies (rows_nonfinite) */
     acc_float64 acc[TILE];
 } rowacc_float64;
 
 static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
 {
     r->skip = 0;
+    r->nonfinite = 0;
     for (int64_t j = 0; j < w; j++) {
         r->A[j] = 0.0;
         r->t[j] = 0.0;
@@ -2455,6 +2695,7 @@ static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_
         }
     }
 }
+
 
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -4612,6 +4853,9 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx2(__m256i v)
 #define vi_hmin_u32 vi_hmin_u32_avx2
 #define vw_hmax_u16 vw_hmax_u16_avx2
 #define vw_hmin_u16 vw_hmin_u16_avx2
+/* skipna (kernel_vec.c.j2, block): lanes masked, counted */
+#define vi_or _mm256_or_si256
+#define vi_sub _mm256_sub_epi32
 
 /* float16, avx2: VD_N values at p (a vf f already loaded from p) as a vd */
 #ifdef vd_load_f16
@@ -4672,21 +4916,32 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float16_avx2(const T
 VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l);
 
 /* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
- * a block with an inf or NaN again from a copy with those as -0.0, their
- * flags into the state, on the vector path. 0 when it holds none. */
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
     T_float16 buf[RUN_BLOCK_float16];
+    int64_t nan = 0;
     vec_zeroupper();
-    uint64_t f = clean_block_float16(x, 1, n, buf, 0, NULL);
-    if (!f) return 0;
+    uint64_t f = clean_block_float16(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_float16_avx2(buf, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
 VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 1 && !ALWAYS_EXACT_float16 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_float16_avx2(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -4715,11 +4970,36 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
-    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-        vd d[4];
-        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
-        LOAD2_float16(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    int64_t nan = 0; /* skipna (and after a block with NaN): NaN read as -0.0 (their |x| bits as 0) */
+    if (l->skipna || l->masknan) {
+        const vi inf = vi_set1(0x7f800000), sign = vi_set1((int32_t)0x80000000u);
+        vi cnt = vi_zero();
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
+            vf f0 = vf_load_f16(x + i), f1 = vf_load_f16(x + i + VF_N);
+            vi a0 = vi_absbits(f0), a1 = vi_absbits(f1), m0 = vi_gt_s32(a0, inf), m1 = vi_gt_s32(a1, inf);
+            cnt = vi_sub(vi_sub(cnt, m0), m1); /* a NaN lane is -1 */
+            a0 = vi_andnot(m0, a0);
+            a1 = vi_andnot(m1, a1);
+            f0 = vf_from_bits(vi_or(vi_andnot(m0, vf_bits(f0)), vi_and(m0, sign)));
+            f1 = vf_from_bits(vi_or(vi_andnot(m1, vf_bits(f1)), vi_and(m1, sign)));
+            mxv = vi_max_u32(mxv, vi_max_u32(a0, a1));
+            mnv = vi_min_u32(mnv, vi_min_u32(vi_dec(a0), vi_dec(a1)));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        int32_t c[VF_N];
+        vi_store(c, cnt);
+        for (int k = 0; k < VF_N; k++) nan += c[k];
+    } else {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            vd d[4];
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
+            LOAD2_float16(x + i, d, mxv, mnv);
+            for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+        }
     }
     /* the four sums in a tree: when the block passes its check, every
      * partial sum is exact, so no order of the additions changes a bit */
@@ -4728,14 +5008,23 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float16(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (mx >= 0x7f800000u && block_nonfinite_float16_avx2(x, n, l)) return; /* an inf or NaN among them */
-    if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_float16_avx2(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -5068,6 +5357,25 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_float16 buf[SKIP_ROWS_BYTES / sizeof(T_float16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        clean_rows_float16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_float16_avx2(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -5080,6 +5388,10 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_float16_avx2(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_float16(r, b, rs, nb, 1, w);
@@ -5106,6 +5418,10 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_float16_avx2(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_keep_float16_avx2(r, b, rs, nb, w);
             } else {
@@ -5122,6 +5438,10 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_float16_avx2(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_float16(r, b, rs, nb, 1, w);
@@ -5173,6 +5493,10 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float16_avx2(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_float16(r, nb)) {
             rows_block_keep_float16_avx2(r, b, rs, nb, w);
         } else {
@@ -5246,21 +5570,32 @@ VEC_TARGET __attribute__((noinline)) static int split_block_bfloat16_avx2(const 
 VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l);
 
 /* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
- * a block with an inf or NaN again from a copy with those as -0.0, their
- * flags into the state, on the vector path. 0 when it holds none. */
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
     T_bfloat16 buf[RUN_BLOCK_bfloat16];
+    int64_t nan = 0;
     vec_zeroupper();
-    uint64_t f = clean_block_bfloat16(x, 1, n, buf, 0, NULL);
-    if (!f) return 0;
+    uint64_t f = clean_block_bfloat16(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_bfloat16_avx2(buf, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
 VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 0 && !ALWAYS_EXACT_bfloat16 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_bfloat16_avx2(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -5326,16 +5661,26 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
     vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
     uint32_t mx = vw_hmax_u16(mxv) << 16, mn16 = vw_hmin_u16(mnv);
     uint32_t mn1 = mn16 == 0xffffu ? UINT32_MAX : ((mn16 + 1u) << 16) - 1u;
+    int64_t nan = 0; /* (skipna went through block_nonfinite) */
     for (; i < n; i++) {
         double v = LOAD_bfloat16(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (mx >= 0x7f800000u && block_nonfinite_bfloat16_avx2(x, n, l)) return; /* an inf or NaN among them */
-    if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_bfloat16_avx2(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_bfloat16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -5668,6 +6013,25 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat1
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_bfloat16 buf[SKIP_ROWS_BYTES / sizeof(T_bfloat16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        clean_rows_bfloat16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_bfloat16_avx2(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -5680,6 +6044,10 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
@@ -5706,6 +6074,10 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_keep_bfloat16_avx2(r, b, rs, nb, w);
             } else {
@@ -5722,6 +6094,10 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
@@ -5773,6 +6149,10 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_keep_bfloat16_avx2(r, b, rs, nb, w);
         } else {
@@ -5850,21 +6230,32 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float32_avx2(const T
 VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l);
 
 /* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
- * a block with an inf or NaN again from a copy with those as -0.0, their
- * flags into the state, on the vector path. 0 when it holds none. */
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
     T_float32 buf[RUN_BLOCK_float32];
+    int64_t nan = 0;
     vec_zeroupper();
-    uint64_t f = clean_block_float32(x, 1, n, buf, 0, NULL);
-    if (!f) return 0;
+    uint64_t f = clean_block_float32(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_float32_avx2(buf, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
 VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 1 && !ALWAYS_EXACT_float32 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_float32_avx2(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -5893,11 +6284,36 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
-    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-        vd d[4];
-        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
-        LOAD2_float32(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    int64_t nan = 0; /* skipna (and after a block with NaN): NaN read as -0.0 (their |x| bits as 0) */
+    if (l->skipna || l->masknan) {
+        const vi inf = vi_set1(0x7f800000), sign = vi_set1((int32_t)0x80000000u);
+        vi cnt = vi_zero();
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
+            vf f0 = vf_load_f32(x + i), f1 = vf_load_f32(x + i + VF_N);
+            vi a0 = vi_absbits(f0), a1 = vi_absbits(f1), m0 = vi_gt_s32(a0, inf), m1 = vi_gt_s32(a1, inf);
+            cnt = vi_sub(vi_sub(cnt, m0), m1); /* a NaN lane is -1 */
+            a0 = vi_andnot(m0, a0);
+            a1 = vi_andnot(m1, a1);
+            f0 = vf_from_bits(vi_or(vi_andnot(m0, vf_bits(f0)), vi_and(m0, sign)));
+            f1 = vf_from_bits(vi_or(vi_andnot(m1, vf_bits(f1)), vi_and(m1, sign)));
+            mxv = vi_max_u32(mxv, vi_max_u32(a0, a1));
+            mnv = vi_min_u32(mnv, vi_min_u32(vi_dec(a0), vi_dec(a1)));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        int32_t c[VF_N];
+        vi_store(c, cnt);
+        for (int k = 0; k < VF_N; k++) nan += c[k];
+    } else {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            vd d[4];
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
+            LOAD2_float32(x + i, d, mxv, mnv);
+            for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+        }
     }
     /* the four sums in a tree: when the block passes its check, every
      * partial sum is exact, so no order of the additions changes a bit */
@@ -5906,14 +6322,23 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float32(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (mx >= 0x7f800000u && block_nonfinite_float32_avx2(x, n, l)) return; /* an inf or NaN among them */
-    if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_float32_avx2(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float32(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -6430,6 +6855,25 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_float32 buf[SKIP_ROWS_BYTES / sizeof(T_float32)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        clean_rows_float32(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_float32_avx2(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -6442,6 +6886,10 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_float32_avx2(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_float32(r, b, rs, nb, 1, w);
@@ -6468,6 +6916,10 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_float32_avx2(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_keep_float32_avx2(r, b, rs, nb, w);
             } else {
@@ -6484,6 +6936,10 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_float32_avx2(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_float32(r, b, rs, nb, 1, w);
@@ -6535,6 +6991,10 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float32_avx2(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_float32(r, nb)) {
             rows_block_keep_float32_avx2(r, b, rs, nb, w);
         } else {
@@ -6562,21 +7022,28 @@ VEC_TARGET static void run_float32_avx2(const T_float32 *x, int64_t n, lanes_flo
 VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l);
 
 /* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
- * a block with an inf or NaN again from a copy with those as -0.0, their
- * flags into the state, on the vector path. 0 when it holds none. */
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
     T_float64 buf[RUN_BLOCK_float64];
+    int64_t nan = 0;
     vec_zeroupper();
-    uint64_t f = clean_block_float64(x, 1, n, buf, 0, NULL);
-    if (!f) return 0;
+    uint64_t f = clean_block_float64(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_float64_avx2(buf, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
 VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
+    if (l->skipna && block_nonfinite_float64_avx2(x, n, l)) return; /* skipna: through a copy without NaN */
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -7152,6 +7619,8 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vi_hmin_u32
 #undef vw_hmax_u16
 #undef vw_hmin_u16
+#undef vi_or
+#undef vi_sub
 /* ---- ISA layer: AVX-512 F, BW, VL, DQ (512-bit vectors) ----
  * The same primitives as simd_avx2.h.j2, twice as wide. Comparisons give
  * mask registers here; the primitives that return lanes of ones turn them
@@ -7266,6 +7735,9 @@ VEC_TARGET static inline uint32_t vw_hmin_u16_avx512(__m512i v)
 }
 #define vw_hmax_u16 vw_hmax_u16_avx512
 #define vw_hmin_u16 vw_hmin_u16_avx512
+/* skipna (kernel_vec.c.j2, block): lanes masked, counted */
+#define vi_or _mm512_or_si512
+#define vi_sub _mm512_sub_epi32
 
 /* float16, avx512: VD_N values at p (a vf f already loaded from p) as a vd */
 #ifdef vd_load_f16
@@ -7326,21 +7798,32 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float16_avx512(const
 VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l);
 
 /* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
- * a block with an inf or NaN again from a copy with those as -0.0, their
- * flags into the state, on the vector path. 0 when it holds none. */
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
     T_float16 buf[RUN_BLOCK_float16];
+    int64_t nan = 0;
     vec_zeroupper();
-    uint64_t f = clean_block_float16(x, 1, n, buf, 0, NULL);
-    if (!f) return 0;
+    uint64_t f = clean_block_float16(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_float16_avx512(buf, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
 VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 1 && !ALWAYS_EXACT_float16 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_float16_avx512(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -7369,11 +7852,36 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
-    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-        vd d[4];
-        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
-        LOAD2_float16(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    int64_t nan = 0; /* skipna (and after a block with NaN): NaN read as -0.0 (their |x| bits as 0) */
+    if (l->skipna || l->masknan) {
+        const vi inf = vi_set1(0x7f800000), sign = vi_set1((int32_t)0x80000000u);
+        vi cnt = vi_zero();
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
+            vf f0 = vf_load_f16(x + i), f1 = vf_load_f16(x + i + VF_N);
+            vi a0 = vi_absbits(f0), a1 = vi_absbits(f1), m0 = vi_gt_s32(a0, inf), m1 = vi_gt_s32(a1, inf);
+            cnt = vi_sub(vi_sub(cnt, m0), m1); /* a NaN lane is -1 */
+            a0 = vi_andnot(m0, a0);
+            a1 = vi_andnot(m1, a1);
+            f0 = vf_from_bits(vi_or(vi_andnot(m0, vf_bits(f0)), vi_and(m0, sign)));
+            f1 = vf_from_bits(vi_or(vi_andnot(m1, vf_bits(f1)), vi_and(m1, sign)));
+            mxv = vi_max_u32(mxv, vi_max_u32(a0, a1));
+            mnv = vi_min_u32(mnv, vi_min_u32(vi_dec(a0), vi_dec(a1)));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        int32_t c[VF_N];
+        vi_store(c, cnt);
+        for (int k = 0; k < VF_N; k++) nan += c[k];
+    } else {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            vd d[4];
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
+            LOAD2_float16(x + i, d, mxv, mnv);
+            for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+        }
     }
     /* the four sums in a tree: when the block passes its check, every
      * partial sum is exact, so no order of the additions changes a bit */
@@ -7382,14 +7890,23 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float16(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (mx >= 0x7f800000u && block_nonfinite_float16_avx512(x, n, l)) return; /* an inf or NaN among them */
-    if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_float16_avx512(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -7722,6 +8239,25 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_float16 buf[SKIP_ROWS_BYTES / sizeof(T_float16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        clean_rows_float16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_float16_avx512(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -7734,6 +8270,10 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_float16_avx512(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_float16(r, b, rs, nb, 1, w);
@@ -7760,6 +8300,10 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_float16_avx512(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_keep_float16_avx512(r, b, rs, nb, w);
             } else {
@@ -7776,6 +8320,10 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_float16_avx512(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_float16(r, b, rs, nb, 1, w);
@@ -7827,6 +8375,10 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float16_avx512(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_float16(r, nb)) {
             rows_block_keep_float16_avx512(r, b, rs, nb, w);
         } else {
@@ -7900,21 +8452,32 @@ VEC_TARGET __attribute__((noinline)) static int split_block_bfloat16_avx512(cons
 VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l);
 
 /* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
- * a block with an inf or NaN again from a copy with those as -0.0, their
- * flags into the state, on the vector path. 0 when it holds none. */
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
     T_bfloat16 buf[RUN_BLOCK_bfloat16];
+    int64_t nan = 0;
     vec_zeroupper();
-    uint64_t f = clean_block_bfloat16(x, 1, n, buf, 0, NULL);
-    if (!f) return 0;
+    uint64_t f = clean_block_bfloat16(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_bfloat16_avx512(buf, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
 VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 0 && !ALWAYS_EXACT_bfloat16 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_bfloat16_avx512(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -7980,16 +8543,26 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
     vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
     uint32_t mx = vw_hmax_u16(mxv) << 16, mn16 = vw_hmin_u16(mnv);
     uint32_t mn1 = mn16 == 0xffffu ? UINT32_MAX : ((mn16 + 1u) << 16) - 1u;
+    int64_t nan = 0; /* (skipna went through block_nonfinite) */
     for (; i < n; i++) {
         double v = LOAD_bfloat16(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (mx >= 0x7f800000u && block_nonfinite_bfloat16_avx512(x, n, l)) return; /* an inf or NaN among them */
-    if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_bfloat16_avx512(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_bfloat16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -8322,6 +8895,25 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat1
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_bfloat16 buf[SKIP_ROWS_BYTES / sizeof(T_bfloat16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        clean_rows_bfloat16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_bfloat16_avx512(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -8334,6 +8926,10 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
@@ -8360,6 +8956,10 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_keep_bfloat16_avx512(r, b, rs, nb, w);
             } else {
@@ -8376,6 +8976,10 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
@@ -8427,6 +9031,10 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_keep_bfloat16_avx512(r, b, rs, nb, w);
         } else {
@@ -8504,21 +9112,32 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float32_avx512(const
 VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l);
 
 /* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
- * a block with an inf or NaN again from a copy with those as -0.0, their
- * flags into the state, on the vector path. 0 when it holds none. */
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
     T_float32 buf[RUN_BLOCK_float32];
+    int64_t nan = 0;
     vec_zeroupper();
-    uint64_t f = clean_block_float32(x, 1, n, buf, 0, NULL);
-    if (!f) return 0;
+    uint64_t f = clean_block_float32(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_float32_avx512(buf, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
 VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 1 && !ALWAYS_EXACT_float32 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_float32_avx512(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -8547,11 +9166,36 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
-    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-        vd d[4];
-        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
-        LOAD2_float32(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    int64_t nan = 0; /* skipna (and after a block with NaN): NaN read as -0.0 (their |x| bits as 0) */
+    if (l->skipna || l->masknan) {
+        const vi inf = vi_set1(0x7f800000), sign = vi_set1((int32_t)0x80000000u);
+        vi cnt = vi_zero();
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
+            vf f0 = vf_load_f32(x + i), f1 = vf_load_f32(x + i + VF_N);
+            vi a0 = vi_absbits(f0), a1 = vi_absbits(f1), m0 = vi_gt_s32(a0, inf), m1 = vi_gt_s32(a1, inf);
+            cnt = vi_sub(vi_sub(cnt, m0), m1); /* a NaN lane is -1 */
+            a0 = vi_andnot(m0, a0);
+            a1 = vi_andnot(m1, a1);
+            f0 = vf_from_bits(vi_or(vi_andnot(m0, vf_bits(f0)), vi_and(m0, sign)));
+            f1 = vf_from_bits(vi_or(vi_andnot(m1, vf_bits(f1)), vi_and(m1, sign)));
+            mxv = vi_max_u32(mxv, vi_max_u32(a0, a1));
+            mnv = vi_min_u32(mnv, vi_min_u32(vi_dec(a0), vi_dec(a1)));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        int32_t c[VF_N];
+        vi_store(c, cnt);
+        for (int k = 0; k < VF_N; k++) nan += c[k];
+    } else {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            vd d[4];
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
+            LOAD2_float32(x + i, d, mxv, mnv);
+            for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+        }
     }
     /* the four sums in a tree: when the block passes its check, every
      * partial sum is exact, so no order of the additions changes a bit */
@@ -8560,14 +9204,23 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float32(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (mx >= 0x7f800000u && block_nonfinite_float32_avx512(x, n, l)) return; /* an inf or NaN among them */
-    if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_float32_avx512(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float32(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -9084,6 +9737,25 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_float32 buf[SKIP_ROWS_BYTES / sizeof(T_float32)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        clean_rows_float32(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_float32_avx512(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -9096,6 +9768,10 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_float32_avx512(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_float32(r, b, rs, nb, 1, w);
@@ -9122,6 +9798,10 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_float32_avx512(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_keep_float32_avx512(r, b, rs, nb, w);
             } else {
@@ -9138,6 +9818,10 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_float32_avx512(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_float32(r, b, rs, nb, 1, w);
@@ -9189,6 +9873,10 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float32_avx512(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_float32(r, nb)) {
             rows_block_keep_float32_avx512(r, b, rs, nb, w);
         } else {
@@ -9216,21 +9904,28 @@ VEC_TARGET static void run_float32_avx512(const T_float32 *x, int64_t n, lanes_f
 VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l);
 
 /* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
- * a block with an inf or NaN again from a copy with those as -0.0, their
- * flags into the state, on the vector path. 0 when it holds none. */
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
     T_float64 buf[RUN_BLOCK_float64];
+    int64_t nan = 0;
     vec_zeroupper();
-    uint64_t f = clean_block_float64(x, 1, n, buf, 0, NULL);
-    if (!f) return 0;
+    uint64_t f = clean_block_float64(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
     l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
     block_float64_avx512(buf, n, l);
+    l->skipna = skipna;
     return 1;
 }
 
 VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
+    if (l->skipna && block_nonfinite_float64_avx512(x, n, l)) return; /* skipna: through a copy without NaN */
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -9807,6 +10502,8 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vi_hmin_u32
 #undef vw_hmax_u16
 #undef vw_hmin_u16
+#undef vi_or
+#undef vi_sub
 #define ISA_LEVEL_float16 isa_level[1]
 #define ISA_MEAN_LEVEL_float16 isa_level[5]
 
@@ -10169,57 +10866,17 @@ static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_
 
 /* ---- skipna, float16 -------------------------------------------------------
  * meancli's own extension: each output is the exact mean of its non-NaN
- * values. The values are read through a copy in L1 (SKIP_BUF_BYTES for a
- * run, SKIP_ROWS_BYTES for a group of rows) with every NaN as -0.0 and
- * counted in the count word (w[0]) of its output's exact state, which the
- * kernels leave zero otherwise, and every inf as -0.0 with its flag
- * (clean_block, kernel_exact.c.j2); the run and row kernels then sum the
- * copy as any values. -0.0 adds nothing to an exact sum and sets no flag
- * (the mean of -0.0s alone is -0.0), so each output's state is exactly
- * that of its non-NaN values; states combine (sacc_combine adds the
- * counts), and emit divides by nred minus the count: the same bits on any
- * thread count, chunk grid and slab. Infinities are values: +inf with
- * -inf is NaN. */
-#define SKIP_BUF_float16 (SKIP_BUF_BYTES / (int64_t)sizeof(T_float16)) /* a multiple of RUN_BLOCK: the same blocks */
-
-/* RUN of len values at stride s, skipping NaN */
-static void skip_run_float16(const T_float16 *x, int64_t s, int64_t len, lanes_float16 *l)
-{
-    T_float16 buf[SKIP_BUF_float16];
-    for (int64_t i = 0; i < len; i += SKIP_BUF_float16) {
-        int64_t m = min64_float16(len - i, SKIP_BUF_float16), nan = 0;
-        l->acc.w[1] |= clean_block_float16(x + i * s, s, m, buf, 1, &nan);
-        l->acc.w[0] += (uint64_t)nan;
-        RUN_float16(buf, 1, m, l, 0);
-    }
-}
-
-/* nrows rows (row stride rs) of w columns (stride s) to dst, rows of w
- * contiguous values, NaN and inf as in clean_block; each column's NaN
- * counted into acc[j]'s count word, its inf flags into its flags. nrows <
- * 2^16. */
-CLONES static void skip_clean_rows_float16(const T_float16 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float16 *dst,
-                                           acc_float16 *acc)
-{
-    uint16_t cnt[TILE], pin[TILE], nin[TILE];
-    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
-    memset(pin, 0, (size_t)w * sizeof pin[0]);
-    memset(nin, 0, (size_t)w * sizeof nin[0]);
-    for (int64_t i = 0; i < nrows; i++) {
-        const fbits_float16 *x = (const fbits_float16 *)(src + i * rs);
-        fbits_float16 *y = (fbits_float16 *)(dst + i * w);
-        if (s == 1)
-            for (int64_t j = 0; j < w; j++) FB_CLEAN_float16(x[j], y[j], cnt[j], pin[j], nin[j]);
-        else
-            for (int64_t j = 0; j < w; j++) FB_CLEAN_float16(x[j * s], y[j], cnt[j], pin[j], nin[j]);
-    }
-    for (int64_t j = 0; j < w; j++) {
-        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
-        acc[j].w[0] += (uint64_t)cnt[j];
-        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
-    }
-}
-
+ * values. Every NaN is read as -0.0 and counted in the count word (w[0])
+ * of its output's exact state, which the kernels leave zero otherwise:
+ * float32 runs mask NaN lanes in their vector loop; other runs, and every
+ * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
+ * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
+ * state is exactly that of its non-NaN values; states combine
+ * (sacc_combine adds the counts), and emit divides by nred minus the
+ * count: the same bits on any thread count, chunk grid, slab and ISA.
+ * Infinities are values: +inf with -inf is NaN. */
 /* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
 static void skip_rows_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
@@ -10228,7 +10885,7 @@ static void skip_rows_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs,
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = min64_float16(nrows - i, g);
-        skip_clean_rows_float16(x + i * rs, rs, m, s, w, buf, r->acc);
+        clean_rows_float16(x + i * rs, rs, m, s, w, buf, 1, r->acc);
         ADD_ROWS_float16(r, buf, w, m, 1, w);
     }
 }
@@ -10245,9 +10902,8 @@ static void inner_piece_float16(const T_float16 *base, const reduce_plan *p, int
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float16(len - i0, remaining);
-        if (p->skipna) skip_run_float16(base + off, s, take, l);
-        else
-            RUN_float16(base + off, s, take, l, (int)(f % LANES_float16));
+        l->skipna = p->skipna;
+        RUN_float16(base + off, s, take, l, (int)(f % LANES_float16));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -10796,57 +11452,17 @@ static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64
 
 /* ---- skipna, bfloat16 -------------------------------------------------------
  * meancli's own extension: each output is the exact mean of its non-NaN
- * values. The values are read through a copy in L1 (SKIP_BUF_BYTES for a
- * run, SKIP_ROWS_BYTES for a group of rows) with every NaN as -0.0 and
- * counted in the count word (w[0]) of its output's exact state, which the
- * kernels leave zero otherwise, and every inf as -0.0 with its flag
- * (clean_block, kernel_exact.c.j2); the run and row kernels then sum the
- * copy as any values. -0.0 adds nothing to an exact sum and sets no flag
- * (the mean of -0.0s alone is -0.0), so each output's state is exactly
- * that of its non-NaN values; states combine (sacc_combine adds the
- * counts), and emit divides by nred minus the count: the same bits on any
- * thread count, chunk grid and slab. Infinities are values: +inf with
- * -inf is NaN. */
-#define SKIP_BUF_bfloat16 (SKIP_BUF_BYTES / (int64_t)sizeof(T_bfloat16)) /* a multiple of RUN_BLOCK: the same blocks */
-
-/* RUN of len values at stride s, skipping NaN */
-static void skip_run_bfloat16(const T_bfloat16 *x, int64_t s, int64_t len, lanes_bfloat16 *l)
-{
-    T_bfloat16 buf[SKIP_BUF_bfloat16];
-    for (int64_t i = 0; i < len; i += SKIP_BUF_bfloat16) {
-        int64_t m = min64_bfloat16(len - i, SKIP_BUF_bfloat16), nan = 0;
-        l->acc.w[1] |= clean_block_bfloat16(x + i * s, s, m, buf, 1, &nan);
-        l->acc.w[0] += (uint64_t)nan;
-        RUN_bfloat16(buf, 1, m, l, 0);
-    }
-}
-
-/* nrows rows (row stride rs) of w columns (stride s) to dst, rows of w
- * contiguous values, NaN and inf as in clean_block; each column's NaN
- * counted into acc[j]'s count word, its inf flags into its flags. nrows <
- * 2^16. */
-CLONES static void skip_clean_rows_bfloat16(const T_bfloat16 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_bfloat16 *dst,
-                                           acc_bfloat16 *acc)
-{
-    uint16_t cnt[TILE], pin[TILE], nin[TILE];
-    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
-    memset(pin, 0, (size_t)w * sizeof pin[0]);
-    memset(nin, 0, (size_t)w * sizeof nin[0]);
-    for (int64_t i = 0; i < nrows; i++) {
-        const fbits_bfloat16 *x = (const fbits_bfloat16 *)(src + i * rs);
-        fbits_bfloat16 *y = (fbits_bfloat16 *)(dst + i * w);
-        if (s == 1)
-            for (int64_t j = 0; j < w; j++) FB_CLEAN_bfloat16(x[j], y[j], cnt[j], pin[j], nin[j]);
-        else
-            for (int64_t j = 0; j < w; j++) FB_CLEAN_bfloat16(x[j * s], y[j], cnt[j], pin[j], nin[j]);
-    }
-    for (int64_t j = 0; j < w; j++) {
-        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
-        acc[j].w[0] += (uint64_t)cnt[j];
-        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
-    }
-}
-
+ * values. Every NaN is read as -0.0 and counted in the count word (w[0])
+ * of its output's exact state, which the kernels leave zero otherwise:
+ * float32 runs mask NaN lanes in their vector loop; other runs, and every
+ * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
+ * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
+ * state is exactly that of its non-NaN values; states combine
+ * (sacc_combine adds the counts), and emit divides by nred minus the
+ * count: the same bits on any thread count, chunk grid, slab and ISA.
+ * Infinities are values: +inf with -inf is NaN. */
 /* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
 static void skip_rows_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
@@ -10855,7 +11471,7 @@ static void skip_rows_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t 
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = min64_bfloat16(nrows - i, g);
-        skip_clean_rows_bfloat16(x + i * rs, rs, m, s, w, buf, r->acc);
+        clean_rows_bfloat16(x + i * rs, rs, m, s, w, buf, 1, r->acc);
         ADD_ROWS_bfloat16(r, buf, w, m, 1, w);
     }
 }
@@ -10872,9 +11488,8 @@ static void inner_piece_bfloat16(const T_bfloat16 *base, const reduce_plan *p, i
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_bfloat16(len - i0, remaining);
-        if (p->skipna) skip_run_bfloat16(base + off, s, take, l);
-        else
-            RUN_bfloat16(base + off, s, take, l, (int)(f % LANES_bfloat16));
+        l->skipna = p->skipna;
+        RUN_bfloat16(base + off, s, take, l, (int)(f % LANES_bfloat16));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -11423,57 +12038,17 @@ static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_
 
 /* ---- skipna, float32 -------------------------------------------------------
  * meancli's own extension: each output is the exact mean of its non-NaN
- * values. The values are read through a copy in L1 (SKIP_BUF_BYTES for a
- * run, SKIP_ROWS_BYTES for a group of rows) with every NaN as -0.0 and
- * counted in the count word (w[0]) of its output's exact state, which the
- * kernels leave zero otherwise, and every inf as -0.0 with its flag
- * (clean_block, kernel_exact.c.j2); the run and row kernels then sum the
- * copy as any values. -0.0 adds nothing to an exact sum and sets no flag
- * (the mean of -0.0s alone is -0.0), so each output's state is exactly
- * that of its non-NaN values; states combine (sacc_combine adds the
- * counts), and emit divides by nred minus the count: the same bits on any
- * thread count, chunk grid and slab. Infinities are values: +inf with
- * -inf is NaN. */
-#define SKIP_BUF_float32 (SKIP_BUF_BYTES / (int64_t)sizeof(T_float32)) /* a multiple of RUN_BLOCK: the same blocks */
-
-/* RUN of len values at stride s, skipping NaN */
-static void skip_run_float32(const T_float32 *x, int64_t s, int64_t len, lanes_float32 *l)
-{
-    T_float32 buf[SKIP_BUF_float32];
-    for (int64_t i = 0; i < len; i += SKIP_BUF_float32) {
-        int64_t m = min64_float32(len - i, SKIP_BUF_float32), nan = 0;
-        l->acc.w[1] |= clean_block_float32(x + i * s, s, m, buf, 1, &nan);
-        l->acc.w[0] += (uint64_t)nan;
-        RUN_float32(buf, 1, m, l, 0);
-    }
-}
-
-/* nrows rows (row stride rs) of w columns (stride s) to dst, rows of w
- * contiguous values, NaN and inf as in clean_block; each column's NaN
- * counted into acc[j]'s count word, its inf flags into its flags. nrows <
- * 2^16. */
-CLONES static void skip_clean_rows_float32(const T_float32 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float32 *dst,
-                                           acc_float32 *acc)
-{
-    uint32_t cnt[TILE], pin[TILE], nin[TILE];
-    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
-    memset(pin, 0, (size_t)w * sizeof pin[0]);
-    memset(nin, 0, (size_t)w * sizeof nin[0]);
-    for (int64_t i = 0; i < nrows; i++) {
-        const fbits_float32 *x = (const fbits_float32 *)(src + i * rs);
-        fbits_float32 *y = (fbits_float32 *)(dst + i * w);
-        if (s == 1)
-            for (int64_t j = 0; j < w; j++) FB_CLEAN_float32(x[j], y[j], cnt[j], pin[j], nin[j]);
-        else
-            for (int64_t j = 0; j < w; j++) FB_CLEAN_float32(x[j * s], y[j], cnt[j], pin[j], nin[j]);
-    }
-    for (int64_t j = 0; j < w; j++) {
-        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
-        acc[j].w[0] += (uint64_t)cnt[j];
-        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
-    }
-}
-
+ * values. Every NaN is read as -0.0 and counted in the count word (w[0])
+ * of its output's exact state, which the kernels leave zero otherwise:
+ * float32 runs mask NaN lanes in their vector loop; other runs, and every
+ * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
+ * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
+ * state is exactly that of its non-NaN values; states combine
+ * (sacc_combine adds the counts), and emit divides by nred minus the
+ * count: the same bits on any thread count, chunk grid, slab and ISA.
+ * Infinities are values: +inf with -inf is NaN. */
 /* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
 static void skip_rows_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
@@ -11482,7 +12057,7 @@ static void skip_rows_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs,
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = min64_float32(nrows - i, g);
-        skip_clean_rows_float32(x + i * rs, rs, m, s, w, buf, r->acc);
+        clean_rows_float32(x + i * rs, rs, m, s, w, buf, 1, r->acc);
         ADD_ROWS_float32(r, buf, w, m, 1, w);
     }
 }
@@ -11499,9 +12074,8 @@ static void inner_piece_float32(const T_float32 *base, const reduce_plan *p, int
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float32(len - i0, remaining);
-        if (p->skipna) skip_run_float32(base + off, s, take, l);
-        else
-            RUN_float32(base + off, s, take, l, (int)(f % LANES_float32));
+        l->skipna = p->skipna;
+        RUN_float32(base + off, s, take, l, (int)(f % LANES_float32));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -12050,57 +12624,17 @@ static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_
 
 /* ---- skipna, float64 -------------------------------------------------------
  * meancli's own extension: each output is the exact mean of its non-NaN
- * values. The values are read through a copy in L1 (SKIP_BUF_BYTES for a
- * run, SKIP_ROWS_BYTES for a group of rows) with every NaN as -0.0 and
- * counted in the count word (w[0]) of its output's exact state, which the
- * kernels leave zero otherwise, and every inf as -0.0 with its flag
- * (clean_block, kernel_exact.c.j2); the run and row kernels then sum the
- * copy as any values. -0.0 adds nothing to an exact sum and sets no flag
- * (the mean of -0.0s alone is -0.0), so each output's state is exactly
- * that of its non-NaN values; states combine (sacc_combine adds the
- * counts), and emit divides by nred minus the count: the same bits on any
- * thread count, chunk grid and slab. Infinities are values: +inf with
- * -inf is NaN. */
-#define SKIP_BUF_float64 (SKIP_BUF_BYTES / (int64_t)sizeof(T_float64)) /* a multiple of RUN_BLOCK: the same blocks */
-
-/* RUN of len values at stride s, skipping NaN */
-static void skip_run_float64(const T_float64 *x, int64_t s, int64_t len, lanes_float64 *l)
-{
-    T_float64 buf[SKIP_BUF_float64];
-    for (int64_t i = 0; i < len; i += SKIP_BUF_float64) {
-        int64_t m = min64_float64(len - i, SKIP_BUF_float64), nan = 0;
-        l->acc.w[1] |= clean_block_float64(x + i * s, s, m, buf, 1, &nan);
-        l->acc.w[0] += (uint64_t)nan;
-        RUN_float64(buf, 1, m, l, 0);
-    }
-}
-
-/* nrows rows (row stride rs) of w columns (stride s) to dst, rows of w
- * contiguous values, NaN and inf as in clean_block; each column's NaN
- * counted into acc[j]'s count word, its inf flags into its flags. nrows <
- * 2^16. */
-CLONES static void skip_clean_rows_float64(const T_float64 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float64 *dst,
-                                           acc_float64 *acc)
-{
-    uint64_t cnt[TILE], pin[TILE], nin[TILE];
-    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
-    memset(pin, 0, (size_t)w * sizeof pin[0]);
-    memset(nin, 0, (size_t)w * sizeof nin[0]);
-    for (int64_t i = 0; i < nrows; i++) {
-        const fbits_float64 *x = (const fbits_float64 *)(src + i * rs);
-        fbits_float64 *y = (fbits_float64 *)(dst + i * w);
-        if (s == 1)
-            for (int64_t j = 0; j < w; j++) FB_CLEAN_float64(x[j], y[j], cnt[j], pin[j], nin[j]);
-        else
-            for (int64_t j = 0; j < w; j++) FB_CLEAN_float64(x[j * s], y[j], cnt[j], pin[j], nin[j]);
-    }
-    for (int64_t j = 0; j < w; j++) {
-        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
-        acc[j].w[0] += (uint64_t)cnt[j];
-        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
-    }
-}
-
+ * values. Every NaN is read as -0.0 and counted in the count word (w[0])
+ * of its output's exact state, which the kernels leave zero otherwise:
+ * float32 runs mask NaN lanes in their vector loop; other runs, and every
+ * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
+ * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
+ * state is exactly that of its non-NaN values; states combine
+ * (sacc_combine adds the counts), and emit divides by nred minus the
+ * count: the same bits on any thread count, chunk grid, slab and ISA.
+ * Infinities are values: +inf with -inf is NaN. */
 /* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
 static void skip_rows_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
@@ -12109,7 +12643,7 @@ static void skip_rows_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs,
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = min64_float64(nrows - i, g);
-        skip_clean_rows_float64(x + i * rs, rs, m, s, w, buf, r->acc);
+        clean_rows_float64(x + i * rs, rs, m, s, w, buf, 1, r->acc);
         ADD_ROWS_float64(r, buf, w, m, 1, w);
     }
 }
@@ -12126,9 +12660,8 @@ static void inner_piece_float64(const T_float64 *base, const reduce_plan *p, int
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float64(len - i0, remaining);
-        if (p->skipna) skip_run_float64(base + off, s, take, l);
-        else
-            RUN_float64(base + off, s, take, l, (int)(f % LANES_float64));
+        l->skipna = p->skipna;
+        RUN_float64(base + off, s, take, l, (int)(f % LANES_float64));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -12689,7 +13222,7 @@ static void inner_piece_int8(const T_int8 *base, const reduce_plan *p, int64_t s
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int8(len - i0, remaining);
-            RUN_int8(base + off, s, take, l, (int)(f % LANES_int8));
+        RUN_int8(base + off, s, take, l, (int)(f % LANES_int8));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -13155,7 +13688,7 @@ static void inner_piece_int16(const T_int16 *base, const reduce_plan *p, int64_t
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int16(len - i0, remaining);
-            RUN_int16(base + off, s, take, l, (int)(f % LANES_int16));
+        RUN_int16(base + off, s, take, l, (int)(f % LANES_int16));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -13621,7 +14154,7 @@ static void inner_piece_int32(const T_int32 *base, const reduce_plan *p, int64_t
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int32(len - i0, remaining);
-            RUN_int32(base + off, s, take, l, (int)(f % LANES_int32));
+        RUN_int32(base + off, s, take, l, (int)(f % LANES_int32));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -14087,7 +14620,7 @@ static void inner_piece_int64(const T_int64 *base, const reduce_plan *p, int64_t
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int64(len - i0, remaining);
-            RUN_int64(base + off, s, take, l, (int)(f % LANES_int64));
+        RUN_int64(base + off, s, take, l, (int)(f % LANES_int64));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -14553,7 +15086,7 @@ static void inner_piece_uint8(const T_uint8 *base, const reduce_plan *p, int64_t
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint8(len - i0, remaining);
-            RUN_uint8(base + off, s, take, l, (int)(f % LANES_uint8));
+        RUN_uint8(base + off, s, take, l, (int)(f % LANES_uint8));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -15019,7 +15552,7 @@ static void inner_piece_uint16(const T_uint16 *base, const reduce_plan *p, int64
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint16(len - i0, remaining);
-            RUN_uint16(base + off, s, take, l, (int)(f % LANES_uint16));
+        RUN_uint16(base + off, s, take, l, (int)(f % LANES_uint16));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -15485,7 +16018,7 @@ static void inner_piece_uint32(const T_uint32 *base, const reduce_plan *p, int64
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint32(len - i0, remaining);
-            RUN_uint32(base + off, s, take, l, (int)(f % LANES_uint32));
+        RUN_uint32(base + off, s, take, l, (int)(f % LANES_uint32));
         remaining -= take;
         f += take;
         if (remaining == 0) break;
@@ -15951,7 +16484,7 @@ static void inner_piece_uint64(const T_uint64 *base, const reduce_plan *p, int64
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint64(len - i0, remaining);
-            RUN_uint64(base + off, s, take, l, (int)(f % LANES_uint64));
+        RUN_uint64(base + off, s, take, l, (int)(f % LANES_uint64));
         remaining -= take;
         f += take;
         if (remaining == 0) break;

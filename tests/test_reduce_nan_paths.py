@@ -32,7 +32,13 @@ NAN_BITS = {
     "float16": [0x7E00, 0xFE00, 0x7C01, 0xFC55, 0x7FFF],
     "bfloat16": [0x7FC0, 0xFFC0, 0x7F81, 0xFF81, 0x7FFF],
     "float32": [0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800123, 0x7FFFFFFF],
-    "float64": [0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0xFFF0000000000ABC, 0x7FFFFFFFFFFFFFFF],
+    "float64": [
+        0x7FF8000000000000,
+        0xFFF8000000000000,
+        0x7FF0000000000001,
+        0xFFF0000000000ABC,
+        0x7FFFFFFFFFFFFFFF,
+    ],
 }
 
 
@@ -99,10 +105,13 @@ MIXES = [
 @st.composite
 def cases(draw: Any) -> tuple[str, np.ndarray, tuple[int, ...] | None, bool]:
     name = draw(st.sampled_from(FLOATS))
-    kind = draw(st.sampled_from(["inner", "outer", "middle", "all", "any", "long"]))
-    if kind == "long":  # runs longer than a block and a skipna copy
-        shape: tuple[int, ...] = (draw(st.integers(1, 3)), draw(st.integers(5000, 20000)))
-        axes: tuple[int, ...] | None = draw(st.sampled_from([(1,), None, (0,)]))
+    kind = draw(st.sampled_from(["inner", "outer", "middle", "all", "any", "long", "rows"]))
+    if kind == "rows":  # many blocks of rows (the vector row kernels: 8 columns or more)
+        shape: tuple[int, ...] = (draw(st.integers(300, 2000)), draw(st.integers(1, 70)))
+        axes: tuple[int, ...] | None = (0,)
+    elif kind == "long":  # runs longer than a block and a skipna copy
+        shape = (draw(st.integers(1, 3)), draw(st.integers(5000, 20000)))
+        axes = draw(st.sampled_from([(1,), None, (0,)]))
     else:
         rank = draw(st.integers(1, 4))
         shape = tuple(draw(st.lists(st.integers(1, 40), min_size=rank, max_size=rank)))
@@ -134,13 +143,13 @@ def isa(request: Any) -> Any:
         kernels.use_isa(name, dtype, kind)
 
 
-def _slabs(
-    x: np.ndarray, mask: list[bool], skipna: bool, states: bool, threads: int, cut: int
-) -> np.ndarray:
+def _slabs(x: np.ndarray, mask: list[bool], skipna: bool, states: bool, threads: int, cut: int) -> np.ndarray:
     """The reduction fed in slabs of about ``cut`` rows of the job's outermost dim."""
     shape = tuple(1 if m else n for n, m in zip(x.shape, mask, strict=True))
     out = np.empty(shape, dtype=kernels.partial_dtype(oracles.spec_name(x.dtype)) if states else x.dtype)
-    with kernels.ReduceJob(oracles.spec_name(x.dtype), x.shape, x.strides, mask, skipna=skipna, states=states) as job:
+    with kernels.ReduceJob(
+        oracles.spec_name(x.dtype), x.shape, x.strides, mask, skipna=skipna, states=states
+    ) as job:
         d0, rows, _, granule = job.info()
         step = max(granule, (cut + granule - 1) // granule * granule)
         for a in range(0, rows, step):
@@ -153,7 +162,9 @@ def _slabs(
     return out
 
 
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # the ISA is the same for every example
+@settings(
+    suppress_health_check=[HealthCheck.function_scoped_fixture]
+)  # the ISA is the same for every example
 @given(case=cases(), threads=st.sampled_from([1, 2]), layout=st.sampled_from(["C", "F", "strided"]))
 def test_in_memory_every_layout(isa: str, case: Any, threads: int, layout: str) -> None:
     name, x, axes, keepdims = case
@@ -177,7 +188,9 @@ def test_streamed_in_slabs_and_partial_states(case: Any, threads: int, cut: int)
         if 0 in red and x.shape[0] > 1 and skipna:
             cuts = sorted({1 + (cut * k) % (x.shape[0] - 1) for k in range(1, 3)})
             parts = np.split(x, cuts, axis=0)
-            states = np.concatenate([kernels.reduce_partial(p, red, threads=threads, skipna=True) for p in parts])
+            states = np.concatenate(
+                [kernels.reduce_partial(p, red, threads=threads, skipna=True) for p in parts]
+            )
             got = kernels.finalize_partials(kernels.combine_partials(states, red, name), name)
             assert same_bits(got, want), ("states", name, x.shape, red, cuts)
             # and streamed states of the whole: the same as the combined parts
@@ -186,7 +199,17 @@ def test_streamed_in_slabs_and_partial_states(case: Any, threads: int, cut: int)
 
 
 @pytest.mark.parametrize("name", FLOATS)
-@pytest.mark.parametrize(("shape", "axes"), [((3, 9000), (1,)), ((9000, 3), (0,)), ((40, 30, 20), (1,)), ((9000,), None)])
+@pytest.mark.parametrize(
+    ("shape", "axes"),
+    [
+        ((3, 9000), (1,)),
+        ((9000, 3), (0,)),
+        ((3000, 64), (0,)),
+        ((1500, 130), (0,)),
+        ((40, 30, 20), (1,)),
+        ((9000,), None),
+    ],
+)
 def test_nan_in_every_block_both_ways(name: str, shape: tuple[int, ...], axes: Any) -> None:
     """1% NaN (every block holds some) and an output whose only finite values
     are -0.0, one with +inf and -inf, one with only +inf besides NaN."""
@@ -198,7 +221,9 @@ def test_nan_in_every_block_both_ways(name: str, shape: tuple[int, ...], axes: A
         flat[1, 5], flat[1, 9] = np.inf, -np.inf
         flat[2, ::3] = np.inf
         flat[2, 1::3] = np.nan
-        x = np.moveaxis(flat.reshape(np.moveaxis(x, 0 if axes == (0,) else -1, -1).shape), -1, 0 if axes == (0,) else -1)
+        x = np.moveaxis(
+            flat.reshape(np.moveaxis(x, 0 if axes == (0,) else -1, -1).shape), -1, 0 if axes == (0,) else -1
+        )
     for threads in (1, 2):
         for skipna in (False, True):
             want = oracles.exact_reduce_mean(x, axes, False, skipna=skipna)

@@ -128,9 +128,9 @@ typedef struct {
 /* Mean: where this machine's last-level cache size is unknown, outputs of
  * at least this many bytes bypass the caches (mean_stream_bytes, below) */
 #define MEAN_STREAM_FALLBACK_BYTES ((int64_t)1 << 23)
-/* skipna: bytes of the copy (NaN as -0.0) a run or a group of rows is read
- * through, in L1 (kernel_reduce.c.j2, "skipna") */
-#define SKIP_BUF_BYTES 16384
+/* bytes of the copy (NaN, inf as -0.0) a group of rows is read through, in
+ * L1: skipna, and a rows block that holds an inf or NaN (kernel_reduce.c.j2,
+ * "skipna"; kernel_exact.c.j2, rows_nonfinite) */
 #define SKIP_ROWS_BYTES 32768
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144
