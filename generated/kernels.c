@@ -250,13 +250,27 @@ typedef uint16_t __attribute__((may_alias)) fbits_float16;
         (nin) |= (uint16_t)(i_ & g_); \
     } while (0)
 
+/* Where a copy of the values at src starts in raw (4096 bytes longer than
+ * the copy): 2 KiB off src's place in a 4 KiB page, so the copy's stores
+ * never alias its loads (4K aliasing: a load whose address matches an
+ * earlier store's in its low 12 bits waits for it; measured: a copy of
+ * float32 rows in a fixed stack buffer took 3x the reduction of the copy). */
+static inline T_float16 *copy_at_float16(T_float16 *raw, const T_float16 *src)
+{
+    return (T_float16 *)((uintptr_t)raw + (((uintptr_t)src + 2048u - (uintptr_t)raw) & 4095u));
+}
+
 CLONES static uint64_t clean_block_float16(const T_float16 *src, int64_t s, int64_t n, T_float16 *dst, int skipna, int64_t *nan)
 {
     const fbits_float16 *x = (const fbits_float16 *)src;
     fbits_float16 *y = (fbits_float16 *)dst;
     uint16_t cnt = 0, pin = 0, nin = 0;
     if (s == 1)
-        for (int64_t i = 0; i < n; i++) FB_CLEAN_float16(x[i], y[i], cnt, pin, nin);
+        for (int64_t i0 = 0; i0 < n; i0 += 256 / (int64_t)sizeof(T_float16)) { /* the first reader: prefetch, as the blocks */
+            int64_t i1 = n - i0 < 256 / (int64_t)sizeof(T_float16) ? n : i0 + 256 / (int64_t)sizeof(T_float16);
+            PREFETCH_SPAN(x + i0, 256);
+            for (int64_t i = i0; i < i1; i++) FB_CLEAN_float16(x[i], y[i], cnt, pin, nin);
+        }
     else
         for (int64_t i = 0; i < n; i++) FB_CLEAN_float16(x[i * s], y[i], cnt, pin, nin);
     uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
@@ -410,6 +424,7 @@ CLONES static void clean_rows_float16(const T_float16 *src, int64_t rs, int64_t 
     for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
         const fbits_float16 *x = (const fbits_float16 *)(src + i * rs);
         fbits_float16 *y = (fbits_float16 *)(dst + i * w);
+        PREFETCH_SPAN(x, w * (int64_t)sizeof(T_float16)); /* the first reader: prefetch, as the row kernels */
         if (s == 1)
             for (int64_t j = 0; j < w; j++) FB_CLEAN_float16(x[j], y[j], cnt[j], pany, nany);
         else
@@ -438,7 +453,7 @@ static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float1
  * when it holds none (a failure was another). */
 static __attribute__((noinline)) int block_nonfinite_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l)
 {
-    T_float16 buf[EXTRACT_CAP];
+    T_float16 raw[EXTRACT_CAP + 4096 / sizeof(T_float16)], *buf = copy_at_float16(raw, x);
     int64_t nan = 0;
     uint64_t f = clean_block_float16(x, s, n, buf, l->skipna, &nan);
     if (!f && !nan) return 0;
@@ -752,11 +767,12 @@ static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int6
 static __attribute__((noinline)) void rows_nonfinite_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows,
                                                             int64_t s, int64_t w)
 {
-    T_float16 buf[SKIP_ROWS_BYTES / sizeof(T_float16)];
+    T_float16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
+        T_float16 *buf = copy_at_float16(raw, x + i * rs);
         clean_rows_float16(x + i * rs, rs, m, s, w, buf, 0, r->acc);
         add_rows_float16_generic(r, buf, w, m, 1, w);
     }
@@ -881,13 +897,27 @@ typedef uint16_t __attribute__((may_alias)) fbits_bfloat16;
         (nin) |= (uint16_t)(i_ & g_); \
     } while (0)
 
+/* Where a copy of the values at src starts in raw (4096 bytes longer than
+ * the copy): 2 KiB off src's place in a 4 KiB page, so the copy's stores
+ * never alias its loads (4K aliasing: a load whose address matches an
+ * earlier store's in its low 12 bits waits for it; measured: a copy of
+ * float32 rows in a fixed stack buffer took 3x the reduction of the copy). */
+static inline T_bfloat16 *copy_at_bfloat16(T_bfloat16 *raw, const T_bfloat16 *src)
+{
+    return (T_bfloat16 *)((uintptr_t)raw + (((uintptr_t)src + 2048u - (uintptr_t)raw) & 4095u));
+}
+
 CLONES static uint64_t clean_block_bfloat16(const T_bfloat16 *src, int64_t s, int64_t n, T_bfloat16 *dst, int skipna, int64_t *nan)
 {
     const fbits_bfloat16 *x = (const fbits_bfloat16 *)src;
     fbits_bfloat16 *y = (fbits_bfloat16 *)dst;
     uint16_t cnt = 0, pin = 0, nin = 0;
     if (s == 1)
-        for (int64_t i = 0; i < n; i++) FB_CLEAN_bfloat16(x[i], y[i], cnt, pin, nin);
+        for (int64_t i0 = 0; i0 < n; i0 += 256 / (int64_t)sizeof(T_bfloat16)) { /* the first reader: prefetch, as the blocks */
+            int64_t i1 = n - i0 < 256 / (int64_t)sizeof(T_bfloat16) ? n : i0 + 256 / (int64_t)sizeof(T_bfloat16);
+            PREFETCH_SPAN(x + i0, 256);
+            for (int64_t i = i0; i < i1; i++) FB_CLEAN_bfloat16(x[i], y[i], cnt, pin, nin);
+        }
     else
         for (int64_t i = 0; i < n; i++) FB_CLEAN_bfloat16(x[i * s], y[i], cnt, pin, nin);
     uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
@@ -1041,6 +1071,7 @@ CLONES static void clean_rows_bfloat16(const T_bfloat16 *src, int64_t rs, int64_
     for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
         const fbits_bfloat16 *x = (const fbits_bfloat16 *)(src + i * rs);
         fbits_bfloat16 *y = (fbits_bfloat16 *)(dst + i * w);
+        PREFETCH_SPAN(x, w * (int64_t)sizeof(T_bfloat16)); /* the first reader: prefetch, as the row kernels */
         if (s == 1)
             for (int64_t j = 0; j < w; j++) FB_CLEAN_bfloat16(x[j], y[j], cnt[j], pany, nany);
         else
@@ -1069,7 +1100,7 @@ static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bflo
  * when it holds none (a failure was another). */
 static __attribute__((noinline)) int block_nonfinite_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l)
 {
-    T_bfloat16 buf[EXTRACT_CAP];
+    T_bfloat16 raw[EXTRACT_CAP + 4096 / sizeof(T_bfloat16)], *buf = copy_at_bfloat16(raw, x);
     int64_t nan = 0;
     uint64_t f = clean_block_bfloat16(x, s, n, buf, l->skipna, &nan);
     if (!f && !nan) return 0;
@@ -1383,11 +1414,12 @@ static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, i
 static __attribute__((noinline)) void rows_nonfinite_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows,
                                                             int64_t s, int64_t w)
 {
-    T_bfloat16 buf[SKIP_ROWS_BYTES / sizeof(T_bfloat16)];
+    T_bfloat16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_bfloat16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
+        T_bfloat16 *buf = copy_at_bfloat16(raw, x + i * rs);
         clean_rows_bfloat16(x + i * rs, rs, m, s, w, buf, 0, r->acc);
         add_rows_bfloat16_generic(r, buf, w, m, 1, w);
     }
@@ -1512,13 +1544,27 @@ typedef uint32_t __attribute__((may_alias)) fbits_float32;
         (nin) |= (uint32_t)(i_ & g_); \
     } while (0)
 
+/* Where a copy of the values at src starts in raw (4096 bytes longer than
+ * the copy): 2 KiB off src's place in a 4 KiB page, so the copy's stores
+ * never alias its loads (4K aliasing: a load whose address matches an
+ * earlier store's in its low 12 bits waits for it; measured: a copy of
+ * float32 rows in a fixed stack buffer took 3x the reduction of the copy). */
+static inline T_float32 *copy_at_float32(T_float32 *raw, const T_float32 *src)
+{
+    return (T_float32 *)((uintptr_t)raw + (((uintptr_t)src + 2048u - (uintptr_t)raw) & 4095u));
+}
+
 CLONES static uint64_t clean_block_float32(const T_float32 *src, int64_t s, int64_t n, T_float32 *dst, int skipna, int64_t *nan)
 {
     const fbits_float32 *x = (const fbits_float32 *)src;
     fbits_float32 *y = (fbits_float32 *)dst;
     uint32_t cnt = 0, pin = 0, nin = 0;
     if (s == 1)
-        for (int64_t i = 0; i < n; i++) FB_CLEAN_float32(x[i], y[i], cnt, pin, nin);
+        for (int64_t i0 = 0; i0 < n; i0 += 256 / (int64_t)sizeof(T_float32)) { /* the first reader: prefetch, as the blocks */
+            int64_t i1 = n - i0 < 256 / (int64_t)sizeof(T_float32) ? n : i0 + 256 / (int64_t)sizeof(T_float32);
+            PREFETCH_SPAN(x + i0, 256);
+            for (int64_t i = i0; i < i1; i++) FB_CLEAN_float32(x[i], y[i], cnt, pin, nin);
+        }
     else
         for (int64_t i = 0; i < n; i++) FB_CLEAN_float32(x[i * s], y[i], cnt, pin, nin);
     uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
@@ -1672,6 +1718,7 @@ CLONES static void clean_rows_float32(const T_float32 *src, int64_t rs, int64_t 
     for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
         const fbits_float32 *x = (const fbits_float32 *)(src + i * rs);
         fbits_float32 *y = (fbits_float32 *)(dst + i * w);
+        PREFETCH_SPAN(x, w * (int64_t)sizeof(T_float32)); /* the first reader: prefetch, as the row kernels */
         if (s == 1)
             for (int64_t j = 0; j < w; j++) FB_CLEAN_float32(x[j], y[j], cnt[j], pany, nany);
         else
@@ -1700,7 +1747,7 @@ static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float3
  * when it holds none (a failure was another). */
 static __attribute__((noinline)) int block_nonfinite_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l)
 {
-    T_float32 buf[EXTRACT_CAP];
+    T_float32 raw[EXTRACT_CAP + 4096 / sizeof(T_float32)], *buf = copy_at_float32(raw, x);
     int64_t nan = 0;
     uint64_t f = clean_block_float32(x, s, n, buf, l->skipna, &nan);
     if (!f && !nan) return 0;
@@ -2014,11 +2061,12 @@ static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int6
 static __attribute__((noinline)) void rows_nonfinite_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows,
                                                             int64_t s, int64_t w)
 {
-    T_float32 buf[SKIP_ROWS_BYTES / sizeof(T_float32)];
+    T_float32 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float32)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
+        T_float32 *buf = copy_at_float32(raw, x + i * rs);
         clean_rows_float32(x + i * rs, rs, m, s, w, buf, 0, r->acc);
         add_rows_float32_generic(r, buf, w, m, 1, w);
     }
@@ -2143,13 +2191,27 @@ typedef uint64_t __attribute__((may_alias)) fbits_float64;
         (nin) |= (uint64_t)(i_ & g_); \
     } while (0)
 
+/* Where a copy of the values at src starts in raw (4096 bytes longer than
+ * the copy): 2 KiB off src's place in a 4 KiB page, so the copy's stores
+ * never alias its loads (4K aliasing: a load whose address matches an
+ * earlier store's in its low 12 bits waits for it; measured: a copy of
+ * float32 rows in a fixed stack buffer took 3x the reduction of the copy). */
+static inline T_float64 *copy_at_float64(T_float64 *raw, const T_float64 *src)
+{
+    return (T_float64 *)((uintptr_t)raw + (((uintptr_t)src + 2048u - (uintptr_t)raw) & 4095u));
+}
+
 CLONES static uint64_t clean_block_float64(const T_float64 *src, int64_t s, int64_t n, T_float64 *dst, int skipna, int64_t *nan)
 {
     const fbits_float64 *x = (const fbits_float64 *)src;
     fbits_float64 *y = (fbits_float64 *)dst;
     uint64_t cnt = 0, pin = 0, nin = 0;
     if (s == 1)
-        for (int64_t i = 0; i < n; i++) FB_CLEAN_float64(x[i], y[i], cnt, pin, nin);
+        for (int64_t i0 = 0; i0 < n; i0 += 256 / (int64_t)sizeof(T_float64)) { /* the first reader: prefetch, as the blocks */
+            int64_t i1 = n - i0 < 256 / (int64_t)sizeof(T_float64) ? n : i0 + 256 / (int64_t)sizeof(T_float64);
+            PREFETCH_SPAN(x + i0, 256);
+            for (int64_t i = i0; i < i1; i++) FB_CLEAN_float64(x[i], y[i], cnt, pin, nin);
+        }
     else
         for (int64_t i = 0; i < n; i++) FB_CLEAN_float64(x[i * s], y[i], cnt, pin, nin);
     uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
@@ -2408,6 +2470,7 @@ CLONES static void clean_rows_float64(const T_float64 *src, int64_t rs, int64_t 
     for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
         const fbits_float64 *x = (const fbits_float64 *)(src + i * rs);
         fbits_float64 *y = (fbits_float64 *)(dst + i * w);
+        PREFETCH_SPAN(x, w * (int64_t)sizeof(T_float64)); /* the first reader: prefetch, as the row kernels */
         if (s == 1)
             for (int64_t j = 0; j < w; j++) FB_CLEAN_float64(x[j], y[j], cnt[j], pany, nany);
         else
@@ -2436,7 +2499,7 @@ static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float6
  * when it holds none (a failure was another). */
 static __attribute__((noinline)) int block_nonfinite_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l)
 {
-    T_float64 buf[EXTRACT_CAP];
+    T_float64 raw[EXTRACT_CAP + 4096 / sizeof(T_float64)], *buf = copy_at_float64(raw, x);
     int64_t nan = 0;
     uint64_t f = clean_block_float64(x, s, n, buf, l->skipna, &nan);
     if (!f && !nan) return 0;
@@ -4921,7 +4984,7 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
  * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
-    T_float16 buf[RUN_BLOCK_float16];
+    T_float16 raw[RUN_BLOCK_float16 + 4096 / sizeof(T_float16)], *buf = copy_at_float16(raw, x);
     int64_t nan = 0;
     vec_zeroupper();
     uint64_t f = clean_block_float16(x, 1, n, buf, l->skipna, &nan);
@@ -5363,13 +5426,14 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
 VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs,
                                                                              int64_t nrows, int64_t w)
 {
-    T_float16 buf[SKIP_ROWS_BYTES / sizeof(T_float16)];
+    T_float16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
+        T_float16 *buf = copy_at_float16(raw, x + i * rs);
         clean_rows_float16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
         add_rows_float16_avx2(r, buf, w, m, w);
     }
@@ -5575,7 +5639,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
  * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
-    T_bfloat16 buf[RUN_BLOCK_bfloat16];
+    T_bfloat16 raw[RUN_BLOCK_bfloat16 + 4096 / sizeof(T_bfloat16)], *buf = copy_at_bfloat16(raw, x);
     int64_t nan = 0;
     vec_zeroupper();
     uint64_t f = clean_block_bfloat16(x, 1, n, buf, l->skipna, &nan);
@@ -6019,13 +6083,14 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
 VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs,
                                                                              int64_t nrows, int64_t w)
 {
-    T_bfloat16 buf[SKIP_ROWS_BYTES / sizeof(T_bfloat16)];
+    T_bfloat16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_bfloat16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
+        T_bfloat16 *buf = copy_at_bfloat16(raw, x + i * rs);
         clean_rows_bfloat16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
         add_rows_bfloat16_avx2(r, buf, w, m, w);
     }
@@ -6235,7 +6300,7 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
  * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
-    T_float32 buf[RUN_BLOCK_float32];
+    T_float32 raw[RUN_BLOCK_float32 + 4096 / sizeof(T_float32)], *buf = copy_at_float32(raw, x);
     int64_t nan = 0;
     vec_zeroupper();
     uint64_t f = clean_block_float32(x, 1, n, buf, l->skipna, &nan);
@@ -6861,13 +6926,14 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
 VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs,
                                                                              int64_t nrows, int64_t w)
 {
-    T_float32 buf[SKIP_ROWS_BYTES / sizeof(T_float32)];
+    T_float32 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float32)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
+        T_float32 *buf = copy_at_float32(raw, x + i * rs);
         clean_rows_float32(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
         add_rows_float32_avx2(r, buf, w, m, w);
     }
@@ -7027,7 +7093,7 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
  * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
-    T_float64 buf[RUN_BLOCK_float64];
+    T_float64 raw[RUN_BLOCK_float64 + 4096 / sizeof(T_float64)], *buf = copy_at_float64(raw, x);
     int64_t nan = 0;
     vec_zeroupper();
     uint64_t f = clean_block_float64(x, 1, n, buf, l->skipna, &nan);
@@ -7803,7 +7869,7 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
  * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
-    T_float16 buf[RUN_BLOCK_float16];
+    T_float16 raw[RUN_BLOCK_float16 + 4096 / sizeof(T_float16)], *buf = copy_at_float16(raw, x);
     int64_t nan = 0;
     vec_zeroupper();
     uint64_t f = clean_block_float16(x, 1, n, buf, l->skipna, &nan);
@@ -8245,13 +8311,14 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
 VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs,
                                                                              int64_t nrows, int64_t w)
 {
-    T_float16 buf[SKIP_ROWS_BYTES / sizeof(T_float16)];
+    T_float16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
+        T_float16 *buf = copy_at_float16(raw, x + i * rs);
         clean_rows_float16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
         add_rows_float16_avx512(r, buf, w, m, w);
     }
@@ -8457,7 +8524,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
  * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
-    T_bfloat16 buf[RUN_BLOCK_bfloat16];
+    T_bfloat16 raw[RUN_BLOCK_bfloat16 + 4096 / sizeof(T_bfloat16)], *buf = copy_at_bfloat16(raw, x);
     int64_t nan = 0;
     vec_zeroupper();
     uint64_t f = clean_block_bfloat16(x, 1, n, buf, l->skipna, &nan);
@@ -8901,13 +8968,14 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
 VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs,
                                                                              int64_t nrows, int64_t w)
 {
-    T_bfloat16 buf[SKIP_ROWS_BYTES / sizeof(T_bfloat16)];
+    T_bfloat16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_bfloat16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
+        T_bfloat16 *buf = copy_at_bfloat16(raw, x + i * rs);
         clean_rows_bfloat16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
         add_rows_bfloat16_avx512(r, buf, w, m, w);
     }
@@ -9117,7 +9185,7 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
  * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
-    T_float32 buf[RUN_BLOCK_float32];
+    T_float32 raw[RUN_BLOCK_float32 + 4096 / sizeof(T_float32)], *buf = copy_at_float32(raw, x);
     int64_t nan = 0;
     vec_zeroupper();
     uint64_t f = clean_block_float32(x, 1, n, buf, l->skipna, &nan);
@@ -9743,13 +9811,14 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
 VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs,
                                                                              int64_t nrows, int64_t w)
 {
-    T_float32 buf[SKIP_ROWS_BYTES / sizeof(T_float32)];
+    T_float32 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float32)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
+        T_float32 *buf = copy_at_float32(raw, x + i * rs);
         clean_rows_float32(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
         add_rows_float32_avx512(r, buf, w, m, w);
     }
@@ -9909,7 +9978,7 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
  * count) into the state, on the vector path. 0 when it holds none. */
 VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
-    T_float64 buf[RUN_BLOCK_float64];
+    T_float64 raw[RUN_BLOCK_float64 + 4096 / sizeof(T_float64)], *buf = copy_at_float64(raw, x);
     int64_t nan = 0;
     vec_zeroupper();
     uint64_t f = clean_block_float64(x, 1, n, buf, l->skipna, &nan);
@@ -10880,11 +10949,12 @@ static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_
 /* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
 static void skip_rows_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    T_float16 buf[SKIP_ROWS_BYTES / sizeof(T_float16)];
+    T_float16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = min64_float16(nrows - i, g);
+        T_float16 *buf = copy_at_float16(raw, x + i * rs);
         clean_rows_float16(x + i * rs, rs, m, s, w, buf, 1, r->acc);
         ADD_ROWS_float16(r, buf, w, m, 1, w);
     }
@@ -11466,11 +11536,12 @@ static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64
 /* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
 static void skip_rows_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    T_bfloat16 buf[SKIP_ROWS_BYTES / sizeof(T_bfloat16)];
+    T_bfloat16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_bfloat16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = min64_bfloat16(nrows - i, g);
+        T_bfloat16 *buf = copy_at_bfloat16(raw, x + i * rs);
         clean_rows_bfloat16(x + i * rs, rs, m, s, w, buf, 1, r->acc);
         ADD_ROWS_bfloat16(r, buf, w, m, 1, w);
     }
@@ -12052,11 +12123,12 @@ static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_
 /* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
 static void skip_rows_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    T_float32 buf[SKIP_ROWS_BYTES / sizeof(T_float32)];
+    T_float32 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float32)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = min64_float32(nrows - i, g);
+        T_float32 *buf = copy_at_float32(raw, x + i * rs);
         clean_rows_float32(x + i * rs, rs, m, s, w, buf, 1, r->acc);
         ADD_ROWS_float32(r, buf, w, m, 1, w);
     }
@@ -12638,11 +12710,12 @@ static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_
 /* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
 static void skip_rows_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
-    T_float64 buf[SKIP_ROWS_BYTES / sizeof(T_float64)];
+    T_float64 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float64)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float64)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = min64_float64(nrows - i, g);
+        T_float64 *buf = copy_at_float64(raw, x + i * rs);
         clean_rows_float64(x + i * rs, rs, m, s, w, buf, 1, r->acc);
         ADD_ROWS_float64(r, buf, w, m, 1, w);
     }
