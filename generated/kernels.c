@@ -60,10 +60,14 @@
  *    types) and split into 32-bit halves; the halves are summed in 64-bit
  *    lanes, which cannot overflow within one chunk (< 2^32 values of
  *    < 2^32), and chunks combine in 128 bits.
- *  - skipna (meancli's own extension): each slab is copied in pieces that
- *    stay in cache, every NaN written as -0.0 (which adds nothing and sets
- *    no flag) and counted for its output; the reduction runs on the copy
- *    and divides by the values kept (kernel_reduce.c.j2, "skipna").
+ *  - NaN and infinities: a block holding one is summed again from a copy
+ *    in L1 with those as -0.0 and their flags in the state (clean_block,
+ *    clean_rows), so it stays on the fast path.
+ *  - skipna (meancli's own extension): every NaN is read as -0.0 (which
+ *    adds nothing and sets no flag) and counted in the count word of its
+ *    output's exact state (float32 runs mask NaN lanes in the vector loop,
+ *    others read through copies in L1); the output divides by the values
+ *    kept (kernel_reduce.c.j2, "skipna").
  *  - Partial states (meancli_reduce_partial_*, _combine_*, _finalize_*):
  *    the same superaccumulator as bytes, so parts of a reduction computed
  *    anywhere combine exactly.
