@@ -72,10 +72,14 @@
  *    types) and split into 32-bit halves; the halves are summed in 64-bit
  *    lanes, which cannot overflow within one chunk (< 2^32 values of
  *    < 2^32), and chunks combine in 128 bits.
- *  - skipna (meancli's own extension): each slab is copied in pieces that
- *    stay in cache, every NaN written as -0.0 (which adds nothing and sets
- *    no flag) and counted for its output; the reduction runs on the copy
- *    and divides by the values kept (kernel_reduce.c.j2, "skipna").
+ *  - NaN and infinities: a block holding one is summed again from a copy
+ *    in L1 with those as -0.0 and their flags in the state (clean_block,
+ *    clean_rows), so it stays on the fast path.
+ *  - skipna (meancli's own extension): every NaN is read as -0.0 (which
+ *    adds nothing and sets no flag) and counted in the count word of its
+ *    output's exact state (float32 runs mask NaN lanes in the vector loop,
+ *    others read through copies in L1); the output divides by the values
+ *    kept (kernel_reduce.c.j2, "skipna").
  *  - Partial states (meancli_reduce_partial_*, _combine_*, _finalize_*):
  *    the same superaccumulator as bytes, so parts of a reduction computed
  *    anywhere combine exactly.
@@ -240,10 +244,63 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float16]; } acc_float16; /* co
 /* chunks of a chunk accumulator: the top value's significand, shifted by
  * up to 31 bits, spans three chunks from its lowest */
 #define NCH_float16 (((15 - 11 + 1 - SACC_LSB_float16) >> 5) + 3)
+
+/* NaN and infinities as a block is read: dst[i] := src[i * s] (i < n), every
+ * NaN and inf as -0.0, which adds nothing and sets no flag, so the state of
+ * dst's values with the flags returned is that of src's values: NaN set
+ * SACC_NAN (with skipna: are counted in *nan and set nothing, skipped),
+ * +inf and -inf SACC_PINF and SACC_NINF, and each of them SACC_NONNEGZERO,
+ * as sacc_flags_of. Branch-free on the values' bits, for the compiler to
+ * vectorize (a block with an inf or NaN then stays on the vector path).
+ * n < 2^16. */
+typedef uint16_t __attribute__((may_alias)) fbits_float16;
+#define FB_SIGN_float16 ((uint16_t)((uint16_t)1 << 15))
+#define FB_ABS_float16 ((uint16_t)(FB_SIGN_float16 - 1))
+#define FB_INF_float16 ((uint16_t)(FB_ABS_float16 ^ (((uint16_t)1 << 10) - 1)))
+#define FB_CLEAN_float16(b, y, isn, pin, nin) do { \
+        uint16_t a_ = (uint16_t)((b) & FB_ABS_float16), n_ = (uint16_t)(a_ > FB_INF_float16), i_ = (uint16_t)(a_ == FB_INF_float16); \
+        uint16_t g_ = (uint16_t)((b) >> 15); \
+        (y) = (n_ | i_) ? FB_SIGN_float16 : (b); \
+        (isn) = (uint16_t)((isn) + n_); \
+        (pin) |= (uint16_t)(i_ & (g_ ^ 1u)); \
+        (nin) |= (uint16_t)(i_ & g_); \
+    } while (0)
+
+/* Where a copy of the values at src starts in raw (4096 bytes longer than
+ * the copy): 2 KiB off src's place in a 4 KiB page, so the copy's stores
+ * never alias its loads (4K aliasing: a load whose address matches an
+ * earlier store's in its low 12 bits waits for it; measured: a copy of
+ * float32 rows in a fixed stack buffer took 3x the reduction of the copy). */
+static inline T_float16 *copy_at_float16(T_float16 *raw, const T_float16 *src)
+{
+    return (T_float16 *)((uintptr_t)raw + (((uintptr_t)src + 2048u - (uintptr_t)raw) & 4095u));
+}
+
+CLONES static uint64_t clean_block_float16(const T_float16 *src, int64_t s, int64_t n, T_float16 *dst, int skipna, int64_t *nan)
+{
+    const fbits_float16 *x = (const fbits_float16 *)src;
+    fbits_float16 *y = (fbits_float16 *)dst;
+    uint16_t cnt = 0, pin = 0, nin = 0;
+    if (s == 1)
+        for (int64_t i0 = 0; i0 < n; i0 += 256 / (int64_t)sizeof(T_float16)) { /* the first reader: prefetch, as the blocks */
+            int64_t i1 = n - i0 < 256 / (int64_t)sizeof(T_float16) ? n : i0 + 256 / (int64_t)sizeof(T_float16);
+            PREFETCH_SPAN(x + i0, 256);
+            for (int64_t i = i0; i < i1; i++) FB_CLEAN_float16(x[i], y[i], cnt, pin, nin);
+        }
+    else
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_float16(x[i * s], y[i], cnt, pin, nin);
+    uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
+    if (skipna) *nan += (int64_t)cnt;
+    else if (cnt) f |= SACC_NAN;
+    return f ? f | SACC_NONNEGZERO : 0u;
+}
+
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct {
     int64_t skip, fails; /* blocks to send straight to the exact path; failed blocks in a row */
+    int skipna; /* NaN skipped, counted in acc's count word (kernel_reduce.c.j2, "skipna") */
+    int masknan; /* a block held NaN: the next are read masking NaN lanes (as skipna, flagged) */
     double t; /* kept block sums, added on in double while exact (lanes_keep) */
     acc_float16 acc;
 } lanes_float16;
@@ -370,6 +427,61 @@ static inline void lanes_keep_float16(lanes_float16 *l, const T_float16 *x, int6
     else zero_block_flags_float16(x, s, n, &l->acc);
 }
 
+/* clean_block for nrows rows (row stride rs) of w <= TILE columns (stride
+ * s), to dst as rows of w contiguous values; column j's flags into acc[j]
+ * (skipna: its NaN counted into acc[j]'s count word). nrows < 2^16. */
+CLONES static void clean_rows_float16(const T_float16 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float16 *dst,
+                                      int skipna, acc_float16 *acc)
+{
+    uint16_t cnt[TILE], pin[TILE], nin[TILE], pany = 0, nany = 0;
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
+        const fbits_float16 *x = (const fbits_float16 *)(src + i * rs);
+        fbits_float16 *y = (fbits_float16 *)(dst + i * w);
+        PREFETCH_SPAN(x, w * (int64_t)sizeof(T_float16)); /* the first reader: prefetch, as the row kernels */
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float16(x[j], y[j], cnt[j], pany, nany);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float16(x[j * s], y[j], cnt[j], pany, nany);
+    }
+    for (int64_t i = 0; (pany | nany) && i < nrows; i++) { /* rare: the infinities' columns */
+        const fbits_float16 *x = (const fbits_float16 *)(src + i * rs);
+        uint16_t c = 0, y;
+        for (int64_t j = 0; j < w; j++) FB_CLEAN_float16(x[j * s], y, c, pin[j], nin[j]);
+        (void)y;
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        if (skipna) acc[j].w[0] += (uint64_t)cnt[j];
+        else if (cnt[j]) f |= SACC_NAN;
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
+/* The scalar blocks below, declared for block_nonfinite. */
+static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l);
+
+/* A block (n <= EXTRACT_CAP) with an inf or NaN among its values (or, in
+ * skipna lanes, any block): the block again from a copy with those as -0.0
+ * (clean_block), their flags (skipna: the NaN count) into the state. 0
+ * when it holds none (a failure was another). */
+static __attribute__((noinline)) int block_nonfinite_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l)
+{
+    T_float16 raw[EXTRACT_CAP + 4096 / sizeof(T_float16)], *buf = copy_at_float16(raw, x);
+    int64_t nan = 0;
+    uint64_t f = clean_block_float16(x, s, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_float16(buf, 1, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 /* A block that failed narrow_sum_exact for a few small values, summed in
  * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
  * exponent that keeps every partial sum of n values below 2^(m + 1) exact
@@ -414,6 +526,7 @@ static int split_block_float16(const T_float16 *x, int64_t s, int64_t n, uint32_
 /* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
 static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float16 *l)
 {
+    if (l->skipna && block_nonfinite_float16(x, s, n, l)) return;
     double sum[4] = {0.0, 0.0, 0.0, 0.0};
     uint32_t mx = 0, mn1 = UINT32_MAX;
     int64_t i = 0;
@@ -432,6 +545,7 @@ static void block_float16(const T_float16 *x, int64_t s, int64_t n, lanes_float1
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
+    if (mx >= 0x7f800000u && block_nonfinite_float16(x, s, n, l)) return;
     if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         lanes_keep_float16(l, x, s, n, &total, 1, mx != 0);
@@ -460,12 +574,14 @@ typedef struct {
     double t[TILE];
     double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
+    int nonfinite; /* a block held an inf or NaN: the next ones go through copies (rows_nonfinite) */
     acc_float16 acc[TILE];
 } rowacc_float16;
 
 static inline void rowacc_init_float16(rowacc_float16 *r, int64_t w)
 {
     r->skip = 0;
+    r->nonfinite = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
         r->tnz[j] = 0.0;
@@ -659,6 +775,26 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
     }
 }
 
+static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w);
+
+/* A rows block that holds an inf or NaN (its sums not kept): its rows again
+ * in groups, each from a copy with those as -0.0 and their flags into
+ * their columns' states (clean_rows); those blocks then pass their checks. */
+static __attribute__((noinline)) void rows_nonfinite_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows,
+                                                            int64_t s, int64_t w)
+{
+    T_float16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_float16 *buf = copy_at_float16(raw, x + i * rs);
+        clean_rows_float16(x + i * rs, rs, m, s, w, buf, 0, r->acc);
+        add_rows_float16_generic(r, buf, w, m, 1, w);
+    }
+}
+
+
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
@@ -672,6 +808,10 @@ static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int6
         rows_block_begin_float16(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j * s]));
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float16(r, b, rs, nb, s, w);
+            continue;
+        }
         if (rows_block_ok_float16(r, nb)) {
             rows_block_end_float16(r, b, rs, nb, s, w, NULL);
         } else {
@@ -751,10 +891,63 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_bfloat16]; } acc_bfloat16; /* 
 /* chunks of a chunk accumulator: the top value's significand, shifted by
  * up to 31 bits, spans three chunks from its lowest */
 #define NCH_bfloat16 (((127 - 8 + 1 - SACC_LSB_bfloat16) >> 5) + 3)
+
+/* NaN and infinities as a block is read: dst[i] := src[i * s] (i < n), every
+ * NaN and inf as -0.0, which adds nothing and sets no flag, so the state of
+ * dst's values with the flags returned is that of src's values: NaN set
+ * SACC_NAN (with skipna: are counted in *nan and set nothing, skipped),
+ * +inf and -inf SACC_PINF and SACC_NINF, and each of them SACC_NONNEGZERO,
+ * as sacc_flags_of. Branch-free on the values' bits, for the compiler to
+ * vectorize (a block with an inf or NaN then stays on the vector path).
+ * n < 2^16. */
+typedef uint16_t __attribute__((may_alias)) fbits_bfloat16;
+#define FB_SIGN_bfloat16 ((uint16_t)((uint16_t)1 << 15))
+#define FB_ABS_bfloat16 ((uint16_t)(FB_SIGN_bfloat16 - 1))
+#define FB_INF_bfloat16 ((uint16_t)(FB_ABS_bfloat16 ^ (((uint16_t)1 << 7) - 1)))
+#define FB_CLEAN_bfloat16(b, y, isn, pin, nin) do { \
+        uint16_t a_ = (uint16_t)((b) & FB_ABS_bfloat16), n_ = (uint16_t)(a_ > FB_INF_bfloat16), i_ = (uint16_t)(a_ == FB_INF_bfloat16); \
+        uint16_t g_ = (uint16_t)((b) >> 15); \
+        (y) = (n_ | i_) ? FB_SIGN_bfloat16 : (b); \
+        (isn) = (uint16_t)((isn) + n_); \
+        (pin) |= (uint16_t)(i_ & (g_ ^ 1u)); \
+        (nin) |= (uint16_t)(i_ & g_); \
+    } while (0)
+
+/* Where a copy of the values at src starts in raw (4096 bytes longer than
+ * the copy): 2 KiB off src's place in a 4 KiB page, so the copy's stores
+ * never alias its loads (4K aliasing: a load whose address matches an
+ * earlier store's in its low 12 bits waits for it; measured: a copy of
+ * float32 rows in a fixed stack buffer took 3x the reduction of the copy). */
+static inline T_bfloat16 *copy_at_bfloat16(T_bfloat16 *raw, const T_bfloat16 *src)
+{
+    return (T_bfloat16 *)((uintptr_t)raw + (((uintptr_t)src + 2048u - (uintptr_t)raw) & 4095u));
+}
+
+CLONES static uint64_t clean_block_bfloat16(const T_bfloat16 *src, int64_t s, int64_t n, T_bfloat16 *dst, int skipna, int64_t *nan)
+{
+    const fbits_bfloat16 *x = (const fbits_bfloat16 *)src;
+    fbits_bfloat16 *y = (fbits_bfloat16 *)dst;
+    uint16_t cnt = 0, pin = 0, nin = 0;
+    if (s == 1)
+        for (int64_t i0 = 0; i0 < n; i0 += 256 / (int64_t)sizeof(T_bfloat16)) { /* the first reader: prefetch, as the blocks */
+            int64_t i1 = n - i0 < 256 / (int64_t)sizeof(T_bfloat16) ? n : i0 + 256 / (int64_t)sizeof(T_bfloat16);
+            PREFETCH_SPAN(x + i0, 256);
+            for (int64_t i = i0; i < i1; i++) FB_CLEAN_bfloat16(x[i], y[i], cnt, pin, nin);
+        }
+    else
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_bfloat16(x[i * s], y[i], cnt, pin, nin);
+    uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
+    if (skipna) *nan += (int64_t)cnt;
+    else if (cnt) f |= SACC_NAN;
+    return f ? f | SACC_NONNEGZERO : 0u;
+}
+
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct {
     int64_t skip, fails; /* blocks to send straight to the exact path; failed blocks in a row */
+    int skipna; /* NaN skipped, counted in acc's count word (kernel_reduce.c.j2, "skipna") */
+    int masknan; /* a block held NaN: the next are read masking NaN lanes (as skipna, flagged) */
     double t; /* kept block sums, added on in double while exact (lanes_keep) */
     acc_bfloat16 acc;
 } lanes_bfloat16;
@@ -881,6 +1074,61 @@ static inline void lanes_keep_bfloat16(lanes_bfloat16 *l, const T_bfloat16 *x, i
     else zero_block_flags_bfloat16(x, s, n, &l->acc);
 }
 
+/* clean_block for nrows rows (row stride rs) of w <= TILE columns (stride
+ * s), to dst as rows of w contiguous values; column j's flags into acc[j]
+ * (skipna: its NaN counted into acc[j]'s count word). nrows < 2^16. */
+CLONES static void clean_rows_bfloat16(const T_bfloat16 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_bfloat16 *dst,
+                                      int skipna, acc_bfloat16 *acc)
+{
+    uint16_t cnt[TILE], pin[TILE], nin[TILE], pany = 0, nany = 0;
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
+        const fbits_bfloat16 *x = (const fbits_bfloat16 *)(src + i * rs);
+        fbits_bfloat16 *y = (fbits_bfloat16 *)(dst + i * w);
+        PREFETCH_SPAN(x, w * (int64_t)sizeof(T_bfloat16)); /* the first reader: prefetch, as the row kernels */
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_bfloat16(x[j], y[j], cnt[j], pany, nany);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_bfloat16(x[j * s], y[j], cnt[j], pany, nany);
+    }
+    for (int64_t i = 0; (pany | nany) && i < nrows; i++) { /* rare: the infinities' columns */
+        const fbits_bfloat16 *x = (const fbits_bfloat16 *)(src + i * rs);
+        uint16_t c = 0, y;
+        for (int64_t j = 0; j < w; j++) FB_CLEAN_bfloat16(x[j * s], y, c, pin[j], nin[j]);
+        (void)y;
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        if (skipna) acc[j].w[0] += (uint64_t)cnt[j];
+        else if (cnt[j]) f |= SACC_NAN;
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
+/* The scalar blocks below, declared for block_nonfinite. */
+static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l);
+
+/* A block (n <= EXTRACT_CAP) with an inf or NaN among its values (or, in
+ * skipna lanes, any block): the block again from a copy with those as -0.0
+ * (clean_block), their flags (skipna: the NaN count) into the state. 0
+ * when it holds none (a failure was another). */
+static __attribute__((noinline)) int block_nonfinite_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l)
+{
+    T_bfloat16 raw[EXTRACT_CAP + 4096 / sizeof(T_bfloat16)], *buf = copy_at_bfloat16(raw, x);
+    int64_t nan = 0;
+    uint64_t f = clean_block_bfloat16(x, s, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_bfloat16(buf, 1, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 /* A block that failed narrow_sum_exact for a few small values, summed in
  * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
  * exponent that keeps every partial sum of n values below 2^(m + 1) exact
@@ -925,6 +1173,7 @@ static int split_block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, uint3
 /* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
 static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bfloat16 *l)
 {
+    if (l->skipna && block_nonfinite_bfloat16(x, s, n, l)) return;
     double sum[4] = {0.0, 0.0, 0.0, 0.0};
     uint32_t mx = 0, mn1 = UINT32_MAX;
     int64_t i = 0;
@@ -943,6 +1192,7 @@ static void block_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, lanes_bflo
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
+    if (mx >= 0x7f800000u && block_nonfinite_bfloat16(x, s, n, l)) return;
     if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         lanes_keep_bfloat16(l, x, s, n, &total, 1, mx != 0);
@@ -971,12 +1221,14 @@ typedef struct {
     double t[TILE];
     double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
+    int nonfinite; /* a block held an inf or NaN: the next ones go through copies (rows_nonfinite) */
     acc_bfloat16 acc[TILE];
 } rowacc_bfloat16;
 
 static inline void rowacc_init_bfloat16(rowacc_bfloat16 *r, int64_t w)
 {
     r->skip = 0;
+    r->nonfinite = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
         r->tnz[j] = 0.0;
@@ -1170,6 +1422,26 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
     }
 }
 
+static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w);
+
+/* A rows block that holds an inf or NaN (its sums not kept): its rows again
+ * in groups, each from a copy with those as -0.0 and their flags into
+ * their columns' states (clean_rows); those blocks then pass their checks. */
+static __attribute__((noinline)) void rows_nonfinite_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows,
+                                                            int64_t s, int64_t w)
+{
+    T_bfloat16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_bfloat16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_bfloat16 *buf = copy_at_bfloat16(raw, x + i * rs);
+        clean_rows_bfloat16(x + i * rs, rs, m, s, w, buf, 0, r->acc);
+        add_rows_bfloat16_generic(r, buf, w, m, 1, w);
+    }
+}
+
+
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
@@ -1183,6 +1455,10 @@ static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, i
         rows_block_begin_bfloat16(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j * s]));
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_bfloat16(r, b, rs, nb, s, w);
+            continue;
+        }
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_end_bfloat16(r, b, rs, nb, s, w, NULL);
         } else {
@@ -1262,10 +1538,63 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float32]; } acc_float32; /* co
 /* chunks of a chunk accumulator: the top value's significand, shifted by
  * up to 31 bits, spans three chunks from its lowest */
 #define NCH_float32 (((127 - 24 + 1 - SACC_LSB_float32) >> 5) + 3)
+
+/* NaN and infinities as a block is read: dst[i] := src[i * s] (i < n), every
+ * NaN and inf as -0.0, which adds nothing and sets no flag, so the state of
+ * dst's values with the flags returned is that of src's values: NaN set
+ * SACC_NAN (with skipna: are counted in *nan and set nothing, skipped),
+ * +inf and -inf SACC_PINF and SACC_NINF, and each of them SACC_NONNEGZERO,
+ * as sacc_flags_of. Branch-free on the values' bits, for the compiler to
+ * vectorize (a block with an inf or NaN then stays on the vector path).
+ * n < 2^16. */
+typedef uint32_t __attribute__((may_alias)) fbits_float32;
+#define FB_SIGN_float32 ((uint32_t)((uint32_t)1 << 31))
+#define FB_ABS_float32 ((uint32_t)(FB_SIGN_float32 - 1))
+#define FB_INF_float32 ((uint32_t)(FB_ABS_float32 ^ (((uint32_t)1 << 23) - 1)))
+#define FB_CLEAN_float32(b, y, isn, pin, nin) do { \
+        uint32_t a_ = (uint32_t)((b) & FB_ABS_float32), n_ = (uint32_t)(a_ > FB_INF_float32), i_ = (uint32_t)(a_ == FB_INF_float32); \
+        uint32_t g_ = (uint32_t)((b) >> 31); \
+        (y) = (n_ | i_) ? FB_SIGN_float32 : (b); \
+        (isn) = (uint32_t)((isn) + n_); \
+        (pin) |= (uint32_t)(i_ & (g_ ^ 1u)); \
+        (nin) |= (uint32_t)(i_ & g_); \
+    } while (0)
+
+/* Where a copy of the values at src starts in raw (4096 bytes longer than
+ * the copy): 2 KiB off src's place in a 4 KiB page, so the copy's stores
+ * never alias its loads (4K aliasing: a load whose address matches an
+ * earlier store's in its low 12 bits waits for it; measured: a copy of
+ * float32 rows in a fixed stack buffer took 3x the reduction of the copy). */
+static inline T_float32 *copy_at_float32(T_float32 *raw, const T_float32 *src)
+{
+    return (T_float32 *)((uintptr_t)raw + (((uintptr_t)src + 2048u - (uintptr_t)raw) & 4095u));
+}
+
+CLONES static uint64_t clean_block_float32(const T_float32 *src, int64_t s, int64_t n, T_float32 *dst, int skipna, int64_t *nan)
+{
+    const fbits_float32 *x = (const fbits_float32 *)src;
+    fbits_float32 *y = (fbits_float32 *)dst;
+    uint32_t cnt = 0, pin = 0, nin = 0;
+    if (s == 1)
+        for (int64_t i0 = 0; i0 < n; i0 += 256 / (int64_t)sizeof(T_float32)) { /* the first reader: prefetch, as the blocks */
+            int64_t i1 = n - i0 < 256 / (int64_t)sizeof(T_float32) ? n : i0 + 256 / (int64_t)sizeof(T_float32);
+            PREFETCH_SPAN(x + i0, 256);
+            for (int64_t i = i0; i < i1; i++) FB_CLEAN_float32(x[i], y[i], cnt, pin, nin);
+        }
+    else
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_float32(x[i * s], y[i], cnt, pin, nin);
+    uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
+    if (skipna) *nan += (int64_t)cnt;
+    else if (cnt) f |= SACC_NAN;
+    return f ? f | SACC_NONNEGZERO : 0u;
+}
+
 /* Blocks: plain double sums, exact when the values' exponents are close
  * enough (narrow_sum_exact); no setup, nothing carried between blocks. */
 typedef struct {
     int64_t skip, fails; /* blocks to send straight to the exact path; failed blocks in a row */
+    int skipna; /* NaN skipped, counted in acc's count word (kernel_reduce.c.j2, "skipna") */
+    int masknan; /* a block held NaN: the next are read masking NaN lanes (as skipna, flagged) */
     double t; /* kept block sums, added on in double while exact (lanes_keep) */
     acc_float32 acc;
 } lanes_float32;
@@ -1392,6 +1721,61 @@ static inline void lanes_keep_float32(lanes_float32 *l, const T_float32 *x, int6
     else zero_block_flags_float32(x, s, n, &l->acc);
 }
 
+/* clean_block for nrows rows (row stride rs) of w <= TILE columns (stride
+ * s), to dst as rows of w contiguous values; column j's flags into acc[j]
+ * (skipna: its NaN counted into acc[j]'s count word). nrows < 2^16. */
+CLONES static void clean_rows_float32(const T_float32 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float32 *dst,
+                                      int skipna, acc_float32 *acc)
+{
+    uint32_t cnt[TILE], pin[TILE], nin[TILE], pany = 0, nany = 0;
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
+        const fbits_float32 *x = (const fbits_float32 *)(src + i * rs);
+        fbits_float32 *y = (fbits_float32 *)(dst + i * w);
+        PREFETCH_SPAN(x, w * (int64_t)sizeof(T_float32)); /* the first reader: prefetch, as the row kernels */
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float32(x[j], y[j], cnt[j], pany, nany);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float32(x[j * s], y[j], cnt[j], pany, nany);
+    }
+    for (int64_t i = 0; (pany | nany) && i < nrows; i++) { /* rare: the infinities' columns */
+        const fbits_float32 *x = (const fbits_float32 *)(src + i * rs);
+        uint32_t c = 0, y;
+        for (int64_t j = 0; j < w; j++) FB_CLEAN_float32(x[j * s], y, c, pin[j], nin[j]);
+        (void)y;
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        if (skipna) acc[j].w[0] += (uint64_t)cnt[j];
+        else if (cnt[j]) f |= SACC_NAN;
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
+/* The scalar blocks below, declared for block_nonfinite. */
+static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l);
+
+/* A block (n <= EXTRACT_CAP) with an inf or NaN among its values (or, in
+ * skipna lanes, any block): the block again from a copy with those as -0.0
+ * (clean_block), their flags (skipna: the NaN count) into the state. 0
+ * when it holds none (a failure was another). */
+static __attribute__((noinline)) int block_nonfinite_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l)
+{
+    T_float32 raw[EXTRACT_CAP + 4096 / sizeof(T_float32)], *buf = copy_at_float32(raw, x);
+    int64_t nan = 0;
+    uint64_t f = clean_block_float32(x, s, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_float32(buf, 1, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 /* A block that failed narrow_sum_exact for a few small values, summed in
  * two parts: the values of at least 2^T (thr, as float32 bits), T the lowest
  * exponent that keeps every partial sum of n values below 2^(m + 1) exact
@@ -1436,6 +1820,7 @@ static int split_block_float32(const T_float32 *x, int64_t s, int64_t n, uint32_
 /* Up to EXTRACT_CAP values at stride s: the scalar form of the vector block. */
 static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float32 *l)
 {
+    if (l->skipna && block_nonfinite_float32(x, s, n, l)) return;
     double sum[4] = {0.0, 0.0, 0.0, 0.0};
     uint32_t mx = 0, mn1 = UINT32_MAX;
     int64_t i = 0;
@@ -1454,6 +1839,7 @@ static void block_float32(const T_float32 *x, int64_t s, int64_t n, lanes_float3
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         sum[0] += v;
     }
+    if (mx >= 0x7f800000u && block_nonfinite_float32(x, s, n, l)) return;
     if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
         double total = (sum[0] + sum[1]) + (sum[2] + sum[3]); /* exact, as every partial sum */
         lanes_keep_float32(l, x, s, n, &total, 1, mx != 0);
@@ -1482,12 +1868,14 @@ typedef struct {
     double t[TILE];
     double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
+    int nonfinite; /* a block held an inf or NaN: the next ones go through copies (rows_nonfinite) */
     acc_float32 acc[TILE];
 } rowacc_float32;
 
 static inline void rowacc_init_float32(rowacc_float32 *r, int64_t w)
 {
     r->skip = 0;
+    r->nonfinite = 0;
     for (int64_t j = 0; j < w; j++) {
         r->t[j] = 0.0;
         r->tnz[j] = 0.0;
@@ -1681,6 +2069,26 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
     }
 }
 
+static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w);
+
+/* A rows block that holds an inf or NaN (its sums not kept): its rows again
+ * in groups, each from a copy with those as -0.0 and their flags into
+ * their columns' states (clean_rows); those blocks then pass their checks. */
+static __attribute__((noinline)) void rows_nonfinite_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows,
+                                                            int64_t s, int64_t w)
+{
+    T_float32 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float32)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_float32 *buf = copy_at_float32(raw, x + i * rs);
+        clean_rows_float32(x + i * rs, rs, m, s, w, buf, 0, r->acc);
+        add_rows_float32_generic(r, buf, w, m, 1, w);
+    }
+}
+
+
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
@@ -1694,6 +2102,10 @@ static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int6
         rows_block_begin_float32(r, b, rs, nb, s, w);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j * s]));
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float32(r, b, rs, nb, s, w);
+            continue;
+        }
         if (rows_block_ok_float32(r, nb)) {
             rows_block_end_float32(r, b, rs, nb, s, w, NULL);
         } else {
@@ -1773,6 +2185,57 @@ typedef struct { uint64_t w[SACC_HEADER + SACC_NL_float64]; } acc_float64; /* co
 /* chunks of a chunk accumulator: the top value's significand, shifted by
  * up to 31 bits, spans three chunks from its lowest */
 #define NCH_float64 (((1023 - 53 + 1 - SACC_LSB_float64) >> 5) + 3)
+
+/* NaN and infinities as a block is read: dst[i] := src[i * s] (i < n), every
+ * NaN and inf as -0.0, which adds nothing and sets no flag, so the state of
+ * dst's values with the flags returned is that of src's values: NaN set
+ * SACC_NAN (with skipna: are counted in *nan and set nothing, skipped),
+ * +inf and -inf SACC_PINF and SACC_NINF, and each of them SACC_NONNEGZERO,
+ * as sacc_flags_of. Branch-free on the values' bits, for the compiler to
+ * vectorize (a block with an inf or NaN then stays on the vector path).
+ * n < 2^16. */
+typedef uint64_t __attribute__((may_alias)) fbits_float64;
+#define FB_SIGN_float64 ((uint64_t)((uint64_t)1 << 63))
+#define FB_ABS_float64 ((uint64_t)(FB_SIGN_float64 - 1))
+#define FB_INF_float64 ((uint64_t)(FB_ABS_float64 ^ (((uint64_t)1 << 52) - 1)))
+#define FB_CLEAN_float64(b, y, isn, pin, nin) do { \
+        uint64_t a_ = (uint64_t)((b) & FB_ABS_float64), n_ = (uint64_t)(a_ > FB_INF_float64), i_ = (uint64_t)(a_ == FB_INF_float64); \
+        uint64_t g_ = (uint64_t)((b) >> 63); \
+        (y) = (n_ | i_) ? FB_SIGN_float64 : (b); \
+        (isn) = (uint64_t)((isn) + n_); \
+        (pin) |= (uint64_t)(i_ & (g_ ^ 1u)); \
+        (nin) |= (uint64_t)(i_ & g_); \
+    } while (0)
+
+/* Where a copy of the values at src starts in raw (4096 bytes longer than
+ * the copy): 2 KiB off src's place in a 4 KiB page, so the copy's stores
+ * never alias its loads (4K aliasing: a load whose address matches an
+ * earlier store's in its low 12 bits waits for it; measured: a copy of
+ * float32 rows in a fixed stack buffer took 3x the reduction of the copy). */
+static inline T_float64 *copy_at_float64(T_float64 *raw, const T_float64 *src)
+{
+    return (T_float64 *)((uintptr_t)raw + (((uintptr_t)src + 2048u - (uintptr_t)raw) & 4095u));
+}
+
+CLONES static uint64_t clean_block_float64(const T_float64 *src, int64_t s, int64_t n, T_float64 *dst, int skipna, int64_t *nan)
+{
+    const fbits_float64 *x = (const fbits_float64 *)src;
+    fbits_float64 *y = (fbits_float64 *)dst;
+    uint64_t cnt = 0, pin = 0, nin = 0;
+    if (s == 1)
+        for (int64_t i0 = 0; i0 < n; i0 += 256 / (int64_t)sizeof(T_float64)) { /* the first reader: prefetch, as the blocks */
+            int64_t i1 = n - i0 < 256 / (int64_t)sizeof(T_float64) ? n : i0 + 256 / (int64_t)sizeof(T_float64);
+            PREFETCH_SPAN(x + i0, 256);
+            for (int64_t i = i0; i < i1; i++) FB_CLEAN_float64(x[i], y[i], cnt, pin, nin);
+        }
+    else
+        for (int64_t i = 0; i < n; i++) FB_CLEAN_float64(x[i * s], y[i], cnt, pin, nin);
+    uint64_t f = (pin ? SACC_PINF : 0u) | (nin ? SACC_NINF : 0u);
+    if (skipna) *nan += (int64_t)cnt;
+    else if (cnt) f |= SACC_NAN;
+    return f ? f | SACC_NONNEGZERO : 0u;
+}
+
 /* Blocks: two levels of extraction (Rump, Ogita, Oishi, "Accurate
  * floating-point summation", ExtractScalar): with sigma_1 = A *
  * 2^(EXTRACT_LOG2CAP + 1) and |x| <= A, q1 = (sigma_1 + x) - sigma_1 and r1 =
@@ -1786,6 +2249,7 @@ typedef struct {
     double A, sigma1, sigma2;
     double t, t2; /* the kept first- and second-level block sums (lanes_keep) */
     int64_t skip, fails;
+    int skipna; /* NaN skipped, counted in acc's count word (kernel_reduce.c.j2, "skipna") */
     acc_float64 acc;
 } lanes_float64;
 
@@ -2009,8 +2473,64 @@ static inline void lanes_keep_float64(lanes_float64 *l, const T_float64 *x, int6
     else zero_block_flags_float64(x, s, n, &l->acc);
 }
 
+/* clean_block for nrows rows (row stride rs) of w <= TILE columns (stride
+ * s), to dst as rows of w contiguous values; column j's flags into acc[j]
+ * (skipna: its NaN counted into acc[j]'s count word). nrows < 2^16. */
+CLONES static void clean_rows_float64(const T_float64 *src, int64_t rs, int64_t nrows, int64_t s, int64_t w, T_float64 *dst,
+                                      int skipna, acc_float64 *acc)
+{
+    uint64_t cnt[TILE], pin[TILE], nin[TILE], pany = 0, nany = 0;
+    memset(cnt, 0, (size_t)w * sizeof cnt[0]);
+    memset(pin, 0, (size_t)w * sizeof pin[0]);
+    memset(nin, 0, (size_t)w * sizeof nin[0]);
+    for (int64_t i = 0; i < nrows; i++) { /* NaN per column; whether an inf at all */
+        const fbits_float64 *x = (const fbits_float64 *)(src + i * rs);
+        fbits_float64 *y = (fbits_float64 *)(dst + i * w);
+        PREFETCH_SPAN(x, w * (int64_t)sizeof(T_float64)); /* the first reader: prefetch, as the row kernels */
+        if (s == 1)
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float64(x[j], y[j], cnt[j], pany, nany);
+        else
+            for (int64_t j = 0; j < w; j++) FB_CLEAN_float64(x[j * s], y[j], cnt[j], pany, nany);
+    }
+    for (int64_t i = 0; (pany | nany) && i < nrows; i++) { /* rare: the infinities' columns */
+        const fbits_float64 *x = (const fbits_float64 *)(src + i * rs);
+        uint64_t c = 0, y;
+        for (int64_t j = 0; j < w; j++) FB_CLEAN_float64(x[j * s], y, c, pin[j], nin[j]);
+        (void)y;
+    }
+    for (int64_t j = 0; j < w; j++) {
+        uint64_t f = (pin[j] ? SACC_PINF : 0u) | (nin[j] ? SACC_NINF : 0u);
+        if (skipna) acc[j].w[0] += (uint64_t)cnt[j];
+        else if (cnt[j]) f |= SACC_NAN;
+        if (f) acc[j].w[1] |= f | SACC_NONNEGZERO;
+    }
+}
+
+/* The scalar blocks below, declared for block_nonfinite. */
+static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l);
+
+/* A block (n <= EXTRACT_CAP) with an inf or NaN among its values (or, in
+ * skipna lanes, any block): the block again from a copy with those as -0.0
+ * (clean_block), their flags (skipna: the NaN count) into the state. 0
+ * when it holds none (a failure was another). */
+static __attribute__((noinline)) int block_nonfinite_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l)
+{
+    T_float64 raw[EXTRACT_CAP + 4096 / sizeof(T_float64)], *buf = copy_at_float64(raw, x);
+    int64_t nan = 0;
+    uint64_t f = clean_block_float64(x, s, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_float64(buf, 1, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float64 *l)
 {
+    if (l->skipna && block_nonfinite_float64(x, s, n, l)) return;
     if (l->A == 0.0) {
         double m = 0.0;
         for (int64_t i = 0; i < n && i < 16; i++)
@@ -2030,6 +2550,8 @@ static void block_float64(const T_float64 *x, int64_t s, int64_t n, lanes_float6
     double sums[2] = {(s1[0] + s1[1]) + (s1[2] + s1[3]), (s2[0] + s2[1]) + (s2[2] + s2[3])};
     if (mx <= A && ro == 0 && isfinite(sums[0])) {
         lanes_keep_float64(l, x, s, n, sums, 2, mx != 0.0);
+    } else if (!isfinite(sums[0]) && block_nonfinite_float64(x, s, n, l)) {
+        /* an inf or NaN among them: kept from the copy without them */
     } else {
         double m = chunk_block_float64(x, s, n, &l->acc);
         pick_sigma_float64(m, &l->A, &l->sigma1, &l->sigma2);
@@ -2058,12 +2580,14 @@ typedef struct {
     double t2[TILE]; /* the same for the second-level block sums */
     double tnz[TILE]; /* the largest |kept block sum| of the column: nonzero when one was */
     int64_t skip; /* blocks to send straight to the exact path */
+    int nonfinite; /* a block held an inf or NaN: the next ones go through copies (rows_nonfinite) */
     acc_float64 acc[TILE];
 } rowacc_float64;
 
 static inline void rowacc_init_float64(rowacc_float64 *r, int64_t w)
 {
     r->skip = 0;
+    r->nonfinite = 0;
     for (int64_t j = 0; j < w; j++) {
         r->A[j] = 0.0;
         r->t[j] = 0.0;
@@ -2250,6 +2774,7 @@ static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_
         }
     }
 }
+
 
 /* Rows [0, nrows) at row stride rs, each adding w columns at stride s (s == 0 broadcasts one value). */
 static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
@@ -9201,6 +9726,9 @@ VEC_TARGET static inline __m256d vd_lookup16_avx2(const double *tab, __m256i c, 
 }
 #define vf_skip_nan vf_skip_nan_avx2
 #define vd_lookup16 vd_lookup16_avx2
+/* skipna (kernel_vec.c.j2, block): lanes masked, counted */
+#define vi_or _mm256_or_si256
+#define vi_sub _mm256_sub_epi32
 
 /* float16, avx2: VD_N values at p (a vf f already loaded from p) as a vd */
 #ifdef vd_load_f16
@@ -9258,8 +9786,35 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float16_avx2(const T
     return 1;
 }
 
+VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l)
+{
+    T_float16 raw[RUN_BLOCK_float16 + 4096 / sizeof(T_float16)], *buf = copy_at_float16(raw, x);
+    int64_t nan = 0;
+    vec_zeroupper();
+    uint64_t f = clean_block_float16(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_float16_avx2(buf, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 1 && !ALWAYS_EXACT_float16 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_float16_avx2(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -9284,15 +9839,40 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_float16(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_float16_avx2(x, n, l)) (void)chunk_block_float16(x, 1, n, &l->acc);
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
-    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-        vd d[4];
-        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
-        LOAD2_float16(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    int64_t nan = 0; /* skipna (and after a block with NaN): NaN read as -0.0 (their |x| bits as 0) */
+    if (l->skipna || l->masknan) {
+        const vi inf = vi_set1(0x7f800000), sign = vi_set1((int32_t)0x80000000u);
+        vi cnt = vi_zero();
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
+            vf f0 = vf_load_f16(x + i), f1 = vf_load_f16(x + i + VF_N);
+            vi a0 = vi_absbits(f0), a1 = vi_absbits(f1), m0 = vi_gt_s32(a0, inf), m1 = vi_gt_s32(a1, inf);
+            cnt = vi_sub(vi_sub(cnt, m0), m1); /* a NaN lane is -1 */
+            a0 = vi_andnot(m0, a0);
+            a1 = vi_andnot(m1, a1);
+            f0 = vf_from_bits(vi_or(vi_andnot(m0, vf_bits(f0)), vi_and(m0, sign)));
+            f1 = vf_from_bits(vi_or(vi_andnot(m1, vf_bits(f1)), vi_and(m1, sign)));
+            mxv = vi_max_u32(mxv, vi_max_u32(a0, a1));
+            mnv = vi_min_u32(mnv, vi_min_u32(vi_dec(a0), vi_dec(a1)));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        int32_t c[VF_N];
+        vi_store(c, cnt);
+        for (int k = 0; k < VF_N; k++) nan += c[k];
+    } else {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            vd d[4];
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
+            LOAD2_float16(x + i, d, mxv, mnv);
+            for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+        }
     }
     /* the four sums in a tree: when the block passes its check, every
      * partial sum is exact, so no order of the additions changes a bit */
@@ -9301,13 +9881,23 @@ VEC_TARGET static void block_float16_avx2(const T_float16 *x, int64_t n, lanes_f
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float16(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_float16_avx2(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -9798,6 +10388,26 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_float16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_float16 *buf = copy_at_float16(raw, x + i * rs);
+        clean_rows_float16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_float16_avx2(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -9810,6 +10420,10 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_float16_avx2(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_float16(r, b, rs, nb, 1, w);
@@ -9836,6 +10450,10 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_float16_avx2(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_keep_float16_avx2(r, b, rs, nb, w);
             } else {
@@ -9852,6 +10470,10 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_float16_avx2(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_float16(r, b, rs, nb, 1, w);
@@ -9903,6 +10525,10 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float16_avx2(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_float16(r, nb)) {
             rows_block_keep_float16_avx2(r, b, rs, nb, w);
         } else {
@@ -9973,8 +10599,35 @@ VEC_TARGET __attribute__((noinline)) static int split_block_bfloat16_avx2(const 
     return 1;
 }
 
+VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
+{
+    T_bfloat16 raw[RUN_BLOCK_bfloat16 + 4096 / sizeof(T_bfloat16)], *buf = copy_at_bfloat16(raw, x);
+    int64_t nan = 0;
+    vec_zeroupper();
+    uint64_t f = clean_block_bfloat16(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_bfloat16_avx2(buf, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 0 && !ALWAYS_EXACT_bfloat16 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_bfloat16_avx2(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -9999,7 +10652,7 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_bfloat16(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_bfloat16_avx2(x, n, l)) (void)chunk_block_bfloat16(x, 1, n, &l->acc);
         return;
     }
     /* the check on the 16-bit patterns (the float32 ones are them << 16);
@@ -10040,15 +10693,26 @@ VEC_TARGET static void block_bfloat16_avx2(const T_bfloat16 *x, int64_t n, lanes
     vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
     uint32_t mx = vw_hmax_u16(mxv) << 16, mn16 = vw_hmin_u16(mnv);
     uint32_t mn1 = mn16 == 0xffffu ? UINT32_MAX : ((mn16 + 1u) << 16) - 1u;
+    int64_t nan = 0; /* (skipna went through block_nonfinite) */
     for (; i < n; i++) {
         double v = LOAD_bfloat16(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_bfloat16_avx2(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_bfloat16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -10539,6 +11203,26 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat1
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_bfloat16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_bfloat16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_bfloat16 *buf = copy_at_bfloat16(raw, x + i * rs);
+        clean_rows_bfloat16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_bfloat16_avx2(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -10551,6 +11235,10 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
@@ -10577,6 +11265,10 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_keep_bfloat16_avx2(r, b, rs, nb, w);
             } else {
@@ -10593,6 +11285,10 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
@@ -10644,6 +11340,10 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_keep_bfloat16_avx2(r, b, rs, nb, w);
         } else {
@@ -10718,8 +11418,35 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float32_avx2(const T
     return 1;
 }
 
+VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l)
+{
+    T_float32 raw[RUN_BLOCK_float32 + 4096 / sizeof(T_float32)], *buf = copy_at_float32(raw, x);
+    int64_t nan = 0;
+    vec_zeroupper();
+    uint64_t f = clean_block_float32(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_float32_avx2(buf, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 1 && !ALWAYS_EXACT_float32 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_float32_avx2(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -10744,15 +11471,40 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_float32(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_float32_avx2(x, n, l)) (void)chunk_block_float32(x, 1, n, &l->acc);
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
-    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-        vd d[4];
-        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
-        LOAD2_float32(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    int64_t nan = 0; /* skipna (and after a block with NaN): NaN read as -0.0 (their |x| bits as 0) */
+    if (l->skipna || l->masknan) {
+        const vi inf = vi_set1(0x7f800000), sign = vi_set1((int32_t)0x80000000u);
+        vi cnt = vi_zero();
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
+            vf f0 = vf_load_f32(x + i), f1 = vf_load_f32(x + i + VF_N);
+            vi a0 = vi_absbits(f0), a1 = vi_absbits(f1), m0 = vi_gt_s32(a0, inf), m1 = vi_gt_s32(a1, inf);
+            cnt = vi_sub(vi_sub(cnt, m0), m1); /* a NaN lane is -1 */
+            a0 = vi_andnot(m0, a0);
+            a1 = vi_andnot(m1, a1);
+            f0 = vf_from_bits(vi_or(vi_andnot(m0, vf_bits(f0)), vi_and(m0, sign)));
+            f1 = vf_from_bits(vi_or(vi_andnot(m1, vf_bits(f1)), vi_and(m1, sign)));
+            mxv = vi_max_u32(mxv, vi_max_u32(a0, a1));
+            mnv = vi_min_u32(mnv, vi_min_u32(vi_dec(a0), vi_dec(a1)));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        int32_t c[VF_N];
+        vi_store(c, cnt);
+        for (int k = 0; k < VF_N; k++) nan += c[k];
+    } else {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            vd d[4];
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
+            LOAD2_float32(x + i, d, mxv, mnv);
+            for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+        }
     }
     /* the four sums in a tree: when the block passes its check, every
      * partial sum is exact, so no order of the additions changes a bit */
@@ -10761,13 +11513,23 @@ VEC_TARGET static void block_float32_avx2(const T_float32 *x, int64_t n, lanes_f
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float32(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_float32_avx2(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float32(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -11526,6 +12288,26 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_float32 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float32)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_float32 *buf = copy_at_float32(raw, x + i * rs);
+        clean_rows_float32(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_float32_avx2(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -11538,6 +12320,10 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_float32_avx2(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_float32(r, b, rs, nb, 1, w);
@@ -11564,6 +12350,10 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_float32_avx2(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_keep_float32_avx2(r, b, rs, nb, w);
             } else {
@@ -11580,6 +12370,10 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_float32_avx2(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_float32(r, b, rs, nb, 1, w);
@@ -11631,6 +12425,10 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float32_avx2(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_float32(r, nb)) {
             rows_block_keep_float32_avx2(r, b, rs, nb, w);
         } else {
@@ -11655,8 +12453,31 @@ VEC_TARGET static void run_float32_avx2(const T_float32 *x, int64_t n, lanes_flo
 #ifndef VD_EXTRACT
 #define VD_EXTRACT(x, g) vd_fmsub(vd_fmadd((x), vd_set1(1.0), (g)), vd_set1(1.0), (g))
 #endif
+VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
+{
+    T_float64 raw[RUN_BLOCK_float64 + 4096 / sizeof(T_float64)], *buf = copy_at_float64(raw, x);
+    int64_t nan = 0;
+    vec_zeroupper();
+    uint64_t f = clean_block_float64(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_float64_avx2(buf, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
+    if (l->skipna && block_nonfinite_float64_avx2(x, n, l)) return; /* skipna: through a copy without NaN */
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -11713,6 +12534,8 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
     if (mx <= l->A && clean && isfinite(sums[0])) {
         lanes_keep_float64(l, x, 1, n, sums, 2, mx != 0.0);
         l->fails = 0;
+    } else if (!isfinite(sums[0]) && block_nonfinite_float64_avx2(x, n, l)) {
+        /* an inf or NaN among them: kept from the copy without them */
     } else {
         double mm = chunk_block_float64(x, 1, n, &l->acc);
         pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
@@ -12242,6 +13065,8 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vi_hi_vd
 #undef vf_skip_nan
 #undef vd_lookup16
+#undef vi_or
+#undef vi_sub
 /* ---- ISA layer: AVX-512 F, BW, VL, DQ (512-bit vectors) ----
  * The same primitives as simd_avx2.h.j2, twice as wide. Comparisons give
  * mask registers here; the primitives that return lanes of ones turn them
@@ -12383,6 +13208,9 @@ VEC_TARGET static inline __m512d vd_lookup16_avx512(const double *tab, __m512i c
 }
 #define vf_skip_nan vf_skip_nan_avx512
 #define vd_lookup16 vd_lookup16_avx512
+/* skipna (kernel_vec.c.j2, block): lanes masked, counted */
+#define vi_or _mm512_or_si512
+#define vi_sub _mm512_sub_epi32
 
 /* float16, avx512: VD_N values at p (a vf f already loaded from p) as a vd */
 #ifdef vd_load_f16
@@ -12440,8 +13268,35 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float16_avx512(const
     return 1;
 }
 
+VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l)
+{
+    T_float16 raw[RUN_BLOCK_float16 + 4096 / sizeof(T_float16)], *buf = copy_at_float16(raw, x);
+    int64_t nan = 0;
+    vec_zeroupper();
+    uint64_t f = clean_block_float16(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_float16_avx512(buf, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes_float16 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 1 && !ALWAYS_EXACT_float16 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_float16_avx512(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -12466,15 +13321,40 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_float16(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_float16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_float16_avx512(x, n, l)) (void)chunk_block_float16(x, 1, n, &l->acc);
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
-    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-        vd d[4];
-        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
-        LOAD2_float16(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    int64_t nan = 0; /* skipna (and after a block with NaN): NaN read as -0.0 (their |x| bits as 0) */
+    if (l->skipna || l->masknan) {
+        const vi inf = vi_set1(0x7f800000), sign = vi_set1((int32_t)0x80000000u);
+        vi cnt = vi_zero();
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
+            vf f0 = vf_load_f16(x + i), f1 = vf_load_f16(x + i + VF_N);
+            vi a0 = vi_absbits(f0), a1 = vi_absbits(f1), m0 = vi_gt_s32(a0, inf), m1 = vi_gt_s32(a1, inf);
+            cnt = vi_sub(vi_sub(cnt, m0), m1); /* a NaN lane is -1 */
+            a0 = vi_andnot(m0, a0);
+            a1 = vi_andnot(m1, a1);
+            f0 = vf_from_bits(vi_or(vi_andnot(m0, vf_bits(f0)), vi_and(m0, sign)));
+            f1 = vf_from_bits(vi_or(vi_andnot(m1, vf_bits(f1)), vi_and(m1, sign)));
+            mxv = vi_max_u32(mxv, vi_max_u32(a0, a1));
+            mnv = vi_min_u32(mnv, vi_min_u32(vi_dec(a0), vi_dec(a1)));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        int32_t c[VF_N];
+        vi_store(c, cnt);
+        for (int k = 0; k < VF_N; k++) nan += c[k];
+    } else {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            vd d[4];
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float16));
+            LOAD2_float16(x + i, d, mxv, mnv);
+            for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+        }
     }
     /* the four sums in a tree: when the block passes its check, every
      * partial sum is exact, so no order of the additions changes a bit */
@@ -12483,13 +13363,23 @@ VEC_TARGET static void block_float16_avx512(const T_float16 *x, int64_t n, lanes
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float16(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_float16, LSB_MIN_float16);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_float16_avx512(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -12980,6 +13870,26 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_float16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_float16 *buf = copy_at_float16(raw, x + i * rs);
+        clean_rows_float16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_float16_avx512(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -12992,6 +13902,10 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_float16_avx512(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_float16(r, b, rs, nb, 1, w);
@@ -13018,6 +13932,10 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_float16_avx512(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_float16(r, nb)) {
                 rows_block_keep_float16_avx512(r, b, rs, nb, w);
             } else {
@@ -13034,6 +13952,10 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_float16_avx512(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_float16(r, b, rs, nb, 1, w);
@@ -13085,6 +14007,10 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float16_avx512(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_float16(r, nb)) {
             rows_block_keep_float16_avx512(r, b, rs, nb, w);
         } else {
@@ -13155,8 +14081,35 @@ VEC_TARGET __attribute__((noinline)) static int split_block_bfloat16_avx512(cons
     return 1;
 }
 
+VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
+{
+    T_bfloat16 raw[RUN_BLOCK_bfloat16 + 4096 / sizeof(T_bfloat16)], *buf = copy_at_bfloat16(raw, x);
+    int64_t nan = 0;
+    vec_zeroupper();
+    uint64_t f = clean_block_bfloat16(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_bfloat16_avx512(buf, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lanes_bfloat16 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 0 && !ALWAYS_EXACT_bfloat16 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_bfloat16_avx512(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -13181,7 +14134,7 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_bfloat16(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_bfloat16(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_bfloat16_avx512(x, n, l)) (void)chunk_block_bfloat16(x, 1, n, &l->acc);
         return;
     }
     /* the check on the 16-bit patterns (the float32 ones are them << 16);
@@ -13222,15 +14175,26 @@ VEC_TARGET static void block_bfloat16_avx512(const T_bfloat16 *x, int64_t n, lan
     vd_store(part, vd_add(vd_add(s[0], s[1]), vd_add(s[2], s[3])));
     uint32_t mx = vw_hmax_u16(mxv) << 16, mn16 = vw_hmin_u16(mnv);
     uint32_t mn1 = mn16 == 0xffffu ? UINT32_MAX : ((mn16 + 1u) << 16) - 1u;
+    int64_t nan = 0; /* (skipna went through block_nonfinite) */
     for (; i < n; i++) {
         double v = LOAD_bfloat16(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_bfloat16, LSB_MIN_bfloat16);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_bfloat16_avx512(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_bfloat16(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -13721,6 +14685,26 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat1
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_bfloat16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_bfloat16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_bfloat16 *buf = copy_at_bfloat16(raw, x + i * rs);
+        clean_rows_bfloat16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_bfloat16_avx512(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -13733,6 +14717,10 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
@@ -13759,6 +14747,10 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_bfloat16(r, nb)) {
                 rows_block_keep_bfloat16_avx512(r, b, rs, nb, w);
             } else {
@@ -13775,6 +14767,10 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
@@ -13826,6 +14822,10 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_bfloat16(r, nb)) {
             rows_block_keep_bfloat16_avx512(r, b, rs, nb, w);
         } else {
@@ -13900,8 +14900,35 @@ VEC_TARGET __attribute__((noinline)) static int split_block_float32_avx512(const
     return 1;
 }
 
+VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l)
+{
+    T_float32 raw[RUN_BLOCK_float32 + 4096 / sizeof(T_float32)], *buf = copy_at_float32(raw, x);
+    int64_t nan = 0;
+    vec_zeroupper();
+    uint64_t f = clean_block_float32(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    if (f & SACC_NAN) l->masknan = 1;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_float32_avx512(buf, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes_float32 *l)
 {
+    /* skipna: float32 masks NaN lanes as it reads them (below); the others,
+     * and blocks sent to the exact path, through a copy without them */
+    const int masked = 1 && !ALWAYS_EXACT_float32 && l->skip <= 0;
+    if (l->skipna && !masked && block_nonfinite_float32_avx512(x, n, l)) return;
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -13926,15 +14953,40 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
         for (int k = 0; k < VD_N; k++) total += part[k];
         vec_zeroupper();
         if (isfinite(total)) lanes_keep_float32(l, x, 1, n, &total, 1, total != 0.0);
-        else (void)chunk_block_float32(x, 1, n, &l->acc); /* an inf or NaN among them */
+        else if (!block_nonfinite_float32_avx512(x, n, l)) (void)chunk_block_float32(x, 1, n, &l->acc);
         return;
     }
     vi mxv = vi_zero(), mnv = vi_ones();
-    for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
-        vd d[4];
-        PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
-        LOAD2_float32(x + i, d, mxv, mnv);
-        for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+    int64_t nan = 0; /* skipna (and after a block with NaN): NaN read as -0.0 (their |x| bits as 0) */
+    if (l->skipna || l->masknan) {
+        const vi inf = vi_set1(0x7f800000), sign = vi_set1((int32_t)0x80000000u);
+        vi cnt = vi_zero();
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
+            vf f0 = vf_load_f32(x + i), f1 = vf_load_f32(x + i + VF_N);
+            vi a0 = vi_absbits(f0), a1 = vi_absbits(f1), m0 = vi_gt_s32(a0, inf), m1 = vi_gt_s32(a1, inf);
+            cnt = vi_sub(vi_sub(cnt, m0), m1); /* a NaN lane is -1 */
+            a0 = vi_andnot(m0, a0);
+            a1 = vi_andnot(m1, a1);
+            f0 = vf_from_bits(vi_or(vi_andnot(m0, vf_bits(f0)), vi_and(m0, sign)));
+            f1 = vf_from_bits(vi_or(vi_andnot(m1, vf_bits(f1)), vi_and(m1, sign)));
+            mxv = vi_max_u32(mxv, vi_max_u32(a0, a1));
+            mnv = vi_min_u32(mnv, vi_min_u32(vi_dec(a0), vi_dec(a1)));
+            s[0] = vd_add(s[0], vf_lo(f0));
+            s[1] = vd_add(s[1], vf_hi(f0));
+            s[2] = vd_add(s[2], vf_lo(f1));
+            s[3] = vd_add(s[3], vf_hi(f1));
+        }
+        int32_t c[VF_N];
+        vi_store(c, cnt);
+        for (int k = 0; k < VF_N; k++) nan += c[k];
+    } else {
+        for (; i + 2 * VF_N <= n; i += 2 * VF_N) {
+            vd d[4];
+            PREFETCH_SPAN(x + i, 2 * VF_N * sizeof(T_float32));
+            LOAD2_float32(x + i, d, mxv, mnv);
+            for (int k = 0; k < 4; k++) s[k] = vd_add(s[k], d[k]);
+        }
     }
     /* the four sums in a tree: when the block passes its check, every
      * partial sum is exact, so no order of the additions changes a bit */
@@ -13943,13 +14995,23 @@ VEC_TARGET static void block_float32_avx512(const T_float32 *x, int64_t n, lanes
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     for (; i < n; i++) {
         double v = LOAD_float32(x[i]);
+        if ((l->skipna || l->masknan) && v != v) { /* as -0.0: nothing to add, no bound */
+            nan++;
+            continue;
+        }
         uint32_t a = f32_to_bits((float)v) & 0x7fffffffu;
         mx = a > mx ? a : mx;
         mn1 = a - 1u < mn1 ? a - 1u : mn1;
         part[0] += v;
     }
     vec_zeroupper();
-    if (narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32)) {
+    /* an inf or NaN among them; or NaN skipped where a fallback below would
+     * read them (the exact paths, the sign of a zero sum) */
+    const int ok = narrow_sum_exact(mx, mn1, n, PREC_float32, LSB_MIN_float32);
+    if ((mx >= 0x7f800000u || (nan && (!ok || mx == 0))) && block_nonfinite_float32_avx512(x, n, l)) return;
+    if (l->skipna) l->acc.w[0] += (uint64_t)nan;
+    else if (nan) l->acc.w[1] |= SACC_NAN | SACC_NONNEGZERO;
+    if (ok) {
         for (int k = 0; k < VD_N; k++) total += part[k]; /* exact, as every partial sum */
         lanes_keep_float32(l, x, 1, n, &total, 1, mx != 0);
         l->fails = 0;
@@ -14708,6 +15770,26 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32
 /* Each row read once: narrow ones one after the other, as above; wide
  * ones ROW_GROUP at a time (below), the column sums in L1; the block's
  * shared bound in registers. */
+VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
+VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs,
+                                                                             int64_t nrows, int64_t w)
+{
+    T_float32 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float32)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    r->nonfinite = 0; /* the copies hold none */
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_float32 *buf = copy_at_float32(raw, x + i * rs);
+        clean_rows_float32(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        add_rows_float32_avx512(r, buf, w, m, w);
+    }
+    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+}
+
 VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
 {
     if (w <= PANEL_ROWS_MAX) {
@@ -14720,6 +15802,10 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
             if (r->skip > 0) {
                 vec_zeroupper();
                 nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+                continue;
+            }
+            if (r->nonfinite) {
+                rows_nonfinite_float32_avx512(r, b, rs, nb, w);
                 continue;
             }
             rows_block_begin_float32(r, b, rs, nb, 1, w);
@@ -14746,6 +15832,10 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
             vec_zeroupper();
+            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+                rows_nonfinite_float32_avx512(r, b, rs, nb, w);
+                continue;
+            }
             if (rows_block_ok_float32(r, nb)) {
                 rows_block_keep_float32_avx512(r, b, rs, nb, w);
             } else {
@@ -14762,6 +15852,10 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         if (r->skip > 0) {
             vec_zeroupper();
             nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
+            continue;
+        }
+        if (r->nonfinite) {
+            rows_nonfinite_float32_avx512(r, b, rs, nb, w);
             continue;
         }
         rows_block_begin_float32(r, b, rs, nb, 1, w);
@@ -14813,6 +15907,10 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
+        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
+            rows_nonfinite_float32_avx512(r, b, rs, nb, w);
+            continue;
+        }
         if (rows_block_ok_float32(r, nb)) {
             rows_block_keep_float32_avx512(r, b, rs, nb, w);
         } else {
@@ -14837,8 +15935,31 @@ VEC_TARGET static void run_float32_avx512(const T_float32 *x, int64_t n, lanes_f
 #ifndef VD_EXTRACT
 #define VD_EXTRACT(x, g) vd_fmsub(vd_fmadd((x), vd_set1(1.0), (g)), vd_set1(1.0), (g))
 #endif
+VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l);
+
+/* block_nonfinite of kernel_exact.c.j2 on this ISA's blocks (n <= RUN_BLOCK):
+ * a block with an inf or NaN (skipna: any block not masked as it is read)
+ * again from a copy with those as -0.0, their flags (skipna: the NaN
+ * count) into the state, on the vector path. 0 when it holds none. */
+VEC_TARGET __attribute__((noinline)) static int block_nonfinite_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
+{
+    T_float64 raw[RUN_BLOCK_float64 + 4096 / sizeof(T_float64)], *buf = copy_at_float64(raw, x);
+    int64_t nan = 0;
+    vec_zeroupper();
+    uint64_t f = clean_block_float64(x, 1, n, buf, l->skipna, &nan);
+    if (!f && !nan) return 0;
+    l->acc.w[0] += (uint64_t)nan;
+    l->acc.w[1] |= f;
+    int skipna = l->skipna;
+    l->skipna = 0; /* the copy holds no NaN */
+    block_float64_avx512(buf, n, l);
+    l->skipna = skipna;
+    return 1;
+}
+
 VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
 {
+    if (l->skipna && block_nonfinite_float64_avx512(x, n, l)) return; /* skipna: through a copy without NaN */
     if (l->skip > 0) {
         l->skip--;
         vec_zeroupper();
@@ -14895,6 +16016,8 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
     if (mx <= l->A && clean && isfinite(sums[0])) {
         lanes_keep_float64(l, x, 1, n, sums, 2, mx != 0.0);
         l->fails = 0;
+    } else if (!isfinite(sums[0]) && block_nonfinite_float64_avx512(x, n, l)) {
+        /* an inf or NaN among them: kept from the copy without them */
     } else {
         double mm = chunk_block_float64(x, 1, n, &l->acc);
         pick_sigma_float64(mm, &l->A, &l->sigma1, &l->sigma2);
@@ -15425,6 +16548,8 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vi_hi_vd
 #undef vf_skip_nan
 #undef vd_lookup16
+#undef vi_or
+#undef vi_sub
 #define ISA_LEVEL_float16 isa_level[1]
 #define ISA_MEAN_LEVEL_float16 isa_level[5]
 
@@ -15814,7 +16939,7 @@ static inline int64_t min64_float16(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_t off, acc_float16 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
+    count -= (int64_t)total.w[0]; /* skipna: the NaN skipped (zero otherwise) */
     if (!job->states) {
         ((T_float16 *)out)[off] = finalize_float16(total, count);
         return;
@@ -15822,6 +16947,33 @@ static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_
     uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
     memcpy(st, total.w, sizeof total.w);
     st[0] = (uint64_t)count;
+}
+
+/* ---- skipna, float16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Every NaN is read as -0.0 and counted in the count word (w[0])
+ * of its output's exact state, which the kernels leave zero otherwise:
+ * float32 runs mask NaN lanes in their vector loop; other runs, and every
+ * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
+ * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
+ * state is exactly that of its non-NaN values; states combine
+ * (sacc_combine adds the counts), and emit divides by nred minus the
+ * count: the same bits on any thread count, chunk grid, slab and ISA.
+ * Infinities are values: +inf with -inf is NaN. */
+/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+static void skip_rows_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    T_float16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = min64_float16(nrows - i, g);
+        T_float16 *buf = copy_at_float16(raw, x + i * rs);
+        clean_rows_float16(x + i * rs, rs, m, s, w, buf, 1, r->acc);
+        ADD_ROWS_float16(r, buf, w, m, 1, w);
+    }
 }
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
@@ -15836,6 +16988,7 @@ static void inner_piece_float16(const T_float16 *base, const reduce_plan *p, int
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float16(len - i0, remaining);
+        l->skipna = p->skipna;
         RUN_float16(base + off, s, take, l, (int)(f % LANES_float16));
         remaining -= take;
         f += take;
@@ -15885,14 +17038,18 @@ static void rows_piece_float16(const T_float16 *base, const reduce_plan *p, int6
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_float16(r, base, 0, 1, s, w);
+        if (p->skipna) skip_rows_float16(r, base, 0, 1, s, w);
+        else
+            ADD_ROWS_float16(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float16(len - i0, end - f);
-        ADD_ROWS_float16(r, base + off, rs, take, s, w);
+        if (p->skipna) skip_rows_float16(r, base + off, rs, take, s, w);
+        else
+            ADD_ROWS_float16(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -16260,267 +17417,14 @@ static int rows_step_float16(meancli_reduce_job *job, const T_float16 *base, int
     return MEANCLI_OK;
 }
 
-/* ---- skipna, float16 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-typedef uint16_t __attribute__((may_alias)) skipbits_float16;
-#define SKIP_SIGN_float16 ((uint16_t)((uint16_t)1 << 15))
-#define SKIP_ABS_float16 ((uint16_t)(SKIP_SIGN_float16 - 1))
-#define SKIP_INF_float16 ((uint16_t)(SKIP_ABS_float16 ^ (((uint16_t)1 << 10) - 1)))
-
-/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
- * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
- * (16 where the NaN go to different outputs) are copied and counted by
- * vector compares; only a block that holds a NaN is looked at again. */
-static inline __attribute__((always_inline)) void skip_run_float16(const skipbits_float16 *restrict src,
-                                                                  skipbits_float16 *restrict dst, int64_t len,
-                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
-{
-    const int64_t B = os ? 16 : 256;
-    int64_t total = 0;
-    for (int64_t j0 = 0; j0 < len; j0 += B) {
-        int64_t m = len - j0 < B ? len - j0 : B;
-        const skipbits_float16 *x = src + j0 * s;
-        skipbits_float16 *y = dst + j0 * s;
-        uint16_t c = 0;
-        if (s == 1) {
-            PREFETCH_SPAN(x + m, 2 * 256);
-            for (int64_t j = 0; j < m; j++) {
-                uint16_t b = x[j];
-                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
-                y[j] = isn ? SKIP_SIGN_float16 : b;
-                c = (uint16_t)(c + isn);
-            }
-        } else {
-            for (int64_t j = 0; j < m; j++) {
-                uint16_t b = x[j * s];
-                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
-                y[j * s] = isn ? SKIP_SIGN_float16 : b;
-                c = (uint16_t)(c + isn);
-            }
-        }
-        if (!c) continue;
-        if (!os) {
-            total += c;
-            continue;
-        }
-        for (int64_t j = 0; j < m; j++)
-            if ((uint16_t)(x[j * s] & SKIP_ABS_float16) > SKIP_INF_float16)
-                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
-    }
-    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
-}
-
-/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
-static inline __attribute__((always_inline)) void skip_flush_float16(uint16_t *col, int64_t w, int64_t *nan, int64_t o,
-                                                                    int64_t os)
-{
-    for (int64_t j = 0; j < w; j++)
-        if (col[j]) {
-            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
-            col[j] = 0;
-        }
-}
-
-/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
- * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
- * runs of kept values (at most SKIP_COLS) that go to the same outputs as
- * the run before (the rows of a reduction over an outer dim) count their
- * NaN per column in col, by vector adds, added to nan when the outputs
- * change: no look at a single value, no atomic per NaN. */
-CLONES static void skip_items_float16(const skipbits_float16 *restrict src, skipbits_float16 *restrict dst,
-                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
-                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
-{
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
-    uint16_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
-    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
-    int64_t col_at = -1, col_w = 0, col_runs = 0;
-    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-    for (int d = nd - 2; d >= 0; d--) {
-        idx[d] = q % size[d];
-        q /= size[d];
-        ioff += idx[d] * in[d];
-        ooff += idx[d] * os_[d];
-    }
-    for (int64_t i = i0; i < i1; i++) {
-        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-        const skipbits_float16 *x = src + ioff + j0 * s;
-        skipbits_float16 *y = dst + ioff + j0 * s;
-        int64_t o = base_out + ooff + j0 * os;
-        if (os == 0 || m > SKIP_COLS) {
-            skip_run_float16(x, y, m, s, nan, o, os);
-        } else {
-            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint16_t)-1) {
-                if (col_at >= 0) skip_flush_float16(col, col_w, nan, col_at, os);
-                col_at = o;
-                col_w = m;
-                col_runs = 0;
-            }
-            col_runs++;
-            if (s == 1) {
-                for (int64_t j = 0; j < m; j++) {
-                    uint16_t b = x[j];
-                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
-                    y[j] = isn ? SKIP_SIGN_float16 : b;
-                    col[j] = (uint16_t)(col[j] + isn);
-                }
-            } else {
-                for (int64_t j = 0; j < m; j++) {
-                    uint16_t b = x[j * s];
-                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_float16)) > SKIP_INF_float16);
-                    y[j * s] = isn ? SKIP_SIGN_float16 : b;
-                    col[j] = (uint16_t)(col[j] + isn);
-                }
-            }
-        }
-        if (++k < ppr) continue;
-        k = 0;
-        for (int d = nd - 2; d >= 0; d--) {
-            idx[d]++;
-            ioff += in[d];
-            ooff += os_[d];
-            if (idx[d] < size[d]) break;
-            ioff -= idx[d] * in[d];
-            ooff -= idx[d] * os_[d];
-            idx[d] = 0;
-        }
-    }
-    if (col_at >= 0) skip_flush_float16(col, col_w, nan, col_at, os);
-}
-
-/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
- * same offsets from its start), NaN as -0.0 and counted. Threads share
- * pieces of at most SKIP_PIECE values of the innermost runs, each thread
- * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_float16(meancli_reduce_job *job, const T_float16 *rows, void *copy, int64_t r, int64_t r2,
-                             int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
-    int nd = 1 + job->nw;
-    size[0] = r2 - r;
-    in[0] = p->d0_stride;
-    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
-    for (int k = 0; k < job->nw; k++) {
-        size[k + 1] = job->wsize[k];
-        in[k + 1] = job->win[k];
-        os_[k + 1] = job->wout[k];
-    }
-    int64_t L = size[nd - 1], nruns = 1;
-    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
-    if (L <= 0 || nruns <= 0) return;
-    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
-    int nt = clamp_threads(nthreads, nruns * L);
-    if (nt > items) nt = (int)items;
-    const skipbits_float16 *src = (const skipbits_float16 *)rows;
-    skipbits_float16 *dst = (skipbits_float16 *)copy;
-    int64_t *nan = job->nan;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = 0, tn = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        tn = omp_get_num_threads();
-#endif
-        int64_t share = items / tn, extra = items % tn;
-        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) skip_items_float16(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
-    }
-}
-
-/* Where the copy of the values at src starts in the scratch: 2 KiB off
- * src's place in a 4 KiB page, so the copy's stores never alias its loads
- * (4K aliasing: a load whose address matches an earlier store's in its low
- * 12 bits waits for it; measured: the copy stalled on its stores). */
-static void *skip_copy_at_float16(const meancli_reduce_job *job, const void *src)
-{
-    uintptr_t raw = (uintptr_t)job->scratch;
-    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
-}
-
-/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
-static int skip_step_float16(meancli_reduce_job *job, const T_float16 *slab, int64_t a, int64_t b, void *out,
-                            int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
-    for (int64_t r = a; r < b; r += rows) {
-        int64_t r2 = b - r < rows ? b : r + rows;
-        const T_float16 *src = slab + (r - a) * p->d0_stride;
-        void *copy = skip_copy_at_float16(job, src);
-        skip_slab_float16(job, src, copy, r, r2, nthreads);
-        const T_float16 *base = rebase_float16(copy, p, r);
-        int rc = p->inner_reduced ? inner_step_float16(job, base, r, r2, out, nthreads)
-                                  : rows_step_float16(job, base, r, r2, out, nthreads);
-        if (rc != MEANCLI_OK) return rc;
-    }
-    return MEANCLI_OK;
-}
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_float16(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
-    const reduce_plan *p = &job->p;
-    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
-    /* the walk: every dim but D0 (kept and reduced, each list outer ->
-     * inner), merged by stride, largest first */
-    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
-    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
-    job->nw = 0;
-    while (ki < p->nk || ri < p->nr) {
-        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
-        int w = job->nw++;
-        if (take_kept) {
-            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
-        } else {
-            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
-        }
-    }
-    /* one row's values and its extent in memory (elements) */
-    int64_t per_row = 1, extent = 1, rows, elems;
-    for (int k = 0; k < job->nw; k++) {
-        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
-        int64_t span;
-        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
-            return MEANCLI_E_SHAPE;
-    }
-    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
-    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
-    for (int k = 0; k < 2; k++) {
-        got[k] = want[k] / per_row;
-        if (got[k] < 1) got[k] = 1;
-        got[k] = (got[k] + granule - 1) / granule * granule;
-        if (got[k] > p->d0_size) got[k] = p->d0_size;
-    }
-    job->skip_rows_1 = got[1];
-    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
-    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
-        return MEANCLI_E_SHAPE;
-    job->skip_rows = rows;
-    job->skip_elems = elems;
-    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float16), &elems)) return MEANCLI_E_SHAPE;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float16)); /* 4 KiB more: skip_copy_at */
-    job->nan = (int64_t *)alloc_array(p->nout, 8);
-    if (!job->scratch || !job->nan) {
-        free(job->scratch);
-        free(job->nan);
-        job->scratch = NULL;
-        job->nan = NULL;
-        return MEANCLI_E_NOMEM;
-    }
     job->skipna = 1;
+    job->p.skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -16557,7 +17461,6 @@ int meancli_reduce_step_float16(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
-    if (job->skipna) return skip_step_float16(job, (T_float16 const *)slab, a, b, out, nthreads);
     const T_float16 *base = rebase_float16(slab, p, a);
     if (p->inner_reduced) return inner_step_float16(job, base, a, b, out, nthreads);
     return rows_step_float16(job, base, a, b, out, nthreads);
@@ -16623,7 +17526,7 @@ static inline int64_t min64_bfloat16(int64_t a, int64_t b) { return a < b ? a : 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64_t off, acc_bfloat16 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
+    count -= (int64_t)total.w[0]; /* skipna: the NaN skipped (zero otherwise) */
     if (!job->states) {
         ((T_bfloat16 *)out)[off] = finalize_bfloat16(total, count);
         return;
@@ -16631,6 +17534,33 @@ static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64
     uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
     memcpy(st, total.w, sizeof total.w);
     st[0] = (uint64_t)count;
+}
+
+/* ---- skipna, bfloat16 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Every NaN is read as -0.0 and counted in the count word (w[0])
+ * of its output's exact state, which the kernels leave zero otherwise:
+ * float32 runs mask NaN lanes in their vector loop; other runs, and every
+ * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
+ * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
+ * state is exactly that of its non-NaN values; states combine
+ * (sacc_combine adds the counts), and emit divides by nred minus the
+ * count: the same bits on any thread count, chunk grid, slab and ISA.
+ * Infinities are values: +inf with -inf is NaN. */
+/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+static void skip_rows_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    T_bfloat16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_bfloat16)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = min64_bfloat16(nrows - i, g);
+        T_bfloat16 *buf = copy_at_bfloat16(raw, x + i * rs);
+        clean_rows_bfloat16(x + i * rs, rs, m, s, w, buf, 1, r->acc);
+        ADD_ROWS_bfloat16(r, buf, w, m, 1, w);
+    }
 }
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
@@ -16645,6 +17575,7 @@ static void inner_piece_bfloat16(const T_bfloat16 *base, const reduce_plan *p, i
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_bfloat16(len - i0, remaining);
+        l->skipna = p->skipna;
         RUN_bfloat16(base + off, s, take, l, (int)(f % LANES_bfloat16));
         remaining -= take;
         f += take;
@@ -16694,14 +17625,18 @@ static void rows_piece_bfloat16(const T_bfloat16 *base, const reduce_plan *p, in
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_bfloat16(r, base, 0, 1, s, w);
+        if (p->skipna) skip_rows_bfloat16(r, base, 0, 1, s, w);
+        else
+            ADD_ROWS_bfloat16(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_bfloat16(len - i0, end - f);
-        ADD_ROWS_bfloat16(r, base + off, rs, take, s, w);
+        if (p->skipna) skip_rows_bfloat16(r, base + off, rs, take, s, w);
+        else
+            ADD_ROWS_bfloat16(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -17069,267 +18004,14 @@ static int rows_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, i
     return MEANCLI_OK;
 }
 
-/* ---- skipna, bfloat16 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-typedef uint16_t __attribute__((may_alias)) skipbits_bfloat16;
-#define SKIP_SIGN_bfloat16 ((uint16_t)((uint16_t)1 << 15))
-#define SKIP_ABS_bfloat16 ((uint16_t)(SKIP_SIGN_bfloat16 - 1))
-#define SKIP_INF_bfloat16 ((uint16_t)(SKIP_ABS_bfloat16 ^ (((uint16_t)1 << 7) - 1)))
-
-/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
- * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
- * (16 where the NaN go to different outputs) are copied and counted by
- * vector compares; only a block that holds a NaN is looked at again. */
-static inline __attribute__((always_inline)) void skip_run_bfloat16(const skipbits_bfloat16 *restrict src,
-                                                                  skipbits_bfloat16 *restrict dst, int64_t len,
-                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
-{
-    const int64_t B = os ? 16 : 256;
-    int64_t total = 0;
-    for (int64_t j0 = 0; j0 < len; j0 += B) {
-        int64_t m = len - j0 < B ? len - j0 : B;
-        const skipbits_bfloat16 *x = src + j0 * s;
-        skipbits_bfloat16 *y = dst + j0 * s;
-        uint16_t c = 0;
-        if (s == 1) {
-            PREFETCH_SPAN(x + m, 2 * 256);
-            for (int64_t j = 0; j < m; j++) {
-                uint16_t b = x[j];
-                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
-                y[j] = isn ? SKIP_SIGN_bfloat16 : b;
-                c = (uint16_t)(c + isn);
-            }
-        } else {
-            for (int64_t j = 0; j < m; j++) {
-                uint16_t b = x[j * s];
-                uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
-                y[j * s] = isn ? SKIP_SIGN_bfloat16 : b;
-                c = (uint16_t)(c + isn);
-            }
-        }
-        if (!c) continue;
-        if (!os) {
-            total += c;
-            continue;
-        }
-        for (int64_t j = 0; j < m; j++)
-            if ((uint16_t)(x[j * s] & SKIP_ABS_bfloat16) > SKIP_INF_bfloat16)
-                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
-    }
-    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
-}
-
-/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
-static inline __attribute__((always_inline)) void skip_flush_bfloat16(uint16_t *col, int64_t w, int64_t *nan, int64_t o,
-                                                                    int64_t os)
-{
-    for (int64_t j = 0; j < w; j++)
-        if (col[j]) {
-            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
-            col[j] = 0;
-        }
-}
-
-/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
- * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
- * runs of kept values (at most SKIP_COLS) that go to the same outputs as
- * the run before (the rows of a reduction over an outer dim) count their
- * NaN per column in col, by vector adds, added to nan when the outputs
- * change: no look at a single value, no atomic per NaN. */
-CLONES static void skip_items_bfloat16(const skipbits_bfloat16 *restrict src, skipbits_bfloat16 *restrict dst,
-                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
-                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
-{
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
-    uint16_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
-    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
-    int64_t col_at = -1, col_w = 0, col_runs = 0;
-    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-    for (int d = nd - 2; d >= 0; d--) {
-        idx[d] = q % size[d];
-        q /= size[d];
-        ioff += idx[d] * in[d];
-        ooff += idx[d] * os_[d];
-    }
-    for (int64_t i = i0; i < i1; i++) {
-        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-        const skipbits_bfloat16 *x = src + ioff + j0 * s;
-        skipbits_bfloat16 *y = dst + ioff + j0 * s;
-        int64_t o = base_out + ooff + j0 * os;
-        if (os == 0 || m > SKIP_COLS) {
-            skip_run_bfloat16(x, y, m, s, nan, o, os);
-        } else {
-            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint16_t)-1) {
-                if (col_at >= 0) skip_flush_bfloat16(col, col_w, nan, col_at, os);
-                col_at = o;
-                col_w = m;
-                col_runs = 0;
-            }
-            col_runs++;
-            if (s == 1) {
-                for (int64_t j = 0; j < m; j++) {
-                    uint16_t b = x[j];
-                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
-                    y[j] = isn ? SKIP_SIGN_bfloat16 : b;
-                    col[j] = (uint16_t)(col[j] + isn);
-                }
-            } else {
-                for (int64_t j = 0; j < m; j++) {
-                    uint16_t b = x[j * s];
-                    uint16_t isn = (uint16_t)(((uint16_t)(b & SKIP_ABS_bfloat16)) > SKIP_INF_bfloat16);
-                    y[j * s] = isn ? SKIP_SIGN_bfloat16 : b;
-                    col[j] = (uint16_t)(col[j] + isn);
-                }
-            }
-        }
-        if (++k < ppr) continue;
-        k = 0;
-        for (int d = nd - 2; d >= 0; d--) {
-            idx[d]++;
-            ioff += in[d];
-            ooff += os_[d];
-            if (idx[d] < size[d]) break;
-            ioff -= idx[d] * in[d];
-            ooff -= idx[d] * os_[d];
-            idx[d] = 0;
-        }
-    }
-    if (col_at >= 0) skip_flush_bfloat16(col, col_w, nan, col_at, os);
-}
-
-/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
- * same offsets from its start), NaN as -0.0 and counted. Threads share
- * pieces of at most SKIP_PIECE values of the innermost runs, each thread
- * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_bfloat16(meancli_reduce_job *job, const T_bfloat16 *rows, void *copy, int64_t r, int64_t r2,
-                             int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
-    int nd = 1 + job->nw;
-    size[0] = r2 - r;
-    in[0] = p->d0_stride;
-    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
-    for (int k = 0; k < job->nw; k++) {
-        size[k + 1] = job->wsize[k];
-        in[k + 1] = job->win[k];
-        os_[k + 1] = job->wout[k];
-    }
-    int64_t L = size[nd - 1], nruns = 1;
-    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
-    if (L <= 0 || nruns <= 0) return;
-    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
-    int nt = clamp_threads(nthreads, nruns * L);
-    if (nt > items) nt = (int)items;
-    const skipbits_bfloat16 *src = (const skipbits_bfloat16 *)rows;
-    skipbits_bfloat16 *dst = (skipbits_bfloat16 *)copy;
-    int64_t *nan = job->nan;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = 0, tn = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        tn = omp_get_num_threads();
-#endif
-        int64_t share = items / tn, extra = items % tn;
-        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) skip_items_bfloat16(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
-    }
-}
-
-/* Where the copy of the values at src starts in the scratch: 2 KiB off
- * src's place in a 4 KiB page, so the copy's stores never alias its loads
- * (4K aliasing: a load whose address matches an earlier store's in its low
- * 12 bits waits for it; measured: the copy stalled on its stores). */
-static void *skip_copy_at_bfloat16(const meancli_reduce_job *job, const void *src)
-{
-    uintptr_t raw = (uintptr_t)job->scratch;
-    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
-}
-
-/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
-static int skip_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *slab, int64_t a, int64_t b, void *out,
-                            int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
-    for (int64_t r = a; r < b; r += rows) {
-        int64_t r2 = b - r < rows ? b : r + rows;
-        const T_bfloat16 *src = slab + (r - a) * p->d0_stride;
-        void *copy = skip_copy_at_bfloat16(job, src);
-        skip_slab_bfloat16(job, src, copy, r, r2, nthreads);
-        const T_bfloat16 *base = rebase_bfloat16(copy, p, r);
-        int rc = p->inner_reduced ? inner_step_bfloat16(job, base, r, r2, out, nthreads)
-                                  : rows_step_bfloat16(job, base, r, r2, out, nthreads);
-        if (rc != MEANCLI_OK) return rc;
-    }
-    return MEANCLI_OK;
-}
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_bfloat16(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
-    const reduce_plan *p = &job->p;
-    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
-    /* the walk: every dim but D0 (kept and reduced, each list outer ->
-     * inner), merged by stride, largest first */
-    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
-    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
-    job->nw = 0;
-    while (ki < p->nk || ri < p->nr) {
-        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
-        int w = job->nw++;
-        if (take_kept) {
-            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
-        } else {
-            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
-        }
-    }
-    /* one row's values and its extent in memory (elements) */
-    int64_t per_row = 1, extent = 1, rows, elems;
-    for (int k = 0; k < job->nw; k++) {
-        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
-        int64_t span;
-        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
-            return MEANCLI_E_SHAPE;
-    }
-    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
-    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
-    for (int k = 0; k < 2; k++) {
-        got[k] = want[k] / per_row;
-        if (got[k] < 1) got[k] = 1;
-        got[k] = (got[k] + granule - 1) / granule * granule;
-        if (got[k] > p->d0_size) got[k] = p->d0_size;
-    }
-    job->skip_rows_1 = got[1];
-    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
-    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
-        return MEANCLI_E_SHAPE;
-    job->skip_rows = rows;
-    job->skip_elems = elems;
-    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_bfloat16), &elems)) return MEANCLI_E_SHAPE;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_bfloat16)); /* 4 KiB more: skip_copy_at */
-    job->nan = (int64_t *)alloc_array(p->nout, 8);
-    if (!job->scratch || !job->nan) {
-        free(job->scratch);
-        free(job->nan);
-        job->scratch = NULL;
-        job->nan = NULL;
-        return MEANCLI_E_NOMEM;
-    }
     job->skipna = 1;
+    job->p.skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -17366,7 +18048,6 @@ int meancli_reduce_step_bfloat16(meancli_reduce_job *job, const void *slab, int6
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
-    if (job->skipna) return skip_step_bfloat16(job, (T_bfloat16 const *)slab, a, b, out, nthreads);
     const T_bfloat16 *base = rebase_bfloat16(slab, p, a);
     if (p->inner_reduced) return inner_step_bfloat16(job, base, a, b, out, nthreads);
     return rows_step_bfloat16(job, base, a, b, out, nthreads);
@@ -17432,7 +18113,7 @@ static inline int64_t min64_float32(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_t off, acc_float32 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
+    count -= (int64_t)total.w[0]; /* skipna: the NaN skipped (zero otherwise) */
     if (!job->states) {
         ((T_float32 *)out)[off] = finalize_float32(total, count);
         return;
@@ -17440,6 +18121,33 @@ static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_
     uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
     memcpy(st, total.w, sizeof total.w);
     st[0] = (uint64_t)count;
+}
+
+/* ---- skipna, float32 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Every NaN is read as -0.0 and counted in the count word (w[0])
+ * of its output's exact state, which the kernels leave zero otherwise:
+ * float32 runs mask NaN lanes in their vector loop; other runs, and every
+ * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
+ * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
+ * state is exactly that of its non-NaN values; states combine
+ * (sacc_combine adds the counts), and emit divides by nred minus the
+ * count: the same bits on any thread count, chunk grid, slab and ISA.
+ * Infinities are values: +inf with -inf is NaN. */
+/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+static void skip_rows_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    T_float32 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float32)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = min64_float32(nrows - i, g);
+        T_float32 *buf = copy_at_float32(raw, x + i * rs);
+        clean_rows_float32(x + i * rs, rs, m, s, w, buf, 1, r->acc);
+        ADD_ROWS_float32(r, buf, w, m, 1, w);
+    }
 }
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
@@ -17454,6 +18162,7 @@ static void inner_piece_float32(const T_float32 *base, const reduce_plan *p, int
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float32(len - i0, remaining);
+        l->skipna = p->skipna;
         RUN_float32(base + off, s, take, l, (int)(f % LANES_float32));
         remaining -= take;
         f += take;
@@ -17503,14 +18212,18 @@ static void rows_piece_float32(const T_float32 *base, const reduce_plan *p, int6
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_float32(r, base, 0, 1, s, w);
+        if (p->skipna) skip_rows_float32(r, base, 0, 1, s, w);
+        else
+            ADD_ROWS_float32(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float32(len - i0, end - f);
-        ADD_ROWS_float32(r, base + off, rs, take, s, w);
+        if (p->skipna) skip_rows_float32(r, base + off, rs, take, s, w);
+        else
+            ADD_ROWS_float32(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -17878,267 +18591,14 @@ static int rows_step_float32(meancli_reduce_job *job, const T_float32 *base, int
     return MEANCLI_OK;
 }
 
-/* ---- skipna, float32 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-typedef uint32_t __attribute__((may_alias)) skipbits_float32;
-#define SKIP_SIGN_float32 ((uint32_t)((uint32_t)1 << 31))
-#define SKIP_ABS_float32 ((uint32_t)(SKIP_SIGN_float32 - 1))
-#define SKIP_INF_float32 ((uint32_t)(SKIP_ABS_float32 ^ (((uint32_t)1 << 23) - 1)))
-
-/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
- * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
- * (16 where the NaN go to different outputs) are copied and counted by
- * vector compares; only a block that holds a NaN is looked at again. */
-static inline __attribute__((always_inline)) void skip_run_float32(const skipbits_float32 *restrict src,
-                                                                  skipbits_float32 *restrict dst, int64_t len,
-                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
-{
-    const int64_t B = os ? 16 : 256;
-    int64_t total = 0;
-    for (int64_t j0 = 0; j0 < len; j0 += B) {
-        int64_t m = len - j0 < B ? len - j0 : B;
-        const skipbits_float32 *x = src + j0 * s;
-        skipbits_float32 *y = dst + j0 * s;
-        uint32_t c = 0;
-        if (s == 1) {
-            PREFETCH_SPAN(x + m, 4 * 256);
-            for (int64_t j = 0; j < m; j++) {
-                uint32_t b = x[j];
-                uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
-                y[j] = isn ? SKIP_SIGN_float32 : b;
-                c = (uint32_t)(c + isn);
-            }
-        } else {
-            for (int64_t j = 0; j < m; j++) {
-                uint32_t b = x[j * s];
-                uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
-                y[j * s] = isn ? SKIP_SIGN_float32 : b;
-                c = (uint32_t)(c + isn);
-            }
-        }
-        if (!c) continue;
-        if (!os) {
-            total += c;
-            continue;
-        }
-        for (int64_t j = 0; j < m; j++)
-            if ((uint32_t)(x[j * s] & SKIP_ABS_float32) > SKIP_INF_float32)
-                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
-    }
-    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
-}
-
-/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
-static inline __attribute__((always_inline)) void skip_flush_float32(uint32_t *col, int64_t w, int64_t *nan, int64_t o,
-                                                                    int64_t os)
-{
-    for (int64_t j = 0; j < w; j++)
-        if (col[j]) {
-            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
-            col[j] = 0;
-        }
-}
-
-/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
- * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
- * runs of kept values (at most SKIP_COLS) that go to the same outputs as
- * the run before (the rows of a reduction over an outer dim) count their
- * NaN per column in col, by vector adds, added to nan when the outputs
- * change: no look at a single value, no atomic per NaN. */
-CLONES static void skip_items_float32(const skipbits_float32 *restrict src, skipbits_float32 *restrict dst,
-                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
-                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
-{
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
-    uint32_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
-    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
-    int64_t col_at = -1, col_w = 0, col_runs = 0;
-    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-    for (int d = nd - 2; d >= 0; d--) {
-        idx[d] = q % size[d];
-        q /= size[d];
-        ioff += idx[d] * in[d];
-        ooff += idx[d] * os_[d];
-    }
-    for (int64_t i = i0; i < i1; i++) {
-        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-        const skipbits_float32 *x = src + ioff + j0 * s;
-        skipbits_float32 *y = dst + ioff + j0 * s;
-        int64_t o = base_out + ooff + j0 * os;
-        if (os == 0 || m > SKIP_COLS) {
-            skip_run_float32(x, y, m, s, nan, o, os);
-        } else {
-            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint32_t)-1) {
-                if (col_at >= 0) skip_flush_float32(col, col_w, nan, col_at, os);
-                col_at = o;
-                col_w = m;
-                col_runs = 0;
-            }
-            col_runs++;
-            if (s == 1) {
-                for (int64_t j = 0; j < m; j++) {
-                    uint32_t b = x[j];
-                    uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
-                    y[j] = isn ? SKIP_SIGN_float32 : b;
-                    col[j] = (uint32_t)(col[j] + isn);
-                }
-            } else {
-                for (int64_t j = 0; j < m; j++) {
-                    uint32_t b = x[j * s];
-                    uint32_t isn = (uint32_t)(((uint32_t)(b & SKIP_ABS_float32)) > SKIP_INF_float32);
-                    y[j * s] = isn ? SKIP_SIGN_float32 : b;
-                    col[j] = (uint32_t)(col[j] + isn);
-                }
-            }
-        }
-        if (++k < ppr) continue;
-        k = 0;
-        for (int d = nd - 2; d >= 0; d--) {
-            idx[d]++;
-            ioff += in[d];
-            ooff += os_[d];
-            if (idx[d] < size[d]) break;
-            ioff -= idx[d] * in[d];
-            ooff -= idx[d] * os_[d];
-            idx[d] = 0;
-        }
-    }
-    if (col_at >= 0) skip_flush_float32(col, col_w, nan, col_at, os);
-}
-
-/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
- * same offsets from its start), NaN as -0.0 and counted. Threads share
- * pieces of at most SKIP_PIECE values of the innermost runs, each thread
- * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_float32(meancli_reduce_job *job, const T_float32 *rows, void *copy, int64_t r, int64_t r2,
-                             int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
-    int nd = 1 + job->nw;
-    size[0] = r2 - r;
-    in[0] = p->d0_stride;
-    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
-    for (int k = 0; k < job->nw; k++) {
-        size[k + 1] = job->wsize[k];
-        in[k + 1] = job->win[k];
-        os_[k + 1] = job->wout[k];
-    }
-    int64_t L = size[nd - 1], nruns = 1;
-    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
-    if (L <= 0 || nruns <= 0) return;
-    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
-    int nt = clamp_threads(nthreads, nruns * L);
-    if (nt > items) nt = (int)items;
-    const skipbits_float32 *src = (const skipbits_float32 *)rows;
-    skipbits_float32 *dst = (skipbits_float32 *)copy;
-    int64_t *nan = job->nan;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = 0, tn = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        tn = omp_get_num_threads();
-#endif
-        int64_t share = items / tn, extra = items % tn;
-        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) skip_items_float32(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
-    }
-}
-
-/* Where the copy of the values at src starts in the scratch: 2 KiB off
- * src's place in a 4 KiB page, so the copy's stores never alias its loads
- * (4K aliasing: a load whose address matches an earlier store's in its low
- * 12 bits waits for it; measured: the copy stalled on its stores). */
-static void *skip_copy_at_float32(const meancli_reduce_job *job, const void *src)
-{
-    uintptr_t raw = (uintptr_t)job->scratch;
-    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
-}
-
-/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
-static int skip_step_float32(meancli_reduce_job *job, const T_float32 *slab, int64_t a, int64_t b, void *out,
-                            int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
-    for (int64_t r = a; r < b; r += rows) {
-        int64_t r2 = b - r < rows ? b : r + rows;
-        const T_float32 *src = slab + (r - a) * p->d0_stride;
-        void *copy = skip_copy_at_float32(job, src);
-        skip_slab_float32(job, src, copy, r, r2, nthreads);
-        const T_float32 *base = rebase_float32(copy, p, r);
-        int rc = p->inner_reduced ? inner_step_float32(job, base, r, r2, out, nthreads)
-                                  : rows_step_float32(job, base, r, r2, out, nthreads);
-        if (rc != MEANCLI_OK) return rc;
-    }
-    return MEANCLI_OK;
-}
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_float32(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
-    const reduce_plan *p = &job->p;
-    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
-    /* the walk: every dim but D0 (kept and reduced, each list outer ->
-     * inner), merged by stride, largest first */
-    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
-    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
-    job->nw = 0;
-    while (ki < p->nk || ri < p->nr) {
-        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
-        int w = job->nw++;
-        if (take_kept) {
-            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
-        } else {
-            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
-        }
-    }
-    /* one row's values and its extent in memory (elements) */
-    int64_t per_row = 1, extent = 1, rows, elems;
-    for (int k = 0; k < job->nw; k++) {
-        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
-        int64_t span;
-        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
-            return MEANCLI_E_SHAPE;
-    }
-    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
-    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
-    for (int k = 0; k < 2; k++) {
-        got[k] = want[k] / per_row;
-        if (got[k] < 1) got[k] = 1;
-        got[k] = (got[k] + granule - 1) / granule * granule;
-        if (got[k] > p->d0_size) got[k] = p->d0_size;
-    }
-    job->skip_rows_1 = got[1];
-    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
-    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
-        return MEANCLI_E_SHAPE;
-    job->skip_rows = rows;
-    job->skip_elems = elems;
-    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float32), &elems)) return MEANCLI_E_SHAPE;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float32)); /* 4 KiB more: skip_copy_at */
-    job->nan = (int64_t *)alloc_array(p->nout, 8);
-    if (!job->scratch || !job->nan) {
-        free(job->scratch);
-        free(job->nan);
-        job->scratch = NULL;
-        job->nan = NULL;
-        return MEANCLI_E_NOMEM;
-    }
     job->skipna = 1;
+    job->p.skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -18175,7 +18635,6 @@ int meancli_reduce_step_float32(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
-    if (job->skipna) return skip_step_float32(job, (T_float32 const *)slab, a, b, out, nthreads);
     const T_float32 *base = rebase_float32(slab, p, a);
     if (p->inner_reduced) return inner_step_float32(job, base, a, b, out, nthreads);
     return rows_step_float32(job, base, a, b, out, nthreads);
@@ -18241,7 +18700,7 @@ static inline int64_t min64_float64(int64_t a, int64_t b) { return a < b ? a : b
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_t off, acc_float64 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
+    count -= (int64_t)total.w[0]; /* skipna: the NaN skipped (zero otherwise) */
     if (!job->states) {
         ((T_float64 *)out)[off] = finalize_float64(total, count);
         return;
@@ -18249,6 +18708,33 @@ static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_
     uint64_t *st = (uint64_t *)out + off * (int64_t)(sizeof total / 8);
     memcpy(st, total.w, sizeof total.w);
     st[0] = (uint64_t)count;
+}
+
+/* ---- skipna, float64 -------------------------------------------------------
+ * meancli's own extension: each output is the exact mean of its non-NaN
+ * values. Every NaN is read as -0.0 and counted in the count word (w[0])
+ * of its output's exact state, which the kernels leave zero otherwise:
+ * float32 runs mask NaN lanes in their vector loop; other runs, and every
+ * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
+ * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
+ * state is exactly that of its non-NaN values; states combine
+ * (sacc_combine adds the counts), and emit divides by nred minus the
+ * count: the same bits on any thread count, chunk grid, slab and ISA.
+ * Infinities are values: +inf with -inf is NaN. */
+/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+static void skip_rows_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    T_float64 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float64)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float64)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = min64_float64(nrows - i, g);
+        T_float64 *buf = copy_at_float64(raw, x + i * rs);
+        clean_rows_float64(x + i * rs, rs, m, s, w, buf, 1, r->acc);
+        ADD_ROWS_float64(r, buf, w, m, 1, w);
+    }
 }
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
@@ -18263,6 +18749,7 @@ static void inner_piece_float64(const T_float64 *base, const reduce_plan *p, int
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float64(len - i0, remaining);
+        l->skipna = p->skipna;
         RUN_float64(base + off, s, take, l, (int)(f % LANES_float64));
         remaining -= take;
         f += take;
@@ -18312,14 +18799,18 @@ static void rows_piece_float64(const T_float64 *base, const reduce_plan *p, int6
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_float64(r, base, 0, 1, s, w);
+        if (p->skipna) skip_rows_float64(r, base, 0, 1, s, w);
+        else
+            ADD_ROWS_float64(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_float64(len - i0, end - f);
-        ADD_ROWS_float64(r, base + off, rs, take, s, w);
+        if (p->skipna) skip_rows_float64(r, base + off, rs, take, s, w);
+        else
+            ADD_ROWS_float64(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -18687,267 +19178,14 @@ static int rows_step_float64(meancli_reduce_job *job, const T_float64 *base, int
     return MEANCLI_OK;
 }
 
-/* ---- skipna, float64 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-typedef uint64_t __attribute__((may_alias)) skipbits_float64;
-#define SKIP_SIGN_float64 ((uint64_t)((uint64_t)1 << 63))
-#define SKIP_ABS_float64 ((uint64_t)(SKIP_SIGN_float64 - 1))
-#define SKIP_INF_float64 ((uint64_t)(SKIP_ABS_float64 ^ (((uint64_t)1 << 52) - 1)))
-
-/* dst[j * s] := src[j * s] with NaN as -0.0, for j < len; each NaN counted
- * in nan[o + j * os] (os == 0: all in nan[o]). Blocks of up to 256 values
- * (16 where the NaN go to different outputs) are copied and counted by
- * vector compares; only a block that holds a NaN is looked at again. */
-static inline __attribute__((always_inline)) void skip_run_float64(const skipbits_float64 *restrict src,
-                                                                  skipbits_float64 *restrict dst, int64_t len,
-                                                                  int64_t s, int64_t *nan, int64_t o, int64_t os)
-{
-    const int64_t B = os ? 16 : 256;
-    int64_t total = 0;
-    for (int64_t j0 = 0; j0 < len; j0 += B) {
-        int64_t m = len - j0 < B ? len - j0 : B;
-        const skipbits_float64 *x = src + j0 * s;
-        skipbits_float64 *y = dst + j0 * s;
-        uint64_t c = 0;
-        if (s == 1) {
-            PREFETCH_SPAN(x + m, 8 * 256);
-            for (int64_t j = 0; j < m; j++) {
-                uint64_t b = x[j];
-                uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
-                y[j] = isn ? SKIP_SIGN_float64 : b;
-                c = (uint64_t)(c + isn);
-            }
-        } else {
-            for (int64_t j = 0; j < m; j++) {
-                uint64_t b = x[j * s];
-                uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
-                y[j * s] = isn ? SKIP_SIGN_float64 : b;
-                c = (uint64_t)(c + isn);
-            }
-        }
-        if (!c) continue;
-        if (!os) {
-            total += c;
-            continue;
-        }
-        for (int64_t j = 0; j < m; j++)
-            if ((uint64_t)(x[j * s] & SKIP_ABS_float64) > SKIP_INF_float64)
-                __atomic_fetch_add(nan + o + (j0 + j) * os, 1, __ATOMIC_RELAXED);
-    }
-    if (total) __atomic_fetch_add(nan + o, total, __ATOMIC_RELAXED);
-}
-
-/* Adds the counts col[j] (j < w) to nan[o + j * os] and clears them. */
-static inline __attribute__((always_inline)) void skip_flush_float64(uint64_t *col, int64_t w, int64_t *nan, int64_t o,
-                                                                    int64_t os)
-{
-    for (int64_t j = 0; j < w; j++)
-        if (col[j]) {
-            __atomic_fetch_add(nan + o + j * os, (int64_t)col[j], __ATOMIC_RELAXED);
-            col[j] = 0;
-        }
-}
-
-/* Items [i0, i1) of skip_slab: pieces of the innermost runs (ppr per run),
- * the runs over dims (size, in, os_)[0, nd - 1) from src and dst. Short
- * runs of kept values (at most SKIP_COLS) that go to the same outputs as
- * the run before (the rows of a reduction over an outer dim) count their
- * NaN per column in col, by vector adds, added to nan when the outputs
- * change: no look at a single value, no atomic per NaN. */
-CLONES static void skip_items_float64(const skipbits_float64 *restrict src, skipbits_float64 *restrict dst,
-                                     int64_t *nan, int nd, const int64_t *size, const int64_t *in,
-                                     const int64_t *os_, int64_t base_out, int64_t ppr, int64_t i0, int64_t i1)
-{
-    int64_t L = size[nd - 1], s = in[nd - 1], os = os_[nd - 1];
-    uint64_t col[SKIP_COLS]; /* zero beyond the entries in use: skip_flush clears them */
-    memset(col, 0, (size_t)(L < SKIP_COLS ? L : SKIP_COLS) * sizeof *col);
-    int64_t col_at = -1, col_w = 0, col_runs = 0;
-    int64_t q = i0 / ppr, k = i0 % ppr, idx[MEANCLI_MAX_RANK + 1], ioff = 0, ooff = 0;
-    for (int d = nd - 2; d >= 0; d--) {
-        idx[d] = q % size[d];
-        q /= size[d];
-        ioff += idx[d] * in[d];
-        ooff += idx[d] * os_[d];
-    }
-    for (int64_t i = i0; i < i1; i++) {
-        int64_t j0 = k * SKIP_PIECE, m = L - j0 < SKIP_PIECE ? L - j0 : SKIP_PIECE;
-        const skipbits_float64 *x = src + ioff + j0 * s;
-        skipbits_float64 *y = dst + ioff + j0 * s;
-        int64_t o = base_out + ooff + j0 * os;
-        if (os == 0 || m > SKIP_COLS) {
-            skip_run_float64(x, y, m, s, nan, o, os);
-        } else {
-            if (o != col_at || m != col_w || (uint64_t)col_runs == (uint64_t)(uint64_t)-1) {
-                if (col_at >= 0) skip_flush_float64(col, col_w, nan, col_at, os);
-                col_at = o;
-                col_w = m;
-                col_runs = 0;
-            }
-            col_runs++;
-            if (s == 1) {
-                for (int64_t j = 0; j < m; j++) {
-                    uint64_t b = x[j];
-                    uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
-                    y[j] = isn ? SKIP_SIGN_float64 : b;
-                    col[j] = (uint64_t)(col[j] + isn);
-                }
-            } else {
-                for (int64_t j = 0; j < m; j++) {
-                    uint64_t b = x[j * s];
-                    uint64_t isn = (uint64_t)(((uint64_t)(b & SKIP_ABS_float64)) > SKIP_INF_float64);
-                    y[j * s] = isn ? SKIP_SIGN_float64 : b;
-                    col[j] = (uint64_t)(col[j] + isn);
-                }
-            }
-        }
-        if (++k < ppr) continue;
-        k = 0;
-        for (int d = nd - 2; d >= 0; d--) {
-            idx[d]++;
-            ioff += in[d];
-            ooff += os_[d];
-            if (idx[d] < size[d]) break;
-            ioff -= idx[d] * in[d];
-            ooff -= idx[d] * os_[d];
-            idx[d] = 0;
-        }
-    }
-    if (col_at >= 0) skip_flush_float64(col, col_w, nan, col_at, os);
-}
-
-/* D0 rows [r, r2) from `rows` (row r's first element) to the scratch (the
- * same offsets from its start), NaN as -0.0 and counted. Threads share
- * pieces of at most SKIP_PIECE values of the innermost runs, each thread
- * a contiguous range of them (one unflatten, then an odometer). */
-static void skip_slab_float64(meancli_reduce_job *job, const T_float64 *rows, void *copy, int64_t r, int64_t r2,
-                             int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t size[MEANCLI_MAX_RANK + 1], in[MEANCLI_MAX_RANK + 1], os_[MEANCLI_MAX_RANK + 1];
-    int nd = 1 + job->nw;
-    size[0] = r2 - r;
-    in[0] = p->d0_stride;
-    os_[0] = p->d0_reduced || p->nk == 0 ? 0 : p->kout[0];
-    for (int k = 0; k < job->nw; k++) {
-        size[k + 1] = job->wsize[k];
-        in[k + 1] = job->win[k];
-        os_[k + 1] = job->wout[k];
-    }
-    int64_t L = size[nd - 1], nruns = 1;
-    for (int k = 0; k < nd - 1; k++) nruns *= size[k]; /* at most the slab's values: no overflow */
-    if (L <= 0 || nruns <= 0) return;
-    int64_t ppr = (L + SKIP_PIECE - 1) / SKIP_PIECE, items = nruns * ppr, base_out = r * os_[0];
-    int nt = clamp_threads(nthreads, nruns * L);
-    if (nt > items) nt = (int)items;
-    const skipbits_float64 *src = (const skipbits_float64 *)rows;
-    skipbits_float64 *dst = (skipbits_float64 *)copy;
-    int64_t *nan = job->nan;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int t = 0, tn = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        tn = omp_get_num_threads();
-#endif
-        int64_t share = items / tn, extra = items % tn;
-        int64_t i0 = share * t + (t < extra ? t : extra), i1 = i0 + share + (t < extra);
-        if (i0 < i1) skip_items_float64(src, dst, nan, nd, size, in, os_, base_out, ppr, i0, i1);
-    }
-}
-
-/* Where the copy of the values at src starts in the scratch: 2 KiB off
- * src's place in a 4 KiB page, so the copy's stores never alias its loads
- * (4K aliasing: a load whose address matches an earlier store's in its low
- * 12 bits waits for it; measured: the copy stalled on its stores). */
-static void *skip_copy_at_float64(const meancli_reduce_job *job, const void *src)
-{
-    uintptr_t raw = (uintptr_t)job->scratch;
-    return (void *)(raw + (((uintptr_t)src + 2048u - raw) & 4095u));
-}
-
-/* reduce_step of a skipna job: D0 rows [a, b) at slab, skip_rows at a time */
-static int skip_step_float64(meancli_reduce_job *job, const T_float64 *slab, int64_t a, int64_t b, void *out,
-                            int nthreads)
-{
-    const reduce_plan *p = &job->p;
-    int64_t rows = clamp_threads(nthreads, mul_sat(b - a, p->d0_stride)) > 1 ? job->skip_rows : job->skip_rows_1;
-    for (int64_t r = a; r < b; r += rows) {
-        int64_t r2 = b - r < rows ? b : r + rows;
-        const T_float64 *src = slab + (r - a) * p->d0_stride;
-        void *copy = skip_copy_at_float64(job, src);
-        skip_slab_float64(job, src, copy, r, r2, nthreads);
-        const T_float64 *base = rebase_float64(copy, p, r);
-        int rc = p->inner_reduced ? inner_step_float64(job, base, r, r2, out, nthreads)
-                                  : rows_step_float64(job, base, r, r2, out, nthreads);
-        if (rc != MEANCLI_OK) return rc;
-    }
-    return MEANCLI_OK;
-}
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_float64(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
-    const reduce_plan *p = &job->p;
-    if (p->nout == 0 || p->nred == 0 || job->skipna) return MEANCLI_OK; /* no value to skip */
-    /* the walk: every dim but D0 (kept and reduced, each list outer ->
-     * inner), merged by stride, largest first */
-    int ki = p->d0_reduced ? 0 : 1, ri = p->d0_reduced ? 1 : 0;
-    if (p->nk == 0 && p->nr == 0) ki = ri = 0; /* one value */
-    job->nw = 0;
-    while (ki < p->nk || ri < p->nr) {
-        int take_kept = ri >= p->nr || (ki < p->nk && p->kin[ki] >= p->rin[ri]);
-        int w = job->nw++;
-        if (take_kept) {
-            job->wsize[w] = p->ksize[ki]; job->win[w] = p->kin[ki]; job->wout[w] = p->kout[ki]; ki++;
-        } else {
-            job->wsize[w] = p->rsize[ri]; job->win[w] = p->rin[ri]; job->wout[w] = 0; ri++;
-        }
-    }
-    /* one row's values and its extent in memory (elements) */
-    int64_t per_row = 1, extent = 1, rows, elems;
-    for (int k = 0; k < job->nw; k++) {
-        per_row *= job->wsize[k]; /* divides nout * nred: no overflow */
-        int64_t span;
-        if (!mul_ok(job->wsize[k] - 1, job->win[k], &span) || __builtin_add_overflow(extent, span, &extent))
-            return MEANCLI_E_SHAPE;
-    }
-    int64_t granule = !p->inner_reduced && !p->d0_reduced && p->nk == 1 ? TILE : 1;
-    int64_t want[2] = {SKIP_ELEMS, SKIP_ELEMS_1}, got[2];
-    for (int k = 0; k < 2; k++) {
-        got[k] = want[k] / per_row;
-        if (got[k] < 1) got[k] = 1;
-        got[k] = (got[k] + granule - 1) / granule * granule;
-        if (got[k] > p->d0_size) got[k] = p->d0_size;
-    }
-    job->skip_rows_1 = got[1];
-    rows = got[0] > got[1] ? got[0] : got[1]; /* the scratch holds either */
-    if (!mul_ok(rows - 1, p->d0_stride, &elems) || __builtin_add_overflow(elems, extent, &elems))
-        return MEANCLI_E_SHAPE;
-    job->skip_rows = rows;
-    job->skip_elems = elems;
-    if (__builtin_add_overflow(elems, 4096 / (int64_t)sizeof(T_float64), &elems)) return MEANCLI_E_SHAPE;
-    job->scratch = alloc_array(elems, (int64_t)sizeof(T_float64)); /* 4 KiB more: skip_copy_at */
-    job->nan = (int64_t *)alloc_array(p->nout, 8);
-    if (!job->scratch || !job->nan) {
-        free(job->scratch);
-        free(job->nan);
-        job->scratch = NULL;
-        job->nan = NULL;
-        return MEANCLI_E_NOMEM;
-    }
     job->skipna = 1;
+    job->p.skipna = 1;
     return MEANCLI_OK;
 }
 
@@ -18984,7 +19222,6 @@ int meancli_reduce_step_float64(meancli_reduce_job *job, const void *slab, int64
     job->next_row = b;
     if (p->nout == 0 || p->nred == 0 || a == b) return MEANCLI_OK;
     if (!slab || !out) return MEANCLI_E_ARG;
-    if (job->skipna) return skip_step_float64(job, (T_float64 const *)slab, a, b, out, nthreads);
     const T_float64 *base = rebase_float64(slab, p, a);
     if (p->inner_reduced) return inner_step_float64(job, base, a, b, out, nthreads);
     return rows_step_float64(job, base, a, b, out, nthreads);
@@ -19050,7 +19287,6 @@ static inline int64_t min64_int8(int64_t a, int64_t b) { return a < b ? a : b; }
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int8(const meancli_reduce_job *job, void *out, int64_t off, acc_int8 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int8 *)out)[off] = finalize_int8(total, count);
         return;
@@ -19061,6 +19297,7 @@ static inline void emit_int8(const meancli_reduce_job *job, void *out, int64_t o
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -19123,14 +19360,14 @@ static void rows_piece_int8(const T_int8 *base, const reduce_plan *p, int64_t st
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_int8(r, base, 0, 1, s, w);
+            ADD_ROWS_int8(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int8(len - i0, end - f);
-        ADD_ROWS_int8(r, base + off, rs, take, s, w);
+            ADD_ROWS_int8(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -19407,21 +19644,9 @@ static int rows_step_int8(meancli_reduce_job *job, const T_int8 *base, int64_t a
     return MEANCLI_OK;
 }
 
-/* ---- skipna, int8 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_int8(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -19528,7 +19753,6 @@ static inline int64_t min64_int16(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int16(const meancli_reduce_job *job, void *out, int64_t off, acc_int16 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int16 *)out)[off] = finalize_int16(total, count);
         return;
@@ -19539,6 +19763,7 @@ static inline void emit_int16(const meancli_reduce_job *job, void *out, int64_t 
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -19601,14 +19826,14 @@ static void rows_piece_int16(const T_int16 *base, const reduce_plan *p, int64_t 
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_int16(r, base, 0, 1, s, w);
+            ADD_ROWS_int16(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int16(len - i0, end - f);
-        ADD_ROWS_int16(r, base + off, rs, take, s, w);
+            ADD_ROWS_int16(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -19885,21 +20110,9 @@ static int rows_step_int16(meancli_reduce_job *job, const T_int16 *base, int64_t
     return MEANCLI_OK;
 }
 
-/* ---- skipna, int16 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_int16(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -20006,7 +20219,6 @@ static inline int64_t min64_int32(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int32(const meancli_reduce_job *job, void *out, int64_t off, acc_int32 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int32 *)out)[off] = finalize_int32(total, count);
         return;
@@ -20017,6 +20229,7 @@ static inline void emit_int32(const meancli_reduce_job *job, void *out, int64_t 
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -20079,14 +20292,14 @@ static void rows_piece_int32(const T_int32 *base, const reduce_plan *p, int64_t 
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_int32(r, base, 0, 1, s, w);
+            ADD_ROWS_int32(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int32(len - i0, end - f);
-        ADD_ROWS_int32(r, base + off, rs, take, s, w);
+            ADD_ROWS_int32(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -20363,21 +20576,9 @@ static int rows_step_int32(meancli_reduce_job *job, const T_int32 *base, int64_t
     return MEANCLI_OK;
 }
 
-/* ---- skipna, int32 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_int32(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -20484,7 +20685,6 @@ static inline int64_t min64_int64(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_int64(const meancli_reduce_job *job, void *out, int64_t off, acc_int64 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_int64 *)out)[off] = finalize_int64(total, count);
         return;
@@ -20495,6 +20695,7 @@ static inline void emit_int64(const meancli_reduce_job *job, void *out, int64_t 
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -20557,14 +20758,14 @@ static void rows_piece_int64(const T_int64 *base, const reduce_plan *p, int64_t 
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_int64(r, base, 0, 1, s, w);
+            ADD_ROWS_int64(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_int64(len - i0, end - f);
-        ADD_ROWS_int64(r, base + off, rs, take, s, w);
+            ADD_ROWS_int64(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -20841,21 +21042,9 @@ static int rows_step_int64(meancli_reduce_job *job, const T_int64 *base, int64_t
     return MEANCLI_OK;
 }
 
-/* ---- skipna, int64 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_int64(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -20962,7 +21151,6 @@ static inline int64_t min64_uint8(int64_t a, int64_t b) { return a < b ? a : b; 
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint8(const meancli_reduce_job *job, void *out, int64_t off, acc_uint8 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint8 *)out)[off] = finalize_uint8(total, count);
         return;
@@ -20973,6 +21161,7 @@ static inline void emit_uint8(const meancli_reduce_job *job, void *out, int64_t 
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -21035,14 +21224,14 @@ static void rows_piece_uint8(const T_uint8 *base, const reduce_plan *p, int64_t 
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_uint8(r, base, 0, 1, s, w);
+            ADD_ROWS_uint8(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint8(len - i0, end - f);
-        ADD_ROWS_uint8(r, base + off, rs, take, s, w);
+            ADD_ROWS_uint8(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -21319,21 +21508,9 @@ static int rows_step_uint8(meancli_reduce_job *job, const T_uint8 *base, int64_t
     return MEANCLI_OK;
 }
 
-/* ---- skipna, uint8 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_uint8(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -21440,7 +21617,6 @@ static inline int64_t min64_uint16(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint16(const meancli_reduce_job *job, void *out, int64_t off, acc_uint16 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint16 *)out)[off] = finalize_uint16(total, count);
         return;
@@ -21451,6 +21627,7 @@ static inline void emit_uint16(const meancli_reduce_job *job, void *out, int64_t
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -21513,14 +21690,14 @@ static void rows_piece_uint16(const T_uint16 *base, const reduce_plan *p, int64_
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_uint16(r, base, 0, 1, s, w);
+            ADD_ROWS_uint16(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint16(len - i0, end - f);
-        ADD_ROWS_uint16(r, base + off, rs, take, s, w);
+            ADD_ROWS_uint16(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -21797,21 +21974,9 @@ static int rows_step_uint16(meancli_reduce_job *job, const T_uint16 *base, int64
     return MEANCLI_OK;
 }
 
-/* ---- skipna, uint16 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_uint16(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -21918,7 +22083,6 @@ static inline int64_t min64_uint32(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint32(const meancli_reduce_job *job, void *out, int64_t off, acc_uint32 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint32 *)out)[off] = finalize_uint32(total, count);
         return;
@@ -21929,6 +22093,7 @@ static inline void emit_uint32(const meancli_reduce_job *job, void *out, int64_t
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -21991,14 +22156,14 @@ static void rows_piece_uint32(const T_uint32 *base, const reduce_plan *p, int64_
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_uint32(r, base, 0, 1, s, w);
+            ADD_ROWS_uint32(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint32(len - i0, end - f);
-        ADD_ROWS_uint32(r, base + off, rs, take, s, w);
+            ADD_ROWS_uint32(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -22275,21 +22440,9 @@ static int rows_step_uint32(meancli_reduce_job *job, const T_uint32 *base, int64
     return MEANCLI_OK;
 }
 
-/* ---- skipna, uint32 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_uint32(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;
@@ -22396,7 +22549,6 @@ static inline int64_t min64_uint64(int64_t a, int64_t b) { return a < b ? a : b;
  * exact state (layout: kernels.c.j2, "Exact sums"; integers: count, 0, sum). */
 static inline void emit_uint64(const meancli_reduce_job *job, void *out, int64_t off, acc_uint64 total, int64_t count)
 {
-    if (job->nan) count -= job->nan[off]; /* skipna: the values kept */
     if (!job->states) {
         ((T_uint64 *)out)[off] = finalize_uint64(total, count);
         return;
@@ -22407,6 +22559,7 @@ static inline void emit_uint64(const meancli_reduce_job *job, void *out, int64_t
     st[2] = (uint64_t)(unsigned __int128)total;
     st[3] = (uint64_t)((unsigned __int128)total >> 64);
 }
+
 
 /* Add reduced flat indices [start, end) of one output into open lanes:
  * runs along the innermost reduced dim, an odometer over the outer ones. */
@@ -22469,14 +22622,14 @@ static void rows_piece_uint64(const T_uint64 *base, const reduce_plan *p, int64_
     int nr = p->nr;
     if (end <= start) return;
     if (nr == 0) { /* nothing reduced: the one row */
-        ADD_ROWS_uint64(r, base, 0, 1, s, w);
+            ADD_ROWS_uint64(r, base, 0, 1, s, w);
         return;
     }
     int64_t len = p->rsize[nr - 1], rs = p->rin[nr - 1], f = start;
     unflatten(start, nr, p->rsize, p->rin, idx, &off);
     for (;;) {
         int64_t i0 = idx[nr - 1], take = min64_uint64(len - i0, end - f);
-        ADD_ROWS_uint64(r, base + off, rs, take, s, w);
+            ADD_ROWS_uint64(r, base + off, rs, take, s, w);
         f += take;
         if (f >= end) break;
         off -= i0 * rs;
@@ -22753,21 +22906,9 @@ static int rows_step_uint64(meancli_reduce_job *job, const T_uint64 *base, int64
     return MEANCLI_OK;
 }
 
-/* ---- skipna, uint64 -------------------------------------------------------
- * meancli's own extension: each output is the exact mean of its non-NaN
- * values. Each slab is copied, SKIP_ELEMS values at a time (a few MiB, in
- * cache when the reduction reads it back), to the job's scratch in the
- * input's own layout, every NaN written as -0.0 and counted for its output
- * (job->nan, by output offset); the reduction then runs on the copy as on
- * any slab. -0.0 adds nothing to an exact sum and sets no flag (the mean of
- * -0.0s alone is -0.0), so each output's state is exactly that of its
- * non-NaN values, and its count nred - nan[off] (emit). Infinities are
- * values: +inf with -inf is NaN. The copy is one pass of integer compares
- * on the values' bits, vectorized by the compiler (CLONES). */
-
 /* Make a job (before its first slab) skip NaN: each output the exact mean
- * of its non-NaN values, NaN where none is left. Integer types have no
- * NaN: nothing changes. */
+ * of its non-NaN values, NaN where none is left ("skipna" above). Integer
+ * types have no NaN: nothing changes. */
 int meancli_reduce_skipna_uint64(meancli_reduce_job *job)
 {
     if (!job || job->next_row != 0) return MEANCLI_E_ARG;

@@ -613,7 +613,7 @@ class ReduceJob:
             if skipna:
                 status = getattr(self._lib, symbol("reduce_skipna", self._dtype))(self._job)
                 if status == BY_NAME["E_NOMEM"]:
-                    raise NotEnoughMemory("--skipna: the copy of a slab does not fit in memory")
+                    raise NotEnoughMemory("--skipna: not enough memory")
                 _check(status, self._symbol)
         except BaseException:
             self._lib.meancli_reduce_free(self._job)

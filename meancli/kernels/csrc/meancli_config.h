@@ -128,17 +128,9 @@ typedef struct {
 /* Mean: where this machine's last-level cache size is unknown, outputs of
  * at least this many bytes bypass the caches (mean_stream_bytes, below) */
 #define MEAN_STREAM_FALLBACK_BYTES ((int64_t)1 << 23)
-/* skipna: values per copy of a slab (kernel_reduce.c.j2, "skipna"): on
- * several threads twice PARALLEL_MIN_ELEMENTS, so the reduction of a copy
- * of whole D0 rows still runs on the threads, each thread's half in its
- * L2; on one thread SKIP_ELEMS_1, which stays in L2 while the input streams
- * by (measured: 4 MiB copies went to L3 and cost 3x the reduction, 2 MiB
- * ones on one thread stalled on their stores); and pieces of the innermost
- * runs the threads share */
-#define SKIP_ELEMS ((int64_t)1 << 19)
-#define SKIP_ELEMS_1 ((int64_t)1 << 16)
-/* skipna: kept runs of at most this many values count their NaN per column (skip_items) */
-#define SKIP_COLS 4096
-#define SKIP_PIECE ((int64_t)1 << 16)
+/* bytes of the copy (NaN, inf as -0.0) a group of rows is read through, in
+ * L1: skipna, and a rows block that holds an inf or NaN (kernel_reduce.c.j2,
+ * "skipna"; kernel_exact.c.j2, rows_nonfinite) */
+#define SKIP_ROWS_BYTES 32768
 /* Below this many input elements a call runs on the calling thread only. */
 #define PARALLEL_MIN_ELEMENTS 262144

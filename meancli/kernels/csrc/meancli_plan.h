@@ -26,6 +26,7 @@ typedef struct {
     int d0_reduced;                     /* D0 is ksize[0] (0) or rsize[0] (1) */
     int64_t d0_size, d0_stride;         /* rows of D0 and elements per row */
     int64_t row_chunk;                  /* rows per chunk of a row reduction (plan_row_chunk) */
+    int skipna;                         /* NaN skipped as they are read (kernel_reduce.c.j2, "skipna") */
 } reduce_plan;
 
 /* Rows per chunk of a row reduction of nred rows: ROW_CHUNK, doubled up to
@@ -47,6 +48,7 @@ static int plan_reduce(int rank, const int64_t *shape, const int64_t *strides_by
     int red[MEANCLI_MAX_RANK], logical[MEANCLI_MAX_RANK];
     int n = 0;
     if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
+    p->skipna = 0;
     p->nout = 1;
     p->nred = 1;
     for (int d = 0; d < rank; d++) {
@@ -129,17 +131,11 @@ typedef struct meancli_reduce_job {
     void *open;         /* lanes per output (inner mode) or row accumulators per unit (rows mode) */
     int64_t itemsize;
     int states;         /* write each output's exact partial state instead of its mean */
-    /* skipna (meancli's own extension, float types): each slab is first
-     * copied to `scratch` with every NaN read as -0.0 (which adds nothing,
-     * not even a sign: the sum is exactly that of the other values) while
-     * nan[off] counts the NaN of the output at offset off; the output's
-     * count is then nred - nan[off] (kernel_reduce.c.j2, "skipna") */
+    /* skipna (meancli's own extension, float types): every NaN is read as
+     * -0.0 (which adds nothing, not even a sign) and counted in the count
+     * word of its output's exact state; the output's count is then nred
+     * minus that (kernel_reduce.c.j2, "skipna"; p.skipna set too) */
     int skipna;
-    int64_t *nan;       /* per output (C-contiguous offsets) */
-    void *scratch;      /* skip_rows D0 rows in the input's own layout */
-    int64_t skip_rows, skip_rows_1, skip_elems; /* rows per copy (on one thread: _1) */
-    int nw;             /* the walk: every dim but D0, outer -> inner in memory order */
-    int64_t wsize[MEANCLI_MAX_RANK], win[MEANCLI_MAX_RANK], wout[MEANCLI_MAX_RANK];
 } meancli_reduce_job;
 
 void meancli_reduce_free(meancli_reduce_job *job)
@@ -147,8 +143,6 @@ void meancli_reduce_free(meancli_reduce_job *job)
     if (!job) return;
     free(job->totals);
     free(job->open);
-    free(job->nan);
-    free(job->scratch);
     free(job);
 }
 
