@@ -22,12 +22,14 @@ import pytest
 from conftest import Result, run_cli
 from onnx import TensorProto, helper, numpy_helper
 
-from meancli.errors import InputFileError, UnsupportedDtypeFile, extra_hint
+from meancli.errors import InputFileError, SpecViolation, UnsupportedDtypeFile, extra_hint
 from meancli.io import source as streaming
 from meancli.io import thresholds
 from meancli.io.messages import split_member
 from meancli.io.onnx_tensor import read_tensor_file, write_tensor_file
-from meancli.io.registry import Opening, open_input, read_axes
+from meancli.io.registry import Opening, open_input, read_tensor
+from meancli.ops.opset import resolve
+from meancli.ops.validate import axes_input
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 MEANCLI = [sys.executable, "-m", "meancli"]
@@ -546,14 +548,19 @@ def test_axes_from_usage_errors(tmp_path: Path, extra: list[str], code: int, mes
     assert r.returncode == code and r.stderr.startswith(f"error: {message}"), r.stderr
 
 
-def test_read_axes_checks_dtype_and_rank(tmp_path: Path) -> None:
+def test_axes_tensors_are_checked_for_dtype_and_rank(tmp_path: Path) -> None:
     np.save(tmp_path / "i32.npy", np.array([1], np.int32))
     np.save(tmp_path / "m.npy", np.array([[1]], np.int64))
-    with pytest.raises(InputFileError, match=r"i32\.npy: axes must be int64 for X, found int32"):
-        read_axes(str(tmp_path / "i32.npy"), ("int64",), "X")
-    assert read_axes(str(tmp_path / "i32.npy"), ("int32", "int64"), "X") == [1]  # openvino's T_IND
-    with pytest.raises(InputFileError, match=r"axes must be a 1-D tensor, found shape \(1, 1\)"):
-        read_axes(str(tmp_path / "m.npy"), ("int64",), "X")
+    onnx18, openvino = resolve("ReduceMean", "onnx:18"), resolve("ReduceMean", "openvino:1")
+    shown, i32 = read_tensor(str(tmp_path / "i32.npy"))
+    with pytest.raises(
+        SpecViolation, match=r"i32\.npy: axes must be int64 for ReduceMean-18 \(onnx\), found int32"
+    ):
+        axes_input(onnx18, i32, shown)
+    assert axes_input(openvino, i32, shown) == [1]  # openvino's T_IND
+    with pytest.raises(SpecViolation, match=r"axes must be a 1-D tensor, found shape \(1, 1\)"):
+        shown, m = read_tensor(str(tmp_path / "m.npy"))
+        axes_input(onnx18, m, shown)
 
 
 def test_axes_from_openvino_takes_int32(tmp_path: Path) -> None:

@@ -289,3 +289,116 @@ def test_an_http_storage_option_the_client_refuses_is_named_as_one(plain_http: t
     r = run_cli("reduce-mean", f"{url}/x.npy", "--json")
     assert r.exit_code == 0, r.stderr
     assert '"result": [1.5]' in r.stdout
+
+
+# --------------------------------------------------------------------------- check-onnx refuses
+# what the spec forbids (each of these was an internal error or a passing verdict)
+
+
+def _node_dir(tmp_path: Path, name: str, node: object, opset: int, init: list[object]) -> Path:
+    """A check-onnx directory of one node over x (3, 4) float32, with y's expected value
+    the mean over every axis (what a node that ignored its wrong parts would give)."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    d = tmp_path / name
+    (d / "test_data_set_0").mkdir(parents=True)
+    graph = helper.make_graph(
+        [node],
+        name,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=init,
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), d / "model.onnx")
+    (d / "test_data_set_0" / "input_0.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
+    y = exact_reduce_mean(x, None, keepdims=True)
+    (d / "test_data_set_0" / "output_0.pb").write_bytes(numpy_helper.from_array(y, "y").SerializeToString())
+    return d
+
+
+def _cases(tmp_path: Path) -> list[tuple[Path, str]]:
+    pytest.importorskip("onnx")
+    from onnx import helper, numpy_helper
+
+    def axes(name: str, values: object, dtype: object) -> object:
+        return numpy_helper.from_array(np.asarray(values, dtype=dtype), name)
+
+    rm = "ReduceMean"
+    return [
+        (
+            _node_dir(tmp_path, "attr18", helper.make_node(rm, ["x"], ["y"], axes=[1]), 18, []),
+            "ReduceMean-18 (onnx) has no attribute axes",
+        ),
+        (
+            _node_dir(tmp_path, "keep2", helper.make_node(rm, ["x"], ["y"], keepdims=2), 18, []),
+            "keepdims must be",
+        ),
+        (
+            _node_dir(
+                tmp_path, "ax32", helper.make_node(rm, ["x", "a"], ["y"]), 18, [axes("a", [1], np.int32)]
+            ),
+            "axes must be int64 for ReduceMean-18 (onnx), found int32",
+        ),
+        (
+            _node_dir(
+                tmp_path, "ax2d", helper.make_node(rm, ["x", "a"], ["y"]), 18, [axes("a", [[1]], np.int64)]
+            ),
+            "axes must be a 1-D tensor",
+        ),
+        (
+            _node_dir(
+                tmp_path,
+                "three",
+                helper.make_node(rm, ["x", "a", "z"], ["y"]),
+                18,
+                [axes("a", [1], np.int64), axes("z", [1], np.int64)],
+            ),
+            "ReduceMean-18 (onnx) takes 1 to 2 input(s), the node has 3",
+        ),
+        (
+            _node_dir(
+                tmp_path, "two13", helper.make_node(rm, ["x", "a"], ["y"]), 13, [axes("a", [1], np.int64)]
+            ),
+            "ReduceMean-13 (onnx) takes 1 input(s), the node has 2",
+        ),
+        (
+            _node_dir(tmp_path, "foo13", helper.make_node(rm, ["x"], ["y"], foo=1), 13, []),
+            "ReduceMean-13 (onnx) has no attribute foo",
+        ),
+    ]
+
+
+def test_check_onnx_refuses_a_node_its_version_forbids_and_names_the_model(tmp_path: Path) -> None:
+    for d, says in _cases(tmp_path):
+        r = run_cli("check-onnx", str(d))
+        assert r.exit_code == 1, (d.name, r.stderr)
+        assert r.stderr.startswith(f"error: {d / 'model.onnx'}: "), r.stderr
+        assert says in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_a_runtime_installed_but_broken_is_one_line_exit_1(tmp_path: Path) -> None:
+    """A runtime package that is there but fails to import (a missing shared library)."""
+    fake = tmp_path / "fake" / "onnxruntime"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(
+        'raise ImportError("libonnxruntime.so.1: cannot open shared object file")\n'
+    )
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    env = {"PYTHONPATH": str(tmp_path / "fake")}
+    r = run_cli(
+        "reduce-mean",
+        "x.npy",
+        "--axes",
+        "0",
+        "--runtime",
+        "onnxruntime",
+        cwd=tmp_path,
+        subprocess=True,
+        env=env,
+    )
+    assert r.exit_code == 1, r.stderr
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("error: --runtime onnxruntime: onnxruntime is installed but cannot be imported")
+    assert "cannot open shared object file" in line and "install the onnxruntime extra" in line

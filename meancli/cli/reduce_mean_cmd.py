@@ -271,11 +271,12 @@ def _read_axes_from(op: "OpVersion", path: str, report: Report) -> list[int]:
     """The axes read from ``path`` (``-``: stdin) for a version whose axes are an input tensor.
 
     Raises:
-        InputFileError: as inputs.read_axes.
+        InputFileError: the file is unreadable or holds several tensors (io.registry.read_tensor).
+        SpecViolation: not a 1-D tensor of a dtype the version takes for axes.
     """
-    from ..io.registry import read_axes
+    from ..io.registry import read_tensor
+    from ..ops.validate import axes_input
 
-    param = next(i.type_param for i in op.inputs if i.name == "axes")
-    allowed = {c.param: c.allowed for c in op.type_constraints}.get(param, (param,))
     with report.stage("read"):
-        return read_axes(path, tuple(allowed), op.label)
+        shown, array = read_tensor(path)
+    return axes_input(op, array, shown)

@@ -6,16 +6,18 @@ For ``meancli check-onnx``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import InputFileError, OpsetError
+from ..errors import InputFileError, OpsetError, SpecViolation
 from ..io.onnx_model import NodeModel
 from ..kernels.arrays import kernel_input
 from ..ops import opset as opsets
 from ..ops.schema import OpVersion
-from ..ops.validate import validate_reduce
+from ..ops.validate import axes_input, check_arity, validate_reduce
 from . import Clock, plan
 from .memory import prepare_mean
 
@@ -49,6 +51,15 @@ def node_version(model: NodeModel) -> OpVersion:
         raise InputFileError(f"{model.path}: {exc}") from None
 
 
+@contextmanager
+def _named(model: NodeModel) -> Iterator[None]:
+    """What the version's validators refuse, said of the model (check-onnx may run many)."""
+    try:
+        yield
+    except SpecViolation as exc:
+        raise SpecViolation(f"{model.path}: {exc}") from None
+
+
 def run_node(model: NodeModel, values: dict[str, Any], clock: Clock, threads: int = 1) -> NodeRun:
     """The node's correctly rounded output on ``values`` (by name: the graph's inputs
     and initializers).
@@ -68,37 +79,37 @@ def run_node(model: NodeModel, values: dict[str, Any], clock: Clock, threads: in
             attribute the version lacks).
     """
     op = node_version(model)
+    # an optional input left out is an empty name; trailing ones do not count
+    given = list(model.inputs)
+    while given and not given[-1]:
+        given.pop()
+    check_arity(op, len(given), str(model.path))
     known = {**model.initializers, **values}
-    missing = [n for n in model.inputs if n and n not in known]
+    missing = [n for n in given if n not in known]
     if missing:
         raise InputFileError(f"{model.path}: no value for the node's input {missing[0]!r}")
     attributes = dict(model.attributes)
     legacy = {a.name for a in op.attributes if a.legacy}
     for name in legacy:  # no effect on the result (Mean-1's consumed_inputs)
         attributes.pop(name, None)
+    if "axes" in attributes and (op.axes is None or op.axes.source != "attribute"):
+        raise SpecViolation(f"{model.path}: {op.label} has no attribute axes (its axes are its second input)")
     job = plan.Job(threads=threads, clock=clock)
     if model.op_type == "Mean":
-        items = [kernel_input(known[n]) for n in model.inputs]
-        with clock.stage("validate"):
+        items = [kernel_input(known[n]) for n in given]
+        with clock.stage("validate"), _named(model):
             shape = prepare_mean(op, items, **attributes)
         outcome = plan.mean(op, shape, items, job)
         return NodeRun(op, {}, np.asarray(outcome.result))
-    data = kernel_input(known[model.inputs[0]])
+    data = kernel_input(known[given[0]])
     axes: Any = None
     if op.axes is not None and op.axes.source == "attribute":
         axes = attributes.pop("axes", None)
-    elif len(model.inputs) > 1 and model.inputs[1]:
-        axes = [int(a) for a in np.asarray(known[model.inputs[1]]).reshape(-1).tolist()]
+    elif len(given) > 1 and given[1]:
+        axes = axes_input(op, np.asarray(known[given[1]]), f"{model.path}: the node's axes {given[1]!r}")
     keepdims = attributes.pop(op.keepdims.attribute, None) if op.keepdims is not None else None
-    with clock.stage("validate"):
-        call = validate_reduce(
-            op,
-            data.dtype,
-            tuple(data.shape),
-            axes,
-            None if keepdims is None else bool(keepdims),
-            **attributes,
-        )
+    with clock.stage("validate"), _named(model):  # keepdims as the model gives it: 0 or 1
+        call = validate_reduce(op, data.dtype, tuple(data.shape), axes, keepdims, **attributes)
     outcome = plan.reduce(op, call, data, job)
     shown: dict[str, Any] = {"axes": list(call.axes)}
     for name, value in call.attributes:

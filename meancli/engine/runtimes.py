@@ -97,6 +97,15 @@ def check_runtimes(names: Sequence[str]) -> None:
         ):
             missing = top if importlib.util.find_spec(top) is None else "onnx"
             raise InputFileError(f"--runtime {name} needs the {missing} package; {extra_hint(extra)}")
+        for needed in dict.fromkeys([module, "onnx"]):  # installed, but does it load?
+            try:
+                importlib.import_module(needed)
+            except ImportError as exc:  # a missing shared library, a broken install
+                reason = one_line(str(exc)) or type(exc).__name__
+                raise InputFileError(
+                    f"--runtime {name}: {needed.split('.')[0]} is installed but cannot be imported "
+                    f"({reason}); {extra_hint(extra)}"
+                ) from None
 
 
 def runtime_label(name: str) -> str:

@@ -21,7 +21,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..dtypes import spec_name
 from ..errors import InputFileError, OutputFileError, UsageError
 from .detect import input_format
 from .inputs import NamedArray, read_npy_input, read_npz_input, read_pb_input, read_stdin_input
@@ -216,36 +215,23 @@ def input_location(arg: str) -> tuple[str, str | None]:
     return (path.rstrip("/") or path), member
 
 
-def read_axes(arg: str, allowed: tuple[str, ...], label: str) -> list[int]:
-    """The axes held by the tensor file ``arg`` (any input format): a 1-D integer tensor,
-    as ReduceMean-18's ``axes`` input is.
+def read_tensor(arg: str) -> tuple[str, np.ndarray]:
+    """The one tensor the file ``arg`` holds (any input format), in memory, and how
+    messages name it; for ``--axes-from`` (whose values ops.validate.axes_input checks).
 
     Args:
         arg: a FILE argument naming one tensor (``-``: a ``.npy`` on stdin, which
             the caller checks is not also a data FILE).
-        allowed: the spec's dtype names the operator version takes for axes (int64 for ONNX).
-        label: the operator version as messages name it.
-
-    Returns:
-        The axes, in the file's order (an empty list for an empty tensor: explicitly empty).
 
     Raises:
-        InputFileError: the file is unreadable, holds several tensors, is not 1-D, or its
-            dtype is not one of ``allowed``.
+        InputFileError: the file is unreadable or holds several tensors.
     """
     named = open_input(arg)
     if len(named) != 1:
         listed = ", ".join(n.name for n in named)
         raise InputFileError(f"{arg}: holds {len(named)} arrays ({listed}); name one as {arg}:NAME")
     (item,) = named
-    shown = shown_input(item.name)
-    array = np.asarray(item.data)
-    dtype = spec_name(array.dtype)
-    if dtype not in allowed:
-        raise InputFileError(f"{shown}: axes must be {' or '.join(allowed)} for {label}, found {dtype}")
-    if array.ndim != 1:
-        raise InputFileError(f"{shown}: axes must be a 1-D tensor, found shape {array.shape}")
-    return [int(a) for a in array.tolist()]
+    return shown_input(item.name), np.asarray(item.data)
 
 
 # --------------------------------------------------------------------------- outputs

@@ -87,6 +87,41 @@ def validate_reduce(
         return call
 
 
+def axes_input(op: OpVersion, array: np.ndarray, shown: str) -> list[int]:
+    """The axes an ``axes`` input tensor holds (ReduceMean-18's; OpenVINO's second
+    input), in its order: a 1-D tensor of a dtype the version's spec allows for axes
+    (int64 for ONNX; int32 or int64 for OpenVINO). An empty tensor is explicitly empty.
+
+    Args:
+        shown: how messages name the tensor (its file, an initializer's name).
+
+    Raises:
+        SpecViolation: another dtype or rank.
+    """
+    param = next(i.type_param for i in op.inputs if i.name == "axes")
+    allowed = {c.param: c.allowed for c in op.type_constraints}.get(param, (param,))
+    dtype = spec_name(array.dtype)
+    if dtype not in allowed:
+        raise SpecViolation(f"{shown}: axes must be {' or '.join(allowed)} for {op.label}, found {dtype}")
+    if array.ndim != 1:
+        raise SpecViolation(f"{shown}: axes must be a 1-D tensor, found shape {array.shape}")
+    return [int(a) for a in array.tolist()]
+
+
+def check_arity(op: OpVersion, count: int, shown: str) -> None:
+    """Refuse a node with a number of inputs the version does not take (ONNX's
+    min/max arity; an optional input left out counts as absent).
+
+    Raises:
+        SpecViolation: too few or too many inputs.
+    """
+    least = sum(i.min_arity for i in op.inputs)
+    most = None if any(i.variadic for i in op.inputs) else sum(i.max_arity for i in op.inputs)
+    if count < least or (most is not None and count > most):
+        takes = f"at least {least}" if most is None else str(least) if least == most else f"{least} to {most}"
+        raise SpecViolation(f"{shown}: {op.label} takes {takes} input(s), the node has {count}")
+
+
 def validate_mean(op: OpVersion, inputs: Sequence[Any], **attributes: Any) -> tuple[int, ...]:
     """Validate a Mean call against ``op``'s spec; returns the output shape.
 
