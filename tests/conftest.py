@@ -58,6 +58,15 @@ if "MEANCLI_CACHE_DIR" not in os.environ:
     if not os.environ.get("MEANCLI_ISA"):
         kernels.isa_report()
 
+# --------------------------------------------------------------------------- signals
+
+# The signal tests send SIGINT to the processes they start. A suite started as a
+# shell's background job (`make test &`) inherits SIGINT ignored, and so would every
+# process it starts (an ignored signal stays ignored across exec): Ctrl-C could not
+# reach them. A handler instead is reset to the default at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 # --------------------------------------------------------------------------- the command line
 
 #: ``python -m meancli``: the command a real run starts.
