@@ -63,6 +63,24 @@ FLOAT_FORMATS: dict[str, tuple[int, int, int]] = {
     "float64": (53, -1022, 1023),
 }
 
+#: NaN bit patterns of each float dtype: both signs, quiet and signalling, with payloads.
+NAN_BITS: dict[str, list[int]] = {
+    "float16": [0x7E00, 0xFE00, 0x7C01, 0x7E55, 0xFD00, 0xFC55, 0x7FFF],
+    "bfloat16": [0x7FC0, 0xFFC0, 0x7F81, 0x7FD5, 0xFF90, 0xFF81, 0x7FFF],
+    "float32": [0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FC12345, 0xFF812345, 0xFF800123, 0x7FFFFFFF],
+    "float64": [
+        0x7FF8000000000000,
+        0xFFF8000000000000,
+        0x7FF0000000000001,
+        0x7FF8000000000ABC,
+        0xFFF0000000012345,
+        0xFFF0000000000ABC,
+        0x7FFFFFFFFFFFFFFF,
+    ],
+}
+#: Unsigned integer types by item size: a float's bits.
+UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
 IMPLS = ("onnxruntime", "onnx-reference", "openvino")
 SHIFT = 1074  # every finite float64 is an integer multiple of 2**-1074
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 import oracles
 import pytest
@@ -28,25 +27,6 @@ from meancli import kernels
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
-UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-# NaN of both signs, quiet and signalling, with payloads; as bit patterns
-NANS: dict[str, list[int]] = {
-    "float16": [0x7E00, 0xFE00, 0x7C01, 0x7E55, 0xFD00],
-    "bfloat16": [0x7FC0, 0xFFC0, 0x7F81, 0x7FD5, 0xFF90],
-    "float32": [0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FC12345, 0xFF812345],
-    "float64": [
-        0x7FF8000000000000,
-        0xFFF8000000000000,
-        0x7FF0000000000001,
-        0x7FF8000000000ABC,
-        0xFFF0000000012345,
-    ],
-}
-
-
-def dtype_of(name: str) -> np.dtype[Any]:
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 def strictly_same_bits(got: np.ndarray, want: np.ndarray) -> bool:
@@ -54,15 +34,15 @@ def strictly_same_bits(got: np.ndarray, want: np.ndarray) -> bool:
     got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape or got.dtype != want.dtype:
         return False
-    u = UINT[got.dtype.itemsize]
+    u = oracles.UINT[got.dtype.itemsize]
     return bool((got.view(u) == want.view(u)).all())
 
 
 def values(name: str, shape: tuple[int, ...], rng: np.random.Generator, mix: dict[str, float]) -> np.ndarray:
     """Values of dtype ``name``: a narrow spread (the vector path's exact sums)
-    or, with mix["wide"], a wide one; a share of NaN (every payload of NANS),
+    or, with mix["wide"], a wide one; a share of NaN (every payload of oracles.NAN_BITS),
     infinities, signed zeros and subnormals as ``mix`` says."""
-    dt = dtype_of(name)
+    dt = oracles.DTYPES[name]
     size = int(np.prod(shape, dtype=np.int64))
     e = 12 if name == "float16" else 30
     spread = rng.integers(-e, e, size) if rng.random() < mix["wide"] else rng.integers(-3, 4, size)
@@ -70,9 +50,9 @@ def values(name: str, shape: tuple[int, ...], rng: np.random.Generator, mix: dic
     ints = rng.random(size) < 0.2  # small integers: ties and exact cancellations
     v[ints] = rng.integers(-4, 5, int(ints.sum()))
     x = v.astype(dt)
-    u = x.view(UINT[dt.itemsize])
+    u = x.view(oracles.UINT[dt.itemsize])
     # the smallest subnormal: the bit pattern 1
-    tiny = np.array([1], UINT[dt.itemsize]).view(dt)[0]
+    tiny = np.array([1], oracles.UINT[dt.itemsize]).view(dt)[0]
     pick = rng.random(size)
     lo = 0.0
     for kind, share in (("nan", mix["nan"]), ("inf", mix["inf"]), ("zero", mix["zero"]), ("sub", mix["sub"])):
@@ -82,7 +62,7 @@ def values(name: str, shape: tuple[int, ...], rng: np.random.Generator, mix: dic
         if not k:
             continue
         if kind == "nan":
-            u[sel] = rng.choice(np.array(NANS[name], dtype=UINT[dt.itemsize]), k)
+            u[sel] = rng.choice(np.array(oracles.NAN_BITS[name], dtype=oracles.UINT[dt.itemsize]), k)
         elif kind == "inf":
             x[sel] = np.where(rng.random(k) < 0.5, np.inf, -np.inf).astype(dt)
         elif kind == "zero":
@@ -181,7 +161,7 @@ def test_mean_signed_zeros_and_all_nan_lanes(every_isa: tuple[str, ...], name: s
     """Lanes of -0.0 only (-0.0), -0.0 with +0.0 (+0.0), -0.0 with NaN
     (skipna: -0.0), NaN only (NaN), +inf with -inf (NaN), and a NaN beside
     an inf (NaN), every lane of a vector and its tail."""
-    dt = dtype_of(name)
+    dt = oracles.DTYPES[name]
     n = 40
     nz, pz, nan, inf = np.array([-0.0, 0.0, np.nan, np.inf], np.float64).astype(dt)
     rows = [

@@ -25,25 +25,6 @@ import meancli
 from meancli import kernels
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
-UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-# NaN of several payloads, both signs, quiet and signalling, as bit patterns
-NAN_BITS = {
-    "float16": [0x7E00, 0xFE00, 0x7C01, 0xFC55, 0x7FFF],
-    "bfloat16": [0x7FC0, 0xFFC0, 0x7F81, 0xFF81, 0x7FFF],
-    "float32": [0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800123, 0x7FFFFFFF],
-    "float64": [
-        0x7FF8000000000000,
-        0xFFF8000000000000,
-        0x7FF0000000000001,
-        0xFFF0000000000ABC,
-        0x7FFFFFFFFFFFFFFF,
-    ],
-}
-
-
-def dtype_of(name: str) -> np.dtype[Any]:
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 def same_bits(a: Any, b: Any) -> bool:
@@ -53,7 +34,7 @@ def same_bits(a: Any, b: Any) -> bool:
         return False
     fa, fb = a.astype(np.float64), b.astype(np.float64)
     nan = np.isnan(fa) & np.isnan(fb)
-    u = UINT[a.dtype.itemsize]
+    u = oracles.UINT[a.dtype.itemsize]
     return bool(((a.view(u) == b.view(u)) | nan).all())
 
 
@@ -62,7 +43,7 @@ def make(name: str, shape: tuple[int, ...], seed: int, mix: dict[str, float]) ->
     ties), then, with the probabilities of ``mix``, NaN (random payloads and
     signs), +-inf, +-0.0, subnormals and the largest finite values."""
     rng = np.random.default_rng(seed)
-    dt = dtype_of(name)
+    dt = oracles.DTYPES[name]
     size = int(np.prod(shape))
     fi = ml_dtypes.finfo(dt) if name == "bfloat16" else np.finfo(dt)
     e = 14 if name == "float16" else 30
@@ -70,7 +51,7 @@ def make(name: str, shape: tuple[int, ...], seed: int, mix: dict[str, float]) ->
     small = rng.random(size) < 0.3
     v[small] = rng.integers(-4, 5, int(small.sum()))
     x = v.astype(dt)
-    u = UINT[dt.itemsize]
+    u = oracles.UINT[dt.itemsize]
     bits = x.view(u)
 
     def pick(key: str) -> np.ndarray:
@@ -85,7 +66,9 @@ def make(name: str, shape: tuple[int, ...], seed: int, mix: dict[str, float]) ->
     m = pick("inf")
     x[m] = np.where(rng.random(int(m.sum())) < 0.5, np.inf, -np.inf).astype(dt)
     m = pick("nan")
-    bits[m] = np.array(NAN_BITS[name], dtype=u)[rng.integers(0, 5, int(m.sum()))]
+    bits[m] = np.array(oracles.NAN_BITS[name], dtype=u)[
+        rng.integers(0, len(oracles.NAN_BITS[name]), int(m.sum()))
+    ]
     return x.reshape(shape)
 
 

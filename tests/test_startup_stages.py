@@ -136,6 +136,7 @@ def test_bfloat16_to_pb_and_the_api_still_use_ml_dtypes(tmp_path: Path, bf: np.n
     assert result.tobytes() == exact_reduce_mean(bf, [1], keepdims=True).tobytes()
 
 
+@pytest.mark.slow  # a real process importing onnx: ~5 s
 def test_onnx_import_is_a_stage_of_its_own(tmp_path: Path) -> None:
     """A .pb input: ``import`` in the JSON timings and the time line, before ``read``."""
     pytest.importorskip("onnx")

@@ -67,6 +67,7 @@ def test_parent_of_a_file_is_its_directory_as_given(work: Path, file: str, writt
     assert_float_close(np.load(work / written), want, context=file)
 
 
+@pytest.mark.slow  # real processes: ~2 s each
 @pytest.mark.parametrize(("file", "name"), [("*.npy", "work"), (".", "work"), ("sub/.", "sub")])
 def test_parent_of_a_directory_or_glob_here_is_dot(work: Path, file: str, name: str) -> None:
     """A shard dataset named by a glob in the current directory, or by '.': the result

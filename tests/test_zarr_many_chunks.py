@@ -67,6 +67,7 @@ def zip_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return opened
 
 
+@pytest.mark.slow  # stores of 300 chunks: ~2 s each
 @pytest.mark.parametrize("fill", ["null", "zero"])
 def test_a_zip_store_is_opened_a_fixed_number_of_times(
     fill: str, tmp_path: Path, zip_opens: list[str]
@@ -83,6 +84,7 @@ def test_a_zip_store_is_opened_a_fixed_number_of_times(
     assert counts[1] <= 6, counts
 
 
+@pytest.mark.slow  # stores of 300 chunks: ~2 s each
 @pytest.mark.parametrize("kind", ["dir", "zip"])
 @pytest.mark.parametrize("fill", ["null", "zero"])
 def test_every_chunk_read_once_and_right(kind: str, fill: str, tmp_path: Path, zip_opens: list[str]) -> None:
