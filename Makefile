@@ -61,17 +61,22 @@ demo: $(STAMP)
 	$(VENV)/bin/meancli mean examples/grace_hopper_r.npy examples/grace_hopper_g.npy examples/grace_hopper_b.npy -o gray.npy
 	$(VENV)/bin/meancli reduce-mean gray.npy --axes 0 1 --opset openvino:1
 
+# pytest caches each test module's assertion rewrite in tests/__pycache__, unless
+# PYTHONDONTWRITEBYTECODE is set (some shells and images set it): then every worker
+# rewrites all of them again at each run (seconds of CPU per worker). Empty, it is unset.
+PYTEST_ENV = PYTHONDONTWRITEBYTECODE=
+
 # Every test, one pytest worker per core (pytest-xdist): each file on one worker (its module
 # fixtures, such as test_distributed's clusters, once), the longest files handed out first
 # (tests/conftest.py LONGEST_FIRST). `pytest -q` alone runs the same tests in one process.
 test: $(call extra,test)
-	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
+	$(PYTEST_ENV) $(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 # The markers are registered in pyproject.toml; HYPOTHESIS_PROFILE=fast and
 # CONFORMANCE_EXAMPLES cut the property tests' examples, not what they check.
 # One worker per core (pytest-xdist), each test file on one worker (its module fixtures once).
 test-fast: $(call extra,test)
-	HYPOTHESIS_PROFILE=fast CONFORMANCE_EXAMPLES=3 $(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder \
+	$(PYTEST_ENV) HYPOTHESIS_PROFILE=fast CONFORMANCE_EXAMPLES=3 $(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder \
 		-m "not slow and not cluster and not build"
 
 generate: $(PY)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
+import io
 import json
 import os
 import re
@@ -20,7 +22,7 @@ pytest.importorskip("jinja2")
 pytest.importorskip("yaml")
 
 from meancli.codegen.model import load_specs
-from meancli.codegen.render import OUTPUTS, render_all
+from meancli.codegen.render import OUTPUTS, main, render_all
 from meancli.ops.schema import SPEC_FIELDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,17 +51,30 @@ def _line_of(path: Path, pattern: str, occurrence: int = 1) -> int:
     raise AssertionError(f"{pattern!r} not found in {path}")
 
 
+#: The generated files that do not hash the C kernels: rendering them skips the kernels'
+#: ~1 MB of C (most of a rendering's second), which a test of the registry does not need.
+PYTHON_ONLY = ("registry.py", "validators.py", "__init__.py", "kernels_cdef.h")
+
+
+@pytest.fixture(scope="module")
+def rendered() -> dict[str, str]:
+    """The repository's specs rendered once for the module's tests (rendering is a pure
+    function of the specs: test_rendering_is_deterministic)."""
+    return render_all(load_specs(ROOT / "spec", ROOT), TEMPLATES)
+
+
 # ---------------------------------------------------------------------------- the repository
 
 
+@pytest.mark.slow  # the same check as test_rendering_matches_the_committed_files, as a process
 def test_generated_is_in_sync() -> None:
     proc = _codegen("--check")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
 
 
-def test_rendering_matches_the_committed_files() -> None:
-    files = render_all(load_specs(ROOT / "spec", ROOT), TEMPLATES)
+def test_rendering_matches_the_committed_files(rendered: dict[str, str]) -> None:
+    files = rendered
     assert set(files) == {target for target, _ in OUTPUTS}
     for name, text in files.items():
         assert (ROOT / "generated" / name).read_text(encoding="utf-8") == text, name
@@ -115,11 +130,12 @@ def test_rendering_in_a_fresh_process_is_identical(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("target", "template"), OUTPUTS)
-def test_every_generated_file_starts_with_the_banner(target: str, template: str) -> None:
+def test_every_generated_file_starts_with_the_banner(
+    rendered: dict[str, str], target: str, template: str
+) -> None:
     specs = load_specs(ROOT / "spec", ROOT)
-    rendered = render_all(specs, TEMPLATES)[target]
     on_disk = (ROOT / "generated" / target).read_text(encoding="utf-8")
-    for text in (rendered, on_disk):
+    for text in (rendered[target], on_disk):
         head = "\n".join(text.splitlines()[:6])
         first = text.splitlines()[0]
         assert first.startswith(("#", "/*")), f"{target} does not start with a comment"
@@ -142,7 +158,7 @@ def with_v99(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     (spec_dir / "onnx" / "ReduceMean-99.yaml").write_text(
         text.replace("\nsince_version: 18\n", "\nsince_version: 99\n"), encoding="utf-8"
     )
-    files = render_all(load_specs(spec_dir, tmp), TEMPLATES)
+    files = render_all(load_specs(spec_dir, tmp), TEMPLATES, only=PYTHON_ONLY)
     pkg = tmp / "fakegen"
     pkg.mkdir()
     for name, body in files.items():
@@ -270,21 +286,41 @@ def _edit(spec_dir: Path, rel: str, old: str, new: str) -> Path:
 
 
 def _fails(tmp: Path, expect_file: str) -> tuple[int, str]:
-    """Run the generator on tmp/spec; assert exit 1, one ``error: FILE:LINE: ...`` line, nothing written.
+    """Run the generator (in this process: ``main``, what ``python -m meancli.codegen`` runs)
+    on tmp/spec; assert exit 1, one ``error: FILE:LINE: ...`` line, nothing written.
+    test_a_spec_error_from_the_command_is_one_line runs one such case as a real process.
 
     Returns (line, message).
     """
     out = tmp / "out"
-    proc = _codegen("--spec-dir", "spec", "--out", str(out), cwd=tmp)
-    assert proc.returncode == 1, (proc.stdout, proc.stderr)
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(["--spec-dir", str(tmp / "spec"), "--out", str(out)])
+    assert code == 1, (stdout.getvalue(), stderr.getvalue())
+    return _one_error_line(stderr.getvalue(), expect_file, out)
+
+
+def _one_error_line(stderr: str, expect_file: str, out: Path) -> tuple[int, str]:
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
     m = re.match(r"^error: (.+?\.yaml):(\d+): (.+)$", lines[0])
     assert m, lines[0]
     assert m.group(1) == expect_file, lines[0]
     assert not out.exists(), "a failing generation wrote files"
     return int(m.group(2)), m.group(3)
+
+
+def test_a_spec_error_from_the_command_is_one_line(tmp_path: Path) -> None:
+    """The generator as a process: exit 1, one error line, no traceback (the in-process
+    cases above check each error's text)."""
+    spec_dir = _copy_specs(tmp_path)
+    _edit(spec_dir, R18, "\nkind: reduce\n", "\n")
+    out = tmp_path / "out"
+    proc = _codegen("--spec-dir", "spec", "--out", str(out), cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    _, message = _one_error_line(proc.stderr, R18, out)
+    assert "missing field 'kind'" in message
 
 
 def test_missing_field(tmp_path: Path) -> None:
@@ -529,7 +565,7 @@ def test_registry_keeps_long_words_whole(tmp_path: Path) -> None:
     spec_dir = _copy_specs(tmp_path)
     url = "https://github.com/onnx/onnx/blob/main/docs/Changelog.md#ReduceMean-18-of-the-default-onnx-operator-set"
     _edit(spec_dir, R18, "summary: >-\n", f"summary: >-\n  See {url} .\n")
-    files = render_all(load_specs(spec_dir, tmp_path), TEMPLATES)
+    files = render_all(load_specs(spec_dir, tmp_path), TEMPLATES, only=["registry.py"])
     from meancli.ops import schema
 
     namespace: dict[str, object] = vars(schema).copy()

@@ -140,8 +140,20 @@ def _dtypes_of(specs: list[OpSpec], kind: str) -> list[DType]:
     return [dt for dt in DTYPES.values() if dt.name in wanted]
 
 
-def render_all(specs: list[OpSpec], template_dir: Path) -> dict[str, str]:
-    """Render every generated file. Raises SpecError naming the template line on a template bug."""
+def render_all(specs: list[OpSpec], template_dir: Path, only: Iterable[str] | None = None) -> dict[str, str]:
+    """Render the generated files: {target: text}, for every target of OUTPUTS, or for the
+    targets in ``only`` (tables.py brings the kernel sources it hashes; the C kernels are
+    most of the time, and a test of the registry needs none of them).
+
+    Raises SpecError naming the template line on a template bug; ValueError for a
+    target that is not one of OUTPUTS.
+    """
+    targets = {target for target, _ in OUTPUTS}
+    wanted = targets if only is None else set(only)
+    if wanted - targets:
+        raise ValueError(f"not a generated file: {', '.join(sorted(wanted - targets))}")
+    if "tables.py" in wanted:
+        wanted.update(KERNEL_SOURCES)
     env = make_environment(template_dir)
     reduce_dtypes = _dtypes_of(specs, "reduce")
     mean_dtypes = _dtypes_of(specs, "elementwise_mean")
@@ -168,6 +180,8 @@ def render_all(specs: list[OpSpec], template_dir: Path) -> dict[str, str]:
     }
     out: dict[str, str] = {}
     for target, template in OUTPUTS:
+        if target not in wanted:
+            continue
         if target == "tables.py":
             context["source_sha256"] = kernel_sources_sha256(out[k] for k in KERNEL_SOURCES)
         try:
