@@ -13,7 +13,6 @@ output format one OutputFormat line.
 from __future__ import annotations
 
 import errno
-import glob
 import os
 import stat
 from collections.abc import Callable
@@ -105,6 +104,8 @@ def _open_dataset(arg: str, how: Opening) -> list[NamedArray]:
     elif arg.startswith("@"):
         dataset = ShardDataset(arg, read_list_file(arg[1:]))
     else:
+        import glob  # (with fnmatch: only for a pattern, not in every run's start-up)
+
         paths = sorted(glob.glob(arg))
         if not paths:
             raise InputFileError(f"{arg}: the pattern matches no files")
