@@ -6,10 +6,10 @@ these pin the standard modules taken off every run's start-up since:
 - ``hashlib`` (with OpenSSL's ``_hashlib``): the instruction-set cache's file name
   is keyed by zlib checksums (kernels/isa_choice.py);
 - ``glob`` (with ``fnmatch``): imported only to expand a shard pattern (io/registry.py);
-- ``subprocess`` (with ``locale`` and ``selectors``): typer imports it for
-  typer.launch and completion installs only; a stand-in takes its place while
-  typer is imported (cli/deferred.py), and still gives typer the real module
-  when it asks.
+- ``subprocess`` (with ``locale`` and ``selectors``), ``bz2``, ``lzma`` and
+  ``fnmatch``: typer imports them (the last three through shutil) for what a run
+  never does; a stand-in takes each one's place while typer is imported
+  (cli/deferred.py), and still gives typer the real module when it asks.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ status = main()
 print()
 print(status, *sorted(m for m in sys.argv[1].split(",") if m in set(sys.modules) - before))
 """
-DEFERRED = ("hashlib", "_hashlib", "glob", "fnmatch", "subprocess", "locale", "selectors")
+DEFERRED = ("hashlib", "_hashlib", "glob", "fnmatch", "subprocess", "locale", "selectors", "bz2", "lzma")
 
 
 def loaded(argv: list[str], cwd: Path, modules: tuple[str, ...] = DEFERRED) -> list[str]:
