@@ -10,7 +10,9 @@ opens it. A new input format is its module and one InputFormat line here; a new
 output format one OutputFormat line.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple compiles each
+# string annotation of its fields, in every run that imports this module (about
+# 0.2 M instructions a class; docs/speed.md, "Start-up and quick runs").
 
 import errno
 import os

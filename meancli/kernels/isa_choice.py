@@ -18,7 +18,9 @@ through a timing function the kernel module gives it, so it imports no kernel
 code itself.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple compiles each
+# string annotation of its fields, in every run that imports this module (about
+# 0.2 M instructions a class; docs/speed.md, "Start-up and quick runs").
 
 import contextlib
 import fcntl
