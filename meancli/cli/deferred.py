@@ -1,8 +1,8 @@
 """Standard modules typer imports at start-up that no meancli run uses, imported
 only when first used.
 
-typer's main module imports ``subprocess`` (and with it ``locale``,
-``selectors`` and ``signal``'s enums) for two things: ``typer.launch`` (opening a
+typer's main module imports ``subprocess`` (and with it ``locale`` and
+``selectors``) for two things: ``typer.launch`` (opening a
 file or URL) and installing shell completion (``--install-completion``). And
 typer imports ``shutil`` (for the terminal's size), which imports ``bz2`` and
 ``lzma`` only to note that its archive formats can use them, and ``fnmatch`` for
