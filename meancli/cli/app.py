@@ -97,13 +97,19 @@ def _root(
 
 
 def build_app(commands: list[str] | None = None) -> typer.Typer:
-    """The application with ``commands`` (default: every command) registered."""
+    """The application with ``commands`` (default: every command) registered.
+
+    ``--install-completion`` and ``--show-completion`` come only with every
+    command: they are options of ``meancli`` itself, given before any command
+    name, so a run that starts with one (``commands_needed``) never parses them
+    and does not build them."""
     app = typer.Typer(
         name="meancli",
         help=HELP,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,  # plain help: readable at 80 columns and in pipes
         context_settings={"help_option_names": ["-h", "--help"]},
+        add_completion=commands is None,
     )
     for name in COMMANDS if commands is None else commands:
         COMMANDS[name](app)

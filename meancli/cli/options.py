@@ -1,7 +1,10 @@
 """Options every data command shares (same names, same help), and the options
-the specs' attributes give a command (built from the generated registry)."""
+the specs' attributes give a command (built from the generated registry).
 
-from __future__ import annotations
+No ``from __future__ import annotations``: typer reads the annotations of the
+callbacks here (``_output_path``, ``_finite``, ...) as it builds a command, in
+every run, and would compile and evaluate each string annotation anew (app.py).
+"""
 
 import functools
 import inspect
@@ -99,7 +102,7 @@ def attribute_parameters(op_name: str) -> list[inspect.Parameter]:
     return [_attribute_parameter(a, labels) for a, labels in _attributes_of(op_name)]
 
 
-def _attributes_of(op_name: str) -> list[tuple[Attribute, list[str]]]:
+def _attributes_of(op_name: str) -> list[tuple["Attribute", list[str]]]:
     """Each extra attribute of ``op_name``'s versions (the first spec's record) and their labels."""
     from ..ops.opset import registry
 
@@ -111,7 +114,7 @@ def _attributes_of(op_name: str) -> list[tuple[Attribute, list[str]]]:
     return list(found.values())
 
 
-def _attribute_parameter(a: Attribute, labels: list[str]) -> inspect.Parameter:
+def _attribute_parameter(a: "Attribute", labels: list[str]) -> inspect.Parameter:
     flag = "--" + a.name.replace("_", "-")
     help_text = f"{a.description} (attribute {a.name} of {', '.join(labels)})"
     annotation: Any

@@ -16,7 +16,9 @@ Every engine gives the same bits: ReduceMean on dask reduces each chunk to
 exact partial states, combines them exactly and rounds once.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple compiles each
+# string annotation of its fields, in every run that imports this module (about
+# 0.2 M instructions a class; docs/speed.md, "Start-up and quick runs").
 
 import time
 from collections.abc import Callable, Iterator

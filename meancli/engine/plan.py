@@ -16,7 +16,9 @@ engine's module (a run that goes elsewhere never pays for importing dask): it
 only looks at the inputs and the Job.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple compiles each
+# string annotation of its fields, in every run that imports this module (about
+# 0.2 M instructions a class; docs/speed.md, "Start-up and quick runs").
 
 import importlib
 import sys

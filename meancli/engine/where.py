@@ -2,7 +2,9 @@
 and the options that say so (the dask engine's, declared here so that the
 planner lists them without importing dask)."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple compiles each
+# string annotation of its fields, in every run that imports this module (about
+# 0.2 M instructions a class; docs/speed.md, "Start-up and quick runs").
 
 from typing import NamedTuple
 

@@ -126,6 +126,7 @@ def write_all(fp: BinaryIO, parts: Iterable[bytes | memoryview]) -> int:
 
 
 _STANDARD_NAMES = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_DESCRIPTOR_PREFIXES = ("/dev/fd/", "/proc/")  # where the other names of a descriptor start
 
 
 def _names_of(path: str) -> list[str]:
@@ -157,11 +158,12 @@ def descriptor_named(path: str) -> int | None:
     with its flags, as the shell set them."""
     import re
 
-    pattern = re.compile(rf"/dev/fd/(\d+)|/proc/(?:self|thread-self|{os.getpid()})/fd/(\d+)")
     for name in _names_of(path):
         if name in _STANDARD_NAMES:
             return _STANDARD_NAMES[name]
-        m = pattern.fullmatch(name)
+        if not name.startswith(_DESCRIPTOR_PREFIXES):  # no pattern to compile for every run's output
+            continue
+        m = re.fullmatch(rf"/dev/fd/(\d+)|/proc/(?:self|thread-self|{os.getpid()})/fd/(\d+)", name)
         if m is not None:
             digits = m.group(1) or m.group(2)
             return int(digits) if len(digits) < 10 else None
@@ -176,6 +178,8 @@ def another_process_descriptor(path: str) -> bool:
     import re
 
     for name in _names_of(path):
+        if not name.startswith("/proc/"):
+            continue
         m = re.fullmatch(r"/proc/(\d+)/fd/\d+", name)
         if m is not None and int(m.group(1)) != os.getpid():
             return True

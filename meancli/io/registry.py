@@ -10,10 +10,11 @@ opens it. A new input format is its module and one InputFormat line here; a new
 output format one OutputFormat line.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple compiles each
+# string annotation of its fields, in every run that imports this module (about
+# 0.2 M instructions a class; docs/speed.md, "Start-up and quick runs").
 
 import errno
-import glob
 import os
 import stat
 from collections.abc import Callable
@@ -105,6 +106,8 @@ def _open_dataset(arg: str, how: Opening) -> list[NamedArray]:
     elif arg.startswith("@"):
         dataset = ShardDataset(arg, read_list_file(arg[1:]))
     else:
+        import glob  # (with fnmatch: only for a pattern, not in every run's start-up)
+
         paths = sorted(glob.glob(arg))
         if not paths:
             raise InputFileError(f"{arg}: the pattern matches no files")

@@ -18,13 +18,15 @@ through a timing function the kernel module gives it, so it imports no kernel
 code itself.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple compiles each
+# string annotation of its fields, in every run that imports this module (about
+# 0.2 M instructions a class; docs/speed.md, "Start-up and quick runs").
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -96,9 +98,14 @@ def _cpu_identity() -> str:
 
 
 def cache_path() -> Path:
-    """The cache file of this CPU and kernel build."""
-    key = hashlib.sha256(f"{CACHE_FORMAT}\n{_cpu_identity()}\n{KERNEL_SOURCE_SHA256}".encode()).hexdigest()
-    return cache_dir() / f"isa-{key[:16]}.json"
+    """The cache file of this CPU and kernel build: ``isa-<key>.json``, the key 16
+    hex digits of two checksums (CRC-32 and Adler-32) of the CPU's identity and the
+    kernel build. A name, not a guard: a clash with another machine's or build's
+    file could only pick a slower set, never another result (every set gives the
+    same bits). Not hashlib: it loads OpenSSL, some 4 ms of every run that uses
+    the kernels."""
+    ident = f"{CACHE_FORMAT}\n{_cpu_identity()}\n{KERNEL_SOURCE_SHA256}".encode()
+    return cache_dir() / f"isa-{zlib.crc32(ident):08x}{zlib.adler32(ident):08x}.json"
 
 
 def decide(seconds: dict[str, float]) -> str:

@@ -10,7 +10,9 @@ Plain named tuples and a slotted class, not dataclasses: every CLI run
 imports these, and generating dataclass methods costs milliseconds.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple compiles each
+# string annotation of its fields, in every run that imports this module (about
+# 0.2 M instructions a class; docs/speed.md, "Start-up and quick runs").
 
 from collections.abc import Callable
 from typing import Any, NamedTuple
