@@ -12,10 +12,6 @@ things are set here, before anything is imported:
 - ``OPENBLAS_NUM_THREADS=1`` unless it is set: meancli never calls BLAS, and
   numpy's OpenBLAS would otherwise start a thread per core at import, which
   then spin on the CPUs the kernels use.
-
-And while typer is imported, the standard modules it imports for what a run
-never does (``subprocess``: typer.launch, completion installs) are stand-ins,
-imported on first use (deferred.py).
 """
 
 from __future__ import annotations
@@ -164,10 +160,7 @@ def _run(args: list[str], *, restore_gc: bool) -> int:
     gc.disable()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
-        from .deferred import stand_ins
-
-        with stand_ins():  # what typer imports and a run never uses (deferred.py)
-            from .app import main as app_main
+        from .app import main as app_main
 
         try:
             status = app_main(args)
