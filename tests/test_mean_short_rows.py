@@ -184,3 +184,19 @@ def test_more_inputs_than_the_vector_unit_takes() -> None:
     arrays = [narrow(rng, (40, 5), np.float32) for _ in range(33)]
     arrays += [narrow(rng, (5,), np.float32) for _ in range(32)]
     check(arrays, kernels.supported_isas())
+
+
+def test_output_into_an_input_of_short_rows(every_isa: tuple[str, ...]) -> None:
+    """out= the input of the output's shape (allowed by meancli.mean): each
+    unit reads its rows before it writes them."""
+    rng = np.random.default_rng(12)
+    for rows, inner in ((700, 3), (301, 16)):
+        a, row = narrow(rng, (rows, inner), np.float32), narrow(rng, (inner,), np.float32)
+        col = narrow(rng, (rows, 1), np.float32)
+        want = oracles.exact_mean([a, row, col])
+        for isa in every_isa:
+            kernels.use_isa(isa)
+            for t in (1, 2):
+                x = a.copy()
+                meancli.mean(x, row, col, out=x, threads=t)
+                assert same_bits(x, want), (isa, t, rows, inner)
