@@ -23008,20 +23008,6 @@ int meancli_reduce_uint64(const void *in, void *out, int rank, const int64_t *sh
     return rc;
 }
 #ifdef MEAN_UNIT_VEC_float16
-/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2),
- * run by every thread of meancli_mean's parallel region: unit u is the krows
- * output rows from u * krows on (fewer in the last), nr * L outputs
- * contiguous in the output, given to the vector unit (MEAN_UNIT_VEC) as one
- * run, so a row shorter than a vector, or than the unit's fixed costs, no
- * longer pays them per row. Over the unit's rows each input is read
- * contiguously (its rows follow each other), or is one value (a broadcast
- * scalar, sinner 0), or else is copied into this thread's buffer of TILE
- * values, rows one after the other; a bias row (the same row for every row
- * of the unit) stays in the buffer from one unit to the next. Every output
- * is still the exact mean rounded once: the same bits as the units of one
- * row. `per` units at a time, ngroups groups, as meancli_mean's loop.
- * Returns 0 when this thread's buffers could not be had (its units are then
- * left undone and the call fails). */
 /* d[r * L + j] := p[r * sr] for r < nr, j < L (inlined with constant L) */
 __attribute__((always_inline)) static inline void fill_rows_float16(T_float16 *d, const T_float16 *p, int64_t sr, int64_t nr,
                                                                   const int64_t L)
@@ -23032,6 +23018,21 @@ __attribute__((always_inline)) static inline void fill_rows_float16(T_float16 *d
     }
 }
 
+/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2;
+ * MEAN_SHORT_ROW says which such calls take them), run by every thread of
+ * meancli_mean's parallel region: unit u is the krows output rows from
+ * u * krows on (fewer in the last), nr * L outputs contiguous in the
+ * output, given to the vector unit (MEAN_UNIT_VEC) as one run, so a row
+ * shorter than a vector, or than the unit's fixed costs, no longer pays
+ * them per row. Over the unit's rows each input is read contiguously (its
+ * rows follow each other), or is one value (a broadcast scalar, sinner 0),
+ * or else is copied into this thread's buffer of TILE values, rows one
+ * after the other; a bias row (the same row for every row of the unit)
+ * stays in the buffer from one unit to the next. Every output is still the
+ * exact mean rounded once: the same bits as the units of one row. `per`
+ * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * this thread's buffers could not be had (its units are then left undone
+ * and the call fails). */
 static int mean_rows_block_float16(int ninputs, const T_float16 *const *x, const int64_t *strides, int nd,
                                   const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
                                   int64_t per, int64_t ngroups, const T_float16 **src, int64_t *sin, T_float16 *y, int stream)
@@ -23206,12 +23207,17 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     T_float16 *y = (T_float16 *)out;
     int vec = 0;
     int stream = 0;
-    /* short rows (mean_rows_block): krows output rows per unit, up to TILE
-     * outputs, on the vector unit; 1: units of one row's tile */
+    /* short rows (mean_rows_block, MEAN_SHORT_ROW): krows output rows per
+     * unit, up to TILE outputs, on the vector unit; 1: units of one row's tile */
     int64_t krows = 1;
 #ifdef MEAN_UNIT_VEC_float16
     vec = ISA_MEAN_LEVEL_float16 > 0;
-    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX) {
+    int cheap = 1; /* no input is copied anew for every unit's rows (see MEAN_SHORT_ROW) */
+    for (int i = 0; nd >= 2 && i < ninputs; i++) {
+        int64_t si = strides[(int64_t)i * nd + nd - 1], sr = strides[(int64_t)i * nd + nd - 2];
+        cheap &= !((si == 0 && sr != 0) || (si == 1 && sr != 0 && sr != L));
+    }
+    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX && (cheap || L <= MEAN_SHORT_ROW)) {
         /* a multiple of the rows that make a whole number of 16-byte quarters, where that leaves 2 rows or more */
         int64_t rb = L * (int64_t)sizeof(T_float16), m = 1;
         while ((rb * m) % 16 != 0) m *= 2;
@@ -23501,20 +23507,6 @@ int meancli_mean_skipna_float16(int ninputs, const void *const *inputs, const in
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 #ifdef MEAN_UNIT_VEC_bfloat16
-/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2),
- * run by every thread of meancli_mean's parallel region: unit u is the krows
- * output rows from u * krows on (fewer in the last), nr * L outputs
- * contiguous in the output, given to the vector unit (MEAN_UNIT_VEC) as one
- * run, so a row shorter than a vector, or than the unit's fixed costs, no
- * longer pays them per row. Over the unit's rows each input is read
- * contiguously (its rows follow each other), or is one value (a broadcast
- * scalar, sinner 0), or else is copied into this thread's buffer of TILE
- * values, rows one after the other; a bias row (the same row for every row
- * of the unit) stays in the buffer from one unit to the next. Every output
- * is still the exact mean rounded once: the same bits as the units of one
- * row. `per` units at a time, ngroups groups, as meancli_mean's loop.
- * Returns 0 when this thread's buffers could not be had (its units are then
- * left undone and the call fails). */
 /* d[r * L + j] := p[r * sr] for r < nr, j < L (inlined with constant L) */
 __attribute__((always_inline)) static inline void fill_rows_bfloat16(T_bfloat16 *d, const T_bfloat16 *p, int64_t sr, int64_t nr,
                                                                   const int64_t L)
@@ -23525,6 +23517,21 @@ __attribute__((always_inline)) static inline void fill_rows_bfloat16(T_bfloat16 
     }
 }
 
+/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2;
+ * MEAN_SHORT_ROW says which such calls take them), run by every thread of
+ * meancli_mean's parallel region: unit u is the krows output rows from
+ * u * krows on (fewer in the last), nr * L outputs contiguous in the
+ * output, given to the vector unit (MEAN_UNIT_VEC) as one run, so a row
+ * shorter than a vector, or than the unit's fixed costs, no longer pays
+ * them per row. Over the unit's rows each input is read contiguously (its
+ * rows follow each other), or is one value (a broadcast scalar, sinner 0),
+ * or else is copied into this thread's buffer of TILE values, rows one
+ * after the other; a bias row (the same row for every row of the unit)
+ * stays in the buffer from one unit to the next. Every output is still the
+ * exact mean rounded once: the same bits as the units of one row. `per`
+ * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * this thread's buffers could not be had (its units are then left undone
+ * and the call fails). */
 static int mean_rows_block_bfloat16(int ninputs, const T_bfloat16 *const *x, const int64_t *strides, int nd,
                                   const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
                                   int64_t per, int64_t ngroups, const T_bfloat16 **src, int64_t *sin, T_bfloat16 *y, int stream)
@@ -23699,12 +23706,17 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     T_bfloat16 *y = (T_bfloat16 *)out;
     int vec = 0;
     int stream = 0;
-    /* short rows (mean_rows_block): krows output rows per unit, up to TILE
-     * outputs, on the vector unit; 1: units of one row's tile */
+    /* short rows (mean_rows_block, MEAN_SHORT_ROW): krows output rows per
+     * unit, up to TILE outputs, on the vector unit; 1: units of one row's tile */
     int64_t krows = 1;
 #ifdef MEAN_UNIT_VEC_bfloat16
     vec = ISA_MEAN_LEVEL_bfloat16 > 0;
-    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX) {
+    int cheap = 1; /* no input is copied anew for every unit's rows (see MEAN_SHORT_ROW) */
+    for (int i = 0; nd >= 2 && i < ninputs; i++) {
+        int64_t si = strides[(int64_t)i * nd + nd - 1], sr = strides[(int64_t)i * nd + nd - 2];
+        cheap &= !((si == 0 && sr != 0) || (si == 1 && sr != 0 && sr != L));
+    }
+    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX && (cheap || L <= MEAN_SHORT_ROW)) {
         /* a multiple of the rows that make a whole number of 16-byte quarters, where that leaves 2 rows or more */
         int64_t rb = L * (int64_t)sizeof(T_bfloat16), m = 1;
         while ((rb * m) % 16 != 0) m *= 2;
@@ -23994,20 +24006,6 @@ int meancli_mean_skipna_bfloat16(int ninputs, const void *const *inputs, const i
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 #ifdef MEAN_UNIT_VEC_float32
-/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2),
- * run by every thread of meancli_mean's parallel region: unit u is the krows
- * output rows from u * krows on (fewer in the last), nr * L outputs
- * contiguous in the output, given to the vector unit (MEAN_UNIT_VEC) as one
- * run, so a row shorter than a vector, or than the unit's fixed costs, no
- * longer pays them per row. Over the unit's rows each input is read
- * contiguously (its rows follow each other), or is one value (a broadcast
- * scalar, sinner 0), or else is copied into this thread's buffer of TILE
- * values, rows one after the other; a bias row (the same row for every row
- * of the unit) stays in the buffer from one unit to the next. Every output
- * is still the exact mean rounded once: the same bits as the units of one
- * row. `per` units at a time, ngroups groups, as meancli_mean's loop.
- * Returns 0 when this thread's buffers could not be had (its units are then
- * left undone and the call fails). */
 /* d[r * L + j] := p[r * sr] for r < nr, j < L (inlined with constant L) */
 __attribute__((always_inline)) static inline void fill_rows_float32(T_float32 *d, const T_float32 *p, int64_t sr, int64_t nr,
                                                                   const int64_t L)
@@ -24018,6 +24016,21 @@ __attribute__((always_inline)) static inline void fill_rows_float32(T_float32 *d
     }
 }
 
+/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2;
+ * MEAN_SHORT_ROW says which such calls take them), run by every thread of
+ * meancli_mean's parallel region: unit u is the krows output rows from
+ * u * krows on (fewer in the last), nr * L outputs contiguous in the
+ * output, given to the vector unit (MEAN_UNIT_VEC) as one run, so a row
+ * shorter than a vector, or than the unit's fixed costs, no longer pays
+ * them per row. Over the unit's rows each input is read contiguously (its
+ * rows follow each other), or is one value (a broadcast scalar, sinner 0),
+ * or else is copied into this thread's buffer of TILE values, rows one
+ * after the other; a bias row (the same row for every row of the unit)
+ * stays in the buffer from one unit to the next. Every output is still the
+ * exact mean rounded once: the same bits as the units of one row. `per`
+ * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * this thread's buffers could not be had (its units are then left undone
+ * and the call fails). */
 static int mean_rows_block_float32(int ninputs, const T_float32 *const *x, const int64_t *strides, int nd,
                                   const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
                                   int64_t per, int64_t ngroups, const T_float32 **src, int64_t *sin, T_float32 *y, int stream)
@@ -24192,12 +24205,17 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     T_float32 *y = (T_float32 *)out;
     int vec = 0;
     int stream = 0;
-    /* short rows (mean_rows_block): krows output rows per unit, up to TILE
-     * outputs, on the vector unit; 1: units of one row's tile */
+    /* short rows (mean_rows_block, MEAN_SHORT_ROW): krows output rows per
+     * unit, up to TILE outputs, on the vector unit; 1: units of one row's tile */
     int64_t krows = 1;
 #ifdef MEAN_UNIT_VEC_float32
     vec = ISA_MEAN_LEVEL_float32 > 0;
-    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX) {
+    int cheap = 1; /* no input is copied anew for every unit's rows (see MEAN_SHORT_ROW) */
+    for (int i = 0; nd >= 2 && i < ninputs; i++) {
+        int64_t si = strides[(int64_t)i * nd + nd - 1], sr = strides[(int64_t)i * nd + nd - 2];
+        cheap &= !((si == 0 && sr != 0) || (si == 1 && sr != 0 && sr != L));
+    }
+    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX && (cheap || L <= MEAN_SHORT_ROW)) {
         /* a multiple of the rows that make a whole number of 16-byte quarters, where that leaves 2 rows or more */
         int64_t rb = L * (int64_t)sizeof(T_float32), m = 1;
         while ((rb * m) % 16 != 0) m *= 2;
@@ -24487,20 +24505,6 @@ int meancli_mean_skipna_float32(int ninputs, const void *const *inputs, const in
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
 #ifdef MEAN_UNIT_VEC_float64
-/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2),
- * run by every thread of meancli_mean's parallel region: unit u is the krows
- * output rows from u * krows on (fewer in the last), nr * L outputs
- * contiguous in the output, given to the vector unit (MEAN_UNIT_VEC) as one
- * run, so a row shorter than a vector, or than the unit's fixed costs, no
- * longer pays them per row. Over the unit's rows each input is read
- * contiguously (its rows follow each other), or is one value (a broadcast
- * scalar, sinner 0), or else is copied into this thread's buffer of TILE
- * values, rows one after the other; a bias row (the same row for every row
- * of the unit) stays in the buffer from one unit to the next. Every output
- * is still the exact mean rounded once: the same bits as the units of one
- * row. `per` units at a time, ngroups groups, as meancli_mean's loop.
- * Returns 0 when this thread's buffers could not be had (its units are then
- * left undone and the call fails). */
 /* d[r * L + j] := p[r * sr] for r < nr, j < L (inlined with constant L) */
 __attribute__((always_inline)) static inline void fill_rows_float64(T_float64 *d, const T_float64 *p, int64_t sr, int64_t nr,
                                                                   const int64_t L)
@@ -24511,6 +24515,21 @@ __attribute__((always_inline)) static inline void fill_rows_float64(T_float64 *d
     }
 }
 
+/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2;
+ * MEAN_SHORT_ROW says which such calls take them), run by every thread of
+ * meancli_mean's parallel region: unit u is the krows output rows from
+ * u * krows on (fewer in the last), nr * L outputs contiguous in the
+ * output, given to the vector unit (MEAN_UNIT_VEC) as one run, so a row
+ * shorter than a vector, or than the unit's fixed costs, no longer pays
+ * them per row. Over the unit's rows each input is read contiguously (its
+ * rows follow each other), or is one value (a broadcast scalar, sinner 0),
+ * or else is copied into this thread's buffer of TILE values, rows one
+ * after the other; a bias row (the same row for every row of the unit)
+ * stays in the buffer from one unit to the next. Every output is still the
+ * exact mean rounded once: the same bits as the units of one row. `per`
+ * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * this thread's buffers could not be had (its units are then left undone
+ * and the call fails). */
 static int mean_rows_block_float64(int ninputs, const T_float64 *const *x, const int64_t *strides, int nd,
                                   const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
                                   int64_t per, int64_t ngroups, const T_float64 **src, int64_t *sin, T_float64 *y, int stream)
@@ -24685,12 +24704,17 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     T_float64 *y = (T_float64 *)out;
     int vec = 0;
     int stream = 0;
-    /* short rows (mean_rows_block): krows output rows per unit, up to TILE
-     * outputs, on the vector unit; 1: units of one row's tile */
+    /* short rows (mean_rows_block, MEAN_SHORT_ROW): krows output rows per
+     * unit, up to TILE outputs, on the vector unit; 1: units of one row's tile */
     int64_t krows = 1;
 #ifdef MEAN_UNIT_VEC_float64
     vec = ISA_MEAN_LEVEL_float64 > 0;
-    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX) {
+    int cheap = 1; /* no input is copied anew for every unit's rows (see MEAN_SHORT_ROW) */
+    for (int i = 0; nd >= 2 && i < ninputs; i++) {
+        int64_t si = strides[(int64_t)i * nd + nd - 1], sr = strides[(int64_t)i * nd + nd - 2];
+        cheap &= !((si == 0 && sr != 0) || (si == 1 && sr != 0 && sr != L));
+    }
+    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX && (cheap || L <= MEAN_SHORT_ROW)) {
         /* a multiple of the rows that make a whole number of 16-byte quarters, where that leaves 2 rows or more */
         int64_t rb = L * (int64_t)sizeof(T_float64), m = 1;
         while ((rb * m) % 16 != 0) m *= 2;
