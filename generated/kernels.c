@@ -23007,6 +23007,149 @@ int meancli_reduce_uint64(const void *in, void *out, int rank, const int64_t *sh
     meancli_reduce_free(job);
     return rc;
 }
+#ifdef MEAN_UNIT_VEC_float16
+/* d[r * L + j] := p[r * sr] for r < nr, j < L (inlined with constant L) */
+__attribute__((always_inline)) static inline void fill_rows_float16(T_float16 *d, const T_float16 *p, int64_t sr, int64_t nr,
+                                                                  const int64_t L)
+{
+    for (int64_t r = 0; r < nr; r++) {
+        const T_float16 v = p[r * sr];
+        for (int64_t j = 0; j < L; j++) d[r * L + j] = v;
+    }
+}
+
+/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2;
+ * MEAN_SHORT_ROW says which such calls take them), run by every thread of
+ * meancli_mean's parallel region: unit u is the krows output rows from
+ * u * krows on (fewer in the last), nr * L outputs contiguous in the
+ * output, given to the vector unit (MEAN_UNIT_VEC) as one run, so a row
+ * shorter than a vector, or than the unit's fixed costs, no longer pays
+ * them per row. Over the unit's rows each input is read contiguously (its
+ * rows follow each other), or is one value (a broadcast scalar, sinner 0),
+ * or else is copied into this thread's buffer of TILE values, rows one
+ * after the other; a bias row (the same row for every row of the unit)
+ * stays in the buffer from one unit to the next. Every output is still the
+ * exact mean rounded once: the same bits as the units of one row. `per`
+ * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * this thread's buffers could not be had (its units are then left undone
+ * and the call fails). */
+static int mean_rows_block_float16(int ninputs, const T_float16 *const *x, const int64_t *strides, int nd,
+                                  const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
+                                  int64_t per, int64_t ngroups, const T_float16 **src, int64_t *sin, T_float16 *y, int stream)
+{
+    /* ninputs <= MEAN_VEC_MAX and krows * L <= TILE: these sizes cannot overflow */
+    T_float16 *buf = (T_float16 *)malloc((size_t)ninputs * TILE * sizeof *buf);
+    int64_t *roff = (int64_t *)malloc((size_t)ninputs * (size_t)krows * sizeof *roff);
+    const T_float16 *from[MEAN_VEC_MAX]; /* the bias row buffer i holds (NULL: none) */
+    int64_t filled[MEAN_VEC_MAX], off[MEAN_VEC_MAX], idx[MEANCLI_MAX_RANK];
+    int ok = buf && roff && src && sin;
+    for (int i = 0; i < ninputs; i++) from[i] = NULL;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t g = 0; g < ngroups; g++) {
+        if (!ok) continue;
+        int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
+        int64_t o = unit * krows; /* the unit's first output row */
+        {
+            int64_t rem = o;
+            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+        }
+        for (int i = 0; i < ninputs; i++) {
+            const int64_t *s = strides + (int64_t)i * nd;
+            off[i] = 0;
+            for (int d = 0; d < nd - 1; d++) off[i] += idx[d] * s[d];
+        }
+        for (; unit < uend; unit++) {
+            int64_t nr = nouter - o < krows ? nouter - o : krows;
+            /* lin: the unit's rows step along dim nd - 2 alone (row r of input i at off[i] + r * its stride
+             * there); else each row's offsets, stepped one row at a time */
+            const int dr = nd - 2, lin = idx[dr] + nr <= size[dr];
+            if (!lin)
+                for (int64_t r = 0; r < nr; r++) {
+                    for (int i = 0; i < ninputs; i++) roff[(int64_t)i * krows + r] = off[i];
+                    for (int d = dr; d >= 0; d--) {
+                        for (int i = 0; i < ninputs; i++) off[i] += strides[(int64_t)i * nd + d];
+                        if (++idx[d] < size[d]) break;
+                        for (int i = 0; i < ninputs; i++) off[i] -= size[d] * strides[(int64_t)i * nd + d];
+                        idx[d] = 0;
+                    }
+                }
+            for (int i = 0; i < ninputs; i++) {
+                const int64_t *ro = roff + (int64_t)i * krows, si = strides[(int64_t)i * nd + nd - 1],
+                              sr = strides[(int64_t)i * nd + dr];
+                int follow, same;
+                if (lin) {
+                    follow = si == 1 && (sr == L || nr == 1);
+                    same = sr == 0 || nr == 1;
+                } else {
+                    follow = si == 1;
+                    same = 1;
+                    for (int64_t r = 1; r < nr; r++) {
+                        follow &= ro[r] == ro[0] + r * L;
+                        same &= ro[r] == ro[0];
+                    }
+                }
+                const T_float16 *p0 = x[i] + (lin ? off[i] : ro[0]);
+                if (follow || (same && si == 0)) { /* contiguous, or one value */
+                    src[i] = p0;
+                    sin[i] = si;
+                    continue;
+                }
+                T_float16 *b = buf + (int64_t)i * TILE;
+                src[i] = b;
+                sin[i] = 1;
+                if (same && from[i] == p0 && filled[i] >= nr) continue; /* this bias row, copied already */
+                if (lin && si == 0 && !same) { /* one value per row, each L times (a constant L each, for the compiler) */
+                    switch (L) {
+                    case 2: fill_rows_float16(b, p0, sr, nr, 2); break;
+                    case 3: fill_rows_float16(b, p0, sr, nr, 3); break;
+                    case 4: fill_rows_float16(b, p0, sr, nr, 4); break;
+                    case 5: fill_rows_float16(b, p0, sr, nr, 5); break;
+                    case 6: fill_rows_float16(b, p0, sr, nr, 6); break;
+                    case 7: fill_rows_float16(b, p0, sr, nr, 7); break;
+                    case 8: fill_rows_float16(b, p0, sr, nr, 8); break;
+                    default: fill_rows_float16(b, p0, sr, nr, L); break;
+                    }
+                    from[i] = NULL;
+                    filled[i] = nr;
+                    continue;
+                }
+                for (int64_t r = 0; r < nr; r++) {
+                    const T_float16 *p = lin ? p0 + r * sr : x[i] + ro[r];
+                    T_float16 *d = b + r * L;
+                    if (same && r > 0) {
+                        memcpy(d, b, (size_t)L * sizeof *d);
+                    } else if (si == 0) {
+                        const T_float16 v = p[0];
+                        for (int64_t j = 0; j < L; j++) d[j] = v;
+                    } else if (si == 1) {
+                        memcpy(d, p, (size_t)L * sizeof *d);
+                    } else {
+                        for (int64_t j = 0; j < L; j++) d[j] = p[j * si];
+                    }
+                }
+                from[i] = same ? p0 : NULL;
+                filled[i] = nr;
+            }
+            MEAN_UNIT_VEC_float16(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
+            o += nr;
+            if (lin) { /* the index on by nr rows */
+                for (int i = 0; i < ninputs; i++) off[i] += nr * strides[(int64_t)i * nd + dr];
+                idx[dr] += nr;
+                for (int d = dr; d > 0 && idx[d] == size[d]; d--) {
+                    for (int i = 0; i < ninputs; i++)
+                        off[i] += strides[(int64_t)i * nd + d - 1] - size[d] * strides[(int64_t)i * nd + d];
+                    idx[d] = 0;
+                    idx[d - 1]++;
+                }
+            }
+        }
+    }
+    free(buf);
+    free(roff);
+    return ok;
+}
+#endif
+
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -23064,20 +23207,38 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     T_float16 *y = (T_float16 *)out;
     int vec = 0;
     int stream = 0;
-#ifdef MEANCLI_X86
-    /* an output larger than the last-level cache is written with non-temporal
-     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
-     * rows a multiple of 16 bytes): the vector units then stream every line
-     * whole (mean_fused), never a line also written by cached stores */
-    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float16) && ((uintptr_t)y & 15) == 0 &&
-             (L * (int64_t)sizeof(T_float16)) % 16 == 0;
-#endif
+    /* short rows (mean_rows_block, MEAN_SHORT_ROW): krows output rows per
+     * unit, up to TILE outputs, on the vector unit; 1: units of one row's tile */
+    int64_t krows = 1;
 #ifdef MEAN_UNIT_VEC_float16
     vec = ISA_MEAN_LEVEL_float16 > 0;
-    for (int i = 0; vec && i < ninputs; i++) {
+    int cheap = 1; /* no input is copied anew for every unit's rows (see MEAN_SHORT_ROW) */
+    for (int i = 0; nd >= 2 && i < ninputs; i++) {
+        int64_t si = strides[(int64_t)i * nd + nd - 1], sr = strides[(int64_t)i * nd + nd - 2];
+        cheap &= !((si == 0 && sr != 0) || (si == 1 && sr != 0 && sr != L));
+    }
+    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX && (cheap || L <= MEAN_SHORT_ROW)) {
+        /* a multiple of the rows that make a whole number of 16-byte quarters, where that leaves 2 rows or more */
+        int64_t rb = L * (int64_t)sizeof(T_float16), m = 1;
+        while ((rb * m) % 16 != 0) m *= 2;
+        krows = TILE / L;
+        if (krows / m * m >= 2) krows = krows / m * m;
+        nunits = (nouter + krows - 1) / krows;
+        ntiles = 1;
+    }
+    for (int i = 0; vec && krows == 1 && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
     }
+#endif
+#ifdef MEANCLI_X86
+    /* an output larger than the last-level cache is written with non-temporal
+     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
+     * rows, or a short-row unit's krows rows and the whole output, a
+     * multiple of 16 bytes): the vector units then stream every line whole
+     * (mean_fused), never a line also written by cached stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float16) && ((uintptr_t)y & 15) == 0 &&
+             (krows * L * (int64_t)sizeof(T_float16)) % 16 == 0 && (nout * (int64_t)sizeof(T_float16)) % 16 == 0;
 #endif
     /* bias rows: inputs broadcast along every dim but the inner one, read
      * alike by every output row, summed once here (mean_rowsum) */
@@ -23085,7 +23246,7 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     uint32_t *rowbound = NULL; /* per tile: max |x| bits, min |x| bits - 1 */
     uint8_t *taken = NULL;
     int nrow = 0;
-    for (int i = 0; vec && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++)
+    for (int i = 0; vec && krows == 1 && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++)
         nrow += bias_row(strides + (int64_t)i * nd, nd);
     if (nrow > 0) {
         rowsum = (double *)malloc((size_t)L * sizeof *rowsum);
@@ -23132,8 +23293,15 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
          * are divided out once per group, then stepped */
         const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
         const int64_t ngroups = (nunits + per - 1) / per;
+#ifdef MEAN_UNIT_VEC_float16
+        if (krows > 1 && !mean_rows_block_float16(ninputs, x, strides, nd, size, L, nouter, krows, nunits, per, ngroups,
+                                                  src, sin, y, stream)) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#endif
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t g = 0; g < ngroups; g++) {
+        for (int64_t g = 0; g < (krows > 1 ? 0 : ngroups); g++) {
             if (!src || !sin) continue;
             int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
             int64_t o = unit / ntiles, t = unit % ntiles;
@@ -23338,6 +23506,149 @@ int meancli_mean_skipna_float16(int ninputs, const void *const *inputs, const in
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
+#ifdef MEAN_UNIT_VEC_bfloat16
+/* d[r * L + j] := p[r * sr] for r < nr, j < L (inlined with constant L) */
+__attribute__((always_inline)) static inline void fill_rows_bfloat16(T_bfloat16 *d, const T_bfloat16 *p, int64_t sr, int64_t nr,
+                                                                  const int64_t L)
+{
+    for (int64_t r = 0; r < nr; r++) {
+        const T_bfloat16 v = p[r * sr];
+        for (int64_t j = 0; j < L; j++) d[r * L + j] = v;
+    }
+}
+
+/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2;
+ * MEAN_SHORT_ROW says which such calls take them), run by every thread of
+ * meancli_mean's parallel region: unit u is the krows output rows from
+ * u * krows on (fewer in the last), nr * L outputs contiguous in the
+ * output, given to the vector unit (MEAN_UNIT_VEC) as one run, so a row
+ * shorter than a vector, or than the unit's fixed costs, no longer pays
+ * them per row. Over the unit's rows each input is read contiguously (its
+ * rows follow each other), or is one value (a broadcast scalar, sinner 0),
+ * or else is copied into this thread's buffer of TILE values, rows one
+ * after the other; a bias row (the same row for every row of the unit)
+ * stays in the buffer from one unit to the next. Every output is still the
+ * exact mean rounded once: the same bits as the units of one row. `per`
+ * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * this thread's buffers could not be had (its units are then left undone
+ * and the call fails). */
+static int mean_rows_block_bfloat16(int ninputs, const T_bfloat16 *const *x, const int64_t *strides, int nd,
+                                  const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
+                                  int64_t per, int64_t ngroups, const T_bfloat16 **src, int64_t *sin, T_bfloat16 *y, int stream)
+{
+    /* ninputs <= MEAN_VEC_MAX and krows * L <= TILE: these sizes cannot overflow */
+    T_bfloat16 *buf = (T_bfloat16 *)malloc((size_t)ninputs * TILE * sizeof *buf);
+    int64_t *roff = (int64_t *)malloc((size_t)ninputs * (size_t)krows * sizeof *roff);
+    const T_bfloat16 *from[MEAN_VEC_MAX]; /* the bias row buffer i holds (NULL: none) */
+    int64_t filled[MEAN_VEC_MAX], off[MEAN_VEC_MAX], idx[MEANCLI_MAX_RANK];
+    int ok = buf && roff && src && sin;
+    for (int i = 0; i < ninputs; i++) from[i] = NULL;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t g = 0; g < ngroups; g++) {
+        if (!ok) continue;
+        int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
+        int64_t o = unit * krows; /* the unit's first output row */
+        {
+            int64_t rem = o;
+            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+        }
+        for (int i = 0; i < ninputs; i++) {
+            const int64_t *s = strides + (int64_t)i * nd;
+            off[i] = 0;
+            for (int d = 0; d < nd - 1; d++) off[i] += idx[d] * s[d];
+        }
+        for (; unit < uend; unit++) {
+            int64_t nr = nouter - o < krows ? nouter - o : krows;
+            /* lin: the unit's rows step along dim nd - 2 alone (row r of input i at off[i] + r * its stride
+             * there); else each row's offsets, stepped one row at a time */
+            const int dr = nd - 2, lin = idx[dr] + nr <= size[dr];
+            if (!lin)
+                for (int64_t r = 0; r < nr; r++) {
+                    for (int i = 0; i < ninputs; i++) roff[(int64_t)i * krows + r] = off[i];
+                    for (int d = dr; d >= 0; d--) {
+                        for (int i = 0; i < ninputs; i++) off[i] += strides[(int64_t)i * nd + d];
+                        if (++idx[d] < size[d]) break;
+                        for (int i = 0; i < ninputs; i++) off[i] -= size[d] * strides[(int64_t)i * nd + d];
+                        idx[d] = 0;
+                    }
+                }
+            for (int i = 0; i < ninputs; i++) {
+                const int64_t *ro = roff + (int64_t)i * krows, si = strides[(int64_t)i * nd + nd - 1],
+                              sr = strides[(int64_t)i * nd + dr];
+                int follow, same;
+                if (lin) {
+                    follow = si == 1 && (sr == L || nr == 1);
+                    same = sr == 0 || nr == 1;
+                } else {
+                    follow = si == 1;
+                    same = 1;
+                    for (int64_t r = 1; r < nr; r++) {
+                        follow &= ro[r] == ro[0] + r * L;
+                        same &= ro[r] == ro[0];
+                    }
+                }
+                const T_bfloat16 *p0 = x[i] + (lin ? off[i] : ro[0]);
+                if (follow || (same && si == 0)) { /* contiguous, or one value */
+                    src[i] = p0;
+                    sin[i] = si;
+                    continue;
+                }
+                T_bfloat16 *b = buf + (int64_t)i * TILE;
+                src[i] = b;
+                sin[i] = 1;
+                if (same && from[i] == p0 && filled[i] >= nr) continue; /* this bias row, copied already */
+                if (lin && si == 0 && !same) { /* one value per row, each L times (a constant L each, for the compiler) */
+                    switch (L) {
+                    case 2: fill_rows_bfloat16(b, p0, sr, nr, 2); break;
+                    case 3: fill_rows_bfloat16(b, p0, sr, nr, 3); break;
+                    case 4: fill_rows_bfloat16(b, p0, sr, nr, 4); break;
+                    case 5: fill_rows_bfloat16(b, p0, sr, nr, 5); break;
+                    case 6: fill_rows_bfloat16(b, p0, sr, nr, 6); break;
+                    case 7: fill_rows_bfloat16(b, p0, sr, nr, 7); break;
+                    case 8: fill_rows_bfloat16(b, p0, sr, nr, 8); break;
+                    default: fill_rows_bfloat16(b, p0, sr, nr, L); break;
+                    }
+                    from[i] = NULL;
+                    filled[i] = nr;
+                    continue;
+                }
+                for (int64_t r = 0; r < nr; r++) {
+                    const T_bfloat16 *p = lin ? p0 + r * sr : x[i] + ro[r];
+                    T_bfloat16 *d = b + r * L;
+                    if (same && r > 0) {
+                        memcpy(d, b, (size_t)L * sizeof *d);
+                    } else if (si == 0) {
+                        const T_bfloat16 v = p[0];
+                        for (int64_t j = 0; j < L; j++) d[j] = v;
+                    } else if (si == 1) {
+                        memcpy(d, p, (size_t)L * sizeof *d);
+                    } else {
+                        for (int64_t j = 0; j < L; j++) d[j] = p[j * si];
+                    }
+                }
+                from[i] = same ? p0 : NULL;
+                filled[i] = nr;
+            }
+            MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
+            o += nr;
+            if (lin) { /* the index on by nr rows */
+                for (int i = 0; i < ninputs; i++) off[i] += nr * strides[(int64_t)i * nd + dr];
+                idx[dr] += nr;
+                for (int d = dr; d > 0 && idx[d] == size[d]; d--) {
+                    for (int i = 0; i < ninputs; i++)
+                        off[i] += strides[(int64_t)i * nd + d - 1] - size[d] * strides[(int64_t)i * nd + d];
+                    idx[d] = 0;
+                    idx[d - 1]++;
+                }
+            }
+        }
+    }
+    free(buf);
+    free(roff);
+    return ok;
+}
+#endif
+
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -23395,20 +23706,38 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     T_bfloat16 *y = (T_bfloat16 *)out;
     int vec = 0;
     int stream = 0;
-#ifdef MEANCLI_X86
-    /* an output larger than the last-level cache is written with non-temporal
-     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
-     * rows a multiple of 16 bytes): the vector units then stream every line
-     * whole (mean_fused), never a line also written by cached stores */
-    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_bfloat16) && ((uintptr_t)y & 15) == 0 &&
-             (L * (int64_t)sizeof(T_bfloat16)) % 16 == 0;
-#endif
+    /* short rows (mean_rows_block, MEAN_SHORT_ROW): krows output rows per
+     * unit, up to TILE outputs, on the vector unit; 1: units of one row's tile */
+    int64_t krows = 1;
 #ifdef MEAN_UNIT_VEC_bfloat16
     vec = ISA_MEAN_LEVEL_bfloat16 > 0;
-    for (int i = 0; vec && i < ninputs; i++) {
+    int cheap = 1; /* no input is copied anew for every unit's rows (see MEAN_SHORT_ROW) */
+    for (int i = 0; nd >= 2 && i < ninputs; i++) {
+        int64_t si = strides[(int64_t)i * nd + nd - 1], sr = strides[(int64_t)i * nd + nd - 2];
+        cheap &= !((si == 0 && sr != 0) || (si == 1 && sr != 0 && sr != L));
+    }
+    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX && (cheap || L <= MEAN_SHORT_ROW)) {
+        /* a multiple of the rows that make a whole number of 16-byte quarters, where that leaves 2 rows or more */
+        int64_t rb = L * (int64_t)sizeof(T_bfloat16), m = 1;
+        while ((rb * m) % 16 != 0) m *= 2;
+        krows = TILE / L;
+        if (krows / m * m >= 2) krows = krows / m * m;
+        nunits = (nouter + krows - 1) / krows;
+        ntiles = 1;
+    }
+    for (int i = 0; vec && krows == 1 && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
     }
+#endif
+#ifdef MEANCLI_X86
+    /* an output larger than the last-level cache is written with non-temporal
+     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
+     * rows, or a short-row unit's krows rows and the whole output, a
+     * multiple of 16 bytes): the vector units then stream every line whole
+     * (mean_fused), never a line also written by cached stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_bfloat16) && ((uintptr_t)y & 15) == 0 &&
+             (krows * L * (int64_t)sizeof(T_bfloat16)) % 16 == 0 && (nout * (int64_t)sizeof(T_bfloat16)) % 16 == 0;
 #endif
     /* bias rows: inputs broadcast along every dim but the inner one, read
      * alike by every output row, summed once here (mean_rowsum) */
@@ -23416,7 +23745,7 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     uint32_t *rowbound = NULL; /* per tile: max |x| bits, min |x| bits - 1 */
     uint8_t *taken = NULL;
     int nrow = 0;
-    for (int i = 0; vec && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++)
+    for (int i = 0; vec && krows == 1 && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++)
         nrow += bias_row(strides + (int64_t)i * nd, nd);
     if (nrow > 0) {
         rowsum = (double *)malloc((size_t)L * sizeof *rowsum);
@@ -23463,8 +23792,15 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
          * are divided out once per group, then stepped */
         const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
         const int64_t ngroups = (nunits + per - 1) / per;
+#ifdef MEAN_UNIT_VEC_bfloat16
+        if (krows > 1 && !mean_rows_block_bfloat16(ninputs, x, strides, nd, size, L, nouter, krows, nunits, per, ngroups,
+                                                  src, sin, y, stream)) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#endif
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t g = 0; g < ngroups; g++) {
+        for (int64_t g = 0; g < (krows > 1 ? 0 : ngroups); g++) {
             if (!src || !sin) continue;
             int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
             int64_t o = unit / ntiles, t = unit % ntiles;
@@ -23669,6 +24005,149 @@ int meancli_mean_skipna_bfloat16(int ninputs, const void *const *inputs, const i
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
+#ifdef MEAN_UNIT_VEC_float32
+/* d[r * L + j] := p[r * sr] for r < nr, j < L (inlined with constant L) */
+__attribute__((always_inline)) static inline void fill_rows_float32(T_float32 *d, const T_float32 *p, int64_t sr, int64_t nr,
+                                                                  const int64_t L)
+{
+    for (int64_t r = 0; r < nr; r++) {
+        const T_float32 v = p[r * sr];
+        for (int64_t j = 0; j < L; j++) d[r * L + j] = v;
+    }
+}
+
+/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2;
+ * MEAN_SHORT_ROW says which such calls take them), run by every thread of
+ * meancli_mean's parallel region: unit u is the krows output rows from
+ * u * krows on (fewer in the last), nr * L outputs contiguous in the
+ * output, given to the vector unit (MEAN_UNIT_VEC) as one run, so a row
+ * shorter than a vector, or than the unit's fixed costs, no longer pays
+ * them per row. Over the unit's rows each input is read contiguously (its
+ * rows follow each other), or is one value (a broadcast scalar, sinner 0),
+ * or else is copied into this thread's buffer of TILE values, rows one
+ * after the other; a bias row (the same row for every row of the unit)
+ * stays in the buffer from one unit to the next. Every output is still the
+ * exact mean rounded once: the same bits as the units of one row. `per`
+ * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * this thread's buffers could not be had (its units are then left undone
+ * and the call fails). */
+static int mean_rows_block_float32(int ninputs, const T_float32 *const *x, const int64_t *strides, int nd,
+                                  const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
+                                  int64_t per, int64_t ngroups, const T_float32 **src, int64_t *sin, T_float32 *y, int stream)
+{
+    /* ninputs <= MEAN_VEC_MAX and krows * L <= TILE: these sizes cannot overflow */
+    T_float32 *buf = (T_float32 *)malloc((size_t)ninputs * TILE * sizeof *buf);
+    int64_t *roff = (int64_t *)malloc((size_t)ninputs * (size_t)krows * sizeof *roff);
+    const T_float32 *from[MEAN_VEC_MAX]; /* the bias row buffer i holds (NULL: none) */
+    int64_t filled[MEAN_VEC_MAX], off[MEAN_VEC_MAX], idx[MEANCLI_MAX_RANK];
+    int ok = buf && roff && src && sin;
+    for (int i = 0; i < ninputs; i++) from[i] = NULL;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t g = 0; g < ngroups; g++) {
+        if (!ok) continue;
+        int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
+        int64_t o = unit * krows; /* the unit's first output row */
+        {
+            int64_t rem = o;
+            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+        }
+        for (int i = 0; i < ninputs; i++) {
+            const int64_t *s = strides + (int64_t)i * nd;
+            off[i] = 0;
+            for (int d = 0; d < nd - 1; d++) off[i] += idx[d] * s[d];
+        }
+        for (; unit < uend; unit++) {
+            int64_t nr = nouter - o < krows ? nouter - o : krows;
+            /* lin: the unit's rows step along dim nd - 2 alone (row r of input i at off[i] + r * its stride
+             * there); else each row's offsets, stepped one row at a time */
+            const int dr = nd - 2, lin = idx[dr] + nr <= size[dr];
+            if (!lin)
+                for (int64_t r = 0; r < nr; r++) {
+                    for (int i = 0; i < ninputs; i++) roff[(int64_t)i * krows + r] = off[i];
+                    for (int d = dr; d >= 0; d--) {
+                        for (int i = 0; i < ninputs; i++) off[i] += strides[(int64_t)i * nd + d];
+                        if (++idx[d] < size[d]) break;
+                        for (int i = 0; i < ninputs; i++) off[i] -= size[d] * strides[(int64_t)i * nd + d];
+                        idx[d] = 0;
+                    }
+                }
+            for (int i = 0; i < ninputs; i++) {
+                const int64_t *ro = roff + (int64_t)i * krows, si = strides[(int64_t)i * nd + nd - 1],
+                              sr = strides[(int64_t)i * nd + dr];
+                int follow, same;
+                if (lin) {
+                    follow = si == 1 && (sr == L || nr == 1);
+                    same = sr == 0 || nr == 1;
+                } else {
+                    follow = si == 1;
+                    same = 1;
+                    for (int64_t r = 1; r < nr; r++) {
+                        follow &= ro[r] == ro[0] + r * L;
+                        same &= ro[r] == ro[0];
+                    }
+                }
+                const T_float32 *p0 = x[i] + (lin ? off[i] : ro[0]);
+                if (follow || (same && si == 0)) { /* contiguous, or one value */
+                    src[i] = p0;
+                    sin[i] = si;
+                    continue;
+                }
+                T_float32 *b = buf + (int64_t)i * TILE;
+                src[i] = b;
+                sin[i] = 1;
+                if (same && from[i] == p0 && filled[i] >= nr) continue; /* this bias row, copied already */
+                if (lin && si == 0 && !same) { /* one value per row, each L times (a constant L each, for the compiler) */
+                    switch (L) {
+                    case 2: fill_rows_float32(b, p0, sr, nr, 2); break;
+                    case 3: fill_rows_float32(b, p0, sr, nr, 3); break;
+                    case 4: fill_rows_float32(b, p0, sr, nr, 4); break;
+                    case 5: fill_rows_float32(b, p0, sr, nr, 5); break;
+                    case 6: fill_rows_float32(b, p0, sr, nr, 6); break;
+                    case 7: fill_rows_float32(b, p0, sr, nr, 7); break;
+                    case 8: fill_rows_float32(b, p0, sr, nr, 8); break;
+                    default: fill_rows_float32(b, p0, sr, nr, L); break;
+                    }
+                    from[i] = NULL;
+                    filled[i] = nr;
+                    continue;
+                }
+                for (int64_t r = 0; r < nr; r++) {
+                    const T_float32 *p = lin ? p0 + r * sr : x[i] + ro[r];
+                    T_float32 *d = b + r * L;
+                    if (same && r > 0) {
+                        memcpy(d, b, (size_t)L * sizeof *d);
+                    } else if (si == 0) {
+                        const T_float32 v = p[0];
+                        for (int64_t j = 0; j < L; j++) d[j] = v;
+                    } else if (si == 1) {
+                        memcpy(d, p, (size_t)L * sizeof *d);
+                    } else {
+                        for (int64_t j = 0; j < L; j++) d[j] = p[j * si];
+                    }
+                }
+                from[i] = same ? p0 : NULL;
+                filled[i] = nr;
+            }
+            MEAN_UNIT_VEC_float32(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
+            o += nr;
+            if (lin) { /* the index on by nr rows */
+                for (int i = 0; i < ninputs; i++) off[i] += nr * strides[(int64_t)i * nd + dr];
+                idx[dr] += nr;
+                for (int d = dr; d > 0 && idx[d] == size[d]; d--) {
+                    for (int i = 0; i < ninputs; i++)
+                        off[i] += strides[(int64_t)i * nd + d - 1] - size[d] * strides[(int64_t)i * nd + d];
+                    idx[d] = 0;
+                    idx[d - 1]++;
+                }
+            }
+        }
+    }
+    free(buf);
+    free(roff);
+    return ok;
+}
+#endif
+
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -23726,20 +24205,38 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     T_float32 *y = (T_float32 *)out;
     int vec = 0;
     int stream = 0;
-#ifdef MEANCLI_X86
-    /* an output larger than the last-level cache is written with non-temporal
-     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
-     * rows a multiple of 16 bytes): the vector units then stream every line
-     * whole (mean_fused), never a line also written by cached stores */
-    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float32) && ((uintptr_t)y & 15) == 0 &&
-             (L * (int64_t)sizeof(T_float32)) % 16 == 0;
-#endif
+    /* short rows (mean_rows_block, MEAN_SHORT_ROW): krows output rows per
+     * unit, up to TILE outputs, on the vector unit; 1: units of one row's tile */
+    int64_t krows = 1;
 #ifdef MEAN_UNIT_VEC_float32
     vec = ISA_MEAN_LEVEL_float32 > 0;
-    for (int i = 0; vec && i < ninputs; i++) {
+    int cheap = 1; /* no input is copied anew for every unit's rows (see MEAN_SHORT_ROW) */
+    for (int i = 0; nd >= 2 && i < ninputs; i++) {
+        int64_t si = strides[(int64_t)i * nd + nd - 1], sr = strides[(int64_t)i * nd + nd - 2];
+        cheap &= !((si == 0 && sr != 0) || (si == 1 && sr != 0 && sr != L));
+    }
+    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX && (cheap || L <= MEAN_SHORT_ROW)) {
+        /* a multiple of the rows that make a whole number of 16-byte quarters, where that leaves 2 rows or more */
+        int64_t rb = L * (int64_t)sizeof(T_float32), m = 1;
+        while ((rb * m) % 16 != 0) m *= 2;
+        krows = TILE / L;
+        if (krows / m * m >= 2) krows = krows / m * m;
+        nunits = (nouter + krows - 1) / krows;
+        ntiles = 1;
+    }
+    for (int i = 0; vec && krows == 1 && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
     }
+#endif
+#ifdef MEANCLI_X86
+    /* an output larger than the last-level cache is written with non-temporal
+     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
+     * rows, or a short-row unit's krows rows and the whole output, a
+     * multiple of 16 bytes): the vector units then stream every line whole
+     * (mean_fused), never a line also written by cached stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float32) && ((uintptr_t)y & 15) == 0 &&
+             (krows * L * (int64_t)sizeof(T_float32)) % 16 == 0 && (nout * (int64_t)sizeof(T_float32)) % 16 == 0;
 #endif
     /* bias rows: inputs broadcast along every dim but the inner one, read
      * alike by every output row, summed once here (mean_rowsum) */
@@ -23747,7 +24244,7 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     uint32_t *rowbound = NULL; /* per tile: max |x| bits, min |x| bits - 1 */
     uint8_t *taken = NULL;
     int nrow = 0;
-    for (int i = 0; vec && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++)
+    for (int i = 0; vec && krows == 1 && nouter >= 2 && L <= MEAN_ROWSUM_MAX && i < ninputs; i++)
         nrow += bias_row(strides + (int64_t)i * nd, nd);
     if (nrow > 0) {
         rowsum = (double *)malloc((size_t)L * sizeof *rowsum);
@@ -23794,8 +24291,15 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
          * are divided out once per group, then stepped */
         const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
         const int64_t ngroups = (nunits + per - 1) / per;
+#ifdef MEAN_UNIT_VEC_float32
+        if (krows > 1 && !mean_rows_block_float32(ninputs, x, strides, nd, size, L, nouter, krows, nunits, per, ngroups,
+                                                  src, sin, y, stream)) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#endif
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t g = 0; g < ngroups; g++) {
+        for (int64_t g = 0; g < (krows > 1 ? 0 : ngroups); g++) {
             if (!src || !sin) continue;
             int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
             int64_t o = unit / ntiles, t = unit % ntiles;
@@ -24000,6 +24504,149 @@ int meancli_mean_skipna_float32(int ninputs, const void *const *inputs, const in
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
 }
+#ifdef MEAN_UNIT_VEC_float64
+/* d[r * L + j] := p[r * sr] for r < nr, j < L (inlined with constant L) */
+__attribute__((always_inline)) static inline void fill_rows_float64(T_float64 *d, const T_float64 *p, int64_t sr, int64_t nr,
+                                                                  const int64_t L)
+{
+    for (int64_t r = 0; r < nr; r++) {
+        const T_float64 v = p[r * sr];
+        for (int64_t j = 0; j < L; j++) d[r * L + j] = v;
+    }
+}
+
+/* The Mean's units over short rows (the plan's inner dim L <= TILE / 2;
+ * MEAN_SHORT_ROW says which such calls take them), run by every thread of
+ * meancli_mean's parallel region: unit u is the krows output rows from
+ * u * krows on (fewer in the last), nr * L outputs contiguous in the
+ * output, given to the vector unit (MEAN_UNIT_VEC) as one run, so a row
+ * shorter than a vector, or than the unit's fixed costs, no longer pays
+ * them per row. Over the unit's rows each input is read contiguously (its
+ * rows follow each other), or is one value (a broadcast scalar, sinner 0),
+ * or else is copied into this thread's buffer of TILE values, rows one
+ * after the other; a bias row (the same row for every row of the unit)
+ * stays in the buffer from one unit to the next. Every output is still the
+ * exact mean rounded once: the same bits as the units of one row. `per`
+ * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * this thread's buffers could not be had (its units are then left undone
+ * and the call fails). */
+static int mean_rows_block_float64(int ninputs, const T_float64 *const *x, const int64_t *strides, int nd,
+                                  const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
+                                  int64_t per, int64_t ngroups, const T_float64 **src, int64_t *sin, T_float64 *y, int stream)
+{
+    /* ninputs <= MEAN_VEC_MAX and krows * L <= TILE: these sizes cannot overflow */
+    T_float64 *buf = (T_float64 *)malloc((size_t)ninputs * TILE * sizeof *buf);
+    int64_t *roff = (int64_t *)malloc((size_t)ninputs * (size_t)krows * sizeof *roff);
+    const T_float64 *from[MEAN_VEC_MAX]; /* the bias row buffer i holds (NULL: none) */
+    int64_t filled[MEAN_VEC_MAX], off[MEAN_VEC_MAX], idx[MEANCLI_MAX_RANK];
+    int ok = buf && roff && src && sin;
+    for (int i = 0; i < ninputs; i++) from[i] = NULL;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t g = 0; g < ngroups; g++) {
+        if (!ok) continue;
+        int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
+        int64_t o = unit * krows; /* the unit's first output row */
+        {
+            int64_t rem = o;
+            for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % size[d]; rem /= size[d]; }
+        }
+        for (int i = 0; i < ninputs; i++) {
+            const int64_t *s = strides + (int64_t)i * nd;
+            off[i] = 0;
+            for (int d = 0; d < nd - 1; d++) off[i] += idx[d] * s[d];
+        }
+        for (; unit < uend; unit++) {
+            int64_t nr = nouter - o < krows ? nouter - o : krows;
+            /* lin: the unit's rows step along dim nd - 2 alone (row r of input i at off[i] + r * its stride
+             * there); else each row's offsets, stepped one row at a time */
+            const int dr = nd - 2, lin = idx[dr] + nr <= size[dr];
+            if (!lin)
+                for (int64_t r = 0; r < nr; r++) {
+                    for (int i = 0; i < ninputs; i++) roff[(int64_t)i * krows + r] = off[i];
+                    for (int d = dr; d >= 0; d--) {
+                        for (int i = 0; i < ninputs; i++) off[i] += strides[(int64_t)i * nd + d];
+                        if (++idx[d] < size[d]) break;
+                        for (int i = 0; i < ninputs; i++) off[i] -= size[d] * strides[(int64_t)i * nd + d];
+                        idx[d] = 0;
+                    }
+                }
+            for (int i = 0; i < ninputs; i++) {
+                const int64_t *ro = roff + (int64_t)i * krows, si = strides[(int64_t)i * nd + nd - 1],
+                              sr = strides[(int64_t)i * nd + dr];
+                int follow, same;
+                if (lin) {
+                    follow = si == 1 && (sr == L || nr == 1);
+                    same = sr == 0 || nr == 1;
+                } else {
+                    follow = si == 1;
+                    same = 1;
+                    for (int64_t r = 1; r < nr; r++) {
+                        follow &= ro[r] == ro[0] + r * L;
+                        same &= ro[r] == ro[0];
+                    }
+                }
+                const T_float64 *p0 = x[i] + (lin ? off[i] : ro[0]);
+                if (follow || (same && si == 0)) { /* contiguous, or one value */
+                    src[i] = p0;
+                    sin[i] = si;
+                    continue;
+                }
+                T_float64 *b = buf + (int64_t)i * TILE;
+                src[i] = b;
+                sin[i] = 1;
+                if (same && from[i] == p0 && filled[i] >= nr) continue; /* this bias row, copied already */
+                if (lin && si == 0 && !same) { /* one value per row, each L times (a constant L each, for the compiler) */
+                    switch (L) {
+                    case 2: fill_rows_float64(b, p0, sr, nr, 2); break;
+                    case 3: fill_rows_float64(b, p0, sr, nr, 3); break;
+                    case 4: fill_rows_float64(b, p0, sr, nr, 4); break;
+                    case 5: fill_rows_float64(b, p0, sr, nr, 5); break;
+                    case 6: fill_rows_float64(b, p0, sr, nr, 6); break;
+                    case 7: fill_rows_float64(b, p0, sr, nr, 7); break;
+                    case 8: fill_rows_float64(b, p0, sr, nr, 8); break;
+                    default: fill_rows_float64(b, p0, sr, nr, L); break;
+                    }
+                    from[i] = NULL;
+                    filled[i] = nr;
+                    continue;
+                }
+                for (int64_t r = 0; r < nr; r++) {
+                    const T_float64 *p = lin ? p0 + r * sr : x[i] + ro[r];
+                    T_float64 *d = b + r * L;
+                    if (same && r > 0) {
+                        memcpy(d, b, (size_t)L * sizeof *d);
+                    } else if (si == 0) {
+                        const T_float64 v = p[0];
+                        for (int64_t j = 0; j < L; j++) d[j] = v;
+                    } else if (si == 1) {
+                        memcpy(d, p, (size_t)L * sizeof *d);
+                    } else {
+                        for (int64_t j = 0; j < L; j++) d[j] = p[j * si];
+                    }
+                }
+                from[i] = same ? p0 : NULL;
+                filled[i] = nr;
+            }
+            MEAN_UNIT_VEC_float64(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
+            o += nr;
+            if (lin) { /* the index on by nr rows */
+                for (int i = 0; i < ninputs; i++) off[i] += nr * strides[(int64_t)i * nd + dr];
+                idx[dr] += nr;
+                for (int d = dr; d > 0 && idx[d] == size[d]; d--) {
+                    for (int i = 0; i < ninputs; i++)
+                        off[i] += strides[(int64_t)i * nd + d - 1] - size[d] * strides[(int64_t)i * nd + d];
+                    idx[d] = 0;
+                    idx[d - 1]++;
+                }
+            }
+        }
+    }
+    free(buf);
+    free(roff);
+    return ok;
+}
+#endif
+
 /* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
  * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
  * 0 where an input is broadcast. Each output element adds its inputs in
@@ -24057,20 +24704,38 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     T_float64 *y = (T_float64 *)out;
     int vec = 0;
     int stream = 0;
-#ifdef MEANCLI_X86
-    /* an output larger than the last-level cache is written with non-temporal
-     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
-     * rows a multiple of 16 bytes): the vector units then stream every line
-     * whole (mean_fused), never a line also written by cached stores */
-    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float64) && ((uintptr_t)y & 15) == 0 &&
-             (L * (int64_t)sizeof(T_float64)) % 16 == 0;
-#endif
+    /* short rows (mean_rows_block, MEAN_SHORT_ROW): krows output rows per
+     * unit, up to TILE outputs, on the vector unit; 1: units of one row's tile */
+    int64_t krows = 1;
 #ifdef MEAN_UNIT_VEC_float64
     vec = ISA_MEAN_LEVEL_float64 > 0;
-    for (int i = 0; vec && i < ninputs; i++) {
+    int cheap = 1; /* no input is copied anew for every unit's rows (see MEAN_SHORT_ROW) */
+    for (int i = 0; nd >= 2 && i < ninputs; i++) {
+        int64_t si = strides[(int64_t)i * nd + nd - 1], sr = strides[(int64_t)i * nd + nd - 2];
+        cheap &= !((si == 0 && sr != 0) || (si == 1 && sr != 0 && sr != L));
+    }
+    if (vec && nd >= 2 && L <= TILE / 2 && ninputs <= MEAN_VEC_MAX && (cheap || L <= MEAN_SHORT_ROW)) {
+        /* a multiple of the rows that make a whole number of 16-byte quarters, where that leaves 2 rows or more */
+        int64_t rb = L * (int64_t)sizeof(T_float64), m = 1;
+        while ((rb * m) % 16 != 0) m *= 2;
+        krows = TILE / L;
+        if (krows / m * m >= 2) krows = krows / m * m;
+        nunits = (nouter + krows - 1) / krows;
+        ntiles = 1;
+    }
+    for (int i = 0; vec && krows == 1 && i < ninputs; i++) {
         int64_t sinner = nd > 0 ? strides[(int64_t)i * nd + nd - 1] : 0;
         vec = sinner == 0 || sinner == 1;
     }
+#endif
+#ifdef MEANCLI_X86
+    /* an output larger than the last-level cache is written with non-temporal
+     * stores, where every unit's outputs start 16-byte aligned (dst aligned,
+     * rows, or a short-row unit's krows rows and the whole output, a
+     * multiple of 16 bytes): the vector units then stream every line whole
+     * (mean_fused), never a line also written by cached stores */
+    stream = nout >= mean_stream_bytes / (int64_t)sizeof(T_float64) && ((uintptr_t)y & 15) == 0 &&
+             (krows * L * (int64_t)sizeof(T_float64)) % 16 == 0 && (nout * (int64_t)sizeof(T_float64)) % 16 == 0;
 #endif
     /* bias rows: inputs broadcast along every dim but the inner one, read
      * alike by every output row, summed once here (mean_rowsum) */
@@ -24092,8 +24757,15 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
          * are divided out once per group, then stepped */
         const int64_t per = grab_of(nunits, nt, 32) > 8 ? grab_of(nunits, nt, 32) : 8;
         const int64_t ngroups = (nunits + per - 1) / per;
+#ifdef MEAN_UNIT_VEC_float64
+        if (krows > 1 && !mean_rows_block_float64(ninputs, x, strides, nd, size, L, nouter, krows, nunits, per, ngroups,
+                                                  src, sin, y, stream)) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#endif
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t g = 0; g < ngroups; g++) {
+        for (int64_t g = 0; g < (krows > 1 ? 0 : ngroups); g++) {
             if (!src || !sin) continue;
             int64_t unit = g * per, uend = unit + per < nunits ? unit + per : nunits;
             int64_t o = unit / ntiles, t = unit % ntiles;

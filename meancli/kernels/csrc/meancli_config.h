@@ -93,6 +93,15 @@
  * many values per output (measured: 1.2x (float32) and 1.4x (float64) at
  * 32 values, 0.64x and 0.74x at 64) */
 #define INNER_AS_MEAN_MAX 32
+/* Mean: rows of at most TILE / 2 outputs run several to a unit
+ * (kernel_mean.c.j2, mean_rows_block) where every input is contiguous
+ * across rows, one value, a bias row or strided; where one is copied anew
+ * for each unit's rows (one value per row, or rows that do not follow each
+ * other), only rows of at most this many: such a copy costs about what a
+ * unit's fixed costs do per row (float32, 1 thread, CPU time: a value per
+ * row of 3 and 16 outputs 14x and 2x faster, 32 to 64 level, 196 1.2x
+ * slower than units of one row) */
+#define MEAN_SHORT_ROW 32
 /* Mean: contiguous inputs the vector loop reads together (more go the portable way) */
 #define MEAN_VEC_MAX 64
 /* Mean: inputs broadcast along every dim but the inner one (a bias row)
