@@ -9,7 +9,7 @@ maps a dtype or a status by hand."""
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "504318443147f13f2c2419e6f04b1f1f39a224c534f1511f372c0b496ed6c5cb"
+KERNEL_SOURCE_SHA256 = "5b77ff2c9cbe2735f8ea14efc4fd88a3375a59b7ccdd28e8543cda3dac16199f"
 
 # How every C kernel is named: KERNEL_SYMBOL.format(entry="reduce", dtype="float32").
 KERNEL_SYMBOL = 'meancli_{entry}_{dtype}'
@@ -49,6 +49,6 @@ ISA_NAMES = ('portable', 'avx2', 'avx512')
 # The (kind of vector kernel, dtype) pairs that run a level of their own
 # (meancli/codegen/isas.py; the integer types follow float32):
 # meancli_isa(group) names the level in effect for ISA_GROUPS[group].
-ISA_KINDS = ('run', 'mean')
+ISA_KINDS = ('run', 'mean', 'compare')
 ISA_DTYPES = ('float32', 'float16', 'bfloat16', 'float64')
-ISA_GROUPS = (('run', 'float32'), ('run', 'float16'), ('run', 'bfloat16'), ('run', 'float64'), ('mean', 'float32'), ('mean', 'float16'), ('mean', 'bfloat16'), ('mean', 'float64'))
+ISA_GROUPS = (('run', 'float32'), ('run', 'float16'), ('run', 'bfloat16'), ('run', 'float64'), ('mean', 'float32'), ('mean', 'float16'), ('mean', 'bfloat16'), ('mean', 'float64'), ('compare', 'float32'), ('compare', 'float16'), ('compare', 'bfloat16'), ('compare', 'float64'))
