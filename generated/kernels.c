@@ -6110,11 +6110,12 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
 }
 #endif
 
-/* compare_range_float64 on avx2: the same statistics, 4 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_float64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_float64 on avx2: the same statistics, 4 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; NaN lanes are counted, and the relative error divided, only in the vectors that
+ * hold one (or may raise the largest). The index of the first element of a new
+ * largest distance comes from compare_range_float64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
     const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi, compare_part_float64 *p)
 {
@@ -6124,39 +6125,42 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
     unsigned __int128 sum = 0;
     const cmp_avx2_f64 zero = { 0 };
     cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx2_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx2_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx2_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 4) {
-            cmp_avx2_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 4 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx2_u64 va = __builtin_convertvector(ra, cmp_avx2_u64);
-            cmp_avx2_u64 vb = __builtin_convertvector(rb, cmp_avx2_u64);
-            const cmp_avx2_u64 magnitude = (cmp_avx2_u64){ 0 } + 9223372036854775807ULL;
-            cmp_avx2_u64 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx2_i64 nan_a = ma > 9218868437227405312ULL, nan_b = mb > 9218868437227405312ULL;
-            cmp_avx2_i64 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            cmp_avx2_i64 sa = -(cmp_avx2_i64)(va >> 63), sb = -(cmp_avx2_i64)(vb >> 63);
-            cmp_avx2_i64 oa = ((cmp_avx2_i64)ma ^ sa) - sa, ob = ((cmp_avx2_i64)mb ^ sb) - sb;
+    const cmp_avx2_u64 signbit = (cmp_avx2_u64){ 0 } + 0x8000000000000000ULL;
+    cmp_avx2_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx2_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx2_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 4 <= c1; i += 4) {
+                cmp_avx2_u64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
+            cmp_avx2_f64 fa = (cmp_avx2_f64)va, fb = (cmp_avx2_f64)vb;
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^63 minus
+             * them where the sign is set (-magnitude, mod 2^64) */
+            cmp_avx2_i64 ord = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)fa, (__m256d)fb, _CMP_ORD_Q);
+            cmp_avx2_i64 oa = (cmp_avx2_i64)_mm256_blendv_pd((__m256d)va, (__m256d)(signbit - va), (__m256d)va);
+            cmp_avx2_i64 ob = (cmp_avx2_i64)_mm256_blendv_pd((__m256d)vb, (__m256d)(signbit - vb), (__m256d)vb);
+            /* mod 2^64: right, |oa - ob| < 2^64 */
             cmp_avx2_u64 up = (cmp_avx2_u64)oa - (cmp_avx2_u64)ob;
             cmp_avx2_u64 lt = (cmp_avx2_u64)(oa < ob);
-            cmp_avx2_u64 d = ((up ^ lt) - lt) & ~(cmp_avx2_u64)any_nan;
-            cmp_avx2_f64 xa = (cmp_avx2_f64)va, xb = (cmp_avx2_f64)vb;
-            cmp_avx2_f64 err = (cmp_avx2_f64)((cmp_avx2_u64)(xb - xa) & absmask);  /* NaN where a NaN is */
+            cmp_avx2_u64 d = ((up ^ lt) - lt) & (cmp_avx2_u64)ord;
+            cmp_avx2_f64 err = (cmp_avx2_f64)((cmp_avx2_u64)(fb - fa) & absmask);  /* NaN where a NaN is */
+            cmp_avx2_f64 ax = (cmp_avx2_f64)(va & absmask);
             CMP_COUNT_GT64_avx2(c_gt0, d, 0);
             CMP_COUNT_GT64_avx2(c_gt1, d, 1);
             CMP_COUNT_GT64_avx2(c_gt4, d, 4);
@@ -6168,41 +6172,95 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
             CMP_MAXU64_avx2(vmax, d, vmax);
             vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
-            cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division, and those without a NaN the count of NaN mismatches. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ) & ord;
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm256_movemask_pd(_mm256_cmp_pd((__m256d)fa, (__m256d)fa, _CMP_UNORD_Q))
+                                          ^ _mm256_movemask_pd(_mm256_cmp_pd((__m256d)fb, (__m256d)fb, _CMP_UNORD_Q)));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx2_u64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_f64 fa = (cmp_avx2_f64)va, fb = (cmp_avx2_f64)vb;
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^63 minus
+             * them where the sign is set (-magnitude, mod 2^64) */
+            cmp_avx2_i64 ord = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)fa, (__m256d)fb, _CMP_ORD_Q);
+            cmp_avx2_i64 oa = (cmp_avx2_i64)_mm256_blendv_pd((__m256d)va, (__m256d)(signbit - va), (__m256d)va);
+            cmp_avx2_i64 ob = (cmp_avx2_i64)_mm256_blendv_pd((__m256d)vb, (__m256d)(signbit - vb), (__m256d)vb);
+            /* mod 2^64: right, |oa - ob| < 2^64 */
+            cmp_avx2_u64 up = (cmp_avx2_u64)oa - (cmp_avx2_u64)ob;
+            cmp_avx2_u64 lt = (cmp_avx2_u64)(oa < ob);
+            cmp_avx2_u64 d = ((up ^ lt) - lt) & (cmp_avx2_u64)ord;
+            cmp_avx2_f64 err = (cmp_avx2_f64)((cmp_avx2_u64)(fb - fa) & absmask);  /* NaN where a NaN is */
+            cmp_avx2_f64 ax = (cmp_avx2_f64)(va & absmask);
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
+            cmp_avx2_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx2(vmax, d, vmax);
+            vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division, and those without a NaN the count of NaN mismatches. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ) & ord;
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm256_movemask_pd(_mm256_cmp_pd((__m256d)fa, (__m256d)fa, _CMP_UNORD_Q))
+                                          ^ _mm256_movemask_pd(_mm256_cmp_pd((__m256d)fb, (__m256d)fb, _CMP_UNORD_Q)));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx2_u64 grew;
+            CMP_MAXU64_avx2(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx2(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_float64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_float64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 4; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_float64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_float64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 4; k++) {
@@ -6308,11 +6366,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
-/* compare_range_float64 on avx512: the same statistics, 8 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_float64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_float64 on avx512: the same statistics, 8 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; NaN lanes are counted, and the relative error divided, only in the vectors that
+ * hold one (or may raise the largest). The index of the first element of a new
+ * largest distance comes from compare_range_float64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float64_avx512(
     const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi, compare_part_float64 *p)
 {
@@ -6322,39 +6381,39 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     unsigned __int128 sum = 0;
     const cmp_avx512_f64 zero = { 0 };
     cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx512_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx512_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx512_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 8) {
-            cmp_avx512_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 8 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx512_u64 va = __builtin_convertvector(ra, cmp_avx512_u64);
-            cmp_avx512_u64 vb = __builtin_convertvector(rb, cmp_avx512_u64);
-            const cmp_avx512_u64 magnitude = (cmp_avx512_u64){ 0 } + 9223372036854775807ULL;
-            cmp_avx512_u64 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx512_i64 nan_a = ma > 9218868437227405312ULL, nan_b = mb > 9218868437227405312ULL;
-            cmp_avx512_i64 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            cmp_avx512_i64 sa = -(cmp_avx512_i64)(va >> 63), sb = -(cmp_avx512_i64)(vb >> 63);
-            cmp_avx512_i64 oa = ((cmp_avx512_i64)ma ^ sa) - sa, ob = ((cmp_avx512_i64)mb ^ sb) - sb;
-            cmp_avx512_u64 up = (cmp_avx512_u64)oa - (cmp_avx512_u64)ob;
-            cmp_avx512_u64 lt = (cmp_avx512_u64)(oa < ob);
-            cmp_avx512_u64 d = ((up ^ lt) - lt) & ~(cmp_avx512_u64)any_nan;
-            cmp_avx512_f64 xa = (cmp_avx512_f64)va, xb = (cmp_avx512_f64)vb;
-            cmp_avx512_f64 err = (cmp_avx512_f64)((cmp_avx512_u64)(xb - xa) & absmask);  /* NaN where a NaN is */
+    const cmp_avx512_u64 signbit = (cmp_avx512_u64){ 0 } + 0x8000000000000000ULL;
+    cmp_avx512_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx512_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx512_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx512_u64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
+            cmp_avx512_f64 fa = (cmp_avx512_f64)va, fb = (cmp_avx512_f64)vb;
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^63 minus
+             * them where the sign is set (-magnitude, mod 2^64) */
+            __mmask8 ord = _mm512_cmp_pd_mask((__m512d)fa, (__m512d)fb, _CMP_ORD_Q);
+            __m512i oa = _mm512_mask_sub_epi64((__m512i)va, _mm512_movepi64_mask((__m512i)va), (__m512i)signbit, (__m512i)va);
+            __m512i ob = _mm512_mask_sub_epi64((__m512i)vb, _mm512_movepi64_mask((__m512i)vb), (__m512i)signbit, (__m512i)vb);
+            cmp_avx512_u64 d = (cmp_avx512_u64)_mm512_maskz_sub_epi64(ord, _mm512_max_epi64(oa, ob), _mm512_min_epi64(oa, ob));
+            cmp_avx512_f64 err = (cmp_avx512_f64)((cmp_avx512_u64)(fb - fa) & absmask);  /* NaN where a NaN is */
+            cmp_avx512_f64 ax = (cmp_avx512_f64)(va & absmask);
             CMP_COUNT_GT64_avx512(c_gt0, d, 0);
             CMP_COUNT_GT64_avx512(c_gt1, d, 1);
             CMP_COUNT_GT64_avx512(c_gt4, d, 4);
@@ -6366,41 +6425,92 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             CMP_MAXU64_avx512(vmax, d, vmax);
             vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
-            cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division, and those without a NaN the count of NaN mismatches. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask(ord, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm512_cmp_pd_mask((__m512d)fa, (__m512d)fa, _CMP_UNORD_Q)
+                                          ^ _mm512_cmp_pd_mask((__m512d)fb, (__m512d)fb, _CMP_UNORD_Q));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_u64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_f64 fa = (cmp_avx512_f64)va, fb = (cmp_avx512_f64)vb;
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^63 minus
+             * them where the sign is set (-magnitude, mod 2^64) */
+            __mmask8 ord = _mm512_cmp_pd_mask((__m512d)fa, (__m512d)fb, _CMP_ORD_Q);
+            __m512i oa = _mm512_mask_sub_epi64((__m512i)va, _mm512_movepi64_mask((__m512i)va), (__m512i)signbit, (__m512i)va);
+            __m512i ob = _mm512_mask_sub_epi64((__m512i)vb, _mm512_movepi64_mask((__m512i)vb), (__m512i)signbit, (__m512i)vb);
+            cmp_avx512_u64 d = (cmp_avx512_u64)_mm512_maskz_sub_epi64(ord, _mm512_max_epi64(oa, ob), _mm512_min_epi64(oa, ob));
+            cmp_avx512_f64 err = (cmp_avx512_f64)((cmp_avx512_u64)(fb - fa) & absmask);  /* NaN where a NaN is */
+            cmp_avx512_f64 ax = (cmp_avx512_f64)(va & absmask);
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
+            cmp_avx512_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx512(vmax, d, vmax);
+            vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division, and those without a NaN the count of NaN mismatches. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask(ord, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm512_cmp_pd_mask((__m512d)fa, (__m512d)fa, _CMP_UNORD_Q)
+                                          ^ _mm512_cmp_pd_mask((__m512d)fb, (__m512d)fb, _CMP_UNORD_Q));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx512_u64 grew;
+            CMP_MAXU64_avx512(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx512(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_float64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_float64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_float64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_float64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 8; k++) {
@@ -8753,11 +8863,12 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
 }
 #endif
 
-/* compare_range_int64 on avx2: the same statistics, 4 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_int64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_int64 on avx2: the same statistics, 4 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; the relative error divided, only in the vectors that
+ * hold one. The index of the first element of a new
+ * largest distance comes from compare_range_int64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
     const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi, compare_part_int64 *p)
 {
@@ -8767,29 +8878,31 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
     unsigned __int128 sum = 0;
     const cmp_avx2_f64 zero = { 0 };
     cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx2_u64 magic = (cmp_avx2_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx2_f64 fmagic = zero + 6755399441055744.0;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx2_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx2_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx2_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 4) {
-            cmp_avx2_i64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 4 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx2_i64 va = __builtin_convertvector(ra, cmp_avx2_i64);
-            cmp_avx2_i64 vb = __builtin_convertvector(rb, cmp_avx2_i64);
+    cmp_avx2_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx2_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx2_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 4 <= c1; i += 4) {
+                cmp_avx2_i64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
             cmp_avx2_u64 up = (cmp_avx2_u64)va - (cmp_avx2_u64)vb;
             cmp_avx2_u64 lt = (cmp_avx2_u64)(va < vb);
             cmp_avx2_u64 d = (up ^ lt) - lt;
@@ -8798,6 +8911,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
                 + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
             CMP_COUNT_GT64_avx2(c_gt0, d, 0);
             CMP_COUNT_GT64_avx2(c_gt1, d, 1);
             CMP_COUNT_GT64_avx2(c_gt4, d, 4);
@@ -8807,43 +8921,77 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
             CMP_MAXU64_avx2(vmax, d, vmax);
-            vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx2_i64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_u64 up = (cmp_avx2_u64)va - (cmp_avx2_u64)vb;
+            cmp_avx2_u64 lt = (cmp_avx2_u64)(va < vb);
+            cmp_avx2_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx2_f64 err = ((cmp_avx2_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
             cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
+            cmp_avx2_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx2(vmax, d, vmax);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx2_u64 grew;
+            CMP_MAXU64_avx2(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx2(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_int64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_int64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 4; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_int64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_int64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 4; k++) {
@@ -8857,6 +9005,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
         compare_range_int64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -8949,11 +9098,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
-/* compare_range_int64 on avx512: the same statistics, 8 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_int64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_int64 on avx512: the same statistics, 8 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; the relative error divided, only in the vectors that
+ * hold one. The index of the first element of a new
+ * largest distance comes from compare_range_int64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int64_avx512(
     const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi, compare_part_int64 *p)
 {
@@ -8963,29 +9113,31 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     unsigned __int128 sum = 0;
     const cmp_avx512_f64 zero = { 0 };
     cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx512_u64 magic = (cmp_avx512_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx512_f64 fmagic = zero + 6755399441055744.0;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx512_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx512_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx512_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 8) {
-            cmp_avx512_i64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 8 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx512_i64 va = __builtin_convertvector(ra, cmp_avx512_i64);
-            cmp_avx512_i64 vb = __builtin_convertvector(rb, cmp_avx512_i64);
+    cmp_avx512_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx512_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx512_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx512_i64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
             cmp_avx512_u64 up = (cmp_avx512_u64)va - (cmp_avx512_u64)vb;
             cmp_avx512_u64 lt = (cmp_avx512_u64)(va < vb);
             cmp_avx512_u64 d = (up ^ lt) - lt;
@@ -8994,6 +9146,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
             CMP_COUNT_GT64_avx512(c_gt0, d, 0);
             CMP_COUNT_GT64_avx512(c_gt1, d, 1);
             CMP_COUNT_GT64_avx512(c_gt4, d, 4);
@@ -9003,43 +9156,77 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
             CMP_MAXU64_avx512(vmax, d, vmax);
-            vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_i64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_u64 up = (cmp_avx512_u64)va - (cmp_avx512_u64)vb;
+            cmp_avx512_u64 lt = (cmp_avx512_u64)(va < vb);
+            cmp_avx512_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx512_f64 err = ((cmp_avx512_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
             cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
+            cmp_avx512_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx512(vmax, d, vmax);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx512_u64 grew;
+            CMP_MAXU64_avx512(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx512(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_int64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_int64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_int64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_int64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 8; k++) {
@@ -9053,6 +9240,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         compare_range_int64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -11404,11 +11592,12 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
 }
 #endif
 
-/* compare_range_uint64 on avx2: the same statistics, 4 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_uint64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_uint64 on avx2: the same statistics, 4 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; the relative error divided, only in the vectors that
+ * hold one. The index of the first element of a new
+ * largest distance comes from compare_range_uint64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
     const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi, compare_part_uint64 *p)
 {
@@ -11418,29 +11607,31 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
     unsigned __int128 sum = 0;
     const cmp_avx2_f64 zero = { 0 };
     cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx2_u64 magic = (cmp_avx2_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx2_f64 fmagic = zero + 6755399441055744.0;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx2_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx2_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx2_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 4) {
-            cmp_avx2_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 4 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx2_u64 va = __builtin_convertvector(ra, cmp_avx2_u64);
-            cmp_avx2_u64 vb = __builtin_convertvector(rb, cmp_avx2_u64);
+    cmp_avx2_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx2_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx2_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 4 <= c1; i += 4) {
+                cmp_avx2_u64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
             cmp_avx2_u64 up = (cmp_avx2_u64)va - (cmp_avx2_u64)vb;
             cmp_avx2_u64 lt = (cmp_avx2_u64)(va < vb);
             cmp_avx2_u64 d = (up ^ lt) - lt;
@@ -11449,6 +11640,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
                 + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
             CMP_COUNT_GT64_avx2(c_gt0, d, 0);
             CMP_COUNT_GT64_avx2(c_gt1, d, 1);
             CMP_COUNT_GT64_avx2(c_gt4, d, 4);
@@ -11458,43 +11650,77 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
             CMP_MAXU64_avx2(vmax, d, vmax);
-            vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx2_u64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_u64 up = (cmp_avx2_u64)va - (cmp_avx2_u64)vb;
+            cmp_avx2_u64 lt = (cmp_avx2_u64)(va < vb);
+            cmp_avx2_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx2_f64 err = ((cmp_avx2_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
             cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
+            cmp_avx2_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx2(vmax, d, vmax);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx2_u64 grew;
+            CMP_MAXU64_avx2(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx2(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_uint64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_uint64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 4; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_uint64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_uint64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 4; k++) {
@@ -11508,6 +11734,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
         compare_range_uint64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -11600,11 +11827,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
-/* compare_range_uint64 on avx512: the same statistics, 8 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_uint64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_uint64 on avx512: the same statistics, 8 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; the relative error divided, only in the vectors that
+ * hold one. The index of the first element of a new
+ * largest distance comes from compare_range_uint64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint64_avx512(
     const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi, compare_part_uint64 *p)
 {
@@ -11614,29 +11842,31 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     unsigned __int128 sum = 0;
     const cmp_avx512_f64 zero = { 0 };
     cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx512_u64 magic = (cmp_avx512_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx512_f64 fmagic = zero + 6755399441055744.0;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx512_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx512_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx512_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 8) {
-            cmp_avx512_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 8 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx512_u64 va = __builtin_convertvector(ra, cmp_avx512_u64);
-            cmp_avx512_u64 vb = __builtin_convertvector(rb, cmp_avx512_u64);
+    cmp_avx512_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx512_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx512_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx512_u64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
             cmp_avx512_u64 up = (cmp_avx512_u64)va - (cmp_avx512_u64)vb;
             cmp_avx512_u64 lt = (cmp_avx512_u64)(va < vb);
             cmp_avx512_u64 d = (up ^ lt) - lt;
@@ -11645,6 +11875,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
             CMP_COUNT_GT64_avx512(c_gt0, d, 0);
             CMP_COUNT_GT64_avx512(c_gt1, d, 1);
             CMP_COUNT_GT64_avx512(c_gt4, d, 4);
@@ -11654,43 +11885,77 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
             CMP_MAXU64_avx512(vmax, d, vmax);
-            vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_u64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_u64 up = (cmp_avx512_u64)va - (cmp_avx512_u64)vb;
+            cmp_avx512_u64 lt = (cmp_avx512_u64)(va < vb);
+            cmp_avx512_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx512_f64 err = ((cmp_avx512_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
             cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
+            cmp_avx512_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx512(vmax, d, vmax);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx512_u64 grew;
+            CMP_MAXU64_avx512(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx512(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_uint64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_uint64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_uint64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_uint64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 8; k++) {
@@ -11704,6 +11969,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         compare_range_uint64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];

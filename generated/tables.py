@@ -9,7 +9,7 @@ maps a dtype or a status by hand."""
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "5b77ff2c9cbe2735f8ea14efc4fd88a3375a59b7ccdd28e8543cda3dac16199f"
+KERNEL_SOURCE_SHA256 = "7525b7a82303f545c2a854e78fc663ff0ef8b9089c4357ed92e5d88b27aacfe2"
 
 # How every C kernel is named: KERNEL_SYMBOL.format(entry="reduce", dtype="float32").
 KERNEL_SYMBOL = 'meancli_{entry}_{dtype}'

@@ -1,13 +1,14 @@
-"""The compare kernel's vector paths for the types of up to 32 bits
-(templates/kernel_compare.c.j2): the cases their shortcuts could get wrong, each
-checked against the portable scalar loop bit for bit and against exact values.
+"""The compare kernel's vector paths (templates/kernel_compare.c.j2): the cases their
+shortcuts could get wrong, each checked against the portable scalar loop bit for bit and
+against exact values.
 
-The shortcuts: the errors are looked at as floats and computed in doubles only in the
-vectors where one may pass the largest so far (cmp_abs_threshold, cmp_rel_threshold);
-NaN lanes are found by a float compare and counted in that exact path; the counts stay
-in the lanes over blocks of 8 chunks of 256 elements; a chunk is skipped when its bytes
-are equal, looked at 64 (AVX-512) or 32 (AVX2) bytes at a time and the rest by memcmp.
-Each instruction set the CPU has runs (kernels.use_isa); those it lacks are skipped.
+The shortcuts: for the types of up to 32 bits, the errors are looked at as floats and
+computed in doubles only in the vectors where one may pass the largest so far
+(cmp_abs_threshold, cmp_rel_threshold); for every type, NaN lanes are found by a float
+compare and counted in the vectors that hold one, the counts stay in the lanes over
+blocks of 8 chunks of 256 elements, and a chunk is skipped when its bytes are equal,
+looked at 64 (AVX-512) or 32 (AVX2) bytes at a time and the rest by memcmp. Each
+instruction set the CPU has runs (kernels.use_isa); those it lacks are skipped.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from meancli.dtypes import spec_name
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 NARROW_FLOATS = [np.dtype(np.float32), np.dtype(np.float16), BF16]
+FLOATS = [*NARROW_FLOATS, np.dtype(np.float64)]
 UINT: dict[int, Any] = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -64,7 +66,7 @@ def step(x: np.ndarray, k: int) -> np.ndarray:
     return (x.view(u) + np.array(k, dtype=u)).view(x.dtype)
 
 
-@pytest.mark.parametrize("dtype", NARROW_FLOATS, ids=spec_name)
+@pytest.mark.parametrize("dtype", FLOATS, ids=spec_name)
 def test_nan_lanes(isas: tuple[str, ...], dtype: np.dtype[Any]) -> None:
     """NaN mismatches in the first and last lane of a vector, in a tail, beside a new
     largest error in the same vector, and NaN for NaN (a match) all over one vector."""
@@ -89,7 +91,9 @@ def test_nan_lanes(isas: tuple[str, ...], dtype: np.dtype[Any]) -> None:
     assert (got.nan_mismatch, got.first_nan, got.examined) == (1, n - 3, n - 2048)
 
 
-@pytest.mark.parametrize("dtype", [*NARROW_FLOATS, np.dtype(np.int16), np.dtype(np.uint8)], ids=spec_name)
+@pytest.mark.parametrize(
+    "dtype", [*FLOATS, np.dtype(np.int16), np.dtype(np.uint8), np.dtype(np.int64)], ids=spec_name
+)
 def test_ties_of_the_largest_distance(isas: tuple[str, ...], dtype: np.dtype[Any]) -> None:
     """The largest distance first at index 0 (the first lane of the first chunk) and again
     in later chunks and blocks; then first in a tail: the first one is reported."""
@@ -111,7 +115,9 @@ def test_ties_of_the_largest_distance(isas: tuple[str, ...], dtype: np.dtype[Any
     assert got.at_max == n - 3 and got.examined == 5
 
 
-@pytest.mark.parametrize("dtype", [*NARROW_FLOATS, np.dtype(np.int8), np.dtype(np.int32)], ids=spec_name)
+@pytest.mark.parametrize(
+    "dtype", [*FLOATS, np.dtype(np.int8), np.dtype(np.int32), np.dtype(np.uint64)], ids=spec_name
+)
 @pytest.mark.parametrize("n", [1, 15, 16, 17, 255, 256, 257, 2047, 2048, 2049, 4096 + 300])
 def test_chunk_and_block_tails(isas: tuple[str, ...], dtype: np.dtype[Any], n: int) -> None:
     """One difference at each place a loop ends: the first and last element, the last of
