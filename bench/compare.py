@@ -33,7 +33,7 @@ from machine import cpu_info
 from workloads import WORKLOADS, make_data
 
 import meancli
-from meancli.engine.compare import compare
+from meancli.engine.compare import compare as compare_arrays
 
 NAMES = ("W1", "W2", "W9", "W7")
 TARGET = 1.3
@@ -60,13 +60,16 @@ def off_by_one_or_two(y: np.ndarray, seed: int) -> np.ndarray:
     return bits.view(y.dtype)
 
 
-def row(w: Any, xs: list[np.ndarray], reps: int) -> None:
-    """One workload's line of the table."""
+def row(w: Any, xs: list[np.ndarray], reps: int, threads: int | None) -> None:
+    """One workload's line of the table (``threads``: the run's and the comparison's; None: every core)."""
 
     def run() -> Any:
         if w.kind == "mean":
-            return meancli.mean(*xs)
-        return meancli.reduce_mean(xs[0], axes=w.axes, keepdims=True)
+            return meancli.mean(*xs, threads=threads)
+        return meancli.reduce_mean(xs[0], axes=w.axes, keepdims=True, threads=threads)
+
+    def compare(y: np.ndarray, other: np.ndarray, against: str) -> Any:
+        return compare_arrays(y, other, against, threads=threads)
 
     y = np.asarray(run())
     same, near = y.copy(), off_by_one_or_two(y, 27)
@@ -89,11 +92,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="the workloads' quick shapes")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=None, help="the run's and the comparison's (default: all)")
     args = ap.parse_args()
     quick = args.quick or os.environ.get("MEANCLI_BENCH_QUICK") == "1"
     model, _ = cpu_info()
     print(
         f"# --compare beside the plain run (inputs in memory); {model}; {os.cpu_count()} CPUs; "
+        f"{'every core' if args.threads is None else f'{args.threads} thread(s)'}; "
         f"load average {os.getloadavg()[0]:.1f} at start"
     )
     print()
@@ -104,7 +109,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|")
     for w in WORKLOADS:
         if w.name in NAMES:
-            row(w, make_data(w, w.quick_shapes if quick else w.shapes, seed=27), args.reps)
+            row(w, make_data(w, w.quick_shapes if quick else w.shapes, seed=27), args.reps, args.threads)
     print()
     print(f"target: x <= {TARGET}; load average {os.getloadavg()[0]:.1f} at the end")
     return 0
