@@ -3510,9 +3510,9 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
  * The comparison of another result with the correctly rounded one
  * (meancli.engine.compare), one per dtype.
  * ==================================================================== */
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
@@ -4335,9 +4335,9 @@ int meancli_compare_float16(const void *pa, const void *pb, int64_t n, int nthre
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
@@ -5128,9 +5128,9 @@ int meancli_compare_bfloat16(const void *pa, const void *pb, int64_t n, int nthr
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
@@ -5919,9 +5919,9 @@ int meancli_compare_float32(const void *pa, const void *pb, int64_t n, int nthre
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
@@ -6591,9 +6591,9 @@ int meancli_compare_float64(const void *pa, const void *pb, int64_t n, int nthre
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
@@ -7290,9 +7290,9 @@ int meancli_compare_int8(const void *pa, const void *pb, int64_t n, int nthreads
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
@@ -7989,9 +7989,9 @@ int meancli_compare_int16(const void *pa, const void *pb, int64_t n, int nthread
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
@@ -8684,9 +8684,9 @@ int meancli_compare_int32(const void *pa, const void *pb, int64_t n, int nthread
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
@@ -9308,9 +9308,9 @@ int meancli_compare_int64(const void *pa, const void *pb, int64_t n, int nthread
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
@@ -10011,9 +10011,9 @@ int meancli_compare_uint8(const void *pa, const void *pb, int64_t n, int nthread
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
@@ -10714,9 +10714,9 @@ int meancli_compare_uint16(const void *pa, const void *pb, int64_t n, int nthrea
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
@@ -11413,9 +11413,9 @@ int meancli_compare_uint32(const void *pa, const void *pb, int64_t n, int nthrea
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. The vector
- * paths keep their counts in the lanes over COMPARE_BLOCK_CHUNKS chunks (at most 254 additions
- * to a byte of a lane of 16). */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
 #endif
