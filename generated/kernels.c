@@ -3652,15 +3652,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -3982,19 +3980,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
@@ -4477,15 +4470,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -4791,19 +4782,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
@@ -5270,15 +5256,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -5584,19 +5568,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
@@ -6061,15 +6040,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -6319,19 +6296,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
@@ -6721,15 +6693,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -6995,19 +6965,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
@@ -7420,15 +7385,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -7694,19 +7657,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
@@ -8119,15 +8077,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -8391,19 +8347,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
@@ -8814,15 +8765,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -9051,19 +9000,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
@@ -9438,15 +9382,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -9714,19 +9656,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
@@ -10141,15 +10078,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -10417,19 +10352,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
@@ -10844,15 +10774,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -11118,19 +11046,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
@@ -11543,15 +11466,13 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
@@ -11780,19 +11701,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 /* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
