@@ -128,7 +128,7 @@ int meancli_max_rank(void) { return MEANCLI_MAX_RANK; }
 static const char *const ISA_NAMES[] = {"portable", "avx2", "avx512"};
 /* isa_level[g]: the level the pair g of ISA_GROUPS (meancli/codegen/isas.py:
  * a kind of kernel, a dtype) runs, each chosen on its own */
-#define ISA_NGROUPS 8
+#define ISA_NGROUPS 12
 static int isa_level[ISA_NGROUPS], isa_best;
 __attribute__((constructor(201))) static void meancli_pick_isa(void)
 {
@@ -176,7 +176,7 @@ __attribute__((constructor)) static void meancli_read_cache_size(void)
 #define CLONES __attribute__((target_clones("avx2", "default")))
 #else
 static const char *const ISA_NAMES[] = {"portable"};
-#define ISA_NGROUPS 8
+#define ISA_NGROUPS 12
 static const int isa_level[ISA_NGROUPS] = {0}, isa_best = 0;
 #define CLONES
 #endif
@@ -3510,9 +3510,19 @@ static void add_rows_uint64_generic(rowacc_uint64 *r, const T_uint64 *x, int64_t
  * The comparison of another result with the correctly rounded one
  * (meancli.engine.compare), one per dtype.
  * ==================================================================== */
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_float16. */
 typedef struct {
@@ -3579,6 +3589,35 @@ static void compare_range_float16(const T_float16 *a, const T_float16 *b, int64_
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -3613,26 +3652,61 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_float16 on avx2: the same statistics, 8 elements at a time in
- * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_float16
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_float16 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
     const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi, compare_part_float16 *p)
 {
@@ -3640,35 +3714,40 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 8 <= c1; i += 8) {
-            cmp_avx2_w16 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 32767U;
-            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx2_s32 nan_a = ma > 31744U, nan_b = mb > 31744U;
-            cmp_avx2_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
-            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+    const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
+    const cmp_avx2_w32 signbit = (cmp_avx2_w32){ 0 } + 32768U;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx2_f64 vM = zero, vR = zero;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(0.0);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
+        cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx2_w16 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+            cmp_avx2_w32 d;
             cmp_avx2_wf32 fa, fb;
             {
                 __m128i ha, hb;
@@ -3678,49 +3757,77 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
                 memcpy(&fa, &ta, sizeof fa);
                 memcpy(&fb, &tb, sizeof fb);
             }
-            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
-            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
-            /* NaN where a NaN is */
-            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
-            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+            /* (blendv: by each lane's top bit, the sign moved there) */
+            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
+            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
             }
-        }
-        if (i < c1) {
-            cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 32767U;
-            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx2_s32 nan_a = ma > 31744U, nan_b = mb > 31744U;
-            cmp_avx2_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
-            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+            }
+            if (i < c1) {
+                cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+            cmp_avx2_w32 d;
             cmp_avx2_wf32 fa, fb;
             {
                 __m128i ha, hb;
@@ -3730,65 +3837,96 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
                 memcpy(&fa, &ta, sizeof fa);
                 memcpy(&fb, &tb, sizeof fb);
             }
-            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
-            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
-            /* NaN where a NaN is */
-            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
-            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+            /* (blendv: by each lane's top bit, the sign moved there) */
+            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
+            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_float16 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_float16(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
             }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            gt[0] -= c_gt0[k];
+            gt[1] -= c_gt1[k];
+            gt[2] -= c_gt4[k];
+            gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_float16 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_float16(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
-    double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 4; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -3842,29 +3980,56 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_float16 on avx512: the same statistics, 16 elements at a time in
- * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_float16
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_float16 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float16_avx512(
     const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi, compare_part_float16 *p)
 {
@@ -3872,155 +4037,222 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
-    const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
-    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 16 <= c1; i += 16) {
-            cmp_avx512_w16 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 32767U;
-            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx512_s32 nan_a = ma > 31744U, nan_b = mb > 31744U;
-            cmp_avx512_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
-            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
-            cmp_avx512_wf32 fa, fb;
-            {
-                __m256i ha, hb;
-                memcpy(&ha, &ra, sizeof ha);
-                memcpy(&hb, &rb, sizeof hb);
-                __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
-                memcpy(&fa, &ta, sizeof fa);
-                memcpy(&fb, &tb, sizeof fb);
-            }
-            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
-            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
-            /* NaN where a NaN is */
-            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
-            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        if (i < c1) {
-            cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 32767U;
-            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx512_s32 nan_a = ma > 31744U, nan_b = mb > 31744U;
-            cmp_avx512_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
-            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
-            cmp_avx512_wf32 fa, fb;
-            {
-                __m256i ha, hb;
-                memcpy(&ha, &ra, sizeof ha);
-                memcpy(&hb, &rb, sizeof hb);
-                __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
-                memcpy(&fa, &ta, sizeof fa);
-                memcpy(&fb, &tb, sizeof fb);
-            }
-            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
-            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
-            /* NaN where a NaN is */
-            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
-            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
-        for (int k = 0; k < 16; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
-            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
-        }
-        nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_float16 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_float16(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
     double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 8; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    const cmp_avx512_f64 zero = { 0 };
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
+    const cmp_avx512_w32 signbit = (cmp_avx512_w32){ 0 } + 32768U;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx512_f64 vM = zero, vR = zero;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(0.0);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
+    const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
+                                              1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
+    const __m512i hist_hi = _mm512_setr_epi32(1 << 16, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24,
+                                              1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24);
+    const cmp_avx512_w32 c31 = (cmp_avx512_w32){ 0 } + 31U, one = (cmp_avx512_w32){ 0 } + 1U;
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
+        cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 hist = { 0 };
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 16 <= c1; i += 16) {
+                cmp_avx512_w16 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+            cmp_avx512_w32 d;
+            cmp_avx512_wf32 fa, fb;
+            {
+                __m256i ha, hb;
+                memcpy(&ha, &ra, sizeof ha);
+                memcpy(&hb, &rb, sizeof hb);
+                __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
+                memcpy(&fa, &ta, sizeof fa);
+                memcpy(&fb, &tb, sizeof fb);
+            }
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+            __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
+            __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
+            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+            cmp_avx512_w32 d;
+            cmp_avx512_wf32 fa, fb;
+            {
+                __m256i ha, hb;
+                memcpy(&ha, &ra, sizeof ha);
+                memcpy(&hb, &rb, sizeof hb);
+                __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
+                memcpy(&fa, &ta, sizeof fa);
+                memcpy(&fb, &tb, sizeof fb);
+            }
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+            __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
+            __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
+            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_float16 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_float16(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
+            }
+        }
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 16; k++) {
+            for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+        }
+        /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
+        gt[2] += gt[3];
+        gt[1] += gt[2];
+        gt[0] += gt[1];
+        nan_mismatch += n_nan;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -4063,7 +4295,7 @@ int meancli_compare_float16(const void *pa, const void *pb, int64_t n, int nthre
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[1]) {
+        switch (isa_level[9]) {
         case 2: compare_range_float16_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_float16_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_float16(a, b, lo, hi, &parts[t]); break;
@@ -4096,9 +4328,19 @@ int meancli_compare_float16(const void *pa, const void *pb, int64_t n, int nthre
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_bfloat16. */
 typedef struct {
@@ -4165,6 +4407,35 @@ static void compare_range_bfloat16(const T_bfloat16 *a, const T_bfloat16 *b, int
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -4199,26 +4470,61 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_bfloat16 on avx2: the same statistics, 8 elements at a time in
- * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_bfloat16
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_bfloat16 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2(
     const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi, compare_part_bfloat16 *p)
 {
@@ -4226,139 +4532,203 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 8 <= c1; i += 8) {
-            cmp_avx2_w16 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 32767U;
-            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx2_s32 nan_a = ma > 32640U, nan_b = mb > 32640U;
-            cmp_avx2_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
-            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+    const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
+    const cmp_avx2_w32 signbit = (cmp_avx2_w32){ 0 } + 32768U;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx2_f64 vM = zero, vR = zero;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(0.0);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
+        cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx2_w16 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+            cmp_avx2_w32 d;
             cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
-            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
-            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
-            /* NaN where a NaN is */
-            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
-            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+            /* (blendv: by each lane's top bit, the sign moved there) */
+            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
+            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
             }
-        }
-        if (i < c1) {
-            cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 32767U;
-            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx2_s32 nan_a = ma > 32640U, nan_b = mb > 32640U;
-            cmp_avx2_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 16) >> 31, sb = (cmp_avx2_s32)(vb << 16) >> 31;
-            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+            }
+            if (i < c1) {
+                cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+            cmp_avx2_w32 d;
             cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
-            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
-            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
-            /* NaN where a NaN is */
-            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
-            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+            /* (blendv: by each lane's top bit, the sign moved there) */
+            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
+            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_bfloat16 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_bfloat16(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
             }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            gt[0] -= c_gt0[k];
+            gt[1] -= c_gt1[k];
+            gt[2] -= c_gt4[k];
+            gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_bfloat16 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_bfloat16(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
-    double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 4; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -4412,29 +4782,56 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_bfloat16 on avx512: the same statistics, 16 elements at a time in
- * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_bfloat16
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_bfloat16 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_bfloat16_avx512(
     const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi, compare_part_bfloat16 *p)
 {
@@ -4442,139 +4839,206 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
-    const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
-    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 16 <= c1; i += 16) {
-            cmp_avx512_w16 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 32767U;
-            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx512_s32 nan_a = ma > 32640U, nan_b = mb > 32640U;
-            cmp_avx512_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
-            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
-            cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
-            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
-            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
-            /* NaN where a NaN is */
-            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
-            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        if (i < c1) {
-            cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 32767U;
-            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx512_s32 nan_a = ma > 32640U, nan_b = mb > 32640U;
-            cmp_avx512_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 16) >> 31, sb = (cmp_avx512_s32)(vb << 16) >> 31;
-            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
-            cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
-            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
-            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
-            /* NaN where a NaN is */
-            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
-            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
-        for (int k = 0; k < 16; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
-            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
-        }
-        nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_bfloat16 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_bfloat16(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
     double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 8; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    const cmp_avx512_f64 zero = { 0 };
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
+    const cmp_avx512_w32 signbit = (cmp_avx512_w32){ 0 } + 32768U;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx512_f64 vM = zero, vR = zero;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(0.0);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
+    const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
+                                              1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
+    const __m512i hist_hi = _mm512_setr_epi32(1 << 16, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24,
+                                              1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24);
+    const cmp_avx512_w32 c31 = (cmp_avx512_w32){ 0 } + 31U, one = (cmp_avx512_w32){ 0 } + 1U;
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
+        cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 hist = { 0 };
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 16 <= c1; i += 16) {
+                cmp_avx512_w16 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+            cmp_avx512_w32 d;
+            cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+            __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
+            __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
+            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+            cmp_avx512_w32 d;
+            cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+            __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
+            __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
+            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_bfloat16 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_bfloat16(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
+            }
+        }
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 16; k++) {
+            for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+        }
+        /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
+        gt[2] += gt[3];
+        gt[1] += gt[2];
+        gt[0] += gt[1];
+        nan_mismatch += n_nan;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -4617,7 +5081,7 @@ int meancli_compare_bfloat16(const void *pa, const void *pb, int64_t n, int nthr
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[2]) {
+        switch (isa_level[10]) {
         case 2: compare_range_bfloat16_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_bfloat16_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_bfloat16(a, b, lo, hi, &parts[t]); break;
@@ -4650,9 +5114,19 @@ int meancli_compare_bfloat16(const void *pa, const void *pb, int64_t n, int nthr
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_float32. */
 typedef struct {
@@ -4719,6 +5193,35 @@ static void compare_range_float32(const T_float32 *a, const T_float32 *b, int64_
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -4753,26 +5256,61 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_float32 on avx2: the same statistics, 8 elements at a time in
- * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_float32
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_float32 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
     const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi, compare_part_float32 *p)
 {
@@ -4780,139 +5318,203 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 8 <= c1; i += 8) {
-            cmp_avx2_w32 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 2147483647U;
-            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx2_s32 nan_a = ma > 2139095040U, nan_b = mb > 2139095040U;
-            cmp_avx2_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 0) >> 31, sb = (cmp_avx2_s32)(vb << 0) >> 31;
-            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+    const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
+    const cmp_avx2_w32 signbit = (cmp_avx2_w32){ 0 } + 2147483648U;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx2_f64 vM = zero, vR = zero;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(0.0);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
+        cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx2_w32 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
+            cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+            cmp_avx2_w32 d;
             cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
-            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
-            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
-            /* NaN where a NaN is */
-            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
-            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^31
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+            /* (blendv: by each lane's top bit, the sign moved there) */
+            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 0));
+            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 0));
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
             }
-        }
-        if (i < c1) {
-            cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
-            const cmp_avx2_w32 magnitude = (cmp_avx2_w32){ 0 } + 2147483647U;
-            cmp_avx2_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx2_s32 nan_a = ma > 2139095040U, nan_b = mb > 2139095040U;
-            cmp_avx2_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx2_s32 sa = (cmp_avx2_s32)(va << 0) >> 31, sb = (cmp_avx2_s32)(vb << 0) >> 31;
-            cmp_avx2_s32 oa = ((cmp_avx2_s32)ma ^ sa) - sa, ob = ((cmp_avx2_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & ~(cmp_avx2_w32)any_nan;
+            }
+            if (i < c1) {
+                cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
+            cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+            cmp_avx2_w32 d;
             cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
-            cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-            cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-            cmp_avx2_f64 xb0 = CMP_LO_PD_avx2(fb);
-            cmp_avx2_f64 xb1 = CMP_HI_PD_avx2(fb);
-            /* NaN where a NaN is */
-            cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(xb0 - xa0) & absmask);
-            cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^31
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+            /* (blendv: by each lane's top bit, the sign moved there) */
+            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 0));
+            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 0));
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_float32 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_float32(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
             }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            gt[0] -= c_gt0[k];
+            gt[1] -= c_gt1[k];
+            gt[2] -= c_gt4[k];
+            gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_float32 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_float32(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
-    double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 4; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -4966,29 +5568,56 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_float32 on avx512: the same statistics, 16 elements at a time in
- * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_float32
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_float32 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float32_avx512(
     const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi, compare_part_float32 *p)
 {
@@ -4996,139 +5625,204 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
-    const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
-    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 16 <= c1; i += 16) {
-            cmp_avx512_w32 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 2147483647U;
-            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx512_s32 nan_a = ma > 2139095040U, nan_b = mb > 2139095040U;
-            cmp_avx512_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 0) >> 31, sb = (cmp_avx512_s32)(vb << 0) >> 31;
-            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
-            cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
-            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
-            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
-            /* NaN where a NaN is */
-            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
-            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        if (i < c1) {
-            cmp_avx512_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            const cmp_avx512_w32 magnitude = (cmp_avx512_w32){ 0 } + 2147483647U;
-            cmp_avx512_w32 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx512_s32 nan_a = ma > 2139095040U, nan_b = mb > 2139095040U;
-            cmp_avx512_s32 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            /* (all ones where the sign is set: the arithmetic shift of the sign bit to bit 31) */
-            cmp_avx512_s32 sa = (cmp_avx512_s32)(va << 0) >> 31, sb = (cmp_avx512_s32)(vb << 0) >> 31;
-            cmp_avx512_s32 oa = ((cmp_avx512_s32)ma ^ sa) - sa, ob = ((cmp_avx512_s32)mb ^ sb) - sb;
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(oa, ob) - CMP_MINS32_avx512(oa, ob)) & ~(cmp_avx512_w32)any_nan;
-            cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
-            cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-            cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-            cmp_avx512_f64 xb0 = CMP_LO_PD_avx512(fb);
-            cmp_avx512_f64 xb1 = CMP_HI_PD_avx512(fb);
-            /* NaN where a NaN is */
-            cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(xb0 - xa0) & absmask);
-            cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(xb1 - xa1) & absmask);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
-        for (int k = 0; k < 16; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
-            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
-        }
-        nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_float32 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_float32(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
     double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 8; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    const cmp_avx512_f64 zero = { 0 };
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
+    const cmp_avx512_w32 signbit = (cmp_avx512_w32){ 0 } + 2147483648U;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx512_f64 vM = zero, vR = zero;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(0.0);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
+    const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
+                                              1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
+    const __m512i hist_hi = _mm512_setr_epi32(1 << 16, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24,
+                                              1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24);
+    const cmp_avx512_w32 c31 = (cmp_avx512_w32){ 0 } + 31U, one = (cmp_avx512_w32){ 0 } + 1U;
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
+        cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 hist = { 0 };
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 16 <= c1; i += 16) {
+                cmp_avx512_w32 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
+            cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
+            cmp_avx512_w32 d;
+            cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^31
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+            __mmask16 neg_a = _mm512_movepi32_mask((__m512i)va), neg_b = _mm512_movepi32_mask((__m512i)vb);
+            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
+            cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
+            cmp_avx512_w32 d;
+            cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^31
+             * minus them where the sign is set (-magnitude, mod 2^32) */
+            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+            __mmask16 neg_a = _mm512_movepi32_mask((__m512i)va), neg_b = _mm512_movepi32_mask((__m512i)vb);
+            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+            /* mod 2^32: right, |oa - ob| < 2^32 */
+            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+            /* the errors rounded to float (NaN where a NaN is), |a| */
+            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane or a NaN take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    }
+                    vM = zero + max_abs;
+                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                }
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_float32 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_float32(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
+            }
+        }
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 16; k++) {
+            for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+        }
+        /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
+        gt[2] += gt[3];
+        gt[1] += gt[2];
+        gt[0] += gt[1];
+        nan_mismatch += n_nan;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -5171,7 +5865,7 @@ int meancli_compare_float32(const void *pa, const void *pb, int64_t n, int nthre
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[0]) {
+        switch (isa_level[8]) {
         case 2: compare_range_float32_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_float32_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_float32(a, b, lo, hi, &parts[t]); break;
@@ -5204,9 +5898,19 @@ int meancli_compare_float32(const void *pa, const void *pb, int64_t n, int nthre
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_float64. */
 typedef struct {
@@ -5273,6 +5977,35 @@ static void compare_range_float64(const T_float64 *a, const T_float64 *b, int64_
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -5307,25 +6040,59 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
-/* compare_range_float64 on avx2: the same statistics, 4 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_float64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_float64 on avx2: the same statistics, 4 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; NaN lanes are counted, and the relative error divided, only in the vectors that
+ * hold one (or may raise the largest). The index of the first element of a new
+ * largest distance comes from compare_range_float64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
     const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi, compare_part_float64 *p)
 {
@@ -5335,39 +6102,42 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
     unsigned __int128 sum = 0;
     const cmp_avx2_f64 zero = { 0 };
     cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx2_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx2_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx2_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 4) {
-            cmp_avx2_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 4 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx2_u64 va = __builtin_convertvector(ra, cmp_avx2_u64);
-            cmp_avx2_u64 vb = __builtin_convertvector(rb, cmp_avx2_u64);
-            const cmp_avx2_u64 magnitude = (cmp_avx2_u64){ 0 } + 9223372036854775807ULL;
-            cmp_avx2_u64 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx2_i64 nan_a = ma > 9218868437227405312ULL, nan_b = mb > 9218868437227405312ULL;
-            cmp_avx2_i64 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            cmp_avx2_i64 sa = -(cmp_avx2_i64)(va >> 63), sb = -(cmp_avx2_i64)(vb >> 63);
-            cmp_avx2_i64 oa = ((cmp_avx2_i64)ma ^ sa) - sa, ob = ((cmp_avx2_i64)mb ^ sb) - sb;
+    const cmp_avx2_u64 signbit = (cmp_avx2_u64){ 0 } + 0x8000000000000000ULL;
+    cmp_avx2_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx2_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx2_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 4 <= c1; i += 4) {
+                cmp_avx2_u64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
+            cmp_avx2_f64 fa = (cmp_avx2_f64)va, fb = (cmp_avx2_f64)vb;
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^63 minus
+             * them where the sign is set (-magnitude, mod 2^64) */
+            cmp_avx2_i64 ord = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)fa, (__m256d)fb, _CMP_ORD_Q);
+            cmp_avx2_i64 oa = (cmp_avx2_i64)_mm256_blendv_pd((__m256d)va, (__m256d)(signbit - va), (__m256d)va);
+            cmp_avx2_i64 ob = (cmp_avx2_i64)_mm256_blendv_pd((__m256d)vb, (__m256d)(signbit - vb), (__m256d)vb);
+            /* mod 2^64: right, |oa - ob| < 2^64 */
             cmp_avx2_u64 up = (cmp_avx2_u64)oa - (cmp_avx2_u64)ob;
             cmp_avx2_u64 lt = (cmp_avx2_u64)(oa < ob);
-            cmp_avx2_u64 d = ((up ^ lt) - lt) & ~(cmp_avx2_u64)any_nan;
-            cmp_avx2_f64 xa = (cmp_avx2_f64)va, xb = (cmp_avx2_f64)vb;
-            cmp_avx2_f64 err = (cmp_avx2_f64)((cmp_avx2_u64)(xb - xa) & absmask);  /* NaN where a NaN is */
+            cmp_avx2_u64 d = ((up ^ lt) - lt) & (cmp_avx2_u64)ord;
+            cmp_avx2_f64 err = (cmp_avx2_f64)((cmp_avx2_u64)(fb - fa) & absmask);  /* NaN where a NaN is */
+            cmp_avx2_f64 ax = (cmp_avx2_f64)(va & absmask);
             CMP_COUNT_GT64_avx2(c_gt0, d, 0);
             CMP_COUNT_GT64_avx2(c_gt1, d, 1);
             CMP_COUNT_GT64_avx2(c_gt4, d, 4);
@@ -5379,41 +6149,95 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
             CMP_MAXU64_avx2(vmax, d, vmax);
             vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
-            cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division, and those without a NaN the count of NaN mismatches. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ) & ord;
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm256_movemask_pd(_mm256_cmp_pd((__m256d)fa, (__m256d)fa, _CMP_UNORD_Q))
+                                          ^ _mm256_movemask_pd(_mm256_cmp_pd((__m256d)fb, (__m256d)fb, _CMP_UNORD_Q)));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx2_u64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_f64 fa = (cmp_avx2_f64)va, fb = (cmp_avx2_f64)vb;
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^63 minus
+             * them where the sign is set (-magnitude, mod 2^64) */
+            cmp_avx2_i64 ord = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)fa, (__m256d)fb, _CMP_ORD_Q);
+            cmp_avx2_i64 oa = (cmp_avx2_i64)_mm256_blendv_pd((__m256d)va, (__m256d)(signbit - va), (__m256d)va);
+            cmp_avx2_i64 ob = (cmp_avx2_i64)_mm256_blendv_pd((__m256d)vb, (__m256d)(signbit - vb), (__m256d)vb);
+            /* mod 2^64: right, |oa - ob| < 2^64 */
+            cmp_avx2_u64 up = (cmp_avx2_u64)oa - (cmp_avx2_u64)ob;
+            cmp_avx2_u64 lt = (cmp_avx2_u64)(oa < ob);
+            cmp_avx2_u64 d = ((up ^ lt) - lt) & (cmp_avx2_u64)ord;
+            cmp_avx2_f64 err = (cmp_avx2_f64)((cmp_avx2_u64)(fb - fa) & absmask);  /* NaN where a NaN is */
+            cmp_avx2_f64 ax = (cmp_avx2_f64)(va & absmask);
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
+            cmp_avx2_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx2(vmax, d, vmax);
+            vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division, and those without a NaN the count of NaN mismatches. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ) & ord;
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm256_movemask_pd(_mm256_cmp_pd((__m256d)fa, (__m256d)fa, _CMP_UNORD_Q))
+                                          ^ _mm256_movemask_pd(_mm256_cmp_pd((__m256d)fb, (__m256d)fb, _CMP_UNORD_Q)));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx2_u64 grew;
+            CMP_MAXU64_avx2(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx2(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_float64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_float64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 4; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_float64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_float64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 4; k++) {
@@ -5472,28 +6296,54 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
-/* compare_range_float64 on avx512: the same statistics, 8 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_float64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_float64 on avx512: the same statistics, 8 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; NaN lanes are counted, and the relative error divided, only in the vectors that
+ * hold one (or may raise the largest). The index of the first element of a new
+ * largest distance comes from compare_range_float64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float64_avx512(
     const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi, compare_part_float64 *p)
 {
@@ -5503,39 +6353,39 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     unsigned __int128 sum = 0;
     const cmp_avx512_f64 zero = { 0 };
     cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx512_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx512_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx512_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 8) {
-            cmp_avx512_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 8 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx512_u64 va = __builtin_convertvector(ra, cmp_avx512_u64);
-            cmp_avx512_u64 vb = __builtin_convertvector(rb, cmp_avx512_u64);
-            const cmp_avx512_u64 magnitude = (cmp_avx512_u64){ 0 } + 9223372036854775807ULL;
-            cmp_avx512_u64 ma = va & magnitude, mb = vb & magnitude;
-            cmp_avx512_i64 nan_a = ma > 9218868437227405312ULL, nan_b = mb > 9218868437227405312ULL;
-            cmp_avx512_i64 any_nan = nan_a | nan_b;
-            c_nan += nan_a ^ nan_b;  /* lanes of -1: minus the count */
-            /* sign-magnitude to an integer in the values' order */
-            cmp_avx512_i64 sa = -(cmp_avx512_i64)(va >> 63), sb = -(cmp_avx512_i64)(vb >> 63);
-            cmp_avx512_i64 oa = ((cmp_avx512_i64)ma ^ sa) - sa, ob = ((cmp_avx512_i64)mb ^ sb) - sb;
-            cmp_avx512_u64 up = (cmp_avx512_u64)oa - (cmp_avx512_u64)ob;
-            cmp_avx512_u64 lt = (cmp_avx512_u64)(oa < ob);
-            cmp_avx512_u64 d = ((up ^ lt) - lt) & ~(cmp_avx512_u64)any_nan;
-            cmp_avx512_f64 xa = (cmp_avx512_f64)va, xb = (cmp_avx512_f64)vb;
-            cmp_avx512_f64 err = (cmp_avx512_f64)((cmp_avx512_u64)(xb - xa) & absmask);  /* NaN where a NaN is */
+    const cmp_avx512_u64 signbit = (cmp_avx512_u64){ 0 } + 0x8000000000000000ULL;
+    cmp_avx512_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx512_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx512_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx512_u64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
+            cmp_avx512_f64 fa = (cmp_avx512_f64)va, fb = (cmp_avx512_f64)vb;
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^63 minus
+             * them where the sign is set (-magnitude, mod 2^64) */
+            __mmask8 ord = _mm512_cmp_pd_mask((__m512d)fa, (__m512d)fb, _CMP_ORD_Q);
+            __m512i oa = _mm512_mask_sub_epi64((__m512i)va, _mm512_movepi64_mask((__m512i)va), (__m512i)signbit, (__m512i)va);
+            __m512i ob = _mm512_mask_sub_epi64((__m512i)vb, _mm512_movepi64_mask((__m512i)vb), (__m512i)signbit, (__m512i)vb);
+            cmp_avx512_u64 d = (cmp_avx512_u64)_mm512_maskz_sub_epi64(ord, _mm512_max_epi64(oa, ob), _mm512_min_epi64(oa, ob));
+            cmp_avx512_f64 err = (cmp_avx512_f64)((cmp_avx512_u64)(fb - fa) & absmask);  /* NaN where a NaN is */
+            cmp_avx512_f64 ax = (cmp_avx512_f64)(va & absmask);
             CMP_COUNT_GT64_avx512(c_gt0, d, 0);
             CMP_COUNT_GT64_avx512(c_gt1, d, 1);
             CMP_COUNT_GT64_avx512(c_gt4, d, 4);
@@ -5547,41 +6397,92 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             CMP_MAXU64_avx512(vmax, d, vmax);
             vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
-            cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division, and those without a NaN the count of NaN mismatches. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask(ord, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm512_cmp_pd_mask((__m512d)fa, (__m512d)fa, _CMP_UNORD_Q)
+                                          ^ _mm512_cmp_pd_mask((__m512d)fb, (__m512d)fb, _CMP_UNORD_Q));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_u64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_f64 fa = (cmp_avx512_f64)va, fb = (cmp_avx512_f64)vb;
+            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+             * sign-magnitude bits as integers in the values' order: the bits, or 2^63 minus
+             * them where the sign is set (-magnitude, mod 2^64) */
+            __mmask8 ord = _mm512_cmp_pd_mask((__m512d)fa, (__m512d)fb, _CMP_ORD_Q);
+            __m512i oa = _mm512_mask_sub_epi64((__m512i)va, _mm512_movepi64_mask((__m512i)va), (__m512i)signbit, (__m512i)va);
+            __m512i ob = _mm512_mask_sub_epi64((__m512i)vb, _mm512_movepi64_mask((__m512i)vb), (__m512i)signbit, (__m512i)vb);
+            cmp_avx512_u64 d = (cmp_avx512_u64)_mm512_maskz_sub_epi64(ord, _mm512_max_epi64(oa, ob), _mm512_min_epi64(oa, ob));
+            cmp_avx512_f64 err = (cmp_avx512_f64)((cmp_avx512_u64)(fb - fa) & absmask);  /* NaN where a NaN is */
+            cmp_avx512_f64 ax = (cmp_avx512_f64)(va & absmask);
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
+            cmp_avx512_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx512(vmax, d, vmax);
+            vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division, and those without a NaN the count of NaN mismatches. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask(ord, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                /* the NaN mismatches: exactly one of the two is NaN */
+                unsigned mis = (unsigned)(_mm512_cmp_pd_mask((__m512d)fa, (__m512d)fa, _CMP_UNORD_Q)
+                                          ^ _mm512_cmp_pd_mask((__m512d)fb, (__m512d)fb, _CMP_UNORD_Q));
+                if (mis != 0) {
+                    n_nan += __builtin_popcount(mis);
+                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                }
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx512_u64 grew;
+            CMP_MAXU64_avx512(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx512(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_float64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_float64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_float64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_float64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 8; k++) {
@@ -5629,7 +6530,7 @@ int meancli_compare_float64(const void *pa, const void *pb, int64_t n, int nthre
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[3]) {
+        switch (isa_level[11]) {
         case 2: compare_range_float64_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_float64_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_float64(a, b, lo, hi, &parts[t]); break;
@@ -5662,9 +6563,19 @@ int meancli_compare_float64(const void *pa, const void *pb, int64_t n, int nthre
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_int8. */
 typedef struct {
@@ -5719,6 +6630,35 @@ static void compare_range_int8(const T_int8 *a, const T_int8 *b, int64_t lo, int
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -5753,26 +6693,61 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_int8 on avx2: the same statistics, 8 elements at a time in
- * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_int8
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_int8 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
     const T_int8 *a, const T_int8 *b, int64_t lo, int64_t hi, compare_part_int8 *p)
 {
@@ -5780,117 +6755,162 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 8 <= c1; i += 8) {
-            cmp_avx2_ws8 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
-            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+    const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx2_f64 vR = zero;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
+        cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx2_ws8 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_s32 va = (cmp_avx2_s32)_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)(ra)));
+            cmp_avx2_s32 vb = (cmp_avx2_s32)_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)(rb)));
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            cmp_avx2_w32 ua = CMP_ABS32_avx2(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = __builtin_convertvector((cmp_avx2_s32)d, cmp_avx2_wf32);
+            cmp_avx2_wf32 ax = __builtin_convertvector((cmp_avx2_s32)ua, cmp_avx2_wf32);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
             }
-        }
-        if (i < c1) {
-            cmp_avx2_ws8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
-            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+            }
+            if (i < c1) {
+                cmp_avx2_ws8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_s32 va = (cmp_avx2_s32)_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)(ra)));
+            cmp_avx2_s32 vb = (cmp_avx2_s32)_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)(rb)));
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            cmp_avx2_w32 ua = CMP_ABS32_avx2(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = __builtin_convertvector((cmp_avx2_s32)d, cmp_avx2_wf32);
+            cmp_avx2_wf32 ax = __builtin_convertvector((cmp_avx2_s32)ua, cmp_avx2_wf32);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_int8 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_int8(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
             }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            gt[0] -= c_gt0[k];
+            gt[1] -= c_gt1[k];
+            gt[2] -= c_gt4[k];
+            gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_int8 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_int8(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
-    double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 4; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -5899,6 +6919,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
         compare_range_int8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -5944,29 +6965,56 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_int8 on avx512: the same statistics, 16 elements at a time in
- * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_int8
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_int8 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int8_avx512(
     const T_int8 *a, const T_int8 *b, int64_t lo, int64_t hi, compare_part_int8 *p)
 {
@@ -5974,117 +7022,163 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
-    const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
-    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 16 <= c1; i += 16) {
-            cmp_avx512_ws8 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
-            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        if (i < c1) {
-            cmp_avx512_ws8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
-            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
-        for (int k = 0; k < 16; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
-            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
-        }
-        nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_int8 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_int8(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
     double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 8; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    const cmp_avx512_f64 zero = { 0 };
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx512_f64 vR = zero;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
+    const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
+                                              1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
+    const __m512i hist_hi = _mm512_setr_epi32(1 << 16, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24,
+                                              1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24);
+    const cmp_avx512_w32 c31 = (cmp_avx512_w32){ 0 } + 31U, one = (cmp_avx512_w32){ 0 } + 1U;
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
+        cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 hist = { 0 };
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 16 <= c1; i += 16) {
+                cmp_avx512_ws8 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_s32 va = (cmp_avx512_s32)_mm512_cvtepi8_epi32((__m128i)(ra));
+            cmp_avx512_s32 vb = (cmp_avx512_s32)_mm512_cvtepi8_epi32((__m128i)(rb));
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            cmp_avx512_w32 ua = CMP_ABS32_avx512(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
+            cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_ws8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_s32 va = (cmp_avx512_s32)_mm512_cvtepi8_epi32((__m128i)(ra));
+            cmp_avx512_s32 vb = (cmp_avx512_s32)_mm512_cvtepi8_epi32((__m128i)(rb));
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            cmp_avx512_w32 ua = CMP_ABS32_avx512(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
+            cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_int8 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_int8(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
+            }
+        }
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 16; k++) {
+            for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+        }
+        /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
+        gt[2] += gt[3];
+        gt[1] += gt[2];
+        gt[0] += gt[1];
+        nan_mismatch += n_nan;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -6093,6 +7187,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         compare_range_int8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -6127,7 +7222,7 @@ int meancli_compare_int8(const void *pa, const void *pb, int64_t n, int nthreads
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[0]) {
+        switch (isa_level[8]) {
         case 2: compare_range_int8_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_int8_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_int8(a, b, lo, hi, &parts[t]); break;
@@ -6160,9 +7255,19 @@ int meancli_compare_int8(const void *pa, const void *pb, int64_t n, int nthreads
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_int16. */
 typedef struct {
@@ -6217,6 +7322,35 @@ static void compare_range_int16(const T_int16 *a, const T_int16 *b, int64_t lo, 
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -6251,26 +7385,61 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_int16 on avx2: the same statistics, 8 elements at a time in
- * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_int16
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_int16 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
     const T_int16 *a, const T_int16 *b, int64_t lo, int64_t hi, compare_part_int16 *p)
 {
@@ -6278,117 +7447,162 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 8 <= c1; i += 8) {
-            cmp_avx2_ws16 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
-            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+    const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx2_f64 vR = zero;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
+        cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx2_ws16 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_s32 va = (cmp_avx2_s32)_mm256_cvtepi16_epi32((__m128i)(ra));
+            cmp_avx2_s32 vb = (cmp_avx2_s32)_mm256_cvtepi16_epi32((__m128i)(rb));
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            cmp_avx2_w32 ua = CMP_ABS32_avx2(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = __builtin_convertvector((cmp_avx2_s32)d, cmp_avx2_wf32);
+            cmp_avx2_wf32 ax = __builtin_convertvector((cmp_avx2_s32)ua, cmp_avx2_wf32);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
             }
-        }
-        if (i < c1) {
-            cmp_avx2_ws16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
-            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+            }
+            if (i < c1) {
+                cmp_avx2_ws16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_s32 va = (cmp_avx2_s32)_mm256_cvtepi16_epi32((__m128i)(ra));
+            cmp_avx2_s32 vb = (cmp_avx2_s32)_mm256_cvtepi16_epi32((__m128i)(rb));
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            cmp_avx2_w32 ua = CMP_ABS32_avx2(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = __builtin_convertvector((cmp_avx2_s32)d, cmp_avx2_wf32);
+            cmp_avx2_wf32 ax = __builtin_convertvector((cmp_avx2_s32)ua, cmp_avx2_wf32);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_int16 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_int16(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
             }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            gt[0] -= c_gt0[k];
+            gt[1] -= c_gt1[k];
+            gt[2] -= c_gt4[k];
+            gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_int16 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_int16(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
-    double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 4; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -6397,6 +7611,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
         compare_range_int16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -6442,29 +7657,56 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_int16 on avx512: the same statistics, 16 elements at a time in
- * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_int16
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_int16 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int16_avx512(
     const T_int16 *a, const T_int16 *b, int64_t lo, int64_t hi, compare_part_int16 *p)
 {
@@ -6472,117 +7714,163 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
-    const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
-    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 16 <= c1; i += 16) {
-            cmp_avx512_ws16 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
-            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        if (i < c1) {
-            cmp_avx512_ws16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
-            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
-        for (int k = 0; k < 16; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
-            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
-        }
-        nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_int16 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_int16(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
     double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 8; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    const cmp_avx512_f64 zero = { 0 };
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx512_f64 vR = zero;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
+    const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
+                                              1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
+    const __m512i hist_hi = _mm512_setr_epi32(1 << 16, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24,
+                                              1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24);
+    const cmp_avx512_w32 c31 = (cmp_avx512_w32){ 0 } + 31U, one = (cmp_avx512_w32){ 0 } + 1U;
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
+        cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 hist = { 0 };
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 16 <= c1; i += 16) {
+                cmp_avx512_ws16 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_s32 va = (cmp_avx512_s32)_mm512_cvtepi16_epi32((__m256i)(ra));
+            cmp_avx512_s32 vb = (cmp_avx512_s32)_mm512_cvtepi16_epi32((__m256i)(rb));
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            cmp_avx512_w32 ua = CMP_ABS32_avx512(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
+            cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_ws16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_s32 va = (cmp_avx512_s32)_mm512_cvtepi16_epi32((__m256i)(ra));
+            cmp_avx512_s32 vb = (cmp_avx512_s32)_mm512_cvtepi16_epi32((__m256i)(rb));
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            cmp_avx512_w32 ua = CMP_ABS32_avx512(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
+            cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_int16 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_int16(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
+            }
+        }
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 16; k++) {
+            for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+        }
+        /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
+        gt[2] += gt[3];
+        gt[1] += gt[2];
+        gt[0] += gt[1];
+        nan_mismatch += n_nan;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -6591,6 +7879,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         compare_range_int16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -6625,7 +7914,7 @@ int meancli_compare_int16(const void *pa, const void *pb, int64_t n, int nthread
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[0]) {
+        switch (isa_level[8]) {
         case 2: compare_range_int16_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_int16_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_int16(a, b, lo, hi, &parts[t]); break;
@@ -6658,9 +7947,19 @@ int meancli_compare_int16(const void *pa, const void *pb, int64_t n, int nthread
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_int32. */
 typedef struct {
@@ -6715,6 +8014,35 @@ static void compare_range_int32(const T_int32 *a, const T_int32 *b, int64_t lo, 
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -6749,26 +8077,61 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_int32 on avx2: the same statistics, 8 elements at a time in
- * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_int32
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_int32 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
     const T_int32 *a, const T_int32 *b, int64_t lo, int64_t hi, compare_part_int32 *p)
 {
@@ -6776,117 +8139,160 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 8 <= c1; i += 8) {
-            cmp_avx2_s32 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
-            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+    const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx2_f64 vR = zero;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
+        cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx2_s32 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_s32 va = (cmp_avx2_s32)(ra);
+            cmp_avx2_s32 vb = (cmp_avx2_s32)(rb);
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            cmp_avx2_w32 ua = CMP_ABS32_avx2(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = CMP_U32_PS_avx2(d), ax = CMP_U32_PS_avx2(ua);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
             }
-        }
-        if (i < c1) {
-            cmp_avx2_s32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_s32 va = __builtin_convertvector(ra, cmp_avx2_s32);
-            cmp_avx2_s32 vb = __builtin_convertvector(rb, cmp_avx2_s32);
+            }
+            if (i < c1) {
+                cmp_avx2_s32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_s32 va = (cmp_avx2_s32)(ra);
+            cmp_avx2_s32 vb = (cmp_avx2_s32)(rb);
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
+            cmp_avx2_w32 ua = CMP_ABS32_avx2(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = CMP_U32_PS_avx2(d), ax = CMP_U32_PS_avx2(ua);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(va);
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(va);
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_int32 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_int32(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
             }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            gt[0] -= c_gt0[k];
+            gt[1] -= c_gt1[k];
+            gt[2] -= c_gt4[k];
+            gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_int32 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_int32(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
-    double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 4; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -6895,6 +8301,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
         compare_range_int32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -6940,29 +8347,56 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_int32 on avx512: the same statistics, 16 elements at a time in
- * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_int32
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_int32 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int32_avx512(
     const T_int32 *a, const T_int32 *b, int64_t lo, int64_t hi, compare_part_int32 *p)
 {
@@ -6970,117 +8404,161 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
-    const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
-    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 16 <= c1; i += 16) {
-            cmp_avx512_s32 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
-            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        if (i < c1) {
-            cmp_avx512_s32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_s32 va = __builtin_convertvector(ra, cmp_avx512_s32);
-            cmp_avx512_s32 vb = __builtin_convertvector(rb, cmp_avx512_s32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
-        for (int k = 0; k < 16; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
-            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
-        }
-        nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_int32 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_int32(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
     double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 8; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    const cmp_avx512_f64 zero = { 0 };
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx512_f64 vR = zero;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
+    const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
+                                              1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
+    const __m512i hist_hi = _mm512_setr_epi32(1 << 16, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24,
+                                              1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24);
+    const cmp_avx512_w32 c31 = (cmp_avx512_w32){ 0 } + 31U, one = (cmp_avx512_w32){ 0 } + 1U;
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
+        cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 hist = { 0 };
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 16 <= c1; i += 16) {
+                cmp_avx512_s32 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_s32 va = (cmp_avx512_s32)(ra);
+            cmp_avx512_s32 vb = (cmp_avx512_s32)(rb);
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            cmp_avx512_w32 ua = CMP_ABS32_avx512(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = CMP_U32_PS_avx512(d), ax = CMP_U32_PS_avx512(ua);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_s32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_s32 va = (cmp_avx512_s32)(ra);
+            cmp_avx512_s32 vb = (cmp_avx512_s32)(rb);
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
+            cmp_avx512_w32 ua = CMP_ABS32_avx512(va);
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = CMP_U32_PS_avx512(d), ax = CMP_U32_PS_avx512(ua);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(va);
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(va);
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_int32 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_int32(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
+            }
+        }
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 16; k++) {
+            for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+        }
+        /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
+        gt[2] += gt[3];
+        gt[1] += gt[2];
+        gt[0] += gt[1];
+        nan_mismatch += n_nan;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -7089,6 +8567,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         compare_range_int32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -7123,7 +8602,7 @@ int meancli_compare_int32(const void *pa, const void *pb, int64_t n, int nthread
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[0]) {
+        switch (isa_level[8]) {
         case 2: compare_range_int32_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_int32_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_int32(a, b, lo, hi, &parts[t]); break;
@@ -7156,9 +8635,19 @@ int meancli_compare_int32(const void *pa, const void *pb, int64_t n, int nthread
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_int64. */
 typedef struct {
@@ -7213,6 +8702,35 @@ static void compare_range_int64(const T_int64 *a, const T_int64 *b, int64_t lo, 
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -7247,25 +8765,59 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
-/* compare_range_int64 on avx2: the same statistics, 4 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_int64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_int64 on avx2: the same statistics, 4 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; the relative error divided, only in the vectors that
+ * hold one. The index of the first element of a new
+ * largest distance comes from compare_range_int64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
     const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi, compare_part_int64 *p)
 {
@@ -7275,29 +8827,31 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
     unsigned __int128 sum = 0;
     const cmp_avx2_f64 zero = { 0 };
     cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx2_u64 magic = (cmp_avx2_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx2_f64 fmagic = zero + 6755399441055744.0;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx2_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx2_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx2_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 4) {
-            cmp_avx2_i64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 4 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx2_i64 va = __builtin_convertvector(ra, cmp_avx2_i64);
-            cmp_avx2_i64 vb = __builtin_convertvector(rb, cmp_avx2_i64);
+    cmp_avx2_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx2_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx2_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 4 <= c1; i += 4) {
+                cmp_avx2_i64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
             cmp_avx2_u64 up = (cmp_avx2_u64)va - (cmp_avx2_u64)vb;
             cmp_avx2_u64 lt = (cmp_avx2_u64)(va < vb);
             cmp_avx2_u64 d = (up ^ lt) - lt;
@@ -7306,6 +8860,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
                 + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
             CMP_COUNT_GT64_avx2(c_gt0, d, 0);
             CMP_COUNT_GT64_avx2(c_gt1, d, 1);
             CMP_COUNT_GT64_avx2(c_gt4, d, 4);
@@ -7315,43 +8870,77 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
             CMP_MAXU64_avx2(vmax, d, vmax);
-            vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx2_i64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_u64 up = (cmp_avx2_u64)va - (cmp_avx2_u64)vb;
+            cmp_avx2_u64 lt = (cmp_avx2_u64)(va < vb);
+            cmp_avx2_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx2_f64 err = ((cmp_avx2_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
             cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
+            cmp_avx2_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx2(vmax, d, vmax);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx2_u64 grew;
+            CMP_MAXU64_avx2(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx2(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_int64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_int64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 4; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_int64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_int64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 4; k++) {
@@ -7365,6 +8954,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
         compare_range_int64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -7410,28 +9000,54 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
-/* compare_range_int64 on avx512: the same statistics, 8 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_int64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_int64 on avx512: the same statistics, 8 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; the relative error divided, only in the vectors that
+ * hold one. The index of the first element of a new
+ * largest distance comes from compare_range_int64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int64_avx512(
     const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi, compare_part_int64 *p)
 {
@@ -7441,29 +9057,31 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     unsigned __int128 sum = 0;
     const cmp_avx512_f64 zero = { 0 };
     cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx512_u64 magic = (cmp_avx512_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx512_f64 fmagic = zero + 6755399441055744.0;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx512_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx512_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx512_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 8) {
-            cmp_avx512_i64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 8 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx512_i64 va = __builtin_convertvector(ra, cmp_avx512_i64);
-            cmp_avx512_i64 vb = __builtin_convertvector(rb, cmp_avx512_i64);
+    cmp_avx512_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx512_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx512_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx512_i64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
             cmp_avx512_u64 up = (cmp_avx512_u64)va - (cmp_avx512_u64)vb;
             cmp_avx512_u64 lt = (cmp_avx512_u64)(va < vb);
             cmp_avx512_u64 d = (up ^ lt) - lt;
@@ -7472,6 +9090,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
             CMP_COUNT_GT64_avx512(c_gt0, d, 0);
             CMP_COUNT_GT64_avx512(c_gt1, d, 1);
             CMP_COUNT_GT64_avx512(c_gt4, d, 4);
@@ -7481,43 +9100,77 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
             CMP_MAXU64_avx512(vmax, d, vmax);
-            vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_i64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_u64 up = (cmp_avx512_u64)va - (cmp_avx512_u64)vb;
+            cmp_avx512_u64 lt = (cmp_avx512_u64)(va < vb);
+            cmp_avx512_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx512_f64 err = ((cmp_avx512_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
             cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
+            cmp_avx512_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx512(vmax, d, vmax);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx512_u64 grew;
+            CMP_MAXU64_avx512(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx512(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_int64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_int64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_int64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_int64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 8; k++) {
@@ -7531,6 +9184,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         compare_range_int64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -7565,7 +9219,7 @@ int meancli_compare_int64(const void *pa, const void *pb, int64_t n, int nthread
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[0]) {
+        switch (isa_level[8]) {
         case 2: compare_range_int64_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_int64_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_int64(a, b, lo, hi, &parts[t]); break;
@@ -7598,9 +9252,19 @@ int meancli_compare_int64(const void *pa, const void *pb, int64_t n, int nthread
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_uint8. */
 typedef struct {
@@ -7655,6 +9319,35 @@ static void compare_range_uint8(const T_uint8 *a, const T_uint8 *b, int64_t lo, 
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -7689,26 +9382,61 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_uint8 on avx2: the same statistics, 8 elements at a time in
- * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_uint8
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_uint8 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
     const T_uint8 *a, const T_uint8 *b, int64_t lo, int64_t hi, compare_part_uint8 *p)
 {
@@ -7716,119 +9444,164 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 8 <= c1; i += 8) {
-            cmp_avx2_w8 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+    const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx2_f64 vR = zero;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
+        cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx2_w8 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)(ra)));
+            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)(rb)));
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            cmp_avx2_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = __builtin_convertvector((cmp_avx2_s32)d, cmp_avx2_wf32);
+            cmp_avx2_wf32 ax = __builtin_convertvector((cmp_avx2_s32)ua, cmp_avx2_wf32);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
             }
-        }
-        if (i < c1) {
-            cmp_avx2_w8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            }
+            if (i < c1) {
+                cmp_avx2_w8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)(ra)));
+            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)(rb)));
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            cmp_avx2_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = __builtin_convertvector((cmp_avx2_s32)d, cmp_avx2_wf32);
+            cmp_avx2_wf32 ax = __builtin_convertvector((cmp_avx2_s32)ua, cmp_avx2_wf32);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_uint8 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_uint8(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
             }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            gt[0] -= c_gt0[k];
+            gt[1] -= c_gt1[k];
+            gt[2] -= c_gt4[k];
+            gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_uint8 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_uint8(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
-    double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 4; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -7837,6 +9610,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
         compare_range_uint8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -7882,29 +9656,56 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_uint8 on avx512: the same statistics, 16 elements at a time in
- * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_uint8
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_uint8 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint8_avx512(
     const T_uint8 *a, const T_uint8 *b, int64_t lo, int64_t hi, compare_part_uint8 *p)
 {
@@ -7912,119 +9713,165 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
-    const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
-    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 16 <= c1; i += 16) {
-            cmp_avx512_w8 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        if (i < c1) {
-            cmp_avx512_w8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
-        for (int k = 0; k < 16; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
-            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
-        }
-        nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_uint8 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_uint8(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
     double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 8; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    const cmp_avx512_f64 zero = { 0 };
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx512_f64 vR = zero;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
+    const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
+                                              1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
+    const __m512i hist_hi = _mm512_setr_epi32(1 << 16, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24,
+                                              1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24);
+    const cmp_avx512_w32 c31 = (cmp_avx512_w32){ 0 } + 31U, one = (cmp_avx512_w32){ 0 } + 1U;
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
+        cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 hist = { 0 };
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 16 <= c1; i += 16) {
+                cmp_avx512_w8 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu8_epi32((__m128i)(ra));
+            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu8_epi32((__m128i)(rb));
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            cmp_avx512_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
+            cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_w8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu8_epi32((__m128i)(ra));
+            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu8_epi32((__m128i)(rb));
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            cmp_avx512_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
+            cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_uint8 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_uint8(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
+            }
+        }
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 16; k++) {
+            for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+        }
+        /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
+        gt[2] += gt[3];
+        gt[1] += gt[2];
+        gt[0] += gt[1];
+        nan_mismatch += n_nan;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -8033,6 +9880,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         compare_range_uint8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -8067,7 +9915,7 @@ int meancli_compare_uint8(const void *pa, const void *pb, int64_t n, int nthread
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[0]) {
+        switch (isa_level[8]) {
         case 2: compare_range_uint8_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_uint8_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_uint8(a, b, lo, hi, &parts[t]); break;
@@ -8100,9 +9948,19 @@ int meancli_compare_uint8(const void *pa, const void *pb, int64_t n, int nthread
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_uint16. */
 typedef struct {
@@ -8157,6 +10015,35 @@ static void compare_range_uint16(const T_uint16 *a, const T_uint16 *b, int64_t l
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -8191,26 +10078,61 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_uint16 on avx2: the same statistics, 8 elements at a time in
- * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_uint16
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_uint16 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
     const T_uint16 *a, const T_uint16 *b, int64_t lo, int64_t hi, compare_part_uint16 *p)
 {
@@ -8218,119 +10140,164 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 8 <= c1; i += 8) {
-            cmp_avx2_w16 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+    const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx2_f64 vR = zero;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
+        cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx2_w16 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            cmp_avx2_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = __builtin_convertvector((cmp_avx2_s32)d, cmp_avx2_wf32);
+            cmp_avx2_wf32 ax = __builtin_convertvector((cmp_avx2_s32)ua, cmp_avx2_wf32);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
             }
-        }
-        if (i < c1) {
-            cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            }
+            if (i < c1) {
+                cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            cmp_avx2_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = __builtin_convertvector((cmp_avx2_s32)d, cmp_avx2_wf32);
+            cmp_avx2_wf32 ax = __builtin_convertvector((cmp_avx2_s32)ua, cmp_avx2_wf32);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_uint16 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_uint16(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
             }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            gt[0] -= c_gt0[k];
+            gt[1] -= c_gt1[k];
+            gt[2] -= c_gt4[k];
+            gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_uint16 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_uint16(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
-    double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 4; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -8339,6 +10306,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
         compare_range_uint16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -8384,29 +10352,56 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_uint16 on avx512: the same statistics, 16 elements at a time in
- * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_uint16
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_uint16 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint16_avx512(
     const T_uint16 *a, const T_uint16 *b, int64_t lo, int64_t hi, compare_part_uint16 *p)
 {
@@ -8414,119 +10409,165 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
-    const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
-    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 16 <= c1; i += 16) {
-            cmp_avx512_w16 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        if (i < c1) {
-            cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
-        for (int k = 0; k < 16; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
-            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
-        }
-        nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_uint16 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_uint16(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
     double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 8; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    const cmp_avx512_f64 zero = { 0 };
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx512_f64 vR = zero;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
+    const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
+                                              1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
+    const __m512i hist_hi = _mm512_setr_epi32(1 << 16, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24,
+                                              1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24);
+    const cmp_avx512_w32 c31 = (cmp_avx512_w32){ 0 } + 31U, one = (cmp_avx512_w32){ 0 } + 1U;
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
+        cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 hist = { 0 };
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 16 <= c1; i += 16) {
+                cmp_avx512_w16 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            cmp_avx512_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
+            cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            cmp_avx512_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
+            cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_uint16 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_uint16(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
+            }
+        }
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 16; k++) {
+            for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+        }
+        /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
+        gt[2] += gt[3];
+        gt[1] += gt[2];
+        gt[0] += gt[1];
+        nan_mismatch += n_nan;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -8535,6 +10576,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         compare_range_uint16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -8569,7 +10611,7 @@ int meancli_compare_uint16(const void *pa, const void *pb, int64_t n, int nthrea
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[0]) {
+        switch (isa_level[8]) {
         case 2: compare_range_uint16_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_uint16_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_uint16(a, b, lo, hi, &parts[t]); break;
@@ -8602,9 +10644,19 @@ int meancli_compare_uint16(const void *pa, const void *pb, int64_t n, int nthrea
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_uint32. */
 typedef struct {
@@ -8659,6 +10711,35 @@ static void compare_range_uint32(const T_uint32 *a, const T_uint32 *b, int64_t l
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -8693,26 +10774,61 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_uint32 on avx2: the same statistics, 8 elements at a time in
- * 32-bit lanes (the errors in two halves of 4 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_uint32
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_uint32 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
     const T_uint32 *a, const T_uint32 *b, int64_t lo, int64_t hi, compare_part_uint32 *p)
 {
@@ -8720,119 +10836,162 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
+    double max_abs = 0.0, max_rel = 0.0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 32 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx2_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx2_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 8 <= c1; i += 8) {
-            cmp_avx2_w32 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+    const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx2_f64 vR = zero;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
+        cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx2_w32 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
+            cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            cmp_avx2_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = CMP_U32_PS_avx2(d), ax = CMP_U32_PS_avx2(ua);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
             }
-        }
-        if (i < c1) {
-            cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_w32 va = __builtin_convertvector(ra, cmp_avx2_w32);
-            cmp_avx2_w32 vb = __builtin_convertvector(rb, cmp_avx2_w32);
+            }
+            if (i < c1) {
+                cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
+            cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+            cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx2_w32 d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
-            cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
-            cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
-            cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
-            cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx2(c_gt0, d, 0);
-            CMP_COUNT_GT_avx2(c_gt1, d, 1);
-            CMP_COUNT_GT_avx2(c_gt4, d, 4);
-            CMP_COUNT_GT_avx2(c_gt16, d, 16);
+            d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
+            cmp_avx2_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx2_wf32 e = CMP_U32_PS_avx2(d), ax = CMP_U32_PS_avx2(ua);
+            {
+                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                c_gt0 += dc > 0;
+                c_gt1 += dc > 1;
+                c_gt4 += dc > 4;
+                c_gt16 += dc > 16;
+            }
+            /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
             vmax = CMP_MAXU32_avx2(d, vmax);
-            vabs = CMP_MAXPD_avx2(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx2(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx2(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx2(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx2(err1 / ax1, vrel);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx2_s32 dd = (cmp_avx2_s32)(d ^ 0x80000000U);
+                cmp_avx2_f64 err0 = CMP_LO_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_f64 err1 = CMP_HI_EPI32_avx2(dd) + 2147483648.0;
+                cmp_avx2_s32 sx = (cmp_avx2_s32)(va ^ 0x80000000U);
+                cmp_avx2_f64 xa0 = CMP_LO_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 xa1 = CMP_HI_EPI32_avx2(sx) + 2147483648.0;
+                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_uint32 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_uint32(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
             }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
+            gt[0] -= c_gt0[k];
+            gt[1] -= c_gt1[k];
+            gt[2] -= c_gt4[k];
+            gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_uint32 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_uint32(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
-    double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 4; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -8841,6 +11000,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
         compare_range_uint32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -8886,29 +11046,56 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
 /* compare_range_uint32 on avx512: the same statistics, 16 elements at a time in
- * 32-bit lanes (the errors in two halves of 8 doubles). Each chunk that memcmp finds
- * different is summed up in vectors; the indices (the first difference, the first NaN
- * mismatch, the first element of a new largest distance) come from compare_range_uint32
- * run again over the one chunk that holds them, which happens a few times per range
- * (each time the largest distance grows). */
+ * 32-bit lanes. The counts and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS
+ * chunks, then are summed up. The errors are looked at as floats, and computed in
+ * doubles, as the scalar loop does, only in the vectors where one may pass the largest so
+ * far (cmp_abs_threshold); a few vectors once the largest
+ * are found. The index of the first element of a new largest distance comes from
+ * compare_range_uint32 run again over the one chunk that holds it, which happens a few
+ * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint32_avx512(
     const T_uint32 *a, const T_uint32 *b, int64_t lo, int64_t hi, compare_part_uint32 *p)
 {
@@ -8916,119 +11103,163 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     int64_t bucket[5] = {0, 0, 0, 0, 0};
     uint64_t max = 0;
     unsigned __int128 sum = 0;
-    const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
-    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        /* per chunk (at most 16 additions a lane): counts, the sum's low and high 16 bits */
-        cmp_avx512_w32 vmax = { 0 }, sum_lo = { 0 }, sum_hi = { 0 };
-        cmp_avx512_s32 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        int64_t i = c0;
-        for (; i + 16 <= c1; i += 16) {
-            cmp_avx512_w32 ra, rb;
-            memcpy(&ra, a + i, sizeof ra);
-            memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        if (i < c1) {
-            cmp_avx512_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-            memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_w32 va = __builtin_convertvector(ra, cmp_avx512_w32);
-            cmp_avx512_w32 vb = __builtin_convertvector(rb, cmp_avx512_w32);
-            /* mod 2^32: right, |a - b| < 2^32 */
-            cmp_avx512_w32 d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
-            /* exact doubles: an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
-            cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
-            cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
-            cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
-            cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
-            cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
-            CMP_COUNT_GT_avx512(c_gt0, d, 0);
-            CMP_COUNT_GT_avx512(c_gt1, d, 1);
-            CMP_COUNT_GT_avx512(c_gt4, d, 4);
-            CMP_COUNT_GT_avx512(c_gt16, d, 16);
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            vabs = CMP_MAXPD_avx512(err0, vabs);  /* NaN left out */
-            vabs = CMP_MAXPD_avx512(err1, vabs);
-            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * divisions. */
-            cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-            if (__builtin_expect(CMP_ANY_GE2_avx512(err0, vrel * ax0, err1, vrel * ax1), 0)) {
-                vrel = CMP_MAXPD_avx512(err0 / ax0, vrel);
-                vrel = CMP_MAXPD_avx512(err1 / ax1, vrel);
-            }
-        }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
-        for (int k = 0; k < 16; k++) {
-            n_nan -= c_nan[k];
-            gt0 -= c_gt0[k];
-            gt1 -= c_gt1[k];
-            gt4 -= c_gt4[k];
-            gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
-            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
-        }
-        nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
-        bucket[1] += gt0 - gt1;
-        bucket[2] += gt1 - gt4;
-        bucket[3] += gt4 - gt16;
-        bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_uint32 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_uint32(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
-    }
     double max_abs = 0.0, max_rel = 0.0;
-    for (int k = 0; k < 8; k++) {
-        max_abs = vabs[k] > max_abs ? vabs[k] : max_abs;
-        max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
+    const cmp_avx512_f64 zero = { 0 };
+    const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
+    const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
+    /* max_abs and max_rel in every lane, and their thresholds as floats */
+    cmp_avx512_f64 vR = zero;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
+    const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
+                                              1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
+    const __m512i hist_hi = _mm512_setr_epi32(1 << 16, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24,
+                                              1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24);
+    const cmp_avx512_w32 c31 = (cmp_avx512_w32){ 0 } + 31U, one = (cmp_avx512_w32){ 0 } + 1U;
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
+        cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 hist = { 0 };
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 16 <= c1; i += 16) {
+                cmp_avx512_w32 ra, rb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&ra, a + i, sizeof ra);
+                memcpy(&rb, b + i, sizeof rb);
+            cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
+            cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            cmp_avx512_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = CMP_U32_PS_avx512(d), ax = CMP_U32_PS_avx512(ua);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
+            cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
+            cmp_avx512_w32 d;
+            /* mod 2^32: right, |a - b| < 2^32 */
+            d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
+            cmp_avx512_w32 ua = va;
+            /* the errors and |a| as floats, rounded once */
+            cmp_avx512_wf32 e = CMP_U32_PS_avx512(d), ax = CMP_U32_PS_avx512(ua);
+            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
+             * the sum: 32 bits and the carries out of them */
+            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+            sum_lo += d;
+            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                       (__m512i)sum_hi, (__m512i)one);
+            vmax = CMP_MAXU32_avx512(d, vmax);
+            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+             * vectors that hold such a lane take the exact path. */
+            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
+                 * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
+                cmp_avx512_s32 dd = (cmp_avx512_s32)(d ^ 0x80000000U);
+                cmp_avx512_f64 err0 = CMP_LO_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_f64 err1 = CMP_HI_EPI32_avx512(dd) + 2147483648.0;
+                cmp_avx512_s32 sx = (cmp_avx512_s32)(va ^ 0x80000000U);
+                cmp_avx512_f64 xa0 = CMP_LO_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 xa1 = CMP_HI_EPI32_avx512(sx) + 2147483648.0;
+                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                 * (false where that is NaN, and there the quotient is NaN or not above it) */
+                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    }
+                    vR = zero + max_rel;
+                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                }
+            }
+            }
+            if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_uint32 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_uint32(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
+            }
+        }
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 16; k++) {
+            for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
+            sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+        }
+        /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
+        gt[2] += gt[3];
+        gt[1] += gt[2];
+        gt[0] += gt[1];
+        nan_mismatch += n_nan;
+        bucket[0] += in_block - n_nan - gt[0];
+        bucket[1] += gt[0] - gt[1];
+        bucket[2] += gt[1] - gt[2];
+        bucket[3] += gt[2] - gt[3];
+        bucket[4] += gt[3];
     }
     _mm256_zeroupper();
     if (at_max < 0 && differ_chunk >= 0) {
@@ -9037,6 +11268,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         compare_range_uint32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -9071,7 +11303,7 @@ int meancli_compare_uint32(const void *pa, const void *pb, int64_t n, int nthrea
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[0]) {
+        switch (isa_level[8]) {
         case 2: compare_range_uint32_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_uint32_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_uint32(a, b, lo, hi, &parts[t]); break;
@@ -9104,9 +11336,19 @@ int meancli_compare_uint32(const void *pa, const void *pb, int64_t n, int nthrea
     err[1] = all.max_rel;
     return 0;
 }
-/* Elements per memcmp before the element loop: equal chunks are skipped whole. */
+/* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
+ * counted as examined). The vector paths keep their counts in the lanes over
+ * COMPARE_BLOCK_CHUNKS chunks (at most 255 additions to a byte of a lane of 16). */
 #ifndef COMPARE_CHUNK
 #define COMPARE_CHUNK 256
+#endif
+#define COMPARE_BLOCK_CHUNKS 8
+/* Bytes ahead that the vector paths ask the memory for */
+#ifndef COMPARE_PREFETCH
+#define COMPARE_PREFETCH 2048
+#endif
+#if COMPARE_CHUNK % 16 != 0 || COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS > 254 * 16
+#error "COMPARE_CHUNK: a multiple of 16, at most 508"
 #endif
 /* The statistics of a part of the elements: see meancli_compare_uint64. */
 typedef struct {
@@ -9161,6 +11403,35 @@ static void compare_range_uint64(const T_uint64 *a, const T_uint64 *b, int64_t l
 }
 
 #ifdef MEANCLI_X86
+#ifndef CMP_THRESHOLDS
+#define CMP_THRESHOLDS
+/* The largest float at most x (x >= 0, not NaN; FLT_MAX for a finite x beyond it, inf for inf). */
+static inline float cmp_floor_float(double x)
+{
+    if (x >= (double)FLT_MAX) return x == INFINITY ? INFINITY : FLT_MAX;
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, 0.0f) : f;
+}
+/* The vector paths' filter of the errors, as floats. An error E (exact, >= 0) rounded to
+ * double passes max_abs only where E > max_abs, so (rounding is monotonic) only where E
+ * rounded to float is at least the largest float at most max_abs, and at least the
+ * smallest float above 0 (a difference of two values of a float type of at most 32 bits is
+ * 0 or at least that). */
+static inline float cmp_abs_threshold(double max_abs)
+{
+    float t = cmp_floor_float(max_abs);
+    return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
+ * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
+ * r * |a| rounded to float, r the largest float at most max_rel * (1 - 2^-20) (also with
+ * |a| rounded to float, up by at most 2^-24 of it: 32-bit integers); and above 0. inf for
+ * inf: no quotient passes it. */
+static inline float cmp_rel_threshold(double max_rel)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
+}
+#endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
 /* the comparison's vectors on avx2: 4 lanes of 64 bits (GCC vector extensions,
@@ -9195,25 +11466,59 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_MAXS32_avx2(x, y) ((cmp_avx2_s32)_mm256_max_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINS32_avx2(x, y) ((cmp_avx2_s32)_mm256_min_epi32((__m256i)(x), (__m256i)(y)))
 #define CMP_MINU32_avx2(x, y) ((cmp_avx2_w32)_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_MAXU64_avx2(v, x, y) do { \
         cmp_avx2_u64 bigger_ = (cmp_avx2_u64)((x) > (y)); \
         (v) = ((x) & bigger_) | ((y) & ~bigger_); \
     } while (0)
-#define CMP_ANY_GE_avx2(x, y) CMP_ANY_avx2((x) >= (y))
-#define CMP_COUNT_GT_avx2(c, d, k) ((c) += (d) > (k))
 #define CMP_ANY_GE2_avx2(x, y, z, w) CMP_ANY_avx2(((x) >= (y)) | ((z) >= (w)))
 /* any lane of a mask set */
 #define CMP_ANY_avx2(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_max_ps((__m256)(x), (__m256)(y)))
+#define CMP_MINPS_avx2(x, y) ((cmp_avx2_wf32)_mm256_min_ps((__m256)(x), (__m256)(y)))
+#define CMP_ABS32_avx2(x) ((cmp_avx2_w32)_mm256_abs_epi32((__m256i)(x)))
+#define CMP_ANY_GTU32_avx2(x, y) CMP_ANY_avx2(CMP_MAXU32_avx2(x, y) != (y))
+#define CMP_ANY_GT2_avx2(x, y, z, w) CMP_ANY_avx2(((x) > (y)) | ((z) > (w)))
+/* no unsigned conversion before AVX-512: the high and low 16 bits, each exact, summed once */
+#define CMP_U32_PS_avx2(x) \
+    (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
+     + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 32) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)pa),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)pb));
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+        for (k = 32; k + 32 <= bytes; k += 32) {
+            if ((k & 63) == 0) {
+                __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            }
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(pa + k)),
+                                                        _mm256_loadu_si256((const __m256i *)(const void *)(pb + k))));
+        }
+        if (!_mm256_testz_si256(acc, acc)) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
-/* compare_range_uint64 on avx2: the same statistics, 4 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_uint64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_uint64 on avx2: the same statistics, 4 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; the relative error divided, only in the vectors that
+ * hold one. The index of the first element of a new
+ * largest distance comes from compare_range_uint64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
     const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi, compare_part_uint64 *p)
 {
@@ -9223,29 +11528,31 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
     unsigned __int128 sum = 0;
     const cmp_avx2_f64 zero = { 0 };
     cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx2_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx2_u64 magic = (cmp_avx2_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx2_f64 fmagic = zero + 6755399441055744.0;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx2_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx2_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx2_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 4) {
-            cmp_avx2_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 4 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx2_u64 va = __builtin_convertvector(ra, cmp_avx2_u64);
-            cmp_avx2_u64 vb = __builtin_convertvector(rb, cmp_avx2_u64);
+    cmp_avx2_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx2_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx2_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx2((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 4 <= c1; i += 4) {
+                cmp_avx2_u64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
             cmp_avx2_u64 up = (cmp_avx2_u64)va - (cmp_avx2_u64)vb;
             cmp_avx2_u64 lt = (cmp_avx2_u64)(va < vb);
             cmp_avx2_u64 d = (up ^ lt) - lt;
@@ -9254,6 +11561,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
                 + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
             CMP_COUNT_GT64_avx2(c_gt0, d, 0);
             CMP_COUNT_GT64_avx2(c_gt1, d, 1);
             CMP_COUNT_GT64_avx2(c_gt4, d, 4);
@@ -9263,43 +11571,77 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
             CMP_MAXU64_avx2(vmax, d, vmax);
-            vabs = CMP_MAXPD_avx2(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx2_u64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx2_u64 up = (cmp_avx2_u64)va - (cmp_avx2_u64)vb;
+            cmp_avx2_u64 lt = (cmp_avx2_u64)(va < vb);
+            cmp_avx2_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx2_f64 err = ((cmp_avx2_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx2_f64 xa = ((cmp_avx2_f64)((cmp_avx2_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx2_f64)(((cmp_avx2_u64)va & 0xffffffffULL) + magic) - fmagic);
             cmp_avx2_f64 ax = (cmp_avx2_f64)((cmp_avx2_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx2(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx2(err / ax, vrel);
+            CMP_COUNT_GT64_avx2(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx2(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx2(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx2(c_gt16, d, 16);
+            cmp_avx2_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx2(vmax, d, vmax);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
+                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx2_u64 grew;
+            CMP_MAXU64_avx2(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx2(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_uint64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_uint64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx2_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 4; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_uint64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_uint64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 4; k++) {
@@ -9313,6 +11655,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
         compare_range_uint64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -9358,28 +11701,54 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_MAXS32_avx512(x, y) ((cmp_avx512_s32)_mm512_max_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINS32_avx512(x, y) ((cmp_avx512_s32)_mm512_min_epi32((__m512i)(x), (__m512i)(y)))
 #define CMP_MINU32_avx512(x, y) ((cmp_avx512_w32)_mm512_min_epu32((__m512i)(x), (__m512i)(y)))
-/* c (32-bit lanes of minus a count) -= 1 where d > k (unsigned 32-bit lanes); whether
- * x >= y or z >= w in any lane (doubles) */
-#define CMP_COUNT_GT_avx512(c, d, k) \
-    ((c) = (cmp_avx512_s32)_mm512_mask_sub_epi32((__m512i)(c), _mm512_cmpgt_epu32_mask((__m512i)(d), _mm512_set1_epi32(k)), \
-                                             (__m512i)(c), _mm512_set1_epi32(1)))
+/* whether x >= y or z >= w in any lane (doubles); c (64-bit lanes of minus a count) -= 1
+ * where d > k (unsigned 64-bit lanes); v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_ANY_GE2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GE_OQ)) != 0)
-/* the same on 64-bit lanes; v = x > y ? x : y (unsigned 64-bit lanes) */
 #define CMP_COUNT_GT64_avx512(c, d, k) \
     ((c) = (cmp_avx512_i64)_mm512_mask_sub_epi64((__m512i)(c), _mm512_cmpgt_epu64_mask((__m512i)(d), _mm512_set1_epi64(k)), \
                                              (__m512i)(c), _mm512_set1_epi64(1)))
 #define CMP_MAXU64_avx512(v, x, y) ((v) = (cmp_avx512_u64)_mm512_max_epu64((__m512i)(x), (__m512i)(y)))
-#define CMP_ANY_GE_avx512(x, y) (_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GE_OQ) != 0)
 /* any lane of a mask set */
 #define CMP_ANY_avx512(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+/* The narrow types' steps (32-bit lanes). Floats: x > y ? x : y and x < y ? x : y (y where
+ * either is NaN); 32-bit lanes: whether x > y (unsigned) in any lane, |x| (signed in,
+ * unsigned out), x as floats rounded once (unsigned); doubles: whether x > y or z > w in
+ * any lane. */
+#define CMP_MAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_max_ps((__m512)(x), (__m512)(y)))
+#define CMP_MINPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_min_ps((__m512)(x), (__m512)(y)))
+#define CMP_ABS32_avx512(x) ((cmp_avx512_w32)_mm512_abs_epi32((__m512i)(x)))
+#define CMP_ANY_GTU32_avx512(x, y) (_mm512_cmpgt_epu32_mask((__m512i)(x), (__m512i)(y)) != 0)
+#define CMP_ANY_GT2_avx512(x, y, z, w) \
+    ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
+#define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
+ * good result (the memory asked for ahead) and at once for one of a poor one (the first
+ * vector differs). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static inline int cmp_same_avx512(const char *pa, const char *pb, size_t bytes)
+{
+    size_t k = 0;
+    if (bytes >= 64) {
+        __m512i acc = _mm512_xor_si512(_mm512_loadu_si512(pa), _mm512_loadu_si512(pb));
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+        for (k = 64; k + 64 <= bytes; k += 64) {
+            __builtin_prefetch(pa + k + COMPARE_PREFETCH, 0, 3);
+            __builtin_prefetch(pb + k + COMPARE_PREFETCH, 0, 3);
+            /* acc | (x ^ y) */
+            acc = _mm512_ternarylogic_epi32(acc, _mm512_loadu_si512(pa + k), _mm512_loadu_si512(pb + k), 0xf6);
+        }
+        if (_mm512_test_epi32_mask(acc, acc) != 0) return 0;
+    }
+    return k == bytes || memcmp(pa + k, pb + k, bytes - k) == 0;
+}
 #endif
 
-/* compare_range_uint64 on avx512: the same statistics, 8 elements at a time. Each chunk
- * that memcmp finds different is summed up in vectors; the indices (the first
- * difference, the first NaN mismatch, the first element of a new largest distance)
- * come from compare_range_uint64 run again over the one chunk that holds them, which
- * happens a few times per range (each time the largest distance grows). */
+/* compare_range_uint64 on avx512: the same statistics, 8 elements at a time. The counts
+ * and sums stay in the lanes over a block of COMPARE_BLOCK_CHUNKS chunks, then are summed
+ * up; the relative error divided, only in the vectors that
+ * hold one. The index of the first element of a new
+ * largest distance comes from compare_range_uint64 run again over the one chunk that holds
+ * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint64_avx512(
     const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi, compare_part_uint64 *p)
 {
@@ -9389,29 +11758,31 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     unsigned __int128 sum = 0;
     const cmp_avx512_f64 zero = { 0 };
     cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    const cmp_avx512_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx512_u64 magic = (cmp_avx512_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx512_f64 fmagic = zero + 6755399441055744.0;
-    for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
-        int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
-        if (memcmp(a + c0, b + c0, (size_t)(c1 - c0) * sizeof *a) == 0) continue;
-        examined += c1 - c0;
-        if (differ_chunk < 0) differ_chunk = c0;
-        cmp_avx512_u64 vmax = { 0 }, vsum = { 0 };
-        cmp_avx512_i64 c_nan = { 0 }, c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };
-        cmp_avx512_u64 vsum_hi = { 0 };  /* the carries out of vsum */
-        for (int64_t i = c0; i < c1; i += 8) {
-            cmp_avx512_u64 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-            if (i + 8 <= c1) {
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            } else {
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            }
-            cmp_avx512_u64 va = __builtin_convertvector(ra, cmp_avx512_u64);
-            cmp_avx512_u64 vb = __builtin_convertvector(rb, cmp_avx512_u64);
+    cmp_avx512_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
+        int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
+        int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
+        cmp_avx512_u64 vsum = { 0 }, vsum_hi = { 0 };  /* the sum, and the carries out of it */
+        cmp_avx512_i64 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
+        for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
+            int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
+            /* the common case of a good result: whole chunks of equal bits, skipped */
+            if (cmp_same_avx512((const char *)(a + c0), (const char *)(b + c0), (size_t)(c1 - c0) * sizeof *a)) continue;
+            in_block += c1 - c0;
+            if (differ_chunk < 0) differ_chunk = c0;
+            int64_t i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                cmp_avx512_u64 va, vb;
+                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                memcpy(&va, a + i, sizeof va);
+                memcpy(&vb, b + i, sizeof vb);
             cmp_avx512_u64 up = (cmp_avx512_u64)va - (cmp_avx512_u64)vb;
             cmp_avx512_u64 lt = (cmp_avx512_u64)(va < vb);
             cmp_avx512_u64 d = (up ^ lt) - lt;
@@ -9420,6 +11791,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
             cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
                 + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
             CMP_COUNT_GT64_avx512(c_gt0, d, 0);
             CMP_COUNT_GT64_avx512(c_gt1, d, 1);
             CMP_COUNT_GT64_avx512(c_gt4, d, 4);
@@ -9429,43 +11801,77 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
             vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
             CMP_MAXU64_avx512(vmax, d, vmax);
-            vabs = CMP_MAXPD_avx512(err, vabs);  /* NaN left out */
             /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
-             * only where err >= r * |a| rounded (rounding is monotonic; false where r * |a|
-             * is NaN, and there the quotient is NaN or not above r): most vectors skip the
-             * division. */
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            if (i < c1) {
+                cmp_avx512_u64 va = { 0 }, vb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                memcpy(&va, a + i, (size_t)(c1 - i) * sizeof *a);
+                memcpy(&vb, b + i, (size_t)(c1 - i) * sizeof *b);
+            cmp_avx512_u64 up = (cmp_avx512_u64)va - (cmp_avx512_u64)vb;
+            cmp_avx512_u64 lt = (cmp_avx512_u64)(va < vb);
+            cmp_avx512_u64 d = (up ^ lt) - lt;
+            /* (double)x rounded once: the exact high part times 2^32 plus the exact low part */
+            cmp_avx512_f64 err = ((cmp_avx512_f64)((d >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)((d & 0xffffffffULL) + magic) - fmagic);
+            cmp_avx512_f64 xa = ((cmp_avx512_f64)((cmp_avx512_u64)(va >> 32) + magic) - fmagic) * 4294967296.0
+                + ((cmp_avx512_f64)(((cmp_avx512_u64)va & 0xffffffffULL) + magic) - fmagic);
             cmp_avx512_f64 ax = (cmp_avx512_f64)((cmp_avx512_u64)xa & absmask);
-            if (__builtin_expect(CMP_ANY_GE_avx512(err, vrel * ax), 0)) vrel = CMP_MAXPD_avx512(err / ax, vrel);
+            CMP_COUNT_GT64_avx512(c_gt0, d, 0);
+            CMP_COUNT_GT64_avx512(c_gt1, d, 1);
+            CMP_COUNT_GT64_avx512(c_gt4, d, 4);
+            CMP_COUNT_GT64_avx512(c_gt16, d, 16);
+            cmp_avx512_u64 before = vsum;
+            vsum += d;
+            /* the carry out of bit 63, from the bits (GCC 12 got `vsum_hi -= vsum < d` wrong on AVX2) */
+            vsum_hi += ((before & d) | ((before | d) & ~vsum)) >> 63;
+            CMP_MAXU64_avx512(vmax, d, vmax);
+            /* The relative error, err / |a| rounded, can pass the lane's largest so far, r,
+             * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
+             * where r * |a| is NaN, and there the quotient is NaN or not above r): most
+             * vectors skip the division. */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
+            if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
+                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+            }
+            }
+            cmp_avx512_u64 grew;
+            CMP_MAXU64_avx512(grew, vmax, vmax_b);
+            if (__builtin_expect(CMP_ANY_avx512(grew != vmax_b), 0)) {
+                /* the index: this chunk once more, element by element */
+                compare_part_uint64 q;
+                _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
+                compare_range_uint64(a, b, c0, c1, &q);
+                max = q.max;
+                at_max = q.at_max;
+                vmax_b = (cmp_avx512_u64){ 0 } + max;
+            }
         }
-        int64_t n_nan = 0, gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
-        uint64_t cmax = 0;
+        if (in_block == 0) continue;
+        examined += in_block;
+        int64_t gt0 = 0, gt1 = 0, gt4 = 0, gt16 = 0;
         for (int k = 0; k < 8; k++) {
-            n_nan -= c_nan[k];
             gt0 -= c_gt0[k];
             gt1 -= c_gt1[k];
             gt4 -= c_gt4[k];
             gt16 -= c_gt16[k];
-            cmax = vmax[k] > cmax ? vmax[k] : cmax;
             sum += vsum[k];
             sum += (unsigned __int128)vsum_hi[k] << 64;
         }
         nan_mismatch += n_nan;
-        bucket[0] += (c1 - c0) - n_nan - gt0;
+        bucket[0] += in_block - n_nan - gt0;
         bucket[1] += gt0 - gt1;
         bucket[2] += gt1 - gt4;
         bucket[3] += gt4 - gt16;
         bucket[4] += gt16;
-        if (cmax > max || (n_nan > 0 && first_nan < 0)) {
-            /* the indices: this chunk once more, element by element */
-            compare_part_uint64 q;
-            _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-            compare_range_uint64(a, b, c0, c1, &q);
-            if (cmax > max) {
-                max = cmax;
-                at_max = q.at_max;
-            }
-            if (first_nan < 0) first_nan = q.first_nan;
-        }
     }
     double max_abs = 0.0, max_rel = 0.0;
     for (int k = 0; k < 8; k++) {
@@ -9479,6 +11885,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         compare_range_uint64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
         at_max = q.at_max;
     }
+    max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
     memset(p->count, 0, sizeof p->count);
     p->count[0] = examined;
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
@@ -9513,7 +11920,7 @@ int meancli_compare_uint64(const void *pa, const void *pb, int64_t n, int nthrea
         int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
 #ifdef MEANCLI_X86
-        switch (isa_level[0]) {
+        switch (isa_level[8]) {
         case 2: compare_range_uint64_avx512(a, b, lo, hi, &parts[t]); break;
         case 1: compare_range_uint64_avx2(a, b, lo, hi, &parts[t]); break;
         default: compare_range_uint64(a, b, lo, hi, &parts[t]); break;

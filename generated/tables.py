@@ -9,7 +9,7 @@ maps a dtype or a status by hand."""
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "16b97c89fb864146bc884492c5c8264f686e55749b3870accfde49538998d2f6"
+KERNEL_SOURCE_SHA256 = "3d55c58fbbda934ad4c8da98b42249acff83162606b13fb3b397e9bc5dd9213c"
 
 # How every C kernel is named: KERNEL_SYMBOL.format(entry="reduce", dtype="float32").
 KERNEL_SYMBOL = 'meancli_{entry}_{dtype}'
@@ -49,6 +49,6 @@ ISA_NAMES = ('portable', 'avx2', 'avx512')
 # The (kind of vector kernel, dtype) pairs that run a level of their own
 # (meancli/codegen/isas.py; the integer types follow float32):
 # meancli_isa(group) names the level in effect for ISA_GROUPS[group].
-ISA_KINDS = ('run', 'mean')
+ISA_KINDS = ('run', 'mean', 'compare')
 ISA_DTYPES = ('float32', 'float16', 'bfloat16', 'float64')
-ISA_GROUPS = (('run', 'float32'), ('run', 'float16'), ('run', 'bfloat16'), ('run', 'float64'), ('mean', 'float32'), ('mean', 'float16'), ('mean', 'bfloat16'), ('mean', 'float64'))
+ISA_GROUPS = (('run', 'float32'), ('run', 'float16'), ('run', 'bfloat16'), ('run', 'float64'), ('mean', 'float32'), ('mean', 'float16'), ('mean', 'bfloat16'), ('mean', 'float64'), ('compare', 'float32'), ('compare', 'float16'), ('compare', 'bfloat16'), ('compare', 'float64'))

@@ -35,10 +35,10 @@ FORMAT = {2: {"float16": (10, 5), "bfloat16": (7, 8)}, 4: {"float32": (23, 8)}, 
 @pytest.fixture(scope="module")
 def isas() -> Iterator[tuple[str, ...]]:
     """The instruction sets to run; every dtype's level is put back afterwards."""
-    before = {dt.name: kernels.isa(dt, "run") for dt in FLOATS}
+    before = {dt.name: kernels.isa(dt, "compare") for dt in FLOATS}
     yield kernels.supported_isas()
     for name, isa in before.items():
-        kernels.use_isa(isa, name, "run")
+        kernels.use_isa(isa, name, "compare")
 
 
 def special_bits(dtype: np.dtype[Any], rng: np.random.Generator, n: int) -> np.ndarray:
@@ -129,7 +129,7 @@ def oracle(dtype: np.dtype[Any], a: np.ndarray, b: np.ndarray) -> dict[str, Any]
 
 
 def stats(name: str, a: np.ndarray, b: np.ndarray, isa: str, threads: int = 1) -> kernels.CompareStats:
-    kernels.use_isa(isa, name if name in {d.name for d in FLOATS} else None, "run")
+    kernels.use_isa(isa, name if name in {d.name for d in FLOATS} else None, "compare")
     return kernels.run_compare(name, a, b, threads)
 
 

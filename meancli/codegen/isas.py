@@ -44,11 +44,12 @@ ISA_NAMES = ("portable", *(isa.name for isa in ISAS))
 # fastest for it on this machine (meancli/kernels/isa_choice.py: measured
 # once, cached per CPU and kernel build).
 # The kinds: "run", the run and row kernels of ReduceMean; "mean", the Mean
-# unit kernels (Mean, and ReduceMean of few rows or short runs). The
+# unit kernels (Mean, and ReduceMean of few rows or short runs); "compare",
+# the comparison with the correctly rounded result (--compare). The
 # integer types follow float32. Measured here (AMD Zen 4): AVX-512 made
 # float64 Mean 0.83x the time and float16 Mean 1.25x, bfloat16 Mean 0.85x,
 # float16 reductions 0.87x, float32 ones 1.0-1.4x.
-ISA_KINDS = ("run", "mean")
+ISA_KINDS = ("run", "mean", "compare")
 ISA_DTYPES = ("float32", "float16", "bfloat16", "float64")
 ISA_GROUPS = tuple((kind, dtype) for kind in ISA_KINDS for dtype in ISA_DTYPES)
 

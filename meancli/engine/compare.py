@@ -13,10 +13,12 @@ tolerance. For integers the distance is the absolute difference, exact (uint64
 arithmetic: an int64 or uint64 difference may exceed 2**63).
 
 The work is one pass of the compare kernel (templates/kernel_compare.c.j2, on the
-available cores): chunks of 256 elements with equal bits are skipped by a memcmp, the
-others examined element by element. Arrays C-contiguous in native byte order (a
-memory-mapped file too) go to it whole, without a copy; others in blocks of
-BLOCK_ELEMENTS, each copied. ulp_distance, the element-wise distances, is numpy.
+available cores, on the instruction set measured for it: ``meancli isa``, kind
+"compare"): chunks of 256 elements with equal bits are skipped, the others examined in
+vectors, the errors in doubles only where one may raise the largest. Arrays
+C-contiguous in native byte order (a memory-mapped file too) go to it whole, without a
+copy; others in blocks of BLOCK_ELEMENTS, each copied. ulp_distance, the element-wise
+distances, is numpy.
 """
 
 from __future__ import annotations

@@ -153,15 +153,41 @@ def _measure_input(dtype_name: str) -> np.ndarray:
     return _measure_data[dtype_name]
 
 
+def _measure_near(dtype_name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The compare kernel's workload: values of a normal distribution in ``dtype_name``,
+    and a copy with two thirds of them 1 or 2 representable values off (bfloat16 as bits)."""
+    if dtype_name + " near" not in _measure_data:
+        if "normal" not in _measure_data:  # once for every dtype
+            rng = np.random.default_rng(27)
+            _measure_data["normal"] = rng.standard_normal(_MEASURE_ELEMENTS, dtype=np.float32)
+            steps = np.tile(np.arange(3, dtype=np.uint8), _MEASURE_ELEMENTS // 3 + 1)
+            _measure_data["moved"] = steps[:_MEASURE_ELEMENTS]
+        x = _measure_data["normal"]
+        if dtype_name == "bfloat16":
+            exact = (x.view(np.uint32) >> 16).astype(np.uint16)
+        else:
+            exact = x.astype(dtype_name)
+        bits = exact.view(f"u{exact.itemsize}")
+        _measure_data[dtype_name + " exact"] = exact
+        _measure_data[dtype_name + " near"] = (bits + _measure_data["moved"]).view(exact.dtype)
+    return _measure_data[dtype_name + " exact"], _measure_data[dtype_name + " near"]
+
+
 def _time_group(group: int, level: str) -> float:
     """CPU seconds of one thread to run ISA_GROUPS[group]'s workloads once at
     ``level``: "run", a row reduction (rows of 4096) and a column
-    reduction (64 columns); "mean", the Mean of 4 inputs of 2 Mi elements."""
+    reduction (64 columns); "mean", the Mean of 4 inputs of 2 Mi elements;
+    "compare", the comparison of 4 Mi elements with a copy 0 to 2 ulp off."""
     mod = _loaded()
     kind, name = ISA_GROUPS[group]
     mod.lib.meancli_use_isa(group, ISA_NAMES.index(level))
-    x = _measure_input(name)
     threads = 1  # in this thread, so its CPU time is the measure: other processes' load does not count
+    if kind == "compare":
+        exact, near = _measure_near(name)
+        start = time.thread_time()
+        run_compare(name, exact, near, threads)
+        return time.thread_time() - start
+    x = _measure_input(name)
     out = _measure_data[name + " out"]
     if kind == "run":
         rows, cols = x.reshape(-1, 4096), x.reshape(-1, 64)
@@ -220,7 +246,8 @@ def isa(dtype: Any = None, kind: str | None = "run") -> str:
     """The instruction set ``dtype``'s ``kind`` kernels run: ``"avx512"``,
     ``"avx2"`` or ``"portable"``. The kinds: ``"run"``, the run and row
     kernels of ReduceMean; ``"mean"``, the Mean unit kernels (Mean, and
-    ReduceMean over few rows or short runs).
+    ReduceMean over few rows or short runs); ``"compare"``, the comparison
+    with the correctly rounded result (meancli.engine.compare).
 
     Chosen on the kernels' first use: AVX2 (with FMA and F16C) where the CPU
     has it, AVX-512 (F/BW/VL/DQ) where the CPU has it too and it measured at
@@ -267,7 +294,7 @@ def use_isa(name: str, dtype: Any = None, kind: str | None = None) -> str:
     """Run the kernels of instruction set ``name`` (``"portable"``, ``"avx2"``,
     ``"avx512"``), or the highest the CPU has below it, from now on, for the
     whole process: for ``dtype`` (as ``isa`` takes it; the integer types go
-    with float32) and ``kind`` (``"run"``, ``"mean"``), None: every one.
+    with float32) and ``kind`` (``"run"``, ``"mean"``, ``"compare"``), None: every one.
     Returns the one in effect for ``dtype`` (None: float32) and ``kind``
     (None: ``"run"``). Nothing changes when an argument is refused. The
     results are the same bits; the bench compares speeds with it. Not for

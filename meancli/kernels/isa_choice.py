@@ -35,7 +35,7 @@ from ..generated.tables import ISA_GROUPS, ISA_NAMES, KERNEL_SOURCE_SHA256
 
 WIDER_GAIN = 0.03  # a wider set must take at most 97% of the narrower one's time (beyond the rounds' noise)
 ROUNDS = 7  # rounds of every level, alternated; the fastest of each level counts
-CACHE_FORMAT = 1  # bump when the file's fields or the measured workloads change
+CACHE_FORMAT = 2  # bump when the file's fields or the measured workloads change
 
 # the environment variables: the cache folder, and a level that bypasses the choice
 CACHE_ENV = "MEANCLI_CACHE_DIR"
