@@ -80,6 +80,9 @@
 /* narrow exact row sums: 8-column groups per register panel, rows per pass */
 #define NARROW_PANEL 8
 #define NARROW_SUB 64
+/* skipna: 4 vectors a panel, their NaN counts in 4 more registers (AVX2: 8
+ * sums and 4 counts of its 16; 8 vectors spilled them) */
+#define NARROW_PANEL_SKIPNA 4
 /* rows per pass of the wide row loops */
 #define ROW_GROUP 4
 #define PANEL_ROWS_MAX NARROW_ROW
