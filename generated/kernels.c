@@ -369,6 +369,20 @@ static void zero_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, a
         }
 }
 
+/* zero_block_flags of a column block read with its NaN masked (skipna, the
+ * masked row loops of kernel_vec.c.j2): its values are zeros and NaN, and
+ * a NaN is no value (as clean_rows' -0.0 for it). */
+static void zero_nan_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float16(x[i * s]);
+        if (v == v && f64_to_bits(v) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+    }
+}
+
 /* n values at stride s into *acc exactly, whatever their range: each adds
  * in double to the bin of its window of 16 float32 exponents (the top 4
  * bits of the exponent field e). Window k's values are multiples of
@@ -749,20 +763,6 @@ static int rows_split_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs,
     return 1;
 }
 
-/* zero_block_flags of a column block read with its NaN masked (skipna, the
- * masked row loops of kernel_vec.c.j2): its values are zeros and NaN, and
- * a NaN is no value (as clean_rows' -0.0 for it). */
-static void zero_nan_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
-{
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_float16(x[i * s]);
-        if (v == v && f64_to_bits(v) != 0x8000000000000000ull) {
-            acc->w[1] |= SACC_NONNEGZERO;
-            return;
-        }
-    }
-}
-
 /* Column j's block (x: its first value) passed: its sum on into the kept
  * one (skipna: the block was summed with its NaN masked, which are no values). */
 static inline void keep_column_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t j, int skipna)
@@ -774,9 +774,10 @@ static inline void keep_column_float16(rowacc_float16 *r, const T_float16 *x, in
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
- * NULL when the block passed its shared check, else each column's own. */
+ * NULL when the block passed its shared check, else each column's own.
+ * skipna: the block was read with its NaN masked (then ok is NULL). */
 static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
-                                   const uint8_t *ok)
+                                   const uint8_t *ok, int skipna)
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
@@ -785,7 +786,7 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
     for (int64_t j = 0; j < w; j++) {
         const T_float16 *c = x + j * s;
         if (!ok || ok[j]) {
-            keep_column_float16(r, c, rs, nrows, j, 0);
+            keep_column_float16(r, c, rs, nrows, j, skipna);
         } else {
             (void)chunk_block_float16(c, rs, nrows, &r->acc[j]);
         }
@@ -830,12 +831,12 @@ static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int6
             continue;
         }
         if (rows_block_ok_float16(r, nb)) {
-            rows_block_end_float16(r, b, rs, nb, s, w, NULL);
+            rows_block_end_float16(r, b, rs, nb, s, w, NULL, 0);
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float16(r, j, b + j * s, rs, nb);
             if (!split_pays(ok, w) || !rows_split_float16(r, b, rs, nb, s, w))
-                rows_block_end_float16(r, b, rs, nb, s, w, ok);
+                rows_block_end_float16(r, b, rs, nb, s, w, ok, 0);
         }
     }
 }
@@ -1031,6 +1032,20 @@ static void zero_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n,
             acc->w[1] |= SACC_NONNEGZERO;
             return;
         }
+}
+
+/* zero_block_flags of a column block read with its NaN masked (skipna, the
+ * masked row loops of kernel_vec.c.j2): its values are zeros and NaN, and
+ * a NaN is no value (as clean_rows' -0.0 for it). */
+static void zero_nan_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_bfloat16(x[i * s]);
+        if (v == v && f64_to_bits(v) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+    }
 }
 
 /* n values at stride s into *acc exactly, whatever their range: each adds
@@ -1413,20 +1428,6 @@ static int rows_split_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t 
     return 1;
 }
 
-/* zero_block_flags of a column block read with its NaN masked (skipna, the
- * masked row loops of kernel_vec.c.j2): its values are zeros and NaN, and
- * a NaN is no value (as clean_rows' -0.0 for it). */
-static void zero_nan_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
-{
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_bfloat16(x[i * s]);
-        if (v == v && f64_to_bits(v) != 0x8000000000000000ull) {
-            acc->w[1] |= SACC_NONNEGZERO;
-            return;
-        }
-    }
-}
-
 /* Column j's block (x: its first value) passed: its sum on into the kept
  * one (skipna: the block was summed with its NaN masked, which are no values). */
 static inline void keep_column_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t j, int skipna)
@@ -1438,9 +1439,10 @@ static inline void keep_column_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x,
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
- * NULL when the block passed its shared check, else each column's own. */
+ * NULL when the block passed its shared check, else each column's own.
+ * skipna: the block was read with its NaN masked (then ok is NULL). */
 static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
-                                   const uint8_t *ok)
+                                   const uint8_t *ok, int skipna)
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
@@ -1449,7 +1451,7 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
     for (int64_t j = 0; j < w; j++) {
         const T_bfloat16 *c = x + j * s;
         if (!ok || ok[j]) {
-            keep_column_bfloat16(r, c, rs, nrows, j, 0);
+            keep_column_bfloat16(r, c, rs, nrows, j, skipna);
         } else {
             (void)chunk_block_bfloat16(c, rs, nrows, &r->acc[j]);
         }
@@ -1494,12 +1496,12 @@ static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, i
             continue;
         }
         if (rows_block_ok_bfloat16(r, nb)) {
-            rows_block_end_bfloat16(r, b, rs, nb, s, w, NULL);
+            rows_block_end_bfloat16(r, b, rs, nb, s, w, NULL, 0);
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(r, j, b + j * s, rs, nb);
             if (!split_pays(ok, w) || !rows_split_bfloat16(r, b, rs, nb, s, w))
-                rows_block_end_bfloat16(r, b, rs, nb, s, w, ok);
+                rows_block_end_bfloat16(r, b, rs, nb, s, w, ok, 0);
         }
     }
 }
@@ -1695,6 +1697,20 @@ static void zero_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, a
             acc->w[1] |= SACC_NONNEGZERO;
             return;
         }
+}
+
+/* zero_block_flags of a column block read with its NaN masked (skipna, the
+ * masked row loops of kernel_vec.c.j2): its values are zeros and NaN, and
+ * a NaN is no value (as clean_rows' -0.0 for it). */
+static void zero_nan_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float32(x[i * s]);
+        if (v == v && f64_to_bits(v) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+    }
 }
 
 /* n values at stride s into *acc exactly, whatever their range: each adds
@@ -2077,20 +2093,6 @@ static int rows_split_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs,
     return 1;
 }
 
-/* zero_block_flags of a column block read with its NaN masked (skipna, the
- * masked row loops of kernel_vec.c.j2): its values are zeros and NaN, and
- * a NaN is no value (as clean_rows' -0.0 for it). */
-static void zero_nan_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
-{
-    for (int64_t i = 0; i < n; i++) {
-        double v = LOAD_float32(x[i * s]);
-        if (v == v && f64_to_bits(v) != 0x8000000000000000ull) {
-            acc->w[1] |= SACC_NONNEGZERO;
-            return;
-        }
-    }
-}
-
 /* Column j's block (x: its first value) passed: its sum on into the kept
  * one (skipna: the block was summed with its NaN masked, which are no values). */
 static inline void keep_column_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t j, int skipna)
@@ -2102,9 +2104,10 @@ static inline void keep_column_float32(rowacc_float32 *r, const T_float32 *x, in
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
- * NULL when the block passed its shared check, else each column's own. */
+ * NULL when the block passed its shared check, else each column's own.
+ * skipna: the block was read with its NaN masked (then ok is NULL). */
 static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
-                                   const uint8_t *ok)
+                                   const uint8_t *ok, int skipna)
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
@@ -2113,7 +2116,7 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
     for (int64_t j = 0; j < w; j++) {
         const T_float32 *c = x + j * s;
         if (!ok || ok[j]) {
-            keep_column_float32(r, c, rs, nrows, j, 0);
+            keep_column_float32(r, c, rs, nrows, j, skipna);
         } else {
             (void)chunk_block_float32(c, rs, nrows, &r->acc[j]);
         }
@@ -2158,12 +2161,12 @@ static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int6
             continue;
         }
         if (rows_block_ok_float32(r, nb)) {
-            rows_block_end_float32(r, b, rs, nb, s, w, NULL);
+            rows_block_end_float32(r, b, rs, nb, s, w, NULL, 0);
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float32(r, j, b + j * s, rs, nb);
             if (!split_pays(ok, w) || !rows_split_float32(r, b, rs, nb, s, w))
-                rows_block_end_float32(r, b, rs, nb, s, w, ok);
+                rows_block_end_float32(r, b, rs, nb, s, w, ok, 0);
         }
     }
 }
@@ -2422,6 +2425,20 @@ static void zero_block_flags_float64(const T_float64 *x, int64_t s, int64_t n, a
             acc->w[1] |= SACC_NONNEGZERO;
             return;
         }
+}
+
+/* zero_block_flags of a column block read with its NaN masked (skipna, the
+ * masked row loops of kernel_vec.c.j2): its values are zeros and NaN, and
+ * a NaN is no value (as clean_rows' -0.0 for it). */
+static void zero_nan_block_flags_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float64(x[i * s]);
+        if (v == v && f64_to_bits(v) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+    }
 }
 
 /* n values at stride s into *acc exactly, by exponent windows: window k
@@ -2804,9 +2821,10 @@ static int64_t rows_block_exact_float64(rowacc_float64 *r, const T_float64 *x, i
 
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
- * NULL when the block passed its shared check, else each column's own. */
+ * NULL when the block passed its shared check, else each column's own.
+ * skipna: the block was read with its NaN masked (then ok is NULL). */
 static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
-                                   const uint8_t *ok)
+                                   const uint8_t *ok, int skipna)
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
@@ -2818,7 +2836,9 @@ static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_
             /* the two level sums on into the column's kept sums, one a level (t_keep_in) */
             if (r->s1[j] != 0.0) t_keep_float64(r, j, r->s1[j]);
             if (r->s2[j] != 0.0) t_keep_in_float64(r, r->t2, j, r->s2[j]);
-            if (r->s1[j] == 0.0 && r->s2[j] == 0.0) zero_block_flags_float64(c, rs, nrows, &r->acc[j]);
+            if (r->s1[j] != 0.0 || r->s2[j] != 0.0) continue;
+            if (skipna) zero_nan_block_flags_float64(c, rs, nrows, &r->acc[j]);
+            else zero_block_flags_float64(c, rs, nrows, &r->acc[j]);
         } else {
             double m = chunk_block_float64(c, rs, nrows, &r->acc[j]);
             pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);
@@ -2841,11 +2861,11 @@ static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int6
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float64(r, j, LOAD_float64(b[i * rs + j * s]));
         if (rows_block_ok_float64(r, nb)) {
-            rows_block_end_float64(r, b, rs, nb, s, w, NULL);
+            rows_block_end_float64(r, b, rs, nb, s, w, NULL, 0);
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j * s, rs, nb);
-                rows_block_end_float64(r, b, rs, nb, s, w, ok);
+                rows_block_end_float64(r, b, rs, nb, s, w, ok, 0);
         }
     }
 }
@@ -9777,7 +9797,15 @@ VEC_TARGET static inline __m256d vd_lookup16_avx2(const double *tab, __m256i c, 
 }
 #define vf_skip_nan vf_skip_nan_avx2
 #define vd_lookup16 vd_lookup16_avx2
-/* skipna (kernel_vec.c.j2, block and rows): lanes masked, counted */
+/* skipna (kernel_vec.c.j2, block and rows): lanes masked, counted;
+ * vd_skip_nan: NaN lanes of doubles as +0.0, each decrementing its 64-bit lane of *kept */
+VEC_TARGET static inline __m256d vd_skip_nan_avx2(__m256d d, __m256i *kept)
+{
+    __m256d m = _mm256_cmp_pd(d, d, _CMP_UNORD_Q);
+    *kept = _mm256_add_epi64(*kept, _mm256_castpd_si256(m)); /* -1 per NaN */
+    return _mm256_andnot_pd(m, d);
+}
+#define vd_skip_nan vd_skip_nan_avx2
 #define vi_load(p) _mm256_loadu_si256((const __m256i *)(p))
 #define vi_or _mm256_or_si256
 #define vi_sub _mm256_sub_epi32
@@ -10512,7 +10540,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_flo
     }
     uint8_t ok[TILE];
     columns_ok_float16_avx2(b, rs, nb, w, ok);
-    if (!split_pays(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+    if (!split_pays(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok, 0);
 }
 
 /* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
@@ -11451,7 +11479,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_bfl
     }
     uint8_t ok[TILE];
     columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
-    if (!split_pays(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+    if (!split_pays(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok, 0);
 }
 
 /* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
@@ -12660,7 +12688,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_flo
     }
     uint8_t ok[TILE];
     columns_ok_float32_avx2(b, rs, nb, w, ok);
-    if (!split_pays(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+    if (!split_pays(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok, 0);
 }
 
 /* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
@@ -13276,17 +13304,51 @@ VEC_TARGET static void mean_runs_float64_avx2(const T_float64 *x, int k, int64_t
     for (j = 0; j < w; j++) dst[j] = bad[j] ? mean_exact_float64(k, src, sinner, j) : q[j];
 }
 
-VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* skipna: rows in groups, each from a copy in L1 with NaN as -0.0, counted
+ * into their columns' states, and infinities as -0.0 with their flags
+ * (clean_rows): blocks the masked loop below leaves (with NaN and failing
+ * their check, or on the exact path). */
+VEC_TARGET __attribute__((noinline)) static void rows_copied_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs,
+                                                                          int64_t nrows, int64_t w)
 {
+    T_float64 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float64)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float64)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_float64 *buf = copy_at_float64(raw, x + i * rs);
+        clean_rows_float64(x + i * rs, rs, m, 1, w, buf, 1, r->acc);
+        add_rows_float64_avx2(r, buf, w, m, w);
+    }
+}
+
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it (vd_skip_nan: extracts to zeros, no bound; the sign of a
+ * zero block sum comes from the values, NaN left out) and counts it per
+ * column beside the column sums; a block with NaN that fails its check
+ * (an inf among them too), and blocks on the exact path, go through copies. */
+VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float64_avx2(
+    rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w, const int skipna)
+{
+    int64_t neg[TILE]; /* skipna: minus each column's NaN count in the block */
     for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
         if (r->skip > 0) {
+            if (skipna) { /* the exact path reads the values: through copies without NaN */
+                nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                rows_copied_float64_avx2(r, b, rs, nb, w);
+                continue;
+            }
             vec_zeroupper();
             nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         rows_block_begin_float64(r, b, rs, nb, 1, w);
+        if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
         vd bad = vd_set1(0.0);
         /* ROW_GROUP rows at a time, one from each ROW_GROUP-th of the block,
          * as in the float32 loop: each column's sigmas, bound and sums are
@@ -13298,8 +13360,10 @@ VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 
             for (; j + VD_N <= w; j += VD_N) {
                 vd g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j), A = vd_load(r->A + j);
                 vd s1 = vd_load(r->s1 + j), s2 = vd_load(r->s2 + j);
+                vq kc = skipna ? vq_load(neg + j) : vq_set1(0);
                 for (int k = 0; k < ROW_GROUP; k++) {
                     vd d = vd_load(p + k * q * rs + j);
+                    if (skipna) d = vd_skip_nan(d, &kc);
                     vd qq = VD_EXTRACT(d, g1);
                     vd r1 = vd_sub(d, qq);
                     vd pp = VD_EXTRACT(r1, g2);
@@ -13309,15 +13373,25 @@ VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 
                 }
                 vd_store(r->s1 + j, s1);
                 vd_store(r->s2 + j, s2);
+                if (skipna) vq_store(neg + j, kc);
             }
             for (int k = 0; k < ROW_GROUP; k++)
-                for (int64_t jj = j; jj < w; jj++) col_add_float64(r, jj, p[k * q * rs + jj]);
+                for (int64_t jj = j; jj < w; jj++) {
+                    double v = p[k * q * rs + jj];
+                    if (skipna && v != v) neg[jj]--;
+                    else col_add_float64(r, jj, v);
+                }
         }
         for (int64_t i = ROW_GROUP * q; i < nb; i++) {
             const T_float64 *p = b + i * rs;
             int64_t j = 0;
             for (; j + VD_N <= w; j += VD_N) {
                 vd d = vd_load(p + j), g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j);
+                if (skipna) {
+                    vq kc = vq_load(neg + j);
+                    d = vd_skip_nan(d, &kc);
+                    vq_store(neg + j, kc);
+                }
                 vd q = VD_EXTRACT(d, g1);
                 vd r1 = vd_sub(d, q);
                 vd pp = VD_EXTRACT(r1, g2);
@@ -13325,18 +13399,42 @@ VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 
                 vd_store(r->s1 + j, vd_add(vd_load(r->s1 + j), q));
                 vd_store(r->s2 + j, vd_add(vd_load(r->s2 + j), pp));
             }
-            for (; j < w; j++) col_add_float64(r, j, p[j]);
+            for (; j < w; j++) {
+                double v = p[j];
+                if (skipna && v != v) neg[j]--;
+                else col_add_float64(r, j, v);
+            }
         }
         r->bad |= (uint64_t)vd_anybits(bad);
         vec_zeroupper();
         if (rows_block_ok_float64(r, nb)) {
-            rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
-        } else {
-            uint8_t ok[TILE];
-            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
-            rows_block_end_float64(r, b, rs, nb, 1, w, ok);
+            rows_block_end_float64(r, b, rs, nb, 1, w, NULL, skipna);
+            for (int64_t j = 0; skipna && j < w; j++) r->acc[j].w[0] += (uint64_t)(-neg[j]);
+            continue;
         }
+        int64_t any = 0;
+        for (int64_t j = 0; skipna && j < w; j++) any |= neg[j];
+        if (any) {
+            rows_copied_float64_avx2(r, b, rs, nb, w);
+            continue;
+        }
+        uint8_t ok[TILE];
+        for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
+        rows_block_end_float64(r, b, rs, nb, 1, w, ok, 0);
     }
+}
+
+VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    add_rows_body_float64_avx2(r, x, rs, nrows, w, 0);
+}
+
+/* add_rows skipping NaN (kernel_reduce.c.j2, "skipna"): each NaN counted in
+ * its column's count word, no value. */
+VEC_TARGET static void add_rows_skipna_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    add_rows_body_float64_avx2(r, x, rs, nrows, w, 1);
 }
 
 VEC_TARGET static void run_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
@@ -13489,6 +13587,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vi_hi_vd
 #undef vf_skip_nan
 #undef vd_lookup16
+#undef vd_skip_nan
 #undef vi_load
 #undef vi_or
 #undef vi_sub
@@ -13633,7 +13732,15 @@ VEC_TARGET static inline __m512d vd_lookup16_avx512(const double *tab, __m512i c
 }
 #define vf_skip_nan vf_skip_nan_avx512
 #define vd_lookup16 vd_lookup16_avx512
-/* skipna (kernel_vec.c.j2, block and rows): lanes masked, counted */
+/* skipna (kernel_vec.c.j2, block and rows): lanes masked, counted;
+ * vd_skip_nan: NaN lanes of doubles as +0.0, each decrementing its 64-bit lane of *kept */
+VEC_TARGET static inline __m512d vd_skip_nan_avx512(__m512d d, __m512i *kept)
+{
+    __mmask8 m = _mm512_cmp_pd_mask(d, d, _CMP_UNORD_Q);
+    *kept = _mm512_mask_sub_epi64(*kept, m, *kept, _mm512_set1_epi64(1));
+    return _mm512_mask_mov_pd(d, m, _mm512_setzero_pd());
+}
+#define vd_skip_nan vd_skip_nan_avx512
 #define vi_load(p) _mm512_loadu_si512((const void *)(p))
 #define vi_or _mm512_or_si512
 #define vi_sub _mm512_sub_epi32
@@ -14368,7 +14475,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_flo
     }
     uint8_t ok[TILE];
     columns_ok_float16_avx512(b, rs, nb, w, ok);
-    if (!split_pays(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
+    if (!split_pays(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok, 0);
 }
 
 /* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
@@ -15307,7 +15414,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_bfl
     }
     uint8_t ok[TILE];
     columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
-    if (!split_pays(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
+    if (!split_pays(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok, 0);
 }
 
 /* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
@@ -16516,7 +16623,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_flo
     }
     uint8_t ok[TILE];
     columns_ok_float32_avx512(b, rs, nb, w, ok);
-    if (!split_pays(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
+    if (!split_pays(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok, 0);
 }
 
 /* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
@@ -17132,17 +17239,51 @@ VEC_TARGET static void mean_runs_float64_avx512(const T_float64 *x, int k, int64
     for (j = 0; j < w; j++) dst[j] = bad[j] ? mean_exact_float64(k, src, sinner, j) : q[j];
 }
 
-VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* skipna: rows in groups, each from a copy in L1 with NaN as -0.0, counted
+ * into their columns' states, and infinities as -0.0 with their flags
+ * (clean_rows): blocks the masked loop below leaves (with NaN and failing
+ * their check, or on the exact path). */
+VEC_TARGET __attribute__((noinline)) static void rows_copied_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs,
+                                                                          int64_t nrows, int64_t w)
 {
+    T_float64 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float64)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float64)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_float64 *buf = copy_at_float64(raw, x + i * rs);
+        clean_rows_float64(x + i * rs, rs, m, 1, w, buf, 1, r->acc);
+        add_rows_float64_avx512(r, buf, w, m, w);
+    }
+}
+
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it (vd_skip_nan: extracts to zeros, no bound; the sign of a
+ * zero block sum comes from the values, NaN left out) and counts it per
+ * column beside the column sums; a block with NaN that fails its check
+ * (an inf among them too), and blocks on the exact path, go through copies. */
+VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float64_avx512(
+    rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w, const int skipna)
+{
+    int64_t neg[TILE]; /* skipna: minus each column's NaN count in the block */
     for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
         if (r->skip > 0) {
+            if (skipna) { /* the exact path reads the values: through copies without NaN */
+                nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                rows_copied_float64_avx512(r, b, rs, nb, w);
+                continue;
+            }
             vec_zeroupper();
             nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         rows_block_begin_float64(r, b, rs, nb, 1, w);
+        if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
         vd bad = vd_set1(0.0);
         /* ROW_GROUP rows at a time, one from each ROW_GROUP-th of the block,
          * as in the float32 loop: each column's sigmas, bound and sums are
@@ -17154,8 +17295,10 @@ VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float6
             for (; j + VD_N <= w; j += VD_N) {
                 vd g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j), A = vd_load(r->A + j);
                 vd s1 = vd_load(r->s1 + j), s2 = vd_load(r->s2 + j);
+                vq kc = skipna ? vq_load(neg + j) : vq_set1(0);
                 for (int k = 0; k < ROW_GROUP; k++) {
                     vd d = vd_load(p + k * q * rs + j);
+                    if (skipna) d = vd_skip_nan(d, &kc);
                     vd qq = VD_EXTRACT(d, g1);
                     vd r1 = vd_sub(d, qq);
                     vd pp = VD_EXTRACT(r1, g2);
@@ -17165,15 +17308,25 @@ VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float6
                 }
                 vd_store(r->s1 + j, s1);
                 vd_store(r->s2 + j, s2);
+                if (skipna) vq_store(neg + j, kc);
             }
             for (int k = 0; k < ROW_GROUP; k++)
-                for (int64_t jj = j; jj < w; jj++) col_add_float64(r, jj, p[k * q * rs + jj]);
+                for (int64_t jj = j; jj < w; jj++) {
+                    double v = p[k * q * rs + jj];
+                    if (skipna && v != v) neg[jj]--;
+                    else col_add_float64(r, jj, v);
+                }
         }
         for (int64_t i = ROW_GROUP * q; i < nb; i++) {
             const T_float64 *p = b + i * rs;
             int64_t j = 0;
             for (; j + VD_N <= w; j += VD_N) {
                 vd d = vd_load(p + j), g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j);
+                if (skipna) {
+                    vq kc = vq_load(neg + j);
+                    d = vd_skip_nan(d, &kc);
+                    vq_store(neg + j, kc);
+                }
                 vd q = VD_EXTRACT(d, g1);
                 vd r1 = vd_sub(d, q);
                 vd pp = VD_EXTRACT(r1, g2);
@@ -17181,18 +17334,42 @@ VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float6
                 vd_store(r->s1 + j, vd_add(vd_load(r->s1 + j), q));
                 vd_store(r->s2 + j, vd_add(vd_load(r->s2 + j), pp));
             }
-            for (; j < w; j++) col_add_float64(r, j, p[j]);
+            for (; j < w; j++) {
+                double v = p[j];
+                if (skipna && v != v) neg[j]--;
+                else col_add_float64(r, j, v);
+            }
         }
         r->bad |= (uint64_t)vd_anybits(bad);
         vec_zeroupper();
         if (rows_block_ok_float64(r, nb)) {
-            rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
-        } else {
-            uint8_t ok[TILE];
-            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
-            rows_block_end_float64(r, b, rs, nb, 1, w, ok);
+            rows_block_end_float64(r, b, rs, nb, 1, w, NULL, skipna);
+            for (int64_t j = 0; skipna && j < w; j++) r->acc[j].w[0] += (uint64_t)(-neg[j]);
+            continue;
         }
+        int64_t any = 0;
+        for (int64_t j = 0; skipna && j < w; j++) any |= neg[j];
+        if (any) {
+            rows_copied_float64_avx512(r, b, rs, nb, w);
+            continue;
+        }
+        uint8_t ok[TILE];
+        for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
+        rows_block_end_float64(r, b, rs, nb, 1, w, ok, 0);
     }
+}
+
+VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    add_rows_body_float64_avx512(r, x, rs, nrows, w, 0);
+}
+
+/* add_rows skipping NaN (kernel_reduce.c.j2, "skipna"): each NaN counted in
+ * its column's count word, no value. */
+VEC_TARGET static void add_rows_skipna_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    add_rows_body_float64_avx512(r, x, rs, nrows, w, 1);
 }
 
 VEC_TARGET static void run_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
@@ -17346,6 +17523,7 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vi_hi_vd
 #undef vf_skip_nan
 #undef vd_lookup16
+#undef vd_skip_nan
 #undef vi_load
 #undef vi_or
 #undef vi_sub
@@ -17659,6 +17837,26 @@ static void add_rows_float64_dispatch(rowacc_float64 *r, const T_float64 *x, int
 }
 #define ADD_ROWS_float64 add_rows_float64_dispatch
 
+/* skipna rows on the picked ISA's masked row loops (1), as add_rows_dispatch
+ * picks them; 0: none (the caller reads the rows through copies) */
+static int skip_rows_float64_dispatch(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    if (s == 1) switch (ISA_LEVEL_float64) {
+    case 2:
+        if (w >= 8) {
+            add_rows_skipna_float64_avx512(r, x, rs, nrows, w);
+            return 1;
+        }
+        /* fall through */
+    case 1:
+        add_rows_skipna_float64_avx2(r, x, rs, nrows, w);
+        return 1;
+    default: break;
+    }
+    return 0;
+}
+#define SKIP_ROWS_VEC_float64 skip_rows_float64_dispatch
+
 /* only when ISA_MEAN_LEVEL_float64 > 0 */
 static void mean_unit_float64_dispatch(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
                                       T_float64 *dst, int stream, const mean_rowsum *rows)
@@ -17812,8 +18010,8 @@ static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_
  * meancli's own extension: each output is the exact mean of its non-NaN
  * values. Every NaN is read as -0.0 and counted in the count word (w[0])
  * of its output's exact state, which the kernels leave zero otherwise:
- * float32 runs, and rows of float16, bfloat16 and float32 on the vector
- * path, mask NaN lanes in their vector loops (kernel_vec.c.j2); other runs
+ * float32 runs, and rows of every float type on the vector path, mask NaN
+ * lanes in their vector loops (kernel_vec.c.j2); other runs
  * and rows are read through a copy in L1 (clean_block, clean_rows of
  * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
  * and infinities as -0.0 with their flags (so are blocks of rows with an
@@ -18405,8 +18603,8 @@ static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64
  * meancli's own extension: each output is the exact mean of its non-NaN
  * values. Every NaN is read as -0.0 and counted in the count word (w[0])
  * of its output's exact state, which the kernels leave zero otherwise:
- * float32 runs, and rows of float16, bfloat16 and float32 on the vector
- * path, mask NaN lanes in their vector loops (kernel_vec.c.j2); other runs
+ * float32 runs, and rows of every float type on the vector path, mask NaN
+ * lanes in their vector loops (kernel_vec.c.j2); other runs
  * and rows are read through a copy in L1 (clean_block, clean_rows of
  * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
  * and infinities as -0.0 with their flags (so are blocks of rows with an
@@ -18998,8 +19196,8 @@ static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_
  * meancli's own extension: each output is the exact mean of its non-NaN
  * values. Every NaN is read as -0.0 and counted in the count word (w[0])
  * of its output's exact state, which the kernels leave zero otherwise:
- * float32 runs, and rows of float16, bfloat16 and float32 on the vector
- * path, mask NaN lanes in their vector loops (kernel_vec.c.j2); other runs
+ * float32 runs, and rows of every float type on the vector path, mask NaN
+ * lanes in their vector loops (kernel_vec.c.j2); other runs
  * and rows are read through a copy in L1 (clean_block, clean_rows of
  * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
  * and infinities as -0.0 with their flags (so are blocks of rows with an
@@ -19591,8 +19789,8 @@ static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_
  * meancli's own extension: each output is the exact mean of its non-NaN
  * values. Every NaN is read as -0.0 and counted in the count word (w[0])
  * of its output's exact state, which the kernels leave zero otherwise:
- * float32 runs, and rows of float16, bfloat16 and float32 on the vector
- * path, mask NaN lanes in their vector loops (kernel_vec.c.j2); other runs
+ * float32 runs, and rows of every float type on the vector path, mask NaN
+ * lanes in their vector loops (kernel_vec.c.j2); other runs
  * and rows are read through a copy in L1 (clean_block, clean_rows of
  * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
  * and infinities as -0.0 with their flags (so are blocks of rows with an

@@ -9,7 +9,7 @@ maps a dtype or a status by hand."""
 
 # sha256 of generated/kernels.c and generated/kernels_cdef.h: the compiled
 # module must carry the same value, or it was built from other sources.
-KERNEL_SOURCE_SHA256 = "b8e6d9d050ab1f6e8490aa7290f50bedc4f1e2f624ccf3ced35fbecc751b6270"
+KERNEL_SOURCE_SHA256 = "e9b3ac7f495741a49c2b32c8b981f05f0c07f55ab6258f333f80d27f33cd8421"
 
 # How every C kernel is named: KERNEL_SYMBOL.format(entry="reduce", dtype="float32").
 KERNEL_SYMBOL = 'meancli_{entry}_{dtype}'
