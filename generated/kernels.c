@@ -9798,7 +9798,15 @@ VEC_TARGET static inline __m256d vd_lookup16_avx2(const double *tab, __m256i c, 
 #define vf_skip_nan vf_skip_nan_avx2
 #define vd_lookup16 vd_lookup16_avx2
 /* skipna (kernel_vec.c.j2, block and rows): lanes masked, counted;
- * vd_skip_nan: NaN lanes of doubles as +0.0, each decrementing its 64-bit lane of *kept */
+ * vf_zero_nan: NaN lanes as +0.0 (where the sign of a zero sum is not read),
+ * each decrementing its lane of *kept; vd_skip_nan: the same on doubles, 64-bit lanes */
+VEC_TARGET static inline __m256 vf_zero_nan_avx2(__m256 f, __m256i *kept)
+{
+    __m256 m = _mm256_cmp_ps(f, f, _CMP_UNORD_Q);
+    *kept = _mm256_add_epi32(*kept, _mm256_castps_si256(m)); /* -1 per NaN */
+    return _mm256_andnot_ps(m, f); /* one uop; vblendvps is two */
+}
+#define vf_zero_nan vf_zero_nan_avx2
 VEC_TARGET static inline __m256d vd_skip_nan_avx2(__m256d d, __m256i *kept)
 {
     __m256d m = _mm256_cmp_pd(d, d, _CMP_UNORD_Q);
@@ -10443,8 +10451,9 @@ VEC_TARGET static void columns_ok_float16_avx2(const T_float16 *b, int64_t rs, i
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
  * constant ng, so the sums stay in registers. skipna (a constant too):
- * each NaN lane masked to -0.0 as it is read (no value: nothing to add,
- * |x| bits 0, no bound) and counted in its column's lane of ng more
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
  * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16_avx2(
     rowacc_float16 *r, int64_t j0, const T_float16 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
@@ -10459,7 +10468,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16
         const T_float16 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_f16(p + VF_N * q);
-            if (skipna) f = vf_skip_nan(f, &k[q]);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
@@ -10543,8 +10552,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_flo
     if (!split_pays(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok, 0);
 }
 
-/* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
- * loops read it and counts it per column (vf_skip_nan, in registers for
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
  * narrow rows, beside the column sums in L1 for wide ones), so a column
  * reduction with NaN costs about what one without does; blocks the exact
  * path takes (r->skip) and blocks after an inf go through copies. */
@@ -10557,7 +10566,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
         /* skipna: fewer columns a panel, their counts in registers too */
-        const int64_t panel = skipna ? NARROW_PANEL_SKIPNA : NARROW_PANEL;
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
@@ -10585,35 +10594,35 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                     const T_float16 *src = b + k0 * rs + j0;
                     switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
                     case 1:
-                        if (skipna && 1 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 1, skipna, neg);
                         break;
                     case 2:
-                        if (skipna && 2 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 2, skipna, neg);
                         break;
                     case 3:
-                        if (skipna && 3 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 3, skipna, neg);
                         break;
                     case 4:
-                        if (skipna && 4 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 4, skipna, neg);
                         break;
                     case 5:
-                        if (skipna && 5 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 5, skipna, neg);
                         break;
                     case 6:
-                        if (skipna && 6 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 6, skipna, neg);
                         break;
                     case 7:
-                        if (skipna && 7 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 7, skipna, neg);
                         break;
                     case 8:
-                        if (skipna && 8 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 8, skipna, neg);
                         break;
                     default: break;
@@ -10624,8 +10633,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) {
                         double v = LOAD_float16(b[i * rs + j]);
-                        if (skipna && v != v) neg[j]--;
-                        else col_add_float16(r, j, v);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_float16(r, j, v);
                     }
             vec_zeroupper();
             rows_block_done_float16_avx2(r, b, rs, nb, w, skipna, neg);
@@ -10671,7 +10683,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_float16 *e = p + k * q * rs + j;
                     vf f = vf_load_f16(e);
-                    if (skipna) f = vf_skip_nan(f, &kc);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
@@ -10690,8 +10702,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
             for (int k = 0; k < ROW_GROUP; k++)
                 for (int64_t jj = j; jj < w; jj++) {
                     double v = LOAD_float16(p[k * q * rs + jj]);
-                    if (skipna && v != v) neg[jj]--;
-                    else col_add_float16(r, jj, v);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_float16(r, jj, v);
                 }
         }
         int64_t i = ROW_GROUP * q;
@@ -10702,7 +10717,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 vf f = vf_load_f16(p + j);
                 if (skipna) {
                     vi kc = vi_load(neg + j);
-                    f = vf_skip_nan(f, &kc);
+                    f = vf_zero_nan(f, &kc);
                     vi_store(neg + j, kc);
                 }
                 vi a = vi_absbits(f);
@@ -10718,8 +10733,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
             }
             for (; j < w; j++) {
                 double v = LOAD_float16(p[j]);
-                if (skipna && v != v) neg[j]--;
-                else col_add_float16(r, j, v);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_float16(r, j, v);
             }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
@@ -11382,8 +11400,9 @@ VEC_TARGET static void columns_ok_bfloat16_avx2(const T_bfloat16 *b, int64_t rs,
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
  * constant ng, so the sums stay in registers. skipna (a constant too):
- * each NaN lane masked to -0.0 as it is read (no value: nothing to add,
- * |x| bits 0, no bound) and counted in its column's lane of ng more
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
  * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat16_avx2(
     rowacc_bfloat16 *r, int64_t j0, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
@@ -11398,7 +11417,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat1
         const T_bfloat16 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_bf16(p + VF_N * q);
-            if (skipna) f = vf_skip_nan(f, &k[q]);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
@@ -11482,8 +11501,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_bfl
     if (!split_pays(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok, 0);
 }
 
-/* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
- * loops read it and counts it per column (vf_skip_nan, in registers for
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
  * narrow rows, beside the column sums in L1 for wide ones), so a column
  * reduction with NaN costs about what one without does; blocks the exact
  * path takes (r->skip) and blocks after an inf go through copies. */
@@ -11496,7 +11515,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
         /* skipna: fewer columns a panel, their counts in registers too */
-        const int64_t panel = skipna ? NARROW_PANEL_SKIPNA : NARROW_PANEL;
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
@@ -11524,35 +11543,35 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
                     const T_bfloat16 *src = b + k0 * rs + j0;
                     switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
                     case 1:
-                        if (skipna && 1 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 1, skipna, neg);
                         break;
                     case 2:
-                        if (skipna && 2 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 2, skipna, neg);
                         break;
                     case 3:
-                        if (skipna && 3 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 3, skipna, neg);
                         break;
                     case 4:
-                        if (skipna && 4 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 4, skipna, neg);
                         break;
                     case 5:
-                        if (skipna && 5 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 5, skipna, neg);
                         break;
                     case 6:
-                        if (skipna && 6 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 6, skipna, neg);
                         break;
                     case 7:
-                        if (skipna && 7 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 7, skipna, neg);
                         break;
                     case 8:
-                        if (skipna && 8 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 8, skipna, neg);
                         break;
                     default: break;
@@ -11563,8 +11582,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) {
                         double v = LOAD_bfloat16(b[i * rs + j]);
-                        if (skipna && v != v) neg[j]--;
-                        else col_add_bfloat16(r, j, v);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_bfloat16(r, j, v);
                     }
             vec_zeroupper();
             rows_block_done_bfloat16_avx2(r, b, rs, nb, w, skipna, neg);
@@ -11610,7 +11632,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_bfloat16 *e = p + k * q * rs + j;
                     vf f = vf_load_bf16(e);
-                    if (skipna) f = vf_skip_nan(f, &kc);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
@@ -11629,8 +11651,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
             for (int k = 0; k < ROW_GROUP; k++)
                 for (int64_t jj = j; jj < w; jj++) {
                     double v = LOAD_bfloat16(p[k * q * rs + jj]);
-                    if (skipna && v != v) neg[jj]--;
-                    else col_add_bfloat16(r, jj, v);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_bfloat16(r, jj, v);
                 }
         }
         int64_t i = ROW_GROUP * q;
@@ -11641,7 +11666,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
                 vf f = vf_load_bf16(p + j);
                 if (skipna) {
                     vi kc = vi_load(neg + j);
-                    f = vf_skip_nan(f, &kc);
+                    f = vf_zero_nan(f, &kc);
                     vi_store(neg + j, kc);
                 }
                 vi a = vi_absbits(f);
@@ -11657,8 +11682,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
             }
             for (; j < w; j++) {
                 double v = LOAD_bfloat16(p[j]);
-                if (skipna && v != v) neg[j]--;
-                else col_add_bfloat16(r, j, v);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_bfloat16(r, j, v);
             }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
@@ -12591,8 +12619,9 @@ VEC_TARGET static void columns_ok_float32_avx2(const T_float32 *b, int64_t rs, i
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
  * constant ng, so the sums stay in registers. skipna (a constant too):
- * each NaN lane masked to -0.0 as it is read (no value: nothing to add,
- * |x| bits 0, no bound) and counted in its column's lane of ng more
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
  * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32_avx2(
     rowacc_float32 *r, int64_t j0, const T_float32 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
@@ -12607,7 +12636,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32
         const T_float32 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_f32(p + VF_N * q);
-            if (skipna) f = vf_skip_nan(f, &k[q]);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
@@ -12691,8 +12720,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_flo
     if (!split_pays(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok, 0);
 }
 
-/* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
- * loops read it and counts it per column (vf_skip_nan, in registers for
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
  * narrow rows, beside the column sums in L1 for wide ones), so a column
  * reduction with NaN costs about what one without does; blocks the exact
  * path takes (r->skip) and blocks after an inf go through copies. */
@@ -12705,7 +12734,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
         /* skipna: fewer columns a panel, their counts in registers too */
-        const int64_t panel = skipna ? NARROW_PANEL_SKIPNA : NARROW_PANEL;
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
@@ -12733,35 +12762,35 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                     const T_float32 *src = b + k0 * rs + j0;
                     switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
                     case 1:
-                        if (skipna && 1 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 1, skipna, neg);
                         break;
                     case 2:
-                        if (skipna && 2 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 2, skipna, neg);
                         break;
                     case 3:
-                        if (skipna && 3 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 3, skipna, neg);
                         break;
                     case 4:
-                        if (skipna && 4 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 4, skipna, neg);
                         break;
                     case 5:
-                        if (skipna && 5 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 5, skipna, neg);
                         break;
                     case 6:
-                        if (skipna && 6 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 6, skipna, neg);
                         break;
                     case 7:
-                        if (skipna && 7 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 7, skipna, neg);
                         break;
                     case 8:
-                        if (skipna && 8 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 8, skipna, neg);
                         break;
                     default: break;
@@ -12772,8 +12801,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) {
                         double v = LOAD_float32(b[i * rs + j]);
-                        if (skipna && v != v) neg[j]--;
-                        else col_add_float32(r, j, v);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_float32(r, j, v);
                     }
             vec_zeroupper();
             rows_block_done_float32_avx2(r, b, rs, nb, w, skipna, neg);
@@ -12819,7 +12851,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_float32 *e = p + k * q * rs + j;
                     vf f = vf_load_f32(e);
-                    if (skipna) f = vf_skip_nan(f, &kc);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
@@ -12838,8 +12870,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
             for (int k = 0; k < ROW_GROUP; k++)
                 for (int64_t jj = j; jj < w; jj++) {
                     double v = LOAD_float32(p[k * q * rs + jj]);
-                    if (skipna && v != v) neg[jj]--;
-                    else col_add_float32(r, jj, v);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_float32(r, jj, v);
                 }
         }
         int64_t i = ROW_GROUP * q;
@@ -12850,7 +12885,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 vf f = vf_load_f32(p + j);
                 if (skipna) {
                     vi kc = vi_load(neg + j);
-                    f = vf_skip_nan(f, &kc);
+                    f = vf_zero_nan(f, &kc);
                     vi_store(neg + j, kc);
                 }
                 vi a = vi_absbits(f);
@@ -12866,8 +12901,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
             }
             for (; j < w; j++) {
                 double v = LOAD_float32(p[j]);
-                if (skipna && v != v) neg[j]--;
-                else col_add_float32(r, j, v);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_float32(r, j, v);
             }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
@@ -13587,6 +13625,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vi_hi_vd
 #undef vf_skip_nan
 #undef vd_lookup16
+#undef vf_zero_nan
 #undef vd_skip_nan
 #undef vi_load
 #undef vi_or
@@ -13733,7 +13772,15 @@ VEC_TARGET static inline __m512d vd_lookup16_avx512(const double *tab, __m512i c
 #define vf_skip_nan vf_skip_nan_avx512
 #define vd_lookup16 vd_lookup16_avx512
 /* skipna (kernel_vec.c.j2, block and rows): lanes masked, counted;
- * vd_skip_nan: NaN lanes of doubles as +0.0, each decrementing its 64-bit lane of *kept */
+ * vf_zero_nan: NaN lanes as +0.0 (where the sign of a zero sum is not read),
+ * each decrementing its lane of *kept; vd_skip_nan: the same on doubles, 64-bit lanes */
+VEC_TARGET static inline __m512 vf_zero_nan_avx512(__m512 f, __m512i *kept)
+{
+    __mmask16 m = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+    *kept = _mm512_mask_sub_epi32(*kept, m, *kept, _mm512_set1_epi32(1));
+    return _mm512_maskz_mov_ps((__mmask16)~m, f);
+}
+#define vf_zero_nan vf_zero_nan_avx512
 VEC_TARGET static inline __m512d vd_skip_nan_avx512(__m512d d, __m512i *kept)
 {
     __mmask8 m = _mm512_cmp_pd_mask(d, d, _CMP_UNORD_Q);
@@ -14378,8 +14425,9 @@ VEC_TARGET static void columns_ok_float16_avx512(const T_float16 *b, int64_t rs,
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
  * constant ng, so the sums stay in registers. skipna (a constant too):
- * each NaN lane masked to -0.0 as it is read (no value: nothing to add,
- * |x| bits 0, no bound) and counted in its column's lane of ng more
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
  * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16_avx512(
     rowacc_float16 *r, int64_t j0, const T_float16 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
@@ -14394,7 +14442,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16
         const T_float16 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_f16(p + VF_N * q);
-            if (skipna) f = vf_skip_nan(f, &k[q]);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
@@ -14478,8 +14526,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_flo
     if (!split_pays(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok, 0);
 }
 
-/* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
- * loops read it and counts it per column (vf_skip_nan, in registers for
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
  * narrow rows, beside the column sums in L1 for wide ones), so a column
  * reduction with NaN costs about what one without does; blocks the exact
  * path takes (r->skip) and blocks after an inf go through copies. */
@@ -14492,7 +14540,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
         /* skipna: fewer columns a panel, their counts in registers too */
-        const int64_t panel = skipna ? NARROW_PANEL_SKIPNA : NARROW_PANEL;
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
@@ -14520,35 +14568,35 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                     const T_float16 *src = b + k0 * rs + j0;
                     switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
                     case 1:
-                        if (skipna && 1 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 1, skipna, neg);
                         break;
                     case 2:
-                        if (skipna && 2 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 2, skipna, neg);
                         break;
                     case 3:
-                        if (skipna && 3 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 3, skipna, neg);
                         break;
                     case 4:
-                        if (skipna && 4 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 4, skipna, neg);
                         break;
                     case 5:
-                        if (skipna && 5 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 5, skipna, neg);
                         break;
                     case 6:
-                        if (skipna && 6 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 6, skipna, neg);
                         break;
                     case 7:
-                        if (skipna && 7 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 7, skipna, neg);
                         break;
                     case 8:
-                        if (skipna && 8 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 8, skipna, neg);
                         break;
                     default: break;
@@ -14559,8 +14607,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) {
                         double v = LOAD_float16(b[i * rs + j]);
-                        if (skipna && v != v) neg[j]--;
-                        else col_add_float16(r, j, v);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_float16(r, j, v);
                     }
             vec_zeroupper();
             rows_block_done_float16_avx512(r, b, rs, nb, w, skipna, neg);
@@ -14606,7 +14657,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_float16 *e = p + k * q * rs + j;
                     vf f = vf_load_f16(e);
-                    if (skipna) f = vf_skip_nan(f, &kc);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
@@ -14625,8 +14676,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
             for (int k = 0; k < ROW_GROUP; k++)
                 for (int64_t jj = j; jj < w; jj++) {
                     double v = LOAD_float16(p[k * q * rs + jj]);
-                    if (skipna && v != v) neg[jj]--;
-                    else col_add_float16(r, jj, v);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_float16(r, jj, v);
                 }
         }
         int64_t i = ROW_GROUP * q;
@@ -14637,7 +14691,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 vf f = vf_load_f16(p + j);
                 if (skipna) {
                     vi kc = vi_load(neg + j);
-                    f = vf_skip_nan(f, &kc);
+                    f = vf_zero_nan(f, &kc);
                     vi_store(neg + j, kc);
                 }
                 vi a = vi_absbits(f);
@@ -14653,8 +14707,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
             }
             for (; j < w; j++) {
                 double v = LOAD_float16(p[j]);
-                if (skipna && v != v) neg[j]--;
-                else col_add_float16(r, j, v);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_float16(r, j, v);
             }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
@@ -15317,8 +15374,9 @@ VEC_TARGET static void columns_ok_bfloat16_avx512(const T_bfloat16 *b, int64_t r
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
  * constant ng, so the sums stay in registers. skipna (a constant too):
- * each NaN lane masked to -0.0 as it is read (no value: nothing to add,
- * |x| bits 0, no bound) and counted in its column's lane of ng more
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
  * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat16_avx512(
     rowacc_bfloat16 *r, int64_t j0, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
@@ -15333,7 +15391,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat1
         const T_bfloat16 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_bf16(p + VF_N * q);
-            if (skipna) f = vf_skip_nan(f, &k[q]);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
@@ -15417,8 +15475,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_bfl
     if (!split_pays(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok, 0);
 }
 
-/* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
- * loops read it and counts it per column (vf_skip_nan, in registers for
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
  * narrow rows, beside the column sums in L1 for wide ones), so a column
  * reduction with NaN costs about what one without does; blocks the exact
  * path takes (r->skip) and blocks after an inf go through copies. */
@@ -15431,7 +15489,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
         /* skipna: fewer columns a panel, their counts in registers too */
-        const int64_t panel = skipna ? NARROW_PANEL_SKIPNA : NARROW_PANEL;
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
@@ -15459,35 +15517,35 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
                     const T_bfloat16 *src = b + k0 * rs + j0;
                     switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
                     case 1:
-                        if (skipna && 1 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 1, skipna, neg);
                         break;
                     case 2:
-                        if (skipna && 2 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 2, skipna, neg);
                         break;
                     case 3:
-                        if (skipna && 3 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 3, skipna, neg);
                         break;
                     case 4:
-                        if (skipna && 4 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 4, skipna, neg);
                         break;
                     case 5:
-                        if (skipna && 5 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 5, skipna, neg);
                         break;
                     case 6:
-                        if (skipna && 6 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 6, skipna, neg);
                         break;
                     case 7:
-                        if (skipna && 7 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 7, skipna, neg);
                         break;
                     case 8:
-                        if (skipna && 8 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 8, skipna, neg);
                         break;
                     default: break;
@@ -15498,8 +15556,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) {
                         double v = LOAD_bfloat16(b[i * rs + j]);
-                        if (skipna && v != v) neg[j]--;
-                        else col_add_bfloat16(r, j, v);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_bfloat16(r, j, v);
                     }
             vec_zeroupper();
             rows_block_done_bfloat16_avx512(r, b, rs, nb, w, skipna, neg);
@@ -15545,7 +15606,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_bfloat16 *e = p + k * q * rs + j;
                     vf f = vf_load_bf16(e);
-                    if (skipna) f = vf_skip_nan(f, &kc);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
@@ -15564,8 +15625,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
             for (int k = 0; k < ROW_GROUP; k++)
                 for (int64_t jj = j; jj < w; jj++) {
                     double v = LOAD_bfloat16(p[k * q * rs + jj]);
-                    if (skipna && v != v) neg[jj]--;
-                    else col_add_bfloat16(r, jj, v);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_bfloat16(r, jj, v);
                 }
         }
         int64_t i = ROW_GROUP * q;
@@ -15576,7 +15640,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
                 vf f = vf_load_bf16(p + j);
                 if (skipna) {
                     vi kc = vi_load(neg + j);
-                    f = vf_skip_nan(f, &kc);
+                    f = vf_zero_nan(f, &kc);
                     vi_store(neg + j, kc);
                 }
                 vi a = vi_absbits(f);
@@ -15592,8 +15656,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloa
             }
             for (; j < w; j++) {
                 double v = LOAD_bfloat16(p[j]);
-                if (skipna && v != v) neg[j]--;
-                else col_add_bfloat16(r, j, v);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_bfloat16(r, j, v);
             }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
@@ -16526,8 +16593,9 @@ VEC_TARGET static void columns_ok_float32_avx512(const T_float32 *b, int64_t rs,
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
  * constant ng, so the sums stay in registers. skipna (a constant too):
- * each NaN lane masked to -0.0 as it is read (no value: nothing to add,
- * |x| bits 0, no bound) and counted in its column's lane of ng more
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
  * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32_avx512(
     rowacc_float32 *r, int64_t j0, const T_float32 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
@@ -16542,7 +16610,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32
         const T_float32 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_f32(p + VF_N * q);
-            if (skipna) f = vf_skip_nan(f, &k[q]);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
@@ -16626,8 +16694,8 @@ VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_flo
     if (!split_pays(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok, 0);
 }
 
-/* add_rows (skipna a constant): skipna masks each NaN lane to -0.0 as the
- * loops read it and counts it per column (vf_skip_nan, in registers for
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
  * narrow rows, beside the column sums in L1 for wide ones), so a column
  * reduction with NaN costs about what one without does; blocks the exact
  * path takes (r->skip) and blocks after an inf go through copies. */
@@ -16640,7 +16708,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
         /* skipna: fewer columns a panel, their counts in registers too */
-        const int64_t panel = skipna ? NARROW_PANEL_SKIPNA : NARROW_PANEL;
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
@@ -16668,35 +16736,35 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                     const T_float32 *src = b + k0 * rs + j0;
                     switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
                     case 1:
-                        if (skipna && 1 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 1, skipna, neg);
                         break;
                     case 2:
-                        if (skipna && 2 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 2, skipna, neg);
                         break;
                     case 3:
-                        if (skipna && 3 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 3, skipna, neg);
                         break;
                     case 4:
-                        if (skipna && 4 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 4, skipna, neg);
                         break;
                     case 5:
-                        if (skipna && 5 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 5, skipna, neg);
                         break;
                     case 6:
-                        if (skipna && 6 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 6, skipna, neg);
                         break;
                     case 7:
-                        if (skipna && 7 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 7, skipna, neg);
                         break;
                     case 8:
-                        if (skipna && 8 > NARROW_PANEL_SKIPNA) break; /* not reached */
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
                         narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 8, skipna, neg);
                         break;
                     default: break;
@@ -16707,8 +16775,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = w / VF_N * VF_N; j < w; j++) {
                         double v = LOAD_float32(b[i * rs + j]);
-                        if (skipna && v != v) neg[j]--;
-                        else col_add_float32(r, j, v);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_float32(r, j, v);
                     }
             vec_zeroupper();
             rows_block_done_float32_avx512(r, b, rs, nb, w, skipna, neg);
@@ -16754,7 +16825,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_float32 *e = p + k * q * rs + j;
                     vf f = vf_load_f32(e);
-                    if (skipna) f = vf_skip_nan(f, &kc);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
@@ -16773,8 +16844,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
             for (int k = 0; k < ROW_GROUP; k++)
                 for (int64_t jj = j; jj < w; jj++) {
                     double v = LOAD_float32(p[k * q * rs + jj]);
-                    if (skipna && v != v) neg[jj]--;
-                    else col_add_float32(r, jj, v);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_float32(r, jj, v);
                 }
         }
         int64_t i = ROW_GROUP * q;
@@ -16785,7 +16859,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
                 vf f = vf_load_f32(p + j);
                 if (skipna) {
                     vi kc = vi_load(neg + j);
-                    f = vf_skip_nan(f, &kc);
+                    f = vf_zero_nan(f, &kc);
                     vi_store(neg + j, kc);
                 }
                 vi a = vi_absbits(f);
@@ -16801,8 +16875,11 @@ VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float
             }
             for (; j < w; j++) {
                 double v = LOAD_float32(p[j]);
-                if (skipna && v != v) neg[j]--;
-                else col_add_float32(r, j, v);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_float32(r, j, v);
             }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
@@ -17523,6 +17600,7 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vi_hi_vd
 #undef vf_skip_nan
 #undef vd_lookup16
+#undef vf_zero_nan
 #undef vd_skip_nan
 #undef vi_load
 #undef vi_or
