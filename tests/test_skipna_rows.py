@@ -60,15 +60,21 @@ def columns(name: str, nrows: int, w: int, seed: int, kind: str) -> np.ndarray:
     (as many as w holds) and the last column (the scalar tail) with NaN:
 
     - "edges": all NaN; NaN only in the last row of each block of rows;
-      -0.0s and NaN (mean -0.0); -0.0s, one +0.0 and NaN (+0.0);
+      -0.0s and NaN (mean -0.0); -0.0s, one +0.0 and NaN (+0.0); a first
+      block of NaN, then -0.0s and NaN (-0.0);
     - "inf": +inf and -inf with NaN (NaN); +inf alone with NaN (+inf);
+    - "plain": no edge column;
     - "spread": values 2^-60 to 2^60 with NaN, so blocks fail their check
       (split, or summed again exactly; the next blocks straight to the exact path).
     """
     rng = np.random.default_rng(seed)
     dt = oracles.DTYPES[name]
-    e = 12 if name == "float16" else 60 if kind == "spread" else 20
-    v = rng.standard_normal((nrows, w)) * 2.0 ** rng.integers(-e, e, (nrows, w))
+    if kind == "spread":
+        e = 12 if name == "float16" else 60
+        v = rng.standard_normal((nrows, w)) * 2.0 ** rng.integers(-e, e, (nrows, w))
+    else:  # a few binades: the blocks pass their check and are kept from the masked loop
+        v = rng.uniform(0.5, 1.5, (nrows, w)) * 2.0 ** rng.integers(-3, 3, (nrows, w))
+        v[rng.random((nrows, w)) < 0.5] *= -1
     small = rng.random((nrows, w)) < 0.3
     v[small] = rng.integers(-4, 5, int(small.sum()))
     x = v.astype(dt)
@@ -84,7 +90,9 @@ def columns(name: str, nrows: int, w: int, seed: int, kind: str) -> np.ndarray:
         negz[::5] = np.nan
         posz = negz.copy()
         posz[nrows // 2 + 1] = 0.0
-        edges = [np.full(nrows, np.nan, dt), nan_last, negz, posz]
+        nan_block = negz.copy()  # a first block of NaN only (its sum zero): no +0.0 from it
+        nan_block[:ROWS_CAP] = np.nan
+        edges = [np.full(nrows, np.nan, dt), nan_last, negz, posz, nan_block]
     elif kind == "inf":
         both = x[:, 0].copy()
         both[3], both[nrows - 2] = np.inf, -np.inf
@@ -149,3 +157,21 @@ def test_column_skipna_strided_and_middle_axes(isa: str, name: str) -> None:
     cube = np.ascontiguousarray(cube)
     want = oracles.exact_reduce_mean(cube, (1,), False, skipna=True)
     assert same_bits(meancli.reduce_mean(cube, [1], False, skipna=True, threads=2), want), isa
+
+
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("w", [8, 64, 77])
+def test_column_skipna_zero_sign_after_a_block_of_nan(isa: str, name: str, w: int) -> None:
+    """A column whose first block of rows is NaN only (its sum zero, the block
+    kept, the other columns' values ordinary) and whose later values are all
+    -0.0 or NaN: its mean is -0.0, so the kept all-NaN block must add no +0.0
+    (float64's -0.0 fails its block check; only an ordinary block is kept)."""
+    x = columns(name, 3 * ROWS_CAP + 37, w, seed=17, kind="plain")  # 1% NaN, no inf, no -0.0
+    x[:ROWS_CAP, 0] = np.nan
+    x[ROWS_CAP:, 0] = -0.0
+    x[ROWS_CAP + 40 :: 7, 0] = np.nan
+    want = oracles.exact_reduce_mean(x, (0,), True, skipna=True)
+    assert np.signbit(np.asarray(want, dtype=np.float64)[0, 0]) and want[0, 0] == 0
+    for threads in (1, 2):
+        got = meancli.reduce_mean(x, [0], True, skipna=True, threads=threads)
+        assert same_bits(got, want), (isa, name, w, threads)
