@@ -369,6 +369,20 @@ static void zero_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, a
         }
 }
 
+/* zero_block_flags of a column block read with its NaN masked (skipna, the
+ * masked row loops of kernel_vec.c.j2): its values are zeros and NaN, and
+ * a NaN is no value (as clean_rows' -0.0 for it). */
+static void zero_nan_block_flags_float16(const T_float16 *x, int64_t s, int64_t n, acc_float16 *acc)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float16(x[i * s]);
+        if (v == v && f64_to_bits(v) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+    }
+}
+
 /* n values at stride s into *acc exactly, whatever their range: each adds
  * in double to the bin of its window of 16 float32 exponents (the top 4
  * bits of the exponent field e). Window k's values are multiples of
@@ -749,17 +763,21 @@ static int rows_split_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs,
     return 1;
 }
 
-/* Column j's block (x: its first value) passed: its sum on into the kept one. */
-static inline void keep_column_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t j)
+/* Column j's block (x: its first value) passed: its sum on into the kept
+ * one (skipna: the block was summed with its NaN masked, which are no values). */
+static inline void keep_column_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t j, int skipna)
 {
     t_keep_float16(r, j, r->s[j]);
-    if (r->s[j] == 0.0) zero_block_flags_float16(x, rs, nrows, &r->acc[j]);
+    if (r->s[j] != 0.0) return;
+    if (skipna) zero_nan_block_flags_float16(x, rs, nrows, &r->acc[j]);
+    else zero_block_flags_float16(x, rs, nrows, &r->acc[j]);
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
- * NULL when the block passed its shared check, else each column's own. */
+ * NULL when the block passed its shared check, else each column's own.
+ * skipna: the block was read with its NaN masked (then ok is NULL). */
 static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
-                                   const uint8_t *ok)
+                                   const uint8_t *ok, int skipna)
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
@@ -768,7 +786,7 @@ static void rows_block_end_float16(rowacc_float16 *r, const T_float16 *x, int64_
     for (int64_t j = 0; j < w; j++) {
         const T_float16 *c = x + j * s;
         if (!ok || ok[j]) {
-            keep_column_float16(r, c, rs, nrows, j);
+            keep_column_float16(r, c, rs, nrows, j, skipna);
         } else {
             (void)chunk_block_float16(c, rs, nrows, &r->acc[j]);
         }
@@ -813,12 +831,12 @@ static void add_rows_float16_generic(rowacc_float16 *r, const T_float16 *x, int6
             continue;
         }
         if (rows_block_ok_float16(r, nb)) {
-            rows_block_end_float16(r, b, rs, nb, s, w, NULL);
+            rows_block_end_float16(r, b, rs, nb, s, w, NULL, 0);
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float16(r, j, b + j * s, rs, nb);
             if (!split_pays(ok, w) || !rows_split_float16(r, b, rs, nb, s, w))
-                rows_block_end_float16(r, b, rs, nb, s, w, ok);
+                rows_block_end_float16(r, b, rs, nb, s, w, ok, 0);
         }
     }
 }
@@ -1014,6 +1032,20 @@ static void zero_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n,
             acc->w[1] |= SACC_NONNEGZERO;
             return;
         }
+}
+
+/* zero_block_flags of a column block read with its NaN masked (skipna, the
+ * masked row loops of kernel_vec.c.j2): its values are zeros and NaN, and
+ * a NaN is no value (as clean_rows' -0.0 for it). */
+static void zero_nan_block_flags_bfloat16(const T_bfloat16 *x, int64_t s, int64_t n, acc_bfloat16 *acc)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_bfloat16(x[i * s]);
+        if (v == v && f64_to_bits(v) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+    }
 }
 
 /* n values at stride s into *acc exactly, whatever their range: each adds
@@ -1396,17 +1428,21 @@ static int rows_split_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t 
     return 1;
 }
 
-/* Column j's block (x: its first value) passed: its sum on into the kept one. */
-static inline void keep_column_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t j)
+/* Column j's block (x: its first value) passed: its sum on into the kept
+ * one (skipna: the block was summed with its NaN masked, which are no values). */
+static inline void keep_column_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t j, int skipna)
 {
     t_keep_bfloat16(r, j, r->s[j]);
-    if (r->s[j] == 0.0) zero_block_flags_bfloat16(x, rs, nrows, &r->acc[j]);
+    if (r->s[j] != 0.0) return;
+    if (skipna) zero_nan_block_flags_bfloat16(x, rs, nrows, &r->acc[j]);
+    else zero_block_flags_bfloat16(x, rs, nrows, &r->acc[j]);
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
- * NULL when the block passed its shared check, else each column's own. */
+ * NULL when the block passed its shared check, else each column's own.
+ * skipna: the block was read with its NaN masked (then ok is NULL). */
 static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
-                                   const uint8_t *ok)
+                                   const uint8_t *ok, int skipna)
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
@@ -1415,7 +1451,7 @@ static void rows_block_end_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int
     for (int64_t j = 0; j < w; j++) {
         const T_bfloat16 *c = x + j * s;
         if (!ok || ok[j]) {
-            keep_column_bfloat16(r, c, rs, nrows, j);
+            keep_column_bfloat16(r, c, rs, nrows, j, skipna);
         } else {
             (void)chunk_block_bfloat16(c, rs, nrows, &r->acc[j]);
         }
@@ -1460,12 +1496,12 @@ static void add_rows_bfloat16_generic(rowacc_bfloat16 *r, const T_bfloat16 *x, i
             continue;
         }
         if (rows_block_ok_bfloat16(r, nb)) {
-            rows_block_end_bfloat16(r, b, rs, nb, s, w, NULL);
+            rows_block_end_bfloat16(r, b, rs, nb, s, w, NULL, 0);
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_bfloat16(r, j, b + j * s, rs, nb);
             if (!split_pays(ok, w) || !rows_split_bfloat16(r, b, rs, nb, s, w))
-                rows_block_end_bfloat16(r, b, rs, nb, s, w, ok);
+                rows_block_end_bfloat16(r, b, rs, nb, s, w, ok, 0);
         }
     }
 }
@@ -1661,6 +1697,20 @@ static void zero_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, a
             acc->w[1] |= SACC_NONNEGZERO;
             return;
         }
+}
+
+/* zero_block_flags of a column block read with its NaN masked (skipna, the
+ * masked row loops of kernel_vec.c.j2): its values are zeros and NaN, and
+ * a NaN is no value (as clean_rows' -0.0 for it). */
+static void zero_nan_block_flags_float32(const T_float32 *x, int64_t s, int64_t n, acc_float32 *acc)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float32(x[i * s]);
+        if (v == v && f64_to_bits(v) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+    }
 }
 
 /* n values at stride s into *acc exactly, whatever their range: each adds
@@ -2043,17 +2093,21 @@ static int rows_split_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs,
     return 1;
 }
 
-/* Column j's block (x: its first value) passed: its sum on into the kept one. */
-static inline void keep_column_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t j)
+/* Column j's block (x: its first value) passed: its sum on into the kept
+ * one (skipna: the block was summed with its NaN masked, which are no values). */
+static inline void keep_column_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t j, int skipna)
 {
     t_keep_float32(r, j, r->s[j]);
-    if (r->s[j] == 0.0) zero_block_flags_float32(x, rs, nrows, &r->acc[j]);
+    if (r->s[j] != 0.0) return;
+    if (skipna) zero_nan_block_flags_float32(x, rs, nrows, &r->acc[j]);
+    else zero_block_flags_float32(x, rs, nrows, &r->acc[j]);
 }
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
- * NULL when the block passed its shared check, else each column's own. */
+ * NULL when the block passed its shared check, else each column's own.
+ * skipna: the block was read with its NaN masked (then ok is NULL). */
 static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
-                                   const uint8_t *ok)
+                                   const uint8_t *ok, int skipna)
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
@@ -2062,7 +2116,7 @@ static void rows_block_end_float32(rowacc_float32 *r, const T_float32 *x, int64_
     for (int64_t j = 0; j < w; j++) {
         const T_float32 *c = x + j * s;
         if (!ok || ok[j]) {
-            keep_column_float32(r, c, rs, nrows, j);
+            keep_column_float32(r, c, rs, nrows, j, skipna);
         } else {
             (void)chunk_block_float32(c, rs, nrows, &r->acc[j]);
         }
@@ -2107,12 +2161,12 @@ static void add_rows_float32_generic(rowacc_float32 *r, const T_float32 *x, int6
             continue;
         }
         if (rows_block_ok_float32(r, nb)) {
-            rows_block_end_float32(r, b, rs, nb, s, w, NULL);
+            rows_block_end_float32(r, b, rs, nb, s, w, NULL, 0);
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float32(r, j, b + j * s, rs, nb);
             if (!split_pays(ok, w) || !rows_split_float32(r, b, rs, nb, s, w))
-                rows_block_end_float32(r, b, rs, nb, s, w, ok);
+                rows_block_end_float32(r, b, rs, nb, s, w, ok, 0);
         }
     }
 }
@@ -2371,6 +2425,20 @@ static void zero_block_flags_float64(const T_float64 *x, int64_t s, int64_t n, a
             acc->w[1] |= SACC_NONNEGZERO;
             return;
         }
+}
+
+/* zero_block_flags of a column block read with its NaN masked (skipna, the
+ * masked row loops of kernel_vec.c.j2): its values are zeros and NaN, and
+ * a NaN is no value (as clean_rows' -0.0 for it). */
+static void zero_nan_block_flags_float64(const T_float64 *x, int64_t s, int64_t n, acc_float64 *acc)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double v = LOAD_float64(x[i * s]);
+        if (v == v && f64_to_bits(v) != 0x8000000000000000ull) {
+            acc->w[1] |= SACC_NONNEGZERO;
+            return;
+        }
+    }
 }
 
 /* n values at stride s into *acc exactly, by exponent windows: window k
@@ -2753,9 +2821,10 @@ static int64_t rows_block_exact_float64(rowacc_float64 *r, const T_float64 *x, i
 
 
 /* Keep each column's block sums, or sum its block again exactly. ok:
- * NULL when the block passed its shared check, else each column's own. */
+ * NULL when the block passed its shared check, else each column's own.
+ * skipna: the block was read with its NaN masked (then ok is NULL). */
 static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w,
-                                   const uint8_t *ok)
+                                   const uint8_t *ok, int skipna)
 {
     int64_t failed = 0;
     for (int64_t j = 0; j < w; j++) failed += ok && !ok[j];
@@ -2767,7 +2836,9 @@ static void rows_block_end_float64(rowacc_float64 *r, const T_float64 *x, int64_
             /* the two level sums on into the column's kept sums, one a level (t_keep_in) */
             if (r->s1[j] != 0.0) t_keep_float64(r, j, r->s1[j]);
             if (r->s2[j] != 0.0) t_keep_in_float64(r, r->t2, j, r->s2[j]);
-            if (r->s1[j] == 0.0 && r->s2[j] == 0.0) zero_block_flags_float64(c, rs, nrows, &r->acc[j]);
+            if (r->s1[j] != 0.0 || r->s2[j] != 0.0) continue;
+            if (skipna) zero_nan_block_flags_float64(c, rs, nrows, &r->acc[j]);
+            else zero_block_flags_float64(c, rs, nrows, &r->acc[j]);
         } else {
             double m = chunk_block_float64(c, rs, nrows, &r->acc[j]);
             pick_sigma_float64(m, &r->A[j], &r->sigma1[j], &r->sigma2[j]);
@@ -2790,11 +2861,11 @@ static void add_rows_float64_generic(rowacc_float64 *r, const T_float64 *x, int6
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < w; j++) col_add_float64(r, j, LOAD_float64(b[i * rs + j * s]));
         if (rows_block_ok_float64(r, nb)) {
-            rows_block_end_float64(r, b, rs, nb, s, w, NULL);
+            rows_block_end_float64(r, b, rs, nb, s, w, NULL, 0);
         } else {
             uint8_t ok[TILE];
             for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j * s, rs, nb);
-                rows_block_end_float64(r, b, rs, nb, s, w, ok);
+                rows_block_end_float64(r, b, rs, nb, s, w, ok, 0);
         }
     }
 }
@@ -12133,7 +12204,24 @@ VEC_TARGET static inline __m256d vd_lookup16_avx2(const double *tab, __m256i c, 
 }
 #define vf_skip_nan vf_skip_nan_avx2
 #define vd_lookup16 vd_lookup16_avx2
-/* skipna (kernel_vec.c.j2, block): lanes masked, counted */
+/* skipna (kernel_vec.c.j2, block and rows): lanes masked, counted;
+ * vf_zero_nan: NaN lanes as +0.0 (where the sign of a zero sum is not read),
+ * each decrementing its lane of *kept; vd_skip_nan: the same on doubles, 64-bit lanes */
+VEC_TARGET static inline __m256 vf_zero_nan_avx2(__m256 f, __m256i *kept)
+{
+    __m256 m = _mm256_cmp_ps(f, f, _CMP_UNORD_Q);
+    *kept = _mm256_add_epi32(*kept, _mm256_castps_si256(m)); /* -1 per NaN */
+    return _mm256_andnot_ps(m, f); /* one uop; vblendvps is two */
+}
+#define vf_zero_nan vf_zero_nan_avx2
+VEC_TARGET static inline __m256d vd_skip_nan_avx2(__m256d d, __m256i *kept)
+{
+    __m256d m = _mm256_cmp_pd(d, d, _CMP_UNORD_Q);
+    *kept = _mm256_add_epi64(*kept, _mm256_castpd_si256(m)); /* -1 per NaN */
+    return _mm256_andnot_pd(m, d);
+}
+#define vd_skip_nan vd_skip_nan_avx2
+#define vi_load(p) _mm256_loadu_si256((const __m256i *)(p))
 #define vi_or _mm256_or_si256
 #define vi_sub _mm256_sub_epi32
 
@@ -12721,9 +12809,10 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float16_avx2(rowacc_f
 
 /* rows_block_end of a block that passed its shared check, VD_N columns at a
  * time: the block sums on into the kept sums where TwoSum shows each lane's
- * addition exact and no block sum is zero; other lanes one by one. */
+ * addition exact and no block sum is zero; other lanes one by one
+ * (skipna: the block was read with its NaN masked, keep_column). */
 VEC_TARGET static void rows_block_keep_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows,
-                                                     int64_t w)
+                                                     int64_t w, int skipna)
 {
     const vd zero = vd_set1(0.0);
     const vq ones = vq_set1(-1);
@@ -12735,14 +12824,14 @@ VEC_TARGET static void rows_block_keep_float16_avx2(rowacc_float16 *r, const T_f
         vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
         if (vd_anybits(vd_from_bits(slow))) {
             vec_zeroupper();
-            for (int k = 0; k < VD_N; k++) keep_column_float16(r, x + j + k, rs, nrows, j + k);
+            for (int k = 0; k < VD_N; k++) keep_column_float16(r, x + j + k, rs, nrows, j + k, skipna);
             continue;
         }
         vd_store(r->t + j, sum);
         vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
-    for (; j < w; j++) keep_column_float16(r, x + j, rs, nrows, j);
+    for (; j < w; j++) keep_column_float16(r, x + j, rs, nrows, j, skipna);
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -12768,25 +12857,39 @@ VEC_TARGET static void columns_ok_float16_avx2(const T_float16 *b, int64_t rs, i
 /* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
- * constant ng, so the sums stay in registers. */
+ * constant ng, so the sums stay in registers. skipna (a constant too):
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
+ * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16_avx2(
-    rowacc_float16 *r, int64_t j0, const T_float16 *x, int64_t rs, int64_t nrows, const int ng)
+    rowacc_float16 *r, int64_t j0, const T_float16 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
+    int32_t *neg)
 {
     vi mxv = vi_zero(), mnv = vi_ones();
     vd c[2 * NARROW_PANEL];
+    vi k[NARROW_PANEL];
     for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int q = 0; skipna && q < ng; q++) k[q] = vi_load(neg + j0 + VF_N * q);
     for (int64_t i = 0; i < nrows; i++) {
         const T_float16 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_f16(p + VF_N * q);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
-            c[2 * q] = vd_add(c[2 * q], VF_LO_float16(f, p + VF_N * q));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float16(f, p + VF_N * q));
+            if (skipna) { /* from the masked f, not widened from memory again */
+                c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            } else {
+                c[2 * q] = vd_add(c[2 * q], VF_LO_float16(f, p + VF_N * q));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float16(f, p + VF_N * q));
+            }
         }
     }
     for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    for (int q = 0; skipna && q < ng; q++) vi_store(neg + j0 + VF_N * q, k[q]);
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     r->bmx = mx > r->bmx ? mx : r->bmx;
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
@@ -12797,77 +12900,154 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16
  * shared bound in registers. */
 VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w);
 
-/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
-VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs,
-                                                                             int64_t nrows, int64_t w)
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels: rows in
+ * groups, each from a copy in L1 with NaN and inf as -0.0 and their flags
+ * (skipna: the NaN counted) into their columns' states (clean_rows). */
+VEC_TARGET __attribute__((noinline)) static void rows_copied_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs,
+                                                                          int64_t nrows, int64_t w, int skipna)
 {
     T_float16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
+    int nonfinite = r->nonfinite;
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
         T_float16 *buf = copy_at_float16(raw, x + i * rs);
-        clean_rows_float16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        clean_rows_float16(x + i * rs, rs, m, 1, w, buf, skipna, r->acc);
         add_rows_float16_avx2(r, buf, w, m, w);
     }
-    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+    r->nonfinite = nonfinite;
 }
 
-VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+/* A block with an inf (or, not skipna, a NaN): it and the next blocks
+ * through copies (data with them tends to keep them). */
+VEC_TARGET static void rows_nonfinite_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows,
+                                                   int64_t w, int skipna)
 {
+    rows_copied_float16_avx2(r, x, rs, nrows, w, skipna);
+    r->nonfinite = 1;
+}
+
+/* The end of a block whose sums and bound are in r (its values at b):
+ * kept, split or summed again (rows_block_end). skipna: the block was
+ * read with its NaN masked, minus each column's count in neg; kept, the
+ * counts join the columns' states (their count words, as clean_rows');
+ * a block with NaN that fails its check goes through copies instead (the
+ * split and exact paths read the values themselves). */
+VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_float16_avx2(
+    rowacc_float16 *r, const T_float16 *b, int64_t rs, int64_t nb, int64_t w, const int skipna, const int32_t *neg)
+{
+    if (r->bmx >= 0x7f800000u) { /* an inf or NaN (skipna: an inf): the block again from copies without them */
+        rows_nonfinite_float16_avx2(r, b, rs, nb, w, skipna);
+        return;
+    }
+    if (rows_block_ok_float16(r, nb)) {
+        rows_block_keep_float16_avx2(r, b, rs, nb, w, skipna);
+        for (int64_t j = 0; skipna && j < w; j++) r->acc[j].w[0] += (uint64_t)(-(int64_t)neg[j]);
+        return;
+    }
+    int32_t any = 0;
+    for (int64_t j = 0; skipna && j < w; j++) any |= neg[j];
+    if (any) {
+        rows_copied_float16_avx2(r, b, rs, nb, w, 1);
+        return;
+    }
+    uint8_t ok[TILE];
+    columns_ok_float16_avx2(b, rs, nb, w, ok);
+    if (!split_pays(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok, 0);
+}
+
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
+ * narrow rows, beside the column sums in L1 for wide ones), so a column
+ * reduction with NaN costs about what one without does; blocks the exact
+ * path takes (r->skip) and blocks after an inf go through copies. */
+VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float16_avx2(
+    rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w, const int skipna)
+{
+    int32_t neg[TILE]; /* skipna: minus each column's NaN count in the block */
     if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_float16);
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        /* skipna: fewer columns a panel, their counts in registers too */
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                if (skipna) { /* the exact path reads the values: through copies without NaN */
+                    nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                    rows_copied_float16_avx2(r, b, rs, nb, w, 1);
+                    continue;
+                }
                 vec_zeroupper();
                 nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
             if (r->nonfinite) {
-                rows_nonfinite_float16_avx2(r, b, rs, nb, w);
+                rows_nonfinite_float16_avx2(r, b, rs, nb, w, skipna);
                 continue;
             }
             rows_block_begin_float16(r, b, rs, nb, 1, w);
+            if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
             /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
              * rows (in L1 after the first panel) */
             for (int64_t k0 = 0; k0 < nb; k0 += sub) {
                 int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
-                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * panel) {
                     const T_float16 *src = b + k0 * rs + j0;
-                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
-                    case 1: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 1); break;
-                    case 2: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 2); break;
-                    case 3: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 3); break;
-                    case 4: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 4); break;
-                    case 5: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 5); break;
-                    case 6: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 6); break;
-                    case 7: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 7); break;
-                    case 8: narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 8); break;
+                    switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
+                    case 1:
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 1, skipna, neg);
+                        break;
+                    case 2:
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 2, skipna, neg);
+                        break;
+                    case 3:
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 3, skipna, neg);
+                        break;
+                    case 4:
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 4, skipna, neg);
+                        break;
+                    case 5:
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 5, skipna, neg);
+                        break;
+                    case 6:
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 6, skipna, neg);
+                        break;
+                    case 7:
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 7, skipna, neg);
+                        break;
+                    case 8:
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx2(r, j0, src, rs, k1 - k0, 8, skipna, neg);
+                        break;
                     default: break;
                     }
                 }
             }
             if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
                 for (int64_t i = 0; i < nb; i++)
-                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) {
+                        double v = LOAD_float16(b[i * rs + j]);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_float16(r, j, v);
+                    }
             vec_zeroupper();
-            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-                rows_nonfinite_float16_avx2(r, b, rs, nb, w);
-                continue;
-            }
-            if (rows_block_ok_float16(r, nb)) {
-                rows_block_keep_float16_avx2(r, b, rs, nb, w);
-            } else {
-                uint8_t ok[TILE];
-                columns_ok_float16_avx2(b, rs, nb, w, ok);
-                if (!split_pays(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
-            }
+            rows_block_done_float16_avx2(r, b, rs, nb, w, skipna, neg);
         }
         return;
     }
@@ -12875,15 +13055,21 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            if (skipna) {
+                nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                rows_copied_float16_avx2(r, b, rs, nb, w, 1);
+                continue;
+            }
             vec_zeroupper();
             nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         if (r->nonfinite) {
-            rows_nonfinite_float16_avx2(r, b, rs, nb, w);
+            rows_nonfinite_float16_avx2(r, b, rs, nb, w, skipna);
             continue;
         }
         rows_block_begin_float16(r, b, rs, nb, 1, w);
+        if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
         vi mxv = vi_zero(), mnv = vi_ones();
         /* ROW_GROUP rows at a time, one from each ROW_GROUP-th of the block,
          * so each column sum is loaded and stored once per group and the
@@ -12892,27 +13078,43 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
          * 1.2x the kernels before exactness); adjacent rows as the group
          * halved the read bandwidth from memory (the hardware prefetchers
          * lose streams of a row each). When the block passes its check its
-         * sums are exact in any order; when not, they are summed again. */
+         * sums are exact in any order; when not, they are summed again.
+         * skipna: NaN lanes masked, their counts beside the sums. */
         const int64_t q = nb / ROW_GROUP;
         for (int64_t i = 0; i < q; i++) {
             const T_float16 *p = b + i * rs;
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vd lo = vd_load(r->s + j), hi = vd_load(r->s + j + VD_N);
+                vi kc = skipna ? vi_load(neg + j) : vi_zero();
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_float16 *e = p + k * q * rs + j;
                     vf f = vf_load_f16(e);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
-                    lo = vd_add(lo, VF_LO_float16(f, e));
-                    hi = vd_add(hi, VF_HI_float16(f, e));
+                    if (skipna) {
+                        lo = vd_add(lo, vf_lo(f));
+                        hi = vd_add(hi, vf_hi(f));
+                    } else {
+                        lo = vd_add(lo, VF_LO_float16(f, e));
+                        hi = vd_add(hi, VF_HI_float16(f, e));
+                    }
                 }
                 vd_store(r->s + j, lo);
                 vd_store(r->s + j + VD_N, hi);
+                if (skipna) vi_store(neg + j, kc);
             }
             for (int k = 0; k < ROW_GROUP; k++)
-                for (int64_t jj = j; jj < w; jj++) col_add_float16(r, jj, LOAD_float16(p[k * q * rs + jj]));
+                for (int64_t jj = j; jj < w; jj++) {
+                    double v = LOAD_float16(p[k * q * rs + jj]);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_float16(r, jj, v);
+                }
         }
         int64_t i = ROW_GROUP * q;
         for (; i < nb; i++) {
@@ -12920,30 +13122,50 @@ VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vf f = vf_load_f16(p + j);
+                if (skipna) {
+                    vi kc = vi_load(neg + j);
+                    f = vf_zero_nan(f, &kc);
+                    vi_store(neg + j, kc);
+                }
                 vi a = vi_absbits(f);
                 mxv = vi_max_u32(mxv, a);
                 mnv = vi_min_u32(mnv, vi_dec(a));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float16(f, p + j)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float16(f, p + j)));
+                if (skipna) {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                } else {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float16(f, p + j)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float16(f, p + j)));
+                }
             }
-            for (; j < w; j++) col_add_float16(r, j, LOAD_float16(p[j]));
+            for (; j < w; j++) {
+                double v = LOAD_float16(p[j]);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_float16(r, j, v);
+            }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
-        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-            rows_nonfinite_float16_avx2(r, b, rs, nb, w);
-            continue;
-        }
-        if (rows_block_ok_float16(r, nb)) {
-            rows_block_keep_float16_avx2(r, b, rs, nb, w);
-        } else {
-            uint8_t ok[TILE];
-            columns_ok_float16_avx2(b, rs, nb, w, ok);
-            if (!split_pays(ok, w) || !rows_split_float16_avx2(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
-        }
+        rows_block_done_float16_avx2(r, b, rs, nb, w, skipna, neg);
     }
+}
+
+VEC_TARGET static void add_rows_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    add_rows_body_float16_avx2(r, x, rs, nrows, w, 0);
+}
+
+/* add_rows skipping NaN (kernel_reduce.c.j2, "skipna"): each NaN counted in
+ * its column's count word, no value. */
+VEC_TARGET static void add_rows_skipna_float16_avx2(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    add_rows_body_float16_avx2(r, x, rs, nrows, w, 1);
 }
 #undef VF_LO_float16
 #undef VF_HI_float16
@@ -13536,9 +13758,10 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_bfloat16_avx2(rowacc_
 
 /* rows_block_end of a block that passed its shared check, VD_N columns at a
  * time: the block sums on into the kept sums where TwoSum shows each lane's
- * addition exact and no block sum is zero; other lanes one by one. */
+ * addition exact and no block sum is zero; other lanes one by one
+ * (skipna: the block was read with its NaN masked, keep_column). */
 VEC_TARGET static void rows_block_keep_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows,
-                                                     int64_t w)
+                                                     int64_t w, int skipna)
 {
     const vd zero = vd_set1(0.0);
     const vq ones = vq_set1(-1);
@@ -13550,14 +13773,14 @@ VEC_TARGET static void rows_block_keep_bfloat16_avx2(rowacc_bfloat16 *r, const T
         vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
         if (vd_anybits(vd_from_bits(slow))) {
             vec_zeroupper();
-            for (int k = 0; k < VD_N; k++) keep_column_bfloat16(r, x + j + k, rs, nrows, j + k);
+            for (int k = 0; k < VD_N; k++) keep_column_bfloat16(r, x + j + k, rs, nrows, j + k, skipna);
             continue;
         }
         vd_store(r->t + j, sum);
         vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
-    for (; j < w; j++) keep_column_bfloat16(r, x + j, rs, nrows, j);
+    for (; j < w; j++) keep_column_bfloat16(r, x + j, rs, nrows, j, skipna);
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -13583,25 +13806,39 @@ VEC_TARGET static void columns_ok_bfloat16_avx2(const T_bfloat16 *b, int64_t rs,
 /* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
- * constant ng, so the sums stay in registers. */
+ * constant ng, so the sums stay in registers. skipna (a constant too):
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
+ * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat16_avx2(
-    rowacc_bfloat16 *r, int64_t j0, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int ng)
+    rowacc_bfloat16 *r, int64_t j0, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
+    int32_t *neg)
 {
     vi mxv = vi_zero(), mnv = vi_ones();
     vd c[2 * NARROW_PANEL];
+    vi k[NARROW_PANEL];
     for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int q = 0; skipna && q < ng; q++) k[q] = vi_load(neg + j0 + VF_N * q);
     for (int64_t i = 0; i < nrows; i++) {
         const T_bfloat16 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_bf16(p + VF_N * q);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
-            c[2 * q] = vd_add(c[2 * q], VF_LO_bfloat16(f, p + VF_N * q));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_bfloat16(f, p + VF_N * q));
+            if (skipna) { /* from the masked f, not widened from memory again */
+                c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            } else {
+                c[2 * q] = vd_add(c[2 * q], VF_LO_bfloat16(f, p + VF_N * q));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_bfloat16(f, p + VF_N * q));
+            }
         }
     }
     for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    for (int q = 0; skipna && q < ng; q++) vi_store(neg + j0 + VF_N * q, k[q]);
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     r->bmx = mx > r->bmx ? mx : r->bmx;
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
@@ -13612,77 +13849,154 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat1
  * shared bound in registers. */
 VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w);
 
-/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
-VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs,
-                                                                             int64_t nrows, int64_t w)
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels: rows in
+ * groups, each from a copy in L1 with NaN and inf as -0.0 and their flags
+ * (skipna: the NaN counted) into their columns' states (clean_rows). */
+VEC_TARGET __attribute__((noinline)) static void rows_copied_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs,
+                                                                          int64_t nrows, int64_t w, int skipna)
 {
     T_bfloat16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_bfloat16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
+    int nonfinite = r->nonfinite;
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
         T_bfloat16 *buf = copy_at_bfloat16(raw, x + i * rs);
-        clean_rows_bfloat16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        clean_rows_bfloat16(x + i * rs, rs, m, 1, w, buf, skipna, r->acc);
         add_rows_bfloat16_avx2(r, buf, w, m, w);
     }
-    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+    r->nonfinite = nonfinite;
 }
 
-VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+/* A block with an inf (or, not skipna, a NaN): it and the next blocks
+ * through copies (data with them tends to keep them). */
+VEC_TARGET static void rows_nonfinite_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows,
+                                                   int64_t w, int skipna)
 {
+    rows_copied_bfloat16_avx2(r, x, rs, nrows, w, skipna);
+    r->nonfinite = 1;
+}
+
+/* The end of a block whose sums and bound are in r (its values at b):
+ * kept, split or summed again (rows_block_end). skipna: the block was
+ * read with its NaN masked, minus each column's count in neg; kept, the
+ * counts join the columns' states (their count words, as clean_rows');
+ * a block with NaN that fails its check goes through copies instead (the
+ * split and exact paths read the values themselves). */
+VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_bfloat16_avx2(
+    rowacc_bfloat16 *r, const T_bfloat16 *b, int64_t rs, int64_t nb, int64_t w, const int skipna, const int32_t *neg)
+{
+    if (r->bmx >= 0x7f800000u) { /* an inf or NaN (skipna: an inf): the block again from copies without them */
+        rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w, skipna);
+        return;
+    }
+    if (rows_block_ok_bfloat16(r, nb)) {
+        rows_block_keep_bfloat16_avx2(r, b, rs, nb, w, skipna);
+        for (int64_t j = 0; skipna && j < w; j++) r->acc[j].w[0] += (uint64_t)(-(int64_t)neg[j]);
+        return;
+    }
+    int32_t any = 0;
+    for (int64_t j = 0; skipna && j < w; j++) any |= neg[j];
+    if (any) {
+        rows_copied_bfloat16_avx2(r, b, rs, nb, w, 1);
+        return;
+    }
+    uint8_t ok[TILE];
+    columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
+    if (!split_pays(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok, 0);
+}
+
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
+ * narrow rows, beside the column sums in L1 for wide ones), so a column
+ * reduction with NaN costs about what one without does; blocks the exact
+ * path takes (r->skip) and blocks after an inf go through copies. */
+VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloat16_avx2(
+    rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w, const int skipna)
+{
+    int32_t neg[TILE]; /* skipna: minus each column's NaN count in the block */
     if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16);
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        /* skipna: fewer columns a panel, their counts in registers too */
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                if (skipna) { /* the exact path reads the values: through copies without NaN */
+                    nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                    rows_copied_bfloat16_avx2(r, b, rs, nb, w, 1);
+                    continue;
+                }
                 vec_zeroupper();
                 nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
             if (r->nonfinite) {
-                rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
+                rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w, skipna);
                 continue;
             }
             rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+            if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
             /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
              * rows (in L1 after the first panel) */
             for (int64_t k0 = 0; k0 < nb; k0 += sub) {
                 int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
-                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * panel) {
                     const T_bfloat16 *src = b + k0 * rs + j0;
-                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
-                    case 1: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 1); break;
-                    case 2: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 2); break;
-                    case 3: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 3); break;
-                    case 4: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 4); break;
-                    case 5: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 5); break;
-                    case 6: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 6); break;
-                    case 7: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 7); break;
-                    case 8: narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 8); break;
+                    switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
+                    case 1:
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 1, skipna, neg);
+                        break;
+                    case 2:
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 2, skipna, neg);
+                        break;
+                    case 3:
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 3, skipna, neg);
+                        break;
+                    case 4:
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 4, skipna, neg);
+                        break;
+                    case 5:
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 5, skipna, neg);
+                        break;
+                    case 6:
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 6, skipna, neg);
+                        break;
+                    case 7:
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 7, skipna, neg);
+                        break;
+                    case 8:
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx2(r, j0, src, rs, k1 - k0, 8, skipna, neg);
+                        break;
                     default: break;
                     }
                 }
             }
             if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
                 for (int64_t i = 0; i < nb; i++)
-                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) {
+                        double v = LOAD_bfloat16(b[i * rs + j]);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_bfloat16(r, j, v);
+                    }
             vec_zeroupper();
-            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-                rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
-                continue;
-            }
-            if (rows_block_ok_bfloat16(r, nb)) {
-                rows_block_keep_bfloat16_avx2(r, b, rs, nb, w);
-            } else {
-                uint8_t ok[TILE];
-                columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
-                if (!split_pays(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
-            }
+            rows_block_done_bfloat16_avx2(r, b, rs, nb, w, skipna, neg);
         }
         return;
     }
@@ -13690,15 +14004,21 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            if (skipna) {
+                nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                rows_copied_bfloat16_avx2(r, b, rs, nb, w, 1);
+                continue;
+            }
             vec_zeroupper();
             nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         if (r->nonfinite) {
-            rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
+            rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w, skipna);
             continue;
         }
         rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+        if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
         vi mxv = vi_zero(), mnv = vi_ones();
         /* ROW_GROUP rows at a time, one from each ROW_GROUP-th of the block,
          * so each column sum is loaded and stored once per group and the
@@ -13707,27 +14027,43 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
          * 1.2x the kernels before exactness); adjacent rows as the group
          * halved the read bandwidth from memory (the hardware prefetchers
          * lose streams of a row each). When the block passes its check its
-         * sums are exact in any order; when not, they are summed again. */
+         * sums are exact in any order; when not, they are summed again.
+         * skipna: NaN lanes masked, their counts beside the sums. */
         const int64_t q = nb / ROW_GROUP;
         for (int64_t i = 0; i < q; i++) {
             const T_bfloat16 *p = b + i * rs;
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vd lo = vd_load(r->s + j), hi = vd_load(r->s + j + VD_N);
+                vi kc = skipna ? vi_load(neg + j) : vi_zero();
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_bfloat16 *e = p + k * q * rs + j;
                     vf f = vf_load_bf16(e);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
-                    lo = vd_add(lo, VF_LO_bfloat16(f, e));
-                    hi = vd_add(hi, VF_HI_bfloat16(f, e));
+                    if (skipna) {
+                        lo = vd_add(lo, vf_lo(f));
+                        hi = vd_add(hi, vf_hi(f));
+                    } else {
+                        lo = vd_add(lo, VF_LO_bfloat16(f, e));
+                        hi = vd_add(hi, VF_HI_bfloat16(f, e));
+                    }
                 }
                 vd_store(r->s + j, lo);
                 vd_store(r->s + j + VD_N, hi);
+                if (skipna) vi_store(neg + j, kc);
             }
             for (int k = 0; k < ROW_GROUP; k++)
-                for (int64_t jj = j; jj < w; jj++) col_add_bfloat16(r, jj, LOAD_bfloat16(p[k * q * rs + jj]));
+                for (int64_t jj = j; jj < w; jj++) {
+                    double v = LOAD_bfloat16(p[k * q * rs + jj]);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_bfloat16(r, jj, v);
+                }
         }
         int64_t i = ROW_GROUP * q;
         for (; i < nb; i++) {
@@ -13735,30 +14071,50 @@ VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vf f = vf_load_bf16(p + j);
+                if (skipna) {
+                    vi kc = vi_load(neg + j);
+                    f = vf_zero_nan(f, &kc);
+                    vi_store(neg + j, kc);
+                }
                 vi a = vi_absbits(f);
                 mxv = vi_max_u32(mxv, a);
                 mnv = vi_min_u32(mnv, vi_dec(a));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_bfloat16(f, p + j)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_bfloat16(f, p + j)));
+                if (skipna) {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                } else {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_bfloat16(f, p + j)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_bfloat16(f, p + j)));
+                }
             }
-            for (; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(p[j]));
+            for (; j < w; j++) {
+                double v = LOAD_bfloat16(p[j]);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_bfloat16(r, j, v);
+            }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
-        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-            rows_nonfinite_bfloat16_avx2(r, b, rs, nb, w);
-            continue;
-        }
-        if (rows_block_ok_bfloat16(r, nb)) {
-            rows_block_keep_bfloat16_avx2(r, b, rs, nb, w);
-        } else {
-            uint8_t ok[TILE];
-            columns_ok_bfloat16_avx2(b, rs, nb, w, ok);
-            if (!split_pays(ok, w) || !rows_split_bfloat16_avx2(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
-        }
+        rows_block_done_bfloat16_avx2(r, b, rs, nb, w, skipna, neg);
     }
+}
+
+VEC_TARGET static void add_rows_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    add_rows_body_bfloat16_avx2(r, x, rs, nrows, w, 0);
+}
+
+/* add_rows skipping NaN (kernel_reduce.c.j2, "skipna"): each NaN counted in
+ * its column's count word, no value. */
+VEC_TARGET static void add_rows_skipna_bfloat16_avx2(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    add_rows_body_bfloat16_avx2(r, x, rs, nrows, w, 1);
 }
 #undef VF_LO_bfloat16
 #undef VF_HI_bfloat16
@@ -14621,9 +14977,10 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float32_avx2(rowacc_f
 
 /* rows_block_end of a block that passed its shared check, VD_N columns at a
  * time: the block sums on into the kept sums where TwoSum shows each lane's
- * addition exact and no block sum is zero; other lanes one by one. */
+ * addition exact and no block sum is zero; other lanes one by one
+ * (skipna: the block was read with its NaN masked, keep_column). */
 VEC_TARGET static void rows_block_keep_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows,
-                                                     int64_t w)
+                                                     int64_t w, int skipna)
 {
     const vd zero = vd_set1(0.0);
     const vq ones = vq_set1(-1);
@@ -14635,14 +14992,14 @@ VEC_TARGET static void rows_block_keep_float32_avx2(rowacc_float32 *r, const T_f
         vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
         if (vd_anybits(vd_from_bits(slow))) {
             vec_zeroupper();
-            for (int k = 0; k < VD_N; k++) keep_column_float32(r, x + j + k, rs, nrows, j + k);
+            for (int k = 0; k < VD_N; k++) keep_column_float32(r, x + j + k, rs, nrows, j + k, skipna);
             continue;
         }
         vd_store(r->t + j, sum);
         vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
-    for (; j < w; j++) keep_column_float32(r, x + j, rs, nrows, j);
+    for (; j < w; j++) keep_column_float32(r, x + j, rs, nrows, j, skipna);
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -14668,25 +15025,39 @@ VEC_TARGET static void columns_ok_float32_avx2(const T_float32 *b, int64_t rs, i
 /* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
- * constant ng, so the sums stay in registers. */
+ * constant ng, so the sums stay in registers. skipna (a constant too):
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
+ * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32_avx2(
-    rowacc_float32 *r, int64_t j0, const T_float32 *x, int64_t rs, int64_t nrows, const int ng)
+    rowacc_float32 *r, int64_t j0, const T_float32 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
+    int32_t *neg)
 {
     vi mxv = vi_zero(), mnv = vi_ones();
     vd c[2 * NARROW_PANEL];
+    vi k[NARROW_PANEL];
     for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int q = 0; skipna && q < ng; q++) k[q] = vi_load(neg + j0 + VF_N * q);
     for (int64_t i = 0; i < nrows; i++) {
         const T_float32 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_f32(p + VF_N * q);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
-            c[2 * q] = vd_add(c[2 * q], VF_LO_float32(f, p + VF_N * q));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float32(f, p + VF_N * q));
+            if (skipna) { /* from the masked f, not widened from memory again */
+                c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            } else {
+                c[2 * q] = vd_add(c[2 * q], VF_LO_float32(f, p + VF_N * q));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float32(f, p + VF_N * q));
+            }
         }
     }
     for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    for (int q = 0; skipna && q < ng; q++) vi_store(neg + j0 + VF_N * q, k[q]);
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     r->bmx = mx > r->bmx ? mx : r->bmx;
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
@@ -14697,77 +15068,154 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32
  * shared bound in registers. */
 VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w);
 
-/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
-VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs,
-                                                                             int64_t nrows, int64_t w)
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels: rows in
+ * groups, each from a copy in L1 with NaN and inf as -0.0 and their flags
+ * (skipna: the NaN counted) into their columns' states (clean_rows). */
+VEC_TARGET __attribute__((noinline)) static void rows_copied_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs,
+                                                                          int64_t nrows, int64_t w, int skipna)
 {
     T_float32 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float32)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
+    int nonfinite = r->nonfinite;
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
         T_float32 *buf = copy_at_float32(raw, x + i * rs);
-        clean_rows_float32(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        clean_rows_float32(x + i * rs, rs, m, 1, w, buf, skipna, r->acc);
         add_rows_float32_avx2(r, buf, w, m, w);
     }
-    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+    r->nonfinite = nonfinite;
 }
 
-VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+/* A block with an inf (or, not skipna, a NaN): it and the next blocks
+ * through copies (data with them tends to keep them). */
+VEC_TARGET static void rows_nonfinite_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows,
+                                                   int64_t w, int skipna)
 {
+    rows_copied_float32_avx2(r, x, rs, nrows, w, skipna);
+    r->nonfinite = 1;
+}
+
+/* The end of a block whose sums and bound are in r (its values at b):
+ * kept, split or summed again (rows_block_end). skipna: the block was
+ * read with its NaN masked, minus each column's count in neg; kept, the
+ * counts join the columns' states (their count words, as clean_rows');
+ * a block with NaN that fails its check goes through copies instead (the
+ * split and exact paths read the values themselves). */
+VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_float32_avx2(
+    rowacc_float32 *r, const T_float32 *b, int64_t rs, int64_t nb, int64_t w, const int skipna, const int32_t *neg)
+{
+    if (r->bmx >= 0x7f800000u) { /* an inf or NaN (skipna: an inf): the block again from copies without them */
+        rows_nonfinite_float32_avx2(r, b, rs, nb, w, skipna);
+        return;
+    }
+    if (rows_block_ok_float32(r, nb)) {
+        rows_block_keep_float32_avx2(r, b, rs, nb, w, skipna);
+        for (int64_t j = 0; skipna && j < w; j++) r->acc[j].w[0] += (uint64_t)(-(int64_t)neg[j]);
+        return;
+    }
+    int32_t any = 0;
+    for (int64_t j = 0; skipna && j < w; j++) any |= neg[j];
+    if (any) {
+        rows_copied_float32_avx2(r, b, rs, nb, w, 1);
+        return;
+    }
+    uint8_t ok[TILE];
+    columns_ok_float32_avx2(b, rs, nb, w, ok);
+    if (!split_pays(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok, 0);
+}
+
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
+ * narrow rows, beside the column sums in L1 for wide ones), so a column
+ * reduction with NaN costs about what one without does; blocks the exact
+ * path takes (r->skip) and blocks after an inf go through copies. */
+VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float32_avx2(
+    rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w, const int skipna)
+{
+    int32_t neg[TILE]; /* skipna: minus each column's NaN count in the block */
     if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_float32);
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        /* skipna: fewer columns a panel, their counts in registers too */
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
             if (r->skip > 0) {
+                if (skipna) { /* the exact path reads the values: through copies without NaN */
+                    nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                    rows_copied_float32_avx2(r, b, rs, nb, w, 1);
+                    continue;
+                }
                 vec_zeroupper();
                 nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
             if (r->nonfinite) {
-                rows_nonfinite_float32_avx2(r, b, rs, nb, w);
+                rows_nonfinite_float32_avx2(r, b, rs, nb, w, skipna);
                 continue;
             }
             rows_block_begin_float32(r, b, rs, nb, 1, w);
+            if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
             /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
              * rows (in L1 after the first panel) */
             for (int64_t k0 = 0; k0 < nb; k0 += sub) {
                 int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
-                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * panel) {
                     const T_float32 *src = b + k0 * rs + j0;
-                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
-                    case 1: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 1); break;
-                    case 2: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 2); break;
-                    case 3: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 3); break;
-                    case 4: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 4); break;
-                    case 5: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 5); break;
-                    case 6: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 6); break;
-                    case 7: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 7); break;
-                    case 8: narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 8); break;
+                    switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
+                    case 1:
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 1, skipna, neg);
+                        break;
+                    case 2:
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 2, skipna, neg);
+                        break;
+                    case 3:
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 3, skipna, neg);
+                        break;
+                    case 4:
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 4, skipna, neg);
+                        break;
+                    case 5:
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 5, skipna, neg);
+                        break;
+                    case 6:
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 6, skipna, neg);
+                        break;
+                    case 7:
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 7, skipna, neg);
+                        break;
+                    case 8:
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx2(r, j0, src, rs, k1 - k0, 8, skipna, neg);
+                        break;
                     default: break;
                     }
                 }
             }
             if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
                 for (int64_t i = 0; i < nb; i++)
-                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) {
+                        double v = LOAD_float32(b[i * rs + j]);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_float32(r, j, v);
+                    }
             vec_zeroupper();
-            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-                rows_nonfinite_float32_avx2(r, b, rs, nb, w);
-                continue;
-            }
-            if (rows_block_ok_float32(r, nb)) {
-                rows_block_keep_float32_avx2(r, b, rs, nb, w);
-            } else {
-                uint8_t ok[TILE];
-                columns_ok_float32_avx2(b, rs, nb, w, ok);
-                if (!split_pays(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
-            }
+            rows_block_done_float32_avx2(r, b, rs, nb, w, skipna, neg);
         }
         return;
     }
@@ -14775,15 +15223,21 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
         if (r->skip > 0) {
+            if (skipna) {
+                nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                rows_copied_float32_avx2(r, b, rs, nb, w, 1);
+                continue;
+            }
             vec_zeroupper();
             nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         if (r->nonfinite) {
-            rows_nonfinite_float32_avx2(r, b, rs, nb, w);
+            rows_nonfinite_float32_avx2(r, b, rs, nb, w, skipna);
             continue;
         }
         rows_block_begin_float32(r, b, rs, nb, 1, w);
+        if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
         vi mxv = vi_zero(), mnv = vi_ones();
         /* ROW_GROUP rows at a time, one from each ROW_GROUP-th of the block,
          * so each column sum is loaded and stored once per group and the
@@ -14792,27 +15246,43 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
          * 1.2x the kernels before exactness); adjacent rows as the group
          * halved the read bandwidth from memory (the hardware prefetchers
          * lose streams of a row each). When the block passes its check its
-         * sums are exact in any order; when not, they are summed again. */
+         * sums are exact in any order; when not, they are summed again.
+         * skipna: NaN lanes masked, their counts beside the sums. */
         const int64_t q = nb / ROW_GROUP;
         for (int64_t i = 0; i < q; i++) {
             const T_float32 *p = b + i * rs;
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vd lo = vd_load(r->s + j), hi = vd_load(r->s + j + VD_N);
+                vi kc = skipna ? vi_load(neg + j) : vi_zero();
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_float32 *e = p + k * q * rs + j;
                     vf f = vf_load_f32(e);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
-                    lo = vd_add(lo, VF_LO_float32(f, e));
-                    hi = vd_add(hi, VF_HI_float32(f, e));
+                    if (skipna) {
+                        lo = vd_add(lo, vf_lo(f));
+                        hi = vd_add(hi, vf_hi(f));
+                    } else {
+                        lo = vd_add(lo, VF_LO_float32(f, e));
+                        hi = vd_add(hi, VF_HI_float32(f, e));
+                    }
                 }
                 vd_store(r->s + j, lo);
                 vd_store(r->s + j + VD_N, hi);
+                if (skipna) vi_store(neg + j, kc);
             }
             for (int k = 0; k < ROW_GROUP; k++)
-                for (int64_t jj = j; jj < w; jj++) col_add_float32(r, jj, LOAD_float32(p[k * q * rs + jj]));
+                for (int64_t jj = j; jj < w; jj++) {
+                    double v = LOAD_float32(p[k * q * rs + jj]);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_float32(r, jj, v);
+                }
         }
         int64_t i = ROW_GROUP * q;
         for (; i < nb; i++) {
@@ -14820,30 +15290,50 @@ VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vf f = vf_load_f32(p + j);
+                if (skipna) {
+                    vi kc = vi_load(neg + j);
+                    f = vf_zero_nan(f, &kc);
+                    vi_store(neg + j, kc);
+                }
                 vi a = vi_absbits(f);
                 mxv = vi_max_u32(mxv, a);
                 mnv = vi_min_u32(mnv, vi_dec(a));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float32(f, p + j)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float32(f, p + j)));
+                if (skipna) {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                } else {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float32(f, p + j)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float32(f, p + j)));
+                }
             }
-            for (; j < w; j++) col_add_float32(r, j, LOAD_float32(p[j]));
+            for (; j < w; j++) {
+                double v = LOAD_float32(p[j]);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_float32(r, j, v);
+            }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
-        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-            rows_nonfinite_float32_avx2(r, b, rs, nb, w);
-            continue;
-        }
-        if (rows_block_ok_float32(r, nb)) {
-            rows_block_keep_float32_avx2(r, b, rs, nb, w);
-        } else {
-            uint8_t ok[TILE];
-            columns_ok_float32_avx2(b, rs, nb, w, ok);
-            if (!split_pays(ok, w) || !rows_split_float32_avx2(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
-        }
+        rows_block_done_float32_avx2(r, b, rs, nb, w, skipna, neg);
     }
+}
+
+VEC_TARGET static void add_rows_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    add_rows_body_float32_avx2(r, x, rs, nrows, w, 0);
+}
+
+/* add_rows skipping NaN (kernel_reduce.c.j2, "skipna"): each NaN counted in
+ * its column's count word, no value. */
+VEC_TARGET static void add_rows_skipna_float32_avx2(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    add_rows_body_float32_avx2(r, x, rs, nrows, w, 1);
 }
 #undef VF_LO_float32
 #undef VF_HI_float32
@@ -15259,17 +15749,51 @@ VEC_TARGET static void mean_runs_float64_avx2(const T_float64 *x, int k, int64_t
     for (j = 0; j < w; j++) dst[j] = bad[j] ? mean_exact_float64(k, src, sinner, j) : q[j];
 }
 
-VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* skipna: rows in groups, each from a copy in L1 with NaN as -0.0, counted
+ * into their columns' states, and infinities as -0.0 with their flags
+ * (clean_rows): blocks the masked loop below leaves (with NaN and failing
+ * their check, or on the exact path). */
+VEC_TARGET __attribute__((noinline)) static void rows_copied_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs,
+                                                                          int64_t nrows, int64_t w)
 {
+    T_float64 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float64)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float64)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_float64 *buf = copy_at_float64(raw, x + i * rs);
+        clean_rows_float64(x + i * rs, rs, m, 1, w, buf, 1, r->acc);
+        add_rows_float64_avx2(r, buf, w, m, w);
+    }
+}
+
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it (vd_skip_nan: extracts to zeros, no bound; the sign of a
+ * zero block sum comes from the values, NaN left out) and counts it per
+ * column beside the column sums; a block with NaN that fails its check
+ * (an inf among them too), and blocks on the exact path, go through copies. */
+VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float64_avx2(
+    rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w, const int skipna)
+{
+    int64_t neg[TILE]; /* skipna: minus each column's NaN count in the block */
     for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
         if (r->skip > 0) {
+            if (skipna) { /* the exact path reads the values: through copies without NaN */
+                nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                rows_copied_float64_avx2(r, b, rs, nb, w);
+                continue;
+            }
             vec_zeroupper();
             nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         rows_block_begin_float64(r, b, rs, nb, 1, w);
+        if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
         vd bad = vd_set1(0.0);
         /* ROW_GROUP rows at a time, one from each ROW_GROUP-th of the block,
          * as in the float32 loop: each column's sigmas, bound and sums are
@@ -15281,8 +15805,10 @@ VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 
             for (; j + VD_N <= w; j += VD_N) {
                 vd g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j), A = vd_load(r->A + j);
                 vd s1 = vd_load(r->s1 + j), s2 = vd_load(r->s2 + j);
+                vq kc = skipna ? vq_load(neg + j) : vq_set1(0);
                 for (int k = 0; k < ROW_GROUP; k++) {
                     vd d = vd_load(p + k * q * rs + j);
+                    if (skipna) d = vd_skip_nan(d, &kc);
                     vd qq = VD_EXTRACT(d, g1);
                     vd r1 = vd_sub(d, qq);
                     vd pp = VD_EXTRACT(r1, g2);
@@ -15292,15 +15818,25 @@ VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 
                 }
                 vd_store(r->s1 + j, s1);
                 vd_store(r->s2 + j, s2);
+                if (skipna) vq_store(neg + j, kc);
             }
             for (int k = 0; k < ROW_GROUP; k++)
-                for (int64_t jj = j; jj < w; jj++) col_add_float64(r, jj, p[k * q * rs + jj]);
+                for (int64_t jj = j; jj < w; jj++) {
+                    double v = p[k * q * rs + jj];
+                    if (skipna && v != v) neg[jj]--;
+                    else col_add_float64(r, jj, v);
+                }
         }
         for (int64_t i = ROW_GROUP * q; i < nb; i++) {
             const T_float64 *p = b + i * rs;
             int64_t j = 0;
             for (; j + VD_N <= w; j += VD_N) {
                 vd d = vd_load(p + j), g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j);
+                if (skipna) {
+                    vq kc = vq_load(neg + j);
+                    d = vd_skip_nan(d, &kc);
+                    vq_store(neg + j, kc);
+                }
                 vd q = VD_EXTRACT(d, g1);
                 vd r1 = vd_sub(d, q);
                 vd pp = VD_EXTRACT(r1, g2);
@@ -15308,18 +15844,42 @@ VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 
                 vd_store(r->s1 + j, vd_add(vd_load(r->s1 + j), q));
                 vd_store(r->s2 + j, vd_add(vd_load(r->s2 + j), pp));
             }
-            for (; j < w; j++) col_add_float64(r, j, p[j]);
+            for (; j < w; j++) {
+                double v = p[j];
+                if (skipna && v != v) neg[j]--;
+                else col_add_float64(r, j, v);
+            }
         }
         r->bad |= (uint64_t)vd_anybits(bad);
         vec_zeroupper();
         if (rows_block_ok_float64(r, nb)) {
-            rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
-        } else {
-            uint8_t ok[TILE];
-            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
-            rows_block_end_float64(r, b, rs, nb, 1, w, ok);
+            rows_block_end_float64(r, b, rs, nb, 1, w, NULL, skipna);
+            for (int64_t j = 0; skipna && j < w; j++) r->acc[j].w[0] += (uint64_t)(-neg[j]);
+            continue;
         }
+        int64_t any = 0;
+        for (int64_t j = 0; skipna && j < w; j++) any |= neg[j];
+        if (any) {
+            rows_copied_float64_avx2(r, b, rs, nb, w);
+            continue;
+        }
+        uint8_t ok[TILE];
+        for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
+        rows_block_end_float64(r, b, rs, nb, 1, w, ok, 0);
     }
+}
+
+VEC_TARGET static void add_rows_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    add_rows_body_float64_avx2(r, x, rs, nrows, w, 0);
+}
+
+/* add_rows skipping NaN (kernel_reduce.c.j2, "skipna"): each NaN counted in
+ * its column's count word, no value. */
+VEC_TARGET static void add_rows_skipna_float64_avx2(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    add_rows_body_float64_avx2(r, x, rs, nrows, w, 1);
 }
 
 VEC_TARGET static void run_float64_avx2(const T_float64 *x, int64_t n, lanes_float64 *l)
@@ -15472,6 +16032,9 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vi_hi_vd
 #undef vf_skip_nan
 #undef vd_lookup16
+#undef vf_zero_nan
+#undef vd_skip_nan
+#undef vi_load
 #undef vi_or
 #undef vi_sub
 /* ---- ISA layer: AVX-512 F, BW, VL, DQ (512-bit vectors) ----
@@ -15615,7 +16178,24 @@ VEC_TARGET static inline __m512d vd_lookup16_avx512(const double *tab, __m512i c
 }
 #define vf_skip_nan vf_skip_nan_avx512
 #define vd_lookup16 vd_lookup16_avx512
-/* skipna (kernel_vec.c.j2, block): lanes masked, counted */
+/* skipna (kernel_vec.c.j2, block and rows): lanes masked, counted;
+ * vf_zero_nan: NaN lanes as +0.0 (where the sign of a zero sum is not read),
+ * each decrementing its lane of *kept; vd_skip_nan: the same on doubles, 64-bit lanes */
+VEC_TARGET static inline __m512 vf_zero_nan_avx512(__m512 f, __m512i *kept)
+{
+    __mmask16 m = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+    *kept = _mm512_mask_sub_epi32(*kept, m, *kept, _mm512_set1_epi32(1));
+    return _mm512_maskz_mov_ps((__mmask16)~m, f);
+}
+#define vf_zero_nan vf_zero_nan_avx512
+VEC_TARGET static inline __m512d vd_skip_nan_avx512(__m512d d, __m512i *kept)
+{
+    __mmask8 m = _mm512_cmp_pd_mask(d, d, _CMP_UNORD_Q);
+    *kept = _mm512_mask_sub_epi64(*kept, m, *kept, _mm512_set1_epi64(1));
+    return _mm512_mask_mov_pd(d, m, _mm512_setzero_pd());
+}
+#define vd_skip_nan vd_skip_nan_avx512
+#define vi_load(p) _mm512_loadu_si512((const void *)(p))
 #define vi_or _mm512_or_si512
 #define vi_sub _mm512_sub_epi32
 
@@ -16203,9 +16783,10 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float16_avx512(rowacc
 
 /* rows_block_end of a block that passed its shared check, VD_N columns at a
  * time: the block sums on into the kept sums where TwoSum shows each lane's
- * addition exact and no block sum is zero; other lanes one by one. */
+ * addition exact and no block sum is zero; other lanes one by one
+ * (skipna: the block was read with its NaN masked, keep_column). */
 VEC_TARGET static void rows_block_keep_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows,
-                                                     int64_t w)
+                                                     int64_t w, int skipna)
 {
     const vd zero = vd_set1(0.0);
     const vq ones = vq_set1(-1);
@@ -16217,14 +16798,14 @@ VEC_TARGET static void rows_block_keep_float16_avx512(rowacc_float16 *r, const T
         vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
         if (vd_anybits(vd_from_bits(slow))) {
             vec_zeroupper();
-            for (int k = 0; k < VD_N; k++) keep_column_float16(r, x + j + k, rs, nrows, j + k);
+            for (int k = 0; k < VD_N; k++) keep_column_float16(r, x + j + k, rs, nrows, j + k, skipna);
             continue;
         }
         vd_store(r->t + j, sum);
         vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
-    for (; j < w; j++) keep_column_float16(r, x + j, rs, nrows, j);
+    for (; j < w; j++) keep_column_float16(r, x + j, rs, nrows, j, skipna);
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -16250,25 +16831,39 @@ VEC_TARGET static void columns_ok_float16_avx512(const T_float16 *b, int64_t rs,
 /* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
- * constant ng, so the sums stay in registers. */
+ * constant ng, so the sums stay in registers. skipna (a constant too):
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
+ * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16_avx512(
-    rowacc_float16 *r, int64_t j0, const T_float16 *x, int64_t rs, int64_t nrows, const int ng)
+    rowacc_float16 *r, int64_t j0, const T_float16 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
+    int32_t *neg)
 {
     vi mxv = vi_zero(), mnv = vi_ones();
     vd c[2 * NARROW_PANEL];
+    vi k[NARROW_PANEL];
     for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int q = 0; skipna && q < ng; q++) k[q] = vi_load(neg + j0 + VF_N * q);
     for (int64_t i = 0; i < nrows; i++) {
         const T_float16 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_f16(p + VF_N * q);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
-            c[2 * q] = vd_add(c[2 * q], VF_LO_float16(f, p + VF_N * q));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float16(f, p + VF_N * q));
+            if (skipna) { /* from the masked f, not widened from memory again */
+                c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            } else {
+                c[2 * q] = vd_add(c[2 * q], VF_LO_float16(f, p + VF_N * q));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float16(f, p + VF_N * q));
+            }
         }
     }
     for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    for (int q = 0; skipna && q < ng; q++) vi_store(neg + j0 + VF_N * q, k[q]);
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     r->bmx = mx > r->bmx ? mx : r->bmx;
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
@@ -16279,77 +16874,154 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float16
  * shared bound in registers. */
 VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w);
 
-/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
-VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs,
-                                                                             int64_t nrows, int64_t w)
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels: rows in
+ * groups, each from a copy in L1 with NaN and inf as -0.0 and their flags
+ * (skipna: the NaN counted) into their columns' states (clean_rows). */
+VEC_TARGET __attribute__((noinline)) static void rows_copied_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs,
+                                                                          int64_t nrows, int64_t w, int skipna)
 {
     T_float16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
+    int nonfinite = r->nonfinite;
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
         T_float16 *buf = copy_at_float16(raw, x + i * rs);
-        clean_rows_float16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        clean_rows_float16(x + i * rs, rs, m, 1, w, buf, skipna, r->acc);
         add_rows_float16_avx512(r, buf, w, m, w);
     }
-    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+    r->nonfinite = nonfinite;
 }
 
-VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+/* A block with an inf (or, not skipna, a NaN): it and the next blocks
+ * through copies (data with them tends to keep them). */
+VEC_TARGET static void rows_nonfinite_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows,
+                                                   int64_t w, int skipna)
 {
+    rows_copied_float16_avx512(r, x, rs, nrows, w, skipna);
+    r->nonfinite = 1;
+}
+
+/* The end of a block whose sums and bound are in r (its values at b):
+ * kept, split or summed again (rows_block_end). skipna: the block was
+ * read with its NaN masked, minus each column's count in neg; kept, the
+ * counts join the columns' states (their count words, as clean_rows');
+ * a block with NaN that fails its check goes through copies instead (the
+ * split and exact paths read the values themselves). */
+VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_float16_avx512(
+    rowacc_float16 *r, const T_float16 *b, int64_t rs, int64_t nb, int64_t w, const int skipna, const int32_t *neg)
+{
+    if (r->bmx >= 0x7f800000u) { /* an inf or NaN (skipna: an inf): the block again from copies without them */
+        rows_nonfinite_float16_avx512(r, b, rs, nb, w, skipna);
+        return;
+    }
+    if (rows_block_ok_float16(r, nb)) {
+        rows_block_keep_float16_avx512(r, b, rs, nb, w, skipna);
+        for (int64_t j = 0; skipna && j < w; j++) r->acc[j].w[0] += (uint64_t)(-(int64_t)neg[j]);
+        return;
+    }
+    int32_t any = 0;
+    for (int64_t j = 0; skipna && j < w; j++) any |= neg[j];
+    if (any) {
+        rows_copied_float16_avx512(r, b, rs, nb, w, 1);
+        return;
+    }
+    uint8_t ok[TILE];
+    columns_ok_float16_avx512(b, rs, nb, w, ok);
+    if (!split_pays(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok, 0);
+}
+
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
+ * narrow rows, beside the column sums in L1 for wide ones), so a column
+ * reduction with NaN costs about what one without does; blocks the exact
+ * path takes (r->skip) and blocks after an inf go through copies. */
+VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float16_avx512(
+    rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w, const int skipna)
+{
+    int32_t neg[TILE]; /* skipna: minus each column's NaN count in the block */
     if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_float16);
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        /* skipna: fewer columns a panel, their counts in registers too */
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                if (skipna) { /* the exact path reads the values: through copies without NaN */
+                    nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                    rows_copied_float16_avx512(r, b, rs, nb, w, 1);
+                    continue;
+                }
                 vec_zeroupper();
                 nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
             if (r->nonfinite) {
-                rows_nonfinite_float16_avx512(r, b, rs, nb, w);
+                rows_nonfinite_float16_avx512(r, b, rs, nb, w, skipna);
                 continue;
             }
             rows_block_begin_float16(r, b, rs, nb, 1, w);
+            if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
             /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
              * rows (in L1 after the first panel) */
             for (int64_t k0 = 0; k0 < nb; k0 += sub) {
                 int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
-                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * panel) {
                     const T_float16 *src = b + k0 * rs + j0;
-                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
-                    case 1: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 1); break;
-                    case 2: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 2); break;
-                    case 3: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 3); break;
-                    case 4: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 4); break;
-                    case 5: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 5); break;
-                    case 6: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 6); break;
-                    case 7: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 7); break;
-                    case 8: narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 8); break;
+                    switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
+                    case 1:
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 1, skipna, neg);
+                        break;
+                    case 2:
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 2, skipna, neg);
+                        break;
+                    case 3:
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 3, skipna, neg);
+                        break;
+                    case 4:
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 4, skipna, neg);
+                        break;
+                    case 5:
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 5, skipna, neg);
+                        break;
+                    case 6:
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 6, skipna, neg);
+                        break;
+                    case 7:
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 7, skipna, neg);
+                        break;
+                    case 8:
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float16_avx512(r, j0, src, rs, k1 - k0, 8, skipna, neg);
+                        break;
                     default: break;
                     }
                 }
             }
             if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
                 for (int64_t i = 0; i < nb; i++)
-                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float16(r, j, LOAD_float16(b[i * rs + j]));
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) {
+                        double v = LOAD_float16(b[i * rs + j]);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_float16(r, j, v);
+                    }
             vec_zeroupper();
-            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-                rows_nonfinite_float16_avx512(r, b, rs, nb, w);
-                continue;
-            }
-            if (rows_block_ok_float16(r, nb)) {
-                rows_block_keep_float16_avx512(r, b, rs, nb, w);
-            } else {
-                uint8_t ok[TILE];
-                columns_ok_float16_avx512(b, rs, nb, w, ok);
-                if (!split_pays(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
-            }
+            rows_block_done_float16_avx512(r, b, rs, nb, w, skipna, neg);
         }
         return;
     }
@@ -16357,15 +17029,21 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            if (skipna) {
+                nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                rows_copied_float16_avx512(r, b, rs, nb, w, 1);
+                continue;
+            }
             vec_zeroupper();
             nb = rows_block_exact_float16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         if (r->nonfinite) {
-            rows_nonfinite_float16_avx512(r, b, rs, nb, w);
+            rows_nonfinite_float16_avx512(r, b, rs, nb, w, skipna);
             continue;
         }
         rows_block_begin_float16(r, b, rs, nb, 1, w);
+        if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
         vi mxv = vi_zero(), mnv = vi_ones();
         /* ROW_GROUP rows at a time, one from each ROW_GROUP-th of the block,
          * so each column sum is loaded and stored once per group and the
@@ -16374,27 +17052,43 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
          * 1.2x the kernels before exactness); adjacent rows as the group
          * halved the read bandwidth from memory (the hardware prefetchers
          * lose streams of a row each). When the block passes its check its
-         * sums are exact in any order; when not, they are summed again. */
+         * sums are exact in any order; when not, they are summed again.
+         * skipna: NaN lanes masked, their counts beside the sums. */
         const int64_t q = nb / ROW_GROUP;
         for (int64_t i = 0; i < q; i++) {
             const T_float16 *p = b + i * rs;
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vd lo = vd_load(r->s + j), hi = vd_load(r->s + j + VD_N);
+                vi kc = skipna ? vi_load(neg + j) : vi_zero();
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_float16 *e = p + k * q * rs + j;
                     vf f = vf_load_f16(e);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
-                    lo = vd_add(lo, VF_LO_float16(f, e));
-                    hi = vd_add(hi, VF_HI_float16(f, e));
+                    if (skipna) {
+                        lo = vd_add(lo, vf_lo(f));
+                        hi = vd_add(hi, vf_hi(f));
+                    } else {
+                        lo = vd_add(lo, VF_LO_float16(f, e));
+                        hi = vd_add(hi, VF_HI_float16(f, e));
+                    }
                 }
                 vd_store(r->s + j, lo);
                 vd_store(r->s + j + VD_N, hi);
+                if (skipna) vi_store(neg + j, kc);
             }
             for (int k = 0; k < ROW_GROUP; k++)
-                for (int64_t jj = j; jj < w; jj++) col_add_float16(r, jj, LOAD_float16(p[k * q * rs + jj]));
+                for (int64_t jj = j; jj < w; jj++) {
+                    double v = LOAD_float16(p[k * q * rs + jj]);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_float16(r, jj, v);
+                }
         }
         int64_t i = ROW_GROUP * q;
         for (; i < nb; i++) {
@@ -16402,30 +17096,50 @@ VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float1
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vf f = vf_load_f16(p + j);
+                if (skipna) {
+                    vi kc = vi_load(neg + j);
+                    f = vf_zero_nan(f, &kc);
+                    vi_store(neg + j, kc);
+                }
                 vi a = vi_absbits(f);
                 mxv = vi_max_u32(mxv, a);
                 mnv = vi_min_u32(mnv, vi_dec(a));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float16(f, p + j)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float16(f, p + j)));
+                if (skipna) {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                } else {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float16(f, p + j)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float16(f, p + j)));
+                }
             }
-            for (; j < w; j++) col_add_float16(r, j, LOAD_float16(p[j]));
+            for (; j < w; j++) {
+                double v = LOAD_float16(p[j]);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_float16(r, j, v);
+            }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
-        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-            rows_nonfinite_float16_avx512(r, b, rs, nb, w);
-            continue;
-        }
-        if (rows_block_ok_float16(r, nb)) {
-            rows_block_keep_float16_avx512(r, b, rs, nb, w);
-        } else {
-            uint8_t ok[TILE];
-            columns_ok_float16_avx512(b, rs, nb, w, ok);
-            if (!split_pays(ok, w) || !rows_split_float16_avx512(r, b, rs, nb, w)) rows_block_end_float16(r, b, rs, nb, 1, w, ok);
-        }
+        rows_block_done_float16_avx512(r, b, rs, nb, w, skipna, neg);
     }
+}
+
+VEC_TARGET static void add_rows_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    add_rows_body_float16_avx512(r, x, rs, nrows, w, 0);
+}
+
+/* add_rows skipping NaN (kernel_reduce.c.j2, "skipna"): each NaN counted in
+ * its column's count word, no value. */
+VEC_TARGET static void add_rows_skipna_float16_avx512(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    add_rows_body_float16_avx512(r, x, rs, nrows, w, 1);
 }
 #undef VF_LO_float16
 #undef VF_HI_float16
@@ -17018,9 +17732,10 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_bfloat16_avx512(rowac
 
 /* rows_block_end of a block that passed its shared check, VD_N columns at a
  * time: the block sums on into the kept sums where TwoSum shows each lane's
- * addition exact and no block sum is zero; other lanes one by one. */
+ * addition exact and no block sum is zero; other lanes one by one
+ * (skipna: the block was read with its NaN masked, keep_column). */
 VEC_TARGET static void rows_block_keep_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows,
-                                                     int64_t w)
+                                                     int64_t w, int skipna)
 {
     const vd zero = vd_set1(0.0);
     const vq ones = vq_set1(-1);
@@ -17032,14 +17747,14 @@ VEC_TARGET static void rows_block_keep_bfloat16_avx512(rowacc_bfloat16 *r, const
         vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
         if (vd_anybits(vd_from_bits(slow))) {
             vec_zeroupper();
-            for (int k = 0; k < VD_N; k++) keep_column_bfloat16(r, x + j + k, rs, nrows, j + k);
+            for (int k = 0; k < VD_N; k++) keep_column_bfloat16(r, x + j + k, rs, nrows, j + k, skipna);
             continue;
         }
         vd_store(r->t + j, sum);
         vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
-    for (; j < w; j++) keep_column_bfloat16(r, x + j, rs, nrows, j);
+    for (; j < w; j++) keep_column_bfloat16(r, x + j, rs, nrows, j, skipna);
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -17065,25 +17780,39 @@ VEC_TARGET static void columns_ok_bfloat16_avx512(const T_bfloat16 *b, int64_t r
 /* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
- * constant ng, so the sums stay in registers. */
+ * constant ng, so the sums stay in registers. skipna (a constant too):
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
+ * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat16_avx512(
-    rowacc_bfloat16 *r, int64_t j0, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int ng)
+    rowacc_bfloat16 *r, int64_t j0, const T_bfloat16 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
+    int32_t *neg)
 {
     vi mxv = vi_zero(), mnv = vi_ones();
     vd c[2 * NARROW_PANEL];
+    vi k[NARROW_PANEL];
     for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int q = 0; skipna && q < ng; q++) k[q] = vi_load(neg + j0 + VF_N * q);
     for (int64_t i = 0; i < nrows; i++) {
         const T_bfloat16 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_bf16(p + VF_N * q);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
-            c[2 * q] = vd_add(c[2 * q], VF_LO_bfloat16(f, p + VF_N * q));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_bfloat16(f, p + VF_N * q));
+            if (skipna) { /* from the masked f, not widened from memory again */
+                c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            } else {
+                c[2 * q] = vd_add(c[2 * q], VF_LO_bfloat16(f, p + VF_N * q));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_bfloat16(f, p + VF_N * q));
+            }
         }
     }
     for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    for (int q = 0; skipna && q < ng; q++) vi_store(neg + j0 + VF_N * q, k[q]);
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     r->bmx = mx > r->bmx ? mx : r->bmx;
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
@@ -17094,77 +17823,154 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_bfloat1
  * shared bound in registers. */
 VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w);
 
-/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
-VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs,
-                                                                             int64_t nrows, int64_t w)
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels: rows in
+ * groups, each from a copy in L1 with NaN and inf as -0.0 and their flags
+ * (skipna: the NaN counted) into their columns' states (clean_rows). */
+VEC_TARGET __attribute__((noinline)) static void rows_copied_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs,
+                                                                          int64_t nrows, int64_t w, int skipna)
 {
     T_bfloat16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_bfloat16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
+    int nonfinite = r->nonfinite;
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
         T_bfloat16 *buf = copy_at_bfloat16(raw, x + i * rs);
-        clean_rows_bfloat16(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        clean_rows_bfloat16(x + i * rs, rs, m, 1, w, buf, skipna, r->acc);
         add_rows_bfloat16_avx512(r, buf, w, m, w);
     }
-    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+    r->nonfinite = nonfinite;
 }
 
-VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+/* A block with an inf (or, not skipna, a NaN): it and the next blocks
+ * through copies (data with them tends to keep them). */
+VEC_TARGET static void rows_nonfinite_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows,
+                                                   int64_t w, int skipna)
 {
+    rows_copied_bfloat16_avx512(r, x, rs, nrows, w, skipna);
+    r->nonfinite = 1;
+}
+
+/* The end of a block whose sums and bound are in r (its values at b):
+ * kept, split or summed again (rows_block_end). skipna: the block was
+ * read with its NaN masked, minus each column's count in neg; kept, the
+ * counts join the columns' states (their count words, as clean_rows');
+ * a block with NaN that fails its check goes through copies instead (the
+ * split and exact paths read the values themselves). */
+VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_bfloat16_avx512(
+    rowacc_bfloat16 *r, const T_bfloat16 *b, int64_t rs, int64_t nb, int64_t w, const int skipna, const int32_t *neg)
+{
+    if (r->bmx >= 0x7f800000u) { /* an inf or NaN (skipna: an inf): the block again from copies without them */
+        rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w, skipna);
+        return;
+    }
+    if (rows_block_ok_bfloat16(r, nb)) {
+        rows_block_keep_bfloat16_avx512(r, b, rs, nb, w, skipna);
+        for (int64_t j = 0; skipna && j < w; j++) r->acc[j].w[0] += (uint64_t)(-(int64_t)neg[j]);
+        return;
+    }
+    int32_t any = 0;
+    for (int64_t j = 0; skipna && j < w; j++) any |= neg[j];
+    if (any) {
+        rows_copied_bfloat16_avx512(r, b, rs, nb, w, 1);
+        return;
+    }
+    uint8_t ok[TILE];
+    columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
+    if (!split_pays(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok, 0);
+}
+
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
+ * narrow rows, beside the column sums in L1 for wide ones), so a column
+ * reduction with NaN costs about what one without does; blocks the exact
+ * path takes (r->skip) and blocks after an inf go through copies. */
+VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_bfloat16_avx512(
+    rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w, const int skipna)
+{
+    int32_t neg[TILE]; /* skipna: minus each column's NaN count in the block */
     if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_bfloat16);
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        /* skipna: fewer columns a panel, their counts in registers too */
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_bfloat16 *b = x + i0 * rs;
             if (r->skip > 0) {
+                if (skipna) { /* the exact path reads the values: through copies without NaN */
+                    nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                    rows_copied_bfloat16_avx512(r, b, rs, nb, w, 1);
+                    continue;
+                }
                 vec_zeroupper();
                 nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
             if (r->nonfinite) {
-                rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
+                rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w, skipna);
                 continue;
             }
             rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+            if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
             /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
              * rows (in L1 after the first panel) */
             for (int64_t k0 = 0; k0 < nb; k0 += sub) {
                 int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
-                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * panel) {
                     const T_bfloat16 *src = b + k0 * rs + j0;
-                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
-                    case 1: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 1); break;
-                    case 2: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 2); break;
-                    case 3: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 3); break;
-                    case 4: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 4); break;
-                    case 5: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 5); break;
-                    case 6: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 6); break;
-                    case 7: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 7); break;
-                    case 8: narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 8); break;
+                    switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
+                    case 1:
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 1, skipna, neg);
+                        break;
+                    case 2:
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 2, skipna, neg);
+                        break;
+                    case 3:
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 3, skipna, neg);
+                        break;
+                    case 4:
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 4, skipna, neg);
+                        break;
+                    case 5:
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 5, skipna, neg);
+                        break;
+                    case 6:
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 6, skipna, neg);
+                        break;
+                    case 7:
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 7, skipna, neg);
+                        break;
+                    case 8:
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_bfloat16_avx512(r, j0, src, rs, k1 - k0, 8, skipna, neg);
+                        break;
                     default: break;
                     }
                 }
             }
             if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
                 for (int64_t i = 0; i < nb; i++)
-                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(b[i * rs + j]));
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) {
+                        double v = LOAD_bfloat16(b[i * rs + j]);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_bfloat16(r, j, v);
+                    }
             vec_zeroupper();
-            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-                rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
-                continue;
-            }
-            if (rows_block_ok_bfloat16(r, nb)) {
-                rows_block_keep_bfloat16_avx512(r, b, rs, nb, w);
-            } else {
-                uint8_t ok[TILE];
-                columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
-                if (!split_pays(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
-            }
+            rows_block_done_bfloat16_avx512(r, b, rs, nb, w, skipna, neg);
         }
         return;
     }
@@ -17172,15 +17978,21 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_bfloat16 *b = x + i0 * rs;
         if (r->skip > 0) {
+            if (skipna) {
+                nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                rows_copied_bfloat16_avx512(r, b, rs, nb, w, 1);
+                continue;
+            }
             vec_zeroupper();
             nb = rows_block_exact_bfloat16(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         if (r->nonfinite) {
-            rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
+            rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w, skipna);
             continue;
         }
         rows_block_begin_bfloat16(r, b, rs, nb, 1, w);
+        if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
         vi mxv = vi_zero(), mnv = vi_ones();
         /* ROW_GROUP rows at a time, one from each ROW_GROUP-th of the block,
          * so each column sum is loaded and stored once per group and the
@@ -17189,27 +18001,43 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
          * 1.2x the kernels before exactness); adjacent rows as the group
          * halved the read bandwidth from memory (the hardware prefetchers
          * lose streams of a row each). When the block passes its check its
-         * sums are exact in any order; when not, they are summed again. */
+         * sums are exact in any order; when not, they are summed again.
+         * skipna: NaN lanes masked, their counts beside the sums. */
         const int64_t q = nb / ROW_GROUP;
         for (int64_t i = 0; i < q; i++) {
             const T_bfloat16 *p = b + i * rs;
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vd lo = vd_load(r->s + j), hi = vd_load(r->s + j + VD_N);
+                vi kc = skipna ? vi_load(neg + j) : vi_zero();
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_bfloat16 *e = p + k * q * rs + j;
                     vf f = vf_load_bf16(e);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
-                    lo = vd_add(lo, VF_LO_bfloat16(f, e));
-                    hi = vd_add(hi, VF_HI_bfloat16(f, e));
+                    if (skipna) {
+                        lo = vd_add(lo, vf_lo(f));
+                        hi = vd_add(hi, vf_hi(f));
+                    } else {
+                        lo = vd_add(lo, VF_LO_bfloat16(f, e));
+                        hi = vd_add(hi, VF_HI_bfloat16(f, e));
+                    }
                 }
                 vd_store(r->s + j, lo);
                 vd_store(r->s + j + VD_N, hi);
+                if (skipna) vi_store(neg + j, kc);
             }
             for (int k = 0; k < ROW_GROUP; k++)
-                for (int64_t jj = j; jj < w; jj++) col_add_bfloat16(r, jj, LOAD_bfloat16(p[k * q * rs + jj]));
+                for (int64_t jj = j; jj < w; jj++) {
+                    double v = LOAD_bfloat16(p[k * q * rs + jj]);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_bfloat16(r, jj, v);
+                }
         }
         int64_t i = ROW_GROUP * q;
         for (; i < nb; i++) {
@@ -17217,30 +18045,50 @@ VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bflo
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vf f = vf_load_bf16(p + j);
+                if (skipna) {
+                    vi kc = vi_load(neg + j);
+                    f = vf_zero_nan(f, &kc);
+                    vi_store(neg + j, kc);
+                }
                 vi a = vi_absbits(f);
                 mxv = vi_max_u32(mxv, a);
                 mnv = vi_min_u32(mnv, vi_dec(a));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_bfloat16(f, p + j)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_bfloat16(f, p + j)));
+                if (skipna) {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                } else {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_bfloat16(f, p + j)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_bfloat16(f, p + j)));
+                }
             }
-            for (; j < w; j++) col_add_bfloat16(r, j, LOAD_bfloat16(p[j]));
+            for (; j < w; j++) {
+                double v = LOAD_bfloat16(p[j]);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_bfloat16(r, j, v);
+            }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
-        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-            rows_nonfinite_bfloat16_avx512(r, b, rs, nb, w);
-            continue;
-        }
-        if (rows_block_ok_bfloat16(r, nb)) {
-            rows_block_keep_bfloat16_avx512(r, b, rs, nb, w);
-        } else {
-            uint8_t ok[TILE];
-            columns_ok_bfloat16_avx512(b, rs, nb, w, ok);
-            if (!split_pays(ok, w) || !rows_split_bfloat16_avx512(r, b, rs, nb, w)) rows_block_end_bfloat16(r, b, rs, nb, 1, w, ok);
-        }
+        rows_block_done_bfloat16_avx512(r, b, rs, nb, w, skipna, neg);
     }
+}
+
+VEC_TARGET static void add_rows_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    add_rows_body_bfloat16_avx512(r, x, rs, nrows, w, 0);
+}
+
+/* add_rows skipping NaN (kernel_reduce.c.j2, "skipna"): each NaN counted in
+ * its column's count word, no value. */
+VEC_TARGET static void add_rows_skipna_bfloat16_avx512(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    add_rows_body_bfloat16_avx512(r, x, rs, nrows, w, 1);
 }
 #undef VF_LO_bfloat16
 #undef VF_HI_bfloat16
@@ -18103,9 +18951,10 @@ VEC_TARGET __attribute__((noinline)) static int rows_split_float32_avx512(rowacc
 
 /* rows_block_end of a block that passed its shared check, VD_N columns at a
  * time: the block sums on into the kept sums where TwoSum shows each lane's
- * addition exact and no block sum is zero; other lanes one by one. */
+ * addition exact and no block sum is zero; other lanes one by one
+ * (skipna: the block was read with its NaN masked, keep_column). */
 VEC_TARGET static void rows_block_keep_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows,
-                                                     int64_t w)
+                                                     int64_t w, int skipna)
 {
     const vd zero = vd_set1(0.0);
     const vq ones = vq_set1(-1);
@@ -18117,14 +18966,14 @@ VEC_TARGET static void rows_block_keep_float32_avx512(rowacc_float32 *r, const T
         vq slow = vq_or(vd_bits(vd_above(err, zero)), vq_andnot(vd_bits(vd_above(b, zero)), ones));
         if (vd_anybits(vd_from_bits(slow))) {
             vec_zeroupper();
-            for (int k = 0; k < VD_N; k++) keep_column_float32(r, x + j + k, rs, nrows, j + k);
+            for (int k = 0; k < VD_N; k++) keep_column_float32(r, x + j + k, rs, nrows, j + k, skipna);
             continue;
         }
         vd_store(r->t + j, sum);
         vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
-    for (; j < w; j++) keep_column_float32(r, x + j, rs, nrows, j);
+    for (; j < w; j++) keep_column_float32(r, x + j, rs, nrows, j, skipna);
 }
 
 /* Each column's own check of a block (VF_N columns at a time, the bounds in registers). */
@@ -18150,25 +18999,39 @@ VEC_TARGET static void columns_ok_float32_avx512(const T_float32 *b, int64_t rs,
 /* Narrow rows (w <= NARROW_ROW): the first ng * VF_N column sums in 2 * ng
  * registers across the block's rows (each read once, in order), the
  * block's shared bound in two more. Inlined with a
- * constant ng, so the sums stay in registers. */
+ * constant ng, so the sums stay in registers. skipna (a constant too):
+ * each NaN lane masked to +0.0 as it is read (no value: nothing to add,
+ * |x| bits 0, no bound; the sign of a zero block sum is read from the
+ * values, keep_column) and counted in its column's lane of ng more
+ * registers, minus the count, on from neg[j0..]. */
 VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32_avx512(
-    rowacc_float32 *r, int64_t j0, const T_float32 *x, int64_t rs, int64_t nrows, const int ng)
+    rowacc_float32 *r, int64_t j0, const T_float32 *x, int64_t rs, int64_t nrows, const int ng, const int skipna,
+    int32_t *neg)
 {
     vi mxv = vi_zero(), mnv = vi_ones();
     vd c[2 * NARROW_PANEL];
+    vi k[NARROW_PANEL];
     for (int q = 0; q < 2 * ng; q++) c[q] = vd_load(r->s + j0 + VD_N * q);
+    for (int q = 0; skipna && q < ng; q++) k[q] = vi_load(neg + j0 + VF_N * q);
     for (int64_t i = 0; i < nrows; i++) {
         const T_float32 *p = x + i * rs;
         for (int q = 0; q < ng; q++) {
             vf f = vf_load_f32(p + VF_N * q);
+            if (skipna) f = vf_zero_nan(f, &k[q]);
             vi a = vi_absbits(f);
             mxv = vi_max_u32(mxv, a);
             mnv = vi_min_u32(mnv, vi_dec(a));
-            c[2 * q] = vd_add(c[2 * q], VF_LO_float32(f, p + VF_N * q));
-            c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float32(f, p + VF_N * q));
+            if (skipna) { /* from the masked f, not widened from memory again */
+                c[2 * q] = vd_add(c[2 * q], vf_lo(f));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], vf_hi(f));
+            } else {
+                c[2 * q] = vd_add(c[2 * q], VF_LO_float32(f, p + VF_N * q));
+                c[2 * q + 1] = vd_add(c[2 * q + 1], VF_HI_float32(f, p + VF_N * q));
+            }
         }
     }
     for (int q = 0; q < 2 * ng; q++) vd_store(r->s + j0 + VD_N * q, c[q]);
+    for (int q = 0; skipna && q < ng; q++) vi_store(neg + j0 + VF_N * q, k[q]);
     uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
     r->bmx = mx > r->bmx ? mx : r->bmx;
     r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
@@ -18179,77 +19042,154 @@ VEC_TARGET __attribute__((always_inline)) static inline void narrow_rows_float32
  * shared bound in registers. */
 VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w);
 
-/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels. */
-VEC_TARGET __attribute__((noinline)) static void rows_nonfinite_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs,
-                                                                             int64_t nrows, int64_t w)
+/* rows_nonfinite of kernel_exact.c.j2 on this ISA's row kernels: rows in
+ * groups, each from a copy in L1 with NaN and inf as -0.0 and their flags
+ * (skipna: the NaN counted) into their columns' states (clean_rows). */
+VEC_TARGET __attribute__((noinline)) static void rows_copied_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs,
+                                                                          int64_t nrows, int64_t w, int skipna)
 {
     T_float32 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float32)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
     vec_zeroupper();
+    int nonfinite = r->nonfinite;
     r->nonfinite = 0; /* the copies hold none */
     for (int64_t i = 0; i < nrows; i += g) {
         int64_t m = nrows - i < g ? nrows - i : g;
         T_float32 *buf = copy_at_float32(raw, x + i * rs);
-        clean_rows_float32(x + i * rs, rs, m, 1, w, buf, 0, r->acc);
+        clean_rows_float32(x + i * rs, rs, m, 1, w, buf, skipna, r->acc);
         add_rows_float32_avx512(r, buf, w, m, w);
     }
-    r->nonfinite = 1; /* the next blocks straight here (data with NaN tends to keep them) */
+    r->nonfinite = nonfinite;
 }
 
-VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+/* A block with an inf (or, not skipna, a NaN): it and the next blocks
+ * through copies (data with them tends to keep them). */
+VEC_TARGET static void rows_nonfinite_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows,
+                                                   int64_t w, int skipna)
 {
+    rows_copied_float32_avx512(r, x, rs, nrows, w, skipna);
+    r->nonfinite = 1;
+}
+
+/* The end of a block whose sums and bound are in r (its values at b):
+ * kept, split or summed again (rows_block_end). skipna: the block was
+ * read with its NaN masked, minus each column's count in neg; kept, the
+ * counts join the columns' states (their count words, as clean_rows');
+ * a block with NaN that fails its check goes through copies instead (the
+ * split and exact paths read the values themselves). */
+VEC_TARGET __attribute__((always_inline)) static inline void rows_block_done_float32_avx512(
+    rowacc_float32 *r, const T_float32 *b, int64_t rs, int64_t nb, int64_t w, const int skipna, const int32_t *neg)
+{
+    if (r->bmx >= 0x7f800000u) { /* an inf or NaN (skipna: an inf): the block again from copies without them */
+        rows_nonfinite_float32_avx512(r, b, rs, nb, w, skipna);
+        return;
+    }
+    if (rows_block_ok_float32(r, nb)) {
+        rows_block_keep_float32_avx512(r, b, rs, nb, w, skipna);
+        for (int64_t j = 0; skipna && j < w; j++) r->acc[j].w[0] += (uint64_t)(-(int64_t)neg[j]);
+        return;
+    }
+    int32_t any = 0;
+    for (int64_t j = 0; skipna && j < w; j++) any |= neg[j];
+    if (any) {
+        rows_copied_float32_avx512(r, b, rs, nb, w, 1);
+        return;
+    }
+    uint8_t ok[TILE];
+    columns_ok_float32_avx512(b, rs, nb, w, ok);
+    if (!split_pays(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok, 0);
+}
+
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it and counts it per column (vf_zero_nan, in registers for
+ * narrow rows, beside the column sums in L1 for wide ones), so a column
+ * reduction with NaN costs about what one without does; blocks the exact
+ * path takes (r->skip) and blocks after an inf go through copies. */
+VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float32_avx512(
+    rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w, const int skipna)
+{
+    int32_t neg[TILE]; /* skipna: minus each column's NaN count in the block */
     if (w <= PANEL_ROWS_MAX) {
         const int64_t row_bytes = w * (int64_t)sizeof(T_float32);
         int64_t sub = row_bytes ? 16384 / row_bytes : NARROW_SUB;
         sub = sub < 1 ? 1 : (sub > NARROW_SUB ? NARROW_SUB : sub);
+        /* skipna: fewer columns a panel, their counts in registers too */
+        const int64_t panel = skipna ? (VF_N >= 16 ? NARROW_PANEL_SKIPNA_32 : NARROW_PANEL_SKIPNA_16) : NARROW_PANEL;
         for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
             nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
             const T_float32 *b = x + i0 * rs;
             if (r->skip > 0) {
+                if (skipna) { /* the exact path reads the values: through copies without NaN */
+                    nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                    rows_copied_float32_avx512(r, b, rs, nb, w, 1);
+                    continue;
+                }
                 vec_zeroupper();
                 nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
                 continue;
             }
             if (r->nonfinite) {
-                rows_nonfinite_float32_avx512(r, b, rs, nb, w);
+                rows_nonfinite_float32_avx512(r, b, rs, nb, w, skipna);
                 continue;
             }
             rows_block_begin_float32(r, b, rs, nb, 1, w);
+            if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
             /* panels of NARROW_PANEL * VF_N columns over sub-blocks of NARROW_SUB
              * rows (in L1 after the first panel) */
             for (int64_t k0 = 0; k0 < nb; k0 += sub) {
                 int64_t k1 = k0 + sub < nb ? k0 + sub : nb;
-                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * NARROW_PANEL) {
+                for (int64_t j0 = 0; j0 + VF_N <= w; j0 += VF_N * panel) {
                     const T_float32 *src = b + k0 * rs + j0;
-                    switch ((w - j0) / VF_N < NARROW_PANEL ? (w - j0) / VF_N : NARROW_PANEL) { /* a constant ng each: its own loop */
-                    case 1: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 1); break;
-                    case 2: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 2); break;
-                    case 3: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 3); break;
-                    case 4: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 4); break;
-                    case 5: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 5); break;
-                    case 6: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 6); break;
-                    case 7: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 7); break;
-                    case 8: narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 8); break;
+                    switch ((w - j0) / VF_N < panel ? (w - j0) / VF_N : panel) { /* a constant ng each: its own loop */
+                    case 1:
+                        if (skipna && 1 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 1, skipna, neg);
+                        break;
+                    case 2:
+                        if (skipna && 2 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 2, skipna, neg);
+                        break;
+                    case 3:
+                        if (skipna && 3 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 3, skipna, neg);
+                        break;
+                    case 4:
+                        if (skipna && 4 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 4, skipna, neg);
+                        break;
+                    case 5:
+                        if (skipna && 5 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 5, skipna, neg);
+                        break;
+                    case 6:
+                        if (skipna && 6 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 6, skipna, neg);
+                        break;
+                    case 7:
+                        if (skipna && 7 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 7, skipna, neg);
+                        break;
+                    case 8:
+                        if (skipna && 8 > NARROW_PANEL_SKIPNA_32) break; /* not reached */
+                        narrow_rows_float32_avx512(r, j0, src, rs, k1 - k0, 8, skipna, neg);
+                        break;
                     default: break;
                     }
                 }
             }
             if (w % VF_N != 0) /* else an empty loop over the rows: 10% of (1000000, 64) float32 */
                 for (int64_t i = 0; i < nb; i++)
-                    for (int64_t j = w / VF_N * VF_N; j < w; j++) col_add_float32(r, j, LOAD_float32(b[i * rs + j]));
+                    for (int64_t j = w / VF_N * VF_N; j < w; j++) {
+                        double v = LOAD_float32(b[i * rs + j]);
+                        if (skipna) { /* NaN as +0.0, branch-free (as vf_zero_nan) */
+                            neg[j] -= v != v;
+                            v = v != v ? 0.0 : v;
+                        }
+                        col_add_float32(r, j, v);
+                    }
             vec_zeroupper();
-            if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-                rows_nonfinite_float32_avx512(r, b, rs, nb, w);
-                continue;
-            }
-            if (rows_block_ok_float32(r, nb)) {
-                rows_block_keep_float32_avx512(r, b, rs, nb, w);
-            } else {
-                uint8_t ok[TILE];
-                columns_ok_float32_avx512(b, rs, nb, w, ok);
-                if (!split_pays(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
-            }
+            rows_block_done_float32_avx512(r, b, rs, nb, w, skipna, neg);
         }
         return;
     }
@@ -18257,15 +19197,21 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float32 *b = x + i0 * rs;
         if (r->skip > 0) {
+            if (skipna) {
+                nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                rows_copied_float32_avx512(r, b, rs, nb, w, 1);
+                continue;
+            }
             vec_zeroupper();
             nb = rows_block_exact_float32(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         if (r->nonfinite) {
-            rows_nonfinite_float32_avx512(r, b, rs, nb, w);
+            rows_nonfinite_float32_avx512(r, b, rs, nb, w, skipna);
             continue;
         }
         rows_block_begin_float32(r, b, rs, nb, 1, w);
+        if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
         vi mxv = vi_zero(), mnv = vi_ones();
         /* ROW_GROUP rows at a time, one from each ROW_GROUP-th of the block,
          * so each column sum is loaded and stored once per group and the
@@ -18274,27 +19220,43 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
          * 1.2x the kernels before exactness); adjacent rows as the group
          * halved the read bandwidth from memory (the hardware prefetchers
          * lose streams of a row each). When the block passes its check its
-         * sums are exact in any order; when not, they are summed again. */
+         * sums are exact in any order; when not, they are summed again.
+         * skipna: NaN lanes masked, their counts beside the sums. */
         const int64_t q = nb / ROW_GROUP;
         for (int64_t i = 0; i < q; i++) {
             const T_float32 *p = b + i * rs;
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vd lo = vd_load(r->s + j), hi = vd_load(r->s + j + VD_N);
+                vi kc = skipna ? vi_load(neg + j) : vi_zero();
                 for (int k = 0; k < ROW_GROUP; k++) {
                     const T_float32 *e = p + k * q * rs + j;
                     vf f = vf_load_f32(e);
+                    if (skipna) f = vf_zero_nan(f, &kc);
                     vi a = vi_absbits(f);
                     mxv = vi_max_u32(mxv, a);
                     mnv = vi_min_u32(mnv, vi_dec(a));
-                    lo = vd_add(lo, VF_LO_float32(f, e));
-                    hi = vd_add(hi, VF_HI_float32(f, e));
+                    if (skipna) {
+                        lo = vd_add(lo, vf_lo(f));
+                        hi = vd_add(hi, vf_hi(f));
+                    } else {
+                        lo = vd_add(lo, VF_LO_float32(f, e));
+                        hi = vd_add(hi, VF_HI_float32(f, e));
+                    }
                 }
                 vd_store(r->s + j, lo);
                 vd_store(r->s + j + VD_N, hi);
+                if (skipna) vi_store(neg + j, kc);
             }
             for (int k = 0; k < ROW_GROUP; k++)
-                for (int64_t jj = j; jj < w; jj++) col_add_float32(r, jj, LOAD_float32(p[k * q * rs + jj]));
+                for (int64_t jj = j; jj < w; jj++) {
+                    double v = LOAD_float32(p[k * q * rs + jj]);
+                    if (skipna) {
+                        neg[jj] -= v != v;
+                        v = v != v ? 0.0 : v;
+                    }
+                    col_add_float32(r, jj, v);
+                }
         }
         int64_t i = ROW_GROUP * q;
         for (; i < nb; i++) {
@@ -18302,30 +19264,50 @@ VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float3
             int64_t j = 0;
             for (; j + VF_N <= w; j += VF_N) {
                 vf f = vf_load_f32(p + j);
+                if (skipna) {
+                    vi kc = vi_load(neg + j);
+                    f = vf_zero_nan(f, &kc);
+                    vi_store(neg + j, kc);
+                }
                 vi a = vi_absbits(f);
                 mxv = vi_max_u32(mxv, a);
                 mnv = vi_min_u32(mnv, vi_dec(a));
-                vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float32(f, p + j)));
-                vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float32(f, p + j)));
+                if (skipna) {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), vf_lo(f)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), vf_hi(f)));
+                } else {
+                    vd_store(r->s + j, vd_add(vd_load(r->s + j), VF_LO_float32(f, p + j)));
+                    vd_store(r->s + j + VD_N, vd_add(vd_load(r->s + j + VD_N), VF_HI_float32(f, p + j)));
+                }
             }
-            for (; j < w; j++) col_add_float32(r, j, LOAD_float32(p[j]));
+            for (; j < w; j++) {
+                double v = LOAD_float32(p[j]);
+                if (skipna) {
+                    neg[j] -= v != v;
+                    v = v != v ? 0.0 : v;
+                }
+                col_add_float32(r, j, v);
+            }
         }
         uint32_t mx = vi_hmax_u32(mxv), mn1 = vi_hmin_u32(mnv);
         r->bmx = mx > r->bmx ? mx : r->bmx;
         r->bmn1 = mn1 < r->bmn1 ? mn1 : r->bmn1;
         vec_zeroupper();
-        if (r->bmx >= 0x7f800000u) { /* an inf or NaN: the block again from copies without them */
-            rows_nonfinite_float32_avx512(r, b, rs, nb, w);
-            continue;
-        }
-        if (rows_block_ok_float32(r, nb)) {
-            rows_block_keep_float32_avx512(r, b, rs, nb, w);
-        } else {
-            uint8_t ok[TILE];
-            columns_ok_float32_avx512(b, rs, nb, w, ok);
-            if (!split_pays(ok, w) || !rows_split_float32_avx512(r, b, rs, nb, w)) rows_block_end_float32(r, b, rs, nb, 1, w, ok);
-        }
+        rows_block_done_float32_avx512(r, b, rs, nb, w, skipna, neg);
     }
+}
+
+VEC_TARGET static void add_rows_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    add_rows_body_float32_avx512(r, x, rs, nrows, w, 0);
+}
+
+/* add_rows skipping NaN (kernel_reduce.c.j2, "skipna"): each NaN counted in
+ * its column's count word, no value. */
+VEC_TARGET static void add_rows_skipna_float32_avx512(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    add_rows_body_float32_avx512(r, x, rs, nrows, w, 1);
 }
 #undef VF_LO_float32
 #undef VF_HI_float32
@@ -18741,17 +19723,51 @@ VEC_TARGET static void mean_runs_float64_avx512(const T_float64 *x, int k, int64
     for (j = 0; j < w; j++) dst[j] = bad[j] ? mean_exact_float64(k, src, sinner, j) : q[j];
 }
 
-VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w);
+
+/* skipna: rows in groups, each from a copy in L1 with NaN as -0.0, counted
+ * into their columns' states, and infinities as -0.0 with their flags
+ * (clean_rows): blocks the masked loop below leaves (with NaN and failing
+ * their check, or on the exact path). */
+VEC_TARGET __attribute__((noinline)) static void rows_copied_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs,
+                                                                          int64_t nrows, int64_t w)
 {
+    T_float64 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float64)];
+    int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float64)) / w;
+    g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
+    vec_zeroupper();
+    for (int64_t i = 0; i < nrows; i += g) {
+        int64_t m = nrows - i < g ? nrows - i : g;
+        T_float64 *buf = copy_at_float64(raw, x + i * rs);
+        clean_rows_float64(x + i * rs, rs, m, 1, w, buf, 1, r->acc);
+        add_rows_float64_avx512(r, buf, w, m, w);
+    }
+}
+
+/* add_rows (skipna a constant): skipna masks each NaN lane to +0.0 as the
+ * loops read it (vd_skip_nan: extracts to zeros, no bound; the sign of a
+ * zero block sum comes from the values, NaN left out) and counts it per
+ * column beside the column sums; a block with NaN that fails its check
+ * (an inf among them too), and blocks on the exact path, go through copies. */
+VEC_TARGET __attribute__((always_inline)) static inline void add_rows_body_float64_avx512(
+    rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w, const int skipna)
+{
+    int64_t neg[TILE]; /* skipna: minus each column's NaN count in the block */
     for (int64_t i0 = 0, nb; i0 < nrows; i0 += nb) {
         nb = nrows - i0 < ROWS_CAP ? nrows - i0 : ROWS_CAP;
         const T_float64 *b = x + i0 * rs;
         if (r->skip > 0) {
+            if (skipna) { /* the exact path reads the values: through copies without NaN */
+                nb = nrows - i0 < 16 * EXTRACT_CAP ? nrows - i0 : 16 * EXTRACT_CAP;
+                rows_copied_float64_avx512(r, b, rs, nb, w);
+                continue;
+            }
             vec_zeroupper();
             nb = rows_block_exact_float64(r, b, rs, nrows - i0, 1, w);
             continue;
         }
         rows_block_begin_float64(r, b, rs, nb, 1, w);
+        if (skipna) memset(neg, 0, (size_t)w * sizeof neg[0]);
         vd bad = vd_set1(0.0);
         /* ROW_GROUP rows at a time, one from each ROW_GROUP-th of the block,
          * as in the float32 loop: each column's sigmas, bound and sums are
@@ -18763,8 +19779,10 @@ VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float6
             for (; j + VD_N <= w; j += VD_N) {
                 vd g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j), A = vd_load(r->A + j);
                 vd s1 = vd_load(r->s1 + j), s2 = vd_load(r->s2 + j);
+                vq kc = skipna ? vq_load(neg + j) : vq_set1(0);
                 for (int k = 0; k < ROW_GROUP; k++) {
                     vd d = vd_load(p + k * q * rs + j);
+                    if (skipna) d = vd_skip_nan(d, &kc);
                     vd qq = VD_EXTRACT(d, g1);
                     vd r1 = vd_sub(d, qq);
                     vd pp = VD_EXTRACT(r1, g2);
@@ -18774,15 +19792,25 @@ VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float6
                 }
                 vd_store(r->s1 + j, s1);
                 vd_store(r->s2 + j, s2);
+                if (skipna) vq_store(neg + j, kc);
             }
             for (int k = 0; k < ROW_GROUP; k++)
-                for (int64_t jj = j; jj < w; jj++) col_add_float64(r, jj, p[k * q * rs + jj]);
+                for (int64_t jj = j; jj < w; jj++) {
+                    double v = p[k * q * rs + jj];
+                    if (skipna && v != v) neg[jj]--;
+                    else col_add_float64(r, jj, v);
+                }
         }
         for (int64_t i = ROW_GROUP * q; i < nb; i++) {
             const T_float64 *p = b + i * rs;
             int64_t j = 0;
             for (; j + VD_N <= w; j += VD_N) {
                 vd d = vd_load(p + j), g1 = vd_load(r->sigma1 + j), g2 = vd_load(r->sigma2 + j);
+                if (skipna) {
+                    vq kc = vq_load(neg + j);
+                    d = vd_skip_nan(d, &kc);
+                    vq_store(neg + j, kc);
+                }
                 vd q = VD_EXTRACT(d, g1);
                 vd r1 = vd_sub(d, q);
                 vd pp = VD_EXTRACT(r1, g2);
@@ -18790,18 +19818,42 @@ VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float6
                 vd_store(r->s1 + j, vd_add(vd_load(r->s1 + j), q));
                 vd_store(r->s2 + j, vd_add(vd_load(r->s2 + j), pp));
             }
-            for (; j < w; j++) col_add_float64(r, j, p[j]);
+            for (; j < w; j++) {
+                double v = p[j];
+                if (skipna && v != v) neg[j]--;
+                else col_add_float64(r, j, v);
+            }
         }
         r->bad |= (uint64_t)vd_anybits(bad);
         vec_zeroupper();
         if (rows_block_ok_float64(r, nb)) {
-            rows_block_end_float64(r, b, rs, nb, 1, w, NULL);
-        } else {
-            uint8_t ok[TILE];
-            for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
-            rows_block_end_float64(r, b, rs, nb, 1, w, ok);
+            rows_block_end_float64(r, b, rs, nb, 1, w, NULL, skipna);
+            for (int64_t j = 0; skipna && j < w; j++) r->acc[j].w[0] += (uint64_t)(-neg[j]);
+            continue;
         }
+        int64_t any = 0;
+        for (int64_t j = 0; skipna && j < w; j++) any |= neg[j];
+        if (any) {
+            rows_copied_float64_avx512(r, b, rs, nb, w);
+            continue;
+        }
+        uint8_t ok[TILE];
+        for (int64_t j = 0; j < w; j++) ok[j] = (uint8_t)column_ok_float64(r, j, b + j, rs, nb);
+        rows_block_end_float64(r, b, rs, nb, 1, w, ok, 0);
     }
+}
+
+VEC_TARGET static void add_rows_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t w)
+{
+    add_rows_body_float64_avx512(r, x, rs, nrows, w, 0);
+}
+
+/* add_rows skipping NaN (kernel_reduce.c.j2, "skipna"): each NaN counted in
+ * its column's count word, no value. */
+VEC_TARGET static void add_rows_skipna_float64_avx512(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows,
+                                                     int64_t w)
+{
+    add_rows_body_float64_avx512(r, x, rs, nrows, w, 1);
 }
 
 VEC_TARGET static void run_float64_avx512(const T_float64 *x, int64_t n, lanes_float64 *l)
@@ -18955,6 +20007,9 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vi_hi_vd
 #undef vf_skip_nan
 #undef vd_lookup16
+#undef vf_zero_nan
+#undef vd_skip_nan
+#undef vi_load
 #undef vi_or
 #undef vi_sub
 #define ISA_LEVEL_float16 isa_level[1]
@@ -18990,6 +20045,26 @@ static void add_rows_float16_dispatch(rowacc_float16 *r, const T_float16 *x, int
     add_rows_float16_generic(r, x, rs, nrows, s, w);
 }
 #define ADD_ROWS_float16 add_rows_float16_dispatch
+
+/* skipna rows on the picked ISA's masked row loops (1), as add_rows_dispatch
+ * picks them; 0: none (the caller reads the rows through copies) */
+static int skip_rows_float16_dispatch(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    if (s == 1) switch (ISA_LEVEL_float16) {
+    case 2:
+        if (w >= 16) {
+            add_rows_skipna_float16_avx512(r, x, rs, nrows, w);
+            return 1;
+        }
+        /* fall through */
+    case 1:
+        add_rows_skipna_float16_avx2(r, x, rs, nrows, w);
+        return 1;
+    default: break;
+    }
+    return 0;
+}
+#define SKIP_ROWS_VEC_float16 skip_rows_float16_dispatch
 
 /* only when ISA_MEAN_LEVEL_float16 > 0 */
 static void mean_unit_float16_dispatch(int ninputs, const T_float16 *const *src, const int64_t *sinner, int64_t w,
@@ -19063,6 +20138,26 @@ static void add_rows_bfloat16_dispatch(rowacc_bfloat16 *r, const T_bfloat16 *x, 
 }
 #define ADD_ROWS_bfloat16 add_rows_bfloat16_dispatch
 
+/* skipna rows on the picked ISA's masked row loops (1), as add_rows_dispatch
+ * picks them; 0: none (the caller reads the rows through copies) */
+static int skip_rows_bfloat16_dispatch(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    if (s == 1) switch (ISA_LEVEL_bfloat16) {
+    case 2:
+        if (w >= 16) {
+            add_rows_skipna_bfloat16_avx512(r, x, rs, nrows, w);
+            return 1;
+        }
+        /* fall through */
+    case 1:
+        add_rows_skipna_bfloat16_avx2(r, x, rs, nrows, w);
+        return 1;
+    default: break;
+    }
+    return 0;
+}
+#define SKIP_ROWS_VEC_bfloat16 skip_rows_bfloat16_dispatch
+
 /* only when ISA_MEAN_LEVEL_bfloat16 > 0 */
 static void mean_unit_bfloat16_dispatch(int ninputs, const T_bfloat16 *const *src, const int64_t *sinner, int64_t w,
                                       T_bfloat16 *dst, int stream, const mean_rowsum *rows)
@@ -19135,6 +20230,26 @@ static void add_rows_float32_dispatch(rowacc_float32 *r, const T_float32 *x, int
 }
 #define ADD_ROWS_float32 add_rows_float32_dispatch
 
+/* skipna rows on the picked ISA's masked row loops (1), as add_rows_dispatch
+ * picks them; 0: none (the caller reads the rows through copies) */
+static int skip_rows_float32_dispatch(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    if (s == 1) switch (ISA_LEVEL_float32) {
+    case 2:
+        if (w >= 16) {
+            add_rows_skipna_float32_avx512(r, x, rs, nrows, w);
+            return 1;
+        }
+        /* fall through */
+    case 1:
+        add_rows_skipna_float32_avx2(r, x, rs, nrows, w);
+        return 1;
+    default: break;
+    }
+    return 0;
+}
+#define SKIP_ROWS_VEC_float32 skip_rows_float32_dispatch
+
 /* only when ISA_MEAN_LEVEL_float32 > 0 */
 static void mean_unit_float32_dispatch(int ninputs, const T_float32 *const *src, const int64_t *sinner, int64_t w,
                                       T_float32 *dst, int stream, const mean_rowsum *rows)
@@ -19206,6 +20321,26 @@ static void add_rows_float64_dispatch(rowacc_float64 *r, const T_float64 *x, int
     add_rows_float64_generic(r, x, rs, nrows, s, w);
 }
 #define ADD_ROWS_float64 add_rows_float64_dispatch
+
+/* skipna rows on the picked ISA's masked row loops (1), as add_rows_dispatch
+ * picks them; 0: none (the caller reads the rows through copies) */
+static int skip_rows_float64_dispatch(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
+{
+    if (s == 1) switch (ISA_LEVEL_float64) {
+    case 2:
+        if (w >= 8) {
+            add_rows_skipna_float64_avx512(r, x, rs, nrows, w);
+            return 1;
+        }
+        /* fall through */
+    case 1:
+        add_rows_skipna_float64_avx2(r, x, rs, nrows, w);
+        return 1;
+    default: break;
+    }
+    return 0;
+}
+#define SKIP_ROWS_VEC_float64 skip_rows_float64_dispatch
 
 /* only when ISA_MEAN_LEVEL_float64 > 0 */
 static void mean_unit_float64_dispatch(int ninputs, const T_float64 *const *src, const int64_t *sinner, int64_t w,
@@ -19360,18 +20495,24 @@ static inline void emit_float16(const meancli_reduce_job *job, void *out, int64_
  * meancli's own extension: each output is the exact mean of its non-NaN
  * values. Every NaN is read as -0.0 and counted in the count word (w[0])
  * of its output's exact state, which the kernels leave zero otherwise:
- * float32 runs mask NaN lanes in their vector loop; other runs, and every
- * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * float32 runs, and rows of every float type on the vector path, mask NaN
+ * lanes in their vector loops (kernel_vec.c.j2); other runs
+ * and rows are read through a copy in L1 (clean_block, clean_rows of
  * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
- * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * and infinities as -0.0 with their flags (so are blocks of rows with an
+ * inf, or sent to the exact path). -0.0 adds nothing to an exact
  * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
  * state is exactly that of its non-NaN values; states combine
  * (sacc_combine adds the counts), and emit divides by nred minus the
  * count: the same bits on any thread count, chunk grid, slab and ISA.
  * Infinities are values: +inf with -inf is NaN. */
-/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+/* ADD_ROWS of nrows rows, skipping NaN: the masked vector row loops where
+ * they run, else groups of rows through a copy. */
 static void skip_rows_float16(rowacc_float16 *r, const T_float16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
+#ifdef SKIP_ROWS_VEC_float16
+    if (SKIP_ROWS_VEC_float16(r, x, rs, nrows, s, w)) return;
+#endif
     T_float16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
@@ -19947,18 +21088,24 @@ static inline void emit_bfloat16(const meancli_reduce_job *job, void *out, int64
  * meancli's own extension: each output is the exact mean of its non-NaN
  * values. Every NaN is read as -0.0 and counted in the count word (w[0])
  * of its output's exact state, which the kernels leave zero otherwise:
- * float32 runs mask NaN lanes in their vector loop; other runs, and every
- * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * float32 runs, and rows of every float type on the vector path, mask NaN
+ * lanes in their vector loops (kernel_vec.c.j2); other runs
+ * and rows are read through a copy in L1 (clean_block, clean_rows of
  * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
- * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * and infinities as -0.0 with their flags (so are blocks of rows with an
+ * inf, or sent to the exact path). -0.0 adds nothing to an exact
  * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
  * state is exactly that of its non-NaN values; states combine
  * (sacc_combine adds the counts), and emit divides by nred minus the
  * count: the same bits on any thread count, chunk grid, slab and ISA.
  * Infinities are values: +inf with -inf is NaN. */
-/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+/* ADD_ROWS of nrows rows, skipping NaN: the masked vector row loops where
+ * they run, else groups of rows through a copy. */
 static void skip_rows_bfloat16(rowacc_bfloat16 *r, const T_bfloat16 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
+#ifdef SKIP_ROWS_VEC_bfloat16
+    if (SKIP_ROWS_VEC_bfloat16(r, x, rs, nrows, s, w)) return;
+#endif
     T_bfloat16 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_bfloat16)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_bfloat16)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
@@ -20534,18 +21681,24 @@ static inline void emit_float32(const meancli_reduce_job *job, void *out, int64_
  * meancli's own extension: each output is the exact mean of its non-NaN
  * values. Every NaN is read as -0.0 and counted in the count word (w[0])
  * of its output's exact state, which the kernels leave zero otherwise:
- * float32 runs mask NaN lanes in their vector loop; other runs, and every
- * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * float32 runs, and rows of every float type on the vector path, mask NaN
+ * lanes in their vector loops (kernel_vec.c.j2); other runs
+ * and rows are read through a copy in L1 (clean_block, clean_rows of
  * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
- * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * and infinities as -0.0 with their flags (so are blocks of rows with an
+ * inf, or sent to the exact path). -0.0 adds nothing to an exact
  * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
  * state is exactly that of its non-NaN values; states combine
  * (sacc_combine adds the counts), and emit divides by nred minus the
  * count: the same bits on any thread count, chunk grid, slab and ISA.
  * Infinities are values: +inf with -inf is NaN. */
-/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+/* ADD_ROWS of nrows rows, skipping NaN: the masked vector row loops where
+ * they run, else groups of rows through a copy. */
 static void skip_rows_float32(rowacc_float32 *r, const T_float32 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
+#ifdef SKIP_ROWS_VEC_float32
+    if (SKIP_ROWS_VEC_float32(r, x, rs, nrows, s, w)) return;
+#endif
     T_float32 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float32)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float32)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);
@@ -21121,18 +22274,24 @@ static inline void emit_float64(const meancli_reduce_job *job, void *out, int64_
  * meancli's own extension: each output is the exact mean of its non-NaN
  * values. Every NaN is read as -0.0 and counted in the count word (w[0])
  * of its output's exact state, which the kernels leave zero otherwise:
- * float32 runs mask NaN lanes in their vector loop; other runs, and every
- * group of rows, are read through a copy in L1 (clean_block, clean_rows of
+ * float32 runs, and rows of every float type on the vector path, mask NaN
+ * lanes in their vector loops (kernel_vec.c.j2); other runs
+ * and rows are read through a copy in L1 (clean_block, clean_rows of
  * kernel_exact.c.j2; SKIP_ROWS_BYTES for rows) with NaN as -0.0, counted,
- * and infinities as -0.0 with their flags. -0.0 adds nothing to an exact
+ * and infinities as -0.0 with their flags (so are blocks of rows with an
+ * inf, or sent to the exact path). -0.0 adds nothing to an exact
  * sum and sets no flag (the mean of -0.0s alone is -0.0), so each output's
  * state is exactly that of its non-NaN values; states combine
  * (sacc_combine adds the counts), and emit divides by nred minus the
  * count: the same bits on any thread count, chunk grid, slab and ISA.
  * Infinities are values: +inf with -inf is NaN. */
-/* ADD_ROWS of nrows rows, skipping NaN: groups of rows through a copy. */
+/* ADD_ROWS of nrows rows, skipping NaN: the masked vector row loops where
+ * they run, else groups of rows through a copy. */
 static void skip_rows_float64(rowacc_float64 *r, const T_float64 *x, int64_t rs, int64_t nrows, int64_t s, int64_t w)
 {
+#ifdef SKIP_ROWS_VEC_float64
+    if (SKIP_ROWS_VEC_float64(r, x, rs, nrows, s, w)) return;
+#endif
     T_float64 raw[(SKIP_ROWS_BYTES + 4096) / sizeof(T_float64)];
     int64_t g = (int64_t)(SKIP_ROWS_BYTES / sizeof(T_float64)) / w;
     g = g > ROWS_CAP ? ROWS_CAP : (g < 1 ? 1 : g);

@@ -80,6 +80,12 @@
 /* narrow exact row sums: 8-column groups per register panel, rows per pass */
 #define NARROW_PANEL 8
 #define NARROW_SUB 64
+/* skipna: vectors a panel of the masked narrow row loop (their NaN counts
+ * in as many more registers), with 32 vector registers (AVX-512) and with
+ * 16 (AVX2: 4 spilled sums to the stack, their additions then waiting on
+ * store forwarding: 1.5x the NaN-free loop's CPU time) */
+#define NARROW_PANEL_SKIPNA_32 4
+#define NARROW_PANEL_SKIPNA_16 3
 /* rows per pass of the wide row loops */
 #define ROW_GROUP 4
 #define PANEL_ROWS_MAX NARROW_ROW
