@@ -253,6 +253,7 @@ MODULE_CLUSTERS = frozenset({"clients", "external"})
 #: (the sum per file; test_distributed.py alone was 46% of the suite).
 LONGEST_FIRST = (
     "test_distributed.py",
+    "test_urls.py",
     "test_portable_build.py",
     "test_kernels_oracle.py",
     "test_exactness.py",
@@ -262,7 +263,9 @@ LONGEST_FIRST = (
     "test_hostile_inputs.py",
     "test_onnx_node_cases.py",
     "test_faults.py",
+    "test_skipna_rows.py",
     "test_correctly_rounded.py",
+    "test_skipna.py",
 )
 
 

@@ -25,6 +25,10 @@ ROWS_CAP = 256  # rows per block of a row accumulation (meancli_config.h)
 # narrow (w <= 64: register panels) and wide (ROW_GROUP) row loops; widths
 # that leave a scalar tail after AVX2's 8 and AVX-512's 16 lanes, and not
 WIDTHS = (1, 7, 16, 23, 64, 65, 77, 300)
+# make test-fast keeps one width of each kind of loop: a scalar tail alone (7), a
+# register panel with a tail (23), the wide loop with a tail (77); make test runs all
+FAST_WIDTHS = (7, 23, 77)
+EDGE_WIDTHS = [w if w in FAST_WIDTHS else pytest.param(w, marks=pytest.mark.slow) for w in WIDTHS]
 
 
 def same_bits(a: Any, b: Any) -> bool:
@@ -121,7 +125,7 @@ def _slabs(x: np.ndarray, skipna: bool, states: bool, threads: int, cut: int) ->
 
 
 @pytest.mark.parametrize("name", FLOATS)
-@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("w", EDGE_WIDTHS)
 @pytest.mark.parametrize("kind", ["edges", "inf", "spread"])
 def test_column_skipna_edges(isa: str, name: str, w: int, kind: str) -> None:
     nrows = 3 * ROWS_CAP + 37 if kind != "spread" else 12 * ROWS_CAP + 5
