@@ -25,6 +25,7 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, settings
 
 from meancli import kernels
@@ -400,3 +401,29 @@ def make_array(
         near_min = rng.integers(lo, min(hi, lo + 1000), size, endpoint=True, dtype=dtype)
         v = np.where(rng.integers(0, 4, size) == 0, near_min, near_max) if lo < 0 else near_max
     return np.asarray(v, dtype=dtype).reshape(shape)
+
+
+# --------------------------------------------------------------------------- instruction sets
+
+
+@pytest.fixture(params=["portable", "avx2", "avx512"])
+def isa(request: Any) -> Any:
+    """Each instruction set in turn for every kernel (skipped where the CPU lacks it);
+    the process's choice restored after."""
+    if request.param not in kernels.supported_isas():
+        pytest.skip(f"{request.param} not on this CPU")
+    saved = kernels.isas_in_use()
+    kernels.use_isa(request.param)
+    yield request.param
+    for (kind, dtype), name in saved.items():
+        kernels.use_isa(name, dtype, kind)
+
+
+@pytest.fixture(scope="module")
+def every_isa() -> Any:
+    """The instruction sets this CPU runs, for a test that switches among them itself
+    (kernels.use_isa); the process's choice restored after the module."""
+    saved = kernels.isas_in_use()
+    yield kernels.supported_isas()
+    for (kind, dtype), name in saved.items():
+        kernels.use_isa(name, dtype, kind)

@@ -85,6 +85,22 @@ IMPLS = ("onnxruntime", "onnx-reference", "openvino")
 SHIFT = 1074  # every finite float64 is an integer multiple of 2**-1074
 
 
+def same_bits(a: Any, b: Any, nan_payloads: bool = False) -> bool:
+    """Bit-identical arrays (shape, dtype, every element's bits), where any NaN matches
+    any NaN unless ``nan_payloads`` (then NaN payloads and signs count too); integers
+    are equal values."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind in "iub":
+        return bool((a == b).all())
+    u = UINT[a.dtype.itemsize]
+    equal = np.ascontiguousarray(a).view(u) == np.ascontiguousarray(b).view(u)
+    if not nan_payloads:
+        equal |= np.isnan(a.astype(np.float64)) & np.isnan(b.astype(np.float64))
+    return bool(equal.all())
+
+
 def is_float(name: str) -> bool:
     return name in FLOAT_FORMATS
 

@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import dask.array as da
-import ml_dtypes
 import numpy as np
 import oracles
 import pytest
 from conftest import run_cli
+from oracles import same_bits
 
 import meancli
 from meancli.engine import no_progress
@@ -162,17 +162,6 @@ def exact_reduce(x: np.ndarray, axes: tuple[int, ...], out_shape: tuple[int, ...
 
 def exact_mean(xs: list[np.ndarray]) -> np.ndarray:
     return oracles.exact_mean(xs)
-
-
-def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    width = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
-    if a.dtype.kind == "V" or a.dtype.kind == "f" or a.dtype == ml_dtypes.bfloat16:
-        nan = np.isnan(a.astype(np.float64)) & np.isnan(b.astype(np.float64))
-        return bool(((a.view(width) == b.view(width)) | nan).all())
-    return bool((a == b).all())
 
 
 # --------------------------------------------------------------------------- bit-identity
@@ -845,7 +834,10 @@ def test_a_rank_0_result_is_written_as_a_rank_0_zarr_array(tmp_path: Path, exter
             proc = cli([*command.split(), "-o", f"r{k}.zarr", "-q", *where], tmp_path)
             assert proc.returncode == 0, (command, where, proc.stderr.decode())
             got = zarr.open_array(str(tmp_path / f"r{k}.zarr"), mode="r")
-            assert got.shape == () and same_bits(np.asarray(got[...]), np.asarray(truth)), (command, where)
+            assert got.shape == () and same_bits(np.asarray(got[...]), np.asarray(truth)), (
+                command,
+                where,
+            )
 
 
 def test_shard_truncated_after_opening_names_dataset_and_chunk(tmp_path: Path) -> None:

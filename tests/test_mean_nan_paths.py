@@ -11,7 +11,6 @@ values from numpy's generator seeded by it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -106,14 +105,6 @@ def mean_cases(draw: Any) -> tuple[str, list[np.ndarray], int]:
     if all(a.shape != shape for a in arrays):
         arrays[0] = values(name, shape, rng, mix)
     return name, arrays, draw(st.sampled_from([1, 2]))
-
-
-@pytest.fixture(scope="module")
-def every_isa() -> Iterator[tuple[str, ...]]:
-    saved = kernels.isas_in_use()
-    yield kernels.supported_isas()
-    for (kind, dtype), name in saved.items():
-        kernels.use_isa(name, dtype, kind)
 
 
 @given(mean_cases())

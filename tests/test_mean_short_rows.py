@@ -11,7 +11,7 @@ streamed and cached stores."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
 
 import ml_dtypes
 import numpy as np
@@ -26,21 +26,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cas
 
 DTYPES = {"float32": np.float32, "float64": np.float64, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
 
-
-def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
-    """Bit-identical, NaN payloads and signs of zero included."""
-    if got.shape != want.shape or got.dtype != want.dtype:
-        return False
-    u = oracles.UINT[got.dtype.itemsize]
-    return bool((np.ascontiguousarray(got).view(u) == np.ascontiguousarray(want).view(u)).all())
-
-
-@pytest.fixture(scope="module")
-def every_isa() -> Iterator[tuple[str, ...]]:
-    saved = kernels.isas_in_use()
-    yield kernels.supported_isas()
-    for (kind, dtype), name in saved.items():
-        kernels.use_isa(name, dtype, kind)
+#: Bit-identical, NaN payloads and signs of zero included.
+exact_bits = functools.partial(oracles.same_bits, nan_payloads=True)
 
 
 def check(arrays: list[np.ndarray], isas: tuple[str, ...], threads: tuple[int, ...] = (1, 2)) -> None:
@@ -49,7 +36,12 @@ def check(arrays: list[np.ndarray], isas: tuple[str, ...], threads: tuple[int, .
         kernels.use_isa(isa)
         for t in threads:
             got = meancli.mean(*arrays, threads=t)
-            assert same_bits(got, want), (isa, t, arrays[0].dtype, [a.shape for a in arrays])
+            assert exact_bits(got, want), (
+                isa,
+                t,
+                arrays[0].dtype,
+                [a.shape for a in arrays],
+            )
 
 
 def narrow(rng: np.random.Generator, shape: tuple[int, ...], dt: type) -> np.ndarray:
@@ -173,7 +165,11 @@ def test_short_rows_streamed_and_cached_give_the_exact_bits() -> None:
                 for t in (1, 2):
                     out = np.empty(want.shape, np.float32)
                     meancli.mean(*arrays, threads=t, out=out)
-                    assert same_bits(out, want), (stream, t, [a.shape for a in arrays])
+                    assert exact_bits(out, want), (
+                        stream,
+                        t,
+                        [a.shape for a in arrays],
+                    )
     finally:
         kernels.mean_stream_bytes(threshold)
 
@@ -199,4 +195,4 @@ def test_output_into_an_input_of_short_rows(every_isa: tuple[str, ...]) -> None:
             for t in (1, 2):
                 x = a.copy()
                 meancli.mean(x, row, col, out=x, threads=t)
-                assert same_bits(x, want), (isa, t, rows, inner)
+                assert exact_bits(x, want), (isa, t, rows, inner)

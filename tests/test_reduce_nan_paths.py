@@ -20,22 +20,12 @@ import oracles
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import same_bits
 
 import meancli
 from meancli import kernels
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
-
-
-def same_bits(a: Any, b: Any) -> bool:
-    """Bit-identical, any NaN matching any NaN."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    fa, fb = a.astype(np.float64), b.astype(np.float64)
-    nan = np.isnan(fa) & np.isnan(fb)
-    u = oracles.UINT[a.dtype.itemsize]
-    return bool(((a.view(u) == b.view(u)) | nan).all())
 
 
 def make(name: str, shape: tuple[int, ...], seed: int, mix: dict[str, float]) -> np.ndarray:
@@ -113,17 +103,6 @@ def cases(draw: Any) -> tuple[str, np.ndarray, tuple[int, ...] | None, bool]:
     mix = draw(st.sampled_from(MIXES))
     x = make(name, shape, draw(st.integers(0, 2**32 - 1)), mix)
     return name, x, axes, draw(st.booleans())
-
-
-@pytest.fixture(params=["portable", "avx2", "avx512"])
-def isa(request: Any) -> Any:
-    if request.param not in kernels.supported_isas():
-        pytest.skip(f"{request.param} not on this CPU")
-    saved = kernels.isas_in_use()
-    kernels.use_isa(request.param)
-    yield request.param
-    for (kind, dtype), name in saved.items():
-        kernels.use_isa(name, dtype, kind)
 
 
 def _slabs(x: np.ndarray, mask: list[bool], skipna: bool, states: bool, threads: int, cut: int) -> np.ndarray:

@@ -10,12 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import adversarial
 import ml_dtypes
 import numpy as np
 import oracles
 import pytest
 from conftest import run_cli
+from oracles import same_bits
 
 import meancli
 from meancli import kernels
@@ -24,19 +24,6 @@ from meancli.errors import SpecViolation
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 STREAMED = {"MEANCLI_STREAM_MIN_BYTES": "1", "MEANCLI_SLAB_BYTES": "4096"}
 IN_MEMORY = {"MEANCLI_STREAM_MIN_BYTES": str(1 << 60)}
-
-
-def same_bits(a: Any, b: Any) -> bool:
-    """Bit-identical, any NaN matching any NaN."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.dtype.kind in "iu":
-        return bool((a == b).all())
-    fa, fb = a.astype(np.float64), b.astype(np.float64)
-    nan = np.isnan(fa) & np.isnan(fb)
-    u = adversarial._UINT[a.dtype.itemsize]
-    return bool(((a.view(u) == b.view(u)) | nan).all())
 
 
 def with_nan(

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import oracles
 import pytest
+from oracles import same_bits
 
 import meancli
 from meancli import kernels
@@ -29,28 +30,6 @@ WIDTHS = (1, 7, 16, 23, 64, 65, 77, 300)
 # register panel with a tail (23), the wide loop with a tail (77); make test runs all
 FAST_WIDTHS = (7, 23, 77)
 EDGE_WIDTHS = [w if w in FAST_WIDTHS else pytest.param(w, marks=pytest.mark.slow) for w in WIDTHS]
-
-
-def same_bits(a: Any, b: Any) -> bool:
-    """Bit-identical, any NaN matching any NaN."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    fa, fb = a.astype(np.float64), b.astype(np.float64)
-    nan = np.isnan(fa) & np.isnan(fb)
-    u = oracles.UINT[a.dtype.itemsize]
-    return bool(((a.view(u) == b.view(u)) | nan).all())
-
-
-@pytest.fixture(params=["portable", "avx2", "avx512"])
-def isa(request: Any) -> Any:
-    if request.param not in kernels.supported_isas():
-        pytest.skip(f"{request.param} not on this CPU")
-    saved = kernels.isas_in_use()
-    kernels.use_isa(request.param)
-    yield request.param
-    for (kind, dtype), name in saved.items():
-        kernels.use_isa(name, dtype, kind)
 
 
 def _nan(name: str) -> Any:
