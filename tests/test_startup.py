@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from oracles import exact_reduce_mean
 
 # Runs meancli as the console script does, then prints its exit status and the
 # names of the modules it loaded.
@@ -51,6 +52,35 @@ def x(tmp_path: Path) -> Path:
     path = tmp_path / "x.npy"
     np.save(path, np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5))
     return path
+
+
+#: Standard modules taken off every run's start-up: hashlib (with OpenSSL's _hashlib;
+#: the instruction-set cache's file name is keyed by zlib checksums) and glob (imported
+#: only to expand a shard pattern, io/registry.py).
+NOT_AT_START_UP = {"hashlib", "_hashlib", "glob"}
+
+
+@pytest.mark.parametrize("quiet", [["--quiet"], []], ids=["quiet", "report"])
+def test_a_one_file_run_loads_neither_hashlib_nor_glob(x: Path, quiet: list[str]) -> None:
+    argv = ["reduce-mean", str(x), "--axes", "2", "3", "--keep-dims", "-o", "out.npy", *quiet]
+    status, modules, stderr = loaded_by(argv, x.parent)
+    assert (status, stderr) == (0, "")
+    assert "meancli.kernels" in modules  # the kernels ran, with their choice of instruction set
+    assert modules.isdisjoint(NOT_AT_START_UP), modules & NOT_AT_START_UP
+    expected = exact_reduce_mean(np.load(x), (2, 3), keepdims=True)
+    np.testing.assert_array_equal(np.load(x.parent / "out.npy"), expected)
+
+
+def test_a_shard_pattern_loads_glob(x: Path) -> None:
+    np.save(x.parent / "y.npy", np.ones((1, 3, 4, 5), np.float32))
+    status, modules, stderr = loaded_by(
+        ["reduce-mean", str(x.parent / "[xy].npy"), "--axes", "0", "-o", "out.npy"], x.parent
+    )
+    assert (status, stderr) == (0, "") and "glob" in modules
+    shards = np.concatenate([np.load(x), np.ones((1, 3, 4, 5), np.float32)])
+    np.testing.assert_array_equal(
+        np.load(x.parent / "out.npy"), exact_reduce_mean(shards, (0,), keepdims=True)
+    )
 
 
 def test_quiet_reduce_mean_loads_neither_rich_nor_other_commands(x: Path) -> None:
