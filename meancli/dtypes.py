@@ -94,6 +94,13 @@ def as_ml_dtypes(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return array.view(np.dtype(ml_dtypes.bfloat16))
 
 
+def bfloat16_as_float32(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """bfloat16 values (RAW_BFLOAT16 or ml_dtypes.bfloat16) as float32, exactly: a
+    bfloat16's bits are a float32's upper half (no ml_dtypes import). Same shape, C order."""
+    bits = np.ascontiguousarray(array).view(np.uint16).astype(np.uint32) << 16
+    return bits.view(np.float32)
+
+
 def native_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     """``dtype`` in the machine's byte order (itself when it already is)."""
     return dtype if dtype.isnative else dtype.newbyteorder("=")

@@ -402,3 +402,39 @@ def test_a_runtime_installed_but_broken_is_one_line_exit_1(tmp_path: Path) -> No
     (line,) = r.stderr.splitlines()
     assert line.startswith("error: --runtime onnxruntime: onnxruntime is installed but cannot be imported")
     assert "cannot open shared object file" in line and "install the onnxruntime extra" in line
+
+
+# ------------------------------------------------------------- --compare, bfloat16 and --runtime
+
+
+def test_a_bfloat16_comparison_with_an_inexact_element_reports_it(tmp_path: Path) -> None:
+    """The text report's worst element of a bfloat16 --compare was an internal error
+    (exit 3: the command line's raw bfloat16 type made from a float)."""
+    import ml_dtypes
+
+    x = np.random.default_rng(5).standard_normal((50, 3)).astype(ml_dtypes.bfloat16)
+    np.save(tmp_path / "a.npy", x)
+    exact = exact_reduce_mean(x, (1,), keepdims=True)
+    bits = exact.view(np.uint16).copy()
+    bits[7, 0] += 3  # 3 ulp further from zero
+    np.save(tmp_path / "got.npy", bits.view(exact.dtype))
+    r = run_cli("reduce-mean", str(tmp_path / "a.npy"), "--axes", "1", "--compare", str(tmp_path / "got.npy"))
+    assert r.exit_code == 4, r.stderr
+    want, got = (str(np.float32(v)) for v in (exact[7, 0], bits.view(exact.dtype)[7, 0]))
+    assert f"worst of {tmp_path / 'got.npy'}: index [7, 0]: exact {want}, got {got} (3 ulp)" in r.stdout
+
+
+def test_skipna_with_a_runtime_is_a_usage_error(tmp_path: Path) -> None:
+    """--skipna with --runtime compared the runtime's plain ONNX output with the NaN-skipping
+    mean: every output with a NaN was a mismatch."""
+    np.save(tmp_path / "x.npy", np.array([[1.0, np.nan], [2.0, 3.0]], np.float32))
+    for command in (
+        ["reduce-mean", str(tmp_path / "x.npy"), "--axes", "0"],
+        ["mean", str(tmp_path / "x.npy")],
+    ):
+        r = run_cli(*command, "--skipna", "--runtime", "onnx-reference")
+        assert r.exit_code == 2, r.stderr
+        assert r.stderr.splitlines() == [
+            "error: --skipna is meancli's own extension: a runtime runs the ONNX node, which does "
+            "not skip NaN; compare it without --skipna"
+        ]

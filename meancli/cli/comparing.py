@@ -21,6 +21,7 @@ def check_compare_options(
     many: bool,
     runtimes: list[str] | None = None,
     where: Any = None,
+    skipna: bool = False,
 ) -> None:
     """Before any input is read: --compare and --runtime with what they cannot go with,
     and each --runtime installed.
@@ -30,7 +31,8 @@ def check_compare_options(
             (each its own result), or with a zarr output (written by the dask workers as
             they run, never held whole: compare in a second run against the store's
             array); --runtime with --workers or --scheduler (the runtimes take the
-            inputs in memory, in this process).
+            inputs in memory, in this process); --runtime with --skipna (a runtime
+            runs the ONNX node, which never skips NaN).
         InputFileError: a --runtime that is not installed (engine.runtimes.check_runtimes).
     """
     if compare is None and not runtimes:
@@ -49,6 +51,11 @@ def check_compare_options(
                 "written by the dask workers as they run; write .npy or .pb"
             )
     if runtimes:
+        if skipna:
+            raise UsageError(
+                "--skipna is meancli's own extension: a runtime runs the ONNX node, which does not "
+                "skip NaN; compare it without --skipna"
+            )
         if where is not None and where.cluster:
             raise UsageError(
                 "--runtime runs the inputs in memory in this process; it cannot be combined with "

@@ -79,7 +79,9 @@ def mean(
 
         where = where_of(engine_options or {})
         check_std_streams([*files, compare] if compare is not None else files, output)
-        check_compare_options(compare, max_ulp, output, many=False, runtimes=runtime, where=where)
+        check_compare_options(
+            compare, max_ulp, output, many=False, runtimes=runtime, where=where, skipna=skipna
+        )
         check_version_options(op, attributes, axes_given=True)
         if output is not None:
             check_output_target(output, store)

@@ -118,7 +118,9 @@ def reduce_mean(
             _check_axes_from(op, given=axes is not None)
         check_version_options(op, attributes, axes_given=axes is not None or axes_from is not None)
         many = batch.wants_many(files, output)
-        check_compare_options(compare, max_ulp, output, many=many, runtimes=runtime, where=where)
+        check_compare_options(
+            compare, max_ulp, output, many=many, runtimes=runtime, where=where, skipna=skipna
+        )
         outputs = batch.output_paths(files, output) if many else [output]
         if output is not None and not many:
             check_output_format(output, output)

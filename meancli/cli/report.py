@@ -357,12 +357,16 @@ def _number(x: float | int) -> str:
 
 
 def _element(x: float | int, dtype: str) -> str:
-    """One value in its dtype's shortest digits (float32 0.1 as 0.1); integers exact."""
+    """One value in its dtype's shortest digits (float32 0.1 as 0.1); integers exact;
+    bfloat16 in float32's, which hold it exactly (its numpy type is ml_dtypes', or raw
+    bytes on the command line)."""
     if isinstance(x, int):
         return str(x)
+    import numpy as np
+
     from ..dtypes import numpy_dtype
 
-    return str(numpy_dtype(dtype).type(x))
+    return str(np.float32(x) if dtype == "bfloat16" else numpy_dtype(dtype).type(x))
 
 
 def kernel_isa(dtype: str | None = None, kind: str = "run") -> str | None:
@@ -389,17 +393,9 @@ def shown_values(result: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """``result`` in a dtype numpy formats as a float: bfloat16 (which numpy prints
     as it would an integer, ``[0, 0]``) as float32, which holds it exactly; every
     other dtype as it is."""
-    from ..dtypes import is_bfloat16, is_raw_bfloat16
+    from ..dtypes import bfloat16_as_float32, is_bfloat16
 
-    if is_bfloat16(result.dtype):
-        import numpy as np
-
-        if is_raw_bfloat16(result.dtype):  # its bits are a float32's upper half
-            bits = np.ascontiguousarray(result).view(np.uint16).astype(np.uint32) << 16
-            shown: np.ndarray[Any, Any] = bits.view(np.float32)
-            return shown
-        return result.astype(np.float32)
-    return result
+    return bfloat16_as_float32(result) if is_bfloat16(result.dtype) else result
 
 
 def result_json(result: np.ndarray[Any, Any]) -> Any:

@@ -29,7 +29,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import kernels
-from ..dtypes import as_ml_dtypes, is_float, itemsize, native_dtype, spec_name
+from ..dtypes import (
+    as_ml_dtypes,
+    bfloat16_as_float32,
+    is_bfloat16,
+    is_float,
+    itemsize,
+    native_dtype,
+    spec_name,
+)
 from ..errors import InputFileError
 
 #: Elements per block of an array that is not C-contiguous in native byte order: a copy
@@ -167,8 +175,8 @@ def compare(
             not one of the table's.
         KernelBuildError: the compiled kernels are missing or stale.
     """
-    # the command line's bfloat16 is raw 2-byte data: the values need ml_dtypes' view
-    expected, got = as_ml_dtypes(expected), as_ml_dtypes(got)
+    # bfloat16 either raw (the command line's) or ml_dtypes': the kernel reads the bits,
+    # _value widens the worst element without ml_dtypes (its import is about a second)
     check_comparable(expected.shape, expected.dtype, got, against)
     name = spec_name(expected.dtype)
     try:
@@ -289,4 +297,6 @@ def _value(x: Any) -> float | int:
     """One element as a Python float (bfloat16 widened exactly) or int."""
     if x.dtype.kind in "iu":
         return int(x)
+    if is_bfloat16(x.dtype):
+        return float(bfloat16_as_float32(np.asarray(x)).reshape(-1)[0])
     return float(np.asarray(x).astype(np.float64))
