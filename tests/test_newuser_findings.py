@@ -438,3 +438,27 @@ def test_skipna_with_a_runtime_is_a_usage_error(tmp_path: Path) -> None:
             "error: --skipna is meancli's own extension: a runtime runs the ONNX node, which does "
             "not skip NaN; compare it without --skipna"
         ]
+
+
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [
+        (["reduce-mean", "{x}", "--axes", "0", "-o", "a.npy", "-o", "b.npy"], "--output"),
+        (["mean", "{x}", "{x}", "--output", "a.npy", "-o", "b.npy"], "--output"),
+        (["reduce-mean", "{x}", "--axes", "0", "--compare", "{r}", "--compare", "{x}"], "--compare"),
+        (["mean", "{x}", "--compare", "{r}", "--compare", "{r}"], "--compare"),
+    ],
+)
+def test_an_output_or_a_compared_file_given_twice_is_a_usage_error(
+    tmp_path: Path, command: list[str], option: str
+) -> None:
+    """click keeps the last value of an option that takes one: ``-o a -o b`` wrote only b,
+    and ``--compare A --compare B`` compared only B (exit 0 however wrong A was)."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "r.npy", exact_reduce_mean(x, (0,), keepdims=True))
+    argv = [a.format(x=tmp_path / "x.npy", r=tmp_path / "r.npy") for a in command]
+    r = run_cli(*argv, cwd=tmp_path)
+    assert r.exit_code == 2, r.stderr
+    assert r.stderr.splitlines()[0].startswith(f"error: {option} is given 2 times; give it once")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.npy", "x.npy"]

@@ -18,45 +18,74 @@ string annotations anew each time.
 import os
 import sys
 from collections.abc import Callable
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
+from typer.core import TyperCommand
 
 from .. import __version__
+from ..errors import UsageError
 
 HELP = "The mean operators of ONNX (Mean, ReduceMean) and OpenVINO (ReduceMean) on tensor files."
+#: Options whose second use would silently replace the first (click keeps the last
+#: value of an option that takes one): an output written to one of two names, or one
+#: of two FILEs compared. Given twice, they are a usage error. Other options keep
+#: the command-line convention that a later one overrides (``--keep-dims`` after an
+#: alias's ``--no-keep-dims``).
+ONCE = frozenset({"output", "compare"})
+
+
+class OnceCommand(TyperCommand):
+    """A command whose ONCE options, given more than once, are a usage error."""
+
+    def make_parser(self, ctx: Any) -> Any:
+        parser = super().make_parser(ctx)
+        parse = parser.parse_args
+
+        def parse_args(args: list[str]) -> Any:
+            opts, rest, order = parse(args)  # order: each parameter once per use
+            for name in sorted(ONCE):
+                uses = [p for p in order if p.name == name]
+                if len(uses) > 1:
+                    raise UsageError(f"{uses[0].opts[-1]} is given {len(uses)} times; give it once")
+            return opts, rest, order
+
+        parser.parse_args = parse_args  # type: ignore[method-assign]
+        return parser
 
 
 def _add_reduce_mean(app: typer.Typer) -> None:
     from .options import with_attribute_options, with_engine_options
     from .reduce_mean_cmd import reduce_mean
 
-    app.command("reduce-mean")(with_attribute_options(with_engine_options(reduce_mean), "ReduceMean"))
+    app.command("reduce-mean", cls=OnceCommand)(
+        with_attribute_options(with_engine_options(reduce_mean), "ReduceMean")
+    )
 
 
 def _add_mean(app: typer.Typer) -> None:
     from .mean_cmd import mean
     from .options import with_attribute_options, with_engine_options
 
-    app.command("mean")(with_attribute_options(with_engine_options(mean), "Mean"))
+    app.command("mean", cls=OnceCommand)(with_attribute_options(with_engine_options(mean), "Mean"))
 
 
 def _add_check_onnx(app: typer.Typer) -> None:
     from .check_onnx_cmd import check_onnx
 
-    app.command("check-onnx")(check_onnx)
+    app.command("check-onnx", cls=OnceCommand)(check_onnx)
 
 
 def _add_check_model(app: typer.Typer) -> None:
     from .check_model_cmd import check_model
 
-    app.command("check-model")(check_model)
+    app.command("check-model", cls=OnceCommand)(check_model)
 
 
 def _add_isa(app: typer.Typer) -> None:
     from .isa_cmd import isa
 
-    app.command("isa")(isa)
+    app.command("isa", cls=OnceCommand)(isa)
 
 
 def _add_spec(app: typer.Typer) -> None:
