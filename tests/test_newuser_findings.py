@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import http.server
 import io
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -462,3 +463,19 @@ def test_an_output_or_a_compared_file_given_twice_is_a_usage_error(
     assert r.exit_code == 2, r.stderr
     assert r.stderr.splitlines()[0].startswith(f"error: {option} is given 2 times; give it once")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.npy", "x.npy"]
+
+
+def test_the_masked_array_check_while_numpy_ma_is_still_being_imported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A dask worker's task met numpy.ma partly imported by another thread (after a worker
+    restart): ``partially initialized module 'numpy.ma' has no attribute 'MaskedArray'``."""
+    import types
+
+    from meancli.kernels.arrays import refuse_masked
+
+    monkeypatch.setitem(sys.modules, "numpy.ma", types.ModuleType("numpy.ma"))  # no MaskedArray yet
+    refuse_masked(np.zeros(3))  # a plain array passes
+    monkeypatch.undo()
+    with pytest.raises(meancli.errors.UsageError, match="masked arrays are not supported"):
+        refuse_masked(np.ma.masked_array([1.0, 2.0], mask=[0, 1]))

@@ -19,9 +19,12 @@ def refuse_masked(x: Any) -> None:
     Raises:
         UsageError: ``x`` is masked.
     """
-    ma = sys.modules.get("numpy.ma")  # loaded only if the caller uses masked arrays
+    # numpy.ma is loaded only if the caller uses masked arrays; its class is None
+    # while another thread still imports it (a dask worker's), when no masked array
+    # can exist yet
+    masked = getattr(sys.modules.get("numpy.ma"), "MaskedArray", None)
     meta = getattr(x, "_meta", None)  # a dask array's: what its chunks are
-    if ma is not None and (isinstance(x, ma.MaskedArray) or isinstance(meta, ma.MaskedArray)):
+    if masked is not None and (isinstance(x, masked) or isinstance(meta, masked)):
         raise UsageError("masked arrays are not supported: pass .filled(value) or .compressed() instead")
 
 
