@@ -1690,7 +1690,8 @@ def kernel_isa() -> str:
     )
     return (
         f"{sets} ({why}{': ' + times if times else ''}; "
-        f"a wider set where it took at most {100 * (1 - isa_choice.WIDER_GAIN):.0f}% of the time); "
+        f"the widest set unless a narrower one took less than 1/{1 + isa_choice.NARROWER_GAIN:.2f} "
+        "of its time, by the median of alternated rounds' ratios); "
         f"Mean streams outputs of {stream / 2**20:g} MiB or more (last-level cache)"
     )
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from meancli.generated.tables import ISA_GROUPS
 
@@ -68,15 +70,140 @@ def write_choice(path: str, level: str) -> None:
     ("seconds", "expected"),
     [
         ({"avx2": 1.0, "avx512": 0.90}, "avx512"),
-        ({"avx2": 1.0, "avx512": 0.97}, "avx512"),  # exactly the gain asked
-        ({"avx2": 1.0, "avx512": 0.98}, "avx2"),  # within the noise: the narrower set
+        ({"avx2": 1.0, "avx512": 0.98}, "avx512"),
+        ({"avx2": 1.0, "avx512": 1.0}, "avx512"),  # level: the wider set
+        ({"avx2": 1.0, "avx512": 1.04}, "avx512"),  # within the gain asked of the narrower set
+        ({"avx2": 1.0, "avx512": 1.06}, "avx2"),  # AVX2 faster beyond it
         ({"avx2": 1.0, "avx512": 1.30}, "avx2"),
         ({"avx2": 1.0}, "avx2"),
+        ({"avx512": 1.0}, "avx512"),
         ({}, "portable"),
     ],
 )
-def test_the_wider_set_runs_only_where_measured_faster_by_the_gain(seconds, expected):
+def test_the_widest_set_runs_unless_a_narrower_one_is_faster_by_the_gain(seconds, expected):
     assert isa_choice.decide(seconds) == expected
+
+
+def test_the_rule_compares_the_pick_with_every_narrower_level(monkeypatch):
+    # three vector levels (a future one): the pick moves down past a level that does not beat it
+    monkeypatch.setattr(isa_choice, "ISA_NAMES", ("portable", "avx2", "avx512", "wide"))
+    assert isa_choice.decide({"avx2": 1.0, "avx512": 1.03, "wide": 1.06}) == "avx2"
+    assert isa_choice.decide({"avx2": 1.0, "avx512": 0.90, "wide": 1.00}) == "avx512"
+    assert isa_choice.decide({"avx2": 1.0, "avx512": 0.99, "wide": 1.03}) == "wide"
+
+
+def test_paired_seconds_take_the_median_of_the_rounds_ratios():
+    # the machine's speed drifts 3x over the rounds and one round is disturbed:
+    # the fastest round of each level would make AVX-512 1/1.5 of AVX2's time
+    speed = [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 3.0]
+    avx2 = [2.0 * s for s in speed]
+    avx512 = [1.0 * s * 0.9 for s in speed]
+    avx512[0] *= 0.5 / 0.9  # the AVX2 half of round 0 ran beside another process
+    got = isa_choice.paired_seconds({"avx2": avx2, "avx512": avx512})
+    assert got["avx2"] == pytest.approx(2.0 * 2.0)  # the median round
+    assert got["avx512"] / got["avx2"] == pytest.approx(0.45)
+
+
+def fake_timing(ratios: dict[str, float], seed: int, noise: float = 0.04):
+    """A time_group for isa_choice.measure: each group's true time at each level
+    (1 ms times ``ratios[level]``), a machine speed that drifts by up to 2x between
+    rounds, and per-call noise of +-``noise`` (uniform, seeded)."""
+    rng = random.Random(seed)
+    calls = [0]
+
+    def time_group(group: int, level: str) -> float:
+        drift = 1 + (calls[0] // 2 % 7) / 6  # changes between rounds (two calls each), not within one
+        calls[0] += 1
+        return 1e-3 * ratios[level] * drift * (1 + rng.uniform(-noise, noise))
+
+    return time_group
+
+
+@pytest.mark.parametrize(
+    ("ratio", "expected"),
+    [
+        (0.97, "avx512"),  # where the old rule (AVX-512 only at 0.97 or less) flipped between runs
+        (1.00, "avx512"),  # level (memory-bound): always the same, the wider one
+        (0.60, "avx512"),
+        (1.10, "avx2"),  # AVX2 faster (a CPU that splits 512-bit work)
+        (1.25, "avx2"),
+    ],
+)
+def test_the_measured_choice_is_the_same_in_every_run(ratio, expected):
+    # +-4% a call (uniform): the rounds' spread on a shared, busy machine
+    picks = {
+        isa_choice.measure(("avx2", "avx512"), fake_timing({"avx2": 1.0, "avx512": ratio}, seed)).levels
+        for seed in range(40)
+    }
+    assert picks == {tuple(expected for _ in ISA_GROUPS)}
+
+
+@pytest.mark.parametrize(
+    ("before", "ratio"),
+    [
+        ("avx2", 1.0),
+        ("avx2", 1.05),  # at the rule's threshold: a new measurement would flip it half the time
+        ("avx2", 1.2),
+        ("avx512", 0.8),
+        ("avx512", 1.0),
+    ],
+)
+def test_measuring_anew_keeps_the_choice_unless_beaten_by_the_gain(before, ratio):
+    # a busy machine (+-4% a call): a new measurement keeps what the cache
+    # held where the other set is not faster by the gain, instead of flipping on the noise
+    previous = [before] * len(ISA_GROUPS)
+    for seed in range(40):
+        timing = fake_timing({"avx2": 1.0, "avx512": ratio}, seed, 0.04)
+        assert isa_choice.measure(("avx2", "avx512"), timing, previous).levels == tuple(previous)
+
+
+def test_measuring_anew_moves_where_the_other_set_is_faster_beyond_the_gain():
+    timing = fake_timing({"avx2": 1.0, "avx512": 1.25}, 1)
+    assert set(isa_choice.measure(("avx2", "avx512"), timing, ["avx512"] * len(ISA_GROUPS)).levels) == {
+        "avx2"
+    }
+    timing = fake_timing({"avx2": 1.0, "avx512": 0.8}, 1)
+    assert set(isa_choice.measure(("avx2", "avx512"), timing, ["avx2"] * len(ISA_GROUPS)).levels) == {
+        "avx512"
+    }
+
+
+def test_keep_stays_unless_beaten(monkeypatch):
+    assert isa_choice.decide({"avx2": 1.0, "avx512": 1.02}, keep="avx2") == "avx2"
+    assert isa_choice.decide({"avx2": 1.04, "avx512": 1.0}, keep="avx2") == "avx2"
+    assert isa_choice.decide({"avx2": 1.06, "avx512": 1.0}, keep="avx2") == "avx512"
+    assert isa_choice.decide({"avx2": 1.0, "avx512": 1.06}, keep="avx512") == "avx2"
+    assert (
+        isa_choice.decide({"avx2": 1.0, "avx512": 1.06}, keep="portable") == "avx2"
+    )  # not measured: the rule
+
+
+def test_choose_measures_anew_from_the_cached_choice(monkeypatch, tmp_path):
+    monkeypatch.setenv("MEANCLI_CACHE_DIR", str(tmp_path))
+    level = {"avx2": 1.0, "avx512": 1.02}  # AVX2 a little faster: the rule takes AVX-512
+    first = isa_choice.choose(("avx2", "avx512"), fake_timing(level, 1, 0.0))
+    assert first.source == "measured" and set(first.levels) == {"avx512"}
+    assert isa_choice.choose(("avx2", "avx512"), fake_timing(level, 2, 0.0)).source == "cache"
+    write_choice(str(isa_choice.cache_path()), "avx2")  # a choice made before, on a noisier day
+    again = isa_choice.choose(("avx2", "avx512"), fake_timing(level, 3, 0.0), remeasure=True)
+    assert again.source == "measured" and set(again.levels) == {"avx2"}  # kept: not beaten by the gain
+    assert set(isa_choice.choose(("avx2", "avx512"), fake_timing(level, 4, 0.0)).levels) == {"avx2"}
+
+
+def test_the_reductions_are_measured_on_values_over_many_binades():
+    # as real data (and the bench's): values in [1, 2) pass every fast exactness check
+    kernels._measure_data.clear()
+    try:
+        x = kernels._measure_input("float32", "run")
+        assert x.dtype == np.float32 and x.size == kernels._MEASURE_ELEMENTS
+        exponents = np.frexp(x[x != 0])[1]
+        assert np.unique(exponents).size >= 16 and (x < 0).any()
+        assert float(x.mean(dtype=np.float64)) == pytest.approx(1.0, abs=0.01)
+        m = kernels._measure_input("float32", "mean")
+        assert m.min() >= 1.0 and m.max() < 2.0
+        assert kernels._measure_data["float32 out"].size == x.size // 4
+    finally:
+        kernels._measure_data.clear()
 
 
 def test_the_cache_file_is_keyed_by_the_kernel_build(monkeypatch, tmp_path):

@@ -55,7 +55,8 @@ def isa(measure: Measure = False, json_mode: options.Json = False, debug: option
         }[choice.source]
         where = f"; cached in {choice.path}" if choice.path else ""
         console.print(
-            f"choice: {source}{where}. A wider set runs where it took at most "
-            f"{100 * (1 - kernels.isa_choice.WIDER_GAIN):.0f}% of the narrower one's time "
-            "(ms: one thread's CPU time over the measured workloads)."
+            f"choice: {source}{where}. The widest set runs unless a narrower one took less than "
+            f"1/{1 + kernels.isa_choice.NARROWER_GAIN:.2f} of its time (ms: one thread's CPU time "
+            "over the measured workloads: the narrowest set's median round, a wider one's that "
+            "times the median of the rounds' ratios)."
         )

@@ -134,39 +134,56 @@ def remeasure_isas() -> isa_choice.Choice:
     return _choice
 
 
-# The measurement's workloads (isa_choice.py says why this size): 8 Mi
-# elements of each float dtype, values in [1, 2); bfloat16 as its bits
-# (the kernels read bytes, and ml_dtypes is optional).
+# The measurement's workloads (isa_choice.py says why this size): 4 Mi
+# elements of each float dtype; bfloat16 as its bits (the kernels read bytes,
+# and ml_dtypes is optional). The reductions read values of a normal
+# distribution of mean 1, spread over many binades near 0 as real data is
+# (the bench's too), so the exactness checks take the paths they take in use
+# (values in [1, 2) pass every fast check); Mean reads values in [1, 2).
 _MEASURE_ELEMENTS = 4 << 20
 _measure_data: dict[str, np.ndarray] = {}
 
 
-def _measure_input(dtype_name: str) -> np.ndarray:
-    if dtype_name not in _measure_data:
-        x = np.linspace(1.0, 2.0, _MEASURE_ELEMENTS, endpoint=False, dtype=np.float32)
-        if dtype_name == "bfloat16":
-            _measure_data[dtype_name] = (x.view(np.uint32) >> 16).astype(np.uint16)
+def _as_measured(x: np.ndarray, dtype_name: str) -> np.ndarray:
+    """float32 ``x`` in ``dtype_name`` (bfloat16: its bits, truncated)."""
+    if dtype_name == "bfloat16":
+        return (x.view(np.uint32) >> 16).astype(np.uint16)
+    return x.astype(dtype_name)
+
+
+def _measure_input(dtype_name: str, kind: str = "mean") -> np.ndarray:
+    """The measurement's input of ``kind`` ("run": normal values of mean 1;
+    else values in [1, 2)) in ``dtype_name``, made once; with it an output
+    array ``_measure_data[dtype_name + " out"]`` of a quarter of its size."""
+    key = f"{dtype_name} {kind}"
+    if key not in _measure_data:
+        if kind == "run":
+            x = _measure_normal() + np.float32(1)
         else:
-            _measure_data[dtype_name] = x.astype(dtype_name)
+            x = np.linspace(1.0, 2.0, _MEASURE_ELEMENTS, endpoint=False, dtype=np.float32)
+        _measure_data[key] = _as_measured(x, dtype_name)
+    if dtype_name + " out" not in _measure_data:
         # the outputs, written once now so no timed call meets a page fault
-        _measure_data[dtype_name + " out"] = np.ones(_MEASURE_ELEMENTS // 4, _measure_data[dtype_name].dtype)
-    return _measure_data[dtype_name]
+        _measure_data[dtype_name + " out"] = np.ones(_MEASURE_ELEMENTS // 4, _measure_data[key].dtype)
+    return _measure_data[key]
+
+
+def _measure_normal() -> np.ndarray:
+    """4 Mi float32 values of a standard normal distribution (a fixed seed), made once for every dtype."""
+    if "normal" not in _measure_data:
+        rng = np.random.default_rng(27)
+        _measure_data["normal"] = rng.standard_normal(_MEASURE_ELEMENTS, dtype=np.float32)
+    return _measure_data["normal"]
 
 
 def _measure_near(dtype_name: str) -> tuple[np.ndarray, np.ndarray]:
     """The compare kernel's workload: values of a normal distribution in ``dtype_name``,
     and a copy with two thirds of them 1 or 2 representable values off (bfloat16 as bits)."""
     if dtype_name + " near" not in _measure_data:
-        if "normal" not in _measure_data:  # once for every dtype
-            rng = np.random.default_rng(27)
-            _measure_data["normal"] = rng.standard_normal(_MEASURE_ELEMENTS, dtype=np.float32)
+        if "moved" not in _measure_data:  # once for every dtype
             steps = np.tile(np.arange(3, dtype=np.uint8), _MEASURE_ELEMENTS // 3 + 1)
             _measure_data["moved"] = steps[:_MEASURE_ELEMENTS]
-        x = _measure_data["normal"]
-        if dtype_name == "bfloat16":
-            exact = (x.view(np.uint32) >> 16).astype(np.uint16)
-        else:
-            exact = x.astype(dtype_name)
+        exact = _as_measured(_measure_normal(), dtype_name)
         bits = exact.view(f"u{exact.itemsize}")
         _measure_data[dtype_name + " exact"] = exact
         _measure_data[dtype_name + " near"] = (bits + _measure_data["moved"]).view(exact.dtype)
@@ -176,8 +193,9 @@ def _measure_near(dtype_name: str) -> tuple[np.ndarray, np.ndarray]:
 def _time_group(group: int, level: str) -> float:
     """CPU seconds of one thread to run ISA_GROUPS[group]'s workloads once at
     ``level``: "run", a row reduction (rows of 4096) and a column
-    reduction (64 columns); "mean", the Mean of 4 inputs of 2 Mi elements;
-    "compare", the comparison of 4 Mi elements with a copy 0 to 2 ulp off."""
+    reduction (64 columns) of 4 Mi normal values of mean 1; "mean", the Mean
+    of 4 inputs of 1 Mi elements; "compare", the comparison of 4 Mi elements
+    with a copy 0 to 2 ulp off."""
     mod = _loaded()
     kind, name = ISA_GROUPS[group]
     mod.lib.meancli_use_isa(group, ISA_NAMES.index(level))
@@ -187,7 +205,7 @@ def _time_group(group: int, level: str) -> float:
         start = time.thread_time()
         run_compare(name, exact, near, threads)
         return time.thread_time() - start
-    x = _measure_input(name)
+    x = _measure_input(name, kind)
     out = _measure_data[name + " out"]
     if kind == "run":
         rows, cols = x.reshape(-1, 4096), x.reshape(-1, 64)
@@ -250,9 +268,9 @@ def isa(dtype: Any = None, kind: str | None = "run") -> str:
     with the correctly rounded result (meancli.engine.compare).
 
     Chosen on the kernels' first use: AVX2 (with FMA and F16C) where the CPU
-    has it, AVX-512 (F/BW/VL/DQ) where the CPU has it too and it measured at
-    least 3% faster on this machine (measured once and cached: see
-    isa_choice.py and ``isa_report``); or the one the environment variable
+    has it, AVX-512 (F/BW/VL/DQ) where the CPU has it too unless AVX2
+    measured more than 5% faster on this machine (measured once and cached:
+    see isa_choice.py and ``isa_report``); or the one the environment variable
     ``MEANCLI_ISA`` names (at most what the CPU has). Each kind is measured
     for each float dtype on its own (the integer types follow float32).
     ``dtype``: a numpy dtype, scalar type or name (None: float32); ``kind``
@@ -297,8 +315,12 @@ def use_isa(name: str, dtype: Any = None, kind: str | None = None) -> str:
     with float32) and ``kind`` (``"run"``, ``"mean"``, ``"compare"``), None: every one.
     Returns the one in effect for ``dtype`` (None: float32) and ``kind``
     (None: ``"run"``). Nothing changes when an argument is refused. The
-    results are the same bits; the bench compares speeds with it. Not for
-    use while kernels run.
+    results are the same bits; the bench compares speeds with it, switching
+    between calls: safe, as each kernel call reads its level from a table
+    (``isa_level`` in templates/kernels.c.j2) as it dispatches and keeps
+    nothing of it past the call. Not for use while kernels run in another
+    thread (a call could then run part of its work on each set, and the
+    table is written without synchronization).
 
     Raises:
         KernelBuildError: the module is missing or was built from other sources.

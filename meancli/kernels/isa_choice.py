@@ -4,10 +4,16 @@ once over data the size of a large call, and cached per CPU and kernel build.
 Why not decide as the module loads: a measurement short enough for every
 start (microseconds over data in L1) flips from one process to the next and
 is not where large calls run. Here each kind of kernel of each float dtype
-is timed at each vector level over 8 Mi elements (32 MiB of float32: beyond
-L2 on every x86-64 CPU, and beyond the last-level cache of the smaller ones),
-the levels alternated, the fastest of several rounds kept; a wider level is
-taken only when at least ``WIDER_GAIN`` faster. The result is written to
+is timed at each vector level over 4 Mi elements (16 MiB of float32: beyond
+L2 on every x86-64 CPU, where large calls run), the levels alternated in
+each round, so each round gives a ratio of their times taken milliseconds
+apart; the median of ``ROUNDS`` rounds' ratios counts (a drift of the
+machine's speed between rounds, or one disturbed round, does not move it).
+The widest level runs unless a narrower one beats it by ``NARROWER_GAIN``:
+where the levels are level (memory-bound work), the choice does not hang on
+the noise of a threshold the measured ratio sits at, and a narrower set runs
+only where the wider one is measurably slower (some CPUs split 512-bit work
+into two 256-bit halves). The result is written to
 ``<cache>/isa-<key>.json`` (key: CPU model, flags, kernel source hash), so
 every later process on the machine, the dask workers included, runs the same
 choice without measuring. The choice never changes a result: every level
@@ -33,9 +39,12 @@ from typing import Any, NamedTuple
 
 from ..generated.tables import ISA_GROUPS, ISA_NAMES, KERNEL_SOURCE_SHA256
 
-WIDER_GAIN = 0.03  # a wider set must take at most 97% of the narrower one's time (beyond the rounds' noise)
-ROUNDS = 7  # rounds of every level, alternated; the fastest of each level counts
-CACHE_FORMAT = 2  # bump when the file's fields or the measured workloads change
+# a narrower set runs where the wider one took more than 105% of its time: the
+# bench's tolerance (the set not picked at least 0.95 of the picked one's time),
+# and beyond the noise of the median of ROUNDS ratios (about 2% on a busy machine)
+NARROWER_GAIN = 0.05
+ROUNDS = 11  # rounds of every level, alternated; the median of the rounds' ratios counts
+CACHE_FORMAT = 3  # bump when the file's fields, the measured workloads or the rule change
 
 # the environment variables: the cache folder, and a level that bypasses the choice
 CACHE_ENV = "MEANCLI_CACHE_DIR"
@@ -46,10 +55,12 @@ class Choice(NamedTuple):
     """The level each of ISA_GROUPS runs, and why.
 
     ``levels``: ISA_NAMES names, one per ISA_GROUPS entry; ``seconds``: for
-    each group, each measured level's best time (s) over its workloads (empty
-    where nothing was measured); ``source``: ``"measured"`` (now, by this
-    process), ``"cache"``, ``"MEANCLI_ISA"``, or ``"cpu"`` (one vector level
-    or none: nothing to choose); ``path``: the cache file (None: none used).
+    each group, each measured level's time (s) over its workloads (empty
+    where nothing was measured): the narrowest level's median round, and each
+    wider level's that times the median of the rounds' ratios of the two;
+    ``source``: ``"measured"`` (now, by this process), ``"cache"``,
+    ``"MEANCLI_ISA"``, or ``"cpu"`` (one vector level or none: nothing to
+    choose); ``path``: the cache file (None: none used).
     """
 
     levels: tuple[str, ...]
@@ -108,16 +119,50 @@ def cache_path() -> Path:
     return cache_dir() / f"isa-{zlib.crc32(ident):08x}{zlib.adler32(ident):08x}.json"
 
 
-def decide(seconds: dict[str, float]) -> str:
-    """The level to run from each vector level's time (s): the lowest level no
-    wider one beats by ``WIDER_GAIN``; ``"portable"`` when nothing was measured."""
-    pick = None
-    for name in ISA_NAMES[1:]:
-        if name not in seconds:
-            continue
-        if pick is None or seconds[name] <= (1 - WIDER_GAIN) * seconds[pick]:
+def decide(seconds: dict[str, float], keep: str | None = None) -> str:
+    """The level to run from each vector level's time (s): the widest one no
+    narrower one beats by ``NARROWER_GAIN`` (the pick so far moves to a
+    narrower level that took less than 1 / (1 + NARROWER_GAIN) of its time);
+    ``"portable"`` when nothing was measured. ``keep``: the level chosen
+    before (a cache file measured anew): it stays unless another level beats
+    it by ``NARROWER_GAIN``, the fastest such one then, so that a ratio near
+    the rule's threshold does not flip the choice from one measurement to the
+    next."""
+    names = [name for name in ISA_NAMES[1:] if name in seconds]
+    if not names:
+        return str(ISA_NAMES[0])
+    if keep in names:
+        best = min(names, key=lambda name: seconds[name])
+        return str(best if seconds[keep] > (1 + NARROWER_GAIN) * seconds[best] else keep)
+    pick = names[-1]
+    for name in reversed(names[:-1]):
+        if seconds[pick] > (1 + NARROWER_GAIN) * seconds[name]:
             pick = name
-    return str(pick or ISA_NAMES[0])
+    return str(pick)
+
+
+def _median(values: Sequence[float]) -> float:
+    """The median of ``values`` (not empty); not statistics: its import costs every start."""
+    s = sorted(values)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+
+
+def paired_seconds(times: dict[str, list[float]]) -> dict[str, float]:
+    """Each level's time (s) from its times in alternated rounds (``times``:
+    level name -> one time a round, the rounds in the same order for every
+    level, the narrowest level first in the dict): the narrowest level's
+    median, and each wider level's that times the median over the rounds of
+    its time / the narrowest one's in the same round. A round's ratio is taken
+    milliseconds apart, so a drift of the machine's speed between rounds falls
+    on both levels; the median leaves out a round another process disturbed."""
+    names = list(times)
+    base = times[names[0]]
+    out = {names[0]: _median(base)}
+    for name in names[1:]:
+        ratios = [t / b if b > 0 else float("inf") for t, b in zip(times[name], base, strict=True)]
+        out[name] = out[names[0]] * _median(ratios)
+    return out
 
 
 def _read(path: Path) -> Choice | None:
@@ -161,20 +206,29 @@ def _write(path: Path, choice: Choice) -> bool:
     return True
 
 
-def measure(vector_levels: Sequence[str], time_group: Callable[[int, str], float]) -> Choice:
-    """Measure every ISA_GROUPS entry at every level of ``vector_levels``:
-    ``time_group(group, level)`` runs that group's workloads once at that
-    level and returns the seconds; the levels alternate within each round,
-    and each level's fastest round counts."""
+def measure(
+    vector_levels: Sequence[str],
+    time_group: Callable[[int, str], float],
+    previous: Sequence[str] | None = None,
+) -> Choice:
+    """Measure every ISA_GROUPS entry at every level of ``vector_levels``
+    (lowest first): ``time_group(group, level)`` runs that group's workloads
+    once at that level and returns the seconds; the levels alternate within
+    each of ``ROUNDS`` rounds (the order reversed every other round), and
+    ``paired_seconds`` makes the rounds one time per level. ``previous``: the
+    levels chosen before, one per group, each kept unless beaten by the gain
+    (``decide``'s ``keep``)."""
     seconds: list[dict[str, float]] = []
     for group in range(len(ISA_GROUPS)):
-        best = {name: float("inf") for name in vector_levels}
+        times: dict[str, list[float]] = {name: [] for name in vector_levels}
         for r in range(ROUNDS):
             order = vector_levels if r % 2 == 0 else tuple(reversed(vector_levels))
             for name in order:
-                best[name] = min(best[name], time_group(group, name))
-        seconds.append(best)
-    return Choice(tuple(decide(s) for s in seconds), tuple(seconds), "measured", None)
+                times[name].append(time_group(group, name))
+        seconds.append(paired_seconds(times))
+    keep = list(previous) if previous is not None else [None] * len(seconds)
+    levels = tuple(decide(s, k) for s, k in zip(seconds, keep, strict=True))
+    return Choice(levels, tuple(seconds), "measured", None)
 
 
 def choose(
@@ -183,7 +237,8 @@ def choose(
     """The choice for this machine: from the cache file, else measured (and
     cached). ``vector_levels``: the vector levels the CPU has (ISA_NAMES
     names, lowest first); with fewer than two there is nothing to choose.
-    ``remeasure``: measure even when a cache file exists, and rewrite it.
+    ``remeasure``: measure even when a cache file exists, and rewrite it;
+    its choice is kept where the measurement does not beat it by the gain.
 
     Two processes that find no cache at once do not both measure: the second
     waits on a lock beside the cache file and reads the first one's result.
@@ -193,7 +248,8 @@ def choose(
         level = vector_levels[-1] if vector_levels else ISA_NAMES[0]
         return Choice(tuple(level for _ in ISA_GROUPS), tuple({} for _ in ISA_GROUPS), "cpu", None)
     path = cache_path()
-    if not remeasure and (cached := _read(path)) is not None:
+    cached = _read(path)
+    if not remeasure and cached is not None:
         return cached
     lock = None
     try:
@@ -205,7 +261,7 @@ def choose(
     try:
         if not remeasure and (cached := _read(path)) is not None:
             return cached  # measured by another process while this one waited
-        choice = measure(vector_levels, time_group)
+        choice = measure(vector_levels, time_group, cached.levels if cached is not None else None)
         written = _write(path, choice)
         return Choice(choice.levels, choice.seconds, "measured", path if written else None)
     finally:
