@@ -562,8 +562,11 @@ def test_denied_access(aws_env: None, tmp_path: Path) -> None:
 
 @pytest.mark.slow  # waits out timeouts: about 30 s, most of it s3fs's own retries
 def test_unreachable_endpoint_and_a_server_that_never_answers(
-    aws_env: None, silent_server: str, tmp_path: Path
+    aws_env: None, silent_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # s3fs retries each request 5 times, a second or more each here; its class holds the
+    # count (not a storage option), and one retry shows the same error
+    monkeypatch.setattr("s3fs.S3FileSystem.retries", 2)
     out = tmp_path / "o.npy"
     started = time.monotonic()
     dead = f"endpoint_url=http://127.0.0.1:{closed_port()}"

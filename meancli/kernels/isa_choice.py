@@ -131,7 +131,7 @@ def decide(seconds: dict[str, float], keep: str | None = None) -> str:
     names = [name for name in ISA_NAMES[1:] if name in seconds]
     if not names:
         return str(ISA_NAMES[0])
-    if keep in names:
+    if keep is not None and keep in names:
         best = min(names, key=lambda name: seconds[name])
         return str(best if seconds[keep] > (1 + NARROWER_GAIN) * seconds[best] else keep)
     pick = names[-1]
