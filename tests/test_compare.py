@@ -332,8 +332,8 @@ def test_rich_report_names_the_check(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def test_compare_from_stdin_and_streamed_mean(tmp_path: Path) -> None:
-    """--compare - reads stdin; a streamed Mean with -o returns its result to be compared
-    (and writes it whole)."""
+    """--compare - reads stdin; a streamed Mean with -o writes its result block by block,
+    each block compared as it is written."""
     x = np.arange(3000, dtype=np.float32).reshape(30, 100)
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "y.npy", x * 2)

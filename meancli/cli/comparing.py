@@ -122,20 +122,23 @@ def compare_runtimes(
             report.comparisons.append(compare(result, got, label, max_ulp, report.threads))
 
 
-def open_compared(compare: str, shape: tuple[int, ...], dtype: Any, report: Report) -> tuple[str, Any]:
-    """The compared FILE, opened (engine.compare.open_compared) under the ``read`` stage."""
+def open_compared(compare: str, shape: tuple[int, ...], dtype: Any, max_ulp: int, report: Report) -> Any:
+    """The compared FILE, opened (engine.compare.open_compared) under the ``read`` stage,
+    as the comparison the run feeds (engine.compare.Tally, plan.Job's ``check``)."""
+    from ..engine.compare import Tally
     from ..engine.compare import open_compared as opening
 
     with report.stage("read"):
-        return opening(compare, tuple(shape), dtype)
+        against, got = opening(compare, tuple(shape), dtype)
+    return Tally(tuple(shape), dtype, got, against, max_ulp, report.threads)
 
 
-def compare_result(report: Report, result: Any, against: str, got: Any, max_ulp: int) -> None:
-    """Compare ``got`` with the run's ``result`` under the ``compare`` stage; the report holds it."""
-    from ..engine.compare import compare
-
+def compare_result(report: Report, result: Any, tally: Any) -> None:
+    """Finish the comparison ``tally`` under the ``compare`` stage: what the run did not
+    compare as it wrote the result (``result``: None when the engine wrote every block to
+    the output file itself, comparing each); the report holds it."""
     with report.stage("compare"):
-        report.comparisons.append(compare(result, got, against, max_ulp, report.threads))
+        report.comparisons.append(tally.finish(result))
 
 
 def exit_if_mismatched(report: Report) -> None:

@@ -100,13 +100,16 @@ def mean(
             with report.stage("validate"):
                 check_input_dtypes(op, report)
                 shape = prepare_mean(op, items, **attributes)
+        tally = None
         if compare is not None:  # before the run: a file of another shape or dtype is refused now
-            against, compared = open_compared(compare, shape, items[0].dtype, report)
+            tally = open_compared(compare, shape, items[0].dtype, max_ulp, report)
         from ..engine import plan
 
         progress = progress_factory(enabled=not (quiet or json_mode))
-        # --compare, --runtime: the result comes back to memory (written afterwards), to be compared
-        held = compare is not None or bool(runtime)
+        # --runtime: the result comes back to memory (written afterwards), to be compared with
+        # each runtime's; --compare: an engine that writes the output itself compares each
+        # block as it writes it (Job.check), the others return the result to be compared
+        held = bool(runtime)
         job = plan.Job(
             engine_options or {},
             n_threads,
@@ -116,10 +119,11 @@ def mean(
             repeat,
             storage_options=store,
             skipna=skipna,
+            check=tally,
         )
         outcome = plan.mean(op, shape, items, job)
-        if compare is not None:
-            compare_result(report, outcome.result, against, compared, max_ulp)
+        if tally is not None:
+            compare_result(report, outcome.result, tally)
         if runtime:
             compare_runtimes(report, outcome.result, runtime, items, None, None, attributes, max_ulp)
         run_outcome(

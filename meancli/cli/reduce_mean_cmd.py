@@ -220,15 +220,18 @@ def _reduce_file(
         with report.stage("validate"):
             check_input_dtypes(op, report)
             call = validate_reduce(op, data.dtype, tuple(data.shape), axes_list, keep_dims, **attributes)
+    tally = None
     if compare is not None:  # before the run: a file of another shape or dtype is refused now
-        against, compared = open_compared(compare, call.out_shape, data.dtype, report)
+        tally = open_compared(compare, call.out_shape, data.dtype, max_ulp, report)
     report.attributes = {"axes": list(call.axes)}
     for name, value in call.attributes:  # as ONNX writes them: flags as 0/1, lists as lists
         report.attributes[name] = int(value) if isinstance(value, bool) else value
 
     progress = progress_factory(enabled=not (quiet or json_mode))
-    # --compare, --runtime: the result comes back to memory (written afterwards), to be compared
-    held = compare is not None or bool(runtimes)
+    # --runtime: the result comes back to memory (written afterwards), to be compared with
+    # each runtime's; --compare: an engine that writes the output itself compares each
+    # block as it writes it (Job.check), the others return the result to be compared
+    held = bool(runtimes)
     job = plan.Job(
         engine_options,
         n_threads,
@@ -238,10 +241,11 @@ def _reduce_file(
         repeat,
         storage_options=store,
         skipna=report.skipna,
+        check=tally,
     )
     outcome = plan.reduce(op, call, data, job)
-    if compare is not None:
-        compare_result(report, outcome.result, against, compared, max_ulp)
+    if tally is not None:
+        compare_result(report, outcome.result, tally)
     if runtimes:
         compare_runtimes(report, outcome.result, runtimes, [data], axes_list, keep_dims, attributes, max_ulp)
     run_outcome(

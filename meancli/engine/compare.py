@@ -38,7 +38,7 @@ from ..dtypes import (
     native_dtype,
     spec_name,
 )
-from ..errors import InputFileError
+from ..errors import InputFileError, InternalError
 
 #: Elements per block of an array that is not C-contiguous in native byte order: a copy
 #: and a kernel call each (4 MiB of float32). C-contiguous native arrays (a memory-mapped
@@ -153,10 +153,128 @@ def open_compared(arg: str, shape: tuple[int, ...], dtype: Any) -> tuple[str, np
     return item.name, item.data
 
 
+class Tally:
+    """A comparison with the correctly rounded result, fed the result block by block in C
+    order as an engine produces it (plan.Job's ``check``: the streamed Mean writing
+    its ``.npy`` output block by block compares each block too, and never holds the
+    whole result), then finished.
+
+    ``add(block, start)`` compares the result's elements ``start:start + block.size``
+    (``block`` C-contiguous, native byte order) with the same elements of ``got``;
+    blocks count only in order (one that does not start where the last ended is left
+    to ``finish``). ``finish(expected)`` compares the elements not yet covered and
+    returns the Comparison: with the whole result, or None when every element was
+    added. The worst element's values are kept from its block as it passes.
+
+    Raises (on construction): what ``compare`` raises for ``got``.
+    """
+
+    def __init__(
+        self,
+        shape: tuple[int, ...],
+        dtype: Any,
+        got: np.ndarray,
+        against: str,
+        tolerance: int = 0,
+        threads: int | None = None,
+    ) -> None:
+        check_comparable(shape, dtype, got, against)
+        self._name = spec_name(np.dtype(dtype))
+        try:
+            self._floating = is_float(self._name)
+        except KeyError:
+            raise InputFileError(f"{against}: {self._name} values are not compared") from None
+        self._got, self._against, self._tolerance = got, against, tolerance
+        self._threads = kernels.threads_of(threads)
+        self.covered = 0  # elements [0, covered) are compared
+        self._examined = self._nan_mismatch = self._ulp_sum = self._max_ulp = 0
+        self._buckets = [0] * len(BUCKETS)
+        self._max_abs = self._max_rel = 0.0
+        self._first_nan: int | None = None
+        self._at_max: int | None = None
+        self._shape = tuple(shape)
+        # the worst element's values, taken from its block (the result may never be whole)
+        self._nan_values: tuple[float | int, float | int] | None = None
+        self._max_values: tuple[float | int, float | int] | None = None
+        self._first_values: tuple[float | int, float | int] | None = None  # element 0's
+
+    def add(self, block: np.ndarray, start: int) -> None:
+        """Compare ``block``, the result's elements from flat index ``start`` in C order."""
+        if start != self.covered or not block.size:
+            return
+        stop = start + block.size
+        got = np.ascontiguousarray(_block(self._got, start, stop))
+        if start == 0:
+            self._first_values = _values(block, got, 0)
+        found = kernels.run_compare(self._name, block.reshape(-1), got, self._threads)
+        self._examined += found.examined
+        self._nan_mismatch += found.nan_mismatch
+        self._ulp_sum += found.ulp_sum
+        self._buckets = [x + y for x, y in zip(self._buckets, found.buckets, strict=True)]
+        self._max_abs, self._max_rel = max(self._max_abs, found.max_abs), max(self._max_rel, found.max_rel)
+        if self._first_nan is None and found.first_nan >= 0:
+            self._first_nan = start + found.first_nan
+            self._nan_values = _values(block, got, found.first_nan)
+        if found.at_max >= 0 and (self._at_max is None or found.max_ulp > self._max_ulp):
+            self._max_ulp, self._at_max = found.max_ulp, start + found.at_max
+            self._max_values = _values(block, got, found.at_max)
+        self.covered = stop
+
+    def finish(self, expected: np.ndarray | None) -> Comparison:
+        """Compare what ``add`` has not covered of ``expected`` (the whole result, any
+        layout and byte order; None when every element was added) and return the
+        Comparison.
+
+        Raises:
+            InternalError: ``expected`` is None while elements were not added.
+        """
+        total = math.prod(self._shape)
+        if expected is None:
+            if self.covered != total:
+                raise InternalError(f"{self._against}: {total - self.covered} elements were never compared")
+        else:
+            # arrays in memory as the kernel reads them: one call over the rest (on every
+            # thread); another layout or byte order: blocks, each copied
+            whole = all(x.flags.c_contiguous and x.dtype.isnative for x in (expected, self._got))
+            step = max(total - self.covered, 1) if whole else BLOCK_ELEMENTS
+            for start in range(self.covered, total, step):
+                self.add(np.ascontiguousarray(_block(expected, start, min(start + step, total))), start)
+        histogram = {label: count for (label, _, _), count in zip(BUCKETS, self._buckets, strict=True)}
+        histogram["0"] += total - self._examined
+        histogram[NAN_MISMATCH] = self._nan_mismatch
+        counted = total - self._nan_mismatch
+        worst = None
+        if total:
+            if self._first_nan is not None and self._nan_values is not None:
+                flat, (e, g), ulp = self._first_nan, self._nan_values, None
+            elif self._at_max is not None and self._max_values is not None:
+                flat, (e, g), ulp = self._at_max, self._max_values, self._max_ulp
+            else:  # every element exact: the first is the worst
+                assert self._first_values is not None  # total > 0: element 0 was added
+                flat, (e, g), ulp = 0, self._first_values, 0
+            index = tuple(int(i) for i in np.unravel_index(flat, self._shape)) if self._shape else ()
+            worst = Worst(index, e, g, ulp)
+        return Comparison(
+            against=self._against,
+            dtype=self._name,
+            total=total,
+            inexact=total - histogram["0"],
+            nan_mismatch=self._nan_mismatch,
+            max_ulp=self._max_ulp,
+            mean_ulp=self._ulp_sum / counted if counted else 0.0,
+            tolerance=self._tolerance,
+            max_abs=self._max_abs if self._floating else self._max_ulp,
+            max_rel=self._max_rel,
+            worst=worst,
+            histogram=histogram,
+        )
+
+
 def compare(
     expected: np.ndarray, got: np.ndarray, against: str, tolerance: int = 0, threads: int | None = None
 ) -> Comparison:
-    """Compare ``got`` with the correctly rounded ``expected``, element by element.
+    """Compare ``got`` with the correctly rounded ``expected``, element by element
+    (one Tally over the whole result).
 
     Args:
         expected: the correctly rounded result (any layout and byte order).
@@ -177,61 +295,7 @@ def compare(
     """
     # bfloat16 either raw (the command line's) or ml_dtypes': the kernel reads the bits,
     # _value widens the worst element without ml_dtypes (its import is about a second)
-    check_comparable(expected.shape, expected.dtype, got, against)
-    name = spec_name(expected.dtype)
-    try:
-        floating = is_float(name)
-    except KeyError:
-        raise InputFileError(f"{against}: {name} values are not compared") from None
-    n_threads = kernels.threads_of(threads)
-    total = int(expected.size)
-    examined = nan_mismatch = ulp_sum = max_ulp = 0
-    buckets = [0] * len(BUCKETS)
-    max_abs = max_rel = 0.0
-    first_nan: int | None = None
-    at_max: int | None = None
-    # arrays in memory as the kernel reads them: one call over all (on every thread);
-    # another layout or byte order: blocks, each copied
-    whole = all(x.flags.c_contiguous and x.dtype.isnative for x in (expected, got))
-    step = max(total, 1) if whole else BLOCK_ELEMENTS
-    for start in range(0, total, step):
-        stop = min(start + step, total)
-        a = np.ascontiguousarray(_block(expected, start, stop))
-        b = np.ascontiguousarray(_block(got, start, stop))
-        found = kernels.run_compare(name, a, b, n_threads)
-        examined += found.examined
-        nan_mismatch += found.nan_mismatch
-        ulp_sum += found.ulp_sum
-        buckets = [x + y for x, y in zip(buckets, found.buckets, strict=True)]
-        max_abs, max_rel = max(max_abs, found.max_abs), max(max_rel, found.max_rel)
-        if first_nan is None and found.first_nan >= 0:
-            first_nan = start + found.first_nan
-        if found.at_max >= 0 and (at_max is None or found.max_ulp > max_ulp):
-            max_ulp, at_max = found.max_ulp, start + found.at_max
-    histogram = {label: count for (label, _, _), count in zip(BUCKETS, buckets, strict=True)}
-    histogram["0"] += total - examined
-    histogram[NAN_MISMATCH] = nan_mismatch
-    counted = total - nan_mismatch
-    worst = None
-    if total:
-        flat = first_nan if first_nan is not None else (at_max if at_max is not None else 0)
-        index = tuple(int(i) for i in np.unravel_index(flat, expected.shape)) if expected.ndim else ()
-        e, g = _value(_block(expected, flat, flat + 1)[0]), _value(_block(got, flat, flat + 1)[0])
-        worst = Worst(index, e, g, None if first_nan is not None else max_ulp)
-    return Comparison(
-        against=against,
-        dtype=name,
-        total=total,
-        inexact=total - histogram["0"],
-        nan_mismatch=nan_mismatch,
-        max_ulp=max_ulp,
-        mean_ulp=ulp_sum / counted if counted else 0.0,
-        tolerance=tolerance,
-        max_abs=max_abs if floating else max_ulp,
-        max_rel=max_rel,
-        worst=worst,
-        histogram=histogram,
-    )
+    return Tally(expected.shape, expected.dtype, got, against, tolerance, threads).finish(expected)
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -291,6 +355,11 @@ def _int_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     larger = a >= b
     ua, ub = a.astype(np.uint64), b.astype(np.uint64)  # two's complement: the difference wraps right
     return np.where(larger, ua - ub, ub - ua)
+
+
+def _values(block: np.ndarray, got: np.ndarray, at: int) -> tuple[float | int, float | int]:
+    """The exact and the compared value at index ``at`` of two flat blocks."""
+    return _value(block.reshape(-1)[at : at + 1][0]), _value(got[at : at + 1][0])
 
 
 def _value(x: Any) -> float | int:

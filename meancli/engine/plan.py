@@ -51,6 +51,9 @@ class Job(NamedTuple):
             dask workers writing a remote zarr store get with it.
         skipna: meancli's own extension: each output is the exact mean of its
             non-NaN values (docs/semantics.md); integer types are unchanged.
+        check: a comparison with the result (meancli.engine.compare.Tally) that an
+            engine writing ``output`` itself feeds each block as it writes it (the
+            streamed Mean); the caller finishes it, with the result when there is one.
     """
 
     options: Mapping[str, Any] = MappingProxyType({})
@@ -63,6 +66,7 @@ class Job(NamedTuple):
     lazy: bool = False
     storage_options: Any = None
     skipna: bool = False
+    check: Any = None
 
     def option(self, name: str) -> Any:
         """The value of engine option ``name``: as given, else its declared default.

@@ -20,6 +20,7 @@ and stdin in those cases are read whole.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from math import prod
@@ -56,7 +57,7 @@ def mean(op: OpVersion, shape: tuple[int, ...], items: list[Any], job: Job) -> O
     ``job.output`` is written block by block as it is produced (the result is then None)."""
     blockwise = job.output if job.output is not None and writes_as_produced(job.output) else None
     result = mean_streamed(
-        op, shape, items, job.threads, blockwise, job.times, job.progress, job.out, skipna=job.skipna
+        op, shape, items, job.threads, blockwise, job.times, job.progress, job.out, job.skipna, job.check
     )
     return Outcome(result, {"name": "streamed"}, "mean")
 
@@ -122,11 +123,13 @@ def mean_streamed(
     progress: ProgressFactory,
     out: np.ndarray[Any, Any] | None = None,
     skipna: bool = False,
+    check: Any = None,
 ) -> np.ndarray[Any, Any] | None:
     """Mean with some inputs (``items``: arrays and Sources) streamed in blocks
     (mean_blocks; ``skipna``: of the non-NaN values at each position). With ``output``, the result is written
     to that .npy path (``-``: stdout) block by block as it is produced,
-    atomically, and None is returned; else it is returned whole. Every
+    atomically, and None is returned (``check``, an engine.compare.Tally: each block
+    compared as it is written); else it is returned whole. Every
     Source is finished (closed) in every case.
 
     Raises:
@@ -147,6 +150,7 @@ def mean_streamed(
                     item.finish()
                     items[k] = kernel_input(data)
         sources = [x for x in items if isinstance(x, Source)]
+        compared = [0.0]  # seconds the comparison took inside the kernel stage
         native = native_dtype(items[0].dtype)
         symbol = op.kernels[spec_name(native)]
         total = sum(s.nbytes for s in sources)
@@ -165,11 +169,15 @@ def mean_streamed(
                 # the sources are finished (trailing bytes on a stream refused) before
                 # the last block is handed over, so a failure leaves no output
                 computed = _computed(blocks, native, symbol, threads, skipna)
+                if check is not None:
+                    computed = _compared(computed, check, compared)
                 write_npy_blocks(output, shape, native, _then_finished(computed, sources, finished))
                 result = None
         waited = sum(s.read_seconds for s in sources) * 1e3
         clock.timings_ms["read"] = clock.timings_ms.get("read", 0.0) + waited
-        clock.timings_ms["kernel"] -= waited
+        clock.timings_ms["kernel"] -= waited + compared[0] * 1e3
+        if check is not None and compared[0]:
+            clock.timings_ms["compare"] = clock.timings_ms.get("compare", 0.0) + compared[0] * 1e3
     finally:
         for s in items:
             if isinstance(s, Source) and not any(s is f for f in finished):
@@ -186,6 +194,20 @@ def _then_finished(
     for s in sources:
         finished.append(s)
         s.finish()
+
+
+def _compared(
+    blocks: Iterator[np.ndarray[Any, Any]], check: Any, spent: list[float]
+) -> Iterator[np.ndarray[Any, Any]]:
+    """``blocks`` (the result's, in C order), each fed to the comparison ``check`` (an
+    engine.compare.Tally) before it is handed on; the seconds it took are added to ``spent[0]``."""
+    start = 0
+    for block in blocks:
+        began = time.perf_counter()
+        check.add(block.reshape(-1), start)
+        spent[0] += time.perf_counter() - began
+        start += block.size
+        yield block
 
 
 def _computed(
