@@ -51,7 +51,7 @@ import timeit  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+from typing import Any, TypeVar  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -91,6 +91,9 @@ ENV_NOTE = (
 
 THREADS = 2  # meancli's threads in the scored row, and the limit probe's
 QUICK_ENV = "MEANCLI_BENCH_QUICK"  # =1: the same as --quick
+
+
+T = TypeVar("T")
 
 
 def log(msg: str) -> None:
@@ -259,24 +262,29 @@ def wait_share(a: dict[str, tuple[int, int]], b: dict[str, tuple[int, int]]) -> 
     return wait / (run + wait) if run + wait > 0 else 0.0
 
 
-def quiet_block(fn: Callable[[], Any], reps: int, warmup: int) -> tuple[list[float], float, int]:
-    """time_block, run again (up to ATTEMPTS in all, after Quiet.wait()) while
+def until_quiet(attempt: Callable[[], T]) -> tuple[T, float, int]:
+    """``attempt()`` run again (up to ATTEMPTS in all, after Quiet.wait()) while
     this process's threads waited for a CPU more than NOISY of their runnable
-    time; keeps the quietest attempt. Returns (times, that share, attempts)."""
-    best: tuple[list[float], float] | None = None
+    time; keeps the quietest attempt. Returns (its result, that share, attempts)."""
+    best: tuple[T, float] | None = None
     n = 0
     for n in range(1, Quiet.attempts + 1):
         if n > 1:
             Quiet.wait()
         a = sched_snapshot()
-        times, _ = time_block(fn, reps, warmup)
+        result = attempt()
         share = wait_share(a, sched_snapshot())
         if best is None or share < best[1]:
-            best = (times, share)
+            best = (result, share)
         if share <= NOISY:
             break
     assert best is not None
     return best[0], best[1], n
+
+
+def quiet_block(fn: Callable[[], Any], reps: int, warmup: int) -> tuple[list[float], float, int]:
+    """time_block, run again until quiet (until_quiet). Returns (times, that share, attempts)."""
+    return until_quiet(lambda: time_block(fn, reps, warmup)[0])
 
 
 ROUNDS = 3  # alternated rounds of the verdict (limit, meancli, best peer)
@@ -638,24 +646,19 @@ def interleaved_block(
     and times one call after it, so the settings' times are taken
     milliseconds apart and a drift of the machine's bandwidth (10-30% within
     a minute on a shared VM) falls on all of them alike. ``warmup`` calls
-    under each setting first (the first one's result returned). Run again as
-    quiet_block does while this process's threads waited for a CPU more than
-    NOISY of their runnable time. Returns (times per setting, first results,
+    under each setting first (the first one's result returned). Run again
+    until quiet (until_quiet). Returns (times per setting, first results,
     that share, attempts)."""
-    best: tuple[list[list[float]], float] | None = None
     firsts: list[Any] = [None] * len(settings)
-    n = 0
-    for n in range(1, Quiet.attempts + 1):
-        if n > 1:
-            Quiet.wait()
+
+    def attempt() -> list[list[float]]:
         for k, apply in enumerate(settings):
             apply()
             for i in range(warmup):
                 r = fn()
-                if n == 1 and i == 0:
+                if i == 0 and firsts[k] is None:
                     firsts[k] = np.array(r, copy=True)
         times: list[list[float]] = [[] for _ in settings]
-        a = sched_snapshot()
         gc.collect()
         gc.disable()
         try:
@@ -668,13 +671,10 @@ def interleaved_block(
                     times[k].append(time.perf_counter() - t0)
         finally:
             gc.enable()
-        share = wait_share(a, sched_snapshot())
-        if best is None or share < best[1]:
-            best = (times, share)
-        if share <= NOISY:
-            break
-    assert best is not None
-    return best[0], firsts, best[1], n
+        return times
+
+    times, share, n = until_quiet(attempt)
+    return times, firsts, share, n
 
 
 def other_isa_row(w: Workload, xs: list[np.ndarray], reps: int, warmup: int, ref: Any) -> Row | None:
