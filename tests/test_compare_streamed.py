@@ -121,3 +121,35 @@ def test_finishing_without_the_result_needs_every_block() -> None:
     tally.add(got[:4].copy(), 0)
     with pytest.raises(InternalError, match="6 elements were never compared"):
         tally.finish(None)
+
+
+@pytest.mark.parametrize("engine", ["memory", "streamed", "dask"])
+def test_every_engine_gives_the_same_comparison(
+    engine: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """--compare with -o on each engine: the result written, the same comparison."""
+    rng = np.random.default_rng(9)
+    xs = [rng.uniform(1, 4, (20, 30)).astype(np.float32) for _ in range(3)]
+    want = exact_mean(xs)
+    got = up(want, [7, 451], 2)
+    files = []
+    for i, x in enumerate(xs):
+        if engine == "dask" and i == 0:
+            zarr = pytest.importorskip("zarr")
+            store = zarr.create_array(str(tmp_path / "x0.zarr"), shape=x.shape, chunks=(7, 11), dtype=x.dtype)
+            store[...] = x
+            files.append("x0.zarr")
+        else:
+            np.save(tmp_path / f"x{i}.npy", x)
+            files.append(f"x{i}.npy")
+    np.save(tmp_path / "got.npy", got)
+    if engine == "streamed":
+        monkeypatch.setattr(thresholds, "STREAM_MIN_BYTES", 1)
+        monkeypatch.setattr(streamed, "SLAB_BYTES", 512)
+    run = run_cli("mean", *files, "--compare", "got.npy", "-o", "y.npy", "--json", cwd=tmp_path)
+    assert run.exit_code == 4, run.stderr
+    report = json.loads(run.stdout)
+    assert report["engine"]["name"] == engine
+    assert same_bits(np.load(tmp_path / "y.npy"), want)
+    (c,) = report["comparisons"]
+    assert (c["max_ulp"], c["inexact"], c["worst"]["index"]) == (2, 2, [0, 7])
