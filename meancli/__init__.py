@@ -4,7 +4,7 @@
     >>> meancli.reduce_mean(np.arange(6, dtype=np.float32).reshape(2, 3), axes=[1])
     array([[1.], [4.]], dtype=float32)
 
-``mean``, ``reduce_mean`` and ``open_lazy`` are imported on first use, so ``meancli
+``mean``, ``reduce_mean``, ``compare`` and ``open_lazy`` are imported on first use, so ``meancli
 --version`` and the CLI's help do not pay for numpy.
 """
 
@@ -18,12 +18,12 @@ from __future__ import annotations
 TYPE_CHECKING = False
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "mean", "open_lazy", "reduce_mean"]
+__all__ = ["__version__", "compare", "mean", "open_lazy", "reduce_mean"]
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from .api import mean, open_lazy, reduce_mean
+    from .api import compare, mean, open_lazy, reduce_mean
 
 
 def __getattr__(name: str) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .engine import plan
+from .engine.compare import Comparison, Tally
 from .engine.memory import prepare_mean
 from .errors import InputFileError, SpecViolation, UsageError
 from .io.messages import split_member
@@ -285,6 +286,46 @@ def mean(
             _remember(("Mean", key), prepared)
             return prepared(items, out)
     return plan.mean(op, shape, items, job).result
+
+
+def compare(expected: Any, got: Any, max_ulp: int = 0, threads: int | None = None) -> Comparison:
+    """Compare another runtime's output ``got`` with meancli's correctly rounded result
+    ``expected``, element by element, as ``--compare`` does (docs/cli.md, "Comparing
+    another result").
+
+    Args:
+        expected: the correctly rounded result (meancli.mean / meancli.reduce_mean's).
+        got: the array to judge: the same shape and dtype (bfloat16, float16, float32,
+            float64, or an integer type), any layout and byte order.
+        max_ulp: the largest distance accepted (``--max-ulp``), >= 0.
+        threads: the comparison's threads; None uses the available cores.
+
+    Returns:
+        A meancli.engine.compare.Comparison: ``max_ulp``, ``mean_ulp``, ``inexact``,
+        ``total``, ``nan_mismatch``, ``max_abs``, ``max_rel``, ``worst`` (index, exact
+        value, compared value, distance), ``histogram``; ``within`` is True when every
+        element is within ``max_ulp`` and no NaN is where a number is expected (or the
+        reverse). Floats are compared in units in the last place (the representable
+        values between the two); integers by their absolute difference.
+
+    Raises:
+        UsageError: the shapes or dtypes differ, a dtype that is not compared, a
+            negative ``max_ulp``, bad ``threads``, a list or tuple, a masked array.
+    """
+    if isinstance(max_ulp, bool) or not isinstance(max_ulp, (int, np.integer)) or max_ulp < 0:
+        raise UsageError(f"max_ulp must be an integer >= 0, got {max_ulp!r}")
+    arrays = []
+    for name, x in (("expected", expected), ("got", got)):
+        if isinstance(x, (list, tuple)):
+            raise UsageError(f"{name} must be an array, got a {type(x).__name__}: pass np.asarray(...)")
+        refuse_masked(x)
+        arrays.append(np.asarray(x))
+    a, b = arrays
+    try:
+        tally = Tally(a.shape, a.dtype, b, "got", int(max_ulp), threads_of(threads))
+    except InputFileError as e:  # the command line's wording names a file; here it is an argument
+        raise UsageError(str(e)) from None
+    return tally.finish(a)
 
 
 def open_lazy(path: str | os.PathLike[str], storage_options: dict[str, Any] | None = None) -> Any:
