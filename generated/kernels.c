@@ -192,7 +192,8 @@ int meancli_isa_best(void) { return isa_best; }
  * highest the CPU has below it, from now on for the pair `group` of
  * ISA_GROUPS (a kind of kernel, a dtype; negative: every pair); returns the
  * level in effect (-1: no such pair). For comparisons in one process (the bench, the
- * tests); call it before any kernel runs. */
+ * tests): safe between kernel calls (each reads its level as it dispatches and keeps
+ * nothing of it past the call), not while a kernel runs in another thread. */
 int meancli_use_isa(int group, int level)
 {
     if (group >= ISA_NGROUPS) return -1;
