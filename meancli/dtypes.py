@@ -97,7 +97,7 @@ def as_ml_dtypes(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 def bfloat16_as_float32(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """bfloat16 values (RAW_BFLOAT16 or ml_dtypes.bfloat16) as float32, exactly: a
     bfloat16's bits are a float32's upper half (no ml_dtypes import). Same shape, C order."""
-    bits = np.ascontiguousarray(array).view(np.uint16).astype(np.uint32) << 16
+    bits = np.asarray(array, order="C").view(np.uint16).astype(np.uint32) << 16
     return bits.view(np.float32)
 
 

@@ -220,7 +220,7 @@ def check_model(
         for name in node.input:
             if name in initializers and name not in given and name not in read:
                 read[name] = tensor_to_array(initializers[name], f"{display(path)}: initializer {name}")
-    feeds = {k: np.ascontiguousarray(v) for k, v in given.items()}
+    feeds = {k: np.asarray(v, order="C") for k, v in given.items()}
     model_bytes = exposed_model(model, wanted) if handled else b""
     checks: list[NodeCheck] = []
     refusals: list[str] = []

@@ -203,7 +203,7 @@ class Tally:
         if start != self.covered or not block.size:
             return
         stop = start + block.size
-        got = np.ascontiguousarray(_block(self._got, start, stop))
+        got = np.asarray(_block(self._got, start, stop), order="C")
         if start == 0:
             self._first_values = _values(block, got, 0)
         found = kernels.run_compare(self._name, block.reshape(-1), got, self._threads)
@@ -238,7 +238,7 @@ class Tally:
             whole = all(x.flags.c_contiguous and x.dtype.isnative for x in (expected, self._got))
             step = max(total - self.covered, 1) if whole else BLOCK_ELEMENTS
             for start in range(self.covered, total, step):
-                self.add(np.ascontiguousarray(_block(expected, start, min(start + step, total))), start)
+                self.add(np.asarray(_block(expected, start, min(start + step, total)), order="C"), start)
         histogram = {label: count for (label, _, _), count in zip(BUCKETS, self._buckets, strict=True)}
         histogram["0"] += total - self._examined
         histogram[NAN_MISMATCH] = self._nan_mismatch
@@ -311,8 +311,8 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, b = as_ml_dtypes(a), as_ml_dtypes(b)
     name = spec_name(a.dtype)
     shape = np.broadcast_shapes(np.shape(a), np.shape(b))
-    a = np.ascontiguousarray(np.broadcast_to(np.asarray(a, native_dtype(a.dtype)), shape)).reshape(-1)
-    b = np.ascontiguousarray(np.broadcast_to(np.asarray(b, native_dtype(b.dtype)), shape)).reshape(-1)
+    a = np.asarray(np.broadcast_to(np.asarray(a, native_dtype(a.dtype)), shape), order="C").reshape(-1)
+    b = np.asarray(np.broadcast_to(np.asarray(b, native_dtype(b.dtype)), shape), order="C").reshape(-1)
     if is_float(name):
         uint = _UINT[itemsize(name)]
         out, nan_a, nan_b = _float_distance(a.view(uint), b.view(uint), _inf_bits(a.dtype))

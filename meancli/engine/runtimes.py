@@ -212,7 +212,7 @@ def run_node(
         Refused: the runtime refused the node or failed to run it (its reason), or the
             node is not one the runtime takes (an OpenVINO operator on an ONNX runtime).
     """
-    arrays = [np.ascontiguousarray(as_ml_dtypes(x)) for x in inputs]
+    arrays = [np.asarray(as_ml_dtypes(x), order="C") for x in inputs]
     if op.domain == "openvino":
         if name != "openvino":
             raise Refused(f"{name} runs ONNX operators; {op.label} is OpenVINO's (use --runtime openvino)")

@@ -24,7 +24,7 @@ def _data_chunks(array: npt.NDArray[Any], fortran: bool) -> Iterator[memoryview]
     if array.size == 0 or array.dtype.itemsize == 0:
         return
     data = array.T if fortran else array
-    data = np.ascontiguousarray(data)  # no copy when already contiguous
+    data = np.asarray(data, order="C")  # no copy when already contiguous
     raw = data.reshape(-1).view(np.uint8).data
     for i in range(0, len(raw), _CHUNK):
         yield raw[i : i + _CHUNK]
@@ -34,7 +34,7 @@ def _block_chunks(blocks: Iterable[npt.NDArray[Any]], nbytes: int, where: str) -
     """The bytes of C-order blocks, checking they add up to the promised size."""
     written = 0
     for block in blocks:
-        raw = np.ascontiguousarray(block).reshape(-1).view(np.uint8).data
+        raw = np.asarray(block, order="C").reshape(-1).view(np.uint8).data
         written += len(raw)
         if written > nbytes:
             raise OutputFileError(f"cannot write {where}: more data than the header announces")

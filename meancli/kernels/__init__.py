@@ -713,7 +713,7 @@ def _native(x: np.ndarray) -> np.ndarray:
     if not x.dtype.isnative:
         x = x.astype(x.dtype.newbyteorder("="))
     if any(s < 0 or s % x.itemsize for s in x.strides):
-        x = np.ascontiguousarray(x)
+        x = np.asarray(x, order="C")
     return x
 
 
@@ -804,7 +804,7 @@ def combine_partials(states: np.ndarray, axes: tuple[int, ...], dtype_name: str)
     mod = _module()
     combine = getattr(mod.lib, symbol("partial_combine", dtype_name))
     for k in range(parts.shape[1]):
-        part = np.ascontiguousarray(parts[:, k])
+        part = np.asarray(parts[:, k], order="C")
         _check(combine(_pointer(mod.ffi, total), _pointer(mod.ffi, part), rows), "combine")
     shape = tuple(1 if d in axes else n for d, n in enumerate(states.shape))
     return total.reshape(shape)
@@ -820,7 +820,7 @@ def finalize_partials(states: np.ndarray, dtype_name: str) -> np.ndarray:
     dt = partial_dtype(dtype_name)
     if states.dtype != dt:
         raise ValueError(f"states of dtype {states.dtype} are not {dtype_name} partial states ({dt})")
-    src = np.ascontiguousarray(states)
+    src = np.asarray(states, order="C")
     out = np.empty(states.shape, dtype=numpy_dtype(dtype_name))
     mod = _module()
     kernel = symbol("partial_finalize", dtype_name)
