@@ -472,6 +472,30 @@ def test_onnx_node_tests_all_at_once(node_dirs: dict[str, Path], capsys: pytest.
     assert out.count("within 1") == 11 and "meancli's own check, not part of ONNX" in out
 
 
+def test_a_dir_that_cannot_be_checked_stops_the_run_and_says_what_was_not_run(
+    node_dirs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As reduce-mean's FILEs: the first failure ends the run with a closing line naming
+    what was done and not run; --keep-going checks the others (before, the run stopped
+    at the broken DIR with its error line alone and the last DIR was never checked)."""
+    import shutil
+
+    good = node_dirs["test_mean_example"]
+    broken = tmp_path / "broken"
+    shutil.copytree(good, broken)
+    (broken / "test_data_set_0" / "output_0.pb").unlink()
+    last = node_dirs["test_mean_two_inputs"]
+    code, out, err = run(["check-onnx", str(good), str(broken), str(last)], tmp_path, capsys)
+    assert code == 1 and out.count("within 0") == 1, out
+    lines = err.strip().splitlines()
+    assert len(lines) == 2 and "output_0.pb" in lines[0], err
+    stopped = "1 not run (stopped at the first failure; --keep-going runs the others)"
+    assert lines[1] == f"error: 1 of 3 DIRs failed ({broken}); 1 done, {stopped}"
+    code, out, err = run(["check-onnx", str(good), str(broken), str(last), "--keep-going"], tmp_path, capsys)
+    assert code == 1 and out.count("within 0") == 2, out
+    assert err.strip().splitlines()[-1] == f"error: 1 of 3 DIRs failed ({broken}); 2 done"
+
+
 def test_onnx_perturbed_by_one_ulp(
     node_dirs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -281,9 +281,11 @@ def run_many(
     quiet: bool,
     debug: bool,
     storage_options: dict[str, Any] | None = None,
+    noun: str = "files",
 ) -> int:
     """Run ``run_one(file, output_path)`` for every FILE in order; returns the exit status.
     ``storage_options``: for output URLs (--storage-option), checked as files are.
+    ``noun``: what the closing line counts (``"files"``, check-onnx's ``"DIRs"``).
 
     ``outputs`` are output_paths(files, template), checked by the caller.
     ``run_one`` does one file's whole run (read, validate, kernel, write,
@@ -328,16 +330,26 @@ def run_many(
             status = max(status, _status_of(exc))
             if not keep_going:
                 not_run = len(files) - i - 1
-                _summary(len(files), done, failed, not_run, status, json_mode=json_mode, quiet=quiet)
+                _summary(
+                    len(files), done, failed, not_run, status, json_mode=json_mode, quiet=quiet, noun=noun
+                )
                 return status
             continue
         done += 1
-    _summary(len(files), done, failed, 0, status, json_mode=json_mode, quiet=quiet)
+    _summary(len(files), done, failed, 0, status, json_mode=json_mode, quiet=quiet, noun=noun)
     return status
 
 
 def _summary(
-    total: int, done: int, failed: list[str], not_run: int, status: int, *, json_mode: bool, quiet: bool
+    total: int,
+    done: int,
+    failed: list[str],
+    not_run: int,
+    status: int,
+    *,
+    json_mode: bool,
+    quiet: bool,
+    noun: str = "files",
 ) -> None:
     """The closing line of several FILEs: an error line when a file failed,
     else (not quiet, not --json) the count done."""
@@ -345,7 +357,7 @@ def _summary(
         return
     if not failed:
         if not (quiet or json_mode) and total > 1:
-            sys.stdout.write(f"{done} of {total} files done\n")
+            sys.stdout.write(f"{done} of {total} {noun} done\n")
             sys.stdout.flush()
         return
     from ..io.messages import shown_input
@@ -353,7 +365,7 @@ def _summary(
     listed = ", ".join(shown_input(f) for f in failed[:10])
     if len(failed) > 10:
         listed += f", and {len(failed) - 10} more"
-    text = f"{len(failed)} of {total} files failed ({listed}); {done} done"
+    text = f"{len(failed)} of {total} {noun} failed ({listed}); {done} done"
     if not_run:
         text += f", {not_run} not run (stopped at the first failure; --keep-going runs the others)"
     if json_mode:

@@ -17,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from . import options
+from . import batch, options
 
 Dirs = Annotated[
     list[str],
@@ -34,13 +34,15 @@ def check_onnx(
     dirs: Dirs,
     max_ulp: options.MaxUlp = 0,
     threads: options.Threads = None,
+    keep_going: batch.KeepGoing = False,
     quiet: options.Quiet = False,
     json_mode: options.Json = False,
     debug: options.Debug = False,
 ) -> None:
     """Compare each DIR's expected outputs with the correctly rounded ones, in ULPs
     (meancli's own check, not part of ONNX; exit status 4 when an element is beyond
-    --max-ulp). --json prints one object per DIR."""
+    --max-ulp). --json prints one object per DIR. A DIR that cannot be checked stops
+    the run (--keep-going: goes on with the others), as a FILE of reduce-mean does."""
     from .run import session
 
     with session(json_mode=json_mode, debug=debug, quiet=quiet):
@@ -55,7 +57,10 @@ def check_onnx(
         kernels.load()
         n_threads = threads or kernels.default_threads()
         mismatched = False
-        for n, test_dir in enumerate(dirs):
+        shown = 0
+
+        def check_dir(test_dir: str, _output: object) -> None:
+            nonlocal mismatched, shown
             model = read_node_model(os.path.join(test_dir, MODEL_FILE), OPS)
             report = Report("check-onnx", n_threads, node_version(model))
             for data_set in data_sets(test_dir):
@@ -75,6 +80,20 @@ def check_onnx(
                 with report.stage("compare"):
                     report.comparisons.append(compare(run.result, got, against, max_ulp, n_threads))
             mismatched = mismatched or report.mismatched()
-            emit_check(report, test_dir, json_mode=json_mode, quiet=quiet, first=n == 0)
+            emit_check(report, test_dir, json_mode=json_mode, quiet=quiet, first=shown == 0)
+            shown += 1
+
+        status = batch.run_many(
+            dirs,
+            [None] * len(dirs),
+            check_dir,
+            keep_going=keep_going,
+            json_mode=json_mode,
+            quiet=quiet,
+            debug=debug,
+            noun="DIRs",
+        )
+        if status:
+            raise typer.Exit(status)
         if mismatched:
             raise typer.Exit(EXIT_MISMATCH)
