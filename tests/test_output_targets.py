@@ -397,3 +397,21 @@ def test_an_output_error_is_of_kind_output_in_json(work: Path, output: str) -> N
     assert proc.returncode == 1
     error = json.loads(proc.stderr)
     assert error["kind"] == "output" and output in error["error"], error
+
+
+@pytest.mark.parametrize(
+    ("output", "message"),
+    [
+        ("grp.zarr:t2m", "an array inside a zarr group (STORE.zarr:PATH) is not written"),
+        ("o.npz:x", ".npz outputs are not supported"),
+        ("o.zip:x", "zip outputs are not supported"),
+    ],
+)
+def test_an_input_member_syntax_as_output_is_a_usage_error(output: str, message: str, tmp_path: Path) -> None:
+    """-o STORE.zarr:PATH wrote a .npy named 'grp.zarr:t2m' beside the store (exit 0)."""
+    np.save(tmp_path / "x.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+    run = run_cli("reduce-mean", "x.npy", "-o", output, cwd=tmp_path)
+    assert run.exit_code == 2 and message in run.stderr, run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+    run = run_cli("reduce-mean", "x.npy", "-o", "a:b.npy", "-q", cwd=tmp_path)  # a colon alone is a name
+    assert run.exit_code == 0 and (tmp_path / "a:b.npy").exists()

@@ -16,6 +16,7 @@ output format one OutputFormat line.
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -294,6 +295,16 @@ def check_output_format(output: str, path: str) -> None:
         UsageError: one line naming what to write instead.
     """
     name = _suffix(path)
+    # the member syntax of inputs (STORE.zarr:PATH, data.npz:NAME) names no output: as a
+    # file name it would write a .npy called "grp.zarr:t2m" beside the store
+    member = re.search(r"\.(zarr|npz|zip)/?:", name) if not is_url(path) else None
+    if member is not None and member.group(1) == "zarr":
+        raise UsageError(
+            f"-o {output}: an array inside a zarr group (STORE.zarr:PATH) is not written; "
+            "write a store of its own (-o NAME.zarr)"
+        )
+    if member is not None:
+        name = name[: member.start() + 1 + len(member.group(1))]
     if is_url(path) and output_format(path) == "pb":
         raise UsageError(f"-o {output}: ONNX tensor outputs are written to files only; write .npy or .zarr")
     if path != "-" and name.endswith(".npz"):
