@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .dtypes import is_float, spec_name
 from .engine import plan
 from .engine.compare import Comparison, Tally
 from .engine.memory import prepare_mean
@@ -321,6 +322,10 @@ def compare(expected: Any, got: Any, max_ulp: int = 0, threads: int | None = Non
         refuse_masked(x)
         arrays.append(np.asarray(x))
     a, b = arrays
+    try:
+        is_float(spec_name(a.dtype))
+    except KeyError:
+        raise UsageError(f"expected: {spec_name(a.dtype)} values are not compared") from None
     try:
         tally = Tally(a.shape, a.dtype, b, "got", int(max_ulp), threads_of(threads))
     except InputFileError as e:  # the command line's wording names a file; here it is an argument
