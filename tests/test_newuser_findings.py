@@ -479,3 +479,13 @@ def test_the_masked_array_check_while_numpy_ma_is_still_being_imported(
     monkeypatch.undo()
     with pytest.raises(meancli.errors.UsageError, match="masked arrays are not supported"):
         refuse_masked(np.ma.masked_array([1.0, 2.0], mask=[0, 1]))
+
+
+def test_an_opset_too_long_and_stdin_taken_by_compare_are_said_as_they_are(tmp_path: Path) -> None:
+    """A 30-digit opset is a positive integer: the message says the limit; stdin taken by
+    --compare is not 'a data FILE'."""
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    run = run_cli("reduce-mean", "x.npy", "--opset", "9" * 30, cwd=tmp_path)
+    assert run.exit_code == 2 and "a positive integer of at most 18 digits" in run.stderr, run.stderr
+    run = run_cli("reduce-mean", "x.npy", "--axes-from", "-", "--compare", "-", cwd=tmp_path, stdin=b"")
+    assert run.exit_code == 2 and "already given as a FILE or the --compare FILE" in run.stderr, run.stderr

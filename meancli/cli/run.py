@@ -215,7 +215,8 @@ def check_std_streams(files: list[str], output: str | None, axes_from: str | Non
         raise UsageError("stdin ('-') can be read only once")
     if axes_from == "-" and "-" in files:
         raise UsageError(
-            "--axes-from -: stdin ('-') is already a data FILE and can be read only once; "
+            "--axes-from -: stdin ('-') is already given as a FILE or the --compare FILE and can be "
+            "read only once; "
             "give the axes in a file"
         )
     if "-" in files or axes_from == "-":

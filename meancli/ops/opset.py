@@ -66,7 +66,9 @@ def parse_opset(text: str) -> tuple[str, int]:
     """
     parts = split_name(text, op=False)
     if parts is None:
-        raise UsageError(f"opset {text!r}: expected N, onnx:N or openvino:N with N a positive integer")
+        raise UsageError(
+            f"opset {text!r}: expected N, onnx:N or openvino:N with N a positive integer of at most 18 digits"
+        )
     domain = parts[0] or DEFAULT_DOMAIN
     version = parts[2]
     assert version is not None
