@@ -64,8 +64,14 @@ def _job(items: Sequence[Any], threads: int | None, out: Any, skipna: Any = Fals
 
     Raises:
         UsageError: ``threads`` out of range; ``out`` given with a dask input;
-            ``skipna`` not a bool.
+            ``skipna`` not a bool; a path (str, bytes, os.PathLike) given as an array.
     """
+    for x in items:
+        if isinstance(x, (str, bytes, os.PathLike)):  # numpy would make a string array of it
+            raise UsageError(
+                f"got the path {os.fsdecode(x)!r}: the Python API takes arrays; load the file with "
+                "np.load, or open it lazily with meancli.open_lazy"
+            )
     n_threads = threads_of(threads)
     if not isinstance(skipna, (bool, np.bool_)):
         raise UsageError(f"skipna must be True or False, got {skipna!r}")

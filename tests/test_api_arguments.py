@@ -103,3 +103,11 @@ def test_two_byte_void_data_is_refused_with_the_bfloat16_hint() -> None:
     """V2 is how numpy sees bfloat16 bytes read without ml_dtypes."""
     with pytest.raises(SpecViolation, match=r"x\.view\(ml_dtypes\.bfloat16\)"):
         meancli.reduce_mean(np.zeros(4, "V2"))
+
+
+@pytest.mark.parametrize("path", ["x.npy", b"x.npy", Path("x.npy")], ids=["str", "bytes", "Path"])
+def test_a_path_given_as_an_array_is_a_usage_error(path: object) -> None:
+    """reduce_mean('x.npy') said 'does not accept str160' (numpy made a string array of it)."""
+    for call in (lambda: meancli.reduce_mean(path), lambda: meancli.mean(path, path)):
+        with pytest.raises(UsageError, match="got the path 'x.npy': the Python API takes arrays"):
+            call()
