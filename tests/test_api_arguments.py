@@ -109,5 +109,5 @@ def test_two_byte_void_data_is_refused_with_the_bfloat16_hint() -> None:
 def test_a_path_given_as_an_array_is_a_usage_error(path: object) -> None:
     """reduce_mean('x.npy') said 'does not accept str160' (numpy made a string array of it)."""
     for call in (lambda: meancli.reduce_mean(path), lambda: meancli.mean(path, path)):
-        with pytest.raises(UsageError, match="got the path 'x.npy': the Python API takes arrays"):
+        with pytest.raises(UsageError, match=r"got the path 'x\.npy': the Python API takes arrays"):
             call()
