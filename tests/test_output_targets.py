@@ -415,3 +415,21 @@ def test_an_input_member_syntax_as_output_is_a_usage_error(output: str, message:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
     run = run_cli("reduce-mean", "x.npy", "-o", "a:b.npy", "-q", cwd=tmp_path)  # a colon alone is a name
     assert run.exit_code == 0 and (tmp_path / "a:b.npy").exists()
+
+
+def test_a_zarr_store_written_through_a_file_url(tmp_path: Path) -> None:
+    """-o file:///.../out.zarr failed ('No such file or directory: .../zarr.json'): fsspec's
+    local filesystem makes no folder by itself; the store is now written and published."""
+    zarr = pytest.importorskip("zarr")
+    pytest.importorskip("dask")
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    np.save(tmp_path / "x.npy", x)
+    url = (tmp_path / "out.zarr").as_uri()
+    run = run_cli("reduce-mean", "x.npy", "--axes", "1", "-o", url, "-q", cwd=tmp_path)
+    assert run.exit_code == 0, run.stderr
+    np.testing.assert_array_equal(
+        zarr.open_array(str(tmp_path / "out.zarr"))[:], x.mean(axis=1, keepdims=True)
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.zarr", "x.npy"]  # no temporary left
+    run = run_cli("reduce-mean", "x.npy", "-o", f"file://{tmp_path}/y.zarr:a", cwd=tmp_path)
+    assert run.exit_code == 2 and "an array inside a zarr group" in run.stderr, run.stderr

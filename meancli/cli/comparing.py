@@ -47,8 +47,8 @@ def check_compare_options(
 
         if output_format(output) == "zarr":
             raise UsageError(
-                f"-o {output}: {option.split()[0]} holds the result in memory, and a zarr output is "
-                "written by the dask workers as they run; write .npy or .pb"
+                f"-o {output}: {option.split()[0]} compares the result in this process, and a zarr "
+                "output is written by the dask workers as they run; write .npy or .pb"
             )
     if runtimes:
         if skipna:

@@ -297,7 +297,7 @@ def check_output_format(output: str, path: str) -> None:
     name = _suffix(path)
     # the member syntax of inputs (STORE.zarr:PATH, data.npz:NAME) names no output: as a
     # file name it would write a .npy called "grp.zarr:t2m" beside the store
-    member = re.search(r"\.(zarr|npz|zip)/?:", name) if not is_url(path) else None
+    member = re.search(r"\.(zarr|npz|zip)/?:", name)
     if member is not None and member.group(1) == "zarr":
         raise UsageError(
             f"-o {output}: an array inside a zarr group (STORE.zarr:PATH) is not written; "

@@ -46,7 +46,7 @@ METADATA = frozenset({"zarr.json", ".zarray", ".zgroup", ".zattrs", ".zmetadata"
 def _fs(url: str, options: StorageOptions | None) -> tuple[Any, str]:
     if url_protocol(url) in READ_ONLY:
         raise OutputFileError(f"cannot write {display(url)}: {url_protocol(url)}:// URLs are read-only")
-    return filesystem(url, options, output=True)
+    return filesystem(url, store_options(url, options), output=True)
 
 
 def check_url_target(url: str, *, zarr: bool, options: StorageOptions | None) -> None:
@@ -160,13 +160,23 @@ def copy_object(fs: Any, source: str, dest: str) -> None:
     fs.copy(source, dest)
 
 
+def store_options(url: str, options: StorageOptions | None) -> dict[str, Any]:
+    """The storage options zarr writes a store at ``url`` with: ``options``, and for a
+    ``file://`` URL the local filesystem's ``auto_mkdir`` (fsspec creates no folder
+    by itself there: every chunk's write into a new store failed)."""
+    given = dict(options or {})
+    if url_protocol(url) == "file":
+        given.setdefault("auto_mkdir", True)
+    return given
+
+
 class UrlZarrTarget:
     """A zarr array at a URL that dask.array.store writes into, block by block, from any
     worker: it pickles as its URL and storage options, and each worker opens the store."""
 
     def __init__(self, url: str, options: StorageOptions | None) -> None:
         self.url = url
-        self.options = dict(options or {})
+        self.options = store_options(url, options)
         self._array: Any = None
 
     def __getstate__(self) -> dict[str, Any]:

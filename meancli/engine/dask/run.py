@@ -13,7 +13,7 @@ from ...errors import OutputFileError
 from ...io.chunked import require
 from ...io.messages import reason
 from ...io.registry import output_format
-from ...io.remote_output import UrlZarrTarget, publish_url_store, temporary_url
+from ...io.remote_output import UrlZarrTarget, publish_url_store, store_options, temporary_url
 from ...io.source import Source
 from ...io.urls import StorageOptions, is_url, remote_error
 from ...io.zarr_output import ZarrTarget, replace_store, temporary_store
@@ -58,7 +58,7 @@ def write_zarr(
     # A rank-0 result is one chunk of shape (): zarr takes chunks=() for it (None is refused).
     chunk = tuple(max(c) if c else 1 for c in result.chunks)
     try:
-        extra = {"storage_options": dict(options or {})} if remote else {}
+        extra = {"storage_options": store_options(tmp, options)} if remote else {}
         zarr.create_array(store=tmp, shape=result.shape, chunks=chunk, dtype=result.dtype, **extra)
         regular = result.rechunk(chunk) if result.ndim else result
         target = UrlZarrTarget(tmp, options) if remote else ZarrTarget(tmp)
