@@ -410,6 +410,10 @@ def test_documented_deviation(case: Case, impl: str, key: str) -> None:
     """The runtime deviates exactly as documented; meancli is held to the truth."""
     result = check(case)
     verdict = result.verdicts[impl]
+    if key == "ov-bf16-subnormal-flush" and not oracles.ov_runs_bf16_natively():
+        # The flush comes from native bfloat16 arithmetic; a CPU without it converts to float32.
+        assert (verdict.status, verdict.key) == ("agree", "")
+        return
     assert (verdict.status, verdict.key) == ("deviation", key)
 
 
