@@ -3605,15 +3605,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_float16;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_float16(const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi,
-                                 compare_part_float16 *p)
+                                 const compare_part_float16 *seen, compare_part_float16 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -3653,7 +3657,8 @@ static void compare_range_float16(const T_float16 *a, const T_float16 *b, int64_
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -3679,6 +3684,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -3780,23 +3795,23 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * compare_range_float16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
-    const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi, compare_part_float16 *p)
+    const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi, const compare_part_float16 *seen, compare_part_float16 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx2_f64 zero = { 0 };
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
     const cmp_avx2_w32 signbit = (cmp_avx2_w32){ 0 } + 32768U;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx2_f64 vM = zero, vR = zero;
-    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(0.0);
-    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx2_f64 vM = zero + max_abs, vR = zero + max_rel;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -3855,9 +3870,15 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 1024 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 1024U) == d);
+            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
@@ -3878,6 +3899,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -3935,9 +3957,15 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 1024 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 1024U) == d);
+            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
@@ -3958,6 +3986,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -3977,7 +4006,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
                 /* the index: this chunk once more, element by element */
                 compare_part_float16 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_float16(a, b, c0, c1, &q);
+                compare_range_float16(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
@@ -4001,10 +4030,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_float16 q;
-        compare_range_float16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_float16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     memset(p->count, 0, sizeof p->count);
@@ -4103,23 +4132,23 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * compare_range_float16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float16_avx512(
-    const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi, compare_part_float16 *p)
+    const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi, const compare_part_float16 *seen, compare_part_float16 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx512_f64 zero = { 0 };
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
     const cmp_avx512_w32 signbit = (cmp_avx512_w32){ 0 } + 32768U;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx512_f64 vM = zero, vR = zero;
-    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(0.0);
-    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx512_f64 vM = zero + max_abs, vR = zero + max_rel;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
     const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
                                               1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
@@ -4182,9 +4211,15 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 1024 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(1024), _MM_CMPINT_LE);
+            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
@@ -4205,6 +4240,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -4260,9 +4296,15 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 1024 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(1024), _MM_CMPINT_LE);
+            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
@@ -4283,6 +4325,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -4302,7 +4345,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_float16 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_float16(a, b, c0, c1, &q);
+                compare_range_float16(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
@@ -4327,10 +4370,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_float16 q;
-        compare_range_float16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_float16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     memset(p->count, 0, sizeof p->count);
@@ -4346,6 +4389,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_float16(compare_part_float16 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_float16(compare_part_float16 *all, const compare_part_float16 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_float16 on the instruction set measured for the comparison */
+static void compare_range_float16_any(const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi,
+                                     const compare_part_float16 *seen, compare_part_float16 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[9]) {
+    case 2: compare_range_float16_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_float16_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_float16(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_float16(const T_float16 *a, const T_float16 *b, int64_t n, int nt, compare_part_float16 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_float16 q;
+        compare_range_float16_any(a, b, lo, hi, NULL, &q);
+        compare_merge_float16(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_float16 *compare_parts_float16(int nt)
+{
+    compare_part_float16 *parts = (compare_part_float16 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_float16(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_float16). */
+static void compare_finish_float16(const compare_part_float16 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_float16 all;
+    compare_none_float16(&all);
+    for (int t = 0; t < nt; t++) compare_merge_float16(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_float16): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_float16(const meancli_check *c, const T_float16 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_float16 *mine = (compare_part_float16 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_float16 *mine = (compare_part_float16 *)c->parts;
+#endif
+    compare_part_float16 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_float16_any(y, (const T_float16 *)c->got, lo, hi, mine, &q);
+    compare_merge_float16(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_float16(const meancli_check *c, const T_float16 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_float16(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_float16(const meancli_check *c, const T_float16 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_float16) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_float16(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -4357,47 +4514,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_float16(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_float16 *a = (const T_float16 *)pa, *b = (const T_float16 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_float16 *parts = (compare_part_float16 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_float16 *parts = compare_parts_float16(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[9]) {
-        case 2: compare_range_float16_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_float16_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_float16(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_float16(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_float16 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_float16 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_float16((const T_float16 *)pa, (const T_float16 *)pb, n, nt, parts);
+    compare_finish_float16(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 /* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
@@ -4423,15 +4545,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_bfloat16;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_bfloat16(const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi,
-                                 compare_part_bfloat16 *p)
+                                 const compare_part_bfloat16 *seen, compare_part_bfloat16 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -4471,7 +4597,8 @@ static void compare_range_bfloat16(const T_bfloat16 *a, const T_bfloat16 *b, int
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -4497,6 +4624,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -4598,23 +4735,23 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * compare_range_bfloat16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2(
-    const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi, compare_part_bfloat16 *p)
+    const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi, const compare_part_bfloat16 *seen, compare_part_bfloat16 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx2_f64 zero = { 0 };
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
     const cmp_avx2_w32 signbit = (cmp_avx2_w32){ 0 } + 32768U;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx2_f64 vM = zero, vR = zero;
-    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(0.0);
-    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx2_f64 vM = zero + max_abs, vR = zero + max_rel;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -4665,9 +4802,15 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 128 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 128U) == d);
+            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
@@ -4688,6 +4831,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -4737,9 +4881,15 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 128 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 128U) == d);
+            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
@@ -4760,6 +4910,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -4779,7 +4930,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
                 /* the index: this chunk once more, element by element */
                 compare_part_bfloat16 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_bfloat16(a, b, c0, c1, &q);
+                compare_range_bfloat16(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
@@ -4803,10 +4954,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_bfloat16 q;
-        compare_range_bfloat16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_bfloat16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     memset(p->count, 0, sizeof p->count);
@@ -4905,23 +5056,23 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * compare_range_bfloat16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_bfloat16_avx512(
-    const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi, compare_part_bfloat16 *p)
+    const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi, const compare_part_bfloat16 *seen, compare_part_bfloat16 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx512_f64 zero = { 0 };
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
     const cmp_avx512_w32 signbit = (cmp_avx512_w32){ 0 } + 32768U;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx512_f64 vM = zero, vR = zero;
-    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(0.0);
-    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx512_f64 vM = zero + max_abs, vR = zero + max_rel;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
     const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
                                               1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
@@ -4976,9 +5127,15 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 128 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(128), _MM_CMPINT_LE);
+            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
@@ -4999,6 +5156,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -5046,9 +5204,15 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 128 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(128), _MM_CMPINT_LE);
+            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
@@ -5069,6 +5233,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -5088,7 +5253,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_bfloat16 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_bfloat16(a, b, c0, c1, &q);
+                compare_range_bfloat16(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
@@ -5113,10 +5278,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_bfloat16 q;
-        compare_range_bfloat16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_bfloat16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     memset(p->count, 0, sizeof p->count);
@@ -5132,6 +5297,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_bfloat16(compare_part_bfloat16 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_bfloat16(compare_part_bfloat16 *all, const compare_part_bfloat16 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_bfloat16 on the instruction set measured for the comparison */
+static void compare_range_bfloat16_any(const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi,
+                                     const compare_part_bfloat16 *seen, compare_part_bfloat16 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[10]) {
+    case 2: compare_range_bfloat16_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_bfloat16_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_bfloat16(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_bfloat16(const T_bfloat16 *a, const T_bfloat16 *b, int64_t n, int nt, compare_part_bfloat16 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_bfloat16 q;
+        compare_range_bfloat16_any(a, b, lo, hi, NULL, &q);
+        compare_merge_bfloat16(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_bfloat16 *compare_parts_bfloat16(int nt)
+{
+    compare_part_bfloat16 *parts = (compare_part_bfloat16 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_bfloat16(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_bfloat16). */
+static void compare_finish_bfloat16(const compare_part_bfloat16 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_bfloat16 all;
+    compare_none_bfloat16(&all);
+    for (int t = 0; t < nt; t++) compare_merge_bfloat16(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_bfloat16): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_bfloat16(const meancli_check *c, const T_bfloat16 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_bfloat16 *mine = (compare_part_bfloat16 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_bfloat16 *mine = (compare_part_bfloat16 *)c->parts;
+#endif
+    compare_part_bfloat16 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_bfloat16_any(y, (const T_bfloat16 *)c->got, lo, hi, mine, &q);
+    compare_merge_bfloat16(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_bfloat16(const meancli_check *c, const T_bfloat16 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_bfloat16(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_bfloat16(const meancli_check *c, const T_bfloat16 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_bfloat16) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_bfloat16(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -5143,47 +5422,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_bfloat16(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_bfloat16 *a = (const T_bfloat16 *)pa, *b = (const T_bfloat16 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_bfloat16 *parts = (compare_part_bfloat16 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_bfloat16 *parts = compare_parts_bfloat16(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[10]) {
-        case 2: compare_range_bfloat16_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_bfloat16_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_bfloat16(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_bfloat16(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_bfloat16 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_bfloat16 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_bfloat16((const T_bfloat16 *)pa, (const T_bfloat16 *)pb, n, nt, parts);
+    compare_finish_bfloat16(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 /* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
@@ -5209,15 +5453,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_float32;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_float32(const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi,
-                                 compare_part_float32 *p)
+                                 const compare_part_float32 *seen, compare_part_float32 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -5257,7 +5505,8 @@ static void compare_range_float32(const T_float32 *a, const T_float32 *b, int64_
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -5283,6 +5532,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -5384,23 +5643,23 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * compare_range_float32 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
-    const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi, compare_part_float32 *p)
+    const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi, const compare_part_float32 *seen, compare_part_float32 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx2_f64 zero = { 0 };
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
     const cmp_avx2_w32 signbit = (cmp_avx2_w32){ 0 } + 2147483648U;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx2_f64 vM = zero, vR = zero;
-    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(0.0);
-    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx2_f64 vM = zero + max_abs, vR = zero + max_rel;
+    cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -5451,9 +5710,15 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 8388608 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 8388608U) == d);
+            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
@@ -5474,6 +5739,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -5523,9 +5789,15 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ) & ord;
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 8388608 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 8388608U) == d);
+            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
@@ -5546,6 +5818,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -5565,7 +5838,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
                 /* the index: this chunk once more, element by element */
                 compare_part_float32 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_float32(a, b, c0, c1, &q);
+                compare_range_float32(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
@@ -5589,10 +5862,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_float32 q;
-        compare_range_float32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_float32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     memset(p->count, 0, sizeof p->count);
@@ -5691,23 +5964,23 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * compare_range_float32 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float32_avx512(
-    const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi, compare_part_float32 *p)
+    const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi, const compare_part_float32 *seen, compare_part_float32 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx512_f64 zero = { 0 };
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
     const cmp_avx512_w32 signbit = (cmp_avx512_w32){ 0 } + 2147483648U;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx512_f64 vM = zero, vR = zero;
-    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(0.0);
-    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx512_f64 vM = zero + max_abs, vR = zero + max_rel;
+    cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
     const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
                                               1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
@@ -5761,9 +6034,15 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 8388608 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(8388608), _MM_CMPINT_LE);
+            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
@@ -5784,6 +6063,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -5830,9 +6110,15 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+             * vectors that hold such a lane or a NaN take the exact path. A lane whose
+             * error equals max_abs (vtie) does not pass it where the float subtraction was
+             * exact: where the two are at most 8388608 values apart (one binade: within a
+             * factor of 2 of each other, Sterbenz's lemma). */
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(8388608), _MM_CMPINT_LE);
+            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
                 unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
@@ -5853,6 +6139,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                     }
                     vM = zero + max_abs;
                     vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
                 cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
                 /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
@@ -5872,7 +6159,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_float32 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_float32(a, b, c0, c1, &q);
+                compare_range_float32(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
@@ -5897,10 +6184,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_float32 q;
-        compare_range_float32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_float32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     memset(p->count, 0, sizeof p->count);
@@ -5916,6 +6203,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_float32(compare_part_float32 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_float32(compare_part_float32 *all, const compare_part_float32 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_float32 on the instruction set measured for the comparison */
+static void compare_range_float32_any(const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi,
+                                     const compare_part_float32 *seen, compare_part_float32 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[8]) {
+    case 2: compare_range_float32_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_float32_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_float32(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_float32(const T_float32 *a, const T_float32 *b, int64_t n, int nt, compare_part_float32 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_float32 q;
+        compare_range_float32_any(a, b, lo, hi, NULL, &q);
+        compare_merge_float32(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_float32 *compare_parts_float32(int nt)
+{
+    compare_part_float32 *parts = (compare_part_float32 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_float32(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_float32). */
+static void compare_finish_float32(const compare_part_float32 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_float32 all;
+    compare_none_float32(&all);
+    for (int t = 0; t < nt; t++) compare_merge_float32(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_float32): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_float32(const meancli_check *c, const T_float32 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_float32 *mine = (compare_part_float32 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_float32 *mine = (compare_part_float32 *)c->parts;
+#endif
+    compare_part_float32 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_float32_any(y, (const T_float32 *)c->got, lo, hi, mine, &q);
+    compare_merge_float32(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_float32(const meancli_check *c, const T_float32 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_float32(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_float32(const meancli_check *c, const T_float32 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_float32) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_float32(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -5927,47 +6328,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_float32(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_float32 *a = (const T_float32 *)pa, *b = (const T_float32 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_float32 *parts = (compare_part_float32 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_float32 *parts = compare_parts_float32(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[8]) {
-        case 2: compare_range_float32_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_float32_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_float32(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_float32(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_float32 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_float32 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_float32((const T_float32 *)pa, (const T_float32 *)pb, n, nt, parts);
+    compare_finish_float32(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 /* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
@@ -5993,15 +6359,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_float64;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_float64(const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi,
-                                 compare_part_float64 *p)
+                                 const compare_part_float64 *seen, compare_part_float64 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -6041,7 +6411,8 @@ static void compare_range_float64(const T_float64 *a, const T_float64 *b, int64_
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -6067,6 +6438,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -6166,18 +6547,19 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * largest distance comes from compare_range_float64 run again over the one chunk that holds
  * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
-    const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi, compare_part_float64 *p)
+    const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi, const compare_part_float64 *seen, compare_part_float64 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    /* lane-wise largest errors: never NaN */
+    cmp_avx2_f64 vabs = zero + (seen ? seen->max_abs : 0.0), vrel = zero + (seen ? seen->max_rel : 0.0);
     const cmp_avx2_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx2_u64 signbit = (cmp_avx2_u64){ 0 } + 0x8000000000000000ULL;
-    cmp_avx2_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_u64 vmax = { 0 }, vmax_b = (cmp_avx2_u64){ 0 } + max;  /* the lanes' largest distances, and max in every lane */
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -6287,7 +6669,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
                 /* the index: this chunk once more, element by element */
                 compare_part_float64 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_float64(a, b, c0, c1, &q);
+                compare_range_float64(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_u64){ 0 } + max;
@@ -6317,10 +6699,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
         max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_float64 q;
-        compare_range_float64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_float64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     memset(p->count, 0, sizeof p->count);
@@ -6417,18 +6799,19 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * largest distance comes from compare_range_float64 run again over the one chunk that holds
  * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float64_avx512(
-    const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi, compare_part_float64 *p)
+    const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi, const compare_part_float64 *seen, compare_part_float64 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
     const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    /* lane-wise largest errors: never NaN */
+    cmp_avx512_f64 vabs = zero + (seen ? seen->max_abs : 0.0), vrel = zero + (seen ? seen->max_rel : 0.0);
     const cmp_avx512_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx512_u64 signbit = (cmp_avx512_u64){ 0 } + 0x8000000000000000ULL;
-    cmp_avx512_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_u64 vmax = { 0 }, vmax_b = (cmp_avx512_u64){ 0 } + max;  /* the lanes' largest distances, and max in every lane */
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -6532,7 +6915,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_float64 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_float64(a, b, c0, c1, &q);
+                compare_range_float64(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_u64){ 0 } + max;
@@ -6562,10 +6945,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_float64 q;
-        compare_range_float64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_float64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     memset(p->count, 0, sizeof p->count);
@@ -6581,6 +6964,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_float64(compare_part_float64 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_float64(compare_part_float64 *all, const compare_part_float64 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_float64 on the instruction set measured for the comparison */
+static void compare_range_float64_any(const T_float64 *a, const T_float64 *b, int64_t lo, int64_t hi,
+                                     const compare_part_float64 *seen, compare_part_float64 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[11]) {
+    case 2: compare_range_float64_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_float64_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_float64(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_float64(const T_float64 *a, const T_float64 *b, int64_t n, int nt, compare_part_float64 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_float64 q;
+        compare_range_float64_any(a, b, lo, hi, NULL, &q);
+        compare_merge_float64(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_float64 *compare_parts_float64(int nt)
+{
+    compare_part_float64 *parts = (compare_part_float64 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_float64(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_float64). */
+static void compare_finish_float64(const compare_part_float64 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_float64 all;
+    compare_none_float64(&all);
+    for (int t = 0; t < nt; t++) compare_merge_float64(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_float64): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_float64(const meancli_check *c, const T_float64 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_float64 *mine = (compare_part_float64 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_float64 *mine = (compare_part_float64 *)c->parts;
+#endif
+    compare_part_float64 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_float64_any(y, (const T_float64 *)c->got, lo, hi, mine, &q);
+    compare_merge_float64(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_float64(const meancli_check *c, const T_float64 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_float64(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_float64(const meancli_check *c, const T_float64 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_float64) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_float64(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -6592,47 +7089,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_float64(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_float64 *a = (const T_float64 *)pa, *b = (const T_float64 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_float64 *parts = (compare_part_float64 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_float64 *parts = compare_parts_float64(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[11]) {
-        case 2: compare_range_float64_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_float64_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_float64(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_float64(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_float64 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_float64 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_float64((const T_float64 *)pa, (const T_float64 *)pb, n, nt, parts);
+    compare_finish_float64(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 /* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
@@ -6658,15 +7120,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_int8;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_int8(const T_int8 *a, const T_int8 *b, int64_t lo, int64_t hi,
-                                 compare_part_int8 *p)
+                                 const compare_part_int8 *seen, compare_part_int8 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -6694,7 +7160,8 @@ static void compare_range_int8(const T_int8 *a, const T_int8 *b, int64_t lo, int
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -6720,6 +7187,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -6821,22 +7298,22 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * compare_range_int8 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
-    const T_int8 *a, const T_int8 *b, int64_t lo, int64_t hi, compare_part_int8 *p)
+    const T_int8 *a, const T_int8 *b, int64_t lo, int64_t hi, const compare_part_int8 *seen, compare_part_int8 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx2_f64 zero = { 0 };
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx2_f64 vR = zero;
+    cmp_avx2_f64 vR = zero + max_rel;
     cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -6881,8 +7358,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -6933,8 +7410,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -6961,7 +7438,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
                 /* the index: this chunk once more, element by element */
                 compare_part_int8 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_int8(a, b, c0, c1, &q);
+                compare_range_int8(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
@@ -6985,10 +7462,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_int8 q;
-        compare_range_int8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_int8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -7088,22 +7565,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * compare_range_int8 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int8_avx512(
-    const T_int8 *a, const T_int8 *b, int64_t lo, int64_t hi, compare_part_int8 *p)
+    const T_int8 *a, const T_int8 *b, int64_t lo, int64_t hi, const compare_part_int8 *seen, compare_part_int8 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx512_f64 zero = { 0 };
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx512_f64 vR = zero;
+    cmp_avx512_f64 vR = zero + max_rel;
     cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
     const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
                                               1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
@@ -7151,8 +7628,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -7200,8 +7677,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -7228,7 +7705,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_int8 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_int8(a, b, c0, c1, &q);
+                compare_range_int8(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
@@ -7253,10 +7730,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_int8 q;
-        compare_range_int8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_int8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -7273,6 +7750,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_int8(compare_part_int8 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_int8(compare_part_int8 *all, const compare_part_int8 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_int8 on the instruction set measured for the comparison */
+static void compare_range_int8_any(const T_int8 *a, const T_int8 *b, int64_t lo, int64_t hi,
+                                     const compare_part_int8 *seen, compare_part_int8 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[8]) {
+    case 2: compare_range_int8_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_int8_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_int8(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_int8(const T_int8 *a, const T_int8 *b, int64_t n, int nt, compare_part_int8 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_int8 q;
+        compare_range_int8_any(a, b, lo, hi, NULL, &q);
+        compare_merge_int8(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_int8 *compare_parts_int8(int nt)
+{
+    compare_part_int8 *parts = (compare_part_int8 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_int8(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_int8). */
+static void compare_finish_int8(const compare_part_int8 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_int8 all;
+    compare_none_int8(&all);
+    for (int t = 0; t < nt; t++) compare_merge_int8(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_int8): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_int8(const meancli_check *c, const T_int8 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_int8 *mine = (compare_part_int8 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_int8 *mine = (compare_part_int8 *)c->parts;
+#endif
+    compare_part_int8 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_int8_any(y, (const T_int8 *)c->got, lo, hi, mine, &q);
+    compare_merge_int8(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_int8(const meancli_check *c, const T_int8 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_int8(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_int8(const meancli_check *c, const T_int8 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_int8) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_int8(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -7284,47 +7875,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_int8(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_int8 *a = (const T_int8 *)pa, *b = (const T_int8 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_int8 *parts = (compare_part_int8 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_int8 *parts = compare_parts_int8(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[8]) {
-        case 2: compare_range_int8_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_int8_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_int8(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_int8(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_int8 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_int8 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_int8((const T_int8 *)pa, (const T_int8 *)pb, n, nt, parts);
+    compare_finish_int8(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 /* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
@@ -7350,15 +7906,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_int16;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_int16(const T_int16 *a, const T_int16 *b, int64_t lo, int64_t hi,
-                                 compare_part_int16 *p)
+                                 const compare_part_int16 *seen, compare_part_int16 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -7386,7 +7946,8 @@ static void compare_range_int16(const T_int16 *a, const T_int16 *b, int64_t lo, 
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -7412,6 +7973,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -7513,22 +8084,22 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * compare_range_int16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
-    const T_int16 *a, const T_int16 *b, int64_t lo, int64_t hi, compare_part_int16 *p)
+    const T_int16 *a, const T_int16 *b, int64_t lo, int64_t hi, const compare_part_int16 *seen, compare_part_int16 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx2_f64 zero = { 0 };
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx2_f64 vR = zero;
+    cmp_avx2_f64 vR = zero + max_rel;
     cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -7573,8 +8144,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -7625,8 +8196,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -7653,7 +8224,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
                 /* the index: this chunk once more, element by element */
                 compare_part_int16 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_int16(a, b, c0, c1, &q);
+                compare_range_int16(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
@@ -7677,10 +8248,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_int16 q;
-        compare_range_int16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_int16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -7780,22 +8351,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * compare_range_int16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int16_avx512(
-    const T_int16 *a, const T_int16 *b, int64_t lo, int64_t hi, compare_part_int16 *p)
+    const T_int16 *a, const T_int16 *b, int64_t lo, int64_t hi, const compare_part_int16 *seen, compare_part_int16 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx512_f64 zero = { 0 };
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx512_f64 vR = zero;
+    cmp_avx512_f64 vR = zero + max_rel;
     cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
     const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
                                               1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
@@ -7843,8 +8414,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -7892,8 +8463,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -7920,7 +8491,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_int16 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_int16(a, b, c0, c1, &q);
+                compare_range_int16(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
@@ -7945,10 +8516,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_int16 q;
-        compare_range_int16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_int16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -7965,6 +8536,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_int16(compare_part_int16 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_int16(compare_part_int16 *all, const compare_part_int16 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_int16 on the instruction set measured for the comparison */
+static void compare_range_int16_any(const T_int16 *a, const T_int16 *b, int64_t lo, int64_t hi,
+                                     const compare_part_int16 *seen, compare_part_int16 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[8]) {
+    case 2: compare_range_int16_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_int16_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_int16(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_int16(const T_int16 *a, const T_int16 *b, int64_t n, int nt, compare_part_int16 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_int16 q;
+        compare_range_int16_any(a, b, lo, hi, NULL, &q);
+        compare_merge_int16(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_int16 *compare_parts_int16(int nt)
+{
+    compare_part_int16 *parts = (compare_part_int16 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_int16(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_int16). */
+static void compare_finish_int16(const compare_part_int16 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_int16 all;
+    compare_none_int16(&all);
+    for (int t = 0; t < nt; t++) compare_merge_int16(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_int16): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_int16(const meancli_check *c, const T_int16 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_int16 *mine = (compare_part_int16 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_int16 *mine = (compare_part_int16 *)c->parts;
+#endif
+    compare_part_int16 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_int16_any(y, (const T_int16 *)c->got, lo, hi, mine, &q);
+    compare_merge_int16(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_int16(const meancli_check *c, const T_int16 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_int16(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_int16(const meancli_check *c, const T_int16 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_int16) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_int16(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -7976,47 +8661,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_int16(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_int16 *a = (const T_int16 *)pa, *b = (const T_int16 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_int16 *parts = (compare_part_int16 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_int16 *parts = compare_parts_int16(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[8]) {
-        case 2: compare_range_int16_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_int16_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_int16(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_int16(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_int16 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_int16 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_int16((const T_int16 *)pa, (const T_int16 *)pb, n, nt, parts);
+    compare_finish_int16(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 /* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
@@ -8042,15 +8692,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_int32;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_int32(const T_int32 *a, const T_int32 *b, int64_t lo, int64_t hi,
-                                 compare_part_int32 *p)
+                                 const compare_part_int32 *seen, compare_part_int32 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -8078,7 +8732,8 @@ static void compare_range_int32(const T_int32 *a, const T_int32 *b, int64_t lo, 
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -8104,6 +8759,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -8205,22 +8870,22 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * compare_range_int32 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
-    const T_int32 *a, const T_int32 *b, int64_t lo, int64_t hi, compare_part_int32 *p)
+    const T_int32 *a, const T_int32 *b, int64_t lo, int64_t hi, const compare_part_int32 *seen, compare_part_int32 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx2_f64 zero = { 0 };
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx2_f64 vR = zero;
+    cmp_avx2_f64 vR = zero + max_rel;
     cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -8264,8 +8929,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -8315,8 +8980,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -8343,7 +9008,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
                 /* the index: this chunk once more, element by element */
                 compare_part_int32 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_int32(a, b, c0, c1, &q);
+                compare_range_int32(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
@@ -8367,10 +9032,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_int32 q;
-        compare_range_int32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_int32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -8470,22 +9135,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * compare_range_int32 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int32_avx512(
-    const T_int32 *a, const T_int32 *b, int64_t lo, int64_t hi, compare_part_int32 *p)
+    const T_int32 *a, const T_int32 *b, int64_t lo, int64_t hi, const compare_part_int32 *seen, compare_part_int32 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx512_f64 zero = { 0 };
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx512_f64 vR = zero;
+    cmp_avx512_f64 vR = zero + max_rel;
     cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
     const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
                                               1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
@@ -8532,8 +9197,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -8580,8 +9245,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -8608,7 +9273,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_int32 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_int32(a, b, c0, c1, &q);
+                compare_range_int32(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
@@ -8633,10 +9298,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_int32 q;
-        compare_range_int32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_int32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -8653,6 +9318,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_int32(compare_part_int32 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_int32(compare_part_int32 *all, const compare_part_int32 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_int32 on the instruction set measured for the comparison */
+static void compare_range_int32_any(const T_int32 *a, const T_int32 *b, int64_t lo, int64_t hi,
+                                     const compare_part_int32 *seen, compare_part_int32 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[8]) {
+    case 2: compare_range_int32_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_int32_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_int32(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_int32(const T_int32 *a, const T_int32 *b, int64_t n, int nt, compare_part_int32 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_int32 q;
+        compare_range_int32_any(a, b, lo, hi, NULL, &q);
+        compare_merge_int32(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_int32 *compare_parts_int32(int nt)
+{
+    compare_part_int32 *parts = (compare_part_int32 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_int32(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_int32). */
+static void compare_finish_int32(const compare_part_int32 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_int32 all;
+    compare_none_int32(&all);
+    for (int t = 0; t < nt; t++) compare_merge_int32(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_int32): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_int32(const meancli_check *c, const T_int32 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_int32 *mine = (compare_part_int32 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_int32 *mine = (compare_part_int32 *)c->parts;
+#endif
+    compare_part_int32 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_int32_any(y, (const T_int32 *)c->got, lo, hi, mine, &q);
+    compare_merge_int32(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_int32(const meancli_check *c, const T_int32 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_int32(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_int32(const meancli_check *c, const T_int32 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_int32) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_int32(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -8664,47 +9443,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_int32(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_int32 *a = (const T_int32 *)pa, *b = (const T_int32 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_int32 *parts = (compare_part_int32 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_int32 *parts = compare_parts_int32(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[8]) {
-        case 2: compare_range_int32_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_int32_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_int32(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_int32(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_int32 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_int32 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_int32((const T_int32 *)pa, (const T_int32 *)pb, n, nt, parts);
+    compare_finish_int32(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 /* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
@@ -8730,15 +9474,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_int64;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_int64(const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi,
-                                 compare_part_int64 *p)
+                                 const compare_part_int64 *seen, compare_part_int64 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -8766,7 +9514,8 @@ static void compare_range_int64(const T_int64 *a, const T_int64 *b, int64_t lo, 
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -8792,6 +9541,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -8891,20 +9650,21 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * largest distance comes from compare_range_int64 run again over the one chunk that holds
  * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
-    const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi, compare_part_int64 *p)
+    const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi, const compare_part_int64 *seen, compare_part_int64 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    /* lane-wise largest errors: never NaN */
+    cmp_avx2_f64 vabs = zero + (seen ? seen->max_abs : 0.0), vrel = zero + (seen ? seen->max_rel : 0.0);
     const cmp_avx2_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx2_u64 magic = (cmp_avx2_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx2_f64 fmagic = zero + 6755399441055744.0;
-    cmp_avx2_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_u64 vmax = { 0 }, vmax_b = (cmp_avx2_u64){ 0 } + max;  /* the lanes' largest distances, and max in every lane */
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -8990,7 +9750,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
                 /* the index: this chunk once more, element by element */
                 compare_part_int64 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_int64(a, b, c0, c1, &q);
+                compare_range_int64(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_u64){ 0 } + max;
@@ -9020,10 +9780,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
         max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_int64 q;
-        compare_range_int64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_int64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
@@ -9121,20 +9881,21 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * largest distance comes from compare_range_int64 run again over the one chunk that holds
  * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_int64_avx512(
-    const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi, compare_part_int64 *p)
+    const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi, const compare_part_int64 *seen, compare_part_int64 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
     const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    /* lane-wise largest errors: never NaN */
+    cmp_avx512_f64 vabs = zero + (seen ? seen->max_abs : 0.0), vrel = zero + (seen ? seen->max_rel : 0.0);
     const cmp_avx512_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx512_u64 magic = (cmp_avx512_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx512_f64 fmagic = zero + 6755399441055744.0;
-    cmp_avx512_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_u64 vmax = { 0 }, vmax_b = (cmp_avx512_u64){ 0 } + max;  /* the lanes' largest distances, and max in every lane */
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -9220,7 +9981,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_int64 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_int64(a, b, c0, c1, &q);
+                compare_range_int64(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_u64){ 0 } + max;
@@ -9250,10 +10011,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_int64 q;
-        compare_range_int64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_int64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
@@ -9270,6 +10031,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_int64(compare_part_int64 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_int64(compare_part_int64 *all, const compare_part_int64 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_int64 on the instruction set measured for the comparison */
+static void compare_range_int64_any(const T_int64 *a, const T_int64 *b, int64_t lo, int64_t hi,
+                                     const compare_part_int64 *seen, compare_part_int64 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[8]) {
+    case 2: compare_range_int64_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_int64_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_int64(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_int64(const T_int64 *a, const T_int64 *b, int64_t n, int nt, compare_part_int64 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_int64 q;
+        compare_range_int64_any(a, b, lo, hi, NULL, &q);
+        compare_merge_int64(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_int64 *compare_parts_int64(int nt)
+{
+    compare_part_int64 *parts = (compare_part_int64 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_int64(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_int64). */
+static void compare_finish_int64(const compare_part_int64 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_int64 all;
+    compare_none_int64(&all);
+    for (int t = 0; t < nt; t++) compare_merge_int64(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_int64): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_int64(const meancli_check *c, const T_int64 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_int64 *mine = (compare_part_int64 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_int64 *mine = (compare_part_int64 *)c->parts;
+#endif
+    compare_part_int64 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_int64_any(y, (const T_int64 *)c->got, lo, hi, mine, &q);
+    compare_merge_int64(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_int64(const meancli_check *c, const T_int64 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_int64(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_int64(const meancli_check *c, const T_int64 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_int64) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_int64(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -9281,47 +10156,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_int64(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_int64 *a = (const T_int64 *)pa, *b = (const T_int64 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_int64 *parts = (compare_part_int64 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_int64 *parts = compare_parts_int64(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[8]) {
-        case 2: compare_range_int64_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_int64_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_int64(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_int64(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_int64 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_int64 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_int64((const T_int64 *)pa, (const T_int64 *)pb, n, nt, parts);
+    compare_finish_int64(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 /* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
@@ -9347,15 +10187,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_uint8;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_uint8(const T_uint8 *a, const T_uint8 *b, int64_t lo, int64_t hi,
-                                 compare_part_uint8 *p)
+                                 const compare_part_uint8 *seen, compare_part_uint8 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -9383,7 +10227,8 @@ static void compare_range_uint8(const T_uint8 *a, const T_uint8 *b, int64_t lo, 
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -9409,6 +10254,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -9510,22 +10365,22 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * compare_range_uint8 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
-    const T_uint8 *a, const T_uint8 *b, int64_t lo, int64_t hi, compare_part_uint8 *p)
+    const T_uint8 *a, const T_uint8 *b, int64_t lo, int64_t hi, const compare_part_uint8 *seen, compare_part_uint8 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx2_f64 zero = { 0 };
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx2_f64 vR = zero;
+    cmp_avx2_f64 vR = zero + max_rel;
     cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -9570,8 +10425,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -9623,8 +10478,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -9652,7 +10507,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
                 /* the index: this chunk once more, element by element */
                 compare_part_uint8 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_uint8(a, b, c0, c1, &q);
+                compare_range_uint8(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
@@ -9676,10 +10531,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_uint8 q;
-        compare_range_uint8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_uint8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -9779,22 +10634,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * compare_range_uint8 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint8_avx512(
-    const T_uint8 *a, const T_uint8 *b, int64_t lo, int64_t hi, compare_part_uint8 *p)
+    const T_uint8 *a, const T_uint8 *b, int64_t lo, int64_t hi, const compare_part_uint8 *seen, compare_part_uint8 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx512_f64 zero = { 0 };
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx512_f64 vR = zero;
+    cmp_avx512_f64 vR = zero + max_rel;
     cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
     const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
                                               1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
@@ -9842,8 +10697,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -9892,8 +10747,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -9921,7 +10776,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_uint8 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_uint8(a, b, c0, c1, &q);
+                compare_range_uint8(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
@@ -9946,10 +10801,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_uint8 q;
-        compare_range_uint8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_uint8(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -9966,6 +10821,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_uint8(compare_part_uint8 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_uint8(compare_part_uint8 *all, const compare_part_uint8 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_uint8 on the instruction set measured for the comparison */
+static void compare_range_uint8_any(const T_uint8 *a, const T_uint8 *b, int64_t lo, int64_t hi,
+                                     const compare_part_uint8 *seen, compare_part_uint8 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[8]) {
+    case 2: compare_range_uint8_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_uint8_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_uint8(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_uint8(const T_uint8 *a, const T_uint8 *b, int64_t n, int nt, compare_part_uint8 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_uint8 q;
+        compare_range_uint8_any(a, b, lo, hi, NULL, &q);
+        compare_merge_uint8(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_uint8 *compare_parts_uint8(int nt)
+{
+    compare_part_uint8 *parts = (compare_part_uint8 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_uint8(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_uint8). */
+static void compare_finish_uint8(const compare_part_uint8 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_uint8 all;
+    compare_none_uint8(&all);
+    for (int t = 0; t < nt; t++) compare_merge_uint8(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_uint8): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_uint8(const meancli_check *c, const T_uint8 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_uint8 *mine = (compare_part_uint8 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_uint8 *mine = (compare_part_uint8 *)c->parts;
+#endif
+    compare_part_uint8 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_uint8_any(y, (const T_uint8 *)c->got, lo, hi, mine, &q);
+    compare_merge_uint8(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_uint8(const meancli_check *c, const T_uint8 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_uint8(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_uint8(const meancli_check *c, const T_uint8 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_uint8) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_uint8(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -9977,47 +10946,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_uint8(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_uint8 *a = (const T_uint8 *)pa, *b = (const T_uint8 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_uint8 *parts = (compare_part_uint8 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_uint8 *parts = compare_parts_uint8(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[8]) {
-        case 2: compare_range_uint8_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_uint8_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_uint8(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_uint8(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_uint8 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_uint8 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_uint8((const T_uint8 *)pa, (const T_uint8 *)pb, n, nt, parts);
+    compare_finish_uint8(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 /* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
@@ -10043,15 +10977,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_uint16;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_uint16(const T_uint16 *a, const T_uint16 *b, int64_t lo, int64_t hi,
-                                 compare_part_uint16 *p)
+                                 const compare_part_uint16 *seen, compare_part_uint16 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -10079,7 +11017,8 @@ static void compare_range_uint16(const T_uint16 *a, const T_uint16 *b, int64_t l
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -10105,6 +11044,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -10206,22 +11155,22 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * compare_range_uint16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
-    const T_uint16 *a, const T_uint16 *b, int64_t lo, int64_t hi, compare_part_uint16 *p)
+    const T_uint16 *a, const T_uint16 *b, int64_t lo, int64_t hi, const compare_part_uint16 *seen, compare_part_uint16 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx2_f64 zero = { 0 };
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx2_f64 vR = zero;
+    cmp_avx2_f64 vR = zero + max_rel;
     cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -10266,8 +11215,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -10319,8 +11268,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -10348,7 +11297,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
                 /* the index: this chunk once more, element by element */
                 compare_part_uint16 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_uint16(a, b, c0, c1, &q);
+                compare_range_uint16(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
@@ -10372,10 +11321,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_uint16 q;
-        compare_range_uint16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_uint16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -10475,22 +11424,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * compare_range_uint16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint16_avx512(
-    const T_uint16 *a, const T_uint16 *b, int64_t lo, int64_t hi, compare_part_uint16 *p)
+    const T_uint16 *a, const T_uint16 *b, int64_t lo, int64_t hi, const compare_part_uint16 *seen, compare_part_uint16 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx512_f64 zero = { 0 };
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx512_f64 vR = zero;
+    cmp_avx512_f64 vR = zero + max_rel;
     cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
     const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
                                               1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
@@ -10538,8 +11487,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -10588,8 +11537,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -10617,7 +11566,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_uint16 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_uint16(a, b, c0, c1, &q);
+                compare_range_uint16(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
@@ -10642,10 +11591,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_uint16 q;
-        compare_range_uint16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_uint16(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -10662,6 +11611,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_uint16(compare_part_uint16 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_uint16(compare_part_uint16 *all, const compare_part_uint16 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_uint16 on the instruction set measured for the comparison */
+static void compare_range_uint16_any(const T_uint16 *a, const T_uint16 *b, int64_t lo, int64_t hi,
+                                     const compare_part_uint16 *seen, compare_part_uint16 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[8]) {
+    case 2: compare_range_uint16_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_uint16_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_uint16(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_uint16(const T_uint16 *a, const T_uint16 *b, int64_t n, int nt, compare_part_uint16 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_uint16 q;
+        compare_range_uint16_any(a, b, lo, hi, NULL, &q);
+        compare_merge_uint16(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_uint16 *compare_parts_uint16(int nt)
+{
+    compare_part_uint16 *parts = (compare_part_uint16 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_uint16(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_uint16). */
+static void compare_finish_uint16(const compare_part_uint16 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_uint16 all;
+    compare_none_uint16(&all);
+    for (int t = 0; t < nt; t++) compare_merge_uint16(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_uint16): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_uint16(const meancli_check *c, const T_uint16 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_uint16 *mine = (compare_part_uint16 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_uint16 *mine = (compare_part_uint16 *)c->parts;
+#endif
+    compare_part_uint16 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_uint16_any(y, (const T_uint16 *)c->got, lo, hi, mine, &q);
+    compare_merge_uint16(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_uint16(const meancli_check *c, const T_uint16 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_uint16(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_uint16(const meancli_check *c, const T_uint16 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_uint16) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_uint16(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -10673,47 +11736,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_uint16(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_uint16 *a = (const T_uint16 *)pa, *b = (const T_uint16 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_uint16 *parts = (compare_part_uint16 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_uint16 *parts = compare_parts_uint16(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[8]) {
-        case 2: compare_range_uint16_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_uint16_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_uint16(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_uint16(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_uint16 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_uint16 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_uint16((const T_uint16 *)pa, (const T_uint16 *)pb, n, nt, parts);
+    compare_finish_uint16(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 /* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
@@ -10739,15 +11767,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_uint32;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_uint32(const T_uint32 *a, const T_uint32 *b, int64_t lo, int64_t hi,
-                                 compare_part_uint32 *p)
+                                 const compare_part_uint32 *seen, compare_part_uint32 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -10775,7 +11807,8 @@ static void compare_range_uint32(const T_uint32 *a, const T_uint32 *b, int64_t l
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -10801,6 +11834,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -10902,22 +11945,22 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * compare_range_uint32 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
-    const T_uint32 *a, const T_uint32 *b, int64_t lo, int64_t hi, compare_part_uint32 *p)
+    const T_uint32 *a, const T_uint32 *b, int64_t lo, int64_t hi, const compare_part_uint32 *seen, compare_part_uint32 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx2_f64 zero = { 0 };
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx2_wf32 tiny = (cmp_avx2_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx2_f64 vR = zero;
+    cmp_avx2_f64 vR = zero + max_rel;
     cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx2_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -10961,8 +12004,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -11013,8 +12056,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx2_wf32 thr = CMP_MINPS_avx2(CMP_MAXPS_avx2(tiny, ax * vr), vt);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)thr, _CMP_NGE_UQ);
+            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)CMP_MINPS_avx2(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 4 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -11042,7 +12085,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
                 /* the index: this chunk once more, element by element */
                 compare_part_uint32 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_uint32(a, b, c0, c1, &q);
+                compare_range_uint32(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
@@ -11066,10 +12109,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_uint32 q;
-        compare_range_uint32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_uint32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -11169,22 +12212,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * compare_range_uint32 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint32_avx512(
-    const T_uint32 *a, const T_uint32 *b, int64_t lo, int64_t hi, compare_part_uint32 *p)
+    const T_uint32 *a, const T_uint32 *b, int64_t lo, int64_t hi, const compare_part_uint32 *seen, compare_part_uint32 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     const cmp_avx512_f64 zero = { 0 };
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     const cmp_avx512_wf32 tiny = (cmp_avx512_wf32){ 0 } + FLT_TRUE_MIN;
     /* max_abs and max_rel in every lane, and their thresholds as floats */
-    cmp_avx512_f64 vR = zero;
+    cmp_avx512_f64 vR = zero + max_rel;
     cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + INFINITY;  /* max_abs is the largest distance */
-    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(0.0);
+    cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
     /* the lanes' largest distances, and max in every lane */
-    cmp_avx512_w32 vmax = { 0 }, vmax_b = { 0 };
+    cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
     const __m512i hist_lo = _mm512_setr_epi32(0, 1, 1 << 8, 1 << 8, 1 << 8, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16,
                                               1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16, 1 << 16);
@@ -11231,8 +12274,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -11280,8 +12323,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
              * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
              * vectors that hold such a lane take the exact path. */
-            cmp_avx512_wf32 thr = CMP_MINPS_avx512(CMP_MAXPS_avx512(tiny, ax * vr), vt);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask((__mmask16)0xffff, (__m512)e, (__m512)thr, _CMP_NGE_UQ);
+            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+            __mmask16 calm = _mm512_cmp_ps_mask((__m512)e, (__m512)CMP_MINPS_avx512(rel_thr, vt), _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
                 /* the exact errors as the scalar loop has them, in two halves of 8 doubles:
                  * an unsigned 32-bit x is (double)(int32_t)(x ^ 2^31) + 2^31 */
@@ -11309,7 +12352,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_uint32 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_uint32(a, b, c0, c1, &q);
+                compare_range_uint32(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
@@ -11334,10 +12377,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         bucket[4] += gt[3];
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_uint32 q;
-        compare_range_uint32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_uint32(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances */
@@ -11354,6 +12397,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_uint32(compare_part_uint32 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_uint32(compare_part_uint32 *all, const compare_part_uint32 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_uint32 on the instruction set measured for the comparison */
+static void compare_range_uint32_any(const T_uint32 *a, const T_uint32 *b, int64_t lo, int64_t hi,
+                                     const compare_part_uint32 *seen, compare_part_uint32 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[8]) {
+    case 2: compare_range_uint32_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_uint32_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_uint32(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_uint32(const T_uint32 *a, const T_uint32 *b, int64_t n, int nt, compare_part_uint32 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_uint32 q;
+        compare_range_uint32_any(a, b, lo, hi, NULL, &q);
+        compare_merge_uint32(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_uint32 *compare_parts_uint32(int nt)
+{
+    compare_part_uint32 *parts = (compare_part_uint32 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_uint32(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_uint32). */
+static void compare_finish_uint32(const compare_part_uint32 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_uint32 all;
+    compare_none_uint32(&all);
+    for (int t = 0; t < nt; t++) compare_merge_uint32(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_uint32): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_uint32(const meancli_check *c, const T_uint32 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_uint32 *mine = (compare_part_uint32 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_uint32 *mine = (compare_part_uint32 *)c->parts;
+#endif
+    compare_part_uint32 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_uint32_any(y, (const T_uint32 *)c->got, lo, hi, mine, &q);
+    compare_merge_uint32(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_uint32(const meancli_check *c, const T_uint32 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_uint32(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_uint32(const meancli_check *c, const T_uint32 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_uint32) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_uint32(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -11365,47 +12522,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_uint32(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_uint32 *a = (const T_uint32 *)pa, *b = (const T_uint32 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_uint32 *parts = (compare_part_uint32 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_uint32 *parts = compare_parts_uint32(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[8]) {
-        case 2: compare_range_uint32_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_uint32_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_uint32(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_uint32(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_uint32 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_uint32 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_uint32((const T_uint32 *)pa, (const T_uint32 *)pb, n, nt, parts);
+    compare_finish_uint32(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 /* Elements per chunk: a chunk of equal bytes is skipped whole, the others examined (and
@@ -11431,15 +12553,19 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_uint64;
 
+/* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
+ * by the same thread, whose largest distance and errors p starts from: the index of a
+ * largest distance is looked for only where one passes seen's (ties keep seen's, the
+ * earlier), and p->at_max is -1 when none does. */
 static void compare_range_uint64(const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi,
-                                 compare_part_uint64 *p)
+                                 const compare_part_uint64 *seen, compare_part_uint64 *p)
 {
     /* locals, not p's fields: the loads of a and b through memcpy may alias anything */
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, first_differ = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
-    double max_abs = 0.0, max_rel = 0.0;
+    double max_abs = seen ? seen->max_abs : 0.0, max_rel = seen ? seen->max_rel : 0.0;
     for (int64_t c0 = lo; c0 < hi; c0 += COMPARE_CHUNK) {
         int64_t c1 = c0 + COMPARE_CHUNK < hi ? c0 + COMPARE_CHUNK : hi;
         /* the common case of a good result: whole chunks of equal bits, at memcmp's speed */
@@ -11467,7 +12593,8 @@ static void compare_range_uint64(const T_uint64 *a, const T_uint64 *b, int64_t l
     for (int k = 0; k < 5; k++) p->count[1 + k] = bucket[k];
     p->count[6] = nan_mismatch;
     p->first_nan = first_nan;
-    p->at_max = at_max >= 0 ? at_max : first_differ;  /* all 0 apart (-0 for +0): the first that differs */
+    /* all 0 apart (-0 for +0): the first that differs */
+    p->at_max = at_max >= 0 ? at_max : max == 0 ? first_differ : -1;
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
@@ -11493,6 +12620,16 @@ static inline float cmp_abs_threshold(double max_abs)
 {
     float t = cmp_floor_float(max_abs);
     return t < FLT_TRUE_MIN ? FLT_TRUE_MIN : t;
+}
+/* max_abs as a float when it is one (NaN otherwise: equal to no error). An error that a
+ * float subtraction gives exactly (see the vector paths' `exact`) and that equals it
+ * does not pass it: a tie, which leaves the vectors' filter calm. Without it, every
+ * element as far off as the largest error (a third of the elements of a result 1-2 ulp
+ * off) sent its vector down the exact path. */
+static inline float cmp_abs_tie(double max_abs)
+{
+    float t = (float)max_abs;
+    return (double)t == max_abs ? t : NAN;
 }
 /* The quotient of E rounded to double (at most E * (1 + 2^-53)) by |a| passes max_rel only
  * where E > |a| * max_rel / (1 + 2^-53), so only where E rounded to float is at least
@@ -11592,20 +12729,21 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * largest distance comes from compare_range_uint64 run again over the one chunk that holds
  * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
-    const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi, compare_part_uint64 *p)
+    const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi, const compare_part_uint64 *seen, compare_part_uint64 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
     const cmp_avx2_f64 zero = { 0 };
-    cmp_avx2_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    /* lane-wise largest errors: never NaN */
+    cmp_avx2_f64 vabs = zero + (seen ? seen->max_abs : 0.0), vrel = zero + (seen ? seen->max_rel : 0.0);
     const cmp_avx2_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx2_u64 absmask = (cmp_avx2_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx2_u64 magic = (cmp_avx2_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx2_f64 fmagic = zero + 6755399441055744.0;
-    cmp_avx2_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    cmp_avx2_u64 vmax = { 0 }, vmax_b = (cmp_avx2_u64){ 0 } + max;  /* the lanes' largest distances, and max in every lane */
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -11691,7 +12829,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
                 /* the index: this chunk once more, element by element */
                 compare_part_uint64 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_uint64(a, b, c0, c1, &q);
+                compare_range_uint64(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx2_u64){ 0 } + max;
@@ -11721,10 +12859,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
         max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_uint64 q;
-        compare_range_uint64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_uint64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
@@ -11822,20 +12960,21 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * largest distance comes from compare_range_uint64 run again over the one chunk that holds
  * it, which happens a few times per range (each time the largest distance grows). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_uint64_avx512(
-    const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi, compare_part_uint64 *p)
+    const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi, const compare_part_uint64 *seen, compare_part_uint64 *p)
 {
     int64_t examined = 0, nan_mismatch = 0, first_nan = -1, differ_chunk = -1, at_max = -1;
     int64_t bucket[5] = {0, 0, 0, 0, 0};
-    uint64_t max = 0;
+    uint64_t max = seen ? seen->max : 0;
     unsigned __int128 sum = 0;
     const cmp_avx512_f64 zero = { 0 };
-    cmp_avx512_f64 vabs = zero, vrel = zero;  /* lane-wise largest errors: never NaN */
+    /* lane-wise largest errors: never NaN */
+    cmp_avx512_f64 vabs = zero + (seen ? seen->max_abs : 0.0), vrel = zero + (seen ? seen->max_rel : 0.0);
     const cmp_avx512_f64 tiny = zero + 0x1p-1074;  /* the smallest double above 0 */
     const cmp_avx512_u64 absmask = (cmp_avx512_u64){ 0 } + 0x7fffffffffffffffULL;
     /* exact conversions of |x| < 2^51 to double: add the bits of 1.5 * 2^52 and subtract it */
     const cmp_avx512_u64 magic = (cmp_avx512_u64){ 0 } + 0x4338000000000000ULL;
     const cmp_avx512_f64 fmagic = zero + 6755399441055744.0;
-    cmp_avx512_u64 vmax = { 0 }, vmax_b = { 0 };  /* the lanes' largest distances, and max in every lane */
+    cmp_avx512_u64 vmax = { 0 }, vmax_b = (cmp_avx512_u64){ 0 } + max;  /* the lanes' largest distances, and max in every lane */
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -11921,7 +13060,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 /* the index: this chunk once more, element by element */
                 compare_part_uint64 q;
                 _mm256_zeroupper();  /* before SSE code (see simd_avx2.h.j2's vec_zeroupper) */
-                compare_range_uint64(a, b, c0, c1, &q);
+                compare_range_uint64(a, b, c0, c1, NULL, &q);
                 max = q.max;
                 at_max = q.at_max;
                 vmax_b = (cmp_avx512_u64){ 0 } + max;
@@ -11951,10 +13090,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         max_rel = vrel[k] > max_rel ? vrel[k] : max_rel;
     }
     _mm256_zeroupper();
-    if (at_max < 0 && differ_chunk >= 0) {
+    if (at_max < 0 && differ_chunk >= 0 && max == 0) {
         /* every distance 0: the first element that differs (in the first chunk that does) */
         compare_part_uint64 q;
-        compare_range_uint64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, &q);
+        compare_range_uint64(a, b, differ_chunk, differ_chunk + COMPARE_CHUNK < hi ? differ_chunk + COMPARE_CHUNK : hi, NULL, &q);
         at_max = q.at_max;
     }
     max_abs = (double)max;  /* the errors are the distances rounded to double (monotonic) */
@@ -11971,6 +13110,120 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 }
 #endif
 
+/* An empty part: nothing compared (no NaN mismatch, no element of a largest distance). */
+static void compare_none_uint64(compare_part_uint64 *p)
+{
+    memset(p, 0, sizeof *p);
+    p->first_nan = -1;
+    p->at_max = -1;
+}
+
+/* Fold the part p into all: counts and sums added, the largest errors kept, and of the
+ * first NaN mismatch and of the first element of the largest distance the lower index,
+ * so that parts folded in any order give what one pass in order gives. */
+static void compare_merge_uint64(compare_part_uint64 *all, const compare_part_uint64 *p)
+{
+    for (int k = 0; k < 7; k++) all->count[k] += p->count[k];
+    if (p->first_nan >= 0 && (all->first_nan < 0 || p->first_nan < all->first_nan)) all->first_nan = p->first_nan;
+    if (p->at_max >= 0 &&
+        (all->at_max < 0 || p->max > all->max || (p->max == all->max && p->at_max < all->at_max))) {
+        all->max = p->max;
+        all->at_max = p->at_max;
+    }
+    all->sum += p->sum;
+    if (p->max_abs > all->max_abs) all->max_abs = p->max_abs;
+    if (p->max_rel > all->max_rel) all->max_rel = p->max_rel;
+}
+
+/* compare_range_uint64 on the instruction set measured for the comparison */
+static void compare_range_uint64_any(const T_uint64 *a, const T_uint64 *b, int64_t lo, int64_t hi,
+                                     const compare_part_uint64 *seen, compare_part_uint64 *p)
+{
+#ifdef MEANCLI_X86
+    switch (isa_level[8]) {
+    case 2: compare_range_uint64_avx512(a, b, lo, hi, seen, p); return;
+    case 1: compare_range_uint64_avx2(a, b, lo, hi, seen, p); return;
+    default: break;
+    }
+#endif
+    compare_range_uint64(a, b, lo, hi, seen, p);
+}
+
+/* Elements [0, n) of a and b compared on up to nt threads, each folded into its part
+ * parts[t] (nt of them); one thread below 2^20 elements. */
+static void compare_all_uint64(const T_uint64 *a, const T_uint64 *b, int64_t n, int nt, compare_part_uint64 *parts)
+{
+    if (n < ((int64_t)1 << 20)) nt = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
+        compare_part_uint64 q;
+        compare_range_uint64_any(a, b, lo, hi, NULL, &q);
+        compare_merge_uint64(&parts[t], &q);
+    }
+}
+
+/* nt empty parts (NULL: no memory) */
+static compare_part_uint64 *compare_parts_uint64(int nt)
+{
+    compare_part_uint64 *parts = (compare_part_uint64 *)malloc((size_t)nt * sizeof *parts);
+    for (int t = 0; parts && t < nt; t++) compare_none_uint64(&parts[t]);
+    return parts;
+}
+
+/* The nt parts folded into the entries' outputs (see meancli_compare_uint64). */
+static void compare_finish_uint64(const compare_part_uint64 *parts, int nt, int64_t *count, int64_t *index,
+                                  uint64_t *dist, double *err)
+{
+    compare_part_uint64 all;
+    compare_none_uint64(&all);
+    for (int t = 0; t < nt; t++) compare_merge_uint64(&all, &parts[t]);
+    for (int k = 0; k < 7; k++) count[k] = all.count[k];
+    index[0] = all.first_nan;
+    index[1] = all.at_max;
+    dist[0] = all.max;
+    dist[1] = (uint64_t)all.sum;
+    dist[2] = (uint64_t)(all.sum >> 64);
+    err[0] = all.max_abs;
+    err[1] = all.max_rel;
+}
+
+/* A kernel's result compared as the kernel writes it (check_written_uint64): while the
+ * outputs are still in the writing core's cache, not in a second pass over the result. */
+static inline void check_written_uint64(const meancli_check *c, const T_uint64 *y, int64_t lo, int64_t hi)
+{
+#ifdef _OPENMP
+    compare_part_uint64 *mine = (compare_part_uint64 *)c->parts + omp_get_thread_num();
+#else
+    compare_part_uint64 *mine = (compare_part_uint64 *)c->parts;
+#endif
+    compare_part_uint64 q;
+    /* from this thread's largest so far: a new largest distance's index is looked up rarely */
+    compare_range_uint64_any(y, (const T_uint64 *)c->got, lo, hi, mine, &q);
+    compare_merge_uint64(mine, &q);
+}
+
+/* Compare the pending outputs of r (written at y) and empty r. */
+static inline void check_flush_uint64(const meancli_check *c, const T_uint64 *y, check_run *r)
+{
+    if (r->hi > r->lo) check_written_uint64(c, y, r->lo, r->hi);
+    r->lo = r->hi = 0;
+}
+
+/* The outputs [lo, hi) were just written at y: compared with those pending in r, in one
+ * call, once CHECK_RUN_BYTES of them follow each other; at once when they do not follow. */
+static inline void check_wrote_uint64(const meancli_check *c, const T_uint64 *y, check_run *r, int64_t lo, int64_t hi)
+{
+    if (r->hi == lo && (hi - r->lo) * (int64_t)sizeof(T_uint64) <= CHECK_RUN_BYTES) {
+        r->hi = hi;
+        return;
+    }
+    check_flush_uint64(c, y, r);
+    r->lo = lo;
+    r->hi = hi;
+}
+
 /* Compare b with the correctly rounded a, elements [0, n) (contiguous, native order),
  * on up to nthreads threads. Out: count[7] (elements examined: those of the chunks of
  * COMPARE_CHUNK that hold a difference; of those: at
@@ -11982,47 +13235,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
 int meancli_compare_uint64(const void *pa, const void *pb, int64_t n, int nthreads, int64_t *count,
                                int64_t *index, uint64_t *dist, double *err)
 {
-    const T_uint64 *a = (const T_uint64 *)pa, *b = (const T_uint64 *)pb;
     int nt = nthreads < 1 ? 1 : nthreads;
-    if (n < ((int64_t)1 << 20)) nt = 1;
-    compare_part_uint64 *parts = (compare_part_uint64 *)calloc((size_t)nt, sizeof *parts);
+    compare_part_uint64 *parts = compare_parts_uint64(nt);
     if (parts == NULL) return MEANCLI_E_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
-        int64_t hi = lo + n / nt + (t < n % nt ? 1 : 0);
-#ifdef MEANCLI_X86
-        switch (isa_level[8]) {
-        case 2: compare_range_uint64_avx512(a, b, lo, hi, &parts[t]); break;
-        case 1: compare_range_uint64_avx2(a, b, lo, hi, &parts[t]); break;
-        default: compare_range_uint64(a, b, lo, hi, &parts[t]); break;
-        }
-#else
-        compare_range_uint64(a, b, lo, hi, &parts[t]);
-#endif
-    }
-    compare_part_uint64 all = parts[0];
-    for (int t = 1; t < nt; t++) {  /* in order: the first indices stay the first */
-        const compare_part_uint64 *p = &parts[t];
-        for (int k = 0; k < 7; k++) all.count[k] += p->count[k];
-        if (all.first_nan < 0) all.first_nan = p->first_nan;
-        if (p->at_max >= 0 && (all.at_max < 0 || p->max > all.max)) {
-            all.max = p->max;
-            all.at_max = p->at_max;
-        }
-        all.sum += p->sum;
-        if (p->max_abs > all.max_abs) all.max_abs = p->max_abs;
-        if (p->max_rel > all.max_rel) all.max_rel = p->max_rel;
-    }
+    compare_all_uint64((const T_uint64 *)pa, (const T_uint64 *)pb, n, nt, parts);
+    compare_finish_uint64(parts, nt, count, index, dist, err);
     free(parts);
-    for (int k = 0; k < 7; k++) count[k] = all.count[k];
-    index[0] = all.first_nan;
-    index[1] = all.at_max;
-    dist[0] = all.max;
-    dist[1] = (uint64_t)all.sum;
-    dist[2] = (uint64_t)(all.sum >> 64);
-    err[0] = all.max_abs;
-    err[1] = all.max_rel;
     return 0;
 }
 
@@ -20702,28 +21920,37 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
         }
         (void)contiguous;
         const int64_t ngroups = (o1 - o0) * ntiles, grab = grab_of(ngroups, nt, 16); /* units a thread takes at once */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
-        for (int64_t g = 0; g < ngroups; g++) {
-            int64_t o = o0 + g / ntiles, t = g % ntiles;
-            int64_t lo = o * K + t * TILE, hi = min64_float16(lo + TILE, (o + 1) * K);
-            lo = lo > u0 ? lo : u0;
-            hi = hi < u1 ? hi : u1;
-            if (lo >= hi) continue;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off, sout = p->kout[p->nk - 1];
-            const T_float16 *runs[INNER_AS_MEAN_MAX];
-            T_float16 buf[TILE];
-            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
-            T_float16 *dst = (T_float16 *)out + out_off, *d = sout == 1 ? dst : buf;
+        /* a comparison asked for (reduce_compare): each group's outputs, a run of the output */
+        const meancli_check *check = whole && p->kout[p->nk - 1] == 1 ? job->check : NULL;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+            check_run run = {0, 0}; /* this thread's outputs not yet compared */
+#pragma omp for schedule(dynamic, grab)
+            for (int64_t g = 0; g < ngroups; g++) {
+                int64_t o = o0 + g / ntiles, t = g % ntiles;
+                int64_t lo = o * K + t * TILE, hi = min64_float16(lo + TILE, (o + 1) * K);
+                lo = lo > u0 ? lo : u0;
+                hi = hi < u1 ? hi : u1;
+                if (lo >= hi) continue;
+                int64_t idx[MEANCLI_MAX_RANK], in_off, out_off, sout = p->kout[p->nk - 1];
+                const T_float16 *runs[INNER_AS_MEAN_MAX];
+                T_float16 buf[TILE];
+                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
+                for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
+                T_float16 *dst = (T_float16 *)out + out_off, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_RUNS_VEC_float16
-            if (contiguous && ISA_MEAN_LEVEL_float16 > 0)
-                MEAN_RUNS_VEC_float16(runs[0], (int)p->nred, hi - lo, d);
-            else
+                if (contiguous && ISA_MEAN_LEVEL_float16 > 0)
+                    MEAN_RUNS_VEC_float16(runs[0], (int)p->nred, hi - lo, d);
+                else
 #endif
-                mean_unit_float16((int)p->nred, runs, rsin, hi - lo, d);
-            for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
+                    mean_unit_float16((int)p->nred, runs, rsin, hi - lo, d);
+                for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
+                if (check) check_wrote_float16(check, (T_float16 *)out, &run, out_off, out_off + (hi - lo));
+            }
+            if (check) check_flush_float16(check, (T_float16 *)out, &run);
         }
+        job->checked = check != NULL;
         return MEANCLI_OK;
     }
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
@@ -21067,6 +22294,32 @@ int meancli_reduce_float16(const void *in, void *out, int rank, const int64_t *s
     meancli_reduce_free(job);
     return rc;
 }
+
+/* meancli_reduce_float16, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_float16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_float16(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_float16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_float16 *parts = compare_parts_float16(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_float16(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float16(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_float16((T_float16 *)out, (const T_float16 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_float16(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
+    return rc;
+}
 /* ---- ReduceMean, bfloat16 ------------------------------------------------ */
 
 static inline int64_t min64_bfloat16(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -21295,28 +22548,37 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
         }
         (void)contiguous;
         const int64_t ngroups = (o1 - o0) * ntiles, grab = grab_of(ngroups, nt, 16); /* units a thread takes at once */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
-        for (int64_t g = 0; g < ngroups; g++) {
-            int64_t o = o0 + g / ntiles, t = g % ntiles;
-            int64_t lo = o * K + t * TILE, hi = min64_bfloat16(lo + TILE, (o + 1) * K);
-            lo = lo > u0 ? lo : u0;
-            hi = hi < u1 ? hi : u1;
-            if (lo >= hi) continue;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off, sout = p->kout[p->nk - 1];
-            const T_bfloat16 *runs[INNER_AS_MEAN_MAX];
-            T_bfloat16 buf[TILE];
-            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
-            T_bfloat16 *dst = (T_bfloat16 *)out + out_off, *d = sout == 1 ? dst : buf;
+        /* a comparison asked for (reduce_compare): each group's outputs, a run of the output */
+        const meancli_check *check = whole && p->kout[p->nk - 1] == 1 ? job->check : NULL;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+            check_run run = {0, 0}; /* this thread's outputs not yet compared */
+#pragma omp for schedule(dynamic, grab)
+            for (int64_t g = 0; g < ngroups; g++) {
+                int64_t o = o0 + g / ntiles, t = g % ntiles;
+                int64_t lo = o * K + t * TILE, hi = min64_bfloat16(lo + TILE, (o + 1) * K);
+                lo = lo > u0 ? lo : u0;
+                hi = hi < u1 ? hi : u1;
+                if (lo >= hi) continue;
+                int64_t idx[MEANCLI_MAX_RANK], in_off, out_off, sout = p->kout[p->nk - 1];
+                const T_bfloat16 *runs[INNER_AS_MEAN_MAX];
+                T_bfloat16 buf[TILE];
+                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
+                for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
+                T_bfloat16 *dst = (T_bfloat16 *)out + out_off, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_RUNS_VEC_bfloat16
-            if (contiguous && ISA_MEAN_LEVEL_bfloat16 > 0)
-                MEAN_RUNS_VEC_bfloat16(runs[0], (int)p->nred, hi - lo, d);
-            else
+                if (contiguous && ISA_MEAN_LEVEL_bfloat16 > 0)
+                    MEAN_RUNS_VEC_bfloat16(runs[0], (int)p->nred, hi - lo, d);
+                else
 #endif
-                mean_unit_bfloat16((int)p->nred, runs, rsin, hi - lo, d);
-            for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
+                    mean_unit_bfloat16((int)p->nred, runs, rsin, hi - lo, d);
+                for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
+                if (check) check_wrote_bfloat16(check, (T_bfloat16 *)out, &run, out_off, out_off + (hi - lo));
+            }
+            if (check) check_flush_bfloat16(check, (T_bfloat16 *)out, &run);
         }
+        job->checked = check != NULL;
         return MEANCLI_OK;
     }
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
@@ -21660,6 +22922,32 @@ int meancli_reduce_bfloat16(const void *in, void *out, int rank, const int64_t *
     meancli_reduce_free(job);
     return rc;
 }
+
+/* meancli_reduce_bfloat16, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_bfloat16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_bfloat16(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_bfloat16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_bfloat16 *parts = compare_parts_bfloat16(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_bfloat16(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_bfloat16(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_bfloat16((T_bfloat16 *)out, (const T_bfloat16 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_bfloat16(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
+    return rc;
+}
 /* ---- ReduceMean, float32 ------------------------------------------------ */
 
 static inline int64_t min64_float32(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -21888,28 +23176,37 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
         }
         (void)contiguous;
         const int64_t ngroups = (o1 - o0) * ntiles, grab = grab_of(ngroups, nt, 16); /* units a thread takes at once */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
-        for (int64_t g = 0; g < ngroups; g++) {
-            int64_t o = o0 + g / ntiles, t = g % ntiles;
-            int64_t lo = o * K + t * TILE, hi = min64_float32(lo + TILE, (o + 1) * K);
-            lo = lo > u0 ? lo : u0;
-            hi = hi < u1 ? hi : u1;
-            if (lo >= hi) continue;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off, sout = p->kout[p->nk - 1];
-            const T_float32 *runs[INNER_AS_MEAN_MAX];
-            T_float32 buf[TILE];
-            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
-            T_float32 *dst = (T_float32 *)out + out_off, *d = sout == 1 ? dst : buf;
+        /* a comparison asked for (reduce_compare): each group's outputs, a run of the output */
+        const meancli_check *check = whole && p->kout[p->nk - 1] == 1 ? job->check : NULL;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+            check_run run = {0, 0}; /* this thread's outputs not yet compared */
+#pragma omp for schedule(dynamic, grab)
+            for (int64_t g = 0; g < ngroups; g++) {
+                int64_t o = o0 + g / ntiles, t = g % ntiles;
+                int64_t lo = o * K + t * TILE, hi = min64_float32(lo + TILE, (o + 1) * K);
+                lo = lo > u0 ? lo : u0;
+                hi = hi < u1 ? hi : u1;
+                if (lo >= hi) continue;
+                int64_t idx[MEANCLI_MAX_RANK], in_off, out_off, sout = p->kout[p->nk - 1];
+                const T_float32 *runs[INNER_AS_MEAN_MAX];
+                T_float32 buf[TILE];
+                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
+                for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
+                T_float32 *dst = (T_float32 *)out + out_off, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_RUNS_VEC_float32
-            if (contiguous && ISA_MEAN_LEVEL_float32 > 0)
-                MEAN_RUNS_VEC_float32(runs[0], (int)p->nred, hi - lo, d);
-            else
+                if (contiguous && ISA_MEAN_LEVEL_float32 > 0)
+                    MEAN_RUNS_VEC_float32(runs[0], (int)p->nred, hi - lo, d);
+                else
 #endif
-                mean_unit_float32((int)p->nred, runs, rsin, hi - lo, d);
-            for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
+                    mean_unit_float32((int)p->nred, runs, rsin, hi - lo, d);
+                for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
+                if (check) check_wrote_float32(check, (T_float32 *)out, &run, out_off, out_off + (hi - lo));
+            }
+            if (check) check_flush_float32(check, (T_float32 *)out, &run);
         }
+        job->checked = check != NULL;
         return MEANCLI_OK;
     }
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
@@ -22253,6 +23550,32 @@ int meancli_reduce_float32(const void *in, void *out, int rank, const int64_t *s
     meancli_reduce_free(job);
     return rc;
 }
+
+/* meancli_reduce_float32, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_float32's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_float32(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_float32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_float32 *parts = compare_parts_float32(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_float32(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float32(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_float32((T_float32 *)out, (const T_float32 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_float32(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
+    return rc;
+}
 /* ---- ReduceMean, float64 ------------------------------------------------ */
 
 static inline int64_t min64_float64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -22481,28 +23804,37 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
         }
         (void)contiguous;
         const int64_t ngroups = (o1 - o0) * ntiles, grab = grab_of(ngroups, nt, 16); /* units a thread takes at once */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, grab) if (nt > 1)
-        for (int64_t g = 0; g < ngroups; g++) {
-            int64_t o = o0 + g / ntiles, t = g % ntiles;
-            int64_t lo = o * K + t * TILE, hi = min64_float64(lo + TILE, (o + 1) * K);
-            lo = lo > u0 ? lo : u0;
-            hi = hi < u1 ? hi : u1;
-            if (lo >= hi) continue;
-            int64_t idx[MEANCLI_MAX_RANK], in_off, out_off, sout = p->kout[p->nk - 1];
-            const T_float64 *runs[INNER_AS_MEAN_MAX];
-            T_float64 buf[TILE];
-            unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
-            unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
-            for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
-            T_float64 *dst = (T_float64 *)out + out_off, *d = sout == 1 ? dst : buf;
+        /* a comparison asked for (reduce_compare): each group's outputs, a run of the output */
+        const meancli_check *check = whole && p->kout[p->nk - 1] == 1 ? job->check : NULL;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+            check_run run = {0, 0}; /* this thread's outputs not yet compared */
+#pragma omp for schedule(dynamic, grab)
+            for (int64_t g = 0; g < ngroups; g++) {
+                int64_t o = o0 + g / ntiles, t = g % ntiles;
+                int64_t lo = o * K + t * TILE, hi = min64_float64(lo + TILE, (o + 1) * K);
+                lo = lo > u0 ? lo : u0;
+                hi = hi < u1 ? hi : u1;
+                if (lo >= hi) continue;
+                int64_t idx[MEANCLI_MAX_RANK], in_off, out_off, sout = p->kout[p->nk - 1];
+                const T_float64 *runs[INNER_AS_MEAN_MAX];
+                T_float64 buf[TILE];
+                unflatten(lo, p->nk, p->ksize, p->kin, idx, &in_off);
+                unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
+                for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
+                T_float64 *dst = (T_float64 *)out + out_off, *d = sout == 1 ? dst : buf;
 #ifdef MEAN_RUNS_VEC_float64
-            if (contiguous && ISA_MEAN_LEVEL_float64 > 0)
-                MEAN_RUNS_VEC_float64(runs[0], (int)p->nred, hi - lo, d);
-            else
+                if (contiguous && ISA_MEAN_LEVEL_float64 > 0)
+                    MEAN_RUNS_VEC_float64(runs[0], (int)p->nred, hi - lo, d);
+                else
 #endif
-                mean_unit_float64((int)p->nred, runs, rsin, hi - lo, d);
-            for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
+                    mean_unit_float64((int)p->nred, runs, rsin, hi - lo, d);
+                for (int64_t j = 0; d == buf && j < hi - lo; j++) dst[j * sout] = buf[j];
+                if (check) check_wrote_float64(check, (T_float64 *)out, &run, out_off, out_off + (hi - lo));
+            }
+            if (check) check_flush_float64(check, (T_float64 *)out, &run);
         }
+        job->checked = check != NULL;
         return MEANCLI_OK;
     }
     if (nfull <= 1 || nunits >= 4 * (int64_t)nt) {
@@ -22844,6 +24176,32 @@ int meancli_reduce_float64(const void *in, void *out, int rank, const int64_t *s
     rc = meancli_reduce_step_float64(job, in, 0, job->p.d0_size, out, nthreads);
     if (rc == MEANCLI_OK) rc = meancli_reduce_end_float64(job, out);
     meancli_reduce_free(job);
+    return rc;
+}
+
+/* meancli_reduce_float64, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_float64's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_float64(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_float64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_float64 *parts = compare_parts_float64(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_float64(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float64(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_float64((T_float64 *)out, (const T_float64 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_float64(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
     return rc;
 }
 /* ---- ReduceMean, int8 ------------------------------------------------ */
@@ -23312,6 +24670,32 @@ int meancli_reduce_int8(const void *in, void *out, int rank, const int64_t *shap
     meancli_reduce_free(job);
     return rc;
 }
+
+/* meancli_reduce_int8, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_int8's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_int8(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int8(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_int8 *parts = compare_parts_int8(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_int8(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int8(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_int8((T_int8 *)out, (const T_int8 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_int8(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
+    return rc;
+}
 /* ---- ReduceMean, int16 ------------------------------------------------ */
 
 static inline int64_t min64_int16(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -23776,6 +25160,32 @@ int meancli_reduce_int16(const void *in, void *out, int rank, const int64_t *sha
     rc = meancli_reduce_step_int16(job, in, 0, job->p.d0_size, out, nthreads);
     if (rc == MEANCLI_OK) rc = meancli_reduce_end_int16(job, out);
     meancli_reduce_free(job);
+    return rc;
+}
+
+/* meancli_reduce_int16, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_int16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_int16(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_int16 *parts = compare_parts_int16(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_int16(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int16(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_int16((T_int16 *)out, (const T_int16 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_int16(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
     return rc;
 }
 /* ---- ReduceMean, int32 ------------------------------------------------ */
@@ -24244,6 +25654,32 @@ int meancli_reduce_int32(const void *in, void *out, int rank, const int64_t *sha
     meancli_reduce_free(job);
     return rc;
 }
+
+/* meancli_reduce_int32, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_int32's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_int32(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_int32 *parts = compare_parts_int32(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_int32(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int32(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_int32((T_int32 *)out, (const T_int32 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_int32(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
+    return rc;
+}
 /* ---- ReduceMean, int64 ------------------------------------------------ */
 
 static inline int64_t min64_int64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -24708,6 +26144,32 @@ int meancli_reduce_int64(const void *in, void *out, int rank, const int64_t *sha
     rc = meancli_reduce_step_int64(job, in, 0, job->p.d0_size, out, nthreads);
     if (rc == MEANCLI_OK) rc = meancli_reduce_end_int64(job, out);
     meancli_reduce_free(job);
+    return rc;
+}
+
+/* meancli_reduce_int64, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_int64's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_int64(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_int64 *parts = compare_parts_int64(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_int64(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int64(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_int64((T_int64 *)out, (const T_int64 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_int64(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
     return rc;
 }
 /* ---- ReduceMean, uint8 ------------------------------------------------ */
@@ -25176,6 +26638,32 @@ int meancli_reduce_uint8(const void *in, void *out, int rank, const int64_t *sha
     meancli_reduce_free(job);
     return rc;
 }
+
+/* meancli_reduce_uint8, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_uint8's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_uint8(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint8(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_uint8 *parts = compare_parts_uint8(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_uint8(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint8(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_uint8((T_uint8 *)out, (const T_uint8 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_uint8(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
+    return rc;
+}
 /* ---- ReduceMean, uint16 ------------------------------------------------ */
 
 static inline int64_t min64_uint16(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -25640,6 +27128,32 @@ int meancli_reduce_uint16(const void *in, void *out, int rank, const int64_t *sh
     rc = meancli_reduce_step_uint16(job, in, 0, job->p.d0_size, out, nthreads);
     if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint16(job, out);
     meancli_reduce_free(job);
+    return rc;
+}
+
+/* meancli_reduce_uint16, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_uint16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_uint16(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_uint16 *parts = compare_parts_uint16(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_uint16(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint16(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_uint16((T_uint16 *)out, (const T_uint16 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_uint16(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
     return rc;
 }
 /* ---- ReduceMean, uint32 ------------------------------------------------ */
@@ -26108,6 +27622,32 @@ int meancli_reduce_uint32(const void *in, void *out, int rank, const int64_t *sh
     meancli_reduce_free(job);
     return rc;
 }
+
+/* meancli_reduce_uint32, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_uint32's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_uint32(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_uint32 *parts = compare_parts_uint32(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_uint32(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint32(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_uint32((T_uint32 *)out, (const T_uint32 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_uint32(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
+    return rc;
+}
 /* ---- ReduceMean, uint64 ------------------------------------------------ */
 
 static inline int64_t min64_uint64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -26574,6 +28114,32 @@ int meancli_reduce_uint64(const void *in, void *out, int rank, const int64_t *sh
     meancli_reduce_free(job);
     return rc;
 }
+
+/* meancli_reduce_uint64, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order): as the outputs are written, still in cache, where the kernel writes them
+ * in runs of the output (short runs reduced, few values each: as the Mean); else in a
+ * pass over `out` after. The comparison's outputs count, index, dist, err as
+ * meancli_compare_uint64's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_reduce_compare_uint64(const void *in, void *out, int rank, const int64_t *shape,
+                                   const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
+                                   const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    compare_part_uint64 *parts = compare_parts_uint64(nt);
+    meancli_check check = {got, parts};
+    job->check = &check;
+    rc = parts ? meancli_reduce_step_uint64(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint64(job, out);
+    if (rc == MEANCLI_OK && !job->checked) compare_all_uint64((T_uint64 *)out, (const T_uint64 *)got, job->p.nout, nt, parts);
+    if (rc == MEANCLI_OK) compare_finish_uint64(parts, nt, count, index, dist, err);
+    meancli_reduce_free(job);
+    free(parts);
+    return rc;
+}
 #ifdef MEAN_UNIT_VEC_float16
 /* d[r * L + j] := p[r * sr] for r < nr, j < L (inlined with constant L) */
 __attribute__((always_inline)) static inline void fill_rows_float16(T_float16 *d, const T_float16 *p, int64_t sr, int64_t nr,
@@ -26597,12 +28163,14 @@ __attribute__((always_inline)) static inline void fill_rows_float16(T_float16 *d
  * after the other; a bias row (the same row for every row of the unit)
  * stays in the buffer from one unit to the next. Every output is still the
  * exact mean rounded once: the same bits as the units of one row. `per`
- * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * units at a time, ngroups groups, as meancli_mean's loop; each unit's
+ * outputs compared as written (into run) when check is not NULL. Returns 0 when
  * this thread's buffers could not be had (its units are then left undone
  * and the call fails). */
 static int mean_rows_block_float16(int ninputs, const T_float16 *const *x, const int64_t *strides, int nd,
                                   const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
-                                  int64_t per, int64_t ngroups, const T_float16 **src, int64_t *sin, T_float16 *y, int stream)
+                                  int64_t per, int64_t ngroups, const T_float16 **src, int64_t *sin, T_float16 *y, int stream,
+                                  const meancli_check *check, check_run *run)
 {
     /* ninputs <= MEAN_VEC_MAX and krows * L <= TILE: these sizes cannot overflow */
     T_float16 *buf = (T_float16 *)malloc((size_t)ninputs * TILE * sizeof *buf);
@@ -26698,6 +28266,7 @@ static int mean_rows_block_float16(int ninputs, const T_float16 *const *x, const
                 filled[i] = nr;
             }
             MEAN_UNIT_VEC_float16(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
+            if (check) check_wrote_float16(check, y, run, o * L, (o + nr) * L);
             o += nr;
             if (lin) { /* the index on by nr rows */
                 for (int i = 0; i < ninputs; i++) off[i] += nr * strides[(int64_t)i * nd + dr];
@@ -26717,13 +28286,10 @@ static int mean_rows_block_float16(int ninputs, const T_float16 *const *x, const
 }
 #endif
 
-/* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
- * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
- * 0 where an input is broadcast. Each output element adds its inputs in
- * input order in the accumulator type and rounds once, so the result does
- * not depend on threads. Returns MEANCLI_OK or an MEANCLI_E_* code. */
-int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
-                         void *out, int rank, const int64_t *shape, int nthreads)
+/* The Mean (meancli_mean_float16) compared with check (NULL: none): as the outputs are
+ * written, or, where they are streamed past the caches (non-temporal stores), after. */
+static int mean_run_float16(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank,
+                           const int64_t *shape, int nthreads, const meancli_check *check)
 {
     int64_t nout = 1, work, bytes;
     if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
@@ -26846,11 +28412,14 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
         }
     }
     int failed = 0;
+    /* streamed outputs are out of the caches once written: compared after the run */
+    const meancli_check *as_written = stream ? NULL : check;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         /* each thread's pointers to the unit's first element of every input, and their inner strides */
         const T_float16 **src = (const T_float16 **)malloc((size_t)ninputs * sizeof *src);
         int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        check_run run = {0, 0}; /* this thread's outputs not yet compared */
         if (!src || !sin) {
 #pragma omp atomic write
             failed = 1;
@@ -26862,7 +28431,7 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
         const int64_t ngroups = (nunits + per - 1) / per;
 #ifdef MEAN_UNIT_VEC_float16
         if (krows > 1 && !mean_rows_block_float16(ninputs, x, strides, nd, size, L, nouter, krows, nunits, per, ngroups,
-                                                  src, sin, y, stream)) {
+                                                  src, sin, y, stream, as_written, &run)) {
 #pragma omp atomic write
             failed = 1;
         }
@@ -26894,6 +28463,7 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
                 } else
 #endif
                     mean_unit_float16(ninputs, src, sin, w, y + o * L + t * TILE);
+                if (as_written) check_wrote_float16(as_written, y, &run, o * L + t * TILE, o * L + t * TILE + w);
                 if (++t == ntiles) { /* the next output row */
                     t = 0;
                     o++;
@@ -26907,9 +28477,12 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
 #ifdef MEAN_UNIT_VEC_float16
         if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */
 #endif
+        if (as_written) check_flush_float16(as_written, y, &run);
         free(src);
         free(sin);
     }
+    if (check && !as_written && !failed)
+        compare_all_float16(y, (const T_float16 *)check->got, nout, nt, (compare_part_float16 *)check->parts);
     (void)vec;
     (void)stream;
     free(rowsum);
@@ -26917,6 +28490,36 @@ int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *
     free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
+}
+
+/* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
+ * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
+ * 0 where an input is broadcast. Each output element adds its inputs in
+ * input order in the accumulator type and rounds once, so the result does
+ * not depend on threads. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_mean_float16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                         void *out, int rank, const int64_t *shape, int nthreads)
+{
+    return mean_run_float16(ninputs, inputs, strides_bytes, out, rank, shape, nthreads, NULL);
+}
+
+/* meancli_mean_float16, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order) as each unit of outputs is written, still in cache; the comparison's
+ * outputs count, index, dist, err as meancli_compare_float16's. Returns MEANCLI_OK or
+ * an MEANCLI_E_* code. */
+int meancli_mean_compare_float16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                 void *out, int rank, const int64_t *shape, int nthreads, const void *got,
+                                 int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    compare_part_float16 *parts = compare_parts_float16(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
+    meancli_check check = {got, parts};
+    int rc = mean_run_float16(ninputs, inputs, strides_bytes, out, rank, shape, nt, &check);
+    if (rc == MEANCLI_OK) compare_finish_float16(parts, nt, count, index, dist, err);
+    free(parts);
+    return rc;
 }
 
 /* One output of the Mean skipping NaN: the exact mean of the values
@@ -27096,12 +28699,14 @@ __attribute__((always_inline)) static inline void fill_rows_bfloat16(T_bfloat16 
  * after the other; a bias row (the same row for every row of the unit)
  * stays in the buffer from one unit to the next. Every output is still the
  * exact mean rounded once: the same bits as the units of one row. `per`
- * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * units at a time, ngroups groups, as meancli_mean's loop; each unit's
+ * outputs compared as written (into run) when check is not NULL. Returns 0 when
  * this thread's buffers could not be had (its units are then left undone
  * and the call fails). */
 static int mean_rows_block_bfloat16(int ninputs, const T_bfloat16 *const *x, const int64_t *strides, int nd,
                                   const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
-                                  int64_t per, int64_t ngroups, const T_bfloat16 **src, int64_t *sin, T_bfloat16 *y, int stream)
+                                  int64_t per, int64_t ngroups, const T_bfloat16 **src, int64_t *sin, T_bfloat16 *y, int stream,
+                                  const meancli_check *check, check_run *run)
 {
     /* ninputs <= MEAN_VEC_MAX and krows * L <= TILE: these sizes cannot overflow */
     T_bfloat16 *buf = (T_bfloat16 *)malloc((size_t)ninputs * TILE * sizeof *buf);
@@ -27197,6 +28802,7 @@ static int mean_rows_block_bfloat16(int ninputs, const T_bfloat16 *const *x, con
                 filled[i] = nr;
             }
             MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
+            if (check) check_wrote_bfloat16(check, y, run, o * L, (o + nr) * L);
             o += nr;
             if (lin) { /* the index on by nr rows */
                 for (int i = 0; i < ninputs; i++) off[i] += nr * strides[(int64_t)i * nd + dr];
@@ -27216,13 +28822,10 @@ static int mean_rows_block_bfloat16(int ninputs, const T_bfloat16 *const *x, con
 }
 #endif
 
-/* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
- * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
- * 0 where an input is broadcast. Each output element adds its inputs in
- * input order in the accumulator type and rounds once, so the result does
- * not depend on threads. Returns MEANCLI_OK or an MEANCLI_E_* code. */
-int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
-                         void *out, int rank, const int64_t *shape, int nthreads)
+/* The Mean (meancli_mean_bfloat16) compared with check (NULL: none): as the outputs are
+ * written, or, where they are streamed past the caches (non-temporal stores), after. */
+static int mean_run_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank,
+                           const int64_t *shape, int nthreads, const meancli_check *check)
 {
     int64_t nout = 1, work, bytes;
     if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
@@ -27345,11 +28948,14 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
         }
     }
     int failed = 0;
+    /* streamed outputs are out of the caches once written: compared after the run */
+    const meancli_check *as_written = stream ? NULL : check;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         /* each thread's pointers to the unit's first element of every input, and their inner strides */
         const T_bfloat16 **src = (const T_bfloat16 **)malloc((size_t)ninputs * sizeof *src);
         int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        check_run run = {0, 0}; /* this thread's outputs not yet compared */
         if (!src || !sin) {
 #pragma omp atomic write
             failed = 1;
@@ -27361,7 +28967,7 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
         const int64_t ngroups = (nunits + per - 1) / per;
 #ifdef MEAN_UNIT_VEC_bfloat16
         if (krows > 1 && !mean_rows_block_bfloat16(ninputs, x, strides, nd, size, L, nouter, krows, nunits, per, ngroups,
-                                                  src, sin, y, stream)) {
+                                                  src, sin, y, stream, as_written, &run)) {
 #pragma omp atomic write
             failed = 1;
         }
@@ -27393,6 +28999,7 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
                 } else
 #endif
                     mean_unit_bfloat16(ninputs, src, sin, w, y + o * L + t * TILE);
+                if (as_written) check_wrote_bfloat16(as_written, y, &run, o * L + t * TILE, o * L + t * TILE + w);
                 if (++t == ntiles) { /* the next output row */
                     t = 0;
                     o++;
@@ -27406,9 +29013,12 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
 #ifdef MEAN_UNIT_VEC_bfloat16
         if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */
 #endif
+        if (as_written) check_flush_bfloat16(as_written, y, &run);
         free(src);
         free(sin);
     }
+    if (check && !as_written && !failed)
+        compare_all_bfloat16(y, (const T_bfloat16 *)check->got, nout, nt, (compare_part_bfloat16 *)check->parts);
     (void)vec;
     (void)stream;
     free(rowsum);
@@ -27416,6 +29026,36 @@ int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t 
     free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
+}
+
+/* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
+ * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
+ * 0 where an input is broadcast. Each output element adds its inputs in
+ * input order in the accumulator type and rounds once, so the result does
+ * not depend on threads. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_mean_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                         void *out, int rank, const int64_t *shape, int nthreads)
+{
+    return mean_run_bfloat16(ninputs, inputs, strides_bytes, out, rank, shape, nthreads, NULL);
+}
+
+/* meancli_mean_bfloat16, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order) as each unit of outputs is written, still in cache; the comparison's
+ * outputs count, index, dist, err as meancli_compare_bfloat16's. Returns MEANCLI_OK or
+ * an MEANCLI_E_* code. */
+int meancli_mean_compare_bfloat16(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                 void *out, int rank, const int64_t *shape, int nthreads, const void *got,
+                                 int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    compare_part_bfloat16 *parts = compare_parts_bfloat16(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
+    meancli_check check = {got, parts};
+    int rc = mean_run_bfloat16(ninputs, inputs, strides_bytes, out, rank, shape, nt, &check);
+    if (rc == MEANCLI_OK) compare_finish_bfloat16(parts, nt, count, index, dist, err);
+    free(parts);
+    return rc;
 }
 
 /* One output of the Mean skipping NaN: the exact mean of the values
@@ -27595,12 +29235,14 @@ __attribute__((always_inline)) static inline void fill_rows_float32(T_float32 *d
  * after the other; a bias row (the same row for every row of the unit)
  * stays in the buffer from one unit to the next. Every output is still the
  * exact mean rounded once: the same bits as the units of one row. `per`
- * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * units at a time, ngroups groups, as meancli_mean's loop; each unit's
+ * outputs compared as written (into run) when check is not NULL. Returns 0 when
  * this thread's buffers could not be had (its units are then left undone
  * and the call fails). */
 static int mean_rows_block_float32(int ninputs, const T_float32 *const *x, const int64_t *strides, int nd,
                                   const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
-                                  int64_t per, int64_t ngroups, const T_float32 **src, int64_t *sin, T_float32 *y, int stream)
+                                  int64_t per, int64_t ngroups, const T_float32 **src, int64_t *sin, T_float32 *y, int stream,
+                                  const meancli_check *check, check_run *run)
 {
     /* ninputs <= MEAN_VEC_MAX and krows * L <= TILE: these sizes cannot overflow */
     T_float32 *buf = (T_float32 *)malloc((size_t)ninputs * TILE * sizeof *buf);
@@ -27696,6 +29338,7 @@ static int mean_rows_block_float32(int ninputs, const T_float32 *const *x, const
                 filled[i] = nr;
             }
             MEAN_UNIT_VEC_float32(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
+            if (check) check_wrote_float32(check, y, run, o * L, (o + nr) * L);
             o += nr;
             if (lin) { /* the index on by nr rows */
                 for (int i = 0; i < ninputs; i++) off[i] += nr * strides[(int64_t)i * nd + dr];
@@ -27715,13 +29358,10 @@ static int mean_rows_block_float32(int ninputs, const T_float32 *const *x, const
 }
 #endif
 
-/* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
- * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
- * 0 where an input is broadcast. Each output element adds its inputs in
- * input order in the accumulator type and rounds once, so the result does
- * not depend on threads. Returns MEANCLI_OK or an MEANCLI_E_* code. */
-int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
-                         void *out, int rank, const int64_t *shape, int nthreads)
+/* The Mean (meancli_mean_float32) compared with check (NULL: none): as the outputs are
+ * written, or, where they are streamed past the caches (non-temporal stores), after. */
+static int mean_run_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank,
+                           const int64_t *shape, int nthreads, const meancli_check *check)
 {
     int64_t nout = 1, work, bytes;
     if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
@@ -27844,11 +29484,14 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
         }
     }
     int failed = 0;
+    /* streamed outputs are out of the caches once written: compared after the run */
+    const meancli_check *as_written = stream ? NULL : check;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         /* each thread's pointers to the unit's first element of every input, and their inner strides */
         const T_float32 **src = (const T_float32 **)malloc((size_t)ninputs * sizeof *src);
         int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        check_run run = {0, 0}; /* this thread's outputs not yet compared */
         if (!src || !sin) {
 #pragma omp atomic write
             failed = 1;
@@ -27860,7 +29503,7 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
         const int64_t ngroups = (nunits + per - 1) / per;
 #ifdef MEAN_UNIT_VEC_float32
         if (krows > 1 && !mean_rows_block_float32(ninputs, x, strides, nd, size, L, nouter, krows, nunits, per, ngroups,
-                                                  src, sin, y, stream)) {
+                                                  src, sin, y, stream, as_written, &run)) {
 #pragma omp atomic write
             failed = 1;
         }
@@ -27892,6 +29535,7 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
                 } else
 #endif
                     mean_unit_float32(ninputs, src, sin, w, y + o * L + t * TILE);
+                if (as_written) check_wrote_float32(as_written, y, &run, o * L + t * TILE, o * L + t * TILE + w);
                 if (++t == ntiles) { /* the next output row */
                     t = 0;
                     o++;
@@ -27905,9 +29549,12 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
 #ifdef MEAN_UNIT_VEC_float32
         if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */
 #endif
+        if (as_written) check_flush_float32(as_written, y, &run);
         free(src);
         free(sin);
     }
+    if (check && !as_written && !failed)
+        compare_all_float32(y, (const T_float32 *)check->got, nout, nt, (compare_part_float32 *)check->parts);
     (void)vec;
     (void)stream;
     free(rowsum);
@@ -27915,6 +29562,36 @@ int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *
     free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
+}
+
+/* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
+ * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
+ * 0 where an input is broadcast. Each output element adds its inputs in
+ * input order in the accumulator type and rounds once, so the result does
+ * not depend on threads. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_mean_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                         void *out, int rank, const int64_t *shape, int nthreads)
+{
+    return mean_run_float32(ninputs, inputs, strides_bytes, out, rank, shape, nthreads, NULL);
+}
+
+/* meancli_mean_float32, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order) as each unit of outputs is written, still in cache; the comparison's
+ * outputs count, index, dist, err as meancli_compare_float32's. Returns MEANCLI_OK or
+ * an MEANCLI_E_* code. */
+int meancli_mean_compare_float32(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                 void *out, int rank, const int64_t *shape, int nthreads, const void *got,
+                                 int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    compare_part_float32 *parts = compare_parts_float32(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
+    meancli_check check = {got, parts};
+    int rc = mean_run_float32(ninputs, inputs, strides_bytes, out, rank, shape, nt, &check);
+    if (rc == MEANCLI_OK) compare_finish_float32(parts, nt, count, index, dist, err);
+    free(parts);
+    return rc;
 }
 
 /* One output of the Mean skipping NaN: the exact mean of the values
@@ -28094,12 +29771,14 @@ __attribute__((always_inline)) static inline void fill_rows_float64(T_float64 *d
  * after the other; a bias row (the same row for every row of the unit)
  * stays in the buffer from one unit to the next. Every output is still the
  * exact mean rounded once: the same bits as the units of one row. `per`
- * units at a time, ngroups groups, as meancli_mean's loop. Returns 0 when
+ * units at a time, ngroups groups, as meancli_mean's loop; each unit's
+ * outputs compared as written (into run) when check is not NULL. Returns 0 when
  * this thread's buffers could not be had (its units are then left undone
  * and the call fails). */
 static int mean_rows_block_float64(int ninputs, const T_float64 *const *x, const int64_t *strides, int nd,
                                   const int64_t *size, int64_t L, int64_t nouter, int64_t krows, int64_t nunits,
-                                  int64_t per, int64_t ngroups, const T_float64 **src, int64_t *sin, T_float64 *y, int stream)
+                                  int64_t per, int64_t ngroups, const T_float64 **src, int64_t *sin, T_float64 *y, int stream,
+                                  const meancli_check *check, check_run *run)
 {
     /* ninputs <= MEAN_VEC_MAX and krows * L <= TILE: these sizes cannot overflow */
     T_float64 *buf = (T_float64 *)malloc((size_t)ninputs * TILE * sizeof *buf);
@@ -28195,6 +29874,7 @@ static int mean_rows_block_float64(int ninputs, const T_float64 *const *x, const
                 filled[i] = nr;
             }
             MEAN_UNIT_VEC_float64(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
+            if (check) check_wrote_float64(check, y, run, o * L, (o + nr) * L);
             o += nr;
             if (lin) { /* the index on by nr rows */
                 for (int i = 0; i < ninputs; i++) off[i] += nr * strides[(int64_t)i * nd + dr];
@@ -28214,13 +29894,10 @@ static int mean_rows_block_float64(int ninputs, const T_float64 *const *x, const
 }
 #endif
 
-/* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
- * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
- * 0 where an input is broadcast. Each output element adds its inputs in
- * input order in the accumulator type and rounds once, so the result does
- * not depend on threads. Returns MEANCLI_OK or an MEANCLI_E_* code. */
-int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
-                         void *out, int rank, const int64_t *shape, int nthreads)
+/* The Mean (meancli_mean_float64) compared with check (NULL: none): as the outputs are
+ * written, or, where they are streamed past the caches (non-temporal stores), after. */
+static int mean_run_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes, void *out, int rank,
+                           const int64_t *shape, int nthreads, const meancli_check *check)
 {
     int64_t nout = 1, work, bytes;
     if (rank < 0 || rank > MEANCLI_MAX_RANK) return MEANCLI_E_RANK;
@@ -28310,11 +29987,14 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     uint32_t *rowbound = NULL; /* per tile: max |x| bits, min |x| bits - 1 */
     uint8_t *taken = NULL;
     int failed = 0;
+    /* streamed outputs are out of the caches once written: compared after the run */
+    const meancli_check *as_written = stream ? NULL : check;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         /* each thread's pointers to the unit's first element of every input, and their inner strides */
         const T_float64 **src = (const T_float64 **)malloc((size_t)ninputs * sizeof *src);
         int64_t *sin = (int64_t *)malloc((size_t)ninputs * sizeof *sin);
+        check_run run = {0, 0}; /* this thread's outputs not yet compared */
         if (!src || !sin) {
 #pragma omp atomic write
             failed = 1;
@@ -28326,7 +30006,7 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
         const int64_t ngroups = (nunits + per - 1) / per;
 #ifdef MEAN_UNIT_VEC_float64
         if (krows > 1 && !mean_rows_block_float64(ninputs, x, strides, nd, size, L, nouter, krows, nunits, per, ngroups,
-                                                  src, sin, y, stream)) {
+                                                  src, sin, y, stream, as_written, &run)) {
 #pragma omp atomic write
             failed = 1;
         }
@@ -28358,6 +30038,7 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
                 } else
 #endif
                     mean_unit_float64(ninputs, src, sin, w, y + o * L + t * TILE);
+                if (as_written) check_wrote_float64(as_written, y, &run, o * L + t * TILE, o * L + t * TILE + w);
                 if (++t == ntiles) { /* the next output row */
                     t = 0;
                     o++;
@@ -28371,9 +30052,12 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
 #ifdef MEAN_UNIT_VEC_float64
         if (vec && stream) _mm_sfence(); /* this thread's non-temporal stores drained before the region ends */
 #endif
+        if (as_written) check_flush_float64(as_written, y, &run);
         free(src);
         free(sin);
     }
+    if (check && !as_written && !failed)
+        compare_all_float64(y, (const T_float64 *)check->got, nout, nt, (compare_part_float64 *)check->parts);
     (void)vec;
     (void)stream;
     free(rowsum);
@@ -28381,6 +30065,36 @@ int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *
     free(taken);
     free(strides);
     return failed ? MEANCLI_E_NOMEM : MEANCLI_OK;
+}
+
+/* Mean of `ninputs` tensors broadcast to `shape` (rank dims) into the
+ * C-contiguous `out`. strides_bytes holds ninputs rows of rank byte strides,
+ * 0 where an input is broadcast. Each output element adds its inputs in
+ * input order in the accumulator type and rounds once, so the result does
+ * not depend on threads. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+int meancli_mean_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                         void *out, int rank, const int64_t *shape, int nthreads)
+{
+    return mean_run_float64(ninputs, inputs, strides_bytes, out, rank, shape, nthreads, NULL);
+}
+
+/* meancli_mean_float64, and `out` compared with `got` (C-contiguous, the output's shape,
+ * native order) as each unit of outputs is written, still in cache; the comparison's
+ * outputs count, index, dist, err as meancli_compare_float64's. Returns MEANCLI_OK or
+ * an MEANCLI_E_* code. */
+int meancli_mean_compare_float64(int ninputs, const void *const *inputs, const int64_t *strides_bytes,
+                                 void *out, int rank, const int64_t *shape, int nthreads, const void *got,
+                                 int64_t *count, int64_t *index, uint64_t *dist, double *err)
+{
+    int nt = nthreads < 1 ? 1 : nthreads;
+    if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
+    compare_part_float64 *parts = compare_parts_float64(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
+    meancli_check check = {got, parts};
+    int rc = mean_run_float64(ninputs, inputs, strides_bytes, out, rank, shape, nt, &check);
+    if (rc == MEANCLI_OK) compare_finish_float64(parts, nt, count, index, dist, err);
+    free(parts);
+    return rc;
 }
 
 /* One output of the Mean skipping NaN: the exact mean of the values

@@ -162,7 +162,9 @@ class Tally:
     ``add(block, start)`` compares the result's elements ``start:start + block.size``
     (``block`` C-contiguous, native byte order) with the same elements of ``got``;
     blocks count only in order (one that does not start where the last ended is left
-    to ``finish``). ``finish(expected)`` compares the elements not yet covered and
+    to ``finish``). A kernel that compares the whole result as it writes it (the memory
+    engine's: kernels.MeanKernel, kernels.ReduceKernel) reads ``whole_got()`` and hands
+    what it found to ``add_found``. ``finish(expected)`` compares the elements not yet covered and
     returns the Comparison: with the whole result, or None when every element was
     added. The worst element's values are kept from its block as it passes.
 
@@ -202,11 +204,30 @@ class Tally:
         """Compare ``block``, the result's elements from flat index ``start`` in C order."""
         if start != self.covered or not block.size:
             return
+        got = np.asarray(_block(self._got, start, start + block.size), order="C")
+        self._take(kernels.run_compare(self._name, block.reshape(-1), got, self._threads), block, got, start)
+
+    def whole_got(self) -> np.ndarray | None:
+        """The compared array as a kernel that compares the whole result as it writes it
+        reads it (C-contiguous, native byte order), or None when it is not such an array,
+        or when part of the result was compared already (then ``add`` or ``finish``)."""
+        got = self._got
+        if self.covered or not got.size or not (got.flags.c_contiguous and got.dtype.isnative):
+            return None
+        return got
+
+    def add_found(self, found: kernels.CompareStats, result: np.ndarray) -> None:
+        """Take what a kernel found comparing the whole ``result`` (C-contiguous) with
+        ``whole_got()`` as it wrote it; nothing when part was compared already."""
+        if self.covered or not result.size:
+            return
+        self._take(found, result.reshape(-1), self._got.reshape(-1), 0)
+
+    def _take(self, found: kernels.CompareStats, block: np.ndarray, got: np.ndarray, start: int) -> None:
+        """Count what comparing ``block`` (flat, from element ``start``) with ``got`` (flat) found."""
         stop = start + block.size
-        got = np.asarray(_block(self._got, start, stop), order="C")
         if start == 0:
             self._first_values = _values(block, got, 0)
-        found = kernels.run_compare(self._name, block.reshape(-1), got, self._threads)
         self._examined += found.examined
         self._nan_mismatch += found.nan_mismatch
         self._ulp_sum += found.ulp_sum

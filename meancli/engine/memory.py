@@ -83,6 +83,7 @@ def execute_reduce(
     threads: int | None = None,
     out: np.ndarray | None = None,
     skipna: bool = False,
+    check: Any = None,
 ) -> np.ndarray:
     """Run ``op``'s kernel for a validated call (``skipna``: the exact mean of
     each output's non-NaN values, meancli's own extension).
@@ -91,6 +92,10 @@ def execute_reduce(
         data: a kernels.arrays.kernel_input() array of the shape the call was validated for.
         threads: kernel threads (None: the available cores).
         out: where to write the result (see output_array); None: a new array.
+        check: a comparison with the result (engine.compare.Tally, plan.Job's ``check``):
+            the kernel compares the outputs as it writes them and hands it what it found
+            (not with ``skipna``, nor where the compared array is not C-contiguous in
+            native order: the caller's ``finish`` compares then).
 
     Returns:
         ``out``, or a new C-contiguous array of dtype ``data.dtype`` and shape ``call.out_shape``.
@@ -99,7 +104,7 @@ def execute_reduce(
         UsageError: ``out`` is not a valid destination (output_array).
     """
     if not skipna:
-        return PreparedReduce(op, call, data, threads)(data, out)
+        return PreparedReduce(op, call, data, threads)(data, out, check)
     out = output_array(out, call.out_shape, data.dtype, [data], elementwise=False)
     symbol = op.kernels[spec_name(data.dtype)]
     kernels.run_reduce(symbol, data, call.reduce_mask, out, kernels.threads_of(threads), skipna)
@@ -123,10 +128,14 @@ class PreparedReduce:
         symbol = op.kernels[spec_name(data.dtype)]
         self._kernel = kernels.ReduceKernel(symbol, data, call.reduce_mask, kernels.threads_of(threads))
 
-    def __call__(self, data: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """The mean of ``data`` into ``out`` (None: a new array of shape ``call.out_shape``)."""
+    def __call__(self, data: np.ndarray, out: np.ndarray | None = None, check: Any = None) -> np.ndarray:
+        """The mean of ``data`` into ``out`` (None: a new array of shape ``call.out_shape``),
+        compared as it is written when ``check`` is given (execute_reduce)."""
         out = output_array(out, self._call.out_shape, data.dtype, [data], elementwise=False)
-        self._kernel(data, out)
+        got = check.whole_got() if check is not None else None
+        found = self._kernel(data, out, got)
+        if found is not None:
+            check.add_found(found, out)
         return out
 
 
@@ -158,16 +167,18 @@ def execute_mean(
     threads: int | None = None,
     out: np.ndarray | None = None,
     skipna: bool = False,
+    check: Any = None,
 ) -> np.ndarray:
     """Run ``op``'s Mean kernel on validated kernel_input() arrays (``skipna``:
     the exact mean of the non-NaN values at each position); returns
     ``out`` (see output_array) or a new C-contiguous array of the inputs'
-    dtype and the broadcast ``shape``.
+    dtype and the broadcast ``shape``. ``check``: a comparison with the result, made
+    as it is written, as execute_reduce's.
 
     Raises:
         UsageError: ``out`` is not a valid destination (output_array).
     """
-    return PreparedMean(op, shape, inputs, threads, skipna)(inputs, out)
+    return PreparedMean(op, shape, inputs, threads, skipna)(inputs, out, check)
 
 
 class PreparedMean:
@@ -196,10 +207,16 @@ class PreparedMean:
         threads = kernels.threads_of(threads)
         self._kernel = kernels.MeanKernel(op.kernels[spec_name(dtype)], inputs, shape, dtype, threads, skipna)
 
-    def __call__(self, inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
-        """The mean of ``inputs`` into ``out`` (None: a new array of the broadcast shape)."""
+    def __call__(
+        self, inputs: Sequence[np.ndarray], out: np.ndarray | None = None, check: Any = None
+    ) -> np.ndarray:
+        """The mean of ``inputs`` into ``out`` (None: a new array of the broadcast shape),
+        compared as it is written when ``check`` is given (execute_reduce)."""
         out = output_array(out, self._shape, inputs[0].dtype, inputs, elementwise=True)
-        self._kernel(inputs, out)
+        got = check.whole_got() if check is not None and self._kernel.compares else None
+        found = self._kernel(inputs, out, got)
+        if found is not None:
+            check.add_found(found, out)
         return out
 
 
@@ -214,9 +231,12 @@ def prepared_mean(
 def reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, job: Job) -> Outcome:
     """The planner's entry (meancli.engine.plan): ReduceMean of a kernel_input()
     array in one kernel call, timed as stage ``kernel`` (``job.repeat`` times),
-    into ``job.out`` when given."""
+    into ``job.out`` when given; the kernel compares the result with ``job.check``
+    as it writes it, where it can (execute_reduce)."""
     result = job.times.repeat(
-        "kernel", lambda: execute_reduce(op, call, data, job.threads, job.out, job.skipna), job.repeat
+        "kernel",
+        lambda: execute_reduce(op, call, data, job.threads, job.out, job.skipna, job.check),
+        job.repeat,
     )
     # the kind costs a plan of the call: worked out only when a report asks (Outcome.kind)
     return Outcome(
@@ -225,8 +245,11 @@ def reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, job: Job) -> Outco
 
 
 def mean(op: OpVersion, shape: tuple[int, ...], inputs: list[np.ndarray], job: Job) -> Outcome:
-    """The planner's entry: element-wise Mean of kernel_input() arrays in one kernel call."""
+    """The planner's entry: element-wise Mean of kernel_input() arrays in one kernel call,
+    compared with ``job.check`` as it is written (execute_mean)."""
     result = job.times.repeat(
-        "kernel", lambda: execute_mean(op, shape, inputs, job.threads, job.out, job.skipna), job.repeat
+        "kernel",
+        lambda: execute_mean(op, shape, inputs, job.threads, job.out, job.skipna, job.check),
+        job.repeat,
     )
     return Outcome(result, {"name": "memory"}, "mean")

@@ -52,8 +52,9 @@ class Job(NamedTuple):
         skipna: meancli's own extension: each output is the exact mean of its
             non-NaN values (docs/semantics.md); integer types are unchanged.
         check: a comparison with the result (meancli.engine.compare.Tally) that an
-            engine writing ``output`` itself feeds each block as it writes it (the
-            streamed Mean); the caller finishes it, with the result when there is one.
+            engine feeds as it writes the result: the streamed Mean writing ``output``
+            itself each block, the memory engine's kernels each run of outputs while
+            it is in cache; the caller finishes it, with the result when there is one.
     """
 
     options: Mapping[str, Any] = MappingProxyType({})

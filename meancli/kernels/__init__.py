@@ -438,11 +438,14 @@ class ReduceKernel:
         InternalError: any other refusal by the kernel (a bug in validation).
     """
 
-    __slots__ = ("_ffi", "_fn", "_mask", "_rank", "_shape", "_strides", "_symbol", "_threads")
+    __slots__ = ("_compare", "_ffi", "_fn", "_mask", "_rank", "_shape", "_strides", "_symbol", "_threads")
 
     def __init__(self, symbol: str, data: np.ndarray, reduce_mask: Sequence[bool], threads: int) -> None:
         mod = _module()
         self._fn = getattr(mod.lib, symbol)
+        self._compare = getattr(
+            mod.lib, KERNEL_SYMBOL.format(entry="reduce_compare", dtype=spec_name(data.dtype))
+        )
         self._ffi = mod.ffi
         self._symbol = symbol
         self._rank = data.ndim
@@ -451,19 +454,21 @@ class ReduceKernel:
         self._mask = mod.ffi.new("uint8_t[]", [bool(m) for m in reduce_mask])
         self._threads = threads
 
-    def __call__(self, data: np.ndarray, out: np.ndarray) -> None:
-        """Write the mean of ``data`` (the shape, strides and dtype this kernel was made for) into ``out``."""
+    def __call__(
+        self, data: np.ndarray, out: np.ndarray, got: np.ndarray | None = None
+    ) -> CompareStats | None:
+        """Write the mean of ``data`` (the shape, strides and dtype this kernel was made for)
+        into ``out``; with ``got`` (``out``'s size and dtype, C-contiguous, native order),
+        also compare ``out`` with it as the outputs are written (templates/kernel_reduce.c.j2,
+        reduce_compare) and return what the comparison found."""
         ffi = self._ffi
-        status = self._fn(
-            _pointer(ffi, data),
-            _pointer(ffi, out),
-            self._rank,
-            self._shape,
-            self._strides,
-            self._mask,
-            self._threads,
-        )
-        _check(status, self._symbol)
+        args = (_pointer(ffi, data), _pointer(ffi, out), self._rank, self._shape, self._strides, self._mask)
+        if got is None:
+            _check(self._fn(*args, self._threads), self._symbol)
+            return None
+        found = _CompareOut(ffi)
+        _check(self._compare(*args, self._threads, _pointer(ffi, got), *found.args), self._symbol)
+        return found.stats()
 
 
 def run_reduce(
@@ -522,7 +527,7 @@ class MeanKernel:
         InternalError: the kernel refused its arguments (a bug in validation).
     """
 
-    __slots__ = ("_count", "_ffi", "_fn", "_rank", "_shape", "_strides", "_symbol", "_threads")
+    __slots__ = ("_compare", "_count", "_ffi", "_fn", "_rank", "_shape", "_strides", "_symbol", "_threads")
 
     def __init__(
         self,
@@ -537,6 +542,9 @@ class MeanKernel:
             symbol = str(KERNEL_SYMBOL.format(entry="mean_skipna", dtype=spec_name(dtype)))
         mod = _module()
         self._fn = getattr(mod.lib, symbol)
+        # the Mean that compares as it writes (None: skipna, which compares after)
+        compare = KERNEL_SYMBOL.format(entry="mean_compare", dtype=spec_name(dtype))
+        self._compare = None if skips_nan(dtype, skipna) else getattr(mod.lib, compare)
         self._ffi = mod.ffi
         self._symbol = symbol
         self._count = len(inputs)
@@ -545,14 +553,36 @@ class MeanKernel:
         self._shape = mod.ffi.new("int64_t[]", list(shape))
         self._threads = threads
 
-    def __call__(self, inputs: Sequence[np.ndarray], out: np.ndarray) -> None:
-        """Write the mean of ``inputs`` (those this kernel was made for) into ``out``."""
+    @property
+    def compares(self) -> bool:
+        """Whether a call with ``got`` compares as it writes (not for skipna)."""
+        return self._compare is not None
+
+    def __call__(
+        self, inputs: Sequence[np.ndarray], out: np.ndarray, got: np.ndarray | None = None
+    ) -> CompareStats | None:
+        """Write the mean of ``inputs`` (those this kernel was made for) into ``out``; with
+        ``got`` (``out``'s size and dtype, C-contiguous, native order; only where
+        ``compares``), also compare ``out`` with it as each unit of outputs is written
+        (templates/kernel_mean.c.j2, mean_compare) and return what the comparison found."""
         ffi = self._ffi
         pointers = ffi.new("void *[]", [_pointer(ffi, x) for x in inputs])
-        status = self._fn(
-            self._count, pointers, self._strides, _pointer(ffi, out), self._rank, self._shape, self._threads
+        args = (
+            self._count,
+            pointers,
+            self._strides,
+            _pointer(ffi, out),
+            self._rank,
+            self._shape,
+            self._threads,
         )
-        _check(status, self._symbol)
+        if got is None:
+            _check(self._fn(*args), self._symbol)
+            return None
+        assert self._compare is not None, "a skipna Mean compares after it runs"
+        found = _CompareOut(ffi)
+        _check(self._compare(*args, _pointer(ffi, got), *found.args), self._symbol)
+        return found.stats()
 
 
 def run_mean(
@@ -606,26 +636,42 @@ def run_compare(dtype_name: str, expected: np.ndarray, got: np.ndarray, threads:
     """
     mod = _module()
     ffi = mod.ffi
-    count = ffi.new("int64_t[7]")
-    index = ffi.new("int64_t[2]")
-    dist = ffi.new("uint64_t[3]")
-    err = ffi.new("double[2]")
+    found = _CompareOut(ffi)
     name = symbol("compare", dtype_name)
     status = getattr(mod.lib, name)(
-        _pointer(ffi, expected), _pointer(ffi, got), int(expected.size), threads, count, index, dist, err
+        _pointer(ffi, expected), _pointer(ffi, got), int(expected.size), threads, *found.args
     )
     _check(status, name)
-    return CompareStats(
-        examined=int(count[0]),
-        buckets=(int(count[1]), int(count[2]), int(count[3]), int(count[4]), int(count[5])),
-        nan_mismatch=int(count[6]),
-        first_nan=int(index[0]),
-        at_max=int(index[1]),
-        max_ulp=int(dist[0]),
-        ulp_sum=int(dist[1]) + (int(dist[2]) << 64),
-        max_abs=float(err[0]),
-        max_rel=float(err[1]),
-    )
+    return found.stats()
+
+
+class _CompareOut:
+    """The output arrays of the comparing kernels (compare, mean_compare, reduce_compare:
+    count, index, dist, err), and the CompareStats they hold once a kernel filled them."""
+
+    __slots__ = ("args",)
+
+    def __init__(self, ffi: Any) -> None:
+        self.args = (
+            ffi.new("int64_t[7]"),
+            ffi.new("int64_t[2]"),
+            ffi.new("uint64_t[3]"),
+            ffi.new("double[2]"),
+        )
+
+    def stats(self) -> CompareStats:
+        count, index, dist, err = self.args
+        return CompareStats(
+            examined=int(count[0]),
+            buckets=(int(count[1]), int(count[2]), int(count[3]), int(count[4]), int(count[5])),
+            nan_mismatch=int(count[6]),
+            first_nan=int(index[0]),
+            at_max=int(index[1]),
+            max_ulp=int(dist[0]),
+            ulp_sum=int(dist[1]) + (int(dist[2]) << 64),
+            max_abs=float(err[0]),
+            max_rel=float(err[1]),
+        )
 
 
 class ReduceJob:

@@ -33,6 +33,11 @@
 #define ROW_CHUNK 1024 /* at least; see plan_row_chunk */
 #define ROW_CHUNK_MAX 8192
 #define TILE 512
+/* A kernel comparing its result as it writes it (mean_compare, reduce_compare) compares
+ * the outputs a thread wrote one after the other in one call per CHECK_RUN_BYTES of them:
+ * few calls (a call per unit of TILE outputs cost W9 a tenth of its time), and the outputs
+ * still in the core's L1/L2 when read back. */
+#define CHECK_RUN_BYTES 32768
 /* Row accumulation: float16/bfloat16/float32 rows of at most NARROW_ROW
  * columns keep their column sums in registers (panels of columns over
  * L1-resident rows); wider rows are added ROW_GROUP at a time, one from

@@ -124,6 +124,19 @@ static int plan_reduce(int rank, const int64_t *shape, const int64_t *strides_by
 
 /* A streamed ReduceMean: the plan, and (when D0 is reduced, so every output
  * collects from every slab) each output's running total and open chunk. */
+/* What a kernel compares its result with as it writes it (mean_compare, reduce_compare):
+ * got, the compared array, C-contiguous like the result, in native byte order; parts,
+ * one compare_part of the result's dtype per thread of the kernel (kernel_compare.c.j2). */
+typedef struct {
+    const void *got;
+    void *parts;
+} meancli_check;
+
+/* The outputs [lo, hi) a thread wrote and has not compared yet (check_wrote_*). */
+typedef struct {
+    int64_t lo, hi;
+} check_run;
+
 typedef struct meancli_reduce_job {
     reduce_plan p;
     int64_t next_row;   /* slabs must arrive in D0 order */
@@ -136,6 +149,10 @@ typedef struct meancli_reduce_job {
      * word of its output's exact state; the output's count is then nred
      * minus that (kernel_reduce.c.j2, "skipna"; p.skipna set too) */
     int skipna;
+    /* compare the outputs as they are written (reduce_compare; NULL: no); checked: every
+     * output was (the paths that write outputs in runs of the C-contiguous output do it) */
+    const meancli_check *check;
+    int checked;
 } meancli_reduce_job;
 
 void meancli_reduce_free(meancli_reduce_job *job)
