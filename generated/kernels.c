@@ -13279,7 +13279,10 @@ int meancli_compare_uint64(const void *pa, const void *pb, int64_t n, int nthrea
 #define vd_sub _mm256_sub_pd
 #define vd_mul _mm256_mul_pd
 #define vd_div _mm256_div_pd
-#define vd_max _mm256_max_pd
+/* vd_max_nonan(mx, a): the lanes' larger of mx and a, mx where a is NaN (the
+ * instruction gives its second operand where either is NaN: here mx; a
+ * running maximum is never lost to a NaN) */
+#define vd_max_nonan(mx, a) _mm256_max_pd((a), (mx))
 #define vd_or _mm256_or_pd
 #define vd_and _mm256_and_pd
 #define vd_xor _mm256_xor_pd
@@ -14047,7 +14050,7 @@ VEC_TARGET static void rows_block_keep_float16_avx2(rowacc_float16 *r, const T_f
             continue;
         }
         vd_store(r->t + j, sum);
-        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+        vd_store(r->tnz + j, vd_max_nonan(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
     for (; j < w; j++) keep_column_float16(r, x + j, rs, nrows, j, skipna);
@@ -14996,7 +14999,7 @@ VEC_TARGET static void rows_block_keep_bfloat16_avx2(rowacc_bfloat16 *r, const T
             continue;
         }
         vd_store(r->t + j, sum);
-        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+        vd_store(r->tnz + j, vd_max_nonan(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
     for (; j < w; j++) keep_column_bfloat16(r, x + j, rs, nrows, j, skipna);
@@ -16215,7 +16218,7 @@ VEC_TARGET static void rows_block_keep_float32_avx2(rowacc_float32 *r, const T_f
             continue;
         }
         vd_store(r->t + j, sum);
-        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+        vd_store(r->tnz + j, vd_max_nonan(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
     for (; j < w; j++) keep_column_float32(r, x + j, rs, nrows, j, skipna);
@@ -16618,7 +16621,7 @@ VEC_TARGET static void block_float64_avx2(const T_float64 *x, int64_t n, lanes_f
     for (; i + 2 * VD_N <= n; i += 2 * VD_N) {
         PREFETCH_SPAN(x + i, 2 * VD_N * sizeof(T_float64));
         vd d0 = vd_load(x + i), d1 = vd_load(x + i + VD_N);
-        mxv = vd_max(mxv, vd_max(vd_abs(d0), vd_abs(d1)));
+        mxv = vd_max_nonan(vd_max_nonan(mxv, vd_abs(d0)), vd_abs(d1));
         vd q0 = VD_EXTRACT(d0, g1), q1 = VD_EXTRACT(d1, g1);
         s1a = vd_add(s1a, q0);
         s1b = vd_add(s1b, q1);
@@ -16743,7 +16746,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_lanes_float64_
     for (int64_t j = 0; j < wv; j += VD_N) {
         vd m = lo;
         for (int i = 0; i < k; i++) { /* no software prefetch: see PREFETCH_BYTES */
-            m = vd_max(m, vd_abs(si[i] ? vd_load(x[i] + j) : vd_set1(x[i][0])));
+            m = vd_max_nonan(m, vd_abs(si[i] ? vd_load(x[i] + j) : vd_set1(x[i][0])));
         }
         vq eb = vq_and(vd_bits(m), expmask); /* 2^E */
         vd g1 = vd_from_bits(vq_add(eb, sh1)), g2 = vd_from_bits(vq_add(eb, sh2));
@@ -16882,7 +16885,10 @@ VEC_TARGET static void mean_runs_float64_avx2(const T_float64 *x, int k, int64_t
     const int64_t nv = w * k;
     vd mxv = vd_set1(0.0);
     int64_t i = 0;
-    for (; i + VD_N <= nv; i += VD_N) mxv = vd_max(mxv, vd_abs(vd_load(x + i))); /* a NaN never wins: caught below */
+    /* a NaN never wins (it is caught below); with the operands the other way round, a NaN took
+     * its lane, the next value replaced it, and the largest |x| before it was lost: a sigma too
+     * small for the other outputs of the unit, whose sums were then inexact unseen */
+    for (; i + VD_N <= nv; i += VD_N) mxv = vd_max_nonan(mxv, vd_abs(vd_load(x + i)));
     double mm[VD_N], m = 0.0;
     vd_store(mm, mxv);
     vec_zeroupper();
@@ -17176,7 +17182,7 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #undef vd_sub
 #undef vd_mul
 #undef vd_div
-#undef vd_max
+#undef vd_max_nonan
 #undef vd_or
 #undef vd_and
 #undef vd_xor
@@ -17277,7 +17283,10 @@ VEC_TARGET static void run_uint64_avx2(const T_uint64 *x, int64_t n, lanes_uint6
 #define vd_sub _mm512_sub_pd
 #define vd_mul _mm512_mul_pd
 #define vd_div _mm512_div_pd
-#define vd_max _mm512_max_pd
+/* vd_max_nonan(mx, a): the lanes' larger of mx and a, mx where a is NaN (the
+ * instruction gives its second operand where either is NaN: here mx; a
+ * running maximum is never lost to a NaN) */
+#define vd_max_nonan(mx, a) _mm512_max_pd((a), (mx))
 #define vd_or _mm512_or_pd
 #define vd_and _mm512_and_pd
 #define vd_xor _mm512_xor_pd
@@ -18021,7 +18030,7 @@ VEC_TARGET static void rows_block_keep_float16_avx512(rowacc_float16 *r, const T
             continue;
         }
         vd_store(r->t + j, sum);
-        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+        vd_store(r->tnz + j, vd_max_nonan(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
     for (; j < w; j++) keep_column_float16(r, x + j, rs, nrows, j, skipna);
@@ -18970,7 +18979,7 @@ VEC_TARGET static void rows_block_keep_bfloat16_avx512(rowacc_bfloat16 *r, const
             continue;
         }
         vd_store(r->t + j, sum);
-        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+        vd_store(r->tnz + j, vd_max_nonan(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
     for (; j < w; j++) keep_column_bfloat16(r, x + j, rs, nrows, j, skipna);
@@ -20189,7 +20198,7 @@ VEC_TARGET static void rows_block_keep_float32_avx512(rowacc_float32 *r, const T
             continue;
         }
         vd_store(r->t + j, sum);
-        vd_store(r->tnz + j, vd_max(vd_load(r->tnz + j), vd_abs(b)));
+        vd_store(r->tnz + j, vd_max_nonan(vd_load(r->tnz + j), vd_abs(b)));
     }
     vec_zeroupper();
     for (; j < w; j++) keep_column_float32(r, x + j, rs, nrows, j, skipna);
@@ -20592,7 +20601,7 @@ VEC_TARGET static void block_float64_avx512(const T_float64 *x, int64_t n, lanes
     for (; i + 2 * VD_N <= n; i += 2 * VD_N) {
         PREFETCH_SPAN(x + i, 2 * VD_N * sizeof(T_float64));
         vd d0 = vd_load(x + i), d1 = vd_load(x + i + VD_N);
-        mxv = vd_max(mxv, vd_max(vd_abs(d0), vd_abs(d1)));
+        mxv = vd_max_nonan(vd_max_nonan(mxv, vd_abs(d0)), vd_abs(d1));
         vd q0 = VD_EXTRACT(d0, g1), q1 = VD_EXTRACT(d1, g1);
         s1a = vd_add(s1a, q0);
         s1b = vd_add(s1b, q1);
@@ -20717,7 +20726,7 @@ VEC_TARGET __attribute__((always_inline)) static inline void mean_lanes_float64_
     for (int64_t j = 0; j < wv; j += VD_N) {
         vd m = lo;
         for (int i = 0; i < k; i++) { /* no software prefetch: see PREFETCH_BYTES */
-            m = vd_max(m, vd_abs(si[i] ? vd_load(x[i] + j) : vd_set1(x[i][0])));
+            m = vd_max_nonan(m, vd_abs(si[i] ? vd_load(x[i] + j) : vd_set1(x[i][0])));
         }
         vq eb = vq_and(vd_bits(m), expmask); /* 2^E */
         vd g1 = vd_from_bits(vq_add(eb, sh1)), g2 = vd_from_bits(vq_add(eb, sh2));
@@ -20856,7 +20865,10 @@ VEC_TARGET static void mean_runs_float64_avx512(const T_float64 *x, int k, int64
     const int64_t nv = w * k;
     vd mxv = vd_set1(0.0);
     int64_t i = 0;
-    for (; i + VD_N <= nv; i += VD_N) mxv = vd_max(mxv, vd_abs(vd_load(x + i))); /* a NaN never wins: caught below */
+    /* a NaN never wins (it is caught below); with the operands the other way round, a NaN took
+     * its lane, the next value replaced it, and the largest |x| before it was lost: a sigma too
+     * small for the other outputs of the unit, whose sums were then inexact unseen */
+    for (; i + VD_N <= nv; i += VD_N) mxv = vd_max_nonan(mxv, vd_abs(vd_load(x + i)));
     double mm[VD_N], m = 0.0;
     vd_store(mm, mxv);
     vec_zeroupper();
@@ -21150,7 +21162,7 @@ VEC_TARGET static void run_uint64_avx512(const T_uint64 *x, int64_t n, lanes_uin
 #undef vd_sub
 #undef vd_mul
 #undef vd_div
-#undef vd_max
+#undef vd_max_nonan
 #undef vd_or
 #undef vd_and
 #undef vd_xor

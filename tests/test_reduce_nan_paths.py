@@ -191,3 +191,23 @@ def test_nan_in_every_block_both_ways(name: str, shape: tuple[int, ...], axes: A
             want = oracles.exact_reduce_mean(x, axes, False, skipna=skipna)
             got = meancli.reduce_mean(np.ascontiguousarray(x), axes, False, skipna=skipna, threads=threads)
             assert same_bits(got, want), (threads, skipna)
+
+
+def test_a_nan_does_not_lose_the_units_largest_value(isa: str) -> None:
+    """Hypothesis found it on an AVX2-only CPU: float64 short runs (3 runs of 14), the
+    third holding NaN. The vector maximum of |x| over the unit gave the NaN its lane
+    (the instruction returns its second operand where either is NaN), the next value
+    replaced it, and 25001045.2 was lost: the unit's sigma was too small and run 0's
+    mean came out 1 ulp low (1823927.4742857262, exact 1823927.4742857264)."""
+    x = np.array(
+        [
+            [-0.0, 0.0, 1.69410251e-07, 0.0, 0.0, 25001045.2, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, -0.0, 533939.44],
+            [0.0, 0.0, 0.0, -0.0, -0.0, -0.0, -0.0, 0.0, -0.0, -0.0, -0.0, 0.0, -0.0, 0.0963289096],
+            [np.nan, 0.0, -0.0, 0.0, -0.0, np.nan, np.nan, -0.0, 0.0, 0.0, 0.0, np.nan, -0.0, -2.0],
+        ]
+    )
+    for rows in ([0, 1, 2], [0, 2], [2, 0], [2, 1, 0, 2, 0]):
+        data = x[rows]
+        want = oracles.exact_reduce_mean(data, (1,), True)
+        assert same_bits(meancli.reduce_mean(data, [1], True), want), (isa, rows)
+        assert same_bits(meancli.reduce_mean(data.T, [0], True), want.T), (isa, rows)
