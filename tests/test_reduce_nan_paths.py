@@ -199,24 +199,10 @@ def test_a_nan_does_not_lose_the_units_largest_value(isa: str) -> None:
     (the instruction returns its second operand where either is NaN), the next value
     replaced it, and 25001045.2 was lost: the unit's sigma was too small and run 0's
     mean came out 1 ulp low (1823927.4742857262, exact 1823927.4742857264)."""
+    big = [-0.0, 0.0, 1.69410251e-07, 0.0, 0.0, 25001045.2, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, -0.0]
     x = np.array(
         [
-            [
-                -0.0,
-                0.0,
-                1.69410251e-07,
-                0.0,
-                0.0,
-                25001045.2,
-                0.0,
-                -0.0,
-                0.0,
-                -0.0,
-                0.0,
-                -0.0,
-                -0.0,
-                533939.44,
-            ],  # noqa: E501
+            [*big, 533939.44],
             [0.0, 0.0, 0.0, -0.0, -0.0, -0.0, -0.0, 0.0, -0.0, -0.0, -0.0, 0.0, -0.0, 0.0963289096],
             [np.nan, 0.0, -0.0, 0.0, -0.0, np.nan, np.nan, -0.0, 0.0, 0.0, 0.0, np.nan, -0.0, -2.0],
         ]
