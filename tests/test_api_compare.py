@@ -5,7 +5,9 @@ exact oracle, and onnxruntime's own output is judged where it is installed."""
 
 from __future__ import annotations
 
+import math
 import re
+import warnings
 from typing import Any
 
 import ml_dtypes
@@ -87,3 +89,15 @@ def test_onnxruntime_output_judged() -> None:
 def test_bad_arguments(expected: Any, got: Any, max_ulp: Any, message: str) -> None:
     with pytest.raises(UsageError, match=re.escape(message)):
         meancli.compare(expected, got, max_ulp=max_ulp)
+
+
+def test_a_signalling_nan_is_reported_without_a_warning() -> None:
+    """A signalling NaN as the worst element widened to a Python float with numpy's
+    'invalid value encountered in cast' warning (a hostile pass found it)."""
+    expected = np.ones(3, np.float32)
+    got = expected.copy()
+    got.view(np.uint32)[1] = 0x7F800005  # a signalling NaN
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = meancli.compare(expected, got)
+    assert c.worst is not None and c.worst.at == (1,) and math.isnan(c.worst.got) and c.nan_mismatch == 1

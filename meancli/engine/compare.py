@@ -81,9 +81,11 @@ class Comparison(NamedTuple):
         mean_ulp: the mean distance outside the NaN mismatches (0.0 when none).
         tolerance: the largest distance accepted (``--max-ulp``).
         max_abs: the largest absolute error (a float; inf when an inf is expected and a
-            finite value was given, or the reverse), outside the NaN mismatches.
+            finite value was given, or the reverse, and for float64 when the difference of
+            two finite values exceeds the largest double), outside the NaN mismatches.
         max_rel: the largest relative error ``|got - expected| / |expected|`` (inf where
-            0 is expected and something else was given), outside the NaN mismatches.
+            0 is expected and something else was given, and wherever max_abs is inf),
+            outside the NaN mismatches.
         worst: the worst element (the first NaN mismatch when there is one, else the
             first with the largest distance); None when there are no elements.
         histogram: elements per bucket (BUCKETS' labels and ``nan_mismatch``).
@@ -387,6 +389,7 @@ def _value(x: Any) -> float | int:
     """One element as a Python float (bfloat16 widened exactly) or int."""
     if x.dtype.kind in "iu":
         return int(x)
-    if is_bfloat16(x.dtype):
-        return float(bfloat16_as_float32(np.asarray(x)).reshape(-1)[0])
-    return float(np.asarray(x).astype(np.float64))
+    with np.errstate(invalid="ignore"):  # a signalling NaN widens quietly (it is reported as NaN)
+        if is_bfloat16(x.dtype):
+            return float(bfloat16_as_float32(np.asarray(x)).reshape(-1)[0])
+        return float(np.asarray(x).astype(np.float64))
