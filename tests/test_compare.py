@@ -276,7 +276,7 @@ def test_shape_and_dtype_mismatch(tmp_path: Path, capsys: pytest.CaptureFixture[
         ["reduce-mean", "x.npy", "--axes", "1", "--no-keep-dims", "--compare", "f64.npy"], tmp_path, capsys
     )
     assert (code, out) == (1, "")
-    assert err == "error: f64.npy: shape (2,) float64 does not match the result's shape (2,) float32\n"
+    assert err == "error: f64.npy: dtype float64 does not match the result's dtype float32\n"
     code, out, err = run(["mean", "x.npy", "--compare", "short.npy", "-o", "out.npy"], tmp_path, capsys)
     assert (code, out) == (1, "")
     assert err == "error: short.npy: shape (2,) float32 does not match the result's shape (2, 3) float32\n"

@@ -627,3 +627,19 @@ def test_a_member_named_with_glob_characters_is_a_member_not_a_pattern(tmp_path:
     result = run_cli("reduce-mean", f"{tmp_path / 'a.npz'}:{member}", "--json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["result"] == [float(np.float32(7 / 3))]
+
+
+@pytest.mark.parametrize(
+    "args", [["reduce-mean", "dup.npz", "--axes", "0"], ["reduce-mean", "dup.npz:a"], ["mean", "dup.npz"]]
+)
+def test_an_npz_with_a_member_name_twice_is_refused(tmp_path: Path, args: list[str]) -> None:
+    """Two members stored as a.npy: no name selected the first, the listing offered both
+    names as if each found its own, and mean used both (a new user found it)."""
+    with zipfile.ZipFile(tmp_path / "dup.npz", "w") as archive:
+        for value in (1.0, 0.0):
+            buf = io.BytesIO()
+            np.save(buf, np.full(3, value))
+            archive.writestr("a.npy", buf.getvalue())
+    run = run_cli(*args, cwd=tmp_path)
+    assert run.exit_code == 1
+    assert run.stderr == "error: dup.npz: holds two members named a.npy; rename one\n"

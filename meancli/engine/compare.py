@@ -119,14 +119,17 @@ def check_comparable(expected_shape: tuple[int, ...], expected_dtype: Any, got: 
         against: how messages name it.
 
     Raises:
-        InputFileError: ``FILE: shape (2, 3) float32 does not match the result's shape (2,) float32``.
+        InputFileError: ``FILE: shape (2, 3) float32 does not match the result's shape (2,) float32``;
+            ``FILE: dtype float64 does not match the result's dtype float32``.
     """
     want = (tuple(expected_shape), spec_name(np.dtype(expected_dtype)))
     have = (tuple(got.shape), spec_name(np.dtype(got.dtype)))
-    if want != have:
+    if want[0] != have[0]:
         raise InputFileError(
             f"{against}: shape {have[0]} {have[1]} does not match the result's shape {want[0]} {want[1]}"
         )
+    if want[1] != have[1]:
+        raise InputFileError(f"{against}: dtype {have[1]} does not match the result's dtype {want[1]}")
 
 
 def open_compared(arg: str, shape: tuple[int, ...], dtype: Any) -> tuple[str, np.ndarray]:

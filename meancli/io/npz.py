@@ -72,6 +72,11 @@ class Archive:
         #: the members that can hold arrays (directory entries left out), in stored order
         self.members = [info for info in self.zip.infolist() if not info.filename.endswith("/")]
         self._by_name = {info.filename: info for info in self.members}
+        if len(self._by_name) != len(self.members):  # a name stored twice: no name selects the first
+            seen: set[str] = set()
+            twice = next(i.filename for i in self.members if i.filename in seen or seen.add(i.filename))
+            self.close()
+            raise InputFileError(f"{self.where}: holds two members named {display(twice)}; rename one")
 
     def __enter__(self) -> Archive:
         return self

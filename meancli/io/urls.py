@@ -100,7 +100,7 @@ def parse_storage_options(values: Iterable[str]) -> dict[str, Any]:
         key = key.strip()
         if not eq or not key:
             shown = key if key and not _is_secret(key) else "KEY"
-            raise UsageError(f"--storage-option {shown}...: give KEY=VALUE (for example anon=true)")
+            raise UsageError(f"--storage-option {shown}: give KEY=VALUE (for example anon=true)")
         try:
             options[key] = json.loads(text)
         except ValueError:
