@@ -73,8 +73,8 @@ class Archive:
         self.members = [info for info in self.zip.infolist() if not info.filename.endswith("/")]
         self._by_name = {info.filename: info for info in self.members}
         if len(self._by_name) != len(self.members):  # a name stored twice: no name selects the first
-            seen: set[str] = set()
-            twice = next(i.filename for i in self.members if i.filename in seen or seen.add(i.filename))
+            names = [info.filename for info in self.members]
+            twice = next(name for i, name in enumerate(names) if name in names[:i])
             self.close()
             raise InputFileError(f"{self.where}: holds two members named {display(twice)}; rename one")
 
