@@ -83,7 +83,12 @@ def test_onnxruntime_output_judged() -> None:
         (np.zeros(3, np.float32), [0.0, 0.0, 0.0], 0, "got must be an array, got a list"),
         (np.zeros(3, bool), np.zeros(3, bool), 0, "expected: bool values are not compared"),
         (np.array(["a"]), np.array(["a"]), 0, "expected: str32 values are not compared"),
-        (np.zeros(3, np.float32), np.zeros(3, bool), 0, "got: dtype bool does not match the result's dtype float32"),
+        (
+            np.zeros(3, np.float32),
+            np.zeros(3, bool),
+            0,
+            "got: dtype bool does not match the result's dtype float32",
+        ),
     ],
 )
 def test_bad_arguments(expected: Any, got: Any, max_ulp: Any, message: str) -> None:
