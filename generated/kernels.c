@@ -22292,43 +22292,48 @@ int meancli_reduce_end_float16(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_float16(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_float16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_float16(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float16(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_float16((T_float16 *)out, (const T_float16 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_float16 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_float16(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_float16(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_float16(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float16(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_float16(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_float16, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_float16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_float16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_float16(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_float16(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_float16 *parts = compare_parts_float16(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_float16(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float16(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_float16((T_float16 *)out, (const T_float16 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_float16(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_float16(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
@@ -22920,43 +22925,48 @@ int meancli_reduce_end_bfloat16(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_bfloat16(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_bfloat16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_bfloat16(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_bfloat16(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_bfloat16((T_bfloat16 *)out, (const T_bfloat16 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_bfloat16 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_bfloat16(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_bfloat16(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_bfloat16(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_bfloat16(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_bfloat16(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_bfloat16, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_bfloat16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_bfloat16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_bfloat16(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_bfloat16(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_bfloat16 *parts = compare_parts_bfloat16(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_bfloat16(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_bfloat16(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_bfloat16((T_bfloat16 *)out, (const T_bfloat16 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_bfloat16(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_bfloat16(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
@@ -23548,43 +23558,48 @@ int meancli_reduce_end_float32(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_float32(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_float32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_float32(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float32(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_float32((T_float32 *)out, (const T_float32 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_float32 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_float32(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_float32(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_float32(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float32(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_float32(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_float32, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_float32's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_float32's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_float32(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_float32(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_float32 *parts = compare_parts_float32(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_float32(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float32(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_float32((T_float32 *)out, (const T_float32 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_float32(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_float32(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
@@ -24176,43 +24191,48 @@ int meancli_reduce_end_float64(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_float64(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_float64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_float64(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float64(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_float64((T_float64 *)out, (const T_float64 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_float64 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_float64(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_float64(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_float64(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float64(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_float64(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_float64, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_float64's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_float64's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_float64(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_float64(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_float64 *parts = compare_parts_float64(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_float64(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_float64(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_float64((T_float64 *)out, (const T_float64 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_float64(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_float64(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
@@ -24668,43 +24688,48 @@ int meancli_reduce_end_int8(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_int8(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int8(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_int8(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int8(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_int8((T_int8 *)out, (const T_int8 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_int8 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_int8(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_int8(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_int8(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int8(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_int8(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_int8, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_int8's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_int8's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_int8(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_int8(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_int8 *parts = compare_parts_int8(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_int8(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int8(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_int8((T_int8 *)out, (const T_int8 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_int8(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_int8(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
@@ -25160,43 +25185,48 @@ int meancli_reduce_end_int16(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_int16(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_int16(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int16(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_int16((T_int16 *)out, (const T_int16 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_int16 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_int16(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_int16(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_int16(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int16(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_int16(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_int16, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_int16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_int16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_int16(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_int16(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_int16 *parts = compare_parts_int16(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_int16(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int16(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_int16((T_int16 *)out, (const T_int16 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_int16(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_int16(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
@@ -25652,43 +25682,48 @@ int meancli_reduce_end_int32(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_int32(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_int32(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int32(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_int32((T_int32 *)out, (const T_int32 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_int32 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_int32(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_int32(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_int32(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int32(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_int32(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_int32, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_int32's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_int32's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_int32(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_int32(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_int32 *parts = compare_parts_int32(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_int32(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int32(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_int32((T_int32 *)out, (const T_int32 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_int32(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_int32(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
@@ -26144,43 +26179,48 @@ int meancli_reduce_end_int64(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_int64(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_int64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_int64(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int64(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_int64((T_int64 *)out, (const T_int64 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_int64 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_int64(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_int64(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_int64(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int64(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_int64(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_int64, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_int64's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_int64's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_int64(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_int64(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_int64 *parts = compare_parts_int64(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_int64(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_int64(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_int64((T_int64 *)out, (const T_int64 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_int64(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_int64(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
@@ -26636,43 +26676,48 @@ int meancli_reduce_end_uint8(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_uint8(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint8(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_uint8(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint8(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_uint8((T_uint8 *)out, (const T_uint8 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_uint8 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_uint8(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_uint8(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_uint8(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint8(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_uint8(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_uint8, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_uint8's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_uint8's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_uint8(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_uint8(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_uint8 *parts = compare_parts_uint8(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_uint8(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint8(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_uint8((T_uint8 *)out, (const T_uint8 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_uint8(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_uint8(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
@@ -27128,43 +27173,48 @@ int meancli_reduce_end_uint16(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_uint16(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint16(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_uint16(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint16(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_uint16((T_uint16 *)out, (const T_uint16 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_uint16 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_uint16(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_uint16(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_uint16(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint16(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_uint16(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_uint16, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_uint16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_uint16's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_uint16(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_uint16(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_uint16 *parts = compare_parts_uint16(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_uint16(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint16(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_uint16((T_uint16 *)out, (const T_uint16 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_uint16(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_uint16(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
@@ -27620,43 +27670,48 @@ int meancli_reduce_end_uint32(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_uint32(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint32(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_uint32(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint32(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_uint32((T_uint32 *)out, (const T_uint32 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_uint32 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_uint32(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_uint32(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_uint32(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint32(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_uint32(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_uint32, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_uint32's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_uint32's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_uint32(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_uint32(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_uint32 *parts = compare_parts_uint32(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_uint32(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint32(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_uint32((T_uint32 *)out, (const T_uint32 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_uint32(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_uint32(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
@@ -28112,43 +28167,48 @@ int meancli_reduce_end_uint64(meancli_reduce_job *job, void *out)
     return MEANCLI_OK;
 }
 
+/* ReduceMean of `in` in one slab holding every row, compared with check (NULL: none) as
+ * the outputs are written where the kernel writes them in runs of the output (short runs
+ * reduced, few values each: as the Mean), else in a pass over `out` after. */
+static int reduce_run_uint64(const void *in, void *out, int rank, const int64_t *shape, const int64_t *strides_bytes,
+                             const uint8_t *reduce_mask, int nthreads, const meancli_check *check)
+{
+    meancli_reduce_job *job;
+    int rc = meancli_reduce_begin_uint64(rank, shape, strides_bytes, reduce_mask, &job);
+    if (rc != MEANCLI_OK) return rc;
+    job->check = check;
+    rc = meancli_reduce_step_uint64(job, in, 0, job->p.d0_size, out, nthreads);
+    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint64(job, out);
+    if (rc == MEANCLI_OK && check && !job->checked)
+        compare_all_uint64((T_uint64 *)out, (const T_uint64 *)check->got, job->p.nout, nthreads < 1 ? 1 : nthreads,
+                          (compare_part_uint64 *)check->parts);
+    meancli_reduce_free(job);
+    return rc;
+}
+
 /* ReduceMean of `in` (rank dims `shape`, byte strides `strides_bytes`) over
  * the dims with reduce_mask[d] != 0 into C-contiguous `out` (the kept dims,
  * in order): one slab holding every row. Returns MEANCLI_OK or MEANCLI_E_*. */
 int meancli_reduce_uint64(const void *in, void *out, int rank, const int64_t *shape,
                            const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads)
 {
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_uint64(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
-    rc = meancli_reduce_step_uint64(job, in, 0, job->p.d0_size, out, nthreads);
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint64(job, out);
-    meancli_reduce_free(job);
-    return rc;
+    return reduce_run_uint64(in, out, rank, shape, strides_bytes, reduce_mask, nthreads, NULL);
 }
 
 /* meancli_reduce_uint64, and `out` compared with `got` (C-contiguous, the output's shape,
- * native order): as the outputs are written, still in cache, where the kernel writes them
- * in runs of the output (short runs reduced, few values each: as the Mean); else in a
- * pass over `out` after. The comparison's outputs count, index, dist, err as
- * meancli_compare_uint64's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
+ * native order), as reduce_run compares. The comparison's outputs count, index, dist, err
+ * as meancli_compare_uint64's. Returns MEANCLI_OK or an MEANCLI_E_* code. */
 int meancli_reduce_compare_uint64(const void *in, void *out, int rank, const int64_t *shape,
                                    const int64_t *strides_bytes, const uint8_t *reduce_mask, int nthreads,
                                    const void *got, int64_t *count, int64_t *index, uint64_t *dist, double *err)
 {
     int nt = nthreads < 1 ? 1 : nthreads;
     if (!got || !count || !index || !dist || !err) return MEANCLI_E_ARG;
-    meancli_reduce_job *job;
-    int rc = meancli_reduce_begin_uint64(rank, shape, strides_bytes, reduce_mask, &job);
-    if (rc != MEANCLI_OK) return rc;
     compare_part_uint64 *parts = compare_parts_uint64(nt);
+    if (!parts) return MEANCLI_E_NOMEM;
     meancli_check check = {got, parts};
-    job->check = &check;
-    rc = parts ? meancli_reduce_step_uint64(job, in, 0, job->p.d0_size, out, nt) : MEANCLI_E_NOMEM;
-    if (rc == MEANCLI_OK) rc = meancli_reduce_end_uint64(job, out);
-    if (rc == MEANCLI_OK && !job->checked) compare_all_uint64((T_uint64 *)out, (const T_uint64 *)got, job->p.nout, nt, parts);
+    int rc = reduce_run_uint64(in, out, rank, shape, strides_bytes, reduce_mask, nt, &check);
     if (rc == MEANCLI_OK) compare_finish_uint64(parts, nt, count, index, dist, err);
-    meancli_reduce_free(job);
     free(parts);
     return rc;
 }
