@@ -16,12 +16,14 @@ import random
 import subprocess
 import sys
 
+import ml_dtypes
 import numpy as np
 import pytest
-from meancli.generated.tables import ISA_GROUPS
+from meancli.generated.tables import ISA_GROUPS, ISA_NAMES
 
 from meancli import kernels
 from meancli.kernels import isa_choice
+from tests.oracles import exact_mean, same_bits
 
 ISA_CMD = [sys.executable, "-m", "meancli", "isa", "--json"]
 TWO_LEVELS = len(kernels.supported_isas()) >= 3  # portable + two vector sets: something to choose
@@ -315,3 +317,27 @@ def test_the_text_report_says_where_the_choice_came_from(tmp_path):
     assert "choice:" in proc.stdout
     for kind, dtype in ISA_GROUPS:
         assert dtype in proc.stdout and kind in proc.stdout
+
+
+@pytest.mark.parametrize("group", range(len(ISA_GROUPS)), ids=[f"{k}-{d}" for k, d in ISA_GROUPS])
+def test_every_group_is_measured_on_every_level_of_this_cpu(group):
+    # The measurement runs only where the CPU has two vector sets, at first use on
+    # such a machine: a measurement that fails must fail here on any CPU. Its data
+    # holds bfloat16 as raw bits (uint16); the kernels must still be bfloat16's.
+    kind, name = ISA_GROUPS[group]
+    mod = kernels._module()  # the choice applied, so it can be put back
+    chosen = mod.ffi.string(mod.lib.meancli_isa(group)).decode()
+    kernels._measuring.now = True
+    try:
+        for level in kernels.supported_isas()[1:] or ("portable",):
+            assert kernels._time_group(group, level) > 0
+            if kind == "mean":  # the output is the Mean of the input's four quarters
+                quarters = kernels._measure_input(name, "mean").reshape(4, -1)[:, :4096]
+                got = kernels._measure_data[name + " out"][:4096]
+                if name == "bfloat16":
+                    quarters, got = quarters.view(ml_dtypes.bfloat16), got.view(ml_dtypes.bfloat16)
+                assert same_bits(got, exact_mean(list(quarters))), (level, name)
+    finally:
+        kernels._measuring.now = False
+        kernels._measure_data.clear()
+        mod.lib.meancli_use_isa(group, ISA_NAMES.index(chosen))

@@ -106,8 +106,9 @@ def execute_reduce(
     if not skipna:
         return PreparedReduce(op, call, data, threads)(data, out, check)
     out = output_array(out, call.out_shape, data.dtype, [data], elementwise=False)
-    symbol = op.kernels[spec_name(data.dtype)]
-    kernels.run_reduce(symbol, data, call.reduce_mask, out, kernels.threads_of(threads), skipna)
+    kernels.run_reduce(
+        spec_name(data.dtype), data, call.reduce_mask, out, kernels.threads_of(threads), skipna
+    )
     return out
 
 
@@ -125,8 +126,8 @@ class PreparedReduce:
 
     def __init__(self, op: OpVersion, call: ReduceCall, data: np.ndarray, threads: int | None) -> None:
         self._call = call
-        symbol = op.kernels[spec_name(data.dtype)]
-        self._kernel = kernels.ReduceKernel(symbol, data, call.reduce_mask, kernels.threads_of(threads))
+        threads = kernels.threads_of(threads)
+        self._kernel = kernels.ReduceKernel(spec_name(data.dtype), data, call.reduce_mask, threads)
 
     def __call__(self, data: np.ndarray, out: np.ndarray | None = None, check: Any = None) -> np.ndarray:
         """The mean of ``data`` into ``out`` (None: a new array of shape ``call.out_shape``),
@@ -203,9 +204,8 @@ class PreparedMean:
         skipna: bool = False,
     ) -> None:
         self._shape = shape
-        dtype = inputs[0].dtype
         threads = kernels.threads_of(threads)
-        self._kernel = kernels.MeanKernel(op.kernels[spec_name(dtype)], inputs, shape, dtype, threads, skipna)
+        self._kernel = kernels.MeanKernel(spec_name(inputs[0].dtype), inputs, shape, threads, skipna)
 
     def __call__(
         self, inputs: Sequence[np.ndarray], out: np.ndarray | None = None, check: Any = None

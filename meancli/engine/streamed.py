@@ -152,7 +152,7 @@ def mean_streamed(
         sources = [x for x in items if isinstance(x, Source)]
         compared = [0.0]  # seconds the comparison took inside the kernel stage
         native = native_dtype(items[0].dtype)
-        symbol = op.kernels[spec_name(native)]
+        dtype_name = spec_name(native)
         total = sum(s.nbytes for s in sources)
         with clock.stage("kernel"), progress(total, "mean", "bytes") as advance:
             blocks = mean_blocks(shape, items, native, advance)
@@ -163,12 +163,12 @@ def mean_streamed(
                     out = allocate(shape, native, ", ".join(s.name for s in sources))
                 for prefix, a, b, views in blocks:
                     index: tuple[Any, ...] = (*prefix, slice(a, b))
-                    kernels.run_mean(symbol, views, out[index] if shape else out, threads, skipna)
+                    kernels.run_mean(dtype_name, views, out[index] if shape else out, threads, skipna)
                 result: np.ndarray[Any, Any] | None = out
             else:  # written block by block as it is produced (atomically, as any output)
                 # the sources are finished (trailing bytes on a stream refused) before
                 # the last block is handed over, so a failure leaves no output
-                computed = _computed(blocks, native, symbol, threads, skipna)
+                computed = _computed(blocks, native, threads, skipna)
                 if check is not None:
                     computed = _compared(computed, check, compared)
                 write_npy_blocks(output, shape, native, _then_finished(computed, sources, finished))
@@ -210,9 +210,7 @@ def _compared(
         yield block
 
 
-def _computed(
-    blocks: Any, dtype: Any, symbol: str, threads: int, skipna: bool = False
-) -> Iterator[np.ndarray[Any, Any]]:
+def _computed(blocks: Any, dtype: Any, threads: int, skipna: bool = False) -> Iterator[np.ndarray[Any, Any]]:
     """Each block's Mean, in order, in one reused buffer (consumed before the next)."""
     scratch: np.ndarray[Any, Any] | None = None
     for *_where, views in blocks:
@@ -221,7 +219,7 @@ def _computed(
         if scratch is None or scratch.size < size:
             scratch = np.empty(size, dtype=dtype)
         out = scratch[:size].reshape(block_shape)
-        kernels.run_mean(symbol, views, out, threads, skipna)
+        kernels.run_mean(spec_name(dtype), views, out, threads, skipna)
         yield out
 
 

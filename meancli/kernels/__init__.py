@@ -210,12 +210,12 @@ def _time_group(group: int, level: str) -> float:
     if kind == "run":
         rows, cols = x.reshape(-1, 4096), x.reshape(-1, 64)
         start = time.thread_time()
-        run_reduce(symbol("reduce", name), rows, [False, True], out[: rows.shape[0]], threads)
-        run_reduce(symbol("reduce", name), cols, [True, False], out[:64], threads)
+        run_reduce(name, rows, [False, True], out[: rows.shape[0]], threads)
+        run_reduce(name, cols, [True, False], out[:64], threads)
     else:
         quarters = x.reshape(4, -1)
         start = time.thread_time()
-        run_mean(symbol("mean", name), list(quarters), out, threads)
+        run_mean(name, list(quarters), out, threads)
     return time.thread_time() - start
 
 
@@ -424,7 +424,8 @@ def skips_nan(dtype: Any, skipna: bool) -> bool:
 
 
 class ReduceKernel:
-    """A ReduceMean kernel call for inputs of one shape, strides and dtype: the
+    """The ReduceMean kernel of spec dtype ``dtype_name`` (plain and comparing
+    entries alike) for inputs of one shape and strides: the
     shape, strides and reduce mask converted for C once, then called on any
     number of such inputs (``kernel(data, out)``). run_reduce makes one per call;
     the memory engine keeps one for calls that repeat (engine.memory.prepare_reduce).
@@ -440,14 +441,12 @@ class ReduceKernel:
 
     __slots__ = ("_compare", "_ffi", "_fn", "_mask", "_rank", "_shape", "_strides", "_symbol", "_threads")
 
-    def __init__(self, symbol: str, data: np.ndarray, reduce_mask: Sequence[bool], threads: int) -> None:
+    def __init__(self, dtype_name: str, data: np.ndarray, reduce_mask: Sequence[bool], threads: int) -> None:
         mod = _module()
-        self._fn = getattr(mod.lib, symbol)
-        self._compare = getattr(
-            mod.lib, KERNEL_SYMBOL.format(entry="reduce_compare", dtype=spec_name(data.dtype))
-        )
+        self._symbol = symbol("reduce", dtype_name)
+        self._fn = getattr(mod.lib, self._symbol)
+        self._compare = getattr(mod.lib, symbol("reduce_compare", dtype_name))
         self._ffi = mod.ffi
-        self._symbol = symbol
         self._rank = data.ndim
         self._shape = mod.ffi.new("int64_t[]", list(data.shape))
         self._strides = mod.ffi.new("int64_t[]", list(data.strides))
@@ -472,15 +471,17 @@ class ReduceKernel:
 
 
 def run_reduce(
-    symbol: str,
+    dtype_name: str,
     data: np.ndarray,
     reduce_mask: Sequence[bool],
     out: np.ndarray,
     threads: int,
     skipna: bool = False,
 ) -> None:
-    """Run a ReduceMean kernel: ``out`` (C-contiguous, the kept dims of ``data``
-    in order) receives the mean of ``data`` over the dims where reduce_mask is True.
+    """Run the ReduceMean kernel of spec dtype ``dtype_name`` (the one name of
+    every kernel entry it uses; bfloat16 for its raw bits as uint16): ``out``
+    (C-contiguous, the kept dims of ``data`` in order) receives the mean of
+    ``data`` over the dims where reduce_mask is True.
 
     ``data`` must be in native byte order with non-negative strides that are
     multiples of its item size (C or Fortran order qualifies). ``skipna``
@@ -492,12 +493,12 @@ def run_reduce(
         SpecViolation: integer mean over an empty set.
         InternalError: any other refusal by the kernel (a bug in validation).
     """
-    if skips_nan(data.dtype, skipna):
-        with ReduceJob(spec_name(data.dtype), data.shape, data.strides, reduce_mask, skipna=True) as job:
+    if skips_nan(dtype_name, skipna):
+        with ReduceJob(dtype_name, data.shape, data.strides, reduce_mask, skipna=True) as job:
             job.step(data, 0, job.info()[1], out, threads)
             job.end(out)
         return
-    ReduceKernel(symbol, data, reduce_mask, threads)(data, out)
+    ReduceKernel(dtype_name, data, reduce_mask, threads)(data, out)
 
 
 def broadcast_strides(x: np.ndarray, shape: tuple[int, ...]) -> list[int]:
@@ -512,7 +513,8 @@ def broadcast_strides(x: np.ndarray, shape: tuple[int, ...]) -> list[int]:
 
 
 class MeanKernel:
-    """A Mean kernel call for inputs of given dtypes, shapes and strides and an
+    """The Mean kernel of spec dtype ``dtype_name`` (plain, comparing and skipna
+    entries alike) for inputs of given shapes and strides and an
     output shape: the strides converted for C once, then called on any number
     of such inputs (``kernel(inputs, out)``). run_mean makes one per call; the
     memory engine keeps one for calls that repeat (engine.memory.prepare_mean).
@@ -531,22 +533,19 @@ class MeanKernel:
 
     def __init__(
         self,
-        symbol: str,
+        dtype_name: str,
         inputs: Sequence[np.ndarray],
         shape: tuple[int, ...],
-        dtype: Any,
         threads: int,
         skipna: bool = False,
     ) -> None:
-        if skips_nan(dtype, skipna):
-            symbol = str(KERNEL_SYMBOL.format(entry="mean_skipna", dtype=spec_name(dtype)))
         mod = _module()
-        self._fn = getattr(mod.lib, symbol)
+        skips = skips_nan(dtype_name, skipna)
+        self._symbol = symbol("mean_skipna" if skips else "mean", dtype_name)
+        self._fn = getattr(mod.lib, self._symbol)
         # the Mean that compares as it writes (None: skipna, which compares after)
-        compare = KERNEL_SYMBOL.format(entry="mean_compare", dtype=spec_name(dtype))
-        self._compare = None if skips_nan(dtype, skipna) else getattr(mod.lib, compare)
+        self._compare = None if skips else getattr(mod.lib, symbol("mean_compare", dtype_name))
         self._ffi = mod.ffi
-        self._symbol = symbol
         self._count = len(inputs)
         self._strides = mod.ffi.new("int64_t[]", [s for x in inputs for s in broadcast_strides(x, shape)])
         self._rank = len(shape)
@@ -586,16 +585,16 @@ class MeanKernel:
 
 
 def run_mean(
-    symbol: str, inputs: Sequence[np.ndarray], out: np.ndarray, threads: int, skipna: bool = False
+    dtype_name: str, inputs: Sequence[np.ndarray], out: np.ndarray, threads: int, skipna: bool = False
 ) -> None:
-    """Run a Mean kernel (MeanKernel, made for this one call): ``out``
+    """Run the Mean kernel of spec dtype ``dtype_name`` (MeanKernel, made for this one call): ``out``
     (C-contiguous, the broadcast shape) receives the element-wise mean of
     ``inputs`` (native byte order, any non-negative strides).
 
     Raises:
         InternalError: the kernel refused its arguments (a bug in validation).
     """
-    MeanKernel(symbol, inputs, out.shape, out.dtype, threads, skipna)(inputs, out)
+    MeanKernel(dtype_name, inputs, out.shape, threads, skipna)(inputs, out)
 
 
 class CompareStats(NamedTuple):
@@ -830,9 +829,7 @@ def reduce_kept(
     """
     name, data, mask, shape = _reduce_kept_axes(x, axes)
     out = np.empty(tuple(n for n, m in zip(shape, mask, strict=True) if not m), dtype=data.dtype)
-    run_reduce(
-        symbol("reduce", name), data, mask, out, default_threads() if threads is None else threads, skipna
-    )
+    run_reduce(name, data, mask, out, default_threads() if threads is None else threads, skipna)
     return out.reshape(shape)
 
 

@@ -142,10 +142,10 @@ def plan_chunks(x: Any, axes: tuple[int, ...], state_bytes: int) -> tuple[Any, i
 
 
 def mean_graph(
-    xs: list[Any], shape: tuple[int, ...], symbol: str, *, threads: int = 1, skipna: bool = False
+    xs: list[Any], shape: tuple[int, ...], dtype_name: str, *, threads: int = 1, skipna: bool = False
 ) -> Any:
     """The lazy element-wise Mean of dask arrays ``xs`` (validated to broadcast
-    to ``shape``), as blockwise tasks of the Mean kernel ``symbol`` (``skipna``:
+    to ``shape``), as blockwise tasks of the Mean kernel of spec dtype ``dtype_name`` (``skipna``:
     of the non-NaN values at each position)."""
     da = require("dask.array")
     rank = len(shape)
@@ -154,7 +154,7 @@ def mean_graph(
     for x in xs:
         pairs += [x, index[rank - x.ndim :]]
     return da.blockwise(
-        partial(_mean_block, symbol=symbol, threads=threads, skipna=skipna),
+        partial(_mean_block, dtype_name=dtype_name, threads=threads, skipna=skipna),
         index,
         *pairs,
         dtype=native_dtype(xs[0].dtype),

@@ -156,12 +156,12 @@ def reduce(op: Any, call: ReduceCall, item: Any, job: Job) -> Outcome:
 def mean(op: Any, shape: tuple[int, ...], items: list[Any], job: Job) -> Outcome:
     """The planner's entry: element-wise Mean of ``items`` (broadcasting to ``shape``) on
     dask at ``job.where`` (see _run); a lazy dask array when ``job.lazy``."""
-    symbol = op.kernels[spec_name(items[0].dtype)]
+    dtype_name = spec_name(items[0].dtype)
     if job.lazy:
         xs = [x if is_dask_array(x) else as_dask(x, cluster=False) for x in items]
-        return Outcome(mean_graph(xs, shape, symbol, skipna=job.skipna), {"name": "dask", "lazy": True})
+        return Outcome(mean_graph(xs, shape, dtype_name, skipna=job.skipna), {"name": "dask", "lazy": True})
     return _run(
         [_graph_input(x) for x in items],
-        lambda xs, t: mean_graph(xs, shape, symbol, threads=t, skipna=job.skipna),
+        lambda xs, t: mean_graph(xs, shape, dtype_name, threads=t, skipna=job.skipna),
         job,
     )

@@ -51,12 +51,12 @@ def partial_aggregate(
 
 
 def mean_block(
-    *blocks: np.ndarray[Any, Any], symbol: str, threads: int = 1, skipna: bool = False
+    *blocks: np.ndarray[Any, Any], dtype_name: str, threads: int = 1, skipna: bool = False
 ) -> np.ndarray[Any, Any]:
     """One block of an element-wise Mean: ``blocks`` broadcast multidirectionally
-    (size-1 dims stretch), averaged by the Mean kernel ``symbol`` (``skipna``:
+    (size-1 dims stretch), averaged by the Mean kernel of spec dtype ``dtype_name`` (``skipna``:
     the non-NaN values at each position)."""
     xs = [kernel_input(b) for b in blocks]
     out = np.empty(np.broadcast_shapes(*(x.shape for x in xs)), dtype=xs[0].dtype)
-    kernels.run_mean(symbol, xs, out, threads, skipna)
+    kernels.run_mean(dtype_name, xs, out, threads, skipna)
     return out
