@@ -1889,14 +1889,23 @@ def write_tables(stem: Path, md: str, data: str) -> None:
 
 
 def results_index(folder: Path) -> str:
-    """bench/results.md: every machine's latest tables (bench/results/<machine>.md), newest first."""
-    runs = sorted(folder.glob("*.md"), key=lambda p: p.stat().st_mtime, reverse=True)
+    """bench/results.md: every machine's latest tables (bench/results/<machine>.md), newest
+    first by the date each run recorded (a clone's file times say nothing)."""
+
+    def recorded(md: Path) -> str:
+        try:
+            return str(json.loads(md.with_suffix(".json").read_text(encoding="utf-8"))["meta"]["date"])
+        except (OSError, ValueError, KeyError):
+            return ""
+
+    runs = sorted(folder.glob("*.md"), key=lambda p: (recorded(p), p.name), reverse=True)
     lines = [
         "# meancli benchmark results, by machine",
         "",
         "Each machine's latest full `make bench` (`bench/results/<machine>.md` and `.json`, the",
-        "machine named by its CPU model, widest vector set and last-level cache), newest first.",
-        "A run replaces its own machine's tables and keeps the others'.",
+        "machine named by its CPU model with its family and model numbers, widest vector set",
+        "and last-level cache), newest first. A run replaces its own machine's tables and keeps",
+        "the others'. `amd-epyc-zen4-...` was recorded before the names held those numbers.",
         "",
     ]
     lines += [f"- [{p.stem}](results/{p.name})" for p in runs]

@@ -24,18 +24,25 @@ FLAGS_THAT_MATTER = (
 
 
 def cpu_info() -> tuple[str, list[str]]:
-    """The CPU model and which of FLAGS_THAT_MATTER it has (/proc/cpuinfo)."""
+    """The CPU model and which of FLAGS_THAT_MATTER it has (/proc/cpuinfo). An x86
+    model is followed by its family and model numbers: a virtual machine often
+    names only the maker and line ("AMD EPYC" for Zen 1 to Zen 5)."""
     model, flags = platform.processor() or platform.machine() or "?", set[str]()
+    numbers: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             key, _, value = line.partition(":")
             key = key.strip()
             if key in ("model name", "Model") and model in ("?", platform.processor(), platform.machine()):
                 model = value.strip()
+            elif key in ("cpu family", "model") and key not in numbers:
+                numbers[key] = value.strip()
             elif key in ("flags", "Features") and not flags:
                 flags = set(value.split())
     except OSError:
         pass
+    if len(numbers) == 2:
+        model += f" (family {numbers['cpu family']} model {numbers['model']})"
     return model, [f for f in FLAGS_THAT_MATTER if f in flags]
 
 
@@ -56,8 +63,9 @@ def last_level_cache_bytes() -> int:
 
 
 def machine_slug() -> str:
-    """A file name for this kind of machine's bench tables: the CPU model, its
-    widest vector set and its last-level cache (``intel-xeon-processor-avx512-l3-105mib``)."""
+    """A file name for this kind of machine's bench tables: the CPU model (with
+    its family and model numbers), its widest vector set and its last-level
+    cache (``intel-xeon-processor-family-6-model-167-avx512-l3-105mib``)."""
     model, flags = cpu_info()
     vectors = (
         "avx512"
@@ -68,7 +76,7 @@ def machine_slug() -> str:
         if "sve" in flags
         else "novec"
     )
-    words = re.sub(r"\(r\)|\(tm\)|cpu|@.*$", "", model.lower())
+    words = re.sub(r"\(r\)|\(tm\)|cpu|@[^(]*", "", model.lower())
     name = "-".join(re.findall(r"[a-z0-9]+", words)) or "unknown-cpu"
     llc = last_level_cache_bytes()
     return f"{name}-{vectors}" + (f"-l3-{llc >> 20}mib" if llc else "")
