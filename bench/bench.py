@@ -24,9 +24,14 @@ import os
 import sys
 
 # numpy is slowed by these two (set on some processors for old OpenBLAS builds):
-# re-exec this process once without them, before numpy is imported.
+# re-exec this process once without them, before numpy is imported. Only when run:
+# a process that imports this module (tests/test_bench_quick.py) must stay itself.
 _OPENBLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-if any(k in os.environ for k in _OPENBLAS_VARS) and "MEANCLI_BENCH_REEXEC" not in os.environ:
+if (
+    __name__ == "__main__"
+    and any(k in os.environ for k in _OPENBLAS_VARS)
+    and "MEANCLI_BENCH_REEXEC" not in os.environ
+):
     _removed = [f"{k}={os.environ[k]}" for k in _OPENBLAS_VARS if k in os.environ]
     _env = {k: v for k, v in os.environ.items() if k not in _OPENBLAS_VARS}
     _env["MEANCLI_BENCH_REEXEC"] = " ".join(_removed)

@@ -71,6 +71,24 @@ def test_every_workload_ran(quick_run: tuple[str, dict[str, object]]) -> None:
     assert results["ONEFILE"]["rows"][0]["max_rel_err"] < 1e-6
 
 
+def test_importing_the_bench_leaves_the_process_itself() -> None:
+    # bench.py runs itself again without OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE; done on
+    # import, it replaced the test worker that loads it (test_every_workload_ran), and
+    # the test run hung where the machine sets them
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('bench_module', {str(BENCH)!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "sys.modules[spec.name] = module\n"
+        "spec.loader.exec_module(module)\n"
+        "print('still here', flush=True)\n"
+    )
+    env = {**os.environ, "OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_L2_SIZE": "512"}
+    env.pop("MEANCLI_BENCH_REEXEC", None)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0 and proc.stdout == "still here\n", proc.stderr[-2000:]
+
+
 def test_tables_name_the_machine_and_every_target(quick_run: tuple[str, dict[str, object]]) -> None:
     md, data = quick_run
     meta = data["meta"]  # type: ignore[index]
