@@ -4483,6 +4483,15 @@ static inline void check_written_float16(const meancli_check *c, const T_float16
     compare_merge_float16(mine, &q);
 }
 
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_float16(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_float16 *)c->got + lo), *end = (const char *)((const T_float16 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
+}
+
 /* Compare the pending outputs of r (written at y) and empty r. */
 static inline void check_flush_float16(const meancli_check *c, const T_float16 *y, check_run *r)
 {
@@ -5391,6 +5400,15 @@ static inline void check_written_bfloat16(const meancli_check *c, const T_bfloat
     compare_merge_bfloat16(mine, &q);
 }
 
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_bfloat16(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_bfloat16 *)c->got + lo), *end = (const char *)((const T_bfloat16 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
+}
+
 /* Compare the pending outputs of r (written at y) and empty r. */
 static inline void check_flush_bfloat16(const meancli_check *c, const T_bfloat16 *y, check_run *r)
 {
@@ -6297,6 +6315,15 @@ static inline void check_written_float32(const meancli_check *c, const T_float32
     compare_merge_float32(mine, &q);
 }
 
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_float32(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_float32 *)c->got + lo), *end = (const char *)((const T_float32 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
+}
+
 /* Compare the pending outputs of r (written at y) and empty r. */
 static inline void check_flush_float32(const meancli_check *c, const T_float32 *y, check_run *r)
 {
@@ -7056,6 +7083,15 @@ static inline void check_written_float64(const meancli_check *c, const T_float64
     /* from this thread's largest so far: a new largest distance's index is looked up rarely */
     compare_range_float64_any(y, (const T_float64 *)c->got, lo, hi, mine, &q);
     compare_merge_float64(mine, &q);
+}
+
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_float64(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_float64 *)c->got + lo), *end = (const char *)((const T_float64 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
 }
 
 /* Compare the pending outputs of r (written at y) and empty r. */
@@ -7844,6 +7880,15 @@ static inline void check_written_int8(const meancli_check *c, const T_int8 *y, i
     compare_merge_int8(mine, &q);
 }
 
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_int8(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_int8 *)c->got + lo), *end = (const char *)((const T_int8 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
+}
+
 /* Compare the pending outputs of r (written at y) and empty r. */
 static inline void check_flush_int8(const meancli_check *c, const T_int8 *y, check_run *r)
 {
@@ -8630,6 +8675,15 @@ static inline void check_written_int16(const meancli_check *c, const T_int16 *y,
     compare_merge_int16(mine, &q);
 }
 
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_int16(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_int16 *)c->got + lo), *end = (const char *)((const T_int16 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
+}
+
 /* Compare the pending outputs of r (written at y) and empty r. */
 static inline void check_flush_int16(const meancli_check *c, const T_int16 *y, check_run *r)
 {
@@ -9412,6 +9466,15 @@ static inline void check_written_int32(const meancli_check *c, const T_int32 *y,
     compare_merge_int32(mine, &q);
 }
 
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_int32(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_int32 *)c->got + lo), *end = (const char *)((const T_int32 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
+}
+
 /* Compare the pending outputs of r (written at y) and empty r. */
 static inline void check_flush_int32(const meancli_check *c, const T_int32 *y, check_run *r)
 {
@@ -10123,6 +10186,15 @@ static inline void check_written_int64(const meancli_check *c, const T_int64 *y,
     /* from this thread's largest so far: a new largest distance's index is looked up rarely */
     compare_range_int64_any(y, (const T_int64 *)c->got, lo, hi, mine, &q);
     compare_merge_int64(mine, &q);
+}
+
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_int64(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_int64 *)c->got + lo), *end = (const char *)((const T_int64 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
 }
 
 /* Compare the pending outputs of r (written at y) and empty r. */
@@ -10915,6 +10987,15 @@ static inline void check_written_uint8(const meancli_check *c, const T_uint8 *y,
     compare_merge_uint8(mine, &q);
 }
 
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_uint8(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_uint8 *)c->got + lo), *end = (const char *)((const T_uint8 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
+}
+
 /* Compare the pending outputs of r (written at y) and empty r. */
 static inline void check_flush_uint8(const meancli_check *c, const T_uint8 *y, check_run *r)
 {
@@ -11705,6 +11786,15 @@ static inline void check_written_uint16(const meancli_check *c, const T_uint16 *
     compare_merge_uint16(mine, &q);
 }
 
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_uint16(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_uint16 *)c->got + lo), *end = (const char *)((const T_uint16 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
+}
+
 /* Compare the pending outputs of r (written at y) and empty r. */
 static inline void check_flush_uint16(const meancli_check *c, const T_uint16 *y, check_run *r)
 {
@@ -12491,6 +12581,15 @@ static inline void check_written_uint32(const meancli_check *c, const T_uint32 *
     compare_merge_uint32(mine, &q);
 }
 
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_uint32(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_uint32 *)c->got + lo), *end = (const char *)((const T_uint32 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
+}
+
 /* Compare the pending outputs of r (written at y) and empty r. */
 static inline void check_flush_uint32(const meancli_check *c, const T_uint32 *y, check_run *r)
 {
@@ -13202,6 +13301,15 @@ static inline void check_written_uint64(const meancli_check *c, const T_uint64 *
     /* from this thread's largest so far: a new largest distance's index is looked up rarely */
     compare_range_uint64_any(y, (const T_uint64 *)c->got, lo, hi, mine, &q);
     compare_merge_uint64(mine, &q);
+}
+
+/* The outputs [lo, hi) are about to be written: the compared values there asked of the
+ * memory now, so that they arrive while the kernel computes (they are read once the
+ * outputs are written, and would otherwise wait for the memory then). */
+static inline void check_coming_uint64(const meancli_check *c, int64_t lo, int64_t hi)
+{
+    const char *g = (const char *)((const T_uint64 *)c->got + lo), *end = (const char *)((const T_uint64 *)c->got + hi);
+    for (; g < end; g += 64) __builtin_prefetch(g, 0, 3);
 }
 
 /* Compare the pending outputs of r (written at y) and empty r. */
@@ -21951,6 +22059,7 @@ static int inner_step_float16(meancli_reduce_job *job, const T_float16 *base, in
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
                 for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
                 T_float16 *dst = (T_float16 *)out + out_off, *d = sout == 1 ? dst : buf;
+                if (check) check_coming_float16(check, out_off, out_off + (hi - lo));
 #ifdef MEAN_RUNS_VEC_float16
                 if (contiguous && ISA_MEAN_LEVEL_float16 > 0)
                     MEAN_RUNS_VEC_float16(runs[0], (int)p->nred, hi - lo, d);
@@ -22584,6 +22693,7 @@ static int inner_step_bfloat16(meancli_reduce_job *job, const T_bfloat16 *base, 
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
                 for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
                 T_bfloat16 *dst = (T_bfloat16 *)out + out_off, *d = sout == 1 ? dst : buf;
+                if (check) check_coming_bfloat16(check, out_off, out_off + (hi - lo));
 #ifdef MEAN_RUNS_VEC_bfloat16
                 if (contiguous && ISA_MEAN_LEVEL_bfloat16 > 0)
                     MEAN_RUNS_VEC_bfloat16(runs[0], (int)p->nred, hi - lo, d);
@@ -23217,6 +23327,7 @@ static int inner_step_float32(meancli_reduce_job *job, const T_float32 *base, in
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
                 for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
                 T_float32 *dst = (T_float32 *)out + out_off, *d = sout == 1 ? dst : buf;
+                if (check) check_coming_float32(check, out_off, out_off + (hi - lo));
 #ifdef MEAN_RUNS_VEC_float32
                 if (contiguous && ISA_MEAN_LEVEL_float32 > 0)
                     MEAN_RUNS_VEC_float32(runs[0], (int)p->nred, hi - lo, d);
@@ -23850,6 +23961,7 @@ static int inner_step_float64(meancli_reduce_job *job, const T_float64 *base, in
                 unflatten(lo, p->nk, p->ksize, p->kout, idx, &out_off);
                 for (int64_t f = 0; f < p->nred; f++) runs[f] = base + in_off + roff[f];
                 T_float64 *dst = (T_float64 *)out + out_off, *d = sout == 1 ? dst : buf;
+                if (check) check_coming_float64(check, out_off, out_off + (hi - lo));
 #ifdef MEAN_RUNS_VEC_float64
                 if (contiguous && ISA_MEAN_LEVEL_float64 > 0)
                     MEAN_RUNS_VEC_float64(runs[0], (int)p->nred, hi - lo, d);
@@ -28337,6 +28449,7 @@ static int mean_rows_block_float16(int ninputs, const T_float16 *const *x, const
                 from[i] = same ? p0 : NULL;
                 filled[i] = nr;
             }
+            if (check) check_coming_float16(check, o * L, (o + nr) * L);
             MEAN_UNIT_VEC_float16(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
             if (check) check_wrote_float16(check, y, run, o * L, (o + nr) * L);
             o += nr;
@@ -28527,6 +28640,7 @@ static int mean_run_float16(int ninputs, const void *const *inputs, const int64_
                     for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
                     src[i] = x[i] + off + t * TILE * sin[i];
                 }
+                if (as_written) check_coming_float16(as_written, o * L + t * TILE, o * L + t * TILE + w);
 #ifdef MEAN_UNIT_VEC_float16
                 if (vec) {
                     mean_rowsum rt = {rowsum ? rowsum + t * TILE : NULL, rowsum ? rowbound[2 * t] : 0,
@@ -28873,6 +28987,7 @@ static int mean_rows_block_bfloat16(int ninputs, const T_bfloat16 *const *x, con
                 from[i] = same ? p0 : NULL;
                 filled[i] = nr;
             }
+            if (check) check_coming_bfloat16(check, o * L, (o + nr) * L);
             MEAN_UNIT_VEC_bfloat16(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
             if (check) check_wrote_bfloat16(check, y, run, o * L, (o + nr) * L);
             o += nr;
@@ -29063,6 +29178,7 @@ static int mean_run_bfloat16(int ninputs, const void *const *inputs, const int64
                     for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
                     src[i] = x[i] + off + t * TILE * sin[i];
                 }
+                if (as_written) check_coming_bfloat16(as_written, o * L + t * TILE, o * L + t * TILE + w);
 #ifdef MEAN_UNIT_VEC_bfloat16
                 if (vec) {
                     mean_rowsum rt = {rowsum ? rowsum + t * TILE : NULL, rowsum ? rowbound[2 * t] : 0,
@@ -29409,6 +29525,7 @@ static int mean_rows_block_float32(int ninputs, const T_float32 *const *x, const
                 from[i] = same ? p0 : NULL;
                 filled[i] = nr;
             }
+            if (check) check_coming_float32(check, o * L, (o + nr) * L);
             MEAN_UNIT_VEC_float32(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
             if (check) check_wrote_float32(check, y, run, o * L, (o + nr) * L);
             o += nr;
@@ -29599,6 +29716,7 @@ static int mean_run_float32(int ninputs, const void *const *inputs, const int64_
                     for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
                     src[i] = x[i] + off + t * TILE * sin[i];
                 }
+                if (as_written) check_coming_float32(as_written, o * L + t * TILE, o * L + t * TILE + w);
 #ifdef MEAN_UNIT_VEC_float32
                 if (vec) {
                     mean_rowsum rt = {rowsum ? rowsum + t * TILE : NULL, rowsum ? rowbound[2 * t] : 0,
@@ -29945,6 +30063,7 @@ static int mean_rows_block_float64(int ninputs, const T_float64 *const *x, const
                 from[i] = same ? p0 : NULL;
                 filled[i] = nr;
             }
+            if (check) check_coming_float64(check, o * L, (o + nr) * L);
             MEAN_UNIT_VEC_float64(ninputs, src, sin, nr * L, y + o * L, stream, NULL);
             if (check) check_wrote_float64(check, y, run, o * L, (o + nr) * L);
             o += nr;
@@ -30102,6 +30221,7 @@ static int mean_run_float64(int ninputs, const void *const *inputs, const int64_
                     for (int d = 0; d < nd - 1; d++) off += idx[d] * s[d];
                     src[i] = x[i] + off + t * TILE * sin[i];
                 }
+                if (as_written) check_coming_float64(as_written, o * L + t * TILE, o * L + t * TILE + w);
 #ifdef MEAN_UNIT_VEC_float64
                 if (vec) {
                     mean_rowsum rt = {rowsum ? rowsum + t * TILE : NULL, rowsum ? rowbound[2 * t] : 0,
