@@ -3605,6 +3605,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_float16;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -3648,6 +3659,7 @@ static void compare_range_float16(const T_float16 *a, const T_float16 *b, int64_
             sum += d;
             if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
             double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            if (__builtin_expect(isinf(err), 0)) rel = cmp_rel_of_inf(xa, xb);
             max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
             max_rel = rel > max_rel ? rel : max_rel;
         }
@@ -3662,7 +3674,7 @@ static void compare_range_float16(const T_float16 *a, const T_float16 *b, int64_
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -4554,6 +4566,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_bfloat16;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -4597,6 +4620,7 @@ static void compare_range_bfloat16(const T_bfloat16 *a, const T_bfloat16 *b, int
             sum += d;
             if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
             double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            if (__builtin_expect(isinf(err), 0)) rel = cmp_rel_of_inf(xa, xb);
             max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
             max_rel = rel > max_rel ? rel : max_rel;
         }
@@ -4611,7 +4635,7 @@ static void compare_range_bfloat16(const T_bfloat16 *a, const T_bfloat16 *b, int
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -5471,6 +5495,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_float32;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -5514,6 +5549,7 @@ static void compare_range_float32(const T_float32 *a, const T_float32 *b, int64_
             sum += d;
             if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
             double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            if (__builtin_expect(isinf(err), 0)) rel = cmp_rel_of_inf(xa, xb);
             max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
             max_rel = rel > max_rel ? rel : max_rel;
         }
@@ -5528,7 +5564,7 @@ static void compare_range_float32(const T_float32 *a, const T_float32 *b, int64_
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -6386,6 +6422,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_float64;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -6429,6 +6476,7 @@ static void compare_range_float64(const T_float64 *a, const T_float64 *b, int64_
             sum += d;
             if (__builtin_expect(d > max, 0)) { max = d; at_max = i; }
             double rel = err / fabs(xa);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN */
+            if (__builtin_expect(isinf(err), 0)) rel = cmp_rel_of_inf(xa, xb);
             max_abs = err > max_abs ? err : max_abs;  /* a NaN is left out (maxsd, not a call of fmax) */
             max_rel = rel > max_rel ? rel : max_rel;
         }
@@ -6443,7 +6491,7 @@ static void compare_range_float64(const T_float64 *a, const T_float64 *b, int64_
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -6633,7 +6681,9 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
              * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
              * where r * |a| is NaN, and there the quotient is NaN or not above r): most
              * vectors skip the division, and those without a NaN the count of NaN mismatches. */
-            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            /* tiny where vrel * ax is NaN (0 * inf: an infinity expected, or inf * 0): such a
+             * lane takes the division below where its error is above 0 */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(vrel * ax, tiny);
             cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ) & ord;
             if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
@@ -6643,7 +6693,11 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
                     n_nan += __builtin_popcount(mis);
                     if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                 }
-                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx2_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                if (__builtin_expect(CMP_ANY_avx2(err == zero + INFINITY), 0))
+                    for (int k = 0; k < 4; k++)
+                        if (isinf(err[k])) rel[k] = cmp_rel_of_inf(fa[k], fb[k]);
+                vrel = CMP_MAXPD_avx2(rel, vrel);
             }
             }
             if (i < c1) {
@@ -6677,7 +6731,9 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
              * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
              * where r * |a| is NaN, and there the quotient is NaN or not above r): most
              * vectors skip the division, and those without a NaN the count of NaN mismatches. */
-            cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            /* tiny where vrel * ax is NaN (0 * inf: an infinity expected, or inf * 0): such a
+             * lane takes the division below where its error is above 0 */
+            cmp_avx2_f64 thr = CMP_MAXPD_avx2(vrel * ax, tiny);
             cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ) & ord;
             if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
@@ -6687,7 +6743,11 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
                     n_nan += __builtin_popcount(mis);
                     if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                 }
-                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx2_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                if (__builtin_expect(CMP_ANY_avx2(err == zero + INFINITY), 0))
+                    for (int k = 0; k < 4; k++)
+                        if (isinf(err[k])) rel[k] = cmp_rel_of_inf(fa[k], fb[k]);
+                vrel = CMP_MAXPD_avx2(rel, vrel);
             }
             }
             cmp_avx2_u64 grew;
@@ -6741,7 +6801,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float64_avx2(
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;  /* an infinity involved: inf, from cmp_rel_of_inf */
 }
 #ifndef CMP_TYPES_avx512
 #define CMP_TYPES_avx512
@@ -6882,7 +6942,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
              * where r * |a| is NaN, and there the quotient is NaN or not above r): most
              * vectors skip the division, and those without a NaN the count of NaN mismatches. */
-            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            /* tiny where vrel * ax is NaN (0 * inf: an infinity expected, or inf * 0): such a
+             * lane takes the division below where its error is above 0 */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(vrel * ax, tiny);
             __mmask8 calm = _mm512_mask_cmp_pd_mask(ord, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
@@ -6892,7 +6954,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                     n_nan += __builtin_popcount(mis);
                     if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                 }
-                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx512_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                if (__builtin_expect(CMP_ANY_avx512(err == zero + INFINITY), 0))
+                    for (int k = 0; k < 8; k++)
+                        if (isinf(err[k])) rel[k] = cmp_rel_of_inf(fa[k], fb[k]);
+                vrel = CMP_MAXPD_avx512(rel, vrel);
             }
             }
             if (i < c1) {
@@ -6923,7 +6989,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
              * only where err >= r * |a| rounded and err > 0 (rounding is monotonic; false
              * where r * |a| is NaN, and there the quotient is NaN or not above r): most
              * vectors skip the division, and those without a NaN the count of NaN mismatches. */
-            cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
+            /* tiny where vrel * ax is NaN (0 * inf: an infinity expected, or inf * 0): such a
+             * lane takes the division below where its error is above 0 */
+            cmp_avx512_f64 thr = CMP_MAXPD_avx512(vrel * ax, tiny);
             __mmask8 calm = _mm512_mask_cmp_pd_mask(ord, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
                 /* the NaN mismatches: exactly one of the two is NaN */
@@ -6933,7 +7001,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                     n_nan += __builtin_popcount(mis);
                     if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                 }
-                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx512_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                if (__builtin_expect(CMP_ANY_avx512(err == zero + INFINITY), 0))
+                    for (int k = 0; k < 8; k++)
+                        if (isinf(err[k])) rel[k] = cmp_rel_of_inf(fa[k], fb[k]);
+                vrel = CMP_MAXPD_avx512(rel, vrel);
             }
             }
             cmp_avx512_u64 grew;
@@ -6987,7 +7059,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;  /* an infinity involved: inf, from cmp_rel_of_inf */
 }
 #endif
 
@@ -7156,6 +7228,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_int8;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -7201,7 +7284,7 @@ static void compare_range_int8(const T_int8 *a, const T_int8 *b, int64_t lo, int
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -7951,6 +8034,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_int16;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -7996,7 +8090,7 @@ static void compare_range_int16(const T_int16 *a, const T_int16 *b, int64_t lo, 
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -8746,6 +8840,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_int32;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -8791,7 +8896,7 @@ static void compare_range_int32(const T_int32 *a, const T_int32 *b, int64_t lo, 
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -9537,6 +9642,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_int64;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -9582,7 +9698,7 @@ static void compare_range_int64(const T_int64 *a, const T_int64 *b, int64_t lo, 
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -9772,7 +9888,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
             cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
             cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
-                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx2_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                vrel = CMP_MAXPD_avx2(rel, vrel);
             }
             }
             if (i < c1) {
@@ -9804,7 +9921,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
             cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
             cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
-                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx2_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                vrel = CMP_MAXPD_avx2(rel, vrel);
             }
             }
             cmp_avx2_u64 grew;
@@ -9859,7 +9977,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int64_avx2(
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;  /* an infinity involved: inf, from cmp_rel_of_inf */
 }
 #ifndef CMP_TYPES_avx512
 #define CMP_TYPES_avx512
@@ -10003,7 +10121,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
             __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
-                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx512_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                vrel = CMP_MAXPD_avx512(rel, vrel);
             }
             }
             if (i < c1) {
@@ -10035,7 +10154,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
             __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
-                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx512_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                vrel = CMP_MAXPD_avx512(rel, vrel);
             }
             }
             cmp_avx512_u64 grew;
@@ -10090,7 +10210,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;  /* an infinity involved: inf, from cmp_rel_of_inf */
 }
 #endif
 
@@ -10259,6 +10379,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_uint8;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -10304,7 +10435,7 @@ static void compare_range_uint8(const T_uint8 *a, const T_uint8 *b, int64_t lo, 
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -11058,6 +11189,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_uint16;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -11103,7 +11245,7 @@ static void compare_range_uint16(const T_uint16 *a, const T_uint16 *b, int64_t l
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -11857,6 +11999,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_uint32;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -11902,7 +12055,7 @@ static void compare_range_uint32(const T_uint32 *a, const T_uint32 *b, int64_t l
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -12652,6 +12805,17 @@ typedef struct {
     double max_abs, max_rel;
 } compare_part_uint64;
 
+#ifndef CMP_REL_OF_INF
+#define CMP_REL_OF_INF
+/* The relative error where the absolute one, |b - a| rounded to double, is inf (neither
+ * NaN, a != b): inf where an infinity is one of them; else two finite doubles of opposite
+ * signs whose difference passes the largest double, |b - a| / |a| = 1 + |b| / |a|. */
+static inline double cmp_rel_of_inf(double a, double b)
+{
+    return isinf(a) || isinf(b) ? INFINITY : 1.0 + fabs(b) / fabs(a);
+}
+#endif
+
 /* The statistics of elements [lo, hi) into p. seen (NULL: none): what was found before lo
  * by the same thread, whose largest distance and errors p starts from: the index of a
  * largest distance is looked for only where one passes seen's (ties keep seen's, the
@@ -12697,7 +12861,7 @@ static void compare_range_uint64(const T_uint64 *a, const T_uint64 *b, int64_t l
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;
 }
 
 #ifdef MEANCLI_X86
@@ -12887,7 +13051,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
             cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
             cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
-                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx2_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                vrel = CMP_MAXPD_avx2(rel, vrel);
             }
             }
             if (i < c1) {
@@ -12919,7 +13084,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
             cmp_avx2_f64 thr = CMP_MAXPD_avx2(tiny, vrel * ax);  /* NaN where vrel * ax is */
             cmp_avx2_i64 calm = (cmp_avx2_i64)_mm256_cmp_pd((__m256d)err, (__m256d)thr, _CMP_NGE_UQ);
             if (__builtin_expect(_mm256_movemask_pd((__m256d)calm) != 0xf, 0)) {
-                vrel = CMP_MAXPD_avx2(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx2_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                vrel = CMP_MAXPD_avx2(rel, vrel);
             }
             }
             cmp_avx2_u64 grew;
@@ -12974,7 +13140,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint64_avx2(
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;  /* an infinity involved: inf, from cmp_rel_of_inf */
 }
 #ifndef CMP_TYPES_avx512
 #define CMP_TYPES_avx512
@@ -13118,7 +13284,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
             __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
-                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx512_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                vrel = CMP_MAXPD_avx512(rel, vrel);
             }
             }
             if (i < c1) {
@@ -13150,7 +13317,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             cmp_avx512_f64 thr = CMP_MAXPD_avx512(tiny, vrel * ax);  /* NaN where vrel * ax is */
             __mmask8 calm = _mm512_mask_cmp_pd_mask((__mmask8)0xff, (__m512d)err, (__m512d)thr, _CMP_NGE_UQ);
             if (__builtin_expect(calm != (__mmask8)0xff, 0)) {
-                vrel = CMP_MAXPD_avx512(err / ax, vrel);  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                cmp_avx512_f64 rel = err / ax;  /* 0 expected: inf; 0 / 0 (equal zeros): NaN, left out */
+                vrel = CMP_MAXPD_avx512(rel, vrel);
             }
             }
             cmp_avx512_u64 grew;
@@ -13205,7 +13373,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
-    p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
+    p->max_rel = max_rel;  /* an infinity involved: inf, from cmp_rel_of_inf */
 }
 #endif
 

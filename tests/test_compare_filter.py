@@ -207,3 +207,26 @@ def test_the_compare_kind_has_its_own_level() -> None:
         assert kernels.isa("float32", "run") == run_before
     finally:
         kernels.use_isa(cmp_before, "float32", "compare")
+
+
+@pytest.mark.parametrize("at", [0, 5, 300, 1999])
+def test_float64_errors_beyond_the_largest_double(isas: tuple[str, ...], at: int) -> None:
+    """Two finite float64 of opposite signs whose difference passes the largest double:
+    max_abs is that difference rounded to double (inf), max_rel is |b - a| / |a|, finite
+    (it was reported as inf); an infinity expected or given is inf, in every path."""
+    m = 0.75 * float(np.finfo(np.float64).max)
+    rng = np.random.default_rng(at)
+    a = rng.random(2000) + 1.0
+    b = a.copy()
+    b[::7] = np.nextafter(a[::7], 3.0)  # 1 ulp off
+    a[at], b[at] = m, -m
+    got = same_everywhere(isas, a, b)
+    assert got.max_abs == np.inf  # |b - a| = 1.5 * DBL_MAX: inf as a double
+    assert got.max_rel == 2.0  # exactly |-m - m| / m
+    a[at], b[at] = -m, m / 2
+    got = same_everywhere(isas, a, b)
+    assert (got.max_abs, got.max_rel) == (np.inf, float(1 + Fraction(m / 2) / Fraction(m)))
+    for x, y in [(np.inf, 1.0), (1.0, -np.inf), (np.inf, -np.inf)]:
+        a[at], b[at] = x, y
+        got = same_everywhere(isas, a, b)
+        assert (got.max_abs, got.max_rel) == (np.inf, np.inf), (x, y)

@@ -84,7 +84,9 @@ class Comparison(NamedTuple):
             finite value was given, or the reverse, and for float64 when the difference of
             two finite values exceeds the largest double), outside the NaN mismatches.
         max_rel: the largest relative error ``|got - expected| / |expected|`` (inf where
-            0 is expected and something else was given, and wherever max_abs is inf),
+            0 is expected and something else was given, and where an infinity is expected
+            or given and the other is not it; finite for float64 values whose difference
+            passes the largest double: 1 + |got| / |expected|),
             outside the NaN mismatches.
         worst: the worst element (the first NaN mismatch when there is one, else the
             first with the largest distance); None when there are no elements.
