@@ -590,7 +590,10 @@ ERRORS_2 = {
     ),
     "use_no_noop_13": (
         ["reduce-mean", "{x3}", "--no-noop-with-empty-axes", "--opset", "13"],
-        ["--noop-with-empty-axes: ReduceMean-13 (onnx) has no attribute noop_with_empty_axes"],
+        [
+            "--no-noop-with-empty-axes: ReduceMean-13 (onnx) has no attribute noop_with_empty_axes "
+            "(its attributes: axes, keepdims)"
+        ],
     ),
     "use_noop_1": (
         ["reduce-mean", "{x3}", "--noop-with-empty-axes", "--opset", "1", "--axes", "0"],

@@ -613,3 +613,23 @@ def test_onnx_models_of_other_versions(tmp_path: Path, capsys: pytest.CaptureFix
         assert code == 0, err
         assert (report["op"], report["version"], report["attributes"]) == (op, version, attributes)
         assert report["comparisons"][0]["inexact"] == 0 and report["within"]
+
+
+def test_onnx_axes_out_of_range_name_the_data_file(
+    node_dirs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ReduceMean-18's axes come with the data: an axis out of range names the data file
+    that gave it (before, the error named only model.onnx, which holds no axes)."""
+    import shutil
+
+    from onnx import numpy_helper
+
+    d = tmp_path / "axes5"
+    shutil.copytree(node_dirs["test_reduce_mean_keepdims_random"], d)
+    pb = d / "test_data_set_0" / "input_1.pb"
+    pb.write_bytes(numpy_helper.from_array(np.array([5], np.int64), "axes").SerializeToString())
+    code, out, err = run(["check-onnx", str(d)], tmp_path, capsys)
+    assert code == 1 and out == "", out
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"error: {d / 'model.onnx'}: ReduceMean-18 (onnx): axis 5 is out of range"), line
+    assert line.endswith(f"(the axes from {pb})"), line

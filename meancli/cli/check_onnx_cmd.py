@@ -65,11 +65,12 @@ def check_onnx(
             report = Report("check-onnx", n_threads, node_version(model))
             for data_set in data_sets(test_dir):
                 with report.stage("read"):
-                    values = {}
+                    values, sources = {}, {}
                     for k, name in enumerate(model.graph_inputs):
-                        (item,) = open_input(os.path.join(data_set, f"input_{k}.pb"))
+                        sources[name] = os.path.join(data_set, f"input_{k}.pb")
+                        (item,) = open_input(sources[name])
                         values[name] = item.data
-                run = run_node(model, values, report, n_threads)
+                run = run_node(model, values, report, n_threads, sources)
                 report.attributes = run.attributes
                 if model.outputs[0] not in model.graph_outputs:
                     raise InputFileError(f"{model.path}: the node's output is not an output of the graph")

@@ -167,7 +167,9 @@ def check_version_options(op: Any, attributes: dict[str, Any], *, axes_given: bo
     try:
         attribute_values(attributes, op.settable_attributes, op.label, op.attributes)
     except SpecViolation as exc:
-        option = f"--{lacking[0].replace('_', '-')}: " if lacking else ""
+        # the option as typed: a flag given as false is --no-NAME
+        negated = "no-" if lacking and attributes[lacking[0]] is False else ""
+        option = f"--{negated}{lacking[0].replace('_', '-')}: " if lacking else ""
         raise UsageError(f"{option}{exc}") from None
     if not axes_given and op.axes is not None and op.axes.when_omitted == "error":
         raise UsageError(

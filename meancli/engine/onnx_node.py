@@ -6,7 +6,7 @@ For ``meancli check-onnx``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -52,15 +52,24 @@ def node_version(model: NodeModel) -> OpVersion:
 
 
 @contextmanager
-def _named(model: NodeModel) -> Iterator[None]:
-    """What the version's validators refuse, said of the model (check-onnx may run many)."""
+def _named(model: NodeModel, axes_from: str = "") -> Iterator[None]:
+    """What the version's validators refuse, said of the model (check-onnx may run many),
+    and of where the axes came from, when an input gave them (with the data, not the model)."""
     try:
         yield
     except SpecViolation as exc:
-        raise SpecViolation(f"{model.path}: {exc}") from None
+        raise SpecViolation(
+            f"{model.path}: {exc}" + (f" (the axes from {axes_from})" if axes_from else "")
+        ) from None
 
 
-def run_node(model: NodeModel, values: dict[str, Any], clock: Clock, threads: int = 1) -> NodeRun:
+def run_node(
+    model: NodeModel,
+    values: dict[str, Any],
+    clock: Clock,
+    threads: int = 1,
+    sources: Mapping[str, str] | None = None,
+) -> NodeRun:
     """The node's correctly rounded output on ``values`` (by name: the graph's inputs
     and initializers).
 
@@ -69,6 +78,7 @@ def run_node(model: NodeModel, values: dict[str, Any], clock: Clock, threads: in
         values: arrays by input name; the model's initializers are added to them.
         clock: where stage times go (validate, kernel).
         threads: kernel threads.
+        sources: where each of ``values`` came from (a file name), for messages.
 
     Returns:
         The NodeRun: the result is a new C-contiguous array of the inputs' dtype.
@@ -103,12 +113,14 @@ def run_node(model: NodeModel, values: dict[str, Any], clock: Clock, threads: in
         return NodeRun(op, {}, np.asarray(outcome.result))
     data = kernel_input(known[given[0]])
     axes: Any = None
+    axes_from = ""  # the input that gives the axes, if one does
     if op.axes is not None and op.axes.source == "attribute":
         axes = attributes.pop("axes", None)
     elif len(given) > 1 and given[1]:
+        axes_from = (sources or {}).get(given[1]) or f"the node's input {given[1]!r}"
         axes = axes_input(op, np.asarray(known[given[1]]), f"{model.path}: the node's axes {given[1]!r}")
     keepdims = attributes.pop(op.keepdims.attribute, None) if op.keepdims is not None else None
-    with clock.stage("validate"), _named(model):  # keepdims as the model gives it: 0 or 1
+    with clock.stage("validate"), _named(model, axes_from):  # keepdims as the model gives it: 0 or 1
         call = validate_reduce(op, data.dtype, tuple(data.shape), axes, keepdims, **attributes)
     outcome = plan.reduce(op, call, data, job)
     shown: dict[str, Any] = {"axes": list(call.axes)}

@@ -147,7 +147,9 @@ def attribute_values(
                     f"{label}'s attribute {name} is legacy, with no effect on the result: it is not "
                     f"taken (settable attributes: {has})"
                 )
-            raise SpecViolation(f"{label} has no attribute {name} (its attributes: {has})")
+            # all the version's own (axes too, given as axes), not just those set by name
+            own = ", ".join(a.name for a in spec_attributes if not a.legacy) or has
+            raise SpecViolation(f"{label} has no attribute {name} (its attributes: {own})")
     values: dict[str, Any] = {}
     for a in attributes:
         value = given.get(a.name)
