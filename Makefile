@@ -65,18 +65,21 @@ demo: $(STAMP)
 # PYTHONDONTWRITEBYTECODE is set (some shells and images set it): then every worker
 # rewrites all of them again at each run (seconds of CPU per worker). Empty, it is unset.
 PYTEST_ENV = PYTHONDONTWRITEBYTECODE=
+# A worker that dies (a crash in C, a test that replaces its process) fails the run at
+# once: a replaced worker under --dist loadfile left the run waiting forever.
+XDIST = -n auto --dist loadfile --no-loadscope-reorder --max-worker-restart=0
 
 # Every test, one pytest worker per core (pytest-xdist): each file on one worker (its module
 # fixtures, such as test_distributed's clusters, once), the longest files handed out first
 # (tests/conftest.py LONGEST_FIRST). `pytest -q` alone runs the same tests in one process.
 test: $(call extra,test)
-	$(PYTEST_ENV) $(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
+	$(PYTEST_ENV) $(PY) -m pytest -q $(XDIST)
 
 # The markers are registered in pyproject.toml; HYPOTHESIS_PROFILE=fast and
 # CONFORMANCE_EXAMPLES cut the property tests' examples, not what they check.
 # One worker per core (pytest-xdist), each test file on one worker (its module fixtures once).
 test-fast: $(call extra,test)
-	$(PYTEST_ENV) HYPOTHESIS_PROFILE=fast CONFORMANCE_EXAMPLES=3 $(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder \
+	$(PYTEST_ENV) HYPOTHESIS_PROFILE=fast CONFORMANCE_EXAMPLES=3 $(PY) -m pytest -q $(XDIST) \
 		-m "not slow and not cluster and not build"
 
 generate: $(PY)
