@@ -633,3 +633,7 @@ def test_onnx_axes_out_of_range_name_the_data_file(
     (line,) = err.strip().splitlines()
     assert line.startswith(f"error: {d / 'model.onnx'}: ReduceMean-18 (onnx): axis 5 is out of range"), line
     assert line.endswith(f"(the axes from {pb})"), line
+    # the axes' dtype is the data's too
+    pb.write_bytes(numpy_helper.from_array(np.array([1], np.int32), "axes").SerializeToString())
+    code, out, err = run(["check-onnx", str(d)], tmp_path, capsys)
+    assert code == 1 and err.startswith(f"error: {pb}: the node's axes 'axes': axes must be int64"), err

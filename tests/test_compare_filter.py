@@ -230,3 +230,25 @@ def test_float64_errors_beyond_the_largest_double(isas: tuple[str, ...], at: int
         a[at], b[at] = x, y
         got = same_everywhere(isas, a, b)
         assert (got.max_abs, got.max_rel) == (np.inf, np.inf), (x, y)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.float64)], ids=["float32", "float64"])
+def test_max_rel_against_the_exact_quotient(isas: tuple[str, ...], dtype: np.dtype[Any]) -> None:
+    """max_rel is |b - a| rounded to double, divided by |a| and rounded again: the exact
+    quotient correctly rounded where the difference is exact in a double (every float32
+    pair), at most 1 ulp from it for float64 values far apart (docs/cli.md)."""
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n = int(rng.integers(1, 300))
+        a = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(dtype)
+        b = (a * (1 + rng.standard_normal(n) * 10.0 ** rng.integers(-8, 3, n))).astype(dtype)
+        got = same_everywhere(isas, a, b)
+        exact = max(
+            abs(Fraction(float(y)) - Fraction(float(x))) / abs(Fraction(float(x)))
+            for x, y in zip(a, b, strict=True)
+        )
+        want = float(exact)  # the exact quotient, correctly rounded
+        if dtype == np.float32:
+            assert got.max_rel == want
+        else:
+            assert abs(got.max_rel - want) <= np.spacing(want), (got.max_rel, want)

@@ -293,6 +293,14 @@ def test_meancli_isa_names_the_level_and_measures_nothing(tmp_path):
     assert report["source"] == "MEANCLI_ISA"
     assert [g["isa"] for g in report["groups"]] == ["portable"] * len(ISA_GROUPS)
     assert not os.path.exists(cache_file(str(tmp_path)))
+    base = {k: v for k, v in os.environ.items() if k != "MEANCLI_ISA"}
+    env = {**base, "MEANCLI_CACHE_DIR": str(tmp_path), "MEANCLI_ISA": "portable", "COLUMNS": "200"}
+    text = subprocess.run(ISA_CMD[:-1], env=env, capture_output=True, text=True, timeout=120)
+    # the measurement's rule decided nothing here: the text does not explain it
+    assert text.returncode == 0 and text.stdout.rstrip().endswith(
+        "named by MEANCLI_ISA (nothing measured)."
+    ), text
+    assert "widest set runs" not in text.stdout
 
 
 @needs_two

@@ -54,9 +54,12 @@ def isa(measure: Measure = False, json_mode: options.Json = False, debug: option
             "cpu": "the only vector set this CPU has (nothing to measure)",
         }[choice.source]
         where = f"; cached in {choice.path}" if choice.path else ""
-        console.print(
-            f"choice: {source}{where}. The widest set runs unless a narrower one took less than "
+        rule = (
+            f" The widest set runs unless a narrower one took less than "
             f"1/{1 + kernels.isa_choice.NARROWER_GAIN:.2f} of its time (ms: one thread's CPU time "
             "over the measured workloads: the narrowest set's median round, a wider one's that "
             "times the median of the rounds' ratios)."
+            if choice.source in ("measured", "cache")  # the rule decided only a measured choice
+            else ""
         )
+        console.print(f"choice: {source}{where}.{rule}")

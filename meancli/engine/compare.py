@@ -86,10 +86,14 @@ class Comparison(NamedTuple):
         max_rel: the largest relative error ``|got - expected| / |expected|`` (inf where
             0 is expected and something else was given, and where an infinity is expected
             or given and the other is not it; finite for float64 values whose difference
-            passes the largest double: 1 + |got| / |expected|),
+            passes the largest double: 1 + |got| / |expected|); the absolute error rounded
+            to double, divided and rounded again, so for float64 values more than a factor
+            of 2 apart it may be 1 ulp from the exact quotient,
             outside the NaN mismatches.
         worst: the worst element (the first NaN mismatch when there is one, else the
-            first with the largest distance); None when there are no elements.
+            first with the largest distance; where every distance is 0, the first whose
+            bits differ, such as -0.0 for 0.0, else the first); None when there are no
+            elements.
         histogram: elements per bucket (BUCKETS' labels and ``nan_mismatch``).
     """
 
