@@ -104,7 +104,7 @@ def execute_reduce(
         UsageError: ``out`` is not a valid destination (output_array).
     """
     if not skipna:
-        return PreparedReduce(op, call, data, threads)(data, out, check)
+        return PreparedReduce(call, data, threads)(data, out, check)
     out = output_array(out, call.out_shape, data.dtype, [data], elementwise=False)
     kernels.run_reduce(
         spec_name(data.dtype), data, call.reduce_mask, out, kernels.threads_of(threads), skipna
@@ -124,7 +124,7 @@ class PreparedReduce:
 
     __slots__ = ("_call", "_kernel")
 
-    def __init__(self, op: OpVersion, call: ReduceCall, data: np.ndarray, threads: int | None) -> None:
+    def __init__(self, call: ReduceCall, data: np.ndarray, threads: int | None) -> None:
         self._call = call
         threads = kernels.threads_of(threads)
         self._kernel = kernels.ReduceKernel(spec_name(data.dtype), data, call.reduce_mask, threads)
@@ -144,7 +144,7 @@ def prepared_reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, job: Job)
     """The planner's entry for calls that repeat (meancli.engine.plan.prepared_reduce):
     ``call`` on kernel_input() arrays like ``data``, prepared once; None where the
     call is not one kernel call (skipna)."""
-    return None if job.skipna else PreparedReduce(op, call, data, job.threads)
+    return None if job.skipna else PreparedReduce(call, data, job.threads)
 
 
 def reduce_kernel_kind(op: OpVersion, call: ReduceCall, data: np.ndarray, skipna: bool = False) -> str:
@@ -179,7 +179,7 @@ def execute_mean(
     Raises:
         UsageError: ``out`` is not a valid destination (output_array).
     """
-    return PreparedMean(op, shape, inputs, threads, skipna)(inputs, out, check)
+    return PreparedMean(shape, inputs, threads, skipna)(inputs, out, check)
 
 
 class PreparedMean:
@@ -197,7 +197,6 @@ class PreparedMean:
 
     def __init__(
         self,
-        op: OpVersion,
         shape: tuple[int, ...],
         inputs: Sequence[np.ndarray],
         threads: int | None,
@@ -225,7 +224,7 @@ def prepared_mean(
 ) -> PreparedMean:
     """The planner's entry for calls that repeat (meancli.engine.plan.prepared_mean):
     the Mean of kernel_input() arrays like ``items``, prepared once."""
-    return PreparedMean(op, shape, items, job.threads, job.skipna)
+    return PreparedMean(shape, items, job.threads, job.skipna)
 
 
 def reduce(op: OpVersion, call: ReduceCall, data: np.ndarray, job: Job) -> Outcome:

@@ -117,10 +117,12 @@ def run_node(
     if op.axes is not None and op.axes.source == "attribute":
         axes = attributes.pop("axes", None)
     elif len(given) > 1 and given[1]:
-        axes_from = (sources or {}).get(given[1]) or f"the node's input {given[1]!r}"
-        # its dtype and rank are the data's, as its values are: said of the data file
-        where = (sources or {}).get(given[1]) or str(model.path)
-        axes = axes_input(op, np.asarray(known[given[1]]), f"{where}: the node's axes {given[1]!r}")
+        source = (sources or {}).get(given[1])  # the data file that holds them, if known
+        axes_from = source or f"the node's input {given[1]!r}"
+        # their dtype and rank are the data's, as their values are: said of that file
+        axes = axes_input(
+            op, np.asarray(known[given[1]]), f"{source or model.path}: the node's axes {given[1]!r}"
+        )
     keepdims = attributes.pop(op.keepdims.attribute, None) if op.keepdims is not None else None
     with clock.stage("validate"), _named(model, axes_from):  # keepdims as the model gives it: 0 or 1
         call = validate_reduce(op, data.dtype, tuple(data.shape), axes, keepdims, **attributes)
