@@ -252,3 +252,15 @@ def test_max_rel_against_the_exact_quotient(isas: tuple[str, ...], dtype: np.dty
             assert got.max_rel == want
         else:
             assert abs(got.max_rel - want) <= np.spacing(want), (got.max_rel, want)
+
+
+def test_max_rel_of_64_bit_integers_far_apart(isas: tuple[str, ...]) -> None:
+    """int64 differences beyond 2**53 are rounded to double before the division (docs/cli.md):
+    max_rel at most 1 ulp from the exact quotient; below 2**53 it is the exact one."""
+    rng = np.random.default_rng(5)
+    for lo, hi, exact_ok in ((2**60, 2**63 - 1, False), (2**20, 2**52, True)):
+        a = rng.integers(1, 2**20, 64, dtype=np.int64)
+        b = rng.integers(lo, hi, 64, dtype=np.int64)
+        got = same_everywhere(isas, a, b)
+        want = float(max(Fraction(int(y) - int(x), int(x)) for x, y in zip(a, b, strict=True)))
+        assert got.max_rel == want if exact_ok else abs(got.max_rel - want) <= np.spacing(want)

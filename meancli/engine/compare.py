@@ -88,7 +88,8 @@ class Comparison(NamedTuple):
             or given and the other is not it; finite for float64 values whose difference
             passes the largest double: 1 + |got| / |expected|); the absolute error rounded
             to double, divided and rounded again, so for float64 values more than a factor
-            of 2 apart it may be 1 ulp from the exact quotient,
+            of 2 apart and 64-bit integers more than 2**53 apart it may be 1 ulp from the
+            exact quotient,
             outside the NaN mismatches.
         worst: the worst element (the first NaN mismatch when there is one, else the
             first with the largest distance; where every distance is 0, the first whose
