@@ -169,16 +169,19 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("error: interrupted\n")
         return 130
     except Exception as exc:
-        # click's UsageError family (unknown option, bad value, missing argument)
-        exit_code = getattr(exc, "exit_code", None)
-        format_message = getattr(exc, "format_message", None)
-        if exit_code is None or format_message is None:
-            raise
-        ctx = getattr(exc, "ctx", None)
-        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        from ..errors import MeancliError
         from ..io.messages import one_line
 
-        message = one_line(format_message() + hint)
+        if isinstance(exc, MeancliError):  # raised while the arguments are parsed (OnceCommand)
+            exit_code, message = exc.exit_code, one_line(str(exc))
+        else:  # click's UsageError family (unknown option, bad value, missing argument)
+            exit_code = getattr(exc, "exit_code", None)
+            format_message = getattr(exc, "format_message", None)
+            if exit_code is None or format_message is None:
+                raise
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            message = one_line(format_message() + hint)
         if "--json" in args[: args.index("--") if "--" in args else len(args)]:
             import json
 
