@@ -172,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         from ..errors import MeancliError
         from ..io.messages import one_line
 
+        exit_code: Any
         if isinstance(exc, MeancliError):  # raised while the arguments are parsed (OnceCommand)
             exit_code, message = exc.exit_code, one_line(str(exc))
         else:  # click's UsageError family (unknown option, bad value, missing argument)
