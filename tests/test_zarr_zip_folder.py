@@ -123,6 +123,20 @@ def test_several_stores_in_one_zip_is_one_line(tmp_path: Path, capsys: pytest.Ca
     )
 
 
+def test_an_npz_member_named_as_zarr_metadata_is_a_member(tmp_path: Path) -> None:
+    """An .npz is an archive of arrays whatever its members are called: one named zarr.json
+    (or .zarray) is read as that member, not the archive as a zipped zarr store (found by
+    hypothesis: `a.npz:zarr.json` said "no array or group there")."""
+    for name in ("zarr.json", ".zarray"):
+        archive = tmp_path / f"m{name}.npz"
+        member = tmp_path / "m.npy"
+        np.save(member, X)
+        with zipfile.ZipFile(archive, "w") as z:
+            z.write(member, name)
+        (item,) = open_input(f"{archive}:{name}")
+        np.testing.assert_array_equal(np.asarray(item.data), X)
+
+
 def test_an_npz_is_still_an_npz(tmp_path: Path) -> None:
     archive = tmp_path / "d.npz"
     np.savez(archive, a=X)

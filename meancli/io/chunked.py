@@ -158,7 +158,8 @@ def zip_store_root(path: str) -> str | None:
     metadata at its top (zarr's ZipStore, ``cd foo.zarr && zip -r ../x.zip .``),
     the folder when it holds one store in one folder (``zip -r x.zip foo.zarr``:
     ``foo.zarr``; the shallowest folder holding zarr metadata); None when it is not
-    a zip or holds no zarr metadata (an ``.npz``).
+    a zip, holds no zarr metadata, or is named ``*.npz`` (an archive of arrays,
+    whatever its members are called: ``a.npz:zarr.json`` is that member).
 
     Raises:
         InputFileError: a damaged zip named ``*.zarr.zip``, or a zip whose zarr
@@ -166,7 +167,7 @@ def zip_store_root(path: str) -> str | None:
     """
     import zipfile
 
-    if not os.path.isfile(path):
+    if not os.path.isfile(path) or path.lower().endswith(".npz"):
         return None
     try:
         with open(path, "rb") as fp:
