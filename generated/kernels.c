@@ -4057,6 +4057,9 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #ifndef CMP_TYPES_avx512
@@ -4397,6 +4400,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #endif
@@ -5002,6 +5008,9 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #ifndef CMP_TYPES_avx512
@@ -5326,6 +5335,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #endif
@@ -5931,6 +5943,9 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #ifndef CMP_TYPES_avx512
@@ -6253,6 +6268,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #endif
@@ -7597,6 +7615,9 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #ifndef CMP_TYPES_avx512
@@ -7865,6 +7886,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #endif
@@ -8403,6 +8427,9 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #ifndef CMP_TYPES_avx512
@@ -8671,6 +8698,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #endif
@@ -9207,6 +9237,9 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #ifndef CMP_TYPES_avx512
@@ -9473,6 +9506,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #endif
@@ -10750,6 +10786,9 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #ifndef CMP_TYPES_avx512
@@ -11020,6 +11059,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #endif
@@ -11560,6 +11602,9 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #ifndef CMP_TYPES_avx512
@@ -11830,6 +11875,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #endif
@@ -12368,6 +12416,9 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #ifndef CMP_TYPES_avx512
@@ -12636,6 +12687,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     p->max = max;
     p->sum = sum;
     p->max_abs = max_abs;
+    /* the differences of these types are exact in a double, never inf but where an infinity
+     * is involved, whose quotients (inf / inf, or skipped) the loop left out: inf then, as
+     * cmp_rel_of_inf gives it in the scalar and float64 loops */
     p->max_rel = isinf(max_abs) ? INFINITY : max_rel;
 }
 #endif
