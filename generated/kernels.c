@@ -3716,6 +3716,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -3774,6 +3783,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -3805,7 +3822,14 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_float16 run again over the one chunk that holds it, which happens a few
- * times per range (each time the largest distance grows). */
+ * times per range (each time the largest distance grows). *
+ * A chunk goes first through the quick pass, half the instructions of the path above,
+ * which tells only the common chunk of a result a few ulp off: each element of the same
+ * sign as the one expected and at most a binade from it (so the distance is the
+ * difference of the bits, and the error the float subtraction, exact), no NaN or
+ * infinity, no error above max_abs, no relative error that may pass max_rel
+ * (cmp_quick_rel_threshold). Any other chunk has its counts undone and goes through the
+ * path above. */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
     const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi, const compare_part_float16 *seen, compare_part_float16 *p)
 {
@@ -3822,6 +3846,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
     cmp_avx2_f64 vM = zero + max_abs, vR = zero + max_rel;
     cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
     cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+    /* the quick pass's: the largest float at most max_abs; that of 4 max_rel less its margin */
+    cmp_avx2_wf32 q_abs_thr = (cmp_avx2_wf32){ 0 } + cmp_floor_float(max_abs);
+    cmp_avx2_wf32 q_rel_thr = (cmp_avx2_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx2);
+    int64_t q_skip = 0, q_wait = 0;  /* chunks the quick pass waits after failing, and before the next try */
     /* the lanes' largest distances, and max in every lane */
     cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
@@ -3829,6 +3857,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
         /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
         cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_w32 q_sum = { 0 };  /* the quick pass's: at most 2^10 per addition, no carry */
         cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
         for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
             int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
@@ -3837,182 +3866,295 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
             in_block += c1 - c0;
             if (differ_chunk < 0) differ_chunk = c0;
             int64_t i = c0;
+            int quick = q_wait == 0;
+            if (quick) {
+                /* the quick pass (see above) */
+                cmp_avx2_w32 q_max = { 0 }, q_sum0 = q_sum;
+                cmp_avx2_wf32 q_nan = { 0 }, q_abs = { 0 }, q_rel = { 0 };
+                cmp_avx2_s32 gt0 = c_gt0, gt1 = c_gt1, gt4 = c_gt4, gt16 = c_gt16;
             for (; i + 8 <= c1; i += 8) {
-                cmp_avx2_w16 ra, rb;
-                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
-                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
-                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
-            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
-            cmp_avx2_w32 d;
-            cmp_avx2_wf32 fa, fb;
-            {
-                __m128i ha, hb;
-                memcpy(&ha, &ra, sizeof ha);
-                memcpy(&hb, &rb, sizeof hb);
-                __m256 ta = _mm256_cvtph_ps(ha), tb = _mm256_cvtph_ps(hb);
-                memcpy(&fa, &ta, sizeof fa);
-                memcpy(&fb, &tb, sizeof fb);
-            }
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
-            /* (blendv: by each lane's top bit, the sign moved there) */
-            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
-            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
-            {
-                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                c_gt0 += dc > 0;
-                c_gt1 += dc > 1;
-                c_gt4 += dc > 4;
-                c_gt16 += dc > 16;
-            }
-            /* the sum: its low and high 16 bits */
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx2(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 1024 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
-            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 1024U) == d);
-            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
-                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
-            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
-                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                    cmp_avx2_w16 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                cmp_avx2_wf32 fa, fb;
+                {
+                    __m128i ha, hb;
+                    memcpy(&ha, &ra, sizeof ha);
+                    memcpy(&hb, &rb, sizeof hb);
+                    __m256 ta = _mm256_cvtph_ps(ha), tb = _mm256_cvtph_ps(hb);
+                    memcpy(&fa, &ta, sizeof fa);
+                    memcpy(&fb, &tb, sizeof fb);
                 }
-                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
-                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
-                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^15 less the largest finite value's bits) */
+                cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
+                }
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx2(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx2_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx2(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx2(e * CMP_RCPPS_avx2(fa * 0.25f), q_rel);
+                }
+                if (i < c1) {
+                    cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                cmp_avx2_wf32 fa, fb;
+                {
+                    __m128i ha, hb;
+                    memcpy(&ha, &ra, sizeof ha);
+                    memcpy(&hb, &rb, sizeof hb);
+                    __m256 ta = _mm256_cvtph_ps(ha), tb = _mm256_cvtph_ps(hb);
+                    memcpy(&fa, &ta, sizeof fa);
+                    memcpy(&fb, &tb, sizeof fb);
+                }
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^15 less the largest finite value's bits) */
+                cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
+                }
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx2(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx2_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx2(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx2(e * CMP_RCPPS_avx2(fa * 0.25f), q_rel);
+                }
+                /* the same signs, the errors exact (one binade apart at most: Sterbenz's lemma),
+                 * none past the largest so far; no NaN or infinity */
+                quick = !CMP_ANY_GTU32_avx2(q_max, (cmp_avx2_w32){ 0 } + 1024U)
+                        && !CMP_ANY_NLE_PS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)q_nan & 0x7fffffffU), (cmp_avx2_wf32){ 0 } + FLT_MAX)
+                        && !CMP_ANY_NLE_PS_avx2(q_abs, q_abs_thr)
+                        && !CMP_ANY_NLE_PS_avx2(q_rel, q_rel_thr);
+                if (quick) {
+                    vmax = CMP_MAXU32_avx2(q_max, vmax);
+                    q_skip = 0;
+                } else {
+                    q_sum = q_sum0;
+                    c_gt0 = gt0;
+                    c_gt1 = gt1;
+                    c_gt4 = gt4;
+                    c_gt16 = gt16;
+                    i = c0;
+                    /* after chunks that fail one after another (ties of the largest quotient,
+                     * signs that differ), the next tries after 1, 2, 4, ..., then every 64 chunks */
+                    q_skip = q_skip == 0 ? 1 : q_skip < 64 ? 2 * q_skip : 64;
+                    q_wait = q_skip;
+                }
+            } else {
+                q_wait--;
+            }
+            if (!quick) {
+            for (; i + 8 <= c1; i += 8) {
+                    cmp_avx2_w16 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                cmp_avx2_wf32 fa, fb;
+                {
+                    __m128i ha, hb;
+                    memcpy(&ha, &ra, sizeof ha);
+                    memcpy(&hb, &rb, sizeof hb);
+                    __m256 ta = _mm256_cvtph_ps(ha), tb = _mm256_cvtph_ps(hb);
+                    memcpy(&fa, &ta, sizeof fa);
+                    memcpy(&fb, &tb, sizeof fb);
+                }
+
+                cmp_avx2_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+                /* (blendv: by each lane's top bit, the sign moved there) */
+                cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
+                cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
+                }
+
+                /* the sum: its low and high 16 bits */
+                sum_lo += d & 0xffffU;
+                sum_hi += d >> 16;
+                vmax = CMP_MAXU32_avx2(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 1024 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+                cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 1024U) == d);
+                cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                    | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+                cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
+                if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                              ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                     }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
-                }
-                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                    cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                    cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                    cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                    cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                     }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
-                }
-            }
-            }
-            if (i < c1) {
-                cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
-            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
-            cmp_avx2_w32 d;
-            cmp_avx2_wf32 fa, fb;
-            {
-                __m128i ha, hb;
-                memcpy(&ha, &ra, sizeof ha);
-                memcpy(&hb, &rb, sizeof hb);
-                __m256 ta = _mm256_cvtph_ps(ha), tb = _mm256_cvtph_ps(hb);
-                memcpy(&fa, &ta, sizeof fa);
-                memcpy(&fb, &tb, sizeof fb);
-            }
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
-            /* (blendv: by each lane's top bit, the sign moved there) */
-            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
-            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
-            {
-                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                c_gt0 += dc > 0;
-                c_gt1 += dc > 1;
-                c_gt4 += dc > 4;
-                c_gt16 += dc > 16;
-            }
-            /* the sum: its low and high 16 bits */
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx2(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 1024 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
-            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 1024U) == d);
-            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
-                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
-            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
-                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
-                }
-                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
-                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
-                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
                     }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
-                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                }
+                if (i < c1) {
+                    cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                cmp_avx2_wf32 fa, fb;
+                {
+                    __m128i ha, hb;
+                    memcpy(&ha, &ra, sizeof ha);
+                    memcpy(&hb, &rb, sizeof hb);
+                    __m256 ta = _mm256_cvtph_ps(ha), tb = _mm256_cvtph_ps(hb);
+                    memcpy(&fa, &ta, sizeof fa);
+                    memcpy(&fb, &tb, sizeof fb);
+                }
+
+                cmp_avx2_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+                /* (blendv: by each lane's top bit, the sign moved there) */
+                cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
+                cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
+                }
+
+                /* the sum: its low and high 16 bits */
+                sum_lo += d & 0xffffU;
+                sum_hi += d >> 16;
+                vmax = CMP_MAXU32_avx2(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 1024 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+                cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 1024U) == d);
+                cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                    | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+                cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
+                if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                              ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                     }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                    cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                    cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                    cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                    cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
+                    }
+                    cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    }
                 }
-            }
+                }
+                q_abs_thr = (cmp_avx2_wf32){ 0 } + cmp_floor_float(max_abs);
+                q_rel_thr = (cmp_avx2_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx2);
             }
             if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
                 /* the index: this chunk once more, element by element */
@@ -4033,6 +4175,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
             gt[2] -= c_gt4[k];
             gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+            sum += q_sum[k];
         }
         nan_mismatch += n_nan;
         bucket[0] += in_block - n_nan - gt[0];
@@ -4117,6 +4260,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -4145,7 +4296,14 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_float16 run again over the one chunk that holds it, which happens a few
- * times per range (each time the largest distance grows). */
+ * times per range (each time the largest distance grows). *
+ * A chunk goes first through the quick pass, half the instructions of the path above,
+ * which tells only the common chunk of a result a few ulp off: each element of the same
+ * sign as the one expected and at most a binade from it (so the distance is the
+ * difference of the bits, and the error the float subtraction, exact), no NaN or
+ * infinity, no error above max_abs, no relative error that may pass max_rel
+ * (cmp_quick_rel_threshold). Any other chunk has its counts undone and goes through the
+ * path above. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float16_avx512(
     const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi, const compare_part_float16 *seen, compare_part_float16 *p)
 {
@@ -4162,6 +4320,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     cmp_avx512_f64 vM = zero + max_abs, vR = zero + max_rel;
     cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
     cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+    /* the quick pass's: the largest float at most max_abs; that of 4 max_rel less its margin */
+    cmp_avx512_wf32 q_abs_thr = (cmp_avx512_wf32){ 0 } + cmp_floor_float(max_abs);
+    cmp_avx512_wf32 q_rel_thr = (cmp_avx512_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx512);
+    int64_t q_skip = 0, q_wait = 0;  /* chunks the quick pass waits after failing, and before the next try */
     /* the lanes' largest distances, and max in every lane */
     cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
@@ -4175,6 +4337,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
         /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
         cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 q_sum = { 0 };  /* the quick pass's: at most 2^10 per addition, no carry */
         cmp_avx512_w32 hist = { 0 };
         for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
             int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
@@ -4183,178 +4346,280 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             in_block += c1 - c0;
             if (differ_chunk < 0) differ_chunk = c0;
             int64_t i = c0;
+            int quick = q_wait == 0;
+            if (quick) {
+                /* the quick pass (see above) */
+                cmp_avx512_w32 q_max = { 0 }, q_sum0 = q_sum;
+                cmp_avx512_wf32 q_nan = { 0 }, q_abs = { 0 }, q_rel = { 0 };
+                cmp_avx512_w32 hist0 = hist;
             for (; i + 16 <= c1; i += 16) {
-                cmp_avx512_w16 ra, rb;
-                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
-                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
-                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
-            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
-            cmp_avx512_w32 d;
-            cmp_avx512_wf32 fa, fb;
-            {
-                __m256i ha, hb;
-                memcpy(&ha, &ra, sizeof ha);
-                memcpy(&hb, &rb, sizeof hb);
-                __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
-                memcpy(&fa, &ta, sizeof fa);
-                memcpy(&fb, &tb, sizeof fb);
-            }
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
-            __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
-            __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
-            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
-            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
-            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
-                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
-            sum_lo += d;
-            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
-                                                       (__m512i)sum_hi, (__m512i)one);
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 1024 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
-            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(1024), _MM_CMPINT_LE);
-            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
-                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
-            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
-                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                    cmp_avx512_w16 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+                cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+                cmp_avx512_wf32 fa, fb;
+                {
+                    __m256i ha, hb;
+                    memcpy(&ha, &ra, sizeof ha);
+                    memcpy(&hb, &rb, sizeof hb);
+                    __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
+                    memcpy(&fa, &ta, sizeof fa);
+                    memcpy(&fb, &tb, sizeof fb);
                 }
-                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
-                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
-                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^15 less the largest finite value's bits) */
+                cmp_avx512_w32 d = CMP_ABS32_avx512(va - vb);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx512(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx512_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx512(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx512(e * CMP_RCPPS_avx512(fa * 0.25f), q_rel);
+                }
+                if (i < c1) {
+                    cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+                cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+                cmp_avx512_wf32 fa, fb;
+                {
+                    __m256i ha, hb;
+                    memcpy(&ha, &ra, sizeof ha);
+                    memcpy(&hb, &rb, sizeof hb);
+                    __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
+                    memcpy(&fa, &ta, sizeof fa);
+                    memcpy(&fb, &tb, sizeof fb);
+                }
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^15 less the largest finite value's bits) */
+                cmp_avx512_w32 d = CMP_ABS32_avx512(va - vb);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx512(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx512_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx512(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx512(e * CMP_RCPPS_avx512(fa * 0.25f), q_rel);
+                }
+                /* the same signs, the errors exact (one binade apart at most: Sterbenz's lemma),
+                 * none past the largest so far; no NaN or infinity */
+                quick = !CMP_ANY_GTU32_avx512(q_max, (cmp_avx512_w32){ 0 } + 1024U)
+                        && !CMP_ANY_NLE_PS_avx512((cmp_avx512_wf32)((cmp_avx512_w32)q_nan & 0x7fffffffU), (cmp_avx512_wf32){ 0 } + FLT_MAX)
+                        && !CMP_ANY_NLE_PS_avx512(q_abs, q_abs_thr)
+                        && !CMP_ANY_NLE_PS_avx512(q_rel, q_rel_thr);
+                if (quick) {
+                    vmax = CMP_MAXU32_avx512(q_max, vmax);
+                    q_skip = 0;
+                } else {
+                    q_sum = q_sum0;
+                    hist = hist0;
+                    i = c0;
+                    /* after chunks that fail one after another (ties of the largest quotient,
+                     * signs that differ), the next tries after 1, 2, 4, ..., then every 64 chunks */
+                    q_skip = q_skip == 0 ? 1 : q_skip < 64 ? 2 * q_skip : 64;
+                    q_wait = q_skip;
+                }
+            } else {
+                q_wait--;
+            }
+            if (!quick) {
+            for (; i + 16 <= c1; i += 16) {
+                    cmp_avx512_w16 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+                cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+                cmp_avx512_wf32 fa, fb;
+                {
+                    __m256i ha, hb;
+                    memcpy(&ha, &ra, sizeof ha);
+                    memcpy(&hb, &rb, sizeof hb);
+                    __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
+                    memcpy(&fa, &ta, sizeof fa);
+                    memcpy(&fb, &tb, sizeof fb);
+                }
+
+                cmp_avx512_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+                __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
+                __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
+                __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+                __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                /* the sum: 32 bits and the carries out of them */
+                sum_lo += d;
+                sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                           (__m512i)sum_hi, (__m512i)one);
+                vmax = CMP_MAXU32_avx512(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 1024 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+                __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(1024), _MM_CMPINT_LE);
+                __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                                  | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+                __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
+                if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                              ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                     }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
-                }
-                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                    cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                    cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                    cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                    cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
                     }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
-                }
-            }
-            }
-            if (i < c1) {
-                cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
-            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
-            cmp_avx512_w32 d;
-            cmp_avx512_wf32 fa, fb;
-            {
-                __m256i ha, hb;
-                memcpy(&ha, &ra, sizeof ha);
-                memcpy(&hb, &rb, sizeof hb);
-                __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
-                memcpy(&fa, &ta, sizeof fa);
-                memcpy(&fb, &tb, sizeof fb);
-            }
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
-            __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
-            __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
-            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
-            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
-            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
-                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
-            sum_lo += d;
-            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
-                                                       (__m512i)sum_hi, (__m512i)one);
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 1024 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
-            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(1024), _MM_CMPINT_LE);
-            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
-                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
-            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
-                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
-                }
-                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
-                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
-                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
                     }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
-                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                }
+                if (i < c1) {
+                    cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+                cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+                cmp_avx512_wf32 fa, fb;
+                {
+                    __m256i ha, hb;
+                    memcpy(&ha, &ra, sizeof ha);
+                    memcpy(&hb, &rb, sizeof hb);
+                    __m512 ta = _mm512_cvtph_ps(ha), tb = _mm512_cvtph_ps(hb);
+                    memcpy(&fa, &ta, sizeof fa);
+                    memcpy(&fb, &tb, sizeof fb);
+                }
+
+                cmp_avx512_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+                __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
+                __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
+                __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+                __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                /* the sum: 32 bits and the carries out of them */
+                sum_lo += d;
+                sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                           (__m512i)sum_hi, (__m512i)one);
+                vmax = CMP_MAXU32_avx512(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 1024 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+                __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(1024), _MM_CMPINT_LE);
+                __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                                  | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+                __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
+                if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                              ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                     }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                    cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                    cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                    cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                    cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
+                    }
+                    cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    }
                 }
-            }
+                }
+                q_abs_thr = (cmp_avx512_wf32){ 0 } + cmp_floor_float(max_abs);
+                q_rel_thr = (cmp_avx512_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx512);
             }
             if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
                 /* the index: this chunk once more, element by element */
@@ -4372,6 +4637,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         for (int k = 0; k < 16; k++) {
             for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+            sum += q_sum[k];
         }
         /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
         gt[2] += gt[3];
@@ -4683,6 +4949,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -4741,6 +5016,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -4772,7 +5055,14 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_bfloat16 run again over the one chunk that holds it, which happens a few
- * times per range (each time the largest distance grows). */
+ * times per range (each time the largest distance grows). *
+ * A chunk goes first through the quick pass, half the instructions of the path above,
+ * which tells only the common chunk of a result a few ulp off: each element of the same
+ * sign as the one expected and at most a binade from it (so the distance is the
+ * difference of the bits, and the error the float subtraction, exact), no NaN or
+ * infinity, no error above max_abs, no relative error that may pass max_rel
+ * (cmp_quick_rel_threshold). Any other chunk has its counts undone and goes through the
+ * path above. */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2(
     const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi, const compare_part_bfloat16 *seen, compare_part_bfloat16 *p)
 {
@@ -4789,6 +5079,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
     cmp_avx2_f64 vM = zero + max_abs, vR = zero + max_rel;
     cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
     cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+    /* the quick pass's: the largest float at most max_abs; that of 4 max_rel less its margin */
+    cmp_avx2_wf32 q_abs_thr = (cmp_avx2_wf32){ 0 } + cmp_floor_float(max_abs);
+    cmp_avx2_wf32 q_rel_thr = (cmp_avx2_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx2);
+    int64_t q_skip = 0, q_wait = 0;  /* chunks the quick pass waits after failing, and before the next try */
     /* the lanes' largest distances, and max in every lane */
     cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
@@ -4796,6 +5090,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
         /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
         cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_w32 q_sum = { 0 };  /* the quick pass's: at most 2^7 per addition, no carry */
         cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
         for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
             int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
@@ -4804,166 +5099,263 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
             in_block += c1 - c0;
             if (differ_chunk < 0) differ_chunk = c0;
             int64_t i = c0;
+            int quick = q_wait == 0;
+            if (quick) {
+                /* the quick pass (see above) */
+                cmp_avx2_w32 q_max = { 0 }, q_sum0 = q_sum;
+                cmp_avx2_wf32 q_nan = { 0 }, q_abs = { 0 }, q_rel = { 0 };
+                cmp_avx2_s32 gt0 = c_gt0, gt1 = c_gt1, gt4 = c_gt4, gt16 = c_gt16;
             for (; i + 8 <= c1; i += 8) {
-                cmp_avx2_w16 ra, rb;
-                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
-                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
-                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
-            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
-            cmp_avx2_w32 d;
-            cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
-            /* (blendv: by each lane's top bit, the sign moved there) */
-            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
-            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
-            {
-                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                c_gt0 += dc > 0;
-                c_gt1 += dc > 1;
-                c_gt4 += dc > 4;
-                c_gt16 += dc > 16;
-            }
-            /* the sum: its low and high 16 bits */
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx2(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 128 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
-            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 128U) == d);
-            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
-                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
-            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
-                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                    cmp_avx2_w16 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^15 less the largest finite value's bits) */
+                cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
                 }
-                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
-                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
-                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx2(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx2_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx2(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx2(e * CMP_RCPPS_avx2(fa * 0.25f), q_rel);
+                }
+                if (i < c1) {
+                    cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^15 less the largest finite value's bits) */
+                cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
+                }
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx2(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx2_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx2(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx2(e * CMP_RCPPS_avx2(fa * 0.25f), q_rel);
+                }
+                /* the same signs, the errors exact (one binade apart at most: Sterbenz's lemma),
+                 * none past the largest so far; no NaN or infinity */
+                quick = !CMP_ANY_GTU32_avx2(q_max, (cmp_avx2_w32){ 0 } + 128U)
+                        && !CMP_ANY_NLE_PS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)q_nan & 0x7fffffffU), (cmp_avx2_wf32){ 0 } + FLT_MAX)
+                        && !CMP_ANY_NLE_PS_avx2(q_abs, q_abs_thr)
+                        && !CMP_ANY_NLE_PS_avx2(q_rel, q_rel_thr);
+                if (quick) {
+                    vmax = CMP_MAXU32_avx2(q_max, vmax);
+                    q_skip = 0;
+                } else {
+                    q_sum = q_sum0;
+                    c_gt0 = gt0;
+                    c_gt1 = gt1;
+                    c_gt4 = gt4;
+                    c_gt16 = gt16;
+                    i = c0;
+                    /* after chunks that fail one after another (ties of the largest quotient,
+                     * signs that differ), the next tries after 1, 2, 4, ..., then every 64 chunks */
+                    q_skip = q_skip == 0 ? 1 : q_skip < 64 ? 2 * q_skip : 64;
+                    q_wait = q_skip;
+                }
+            } else {
+                q_wait--;
+            }
+            if (!quick) {
+            for (; i + 8 <= c1; i += 8) {
+                    cmp_avx2_w16 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
+
+                cmp_avx2_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+                /* (blendv: by each lane's top bit, the sign moved there) */
+                cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
+                cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
+                }
+
+                /* the sum: its low and high 16 bits */
+                sum_lo += d & 0xffffU;
+                sum_hi += d >> 16;
+                vmax = CMP_MAXU32_avx2(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 128 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+                cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 128U) == d);
+                cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                    | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+                cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
+                if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                              ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                     }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
-                }
-                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                    cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                    cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                    cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                    cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                     }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
-                }
-            }
-            }
-            if (i < c1) {
-                cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
-            cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
-            cmp_avx2_w32 d;
-            cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
-            /* (blendv: by each lane's top bit, the sign moved there) */
-            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
-            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
-            {
-                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                c_gt0 += dc > 0;
-                c_gt1 += dc > 1;
-                c_gt4 += dc > 4;
-                c_gt16 += dc > 16;
-            }
-            /* the sum: its low and high 16 bits */
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx2(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 128 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
-            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 128U) == d);
-            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
-                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
-            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
-                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
-                }
-                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
-                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
-                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
                     }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
-                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                }
+                if (i < c1) {
+                    cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
+
+                cmp_avx2_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+                /* (blendv: by each lane's top bit, the sign moved there) */
+                cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 16));
+                cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 16));
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
+                }
+
+                /* the sum: its low and high 16 bits */
+                sum_lo += d & 0xffffU;
+                sum_hi += d >> 16;
+                vmax = CMP_MAXU32_avx2(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 128 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+                cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 128U) == d);
+                cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                    | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+                cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
+                if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                              ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                     }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                    cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                    cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                    cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                    cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
+                    }
+                    cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    }
                 }
-            }
+                }
+                q_abs_thr = (cmp_avx2_wf32){ 0 } + cmp_floor_float(max_abs);
+                q_rel_thr = (cmp_avx2_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx2);
             }
             if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
                 /* the index: this chunk once more, element by element */
@@ -4984,6 +5376,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
             gt[2] -= c_gt4[k];
             gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+            sum += q_sum[k];
         }
         nan_mismatch += n_nan;
         bucket[0] += in_block - n_nan - gt[0];
@@ -5068,6 +5461,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -5096,7 +5497,14 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_bfloat16 run again over the one chunk that holds it, which happens a few
- * times per range (each time the largest distance grows). */
+ * times per range (each time the largest distance grows). *
+ * A chunk goes first through the quick pass, half the instructions of the path above,
+ * which tells only the common chunk of a result a few ulp off: each element of the same
+ * sign as the one expected and at most a binade from it (so the distance is the
+ * difference of the bits, and the error the float subtraction, exact), no NaN or
+ * infinity, no error above max_abs, no relative error that may pass max_rel
+ * (cmp_quick_rel_threshold). Any other chunk has its counts undone and goes through the
+ * path above. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_bfloat16_avx512(
     const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi, const compare_part_bfloat16 *seen, compare_part_bfloat16 *p)
 {
@@ -5113,6 +5521,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     cmp_avx512_f64 vM = zero + max_abs, vR = zero + max_rel;
     cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
     cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+    /* the quick pass's: the largest float at most max_abs; that of 4 max_rel less its margin */
+    cmp_avx512_wf32 q_abs_thr = (cmp_avx512_wf32){ 0 } + cmp_floor_float(max_abs);
+    cmp_avx512_wf32 q_rel_thr = (cmp_avx512_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx512);
+    int64_t q_skip = 0, q_wait = 0;  /* chunks the quick pass waits after failing, and before the next try */
     /* the lanes' largest distances, and max in every lane */
     cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
@@ -5126,6 +5538,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
         /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
         cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 q_sum = { 0 };  /* the quick pass's: at most 2^7 per addition, no carry */
         cmp_avx512_w32 hist = { 0 };
         for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
             int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
@@ -5134,162 +5547,248 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             in_block += c1 - c0;
             if (differ_chunk < 0) differ_chunk = c0;
             int64_t i = c0;
+            int quick = q_wait == 0;
+            if (quick) {
+                /* the quick pass (see above) */
+                cmp_avx512_w32 q_max = { 0 }, q_sum0 = q_sum;
+                cmp_avx512_wf32 q_nan = { 0 }, q_abs = { 0 }, q_rel = { 0 };
+                cmp_avx512_w32 hist0 = hist;
             for (; i + 16 <= c1; i += 16) {
-                cmp_avx512_w16 ra, rb;
-                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
-                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
-                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
-            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
-            cmp_avx512_w32 d;
-            cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
-            __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
-            __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
-            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
-            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
-            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
-                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
-            sum_lo += d;
-            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
-                                                       (__m512i)sum_hi, (__m512i)one);
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 128 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
-            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(128), _MM_CMPINT_LE);
-            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
-                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
-            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
-                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                    cmp_avx512_w16 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+                cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+                cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^15 less the largest finite value's bits) */
+                cmp_avx512_w32 d = CMP_ABS32_avx512(va - vb);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx512(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx512_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx512(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx512(e * CMP_RCPPS_avx512(fa * 0.25f), q_rel);
                 }
-                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
-                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
-                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
-                    }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
+                if (i < c1) {
+                    cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+                cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+                cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^15 less the largest finite value's bits) */
+                cmp_avx512_w32 d = CMP_ABS32_avx512(va - vb);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx512(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx512_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx512(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx512(e * CMP_RCPPS_avx512(fa * 0.25f), q_rel);
                 }
-                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
-                    }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                /* the same signs, the errors exact (one binade apart at most: Sterbenz's lemma),
+                 * none past the largest so far; no NaN or infinity */
+                quick = !CMP_ANY_GTU32_avx512(q_max, (cmp_avx512_w32){ 0 } + 128U)
+                        && !CMP_ANY_NLE_PS_avx512((cmp_avx512_wf32)((cmp_avx512_w32)q_nan & 0x7fffffffU), (cmp_avx512_wf32){ 0 } + FLT_MAX)
+                        && !CMP_ANY_NLE_PS_avx512(q_abs, q_abs_thr)
+                        && !CMP_ANY_NLE_PS_avx512(q_rel, q_rel_thr);
+                if (quick) {
+                    vmax = CMP_MAXU32_avx512(q_max, vmax);
+                    q_skip = 0;
+                } else {
+                    q_sum = q_sum0;
+                    hist = hist0;
+                    i = c0;
+                    /* after chunks that fail one after another (ties of the largest quotient,
+                     * signs that differ), the next tries after 1, 2, 4, ..., then every 64 chunks */
+                    q_skip = q_skip == 0 ? 1 : q_skip < 64 ? 2 * q_skip : 64;
+                    q_wait = q_skip;
                 }
+            } else {
+                q_wait--;
             }
-            }
-            if (i < c1) {
-                cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
-            cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
-            cmp_avx512_w32 d;
-            cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^15
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
-            __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
-            __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
-            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
-            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
-            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
-                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
-            sum_lo += d;
-            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
-                                                       (__m512i)sum_hi, (__m512i)one);
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 128 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
-            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(128), _MM_CMPINT_LE);
-            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
-                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
-            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
-                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
-                }
-                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
-                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
-                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+            if (!quick) {
+            for (; i + 16 <= c1; i += 16) {
+                    cmp_avx512_w16 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+                cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+                cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
+
+                cmp_avx512_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+                __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
+                __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
+                __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+                __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                /* the sum: 32 bits and the carries out of them */
+                sum_lo += d;
+                sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                           (__m512i)sum_hi, (__m512i)one);
+                vmax = CMP_MAXU32_avx512(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 128 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+                __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(128), _MM_CMPINT_LE);
+                __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                                  | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+                __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
+                if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                              ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                     }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
-                }
-                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                    cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                    cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                    cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                    cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
                     }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    }
                 }
-            }
+                }
+                if (i < c1) {
+                    cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
+                cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+                cmp_avx512_wf32 fa = (cmp_avx512_wf32)(va << 16), fb = (cmp_avx512_wf32)(vb << 16);
+
+                cmp_avx512_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^15
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+                __mmask16 neg_a = _mm512_test_epi32_mask((__m512i)va, (__m512i)signbit);
+                __mmask16 neg_b = _mm512_test_epi32_mask((__m512i)vb, (__m512i)signbit);
+                __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+                __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                /* the sum: 32 bits and the carries out of them */
+                sum_lo += d;
+                sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                           (__m512i)sum_hi, (__m512i)one);
+                vmax = CMP_MAXU32_avx512(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 128 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+                __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(128), _MM_CMPINT_LE);
+                __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                                  | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+                __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
+                if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                              ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                    }
+                    /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                    cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                    cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                    cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                    cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
+                    }
+                    cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    }
+                }
+                }
+                q_abs_thr = (cmp_avx512_wf32){ 0 } + cmp_floor_float(max_abs);
+                q_rel_thr = (cmp_avx512_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx512);
             }
             if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
                 /* the index: this chunk once more, element by element */
@@ -5307,6 +5806,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         for (int k = 0; k < 16; k++) {
             for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+            sum += q_sum[k];
         }
         /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
         gt[2] += gt[3];
@@ -5618,6 +6118,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -5676,6 +6185,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -5707,7 +6224,14 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_float32 run again over the one chunk that holds it, which happens a few
- * times per range (each time the largest distance grows). */
+ * times per range (each time the largest distance grows). *
+ * A chunk goes first through the quick pass, half the instructions of the path above,
+ * which tells only the common chunk of a result a few ulp off: each element of the same
+ * sign as the one expected and at most a binade from it (so the distance is the
+ * difference of the bits, and the error the float subtraction, exact), no NaN or
+ * infinity, no error above max_abs, no relative error that may pass max_rel
+ * (cmp_quick_rel_threshold). Any other chunk has its counts undone and goes through the
+ * path above. */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
     const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi, const compare_part_float32 *seen, compare_part_float32 *p)
 {
@@ -5724,6 +6248,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
     cmp_avx2_f64 vM = zero + max_abs, vR = zero + max_rel;
     cmp_avx2_wf32 vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
     cmp_avx2_wf32 vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+    /* the quick pass's: the largest float at most max_abs; that of 4 max_rel less its margin */
+    cmp_avx2_wf32 q_abs_thr = (cmp_avx2_wf32){ 0 } + cmp_floor_float(max_abs);
+    cmp_avx2_wf32 q_rel_thr = (cmp_avx2_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx2);
+    int64_t q_skip = 0, q_wait = 0;  /* chunks the quick pass waits after failing, and before the next try */
     /* the lanes' largest distances, and max in every lane */
     cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
@@ -5731,6 +6259,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
         /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 8 + 1 additions a lane) */
         cmp_avx2_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx2_w32 q_sum = { 0 };  /* the quick pass's: at most 2^23 per addition, no carry */
         cmp_avx2_s32 c_gt0 = { 0 }, c_gt1 = { 0 }, c_gt4 = { 0 }, c_gt16 = { 0 };  /* lanes of minus the count */
         for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
             int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
@@ -5739,166 +6268,263 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
             in_block += c1 - c0;
             if (differ_chunk < 0) differ_chunk = c0;
             int64_t i = c0;
+            int quick = q_wait == 0;
+            if (quick) {
+                /* the quick pass (see above) */
+                cmp_avx2_w32 q_max = { 0 }, q_sum0 = q_sum;
+                cmp_avx2_wf32 q_nan = { 0 }, q_abs = { 0 }, q_rel = { 0 };
+                cmp_avx2_s32 gt0 = c_gt0, gt1 = c_gt1, gt4 = c_gt4, gt16 = c_gt16;
             for (; i + 8 <= c1; i += 8) {
-                cmp_avx2_w32 ra, rb;
-                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
-                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
-                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
-            cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
-            cmp_avx2_w32 d;
-            cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^31
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
-            /* (blendv: by each lane's top bit, the sign moved there) */
-            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 0));
-            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 0));
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
-            {
-                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                c_gt0 += dc > 0;
-                c_gt1 += dc > 1;
-                c_gt4 += dc > 4;
-                c_gt16 += dc > 16;
-            }
-            /* the sum: its low and high 16 bits */
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx2(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 8388608 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
-            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 8388608U) == d);
-            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
-                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
-            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
-                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                    cmp_avx2_w32 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
+                cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+                cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^31 less the largest finite value's bits) */
+                cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
                 }
-                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
-                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
-                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx2(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx2_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx2(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx2(e * CMP_RCPPS_avx2(fa * 0.25f), q_rel);
+                }
+                if (i < c1) {
+                    cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
+                cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+                cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^31 less the largest finite value's bits) */
+                cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
+                }
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx2(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx2_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx2(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx2(e * CMP_RCPPS_avx2(fa * 0.25f), q_rel);
+                }
+                /* the same signs, the errors exact (one binade apart at most: Sterbenz's lemma),
+                 * none past the largest so far; no NaN or infinity */
+                quick = !CMP_ANY_GTU32_avx2(q_max, (cmp_avx2_w32){ 0 } + 8388608U)
+                        && !CMP_ANY_NLE_PS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)q_nan & 0x7fffffffU), (cmp_avx2_wf32){ 0 } + FLT_MAX)
+                        && !CMP_ANY_NLE_PS_avx2(q_abs, q_abs_thr)
+                        && !CMP_ANY_NLE_PS_avx2(q_rel, q_rel_thr);
+                if (quick) {
+                    vmax = CMP_MAXU32_avx2(q_max, vmax);
+                    q_skip = 0;
+                } else {
+                    q_sum = q_sum0;
+                    c_gt0 = gt0;
+                    c_gt1 = gt1;
+                    c_gt4 = gt4;
+                    c_gt16 = gt16;
+                    i = c0;
+                    /* after chunks that fail one after another (ties of the largest quotient,
+                     * signs that differ), the next tries after 1, 2, 4, ..., then every 64 chunks */
+                    q_skip = q_skip == 0 ? 1 : q_skip < 64 ? 2 * q_skip : 64;
+                    q_wait = q_skip;
+                }
+            } else {
+                q_wait--;
+            }
+            if (!quick) {
+            for (; i + 8 <= c1; i += 8) {
+                    cmp_avx2_w32 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
+                cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+                cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
+
+                cmp_avx2_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^31
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+                /* (blendv: by each lane's top bit, the sign moved there) */
+                cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 0));
+                cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 0));
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
+                }
+
+                /* the sum: its low and high 16 bits */
+                sum_lo += d & 0xffffU;
+                sum_hi += d >> 16;
+                vmax = CMP_MAXU32_avx2(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 8388608 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+                cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 8388608U) == d);
+                cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                    | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+                cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
+                if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                              ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                     }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
-                }
-                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                    cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                    cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                    cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                    cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                     }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
-                }
-            }
-            }
-            if (i < c1) {
-                cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
-            cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
-            cmp_avx2_w32 d;
-            cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^31
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
-            /* (blendv: by each lane's top bit, the sign moved there) */
-            cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 0));
-            cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 0));
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
-            {
-                cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                c_gt0 += dc > 0;
-                c_gt1 += dc > 1;
-                c_gt4 += dc > 4;
-                c_gt16 += dc > 16;
-            }
-            /* the sum: its low and high 16 bits */
-            sum_lo += d & 0xffffU;
-            sum_hi += d >> 16;
-            vmax = CMP_MAXU32_avx2(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 8388608 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
-            cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 8388608U) == d);
-            cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
-                                | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
-            cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
-            if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
-                                          ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
-                }
-                /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
-                cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
-                cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
-                cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
-                cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                    cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
                     }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
                 }
-                cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 4; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                }
+                if (i < c1) {
+                    cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
+                cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+                cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
+
+                cmp_avx2_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^31
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                cmp_avx2_s32 ord = (cmp_avx2_s32)_mm256_cmp_ps((__m256)fa, (__m256)fb, _CMP_ORD_Q);
+                /* (blendv: by each lane's top bit, the sign moved there) */
+                cmp_avx2_s32 oa = (cmp_avx2_s32)_mm256_blendv_ps((__m256)va, (__m256)(signbit - va), (__m256)(va << 0));
+                cmp_avx2_s32 ob = (cmp_avx2_s32)_mm256_blendv_ps((__m256)vb, (__m256)(signbit - vb), (__m256)(vb << 0));
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx2_w32)(CMP_MAXS32_avx2(oa, ob) - CMP_MINS32_avx2(oa, ob)) & (cmp_avx2_w32)ord;
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx2_wf32 e = (cmp_avx2_wf32)((cmp_avx2_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx2_wf32 ax = (cmp_avx2_wf32)((cmp_avx2_w32)fa & 0x7fffffffU);
+                {
+                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
+                    c_gt0 += dc > 0;
+                    c_gt1 += dc > 1;
+                    c_gt4 += dc > 4;
+                    c_gt16 += dc > 16;
+                }
+
+                /* the sum: its low and high 16 bits */
+                sum_lo += d & 0xffffU;
+                sum_hi += d >> 16;
+                vmax = CMP_MAXU32_avx2(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 8388608 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx2_wf32 rel_thr = CMP_MAXPS_avx2(tiny, ax * vr);
+                cmp_avx2_s32 exact = (cmp_avx2_s32)(CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 8388608U) == d);
+                cmp_avx2_s32 below = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vt, _CMP_NGE_UQ)
+                                    | ((cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)vtie, _CMP_EQ_OQ) & exact);
+                cmp_avx2_s32 calm = (cmp_avx2_s32)_mm256_cmp_ps((__m256)e, (__m256)rel_thr, _CMP_NGE_UQ) & below & ord;
+                if (__builtin_expect(_mm256_movemask_ps((__m256)calm) != 0xff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm256_movemask_ps(_mm256_cmp_ps((__m256)fa, (__m256)fa, _CMP_UNORD_Q))
+                                              ^ _mm256_movemask_ps(_mm256_cmp_ps((__m256)fb, (__m256)fb, _CMP_UNORD_Q)));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                     }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    /* the exact errors as the scalar loop has them, in two halves of 4 doubles */
+                    cmp_avx2_f64 xa0 = CMP_LO_PD_avx2(fa);
+                    cmp_avx2_f64 xa1 = CMP_HI_PD_avx2(fa);
+                    cmp_avx2_f64 err0 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_LO_PD_avx2(fb) - xa0) & absmask);
+                    cmp_avx2_f64 err1 = (cmp_avx2_f64)((cmp_avx2_u64)(CMP_HI_PD_avx2(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx2(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx2_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx2_wf32){ 0 } + cmp_abs_tie(max_abs);
+                    }
+                    cmp_avx2_f64 ax0 = (cmp_avx2_f64)((cmp_avx2_u64)xa0 & absmask), ax1 = (cmp_avx2_f64)((cmp_avx2_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx2(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx2_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 4; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx2_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    }
                 }
-            }
+                }
+                q_abs_thr = (cmp_avx2_wf32){ 0 } + cmp_floor_float(max_abs);
+                q_rel_thr = (cmp_avx2_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx2);
             }
             if (__builtin_expect(CMP_ANY_GTU32_avx2(vmax, vmax_b), 0)) {
                 /* the index: this chunk once more, element by element */
@@ -5919,6 +6545,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
             gt[2] -= c_gt4[k];
             gt[3] -= c_gt16[k];
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 16);
+            sum += q_sum[k];
         }
         nan_mismatch += n_nan;
         bucket[0] += in_block - n_nan - gt[0];
@@ -6003,6 +6630,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -6031,7 +6666,14 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * far (cmp_abs_threshold) or a NaN is; a few vectors once the largest
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_float32 run again over the one chunk that holds it, which happens a few
- * times per range (each time the largest distance grows). */
+ * times per range (each time the largest distance grows). *
+ * A chunk goes first through the quick pass, half the instructions of the path above,
+ * which tells only the common chunk of a result a few ulp off: each element of the same
+ * sign as the one expected and at most a binade from it (so the distance is the
+ * difference of the bits, and the error the float subtraction, exact), no NaN or
+ * infinity, no error above max_abs, no relative error that may pass max_rel
+ * (cmp_quick_rel_threshold). Any other chunk has its counts undone and goes through the
+ * path above. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) static void compare_range_float32_avx512(
     const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi, const compare_part_float32 *seen, compare_part_float32 *p)
 {
@@ -6048,6 +6690,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
     cmp_avx512_f64 vM = zero + max_abs, vR = zero + max_rel;
     cmp_avx512_wf32 vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs), vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
     cmp_avx512_wf32 vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+    /* the quick pass's: the largest float at most max_abs; that of 4 max_rel less its margin */
+    cmp_avx512_wf32 q_abs_thr = (cmp_avx512_wf32){ 0 } + cmp_floor_float(max_abs);
+    cmp_avx512_wf32 q_rel_thr = (cmp_avx512_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx512);
+    int64_t q_skip = 0, q_wait = 0;  /* chunks the quick pass waits after failing, and before the next try */
     /* the lanes' largest distances, and max in every lane */
     cmp_avx512_w32 vmax = { 0 }, vmax_b = (cmp_avx512_w32){ 0 } + (uint32_t)max;
     /* a distance's increment of the lane's counters (byte k - 1: bucket k), by min(d, 31) */
@@ -6061,6 +6707,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
         /* per block (at most COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS / 16 + 1 additions a lane) */
         cmp_avx512_w32 sum_lo = { 0 }, sum_hi = { 0 };
+        cmp_avx512_w32 q_sum = { 0 };  /* the quick pass's: at most 2^23 per addition, no carry */
         cmp_avx512_w32 hist = { 0 };
         for (int64_t c0 = b0; c0 < b1; c0 += COMPARE_CHUNK) {
             int64_t c1 = c0 + COMPARE_CHUNK < b1 ? c0 + COMPARE_CHUNK : b1;
@@ -6069,160 +6716,246 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             in_block += c1 - c0;
             if (differ_chunk < 0) differ_chunk = c0;
             int64_t i = c0;
+            int quick = q_wait == 0;
+            if (quick) {
+                /* the quick pass (see above) */
+                cmp_avx512_w32 q_max = { 0 }, q_sum0 = q_sum;
+                cmp_avx512_wf32 q_nan = { 0 }, q_abs = { 0 }, q_rel = { 0 };
+                cmp_avx512_w32 hist0 = hist;
             for (; i + 16 <= c1; i += 16) {
-                cmp_avx512_w32 ra, rb;
-                /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
-                __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
-                __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
-                memcpy(&ra, a + i, sizeof ra);
-                memcpy(&rb, b + i, sizeof rb);
-            cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
-            cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
-            cmp_avx512_w32 d;
-            cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^31
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
-            __mmask16 neg_a = _mm512_movepi32_mask((__m512i)va), neg_b = _mm512_movepi32_mask((__m512i)vb);
-            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
-            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
-            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
-                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
-            sum_lo += d;
-            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
-                                                       (__m512i)sum_hi, (__m512i)one);
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 8388608 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
-            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(8388608), _MM_CMPINT_LE);
-            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
-                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
-            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
-                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                    cmp_avx512_w32 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
+                cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
+                cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^31 less the largest finite value's bits) */
+                cmp_avx512_w32 d = CMP_ABS32_avx512(va - vb);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx512(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx512_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx512(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx512(e * CMP_RCPPS_avx512(fa * 0.25f), q_rel);
                 }
-                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
-                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
-                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
-                    }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
+                if (i < c1) {
+                    cmp_avx512_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
+                cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
+                cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
+
+                /* the distance where the signs agree; where they differ, above a binade (the bits'
+                 * difference is at least 2^31 less the largest finite value's bits) */
+                cmp_avx512_w32 d = CMP_ABS32_avx512(va - vb);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                q_sum += d;
+                q_max = CMP_MAXU32_avx512(d, q_max);
+                /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
+                cmp_avx512_wf32 e = fb - fa;
+                q_nan += e;
+                q_abs = CMP_ABSMAXPS_avx512(e, q_abs);
+                /* 4 |e| / |a| within CMP_QUICK_MARGIN; 0 / 0 (NaN) left out, x / 0 inf */
+                q_rel = CMP_ABSMAXPS_avx512(e * CMP_RCPPS_avx512(fa * 0.25f), q_rel);
                 }
-                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
-                    }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                /* the same signs, the errors exact (one binade apart at most: Sterbenz's lemma),
+                 * none past the largest so far; no NaN or infinity */
+                quick = !CMP_ANY_GTU32_avx512(q_max, (cmp_avx512_w32){ 0 } + 8388608U)
+                        && !CMP_ANY_NLE_PS_avx512((cmp_avx512_wf32)((cmp_avx512_w32)q_nan & 0x7fffffffU), (cmp_avx512_wf32){ 0 } + FLT_MAX)
+                        && !CMP_ANY_NLE_PS_avx512(q_abs, q_abs_thr)
+                        && !CMP_ANY_NLE_PS_avx512(q_rel, q_rel_thr);
+                if (quick) {
+                    vmax = CMP_MAXU32_avx512(q_max, vmax);
+                    q_skip = 0;
+                } else {
+                    q_sum = q_sum0;
+                    hist = hist0;
+                    i = c0;
+                    /* after chunks that fail one after another (ties of the largest quotient,
+                     * signs that differ), the next tries after 1, 2, 4, ..., then every 64 chunks */
+                    q_skip = q_skip == 0 ? 1 : q_skip < 64 ? 2 * q_skip : 64;
+                    q_wait = q_skip;
                 }
+            } else {
+                q_wait--;
             }
-            }
-            if (i < c1) {
-                cmp_avx512_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
-                memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
-                memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
-            cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
-            cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
-            cmp_avx512_w32 d;
-            cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
-            /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
-             * sign-magnitude bits as integers in the values' order: the bits, or 2^31
-             * minus them where the sign is set (-magnitude, mod 2^32) */
-            __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
-            __mmask16 neg_a = _mm512_movepi32_mask((__m512i)va), neg_b = _mm512_movepi32_mask((__m512i)vb);
-            __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
-            __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
-            /* mod 2^32: right, |oa - ob| < 2^32 */
-            d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
-            /* the errors rounded to float (NaN where a NaN is), |a| */
-            cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
-            cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
-            hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
-                                                _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
-            sum_lo += d;
-            sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
-                                                       (__m512i)sum_hi, (__m512i)one);
-            vmax = CMP_MAXU32_avx512(d, vmax);
-            /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
-             * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
-             * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
-             * vectors that hold such a lane or a NaN take the exact path. A lane whose
-             * error equals max_abs (vtie) does not pass it where the float subtraction was
-             * exact: where the two are at most 8388608 values apart (one binade: within a
-             * factor of 2 of each other, Sterbenz's lemma). */
-            cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
-            __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(8388608), _MM_CMPINT_LE);
-            __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
-                              | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
-            __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
-            if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
-                /* the NaN mismatches: exactly one of the two is NaN */
-                unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
-                                          ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
-                if (mis != 0) {
-                    n_nan += __builtin_popcount(mis);
-                    if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
-                }
-                /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
-                cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
-                cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
-                cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
-                cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
-                if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_abs = err0[k] > max_abs ? err0[k] : max_abs;
-                        max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+            if (!quick) {
+            for (; i + 16 <= c1; i += 16) {
+                    cmp_avx512_w32 ra, rb;
+                    /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                    __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                    __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                    memcpy(&ra, a + i, sizeof ra);
+                    memcpy(&rb, b + i, sizeof rb);
+                cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
+                cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
+                cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
+
+                cmp_avx512_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^31
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+                __mmask16 neg_a = _mm512_movepi32_mask((__m512i)va), neg_b = _mm512_movepi32_mask((__m512i)vb);
+                __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+                __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                /* the sum: 32 bits and the carries out of them */
+                sum_lo += d;
+                sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                           (__m512i)sum_hi, (__m512i)one);
+                vmax = CMP_MAXU32_avx512(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 8388608 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+                __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(8388608), _MM_CMPINT_LE);
+                __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                                  | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+                __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
+                if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                              ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
                     }
-                    vM = zero + max_abs;
-                    vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
-                    vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
-                }
-                cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
-                /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
-                 * (false where that is NaN, and there the quotient is NaN or not above it) */
-                if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
-                    cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
-                    for (int k = 0; k < 8; k++) {  /* a NaN is left out */
-                        max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
-                        max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                    /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                    cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                    cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                    cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                    cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
                     }
-                    vR = zero + max_rel;
-                    vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    }
                 }
-            }
+                }
+                if (i < c1) {
+                    cmp_avx512_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                    memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                    memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
+                cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
+                cmp_avx512_wf32 fa = (cmp_avx512_wf32)va, fb = (cmp_avx512_wf32)vb;
+
+                cmp_avx512_w32 d;
+                /* the lanes where neither is NaN; the distance there (0 elsewhere), from the
+                 * sign-magnitude bits as integers in the values' order: the bits, or 2^31
+                 * minus them where the sign is set (-magnitude, mod 2^32) */
+                __mmask16 ord = _mm512_cmp_ps_mask((__m512)fa, (__m512)fb, _CMP_ORD_Q);
+                __mmask16 neg_a = _mm512_movepi32_mask((__m512i)va), neg_b = _mm512_movepi32_mask((__m512i)vb);
+                __m512i oa = _mm512_mask_sub_epi32((__m512i)va, neg_a, (__m512i)signbit, (__m512i)va);
+                __m512i ob = _mm512_mask_sub_epi32((__m512i)vb, neg_b, (__m512i)signbit, (__m512i)vb);
+                /* mod 2^32: right, |oa - ob| < 2^32 */
+                d = (cmp_avx512_w32)_mm512_maskz_sub_epi32(ord, _mm512_max_epi32(oa, ob), _mm512_min_epi32(oa, ob));
+                /* the errors rounded to float (NaN where a NaN is), |a| */
+                cmp_avx512_wf32 e = (cmp_avx512_wf32)((cmp_avx512_w32)(fb - fa) & 0x7fffffffU);
+                cmp_avx512_wf32 ax = (cmp_avx512_wf32)((cmp_avx512_w32)fa & 0x7fffffffU);
+                /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
+                hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
+                                                    _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+                /* the sum: 32 bits and the carries out of them */
+                sum_lo += d;
+                sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
+                                                           (__m512i)sum_hi, (__m512i)one);
+                vmax = CMP_MAXU32_avx512(d, vmax);
+                /* An error, rounded to double, can pass max_abs (or its quotient by |a| pass max_rel)
+                 * only where it is, rounded to float, at least vt (or at least |a| * vr rounded, and
+                 * above 0): see cmp_abs_threshold. Rarely so once the largest are found. The
+                 * vectors that hold such a lane or a NaN take the exact path. A lane whose
+                 * error equals max_abs (vtie) does not pass it where the float subtraction was
+                 * exact: where the two are at most 8388608 values apart (one binade: within a
+                 * factor of 2 of each other, Sterbenz's lemma). */
+                cmp_avx512_wf32 rel_thr = CMP_MAXPS_avx512(tiny, ax * vr);
+                __mmask16 exact = _mm512_cmp_epu32_mask((__m512i)d, _mm512_set1_epi32(8388608), _MM_CMPINT_LE);
+                __mmask16 below = _mm512_cmp_ps_mask((__m512)e, (__m512)vt, _CMP_NGE_UQ)
+                                  | (_mm512_cmp_ps_mask((__m512)e, (__m512)vtie, _CMP_EQ_OQ) & exact);
+                __mmask16 calm = _mm512_mask_cmp_ps_mask(ord & below, (__m512)e, (__m512)rel_thr, _CMP_NGE_UQ);
+                if (__builtin_expect(calm != (__mmask16)0xffff, 0)) {
+                    /* the NaN mismatches: exactly one of the two is NaN */
+                    unsigned mis = (unsigned)(_mm512_cmp_ps_mask((__m512)fa, (__m512)fa, _CMP_UNORD_Q)
+                                              ^ _mm512_cmp_ps_mask((__m512)fb, (__m512)fb, _CMP_UNORD_Q));
+                    if (mis != 0) {
+                        n_nan += __builtin_popcount(mis);
+                        if (first_nan < 0) first_nan = i + __builtin_ctz(mis);
+                    }
+                    /* the exact errors as the scalar loop has them, in two halves of 8 doubles */
+                    cmp_avx512_f64 xa0 = CMP_LO_PD_avx512(fa);
+                    cmp_avx512_f64 xa1 = CMP_HI_PD_avx512(fa);
+                    cmp_avx512_f64 err0 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_LO_PD_avx512(fb) - xa0) & absmask);
+                    cmp_avx512_f64 err1 = (cmp_avx512_f64)((cmp_avx512_u64)(CMP_HI_PD_avx512(fb) - xa1) & absmask);
+                    if (CMP_ANY_GT2_avx512(err0, vM, err1, vM)) {
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_abs = err0[k] > max_abs ? err0[k] : max_abs;
+                            max_abs = err1[k] > max_abs ? err1[k] : max_abs;
+                        }
+                        vM = zero + max_abs;
+                        vt = (cmp_avx512_wf32){ 0 } + cmp_abs_threshold(max_abs);
+                        vtie = (cmp_avx512_wf32){ 0 } + cmp_abs_tie(max_abs);
+                    }
+                    cmp_avx512_f64 ax0 = (cmp_avx512_f64)((cmp_avx512_u64)xa0 & absmask), ax1 = (cmp_avx512_f64)((cmp_avx512_u64)xa1 & absmask);
+                    /* err / |a| rounded passes max_rel only where err >= max_rel * |a| rounded
+                     * (false where that is NaN, and there the quotient is NaN or not above it) */
+                    if (CMP_ANY_GE2_avx512(err0, vR * ax0, err1, vR * ax1)) {
+                        cmp_avx512_f64 rel0 = err0 / ax0, rel1 = err1 / ax1;  /* 0 expected: inf; 0 / 0: NaN */
+                        for (int k = 0; k < 8; k++) {  /* a NaN is left out */
+                            max_rel = rel0[k] > max_rel ? rel0[k] : max_rel;
+                            max_rel = rel1[k] > max_rel ? rel1[k] : max_rel;
+                        }
+                        vR = zero + max_rel;
+                        vr = (cmp_avx512_wf32){ 0 } + cmp_rel_threshold(max_rel);
+                    }
+                }
+                }
+                q_abs_thr = (cmp_avx512_wf32){ 0 } + cmp_floor_float(max_abs);
+                q_rel_thr = (cmp_avx512_wf32){ 0 } + cmp_quick_rel_threshold(max_rel, CMP_QUICK_MARGIN_avx512);
             }
             if (__builtin_expect(CMP_ANY_GTU32_avx512(vmax, vmax_b), 0)) {
                 /* the index: this chunk once more, element by element */
@@ -6240,6 +6973,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
         for (int k = 0; k < 16; k++) {
             for (int j = 0; j < 4; j++) gt[j] += (hist[k] >> (8 * j)) & 0xffU;
             sum += (uint64_t)sum_lo[k] + ((uint64_t)sum_hi[k] << 32);
+            sum += q_sum[k];
         }
         /* the bytes counted each bucket: now the counts above 0, 1, 4 and 16 */
         gt[2] += gt[3];
@@ -6551,6 +7285,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -6609,6 +7352,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -6876,6 +7627,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -7344,6 +8103,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -7402,6 +8170,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -7473,6 +8249,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_s32 va = (cmp_avx2_s32)_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)(ra)));
             cmp_avx2_s32 vb = (cmp_avx2_s32)_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)(rb)));
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
@@ -7487,6 +8264,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -7520,11 +8298,12 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
             }
             }
             if (i < c1) {
-                cmp_avx2_ws8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx2_ws8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_s32 va = (cmp_avx2_s32)_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)(ra)));
             cmp_avx2_s32 vb = (cmp_avx2_s32)_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)(rb)));
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
@@ -7539,6 +8318,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int8_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -7675,6 +8455,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -7749,6 +8537,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_s32 va = (cmp_avx512_s32)_mm512_cvtepi8_epi32((__m128i)(ra));
             cmp_avx512_s32 vb = (cmp_avx512_s32)_mm512_cvtepi8_epi32((__m128i)(rb));
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
@@ -7756,10 +8545,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
             cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -7793,11 +8583,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             }
             }
             if (i < c1) {
-                cmp_avx512_ws8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx512_ws8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_s32 va = (cmp_avx512_s32)_mm512_cvtepi8_epi32((__m128i)(ra));
             cmp_avx512_s32 vb = (cmp_avx512_s32)_mm512_cvtepi8_epi32((__m128i)(rb));
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
@@ -7805,10 +8596,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
             cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -8156,6 +8948,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -8214,6 +9015,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -8285,6 +9094,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_s32 va = (cmp_avx2_s32)_mm256_cvtepi16_epi32((__m128i)(ra));
             cmp_avx2_s32 vb = (cmp_avx2_s32)_mm256_cvtepi16_epi32((__m128i)(rb));
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
@@ -8299,6 +9109,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -8332,11 +9143,12 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
             }
             }
             if (i < c1) {
-                cmp_avx2_ws16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx2_ws16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_s32 va = (cmp_avx2_s32)_mm256_cvtepi16_epi32((__m128i)(ra));
             cmp_avx2_s32 vb = (cmp_avx2_s32)_mm256_cvtepi16_epi32((__m128i)(rb));
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
@@ -8351,6 +9163,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int16_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -8487,6 +9300,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -8561,6 +9382,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_s32 va = (cmp_avx512_s32)_mm512_cvtepi16_epi32((__m256i)(ra));
             cmp_avx512_s32 vb = (cmp_avx512_s32)_mm512_cvtepi16_epi32((__m256i)(rb));
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
@@ -8568,10 +9390,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
             cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -8605,11 +9428,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             }
             }
             if (i < c1) {
-                cmp_avx512_ws16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx512_ws16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_s32 va = (cmp_avx512_s32)_mm512_cvtepi16_epi32((__m256i)(ra));
             cmp_avx512_s32 vb = (cmp_avx512_s32)_mm512_cvtepi16_epi32((__m256i)(rb));
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
@@ -8617,10 +9441,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
             cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -8968,6 +9793,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -9026,6 +9860,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -9097,6 +9939,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_s32 va = (cmp_avx2_s32)(ra);
             cmp_avx2_s32 vb = (cmp_avx2_s32)(rb);
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
@@ -9110,6 +9953,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -9143,11 +9987,12 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
             }
             }
             if (i < c1) {
-                cmp_avx2_s32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx2_s32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_s32 va = (cmp_avx2_s32)(ra);
             cmp_avx2_s32 vb = (cmp_avx2_s32)(rb);
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx2_w32)(CMP_MAXS32_avx2(va, vb) - CMP_MINS32_avx2(va, vb));
@@ -9161,6 +10006,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_int32_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -9297,6 +10143,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -9371,16 +10225,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_s32 va = (cmp_avx512_s32)(ra);
             cmp_avx512_s32 vb = (cmp_avx512_s32)(rb);
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
             cmp_avx512_w32 ua = CMP_ABS32_avx512(va);
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = CMP_U32_PS_avx512(d), ax = CMP_U32_PS_avx512(ua);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -9414,21 +10270,23 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             }
             }
             if (i < c1) {
-                cmp_avx512_s32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx512_s32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_s32 va = (cmp_avx512_s32)(ra);
             cmp_avx512_s32 vb = (cmp_avx512_s32)(rb);
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = (cmp_avx512_w32)(CMP_MAXS32_avx512(va, vb) - CMP_MINS32_avx512(va, vb));
             cmp_avx512_w32 ua = CMP_ABS32_avx512(va);
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = CMP_U32_PS_avx512(d), ax = CMP_U32_PS_avx512(ua);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -9776,6 +10634,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -9834,6 +10701,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -10070,6 +10945,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -10513,6 +11396,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -10571,6 +11463,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -10642,6 +11542,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)(ra)));
             cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)(rb)));
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
@@ -10656,6 +11557,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -10690,11 +11592,12 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
             }
             }
             if (i < c1) {
-                cmp_avx2_w8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx2_w8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)(ra)));
             cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)(rb)));
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
@@ -10709,6 +11612,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint8_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -10846,6 +11750,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -10920,6 +11832,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu8_epi32((__m128i)(ra));
             cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu8_epi32((__m128i)(rb));
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
@@ -10927,10 +11840,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
             cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -10965,11 +11879,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             }
             }
             if (i < c1) {
-                cmp_avx512_w8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx512_w8 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu8_epi32((__m128i)(ra));
             cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu8_epi32((__m128i)(rb));
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
@@ -10977,10 +11892,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
             cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -11329,6 +12245,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -11387,6 +12312,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -11458,6 +12391,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
             cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
@@ -11472,6 +12406,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -11506,11 +12441,12 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
             }
             }
             if (i < c1) {
-                cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
             cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
@@ -11525,6 +12461,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint16_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -11662,6 +12599,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -11736,6 +12681,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
             cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
@@ -11743,10 +12689,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
             cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -11781,11 +12728,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             }
             }
             if (i < c1) {
-                cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx512_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_w32 va = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(ra));
             cmp_avx512_w32 vb = (cmp_avx512_w32)_mm512_cvtepu16_epi32((__m256i)(rb));
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
@@ -11793,10 +12741,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = __builtin_convertvector((cmp_avx512_s32)d, cmp_avx512_wf32);
             cmp_avx512_wf32 ax = __builtin_convertvector((cmp_avx512_s32)ua, cmp_avx512_wf32);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -12145,6 +13094,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -12203,6 +13161,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -12274,6 +13240,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
             cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
@@ -12287,6 +13254,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -12321,11 +13289,12 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
             }
             }
             if (i < c1) {
-                cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
             cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+
             cmp_avx2_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx2(va, vb) - CMP_MINU32_avx2(va, vb);
@@ -12339,6 +13308,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_uint32_avx2(
                 c_gt4 += dc > 4;
                 c_gt16 += dc > 16;
             }
+
             /* the sum: its low and high 16 bits */
             sum_lo += d & 0xffffU;
             sum_hi += d >> 16;
@@ -12476,6 +13446,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -12550,16 +13528,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
                 memcpy(&rb, b + i, sizeof rb);
             cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
             cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
             cmp_avx512_w32 ua = va;
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = CMP_U32_PS_avx512(d), ax = CMP_U32_PS_avx512(ua);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -12594,21 +13574,23 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
             }
             }
             if (i < c1) {
-                cmp_avx512_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance 0, left out below */
+                cmp_avx512_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
                 memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
                 memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
             cmp_avx512_w32 va = (cmp_avx512_w32)(ra);
             cmp_avx512_w32 vb = (cmp_avx512_w32)(rb);
+
             cmp_avx512_w32 d;
             /* mod 2^32: right, |a - b| < 2^32 */
             d = CMP_MAXU32_avx512(va, vb) - CMP_MINU32_avx512(va, vb);
             cmp_avx512_w32 ua = va;
             /* the errors and |a| as floats, rounded once */
             cmp_avx512_wf32 e = CMP_U32_PS_avx512(d), ax = CMP_U32_PS_avx512(ua);
-            /* the buckets: a byte each of the lane's counter, its increment from a table by min(d, 31);
-             * the sum: 32 bits and the carries out of them */
+            /* a byte each of the lane's counter, its increment from a table by min(d, 31) */
             hist = (cmp_avx512_w32)_mm512_add_epi32((__m512i)hist,
                                                 _mm512_permutex2var_epi32(hist_lo, _mm512_min_epu32((__m512i)d, (__m512i)c31), hist_hi));
+
+            /* the sum: 32 bits and the carries out of them */
             sum_lo += d;
             sum_hi = (cmp_avx512_w32)_mm512_mask_add_epi32((__m512i)sum_hi, _mm512_cmplt_epu32_mask((__m512i)sum_lo, (__m512i)d),
                                                        (__m512i)sum_hi, (__m512i)one);
@@ -12957,6 +13939,15 @@ static inline float cmp_rel_threshold(double max_rel)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(max_rel - max_rel * 0x1p-20);
 }
+/* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
+ * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
+ * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
+ * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+static inline float cmp_quick_rel_threshold(double max_rel, double margin)
+{
+    return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
+}
 #endif
 #ifndef CMP_TYPES_avx2
 #define CMP_TYPES_avx2
@@ -13015,6 +14006,14 @@ typedef int8_t cmp_avx2_ws8 __attribute__((vector_size(8)));
 #define CMP_U32_PS_avx2(x) \
     (__builtin_convertvector((cmp_avx2_s32)((x) >> 16), cmp_avx2_wf32) * 65536.0f \
      + __builtin_convertvector((cmp_avx2_s32)((x) & 0xffffU), cmp_avx2_wf32))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx2(x, y) CMP_MAXPS_avx2((cmp_avx2_wf32)((cmp_avx2_w32)(x) & 0x7fffffffU), y)
+#define CMP_RCPPS_avx2(x) ((cmp_avx2_wf32)_mm256_rcp_ps((__m256)(x)))
+#define CMP_QUICK_MARGIN_avx2 0x1p-10
+#define CMP_ANY_NLE_PS_avx2(x, y) (_mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_NLE_UQ)) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */
@@ -13251,6 +14250,14 @@ typedef int8_t cmp_avx512_ws8 __attribute__((vector_size(16)));
 #define CMP_ANY_GT2_avx512(x, y, z, w) \
     ((_mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ) | _mm512_cmp_pd_mask((__m512d)(z), (__m512d)(w), _CMP_GT_OQ)) != 0)
 #define CMP_U32_PS_avx512(x) ((cmp_avx512_wf32)_mm512_cvtepu32_ps((__m512i)(x)))
+/* The quick pass's steps: the larger of |x| and y (y >= 0; y where x is NaN); an
+ * approximate reciprocal (inf for 0, and for a subnormal on AVX2) and the margin of the
+ * quotients it gives (cmp_quick_rel_threshold; its relative error is below 2^-14 on
+ * AVX-512, 1.5 * 2^-12 on AVX2); whether any lane has x > y or a NaN. */
+#define CMP_ABSMAXPS_avx512(x, y) ((cmp_avx512_wf32)_mm512_range_ps((__m512)(y), (__m512)(x), 0x0b))
+#define CMP_RCPPS_avx512(x) ((cmp_avx512_wf32)_mm512_rcp14_ps((__m512)(x)))
+#define CMP_QUICK_MARGIN_avx512 0x1p-13
+#define CMP_ANY_NLE_PS_avx512(x, y) (_mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_NLE_UQ) != 0)
 /* Whether `bytes` bytes at pa and pb are equal: memcmp's answer, faster for a chunk of a
  * good result (the memory asked for ahead) and at once for one of a poor one (the first
  * vector differs). */

@@ -195,6 +195,117 @@ def test_every_error_a_tie(isas: tuple[str, ...], dtype: np.dtype[Any]) -> None:
     assert got.buckets[1] == n and got.max_abs == errors.max()
 
 
+@pytest.mark.parametrize("dtype", NARROW_FLOATS, ids=spec_name)
+@pytest.mark.parametrize("where", ["near 1", "near the largest value", "near the smallest normal"])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_quick_pass_a_quotient_a_hair_above_the_largest(
+    isas: tuple[str, ...], dtype: np.dtype[Any], where: str, sign: int
+) -> None:
+    """The quick pass approximates the relative errors (within 2^-13 on AVX-512, 2^-10 on
+    AVX2) and hands on a chunk where one may pass the largest so far. Here every third
+    chunk holds an element whose exact quotient passes the largest before it by a hair
+    (2^-23 of it for float32: its |a| one value smaller, the same error); the chunks
+    between are the quick pass's. Near the largest value (reciprocals near the smallest
+    normal) and near the smallest normal (a / 4 subnormal: AVX2's reciprocal is inf)."""
+    info = np.finfo(dtype)
+    m = {
+        "near 1": 1.0,
+        "near the largest value": float(info.max) / 2,
+        "near the smallest normal": float(info.tiny),
+    }[where]
+    u = UINT[dtype.itemsize]
+    n = 256 * 40
+    a = np.full(n, 1.9 * m, dtype=dtype)  # relative errors 1 / 1.9 of a value's spacing
+    b = step(a, 1)
+    hairs = list(range(256 * 2 + 37, n, 256 * 3))
+    for k, at in enumerate(hairs):  # 1.5 * m less k values: each passes the last by a hair
+        a[at] = (np.array(1.5 * m, dtype=dtype).view(u) - np.array(k, dtype=u)).view(dtype)
+        b[at] = step(a[at : at + 1], 1)[0]
+    a, b = (a * sign).astype(dtype), (b * sign).astype(dtype)
+    got = same_everywhere(isas, a, b)
+    last = hairs[-1]
+    assert got.max_rel == float(Fraction(exact_abs(a[last], b[last])) / abs(Fraction(float(a[last]))))
+    assert got.max_abs == max(exact_abs(x, y) for x, y in zip(a, b, strict=True))
+    assert (got.max_ulp, got.buckets[1]) == (1, n)
+
+
+@pytest.mark.parametrize("dtype", NARROW_FLOATS, ids=spec_name)
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "sign flipped",
+        "-0 for +0",
+        "a binade apart",
+        "a binade and one value apart",
+        "NaN got",
+        "NaN expected",
+        "inf for inf",
+        "inf for the largest value",
+        "NaN for the largest value",
+        "NaN for NaN",
+        "a larger error",
+        "0 for 0",
+        "a value for 0",
+    ],
+)
+def test_quick_pass_hands_on_each_kind_of_chunk(
+    isas: tuple[str, ...], dtype: np.dtype[Any], kind: str
+) -> None:
+    """A result 0 to 2 values off (the quick pass's chunks), one element of a kind the
+    quick pass cannot tell in some chunks: each level gives the scalar loop's statistics,
+    and the counts add up."""
+    info = np.finfo(dtype)
+    u = UINT[dtype.itemsize]
+    n = 256 * 30 + 11
+    rng = np.random.default_rng(8)
+    a = (np.where(rng.random(n) < 0.5, -1, 1) * (1 + rng.random(n))).astype(dtype)
+    b = (a.view(u) + rng.integers(0, 3, n).astype(u)).view(dtype)  # away from 0: |b| >= |a|
+
+    def away(x: Any, k: int) -> Any:
+        """x moved k values away from 0."""
+        return (np.abs(np.array([x], dtype)).view(u) + np.array(k, u)).view(dtype)[0] * np.sign(x)
+
+    binade = 1 << info.nmant  # values to twice the value
+    nan, inf, big = np.array(np.nan, dtype), np.array(np.inf, dtype), np.array(info.max, dtype)
+    for at in range(256 * 3 + 5, n, 256 * 4):
+        x = a[at]
+        a[at], b[at] = {
+            "sign flipped": (x, -x),
+            "-0 for +0": (0.0, -0.0),
+            "a binade apart": (x, away(x, binade)),
+            "a binade and one value apart": (x, away(x, binade + 1)),
+            "NaN got": (x, nan),
+            "NaN expected": (nan, b[at]),
+            "inf for inf": (inf, inf),
+            "inf for the largest value": (big, inf),
+            # the bits a few values apart
+            "NaN for the largest value": (big, nan),
+            "NaN for NaN": (nan, (nan.view(u) + np.array(1, u)).view(dtype)),
+            "a larger error": (x, away(x, 3 + at // 256)),
+            "0 for 0": (0.0, 0.0),
+            "a value for 0": (0.0, info.smallest_subnormal),
+        }[kind]
+    got = same_everywhere(isas, a, b)
+    assert sum(got.buckets) + got.nan_mismatch == got.examined == n
+
+
+def test_quick_pass_an_error_the_float_subtraction_rounds(isas: tuple[str, ...]) -> None:
+    """The quick pass takes the float subtraction for the error only where the two are at
+    most a binade apart (exact there). Here 0.5 + 3 * 2^-24 for 4.0 (more than a binade
+    apart): the error, 3.5 - 0.75 * 2^-22, rounds down to a float that equals max_abs
+    so far (3.5 - 2^-22, exact), which it passes; the largest relative error is far above
+    its own (2^-10 for 2^-5)."""
+    n = 256 * 8
+    a = np.linspace(1, 2, n, endpoint=False).astype(np.float32)
+    b = step(a, 1)
+    a[5], b[5] = 2.0**-10, 2.0**-5
+    a[300], b[300] = 0.5, 4 - 2.0**-22
+    a[1000], b[1000] = 0.5 + 3 * 2.0**-24, 4.0
+    got = same_everywhere(isas, a, b)
+    assert got.max_abs == exact_abs(a[1000], b[1000]) == 3.5 - 0.75 * 2.0**-22
+    assert got.max_rel == 31.0
+
+
 def test_the_compare_kind_has_its_own_level() -> None:
     """The comparison's instruction set is its own ISA group ("compare"), set apart from
     the reductions' ("run")."""
