@@ -3823,7 +3823,7 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_float16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). *
- * A chunk goes first through the quick pass, half the instructions of the path above,
+ * A chunk goes first through the quick pass, half the vector operations of the path above,
  * which tells only the common chunk of a result a few ulp off: each element of the same
  * sign as the one expected and at most a binade from it (so the distance is the
  * difference of the bits, and the error the float subtraction, exact), no NaN or
@@ -4297,7 +4297,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_float16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). *
- * A chunk goes first through the quick pass, half the instructions of the path above,
+ * A chunk goes first through the quick pass, half the vector operations of the path above,
  * which tells only the common chunk of a result a few ulp off: each element of the same
  * sign as the one expected and at most a binade from it (so the distance is the
  * difference of the bits, and the error the float subtraction, exact), no NaN or
@@ -5056,7 +5056,7 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_bfloat16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). *
- * A chunk goes first through the quick pass, half the instructions of the path above,
+ * A chunk goes first through the quick pass, half the vector operations of the path above,
  * which tells only the common chunk of a result a few ulp off: each element of the same
  * sign as the one expected and at most a binade from it (so the distance is the
  * difference of the bits, and the error the float subtraction, exact), no NaN or
@@ -5498,7 +5498,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_bfloat16 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). *
- * A chunk goes first through the quick pass, half the instructions of the path above,
+ * A chunk goes first through the quick pass, half the vector operations of the path above,
  * which tells only the common chunk of a result a few ulp off: each element of the same
  * sign as the one expected and at most a binade from it (so the distance is the
  * difference of the bits, and the error the float subtraction, exact), no NaN or
@@ -6225,7 +6225,7 @@ __attribute__((target("avx2,fma,f16c"))) static inline int cmp_same_avx2(const c
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_float32 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). *
- * A chunk goes first through the quick pass, half the instructions of the path above,
+ * A chunk goes first through the quick pass, half the vector operations of the path above,
  * which tells only the common chunk of a result a few ulp off: each element of the same
  * sign as the one expected and at most a binade from it (so the distance is the
  * difference of the bits, and the error the float subtraction, exact), no NaN or
@@ -6667,7 +6667,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))) stat
  * are found. The index of the first element of a new largest distance comes from
  * compare_range_float32 run again over the one chunk that holds it, which happens a few
  * times per range (each time the largest distance grows). *
- * A chunk goes first through the quick pass, half the instructions of the path above,
+ * A chunk goes first through the quick pass, half the vector operations of the path above,
  * which tells only the common chunk of a result a few ulp off: each element of the same
  * sign as the one expected and at most a binade from it (so the distance is the
  * difference of the bits, and the error the float subtraction, exact), no NaN or

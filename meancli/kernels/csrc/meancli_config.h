@@ -37,7 +37,8 @@
  * the outputs a thread wrote one after the other in one call per CHECK_RUN_BYTES of them:
  * few calls (a call per unit of TILE outputs: W9 compared in 1.21x / 1.56x the plain run's time,
  * identical / 1-2 ulp off, against 1.16x / 1.33x; Zen 1; on a Zen 5, 4 KiB runs 1.42x / 1.61x,
- * 128 KiB the same as 32 KiB), and the outputs still in the core's L1/L2 when read back. */
+ * 128 KiB the same as 32 KiB; with the quick pass 8 KiB slower, 16 KiB the same), and the
+ * outputs still in the core's L1/L2 when read back. */
 #define CHECK_RUN_BYTES 32768
 /* Row accumulation: float16/bfloat16/float32 rows of at most NARROW_ROW
  * columns keep their column sums in registers (panels of columns over
