@@ -3718,9 +3718,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
@@ -4951,9 +4955,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
@@ -6120,9 +6128,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
@@ -7287,9 +7299,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
@@ -8105,9 +8121,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
@@ -8950,9 +8970,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
@@ -9795,9 +9819,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
@@ -10636,9 +10664,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
@@ -11398,9 +11430,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
@@ -12247,9 +12283,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
@@ -13096,9 +13136,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
@@ -13941,9 +13985,13 @@ static inline float cmp_rel_threshold(double max_rel)
 }
 /* The quick pass's threshold of its relative errors: it computes 4 |e| / |a| as
  * |e| * rcp(a / 4) (4 / |a| is a normal float for every finite a: no reciprocal flushed to
- * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one and the product
- * rounded, so at least 4 |e| / |a| * (1 - margin). One whose exact quotient passes max_rel
- * is then above 4 max_rel (1 - margin), and above the largest float at most that. */
+ * 0), the reciprocal within CMP_QUICK_MARGIN_<isa> / 2 of the exact one, a / 4 exact but
+ * below 2^-124, where it is subnormal (rounded by at most 2^-21 of it where its reciprocal
+ * is finite; rcpps takes it for 0: inf), and the product rounded (2^-24): so at least
+ * 4 |e| / |a| * (1 - margin), or inf. One whose exact quotient passes max_rel is then
+ * above 4 max_rel (1 - margin), and above the largest float at most that. (The bounds of
+ * rcp14 and rcpps were also checked over every positive float on an AMD Zen 5:
+ * 2^-14.17 and 2^-11.63 at worst.) */
 static inline float cmp_quick_rel_threshold(double max_rel, double margin)
 {
     return max_rel == INFINITY ? INFINITY : cmp_floor_float(4.0 * (max_rel - max_rel * margin));
