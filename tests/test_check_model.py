@@ -251,6 +251,17 @@ def test_a_model_no_runtime_can_run_is_an_error(small: dict[str, Any]) -> None:
     )
 
 
+def test_a_refusal_keeps_the_runtime_s_details(small: dict[str, Any]) -> None:
+    """onnxruntime names the input on its message's first line and the dimension that
+    does not match on the next: the one error line keeps both."""
+    pytest.importorskip("onnxruntime")
+    np.save(small["dir"] / "x4.npy", np.ones((5, 3, 5), np.float32))  # 5 where the graph says 4
+    d = small["dir"]
+    r = run_cli("check-model", small["model"], "-i", f"x={d / 'x4.npy'}", "-i", f"b={d / 'b.pb'}")
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1, r.stderr
+    assert "invalid dimensions for input: x" in r.stderr and "Got: 5 Expected: 4" in r.stderr, r.stderr
+
+
 def test_other_domains_subgraphs_and_functions_are_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -496,6 +496,22 @@ def test_a_dir_that_cannot_be_checked_stops_the_run_and_says_what_was_not_run(
     assert err.strip().splitlines()[-1] == f"error: 1 of 3 DIRs failed ({broken}); 2 done"
 
 
+def test_check_onnx_names_what_is_wrong_with_a_dir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A DIR that is missing, a file, or a directory without model.onnx: its own one-line
+    error (before, each was reported as DIR/model.onnx missing or not a directory)."""
+    (tmp_path / "empty").mkdir()
+    np.save(tmp_path / "x.npy", np.zeros(2, np.float32))
+    for name, said in [
+        ("missing", "missing: No such file or directory"),
+        ("empty", "empty: no model.onnx in this directory"),
+        ("x.npy", "x.npy: not a directory (a test directory holds model.onnx and test_data_set_N/)"),
+    ]:
+        code, out, err = run(["check-onnx", name], tmp_path, capsys)
+        assert (code, out, err) == (1, "", f"error: {said}\n"), (name, err)
+
+
 def test_onnx_perturbed_by_one_ulp(
     node_dirs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

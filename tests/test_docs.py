@@ -3,6 +3,7 @@ option documented, and the README's shell examples run as written."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -112,3 +113,21 @@ def test_readme_shell_examples_run(line: str, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_onnx_node_directories_snippet_runs(tmp_path: Path) -> None:
+    """docs/cli.md's snippet writes the 11 Mean and ReduceMean node test directories, and
+    check-onnx finds them as the text says: one 1 ulp off (exit status 4), all within 1."""
+    pytest.importorskip("onnx")
+    from conftest import run_cli
+
+    text = CLI_DOC.read_text(encoding="utf-8")
+    (code,) = re.findall(r"```python\n(import importlib, pathlib\n.*?)```", text, re.S)
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True, capture_output=True, timeout=120)
+    dirs = sorted((tmp_path / "node").iterdir())
+    assert len(dirs) == 11 and all((d / "model.onnx").is_file() for d in dirs)
+    r = run_cli("check-onnx", *dirs, "--json")
+    off = [json.loads(line)["test_dir"] for line in r.stdout.splitlines() if not json.loads(line)["within"]]
+    assert r.exit_code == 4, r.stderr
+    assert [Path(d).name for d in off] == ["test_reduce_mean_default_axes_keepdims_random"]
+    assert run_cli("check-onnx", *dirs, "--max-ulp", "1", "-q").exit_code == 0

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from meancli.errors import SpecViolation
-from meancli.ops.rules import attribute_values
+from meancli.ops.rules import attribute_values, broadcast_shapes
 from meancli.ops.schema import Attribute
 
 pytest.importorskip("jinja2")
@@ -431,3 +431,23 @@ def test_a_legacy_attribute_is_refused_as_legacy() -> None:
         meancli.mean(np.ones(3, np.float32), consumed_inputs=[1], opset=1)
     with pytest.raises(SpecViolation, match=r"has no attribute consumed_inputs"):
         meancli.mean(np.ones(3, np.float32), consumed_inputs=[1], opset=13)
+
+
+@pytest.mark.parametrize(
+    ("shapes", "named"),
+    [
+        ([(3, 4), (2, 3)], "dimensions -2, -1"),  # numpy's rule meets -1 first: both named
+        ([(3, 4), (4,), (2, 1)], "dimension -2"),
+        ([(5, 1, 3), (4, 3), (5, 4, 2)], "dimension -1"),
+    ],
+)
+def test_broadcasting_names_every_dimension_that_clashes(shapes: list[tuple[int, ...]], named: str) -> None:
+    """Multidirectional broadcasting's error names each dimension whose sizes differ
+    with neither 1, counted from the last (before, only the first met from the left)."""
+    with pytest.raises(SpecViolation, match=rf"do not broadcast \({named}\)$"):
+        broadcast_shapes(shapes, "Mean-13 (onnx)")
+    assert (
+        broadcast_shapes([(3, 1), (1, 4), (4,)], "Mean-13 (onnx)")
+        == (3, 4)
+        == np.broadcast_shapes((3, 1), (1, 4))
+    )

@@ -50,7 +50,7 @@ def check_onnx(
         from ..engine.compare import compare, open_compared
         from ..engine.onnx_node import OPS, node_version, run_node
         from ..errors import EXIT_MISMATCH, InputFileError
-        from ..io.onnx_model import MODEL_FILE, data_sets, read_node_model
+        from ..io.onnx_model import data_sets, model_file, read_node_model
         from ..io.registry import open_input
         from .report import Report, emit_check
 
@@ -61,7 +61,7 @@ def check_onnx(
 
         def check_dir(test_dir: str, _output: object) -> None:
             nonlocal mismatched, shown
-            model = read_node_model(os.path.join(test_dir, MODEL_FILE), OPS)
+            model = read_node_model(model_file(test_dir), OPS)
             report = Report("check-onnx", n_threads, node_version(model))
             for data_set in data_sets(test_dir):
                 with report.stage("read"):

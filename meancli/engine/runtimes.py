@@ -127,13 +127,14 @@ def runtime_label(name: str) -> str:
 
 
 def refusal_reason(exc: BaseException) -> str:
-    """A runtime's exception as one line: its first line that says something (not a
-    heading ending in ``:`` such as OpenVINO's ``Exception from file:line:``,
-    ``Check '...' failed at file:line:`` and ``While validating ONNX node ...:``), at
-    most REASON_LIMIT characters."""
+    """A runtime's exception as one line: its lines that say something joined (not the
+    headings ending in ``:`` such as OpenVINO's ``Exception from file:line:``,
+    ``Check '...' failed at file:line:`` and ``While validating ONNX node ...:``; the
+    details onnxruntime gives on the lines after its first, such as the dimension that
+    does not match, kept), at most REASON_LIMIT characters."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     said = [line for line in lines if not line.endswith(":")]
-    text = one_line((said or lines or [type(exc).__name__])[0])
+    text = one_line(" ".join(said or lines or [type(exc).__name__]))
     return text if len(text) <= REASON_LIMIT else text[: REASON_LIMIT - 3] + "..."
 
 

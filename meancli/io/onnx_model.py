@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -143,6 +144,26 @@ def read_node_model(path: str, ops: tuple[str, ...]) -> NodeModel:
         graph_outputs=tuple(o.name for o in graph.output),
         initializers=initializers,
     )
+
+
+def model_file(test_dir: str) -> str:
+    """The ``model.onnx`` of an ONNX test directory (its path).
+
+    Raises:
+        InputFileError: ``test_dir`` is missing or no directory, or holds no ``model.onnx``.
+    """
+    try:
+        is_dir = stat.S_ISDIR(os.stat(test_dir).st_mode)
+    except OSError as exc:
+        raise InputFileError(f"{display(test_dir)}: {reason(exc)}") from None
+    if not is_dir:
+        raise InputFileError(
+            f"{display(test_dir)}: not a directory (a test directory holds {MODEL_FILE} and test_data_set_N/)"
+        )
+    path = os.path.join(test_dir, MODEL_FILE)
+    if not os.path.lexists(path):
+        raise InputFileError(f"{display(test_dir)}: no {MODEL_FILE} in this directory")
+    return path
 
 
 def data_sets(test_dir: str) -> list[str]:

@@ -229,18 +229,25 @@ def broadcast_shapes(shapes: Sequence[tuple[int, ...]], label: str) -> tuple[int
     """Multidirectional (numpy-style) broadcasting of ``shapes``.
 
     Raises:
-        SpecViolation: two dims that differ and neither is 1.
+        SpecViolation: two dims that differ and neither is 1 (every such dimension named,
+            counted from the last, -1).
     """
     rank = max(len(s) for s in shapes)
     out = [1] * rank
+    clash: set[int] = set()
     for shape in shapes:
         for i, n in enumerate(shape):
             j = rank - len(shape) + i
             if n != out[j] and n != 1:
                 if out[j] != 1:
-                    listed = " ".join(str(tuple(s)) for s in shapes)
-                    raise SpecViolation(f"{label}: shapes {listed} do not broadcast (dimension {j - rank})")
+                    clash.add(j - rank)
                 out[j] = n
+    if clash:
+        listed = " ".join(str(tuple(s)) for s in shapes)
+        dims = ", ".join(str(j) for j in sorted(clash))
+        raise SpecViolation(
+            f"{label}: shapes {listed} do not broadcast (dimension{'s' if len(clash) > 1 else ''} {dims})"
+        )
     # a 0 beats 1, but 0 against any other size was rejected above
     return tuple(out)
 
