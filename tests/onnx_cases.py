@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import warnings
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 ONNX_DOMAINS = ("", "ai.onnx")
@@ -55,3 +56,27 @@ def every_collected_case() -> tuple[Any, ...]:
         from onnx.backend.test.case.node import collect_testcases
 
         return tuple(case for case in collect_testcases() if is_mean_case(case))
+
+
+def write_test_dir(case: Any, root: Path) -> Path:
+    """``case`` in ONNX's node test layout under ``root/case.name``: ``model.onnx`` and
+    ``test_data_set_N/input_K.pb``, ``output_K.pb`` (the graph's inputs that are no
+    initializer, in order)."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    d = root / case.name
+    d.mkdir()
+    onnx.save(case.model, d / "model.onnx")
+    graph = case.model.graph
+    inputs = [i.name for i in graph.input if i.name not in {t.name for t in graph.initializer}]
+    outputs = [o.name for o in graph.output]
+    for n, (ins, outs) in enumerate(case.data_sets):
+        ds = d / f"test_data_set_{n}"
+        ds.mkdir()
+        for kind, names, arrays in (("input", inputs, ins), ("output", outputs, outs)):
+            for k, (name, x) in enumerate(zip(names, arrays, strict=True)):
+                tensor = numpy_helper.from_array(np.asarray(x), name)
+                (ds / f"{kind}_{k}.pb").write_bytes(tensor.SerializeToString())
+    return d

@@ -25,8 +25,9 @@ import numpy as np
 import pytest
 import referencing
 from conftest import run_cli
+from onnx_cases import node_cases, write_test_dir
 from oracles import exact_mean, exact_reduce_mean, ulp_distance
-from test_compare import mean_node_cases, step, write_test_dir
+from test_compare import step
 
 import meancli.engine.check_model as check_model
 
@@ -371,7 +372,7 @@ def test_other_domains_subgraphs_and_functions_are_named(
 @pytest.fixture(scope="module")
 def node_dirs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     root = tmp_path_factory.mktemp("node")
-    return [write_test_dir(case, root) for case in mean_node_cases()]
+    return [write_test_dir(case, root) for case in node_cases()]
 
 
 def _inputs(test_dir: Path) -> list[str]:

@@ -23,6 +23,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 import referencing
+from onnx_cases import node_cases, write_test_dir
 
 from meancli.cli.app import main
 from meancli.engine.compare import BLOCK_ELEMENTS, compare, ulp_distance
@@ -366,45 +367,6 @@ def test_compare_from_stdin_and_streamed_mean(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- check-onnx
 
 
-def mean_node_cases() -> list[Any]:
-    """The onnx package's Mean and ReduceMean node test cases: only their two case modules
-    imported (each registers its cases as it is imported), not every operator's (seconds
-    instead of half a minute: collect_testcases computes every op's outputs)."""
-    import importlib
-
-    node = importlib.import_module("onnx.backend.test.case.node")
-    for module in ("mean", "reducemean"):
-        importlib.import_module(f"onnx.backend.test.case.node.{module}")
-    return [
-        case
-        for case in node._NodeTestCases
-        if case.model is not None
-        and len(case.model.graph.node) == 1
-        and case.model.graph.node[0].op_type in ("Mean", "ReduceMean")
-    ]
-
-
-def write_test_dir(case: Any, root: Path) -> Path:
-    """``case`` in ONNX's node test layout under ``root/case.name`` (as
-    tests/test_onnx_test_dirs.py writes them; that module is not imported here: it
-    collects every operator's cases when it is)."""
-    import onnx
-    from onnx import numpy_helper
-
-    d = root / case.name
-    d.mkdir()
-    onnx.save(case.model, d / "model.onnx")
-    graph = case.model.graph
-    for n, (ins, outs) in enumerate(case.data_sets):
-        ds = d / f"test_data_set_{n}"
-        ds.mkdir()
-        for kind, names, arrays in (("input", graph.input, ins), ("output", graph.output, outs)):
-            for k, (info, x) in enumerate(zip(names, arrays, strict=True)):
-                tensor = numpy_helper.from_array(np.asarray(x), info.name)
-                (ds / f"{kind}_{k}.pb").write_bytes(tensor.SerializeToString())
-    return d
-
-
 def load_pb(path: Path) -> np.ndarray:
     import onnx
     from onnx import numpy_helper
@@ -437,7 +399,7 @@ def exact_output(test_dir: Path, data_set: Path) -> np.ndarray:
 def node_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     pytest.importorskip("onnx")
     root = tmp_path_factory.mktemp("node")
-    return {case.name: write_test_dir(case, root) for case in mean_node_cases()}
+    return {case.name: write_test_dir(case, root) for case in node_cases()}
 
 
 #: The onnx package's expected outputs that are not correctly rounded, by their distance:

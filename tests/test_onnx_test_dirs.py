@@ -22,12 +22,11 @@ mean of 12 values, summed in float32 by numpy).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 from conftest import run_cli
-from onnx_cases import ONNX_DOMAINS, node_cases
+from onnx_cases import ONNX_DOMAINS, node_cases, write_test_dir
 from oracles import assert_float_close, exact_mean, exact_reduce_mean
 
 onnx = pytest.importorskip("onnx")
@@ -35,28 +34,6 @@ from onnx import helper, numpy_helper  # noqa: E402
 
 #: How far ONNX's numpy-computed outputs may be from the correctly rounded mean.
 EXPECTED_MAX_ULPS = 4
-
-
-def write_test_dir(case: Any, root: Path) -> Path:
-    """``case`` in ONNX's node test layout under ``root/case.name``."""
-    d = root / case.name
-    d.mkdir()
-    onnx.save(case.model, d / "model.onnx")
-    graph = case.model.graph
-    inputs = [i.name for i in graph.input if i.name not in {t.name for t in graph.initializer}]
-    outputs = [o.name for o in graph.output]
-    for n, (ins, outs) in enumerate(case.data_sets):
-        ds = d / f"test_data_set_{n}"
-        ds.mkdir()
-        for k, (name, x) in enumerate(zip(inputs, ins, strict=True)):
-            (ds / f"input_{k}.pb").write_bytes(
-                numpy_helper.from_array(np.asarray(x), name).SerializeToString()
-            )
-        for k, (name, y) in enumerate(zip(outputs, outs, strict=True)):
-            (ds / f"output_{k}.pb").write_bytes(
-                numpy_helper.from_array(np.asarray(y), name).SerializeToString()
-            )
-    return d
 
 
 def load_pb(path: Path) -> np.ndarray:
