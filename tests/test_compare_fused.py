@@ -8,11 +8,14 @@ The compared arrays hold equal largest distances far apart (the first must be
 reported, whichever thread folded it in first), NaN mismatches, and elements of
 every histogram bucket. The shapes take each writing path: the Mean's units along a
 long inner dim, its short-row units, a broadcast bias row; ReduceMean's short runs
-(compared as written) and its row path (compared in a pass after, in the same call).
+(compared as written) and its row path (compared in a pass after, in the same call);
+the Mean's outputs by cached stores, and streamed past the caches (staged, compared,
+then streamed out).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -130,10 +133,24 @@ MEAN_SHAPES = [
 ]
 
 
+@pytest.fixture(params=["cached", "streamed"])
+def stores(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The Mean's outputs written by cached stores, or streamed past the caches (every
+    output, the threshold lowered: the kernel stages them, compares, streams them out)."""
+    threshold = kernels.mean_stream_bytes()
+    kernels.mean_stream_bytes(1 if request.param == "streamed" else 2**62)
+    try:
+        yield request.param
+    finally:
+        kernels.mean_stream_bytes(threshold)
+
+
 @pytest.mark.parametrize("shapes", MEAN_SHAPES)
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda t: np.dtype(t).name)
 @pytest.mark.parametrize("threads", THREADS)
-def test_mean_compared_as_written(shapes: list[tuple[int, ...]], dtype: Any, threads: int) -> None:
+def test_mean_compared_as_written(
+    shapes: list[tuple[int, ...]], dtype: Any, threads: int, stores: str
+) -> None:
     xs, want = mean_case(tuple(shapes), np.dtype(dtype).name)
     shape = want.shape
     op = find_op("onnx:Mean:13")

@@ -122,8 +122,6 @@ static int plan_reduce(int rank, const int64_t *shape, const int64_t *strides_by
     return MEANCLI_OK;
 }
 
-/* A streamed ReduceMean: the plan, and (when D0 is reduced, so every output
- * collects from every slab) each output's running total and open chunk. */
 /* What a kernel compares its result with as it writes it (mean_compare, reduce_compare):
  * got, the compared array, C-contiguous like the result, in native byte order; parts,
  * one compare_part of the result's dtype per thread of the kernel (kernel_compare.c.j2). */
@@ -132,11 +130,16 @@ typedef struct {
     void *parts;
 } meancli_check;
 
-/* The outputs [lo, hi) a thread wrote and has not compared yet (check_wrote_*). */
+/* The outputs [lo, hi) a thread wrote and has not compared yet (check_wrote_*); stage,
+ * CHECK_RUN_BYTES where a result streamed past the caches is written first, compared,
+ * then streamed out (check_dst_*; NULL: the outputs are written in place). */
 typedef struct {
     int64_t lo, hi;
+    void *stage;
 } check_run;
 
+/* A streamed ReduceMean: the plan, and (when D0 is reduced, so every output
+ * collects from every slab) each output's running total and open chunk. */
 typedef struct meancli_reduce_job {
     reduce_plan p;
     int64_t next_row;   /* slabs must arrive in D0 order */
