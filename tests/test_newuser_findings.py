@@ -14,6 +14,7 @@ hostile files and arguments.
   assignment: lvalue and rvalue have different structures``.
 - ``check-onnx`` / ``check-model`` on a model whose opset import is 0: exit
   status 2 (usage) with ``opset 'onnx:0': ...``, naming no file.
+- A float8 ``.npy`` (ml_dtypes): ``does not accept void8``, with no word of float8.
 """
 
 from __future__ import annotations
@@ -203,6 +204,22 @@ def test_a_model_importing_opset_0_is_an_input_error(tmp_path: Path) -> None:
     assert (
         r.stderr
         == f"error: {d / 'model.onnx'}: the model imports opset 0 of ONNX's domain (versions start at 1)\n"
+    )
+
+
+def test_a_float8_npy_is_named_as_such(tmp_path: Path) -> None:
+    """numpy saves ml_dtypes' float8 types as 1-byte raw data ('<V1'): the error said
+    only ``does not accept void8``."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    path = tmp_path / "f8.npy"
+    np.save(path, np.arange(6, dtype=np.float32).astype(ml_dtypes.float8_e4m3fn))
+    assert b"V1'" in path.read_bytes()[:80]  # the header's descr
+    r = run_cli("reduce-mean", str(path))
+    assert r.exit_code == 1
+    assert r.stderr == (
+        f"error: {path}: ReduceMean-18 (onnx) does not accept void8 (it accepts: uint32, uint64, int32, "
+        "int64, float16, float32, float64, bfloat16); 1-byte raw data, as numpy saves ml_dtypes' "
+        "float8 types\n"
     )
 
 

@@ -76,6 +76,8 @@ def check_dtype(dtype: str, allowed: tuple[str, ...], label: str) -> None:
         hint = ""
         if dtype == "void16" and "bfloat16" in allowed:  # numpy's view of bfloat16 bytes
             hint = "; for bfloat16 data pass x.view(ml_dtypes.bfloat16)"
+        elif dtype == "void8":  # how numpy saves ml_dtypes' float8 types
+            hint = "; 1-byte raw data, as numpy saves ml_dtypes' float8 types"
         raise SpecViolation(f"{label} does not accept {dtype} (it accepts: {', '.join(allowed)}){hint}")
 
 
