@@ -8,8 +8,8 @@ The plain run is the memory engine's kernel call (meancli.engine.memory's
 execute_mean / execute_reduce, what meancli.mean / meancli.reduce_mean and the command
 line run). *Comparing* is what --compare runs: the same call given the comparison
 (engine.compare.Tally), whose kernel compares the outputs as it writes them, still in
-cache (a Mean whose output is streamed past the caches compares after, in the same
-call), then the report. The last columns, for information, are the run followed by a
+cache (a Mean whose output is streamed past the caches stages them, compares, then
+streams them out), then the report. The last columns, for information, are the run followed by a
 separate compare pass over its result (engine.compare.compare: what --runtime,
 check-onnx and check-model run, and --compare ran before). Each is timed alternately,
 the minimum of REPS rounds kept. The issue's target: comparing <= 1.3 x plain.
