@@ -209,6 +209,35 @@ def test_known_offsets_per_node(small: dict[str, Any], monkeypatch: pytest.Monke
     assert r.exit_code == 4 and "worst of #3: index [0, 0, 0]" in r.stdout and "BEYOND 0" in r.stdout
 
 
+def test_a_big_endian_input_is_fed_in_the_runtime_s_byte_order(small: dict[str, Any]) -> None:
+    """A big-endian .npy was handed to the runtimes as it was: onnxruntime read its bytes
+    as little-endian (NaN mismatches, exit status 4), the reference refused its type."""
+    d = small["dir"]
+    np.save(d / "x_be.npy", small["x"].astype(">f4"))
+    np.save(d / "x_f.npy", np.asfortranarray(small["x"]))
+    runtimes = [
+        a
+        for r in ("onnx-reference", "onnxruntime")
+        if r != "onnxruntime" or HAVE[r]
+        for a in ("--runtime", r)
+    ]
+    reports = []
+    for x in ("x.npy", "x_be.npy", "x_f.npy"):
+        r = run_cli(
+            "check-model", small["model"], "-i", f"x={d / x}", "-i", f"b={d / 'b.pb'}",
+            *runtimes, "--max-ulp", "1000", "--json",
+        )  # fmt: skip
+        assert r.exit_code == 0, r.stderr
+        reports.append(
+            [
+                {k: c[k] for k in ("max_ulp", "inexact", "total", "worst")}
+                for c in json.loads(r.stdout)["comparisons"]
+            ]
+        )
+    assert reports[0] == reports[1] == reports[2]
+    assert [c["total"] for c in reports[0]] == [15, 60] * (len(runtimes) // 2)
+
+
 def test_inputs_missing_extra_and_malformed(small: dict[str, Any]) -> None:
     d = small["dir"]
     m = small["model"]

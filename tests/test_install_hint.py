@@ -122,3 +122,25 @@ def test_cli_message_for_a_missing_extra(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.count("\n") == 1
     assert proc.stderr.rstrip("\n").endswith(f"install the dask extra with: {_checkout_command('dask')}")
+
+
+def test_a_shard_dataset_without_dask_says_so_before_reading_a_shard(tmp_path: Path) -> None:
+    """A directory of shards, one of them malformed, with dask hidden: the error named the
+    bad shard, and only once it was mended that dask is needed."""
+    (tmp_path / "d").mkdir()
+    np.save(tmp_path / "d" / "a.npy", np.ones((2, 3), np.float32))
+    (tmp_path / "d" / "bad.npy").write_bytes(b"\x93NUMPY\x01\x00\x10\x00{'descr':'<f9'}\n")
+    code = (
+        "import sys; sys.modules['dask'] = sys.modules['dask.array'] = None; "
+        "from meancli.cli.entry import main; sys.exit(main())"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "mean", "d"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("error: d: dask is needed for zarr arrays, .npy shard datasets")

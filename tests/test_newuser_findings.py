@@ -15,6 +15,9 @@ hostile files and arguments.
 - ``check-onnx`` / ``check-model`` on a model whose opset import is 0: exit
   status 2 (usage) with ``opset 'onnx:0': ...``, naming no file.
 - A float8 ``.npy`` (ml_dtypes): ``does not accept void8``, with no word of float8.
+- A shard directory or zarr store given to ``--axes-from`` or check-model's ``--input``:
+  read as a 0-d object array.
+- A result too large for memory named its input with several FILEs, not with one.
 """
 
 from __future__ import annotations
@@ -221,6 +224,58 @@ def test_a_float8_npy_is_named_as_such(tmp_path: Path) -> None:
         "int64, float16, float32, float64, bfloat16); 1-byte raw data, as numpy saves ml_dtypes' "
         "float8 types\n"
     )
+
+
+def test_a_dataset_where_one_whole_array_is_read_is_one_error(tmp_path: Path) -> None:
+    """A shard directory (or a zarr store) given to --axes-from or check-model's --input
+    became a 0-d object array: ``axes must be int64 ..., found object``, or the runtime's
+    own confusion. Each use names the file and what it takes, as --runtime does."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for k in range(2):
+        np.save(shards / f"part{k}.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+    x = tmp_path / "x.npy"
+    np.save(x, np.arange(6, dtype=np.float32).reshape(2, 3))
+    graph = helper.make_graph(
+        [helper.make_node("ReduceMean", ["x"], ["y"], keepdims=0)],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])],
+    )
+    model = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), model)
+    tail = "a zarr array or shard dataset is not one (convert it to .npy first)\n"
+    for argv, why in (
+        (["reduce-mean", str(x), "--axes-from", str(shards)], "--axes-from takes one whole array"),
+        (
+            ["check-model", str(model), "-i", f"x={shards}", "--runtime", "onnx-reference"],
+            "--input takes one whole array",
+        ),
+        (
+            ["reduce-mean", str(shards), "--runtime", "onnx-reference"],
+            "--runtime hands whole arrays to the runtimes",
+        ),
+    ):
+        r = run_cli(*argv)
+        assert (r.exit_code, r.stderr) == (1, f"error: {shards}: {why}; {tail}"), argv
+
+
+def test_a_result_too_large_for_memory_names_its_one_file(tmp_path: Path) -> None:
+    """``(0, 2**40)`` reduced over axis 0 is a result of 2**40 elements: its error named
+    the file with several FILEs, not with one."""
+    path = tmp_path / "zero_huge.npy"
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 1099511627776), }"
+    header += " " * (117 - len(header)) + "\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+    assert np.load(path, mmap_mode="r").shape == (0, 2**40)
+    says = "the result of shape (1, 1099511627776) (4398046511104 bytes) does not fit in memory\n"
+    r = run_cli("reduce-mean", str(path), "--axes", "0")
+    assert (r.exit_code, r.stderr) == (1, f"error: {path}: {says}")
+    r = run_cli("reduce-mean", str(path), str(path), "--axes", "0")
+    assert r.exit_code == 1 and r.stderr.startswith(f"error: {path}: {says}")
 
 
 # ----------------------------------------------------------------------------- a Ctrl-C as the run ends

@@ -7,7 +7,7 @@ No ``from __future__ import annotations`` (see app.py).
 """
 
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -61,9 +61,9 @@ def check_model(
         from .. import kernels
         from ..engine.check_model import check_model as checking
         from ..engine.runtimes import check_runtimes
-        from ..errors import EXIT_MISMATCH, InputFileError, UsageError
+        from ..errors import EXIT_MISMATCH, UsageError
         from ..io.onnx_model import load_model
-        from ..io.registry import open_input
+        from ..io.registry import read_tensor
         from .report import Report, emit_model_check
 
         runtimes = runtime or ["onnxruntime"]
@@ -84,15 +84,7 @@ def check_model(
                 import_onnx()
         with report.stage("read"):
             onnx_model = load_model(model)
-            given: dict[str, Any] = {}
-            for name, path in pairs:
-                opened = open_input(path)
-                if len(opened) != 1:
-                    listed = ", ".join(n.name for n in opened)
-                    raise InputFileError(
-                        f"{path}: holds {len(opened)} arrays ({listed}); name one as {path}:NAME"
-                    )
-                given[name] = opened[0].data
+            given = {name: read_tensor(path, "--input")[1] for name, path in pairs}
         found = checking(model, onnx_model, given, runtimes, max_ulp, report, report.threads)
         report.comparisons.extend(c.comparison for c in found.checks)
         emit_model_check(report, model, onnx_model, found, json_mode=json_mode, quiet=quiet)

@@ -73,14 +73,11 @@ def in_memory(items: list[Any], files: list[str]) -> None:
         InputFileError: a zarr array or shard dataset (the runtimes take whole arrays).
     """
     from ..engine.plan import is_chunked
-    from ..errors import InputFileError
+    from ..io.registry import not_whole
 
     for item, file in zip(items, files, strict=False):
         if is_chunked(item):
-            raise InputFileError(
-                f"{file}: --runtime hands whole arrays to the runtimes; a zarr array or shard "
-                "dataset is not one (convert it to .npy first)"
-            )
+            raise not_whole(file, "--runtime hands whole arrays to the runtimes")
 
 
 def compare_runtimes(

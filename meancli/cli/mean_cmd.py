@@ -12,6 +12,7 @@ from . import options
 from .progress import progress_factory
 from .run import (
     about_input,
+    about_result,
     check_input_dtypes,
     check_std_streams,
     check_version_options,
@@ -121,7 +122,8 @@ def mean(
             skipna=skipna,
             check=tally,
         )
-        outcome = plan.mean(op, shape, items, job)
+        with about_result(files[0] if len(files) == 1 else None):
+            outcome = plan.mean(op, shape, items, job)
         if tally is not None:
             compare_result(report, outcome.result, tally)
         if runtime:

@@ -14,6 +14,7 @@ from .progress import progress_factory
 from .report import Report
 from .run import (
     about_input,
+    about_result,
     check_input_dtypes,
     check_std_streams,
     check_version_options,
@@ -243,7 +244,8 @@ def _reduce_file(
         skipna=report.skipna,
         check=tally,
     )
-    outcome = plan.reduce(op, call, data, job)
+    with about_result(file):
+        outcome = plan.reduce(op, call, data, job)
     if tally is not None:
         compare_result(report, outcome.result, tally)
     if runtimes:
@@ -284,5 +286,5 @@ def _read_axes_from(op: "OpVersion", path: str, report: Report) -> list[int]:
     from ..ops.validate import axes_input
 
     with report.stage("read"):
-        shown, array = read_tensor(path)
+        shown, array = read_tensor(path, "--axes-from")
     return axes_input(op, array, shown)

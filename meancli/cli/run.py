@@ -264,6 +264,22 @@ def about_input(file: str) -> Iterator[None]:
         raise type(exc)(named) from None
 
 
+@contextmanager
+def about_result(file: str | None) -> Iterator[None]:
+    """A result that does not fit in memory (NotEnoughMemory, raised as the run
+    allocates it) names the one input ``file`` first, as with several FILEs (None:
+    several inputs, none named)."""
+    from ..errors import NotEnoughMemory
+    from ..io.messages import naming_input
+
+    try:
+        yield
+    except NotEnoughMemory as exc:
+        if file is None:
+            raise
+        raise NotEnoughMemory(naming_input(str(exc), file)) from None
+
+
 def check_input_dtypes(op: Any, report: Report) -> None:
     """Name the file whose dtype ``op`` does not allow (the validator names only the dtype).
 

@@ -220,7 +220,6 @@ def check_model(
         for name in node.input:
             if name in initializers and name not in given and name not in read:
                 read[name] = tensor_to_array(initializers[name], f"{display(path)}: initializer {name}")
-    feeds = {k: np.asarray(v, order="C") for k, v in given.items()}
     model_bytes = exposed_model(model, wanted) if handled else b""
     checks: list[NodeCheck] = []
     refusals: list[str] = []
@@ -231,7 +230,7 @@ def check_model(
         if handled:
             with clock.stage("runtime"):
                 try:
-                    values = run_model(runtime, model_bytes, feeds, wanted, threads)
+                    values = run_model(runtime, model_bytes, given, wanted, threads)
                 except Refused as exc:
                     refusal = str(exc)
                     refusals.append(f"{label}: {refusal}")
@@ -253,7 +252,7 @@ def check_model(
             if refusal is not None:
                 checks.append(NodeCheck(name, op, {}, None, None, RuntimeRow(label, refusal, True, name)))
                 continue
-            known = {**read, **feeds, **values}
+            known = {**read, **given, **values}
             got = values[node.output[0]]
             shape, dtype = tuple(got.shape), spec_name(got.dtype)
             try:

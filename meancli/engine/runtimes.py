@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..dtypes import as_ml_dtypes, is_bfloat16, onnx_enum, spec_name
+from ..dtypes import as_ml_dtypes, is_bfloat16, native_dtype, onnx_enum, spec_name
 from ..errors import InputFileError, UsageError, extra_hint
 from ..io.messages import one_line
 from ..ops.schema import OpVersion
@@ -213,7 +213,7 @@ def run_node(
         Refused: the runtime refused the node or failed to run it (its reason), or the
             node is not one the runtime takes (an OpenVINO operator on an ONNX runtime).
     """
-    arrays = [np.asarray(as_ml_dtypes(x), order="C") for x in inputs]
+    arrays = [fed(x) for x in inputs]
     if op.domain == "openvino":
         if name != "openvino":
             raise Refused(f"{name} runs ONNX operators; {op.label} is OpenVINO's (use --runtime openvino)")
@@ -223,18 +223,27 @@ def run_node(
     return run_model(name, model, feeds, ["y"], threads)["y"]
 
 
+def fed(x: np.ndarray) -> np.ndarray:
+    """``x`` as a runtime takes it: C order, native byte order (a runtime reads a
+    big-endian array's bytes as its own), bfloat16 as ml_dtypes'. ``x`` itself when it
+    is so already."""
+    x = as_ml_dtypes(np.asarray(x))
+    return np.asarray(x, dtype=native_dtype(x.dtype), order="C")
+
+
 def run_model(
     name: str, model: bytes, feeds: dict[str, np.ndarray], outputs: Sequence[str], threads: int = 1
 ) -> dict[str, np.ndarray]:
     """Run a serialized ONNX model on runtime ``name`` and return the named graph outputs.
 
     Args:
-        feeds: the graph inputs by name (C-contiguous; bfloat16 as ml_dtypes').
+        feeds: the graph inputs by name (any order and byte order: see ``fed``).
         outputs: graph outputs to return, by name.
 
     Raises:
         Refused: the runtime could not load or run the model (its one-line reason).
     """
+    feeds = {k: fed(v) for k, v in feeds.items()}
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")

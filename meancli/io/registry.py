@@ -97,8 +97,10 @@ def _is_dataset(arg: str) -> bool:
 
 
 def _open_dataset(arg: str, how: Opening) -> list[NamedArray]:
+    from .chunked import require
     from .shards import ShardDataset, read_list_file
 
+    require("dask.array")  # a dataset runs on dask alone: said before any shard is read
     if os.path.isdir(arg):
         names = sorted(n for n in os.listdir(arg) if n.endswith(".npy"))
         if not names:
@@ -219,23 +221,35 @@ def input_location(arg: str) -> tuple[str, str | None]:
     return (path.rstrip("/") or path), member
 
 
-def read_tensor(arg: str) -> tuple[str, np.ndarray]:
-    """The one tensor the file ``arg`` holds (any input format), in memory, and how
-    messages name it; for ``--axes-from`` (whose values ops.validate.axes_input checks).
+def read_tensor(arg: str, use: str) -> tuple[str, np.ndarray]:
+    """The one tensor the file ``arg`` holds, whole in memory (file byte order and
+    layout), and how messages name it: for ``--axes-from`` (whose values
+    ops.validate.axes_input checks) and check-model's ``--input``.
 
     Args:
         arg: a FILE argument naming one tensor (``-``: a ``.npy`` on stdin, which
             the caller checks is not also a data FILE).
+        use: the option that reads it, for messages (``--axes-from``).
 
     Raises:
-        InputFileError: the file is unreadable or holds several tensors.
+        InputFileError: the file is unreadable, holds several tensors, or is a zarr
+            array or shard dataset (chunked, never read whole: not_whole).
     """
     named = open_input(arg)
     if len(named) != 1:
         listed = ", ".join(n.name for n in named)
         raise InputFileError(f"{arg}: holds {len(named)} arrays ({listed}); name one as {arg}:NAME")
     (item,) = named
-    return shown_input(item.name), np.asarray(item.data)
+    if not isinstance(item.data, np.ndarray):
+        raise not_whole(arg, f"{use} takes one whole array")
+    return shown_input(item.name), item.data
+
+
+def not_whole(arg: str, why: str) -> InputFileError:
+    """The error for a zarr array or shard dataset given where a whole array is read."""
+    return InputFileError(
+        f"{arg}: {why}; a zarr array or shard dataset is not one (convert it to .npy first)"
+    )
 
 
 # --------------------------------------------------------------------------- outputs
