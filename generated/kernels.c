@@ -3849,7 +3849,8 @@ __attribute__((target("avx2,fma,f16c"))) static void cmp_stream_out_avx2(char *d
  * difference of the bits, and the error the float subtraction, exact), no NaN or
  * infinity, no error above max_abs, no relative error that may pass max_rel
  * (cmp_quick_rel_threshold). Any other chunk has its counts undone and goes through the
- * path above. */
+ * path above. Its histogram is a table lookup by min(d, 7), the count above 16
+ * taken again after a chunk whose largest distance is above 16. */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
     const T_float16 *a, const T_float16 *b, int64_t lo, int64_t hi, const compare_part_float16 *seen, compare_part_float16 *p)
 {
@@ -3872,6 +3873,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
     int64_t q_skip = 0, q_wait = 0;  /* chunks the quick pass waits after failing, and before the next try */
     /* the lanes' largest distances, and max in every lane */
     cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
+    /* the quick pass's increment of a lane's counts above 0, 1 and 4 (bytes 0-2), by min(d, 7) */
+    const __m256i q_tab = _mm256_setr_epi32(0, 1, 0x101, 0x101, 0x101, 0x10101, 0x10101, 0x10101);
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -3891,7 +3894,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
                 /* the quick pass (see above) */
                 cmp_avx2_w32 q_max = { 0 }, q_sum0 = q_sum;
                 cmp_avx2_wf32 q_nan = { 0 }, q_abs = { 0 }, q_rel = { 0 };
-                cmp_avx2_s32 gt0 = c_gt0, gt1 = c_gt1, gt4 = c_gt4, gt16 = c_gt16;
+                cmp_avx2_w32 q_hist = { 0 };  /* COMPARE_CHUNK / 8 + 1 additions a lane at most: below 256 */
             for (; i + 8 <= c1; i += 8) {
                     cmp_avx2_w16 ra, rb;
                     /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
@@ -3914,14 +3917,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
                 /* the distance where the signs agree; where they differ, above a binade (the bits'
                  * difference is at least 2^15 less the largest finite value's bits) */
                 cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
-                {
-                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                    c_gt0 += dc > 0;
-                    c_gt1 += dc > 1;
-                    c_gt4 += dc > 4;
-                    c_gt16 += dc > 16;
-                }
-
+                /* the chunk's counts above 0, 1 and 4, a byte each, from a table by min(d, 7);
+                 * above 16 after the chunk, where one is (q_max) */
+                q_hist = (cmp_avx2_w32)_mm256_add_epi32((__m256i)q_hist,
+                                                      _mm256_permutevar8x32_epi32(q_tab, (__m256i)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 7U)));
                 q_sum += d;
                 q_max = CMP_MAXU32_avx2(d, q_max);
                 /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
@@ -3950,14 +3949,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
                 /* the distance where the signs agree; where they differ, above a binade (the bits'
                  * difference is at least 2^15 less the largest finite value's bits) */
                 cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
-                {
-                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                    c_gt0 += dc > 0;
-                    c_gt1 += dc > 1;
-                    c_gt4 += dc > 4;
-                    c_gt16 += dc > 16;
-                }
-
+                /* the chunk's counts above 0, 1 and 4, a byte each, from a table by min(d, 7);
+                 * above 16 after the chunk, where one is (q_max) */
+                q_hist = (cmp_avx2_w32)_mm256_add_epi32((__m256i)q_hist,
+                                                      _mm256_permutevar8x32_epi32(q_tab, (__m256i)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 7U)));
                 q_sum += d;
                 q_max = CMP_MAXU32_avx2(d, q_max);
                 /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
@@ -3976,12 +3971,54 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
                 if (quick) {
                     vmax = CMP_MAXU32_avx2(q_max, vmax);
                     q_skip = 0;
+                    c_gt0 -= (cmp_avx2_s32)(q_hist & 0xffU);
+                    c_gt1 -= (cmp_avx2_s32)((q_hist >> 8) & 0xffU);
+                    c_gt4 -= (cmp_avx2_s32)(q_hist >> 16);
+                    if (CMP_ANY_GTU32_avx2(q_max, (cmp_avx2_w32){ 0 } + 16U)) {
+                        /* the chunk's distances above 16, once more (none in a result a few ulp off) */
+                        i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                        cmp_avx2_w16 ra, rb;
+                        /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                        __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                        __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                        memcpy(&ra, a + i, sizeof ra);
+                        memcpy(&rb, b + i, sizeof rb);
+                    cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                    cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                    cmp_avx2_wf32 fa, fb;
+                    {
+                        __m128i ha, hb;
+                        memcpy(&ha, &ra, sizeof ha);
+                        memcpy(&hb, &rb, sizeof hb);
+                        __m256 ta = _mm256_cvtph_ps(ha), tb = _mm256_cvtph_ps(hb);
+                        memcpy(&fa, &ta, sizeof fa);
+                        memcpy(&fb, &tb, sizeof fb);
+                    }
+
+                    c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
+                    }
+                    if (i < c1) {
+                        cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                        memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                        memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                    cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                    cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                    cmp_avx2_wf32 fa, fb;
+                    {
+                        __m128i ha, hb;
+                        memcpy(&ha, &ra, sizeof ha);
+                        memcpy(&hb, &rb, sizeof hb);
+                        __m256 ta = _mm256_cvtph_ps(ha), tb = _mm256_cvtph_ps(hb);
+                        memcpy(&fa, &ta, sizeof fa);
+                        memcpy(&fb, &tb, sizeof fb);
+                    }
+
+                    c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
+                    }
+                    }
                 } else {
                     q_sum = q_sum0;
-                    c_gt0 = gt0;
-                    c_gt1 = gt1;
-                    c_gt4 = gt4;
-                    c_gt16 = gt16;
                     i = c0;
                     /* after chunks that fail one after another (ties of the largest quotient,
                      * signs that differ), the next tries after 1, 2, 4, ..., then every 64 chunks */
@@ -5154,7 +5191,8 @@ __attribute__((target("avx2,fma,f16c"))) static void cmp_stream_out_avx2(char *d
  * difference of the bits, and the error the float subtraction, exact), no NaN or
  * infinity, no error above max_abs, no relative error that may pass max_rel
  * (cmp_quick_rel_threshold). Any other chunk has its counts undone and goes through the
- * path above. */
+ * path above. Its histogram is a table lookup by min(d, 7), the count above 16
+ * taken again after a chunk whose largest distance is above 16. */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2(
     const T_bfloat16 *a, const T_bfloat16 *b, int64_t lo, int64_t hi, const compare_part_bfloat16 *seen, compare_part_bfloat16 *p)
 {
@@ -5177,6 +5215,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
     int64_t q_skip = 0, q_wait = 0;  /* chunks the quick pass waits after failing, and before the next try */
     /* the lanes' largest distances, and max in every lane */
     cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
+    /* the quick pass's increment of a lane's counts above 0, 1 and 4 (bytes 0-2), by min(d, 7) */
+    const __m256i q_tab = _mm256_setr_epi32(0, 1, 0x101, 0x101, 0x101, 0x10101, 0x10101, 0x10101);
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -5196,7 +5236,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
                 /* the quick pass (see above) */
                 cmp_avx2_w32 q_max = { 0 }, q_sum0 = q_sum;
                 cmp_avx2_wf32 q_nan = { 0 }, q_abs = { 0 }, q_rel = { 0 };
-                cmp_avx2_s32 gt0 = c_gt0, gt1 = c_gt1, gt4 = c_gt4, gt16 = c_gt16;
+                cmp_avx2_w32 q_hist = { 0 };  /* COMPARE_CHUNK / 8 + 1 additions a lane at most: below 256 */
             for (; i + 8 <= c1; i += 8) {
                     cmp_avx2_w16 ra, rb;
                     /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
@@ -5211,14 +5251,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
                 /* the distance where the signs agree; where they differ, above a binade (the bits'
                  * difference is at least 2^15 less the largest finite value's bits) */
                 cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
-                {
-                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                    c_gt0 += dc > 0;
-                    c_gt1 += dc > 1;
-                    c_gt4 += dc > 4;
-                    c_gt16 += dc > 16;
-                }
-
+                /* the chunk's counts above 0, 1 and 4, a byte each, from a table by min(d, 7);
+                 * above 16 after the chunk, where one is (q_max) */
+                q_hist = (cmp_avx2_w32)_mm256_add_epi32((__m256i)q_hist,
+                                                      _mm256_permutevar8x32_epi32(q_tab, (__m256i)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 7U)));
                 q_sum += d;
                 q_max = CMP_MAXU32_avx2(d, q_max);
                 /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
@@ -5239,14 +5275,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
                 /* the distance where the signs agree; where they differ, above a binade (the bits'
                  * difference is at least 2^15 less the largest finite value's bits) */
                 cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
-                {
-                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                    c_gt0 += dc > 0;
-                    c_gt1 += dc > 1;
-                    c_gt4 += dc > 4;
-                    c_gt16 += dc > 16;
-                }
-
+                /* the chunk's counts above 0, 1 and 4, a byte each, from a table by min(d, 7);
+                 * above 16 after the chunk, where one is (q_max) */
+                q_hist = (cmp_avx2_w32)_mm256_add_epi32((__m256i)q_hist,
+                                                      _mm256_permutevar8x32_epi32(q_tab, (__m256i)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 7U)));
                 q_sum += d;
                 q_max = CMP_MAXU32_avx2(d, q_max);
                 /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
@@ -5265,12 +5297,38 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
                 if (quick) {
                     vmax = CMP_MAXU32_avx2(q_max, vmax);
                     q_skip = 0;
+                    c_gt0 -= (cmp_avx2_s32)(q_hist & 0xffU);
+                    c_gt1 -= (cmp_avx2_s32)((q_hist >> 8) & 0xffU);
+                    c_gt4 -= (cmp_avx2_s32)(q_hist >> 16);
+                    if (CMP_ANY_GTU32_avx2(q_max, (cmp_avx2_w32){ 0 } + 16U)) {
+                        /* the chunk's distances above 16, once more (none in a result a few ulp off) */
+                        i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                        cmp_avx2_w16 ra, rb;
+                        /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                        __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                        __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                        memcpy(&ra, a + i, sizeof ra);
+                        memcpy(&rb, b + i, sizeof rb);
+                    cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                    cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                    cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
+
+                    c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
+                    }
+                    if (i < c1) {
+                        cmp_avx2_w16 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                        memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                        memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                    cmp_avx2_w32 va = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(ra));
+                    cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
+                    cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
+
+                    c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
+                    }
+                    }
                 } else {
                     q_sum = q_sum0;
-                    c_gt0 = gt0;
-                    c_gt1 = gt1;
-                    c_gt4 = gt4;
-                    c_gt16 = gt16;
                     i = c0;
                     /* after chunks that fail one after another (ties of the largest quotient,
                      * signs that differ), the next tries after 1, 2, 4, ..., then every 64 chunks */
@@ -6395,7 +6453,8 @@ __attribute__((target("avx2,fma,f16c"))) static void cmp_stream_out_avx2(char *d
  * difference of the bits, and the error the float subtraction, exact), no NaN or
  * infinity, no error above max_abs, no relative error that may pass max_rel
  * (cmp_quick_rel_threshold). Any other chunk has its counts undone and goes through the
- * path above. */
+ * path above. Its histogram is a table lookup by min(d, 7), the count above 16
+ * taken again after a chunk whose largest distance is above 16. */
 __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
     const T_float32 *a, const T_float32 *b, int64_t lo, int64_t hi, const compare_part_float32 *seen, compare_part_float32 *p)
 {
@@ -6418,6 +6477,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
     int64_t q_skip = 0, q_wait = 0;  /* chunks the quick pass waits after failing, and before the next try */
     /* the lanes' largest distances, and max in every lane */
     cmp_avx2_w32 vmax = { 0 }, vmax_b = (cmp_avx2_w32){ 0 } + (uint32_t)max;
+    /* the quick pass's increment of a lane's counts above 0, 1 and 4 (bytes 0-2), by min(d, 7) */
+    const __m256i q_tab = _mm256_setr_epi32(0, 1, 0x101, 0x101, 0x101, 0x10101, 0x10101, 0x10101);
     for (int64_t b0 = lo; b0 < hi; b0 += COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS) {
         int64_t b1 = b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS < hi ? b0 + COMPARE_CHUNK * COMPARE_BLOCK_CHUNKS : hi;
         int64_t in_block = 0, n_nan = 0;  /* elements examined in this block; NaN mismatches */
@@ -6437,7 +6498,7 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
                 /* the quick pass (see above) */
                 cmp_avx2_w32 q_max = { 0 }, q_sum0 = q_sum;
                 cmp_avx2_wf32 q_nan = { 0 }, q_abs = { 0 }, q_rel = { 0 };
-                cmp_avx2_s32 gt0 = c_gt0, gt1 = c_gt1, gt4 = c_gt4, gt16 = c_gt16;
+                cmp_avx2_w32 q_hist = { 0 };  /* COMPARE_CHUNK / 8 + 1 additions a lane at most: below 256 */
             for (; i + 8 <= c1; i += 8) {
                     cmp_avx2_w32 ra, rb;
                     /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
@@ -6452,14 +6513,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
                 /* the distance where the signs agree; where they differ, above a binade (the bits'
                  * difference is at least 2^31 less the largest finite value's bits) */
                 cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
-                {
-                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                    c_gt0 += dc > 0;
-                    c_gt1 += dc > 1;
-                    c_gt4 += dc > 4;
-                    c_gt16 += dc > 16;
-                }
-
+                /* the chunk's counts above 0, 1 and 4, a byte each, from a table by min(d, 7);
+                 * above 16 after the chunk, where one is (q_max) */
+                q_hist = (cmp_avx2_w32)_mm256_add_epi32((__m256i)q_hist,
+                                                      _mm256_permutevar8x32_epi32(q_tab, (__m256i)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 7U)));
                 q_sum += d;
                 q_max = CMP_MAXU32_avx2(d, q_max);
                 /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
@@ -6480,14 +6537,10 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
                 /* the distance where the signs agree; where they differ, above a binade (the bits'
                  * difference is at least 2^31 less the largest finite value's bits) */
                 cmp_avx2_w32 d = CMP_ABS32_avx2(va - vb);
-                {
-                    cmp_avx2_s32 dc = (cmp_avx2_s32)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 17U);  /* small: signed compares */
-                    c_gt0 += dc > 0;
-                    c_gt1 += dc > 1;
-                    c_gt4 += dc > 4;
-                    c_gt16 += dc > 16;
-                }
-
+                /* the chunk's counts above 0, 1 and 4, a byte each, from a table by min(d, 7);
+                 * above 16 after the chunk, where one is (q_max) */
+                q_hist = (cmp_avx2_w32)_mm256_add_epi32((__m256i)q_hist,
+                                                      _mm256_permutevar8x32_epi32(q_tab, (__m256i)CMP_MINU32_avx2(d, (cmp_avx2_w32){ 0 } + 7U)));
                 q_sum += d;
                 q_max = CMP_MAXU32_avx2(d, q_max);
                 /* the error, exact where the chunk passes; a NaN or an infinity makes the sum one */
@@ -6506,12 +6559,38 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
                 if (quick) {
                     vmax = CMP_MAXU32_avx2(q_max, vmax);
                     q_skip = 0;
+                    c_gt0 -= (cmp_avx2_s32)(q_hist & 0xffU);
+                    c_gt1 -= (cmp_avx2_s32)((q_hist >> 8) & 0xffU);
+                    c_gt4 -= (cmp_avx2_s32)(q_hist >> 16);
+                    if (CMP_ANY_GTU32_avx2(q_max, (cmp_avx2_w32){ 0 } + 16U)) {
+                        /* the chunk's distances above 16, once more (none in a result a few ulp off) */
+                        i = c0;
+            for (; i + 8 <= c1; i += 8) {
+                        cmp_avx2_w32 ra, rb;
+                        /* ahead of the hardware's prefetcher, which alone leaves this loop waiting */
+                        __builtin_prefetch((const char *)(a + i) + COMPARE_PREFETCH, 0, 3);
+                        __builtin_prefetch((const char *)(b + i) + COMPARE_PREFETCH, 0, 3);
+                        memcpy(&ra, a + i, sizeof ra);
+                        memcpy(&rb, b + i, sizeof rb);
+                    cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
+                    cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+                    cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
+
+                    c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
+                    }
+                    if (i < c1) {
+                        cmp_avx2_w32 ra = { 0 }, rb = { 0 };  /* the tail: zeros for zeros, distance and error 0 */
+                        memcpy(&ra, a + i, (size_t)(c1 - i) * sizeof *a);
+                        memcpy(&rb, b + i, (size_t)(c1 - i) * sizeof *b);
+                    cmp_avx2_w32 va = (cmp_avx2_w32)(ra);
+                    cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
+                    cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
+
+                    c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
+                    }
+                    }
                 } else {
                     q_sum = q_sum0;
-                    c_gt0 = gt0;
-                    c_gt1 = gt1;
-                    c_gt4 = gt4;
-                    c_gt16 = gt16;
                     i = c0;
                     /* after chunks that fail one after another (ties of the largest quotient,
                      * signs that differ), the next tries after 1, 2, 4, ..., then every 64 chunks */

@@ -289,6 +289,28 @@ def test_quick_pass_hands_on_each_kind_of_chunk(
     assert sum(got.buckets) + got.nan_mismatch == got.examined == n
 
 
+@pytest.mark.parametrize("dtype", NARROW_FLOATS, ids=spec_name)
+def test_quick_pass_the_buckets_edges(isas: tuple[str, ...], dtype: np.dtype[Any]) -> None:
+    """Every chunk holds distances on each side of the histogram's edges (1, 2, 4, 5, 16, 17)
+    and one of 100: the quick pass takes most chunks once the largest errors are found, and
+    counts each bucket (AVX2: bytes by a table up to 7, above 16 counted again after the chunk)."""
+    n = 256 * 40 + 3
+    rng = np.random.default_rng(16)
+    a = (np.where(rng.random(n) < 0.5, -1, 1) * (1 + rng.random(n))).astype(dtype)
+    d = np.array([0, 1, 2, 4, 5, 16, 17, 0, 1, 100], np.int64)[np.arange(n) % 10]
+    u = UINT[dtype.itemsize]
+    b = ((np.abs(a).view(u) + d.astype(u)).view(dtype) * np.sign(a)).astype(dtype)  # away from 0
+    got = same_everywhere(isas, a, b)
+    want = [
+        np.sum(d == 0),
+        np.sum(d == 1),
+        np.sum((d >= 2) & (d <= 4)),
+        np.sum((d >= 5) & (d <= 16)),
+        np.sum(d > 16),
+    ]
+    assert (list(got.buckets), got.max_ulp, got.ulp_sum) == (want, 100, int(d.sum()))
+
+
 def test_quick_pass_an_error_the_float_subtraction_rounds(isas: tuple[str, ...]) -> None:
     """The quick pass takes the float subtraction for the error only where the two are at
     most a binade apart (exact there). Here 0.5 + 3 * 2^-24 for 4.0 (more than a binade
