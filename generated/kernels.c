@@ -3996,6 +3996,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
                         memcpy(&fb, &tb, sizeof fb);
                     }
 
+                    (void)fa;  /* the bits alone */
+                    (void)fb;
                     c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
                     }
                     if (i < c1) {
@@ -4014,6 +4016,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float16_avx2(
                         memcpy(&fb, &tb, sizeof fb);
                     }
 
+                    (void)fa;  /* the bits alone */
+                    (void)fb;
                     c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
                     }
                     }
@@ -5314,6 +5318,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
                     cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
                     cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
 
+                    (void)fa;  /* the bits alone */
+                    (void)fb;
                     c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
                     }
                     if (i < c1) {
@@ -5324,6 +5330,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_bfloat16_avx2
                     cmp_avx2_w32 vb = (cmp_avx2_w32)_mm256_cvtepu16_epi32((__m128i)(rb));
                     cmp_avx2_wf32 fa = (cmp_avx2_wf32)(va << 16), fb = (cmp_avx2_wf32)(vb << 16);
 
+                    (void)fa;  /* the bits alone */
+                    (void)fb;
                     c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
                     }
                     }
@@ -6576,6 +6584,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
                     cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
                     cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
 
+                    (void)fa;  /* the bits alone */
+                    (void)fb;
                     c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
                     }
                     if (i < c1) {
@@ -6586,6 +6596,8 @@ __attribute__((target("avx2,fma,f16c"))) static void compare_range_float32_avx2(
                     cmp_avx2_w32 vb = (cmp_avx2_w32)(rb);
                     cmp_avx2_wf32 fa = (cmp_avx2_wf32)va, fb = (cmp_avx2_wf32)vb;
 
+                    (void)fa;  /* the bits alone */
+                    (void)fb;
                     c_gt16 += (cmp_avx2_s32)CMP_MINU32_avx2(CMP_ABS32_avx2(va - vb), (cmp_avx2_w32){ 0 } + 17U) > 16;
                     }
                     }

@@ -552,14 +552,14 @@ def test_axes_tensors_are_checked_for_dtype_and_rank(tmp_path: Path) -> None:
     np.save(tmp_path / "i32.npy", np.array([1], np.int32))
     np.save(tmp_path / "m.npy", np.array([[1]], np.int64))
     onnx18, openvino = resolve("ReduceMean", "onnx:18"), resolve("ReduceMean", "openvino:1")
-    shown, i32 = read_tensor(str(tmp_path / "i32.npy"))
+    shown, i32 = read_tensor(str(tmp_path / "i32.npy"), "--axes-from")
     with pytest.raises(
         SpecViolation, match=r"i32\.npy: axes must be int64 for ReduceMean-18 \(onnx\), found int32"
     ):
         axes_input(onnx18, i32, shown)
     assert axes_input(openvino, i32, shown) == [1]  # openvino's T_IND
     with pytest.raises(SpecViolation, match=r"axes must be a 1-D tensor, found shape \(1, 1\)"):
-        shown, m = read_tensor(str(tmp_path / "m.npy"))
+        shown, m = read_tensor(str(tmp_path / "m.npy"), "--axes-from")
         axes_input(onnx18, m, shown)
 
 
