@@ -106,19 +106,20 @@ def test_no_source_tree_names_the_extras_packages(monkeypatch: pytest.MonkeyPatc
         assert not any("meancli" in w for w in words[4:])
 
 
+def cli_hiding(modules: list[str], argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The command line run in a new process that cannot import ``modules``."""
+    hidden = "".join(f"sys.modules[{m!r}] = None; " for m in modules)
+    code = f"import sys; {hidden}from meancli.cli.entry import main; sys.exit(main())"
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
 def test_cli_message_for_a_missing_extra(tmp_path: Path) -> None:
     """The command line's one line, with zarr hidden, for a zarr store."""
     (tmp_path / "a.zarr").mkdir()
     (tmp_path / "a.zarr" / "zarr.json").write_text('{"zarr_format": 3, "node_type": "group"}')
-    code = "import sys; sys.modules['zarr'] = None; from meancli.cli.entry import main; sys.exit(main())"
-    proc = subprocess.run(
-        [sys.executable, "-c", code, "reduce-mean", "a.zarr"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = cli_hiding(["zarr"], ["reduce-mean", "a.zarr"], tmp_path)
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.count("\n") == 1
     assert proc.stderr.rstrip("\n").endswith(f"install the dask extra with: {_checkout_command('dask')}")
@@ -130,17 +131,6 @@ def test_a_shard_dataset_without_dask_says_so_before_reading_a_shard(tmp_path: P
     (tmp_path / "d").mkdir()
     np.save(tmp_path / "d" / "a.npy", np.ones((2, 3), np.float32))
     (tmp_path / "d" / "bad.npy").write_bytes(b"\x93NUMPY\x01\x00\x10\x00{'descr':'<f9'}\n")
-    code = (
-        "import sys; sys.modules['dask'] = sys.modules['dask.array'] = None; "
-        "from meancli.cli.entry import main; sys.exit(main())"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code, "mean", "d"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = cli_hiding(["dask", "dask.array"], ["mean", "d"], tmp_path)
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stderr.startswith("error: d: dask is needed for zarr arrays, .npy shard datasets")
