@@ -30857,7 +30857,6 @@ static int mean_run_float16(int ninputs, const void *const *inputs, const int64_
         free(sin);
     }
     (void)vec;
-    (void)stream;
     free(rowsum);
     free(rowbound);
     free(taken);
@@ -31398,7 +31397,6 @@ static int mean_run_bfloat16(int ninputs, const void *const *inputs, const int64
         free(sin);
     }
     (void)vec;
-    (void)stream;
     free(rowsum);
     free(rowbound);
     free(taken);
@@ -31939,7 +31937,6 @@ static int mean_run_float32(int ninputs, const void *const *inputs, const int64_
         free(sin);
     }
     (void)vec;
-    (void)stream;
     free(rowsum);
     free(rowbound);
     free(taken);
@@ -32447,7 +32444,6 @@ static int mean_run_float64(int ninputs, const void *const *inputs, const int64_
         free(sin);
     }
     (void)vec;
-    (void)stream;
     free(rowsum);
     free(rowbound);
     free(taken);
