@@ -49,6 +49,10 @@ class NotEnoughMemory(InputFileError, MemoryError):
     (exit status 1, the file named), and a MemoryError for Python callers."""
 
 
+# what the command line says of a MemoryError raised anywhere else
+OUT_OF_MEMORY = "the input or its result does not fit in memory"
+
+
 class UnsupportedDtypeFile(InputFileError):
     """A file holds a dtype no operator takes and that cannot even be read
     safely (object, structured, variable-size strings)."""

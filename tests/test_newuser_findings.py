@@ -17,7 +17,9 @@ hostile files and arguments.
 - A float8 ``.npy`` (ml_dtypes): ``does not accept void8``, with no word of float8.
 - A shard directory or zarr store given to ``--axes-from`` or check-model's ``--input``:
   read as a 0-d object array.
-- A result too large for memory named its input with several FILEs, not with one.
+- A result too large for memory named its input with several FILEs, not with one; on
+  the dask engine it was computed until the process was killed.
+- A zarr store with both formats' metadata: zarr's warning on stderr, past ``-q``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import functools
 import http.server
 import io
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -248,6 +251,10 @@ def test_a_dataset_where_one_whole_array_is_read_is_one_error(tmp_path: Path) ->
     model = tmp_path / "m.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), model)
     tail = "a zarr array or shard dataset is not one (convert it to .npy first)\n"
+    (tmp_path / "list.txt").write_text("nope.npy\n")  # refused before its shards are read
+    listed = f"@{tmp_path / 'list.txt'}"
+    r = run_cli("reduce-mean", str(x), "--axes-from", listed)
+    assert (r.exit_code, r.stderr) == (1, f"error: {listed}: --axes-from takes one whole array; {tail}")
     for argv, why in (
         (["reduce-mean", str(x), "--axes-from", str(shards)], "--axes-from takes one whole array"),
         (
@@ -263,19 +270,64 @@ def test_a_dataset_where_one_whole_array_is_read_is_one_error(tmp_path: Path) ->
         assert (r.exit_code, r.stderr) == (1, f"error: {shards}: {why}; {tail}"), argv
 
 
-def test_a_result_too_large_for_memory_names_its_one_file(tmp_path: Path) -> None:
-    """``(0, 2**40)`` reduced over axis 0 is a result of 2**40 elements: its error named
-    the file with several FILEs, not with one."""
-    path = tmp_path / "zero_huge.npy"
+def zero_huge_npy(path: Path) -> Path:
+    """A .npy of shape (0, 2**40): no data, and a result of 2**40 elements over axis 0."""
     header = "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 1099511627776), }"
     header += " " * (117 - len(header)) + "\n"
     path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
     assert np.load(path, mmap_mode="r").shape == (0, 2**40)
-    says = "the result of shape (1, 1099511627776) (4398046511104 bytes) does not fit in memory\n"
+    return path
+
+
+def test_a_result_too_large_for_memory_names_its_one_file(tmp_path: Path) -> None:
+    """``(0, 2**40)`` reduced over axis 0 is a result of 2**40 elements: its error named
+    the file with several FILEs, not with one."""
+    path = zero_huge_npy(tmp_path / "zero_huge.npy")
+    says = "the result, shape (1, 1099511627776) float32, does not fit in memory\n"
     r = run_cli("reduce-mean", str(path), "--axes", "0")
     assert (r.exit_code, r.stderr) == (1, f"error: {path}: {says}")
     r = run_cli("reduce-mean", str(path), str(path), "--axes", "0")
     assert r.exit_code == 1 and r.stderr.startswith(f"error: {path}: {says}")
+
+
+def test_a_result_too_large_for_memory_on_dask_is_refused_before_it_runs(tmp_path: Path) -> None:
+    """A zarr array of shape (0, 2**34) reduced over axis 0: the dask engine gathered the
+    result's blocks until the kernel's OOM killer ended the process (no error line); a
+    shard dataset or --workers said only ``the input or its result does not fit in
+    memory``. The result that comes back to the process is refused first, the file named."""
+    zarr = pytest.importorskip("zarr")
+    pytest.importorskip("dask")
+    store = tmp_path / "z.zarr"
+    zarr.create_array(str(store), shape=(0, 2**34), chunks=(1, 2**20), dtype="float32")
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    npy = zero_huge_npy(shards / "a.npy")
+    for argv, says in (
+        ([str(store)], f"{store}: the result, shape (1, 17179869184) float32, does not fit in memory"),
+        ([str(shards)], f"{shards}: the result, shape (1, 1099511627776) float32, does not fit in memory"),
+        (
+            [str(npy), "--workers", "1"],
+            f"{npy}: the result, shape (1, 1099511627776) float32, does not fit in memory",
+        ),
+    ):
+        r = run_cli("reduce-mean", *argv, "--axes", "0")
+        assert (r.exit_code, r.stderr) == (1, f"error: {says}\n"), argv
+
+
+def test_a_store_with_both_zarr_formats_prints_no_warning(tmp_path: Path) -> None:
+    """zarr's ZarrUserWarning (format 3 read where format 2 metadata is also there) was
+    printed on stderr past -q, with the warnings module's source line."""
+    zarr = pytest.importorskip("zarr")
+    v3 = zarr.create_array(str(tmp_path / "both.zarr"), shape=(4, 3), dtype="float32")
+    v3[:] = np.arange(12, dtype=np.float32).reshape(4, 3)
+    zarr.create_array(str(tmp_path / "v2.zarr"), shape=(4, 3), dtype="float32", zarr_format=2)
+    (tmp_path / "both.zarr" / ".zarray").write_bytes((tmp_path / "v2.zarr" / ".zarray").read_bytes())
+    out = tmp_path / "m.npy"
+    argv = ["reduce-mean", str(tmp_path / "both.zarr"), "--axes", "0", "-o", str(out), "-q"]
+    # a process of its own: pytest would catch the warning before it reached stderr
+    r = subprocess.run([sys.executable, "-m", "meancli", *argv], capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert np.load(out).tolist() == [[4.5, 5.5, 6.5]]  # keepdims 1
 
 
 # ----------------------------------------------------------------------------- a Ctrl-C as the run ends

@@ -33,7 +33,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, MeancliError, UsageError
+from ..errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, OUT_OF_MEMORY, MeancliError, UsageError
 
 KeepGoing = Annotated[
     bool,
@@ -247,7 +247,7 @@ def _message_of(exc: BaseException, file: str, debug: bool) -> str:
     if isinstance(exc, MeancliError):
         text = str(exc)
     elif isinstance(exc, MemoryError):
-        text = "the input or its result does not fit in memory"
+        text = OUT_OF_MEMORY
     else:
         text = (
             f"internal error: {type(exc).__name__}: {exc} -- this is a bug in meancli; please report it"

@@ -63,9 +63,9 @@ def session(*, json_mode: bool, debug: bool, quiet: bool = False, data: bool = F
         emit_error(exc, json_mode=json_mode)
         raise typer.Exit(exc.exit_code) from None
     except MemoryError:
-        from ..errors import InputFileError
+        from ..errors import OUT_OF_MEMORY, InputFileError
 
-        oom = InputFileError("the input or its result does not fit in memory")
+        oom = InputFileError(OUT_OF_MEMORY)
         emit_error(oom, json_mode=json_mode)
         raise typer.Exit(oom.exit_code) from None
     except KeyboardInterrupt as exc:
@@ -266,18 +266,19 @@ def about_input(file: str) -> Iterator[None]:
 
 @contextmanager
 def about_result(file: str | None) -> Iterator[None]:
-    """A result that does not fit in memory (NotEnoughMemory, raised as the run
-    allocates it) names the one input ``file`` first, as with several FILEs (None:
-    several inputs, none named)."""
-    from ..errors import NotEnoughMemory
+    """A result that does not fit in memory (NotEnoughMemory as the run allocates it, or
+    a MemoryError on any engine) names the one input ``file`` first, as with several
+    FILEs (None: several inputs, none named)."""
+    from ..errors import OUT_OF_MEMORY, NotEnoughMemory
     from ..io.messages import naming_input
 
     try:
         yield
-    except NotEnoughMemory as exc:
+    except MemoryError as exc:
         if file is None:
             raise
-        raise NotEnoughMemory(naming_input(str(exc), file)) from None
+        text = str(exc) if isinstance(exc, NotEnoughMemory) else OUT_OF_MEMORY
+        raise NotEnoughMemory(naming_input(text, file)) from None
 
 
 def check_input_dtypes(op: Any, report: Report) -> None:

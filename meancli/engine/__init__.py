@@ -102,8 +102,9 @@ def no_progress(total: int, label: str, unit: str) -> Iterator[Progress | None]:
     yield None
 
 
-def allocate(shape: tuple[int, ...], dtype: Any, inputs: str) -> Any:
-    """np.empty for a result, or an error naming ``inputs`` when it does not fit in memory.
+def allocate(shape: tuple[int, ...], dtype: Any, inputs: str | None) -> Any:
+    """np.empty for a result, or an error naming ``inputs`` (None: none named, the API's
+    arrays) when it does not fit in memory.
 
     Raises:
         NotEnoughMemory: the result's size cannot be allocated.
@@ -112,7 +113,6 @@ def allocate(shape: tuple[int, ...], dtype: Any, inputs: str) -> Any:
 
     try:
         return np.empty(shape, dtype=dtype)
-    except (MemoryError, ValueError):
-        raise NotEnoughMemory(
-            f"{inputs}: the result, shape {shape} {np.dtype(dtype)}, does not fit in memory"
-        ) from None
+    except (MemoryError, ValueError):  # ValueError: numpy's "array is too big"
+        says = f"the result, shape {shape} {np.dtype(dtype)}, does not fit in memory"
+        raise NotEnoughMemory(f"{inputs}: {says}" if inputs else says) from None

@@ -10,10 +10,11 @@ import numpy as np
 
 from .. import kernels
 from ..dtypes import spec_name
-from ..errors import NotEnoughMemory, SpecViolation, UsageError
+from ..errors import SpecViolation, UsageError
 from ..ops.rules import ReduceCall
 from ..ops.schema import OpVersion
 from ..ops.validate import validate_mean
+from . import allocate
 from .plan import Job, Outcome
 
 
@@ -47,13 +48,8 @@ def output_array(
         NotEnoughMemory: a new one does not fit in memory.
     """
     if out is None:
-        try:
-            return np.empty(shape, dtype=dtype)
-        except (MemoryError, ValueError):  # ValueError: numpy's "array is too big"
-            nbytes = np.prod(shape, dtype=object) * dtype.itemsize
-            raise NotEnoughMemory(
-                f"the result of shape {shape} ({nbytes} bytes) does not fit in memory"
-            ) from None
+        held: np.ndarray = allocate(shape, dtype, None)
+        return held
     if not isinstance(out, np.ndarray):
         raise UsageError(f"out must be a numpy array, got {type(out).__name__}")
     if not out.dtype.isnative:

@@ -235,12 +235,14 @@ def read_tensor(arg: str, use: str) -> tuple[str, np.ndarray]:
         InputFileError: the file is unreadable, holds several tensors, or is a zarr
             array or shard dataset (chunked, never read whole: not_whole).
     """
+    if input_format_name(arg) in ("zarr", "shards"):  # said before anything is read
+        raise not_whole(arg, f"{use} takes one whole array")
     named = open_input(arg)
     if len(named) != 1:
         listed = ", ".join(n.name for n in named)
         raise InputFileError(f"{arg}: holds {len(named)} arrays ({listed}); name one as {arg}:NAME")
     (item,) = named
-    if not isinstance(item.data, np.ndarray):
+    if not isinstance(item.data, np.ndarray):  # a URL naming a zarr array or shard dataset
         raise not_whole(arg, f"{use} takes one whole array")
     return shown_input(item.name), item.data
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...dtypes import is_bfloat16, spec_name
 from ...errors import OutputFileError
-from ...io.chunked import require
+from ...io.chunked import ChunkedArray, require
 from ...io.messages import reason
 from ...io.registry import output_format
 from ...io.remote_output import UrlZarrTarget, publish_url_store, store_options, temporary_url
@@ -18,7 +18,7 @@ from ...io.source import Source
 from ...io.urls import StorageOptions, is_url, remote_error
 from ...io.zarr_output import ZarrTarget, replace_store, temporary_store
 from ...ops.rules import ReduceCall
-from .. import ProgressFactory
+from .. import ProgressFactory, allocate
 from ..plan import Job, Outcome
 from ..where import DEFAULT_TIMEOUT, Where
 from .cluster import connect, workers_of
@@ -134,9 +134,19 @@ def _run(items: list[Any], graph: Callable[[list[Any], int], Any], job: Job) -> 
                     result, output, tmp, client, progress, timeout=where.timeout, options=job.storage_options
                 )
             return Outcome(None, info)
+        # the result comes back to this process: one that cannot be held is refused now, as
+        # the in-memory engine refuses it, not once the gathered blocks have filled the memory
+        probe = allocate(tuple(result.shape), result.dtype, ", ".join(_names(items)))
+        del probe
         with clock.stage("kernel"):
             (value,) = compute([result], client, progress, timeout=where.timeout)
     return Outcome(value, info)
+
+
+def _names(items: list[Any]) -> list[str]:
+    """How errors name the inputs: a zarr array's or shard dataset's name ("the input" for
+    an array or a dask array, whose name is its graph key)."""
+    return [x.name if isinstance(x, ChunkedArray) else "the input" for x in items]
 
 
 def reduce(op: Any, call: ReduceCall, item: Any, job: Job) -> Outcome:
